@@ -1,0 +1,109 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+
+export interface InvalidParam {
+  name: string;
+  code: string;
+  reason: string;
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Invalid input.',
+  401: 'Authenticatiegegevens ontbreken of zijn ongeldig.',
+  403: 'U heeft geen toestemming om deze actie uit te voeren.',
+  404: 'Niet gevonden.',
+  405: 'Methode niet toegestaan.',
+  406: 'Kan niet voldoen aan de opgegeven Accept header.',
+  409: 'Conflict.',
+  410: 'Deze resource is verwijderd.',
+  412: 'Precondition failed.',
+  413: 'Request body te groot.',
+  415: 'Niet ondersteund mediatype.',
+  429: 'Te veel verzoeken.',
+  500: 'Er is een serverfout opgetreden.',
+  502: 'Externe dienst gaf een ongeldig antwoord.',
+  503: 'Dienst tijdelijk niet beschikbaar.',
+};
+
+/** An error that renders as a ZGW problem body (`Fout`, or `ValidatieFout` when it has invalidParams). */
+export class ZgwError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    detail: string,
+    readonly invalidParams?: InvalidParam[],
+  ) {
+    super(detail);
+  }
+
+  static validation(params: InvalidParam[], detail = 'Ongeldige invoer.'): ZgwError {
+    return new ZgwError(400, 'invalid', detail, params);
+  }
+
+  static field(name: string, code: string, reason: string): ZgwError {
+    return ZgwError.validation([{ name, code, reason }]);
+  }
+
+  static notFound(detail = 'Niet gevonden.'): ZgwError {
+    return new ZgwError(404, 'not_found', detail);
+  }
+
+  static forbidden(detail = 'U heeft geen toestemming om deze actie uit te voeren.', code = 'permission_denied'): ZgwError {
+    return new ZgwError(403, code, detail);
+  }
+
+  static unauthorized(detail: string, code = 'not_authenticated'): ZgwError {
+    return new ZgwError(401, code, detail);
+  }
+}
+
+export function problemBody(req: FastifyRequest, err: ZgwError): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    type: `https://zaakgerichtwerken.vng.cloud/ref/fouten/${err.code}/`,
+    code: err.code,
+    title: TITLES[err.status] ?? 'Fout.',
+    status: err.status,
+    detail: err.message,
+    instance: `urn:uuid:${req.id ?? randomUUID()}`,
+  };
+  if (err.invalidParams) body.invalidParams = err.invalidParams;
+  return body;
+}
+
+export function sendProblem(req: FastifyRequest, reply: FastifyReply, err: ZgwError): FastifyReply {
+  return reply.code(err.status).type('application/problem+json').send(problemBody(req, err));
+}
+
+/** Maps Fastify's own errors (bad JSON, body too large, wrong media type) onto the ZGW error format. */
+function fromFastify(err: FastifyError): ZgwError | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return ZgwError.field('nonFieldErrors', 'parse_error', `De JSON in de request body is ongeldig: ${err.message}`);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ZgwError(413, 'request_too_large', 'De request body is groter dan toegestaan.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ZgwError(415, 'unsupported_media_type', 'Gebruik Content-Type application/json.');
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError) return ZgwError.field('nonFieldErrors', 'parse_error', 'De JSON in de request body is ongeldig.');
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    return new ZgwError(err.statusCode, 'invalid', err.message);
+  }
+  return undefined;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, req, reply) => {
+    const zgw = error instanceof ZgwError ? error : fromFastify(error);
+    if (zgw) {
+      if (zgw.status >= 500) req.log.error({ err: error }, 'request failed');
+      return sendProblem(req, reply, zgw);
+    }
+    req.log.error({ err: error }, 'unhandled error');
+    return sendProblem(req, reply, new ZgwError(500, 'error', 'Er is een onverwachte fout opgetreden; zie de serverlog bij deze instance.'));
+  });
+  app.setNotFoundHandler((req, reply) => sendProblem(req, reply, ZgwError.notFound('Deze URL bestaat niet.')));
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { ZgwError, type InvalidParam } from './errors';
+
+/** The field path as ZGW names it: dotted camelCase segments, array indexes as numbers. */
+export function fieldName(path: readonly PropertyKey[]): string {
+  return path.length ? path.map(String).join('.') : 'nonFieldErrors';
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): { present: boolean; value: unknown } {
+  let cur: unknown = input;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== 'object' || !(String(seg) in (cur as object))) return { present: false, value: undefined };
+    cur = (cur as Record<string, unknown>)[String(seg)];
+  }
+  return { present: true, value: cur };
+}
+
+/** Translates one zod issue into the codes that ZGW clients (and the VNG tests) expect. */
+function toParam(issue: z.core.$ZodIssue, input: unknown): InvalidParam {
+  const name = fieldName(issue.path);
+  const at = valueAt(input, issue.path);
+  const custom = (issue as { params?: { code?: string } }).params?.code;
+  if (custom) return { name, code: custom, reason: issue.message };
+  switch (issue.code) {
+    case 'invalid_type':
+      if (!at.present || at.value === undefined) return { name, code: 'required', reason: 'Dit veld is vereist.' };
+      if (at.value === null) return { name, code: 'null', reason: 'Dit veld mag niet leeg zijn.' };
+      if (issue.expected === 'array') return { name, code: 'not_a_list', reason: `Verwachtte een lijst, maar kreeg ${typeof at.value}.` };
+      return { name, code: 'invalid', reason: `Ongeldige waarde: verwacht ${issue.expected}.` };
+    case 'too_big':
+      if (issue.origin === 'string') return { name, code: 'max_length', reason: `Zorg ervoor dat dit veld niet meer dan ${issue.maximum} tekens bevat.` };
+      if (issue.origin === 'array') return { name, code: 'max_length', reason: `Zorg ervoor dat deze lijst niet meer dan ${issue.maximum} elementen bevat.` };
+      return { name, code: 'max_value', reason: `Zorg ervoor dat deze waarde kleiner is dan of gelijk aan ${issue.maximum}.` };
+    case 'too_small':
+      if (issue.origin === 'string') {
+        if (at.value === '') return { name, code: 'blank', reason: 'Dit veld mag niet leeg zijn.' };
+        return { name, code: 'min_length', reason: `Zorg ervoor dat dit veld minimaal ${issue.minimum} tekens bevat.` };
+      }
+      if (issue.origin === 'array') return { name, code: 'min_length', reason: `Deze lijst moet minimaal ${issue.minimum} elementen bevatten.` };
+      return { name, code: 'min_value', reason: `Zorg ervoor dat deze waarde groter is dan of gelijk aan ${issue.minimum}.` };
+    case 'invalid_value':
+      return { name, code: 'invalid_choice', reason: `"${String(at.value)}" is een ongeldige keuze.` };
+    case 'invalid_format':
+      if (issue.format === 'url') return { name, code: 'invalid', reason: 'Voer een geldige URL in.' };
+      if (issue.format === 'date') return { name, code: 'invalid', reason: 'Datum heeft het verkeerde formaat, gebruik YYYY-MM-DD.' };
+      if (issue.format === 'datetime') return { name, code: 'invalid', reason: 'Datetime heeft het verkeerde formaat.' };
+      return { name, code: 'invalid', reason: issue.message };
+    case 'unrecognized_keys':
+      return { name, code: 'unknown_field', reason: `Onbekende velden: ${issue.keys.join(', ')}.` };
+    default:
+      return { name, code: 'invalid', reason: issue.message };
+  }
+}
+
+export function invalidParams(error: z.ZodError, input: unknown): InvalidParam[] {
+  return error.issues.map((i) => toParam(i, input));
+}
+
+/** Parses input with a zod schema or throws a 400 ZgwError naming every invalid field. */
+export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const r = schema.safeParse(input);
+  if (!r.success) throw ZgwError.validation(invalidParams(r.error, input));
+  return r.data;
+}

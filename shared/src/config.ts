@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/** Every environment variable the platform reads, with its default. The README documents each one. */
+const schema = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MONGODB_URL: z.string().default('mongodb://127.0.0.1:27017'),
+  MONGODB_DB: z.string().default('zgw'),
+  KAFKA_BROKERS: z.string().default('127.0.0.1:9092'),
+  KAFKA_CLIENT_ID: z.string().default('zgw-platform'),
+  KAFKA_TOPIC_PREFIX: z.string().default(''),
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  JWT_LEEWAY_SECONDS: z.coerce.number().int().min(300).default(300),
+  ZGW_CLIENTS: z.string().default(''),
+  REFERENTIELIJSTEN_URL: z.string().url().default('https://selectielijst.openzaak.nl/api/v1'),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  OUTBOX_POLL_MS: z.coerce.number().int().positive().default(2000),
+});
+
+export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const c = parsed.data;
+  const base = (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, '');
+  return { ...c, PUBLIC_BASE_URL: base };
+}

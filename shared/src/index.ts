@@ -1,0 +1,6 @@
+export * from './config';
+export * from './logger';
+export * from './release';
+export * from './mongo';
+export * from './events';
+export * from './kafka';
