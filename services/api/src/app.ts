@@ -1,0 +1,46 @@
+import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { releaseLabel, scrub, type Logger } from '@zgw/shared';
+import { mountComponent, type ComponentDef, type Deps } from './common/component';
+import { registerErrorHandling } from './common/errors';
+import { COMPONENTS } from './components';
+
+export interface AppOptions {
+  deps: Deps;
+  components?: ComponentDef[];
+  health?: () => Promise<Record<string, unknown>>;
+}
+
+export async function buildApp({ deps, components = COMPONENTS, health }: AppOptions): Promise<FastifyInstance> {
+  const log: Logger = deps.log.child(
+    {},
+    {
+      serializers: {
+        // URLs can carry BSNs in filters: they are scrubbed before any log line is written.
+        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: scrub(req.url), remoteAddress: req.ip }),
+      },
+    },
+  );
+  const app = fastify({
+    loggerInstance: log as unknown as FastifyBaseLogger,
+    bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    genReqId: () => randomUUID(),
+    disableRequestLogging: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  registerErrorHandling(app);
+
+  const versions = Object.fromEntries(components.map((c) => [c.name, c.version]));
+  app.get('/', async () => ({ release: releaseLabel(), components: versions }));
+  app.get('/health', async (_req, reply) => {
+    try {
+      await deps.db.command({ ping: 1 });
+    } catch (err) {
+      return reply.code(503).send({ status: 'unavailable', mongodb: (err as Error).message });
+    }
+    return { status: 'ok', mongodb: 'ok', ...(health ? await health() : {}) };
+  });
+
+  for (const def of components) await mountComponent(app, def, deps);
+  return app;
+}

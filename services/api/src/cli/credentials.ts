@@ -1,0 +1,49 @@
+import { connectMongo, loadConfig } from '@zgw/shared';
+import { ensureAllRights } from '../bootstrap';
+import { Credentials } from '../common/credentials';
+
+const USAGE = `usage: npm run credentials -- <command>
+  add <clientId> [--secret S] [--all-rights] [--label L]   register a client id (secret generated when not given)
+  remove <clientId>                                         remove a client id's secret
+  list                                                      list registered client ids (never secrets)`;
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+async function main(args: string[]): Promise<number> {
+  const [cmd, clientId] = args;
+  if (!cmd || (cmd !== 'list' && !clientId)) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = loadConfig();
+  const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
+  try {
+    const creds = new Credentials(mongo.db);
+    if (cmd === 'add') {
+      const secret = await creds.set(clientId!, flag(args, '--secret'));
+      const created = args.includes('--all-rights') ? await ensureAllRights(mongo.db, clientId!, flag(args, '--label') ?? clientId) : false;
+      console.log(JSON.stringify({ clientId, secret, allRightsApplicatieCreated: created }));
+    } else if (cmd === 'remove') {
+      console.log(JSON.stringify({ clientId, removed: await creds.remove(clientId!) }));
+    } else if (cmd === 'list') {
+      for (const c of await creds.list()) console.log(`${c.clientId}\t${c.createdAt.toISOString()}`);
+    } else {
+      console.error(USAGE);
+      return 2;
+    }
+    return 0;
+  } finally {
+    await mongo.client.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error('credentials:', err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,109 @@
+import { createDecoder, createVerifier, TokenError } from 'fast-jwt';
+import type { FastifyRequest } from 'fastify';
+import type { Db } from 'mongodb';
+import { ZgwError } from './errors';
+import type { Credentials } from './credentials';
+import { vertrouwelijkheidRank } from './vertrouwelijkheid';
+
+export interface Autorisatie {
+  component: string;
+  scopes: string[];
+  zaaktype?: string;
+  informatieobjecttype?: string;
+  besluittype?: string;
+  maxVertrouwelijkheidaanduiding?: string;
+}
+
+export interface ApplicatieRights {
+  heeftAlleAutorisaties?: boolean;
+  alleenIsGereedVoorPublicatie?: boolean;
+  autorisaties?: Autorisatie[];
+}
+
+/** Who is calling and what the Autorisaties data lets them do; read live on every request. */
+export class Caller {
+  constructor(
+    readonly clientId: string,
+    readonly userId: string,
+    readonly userRepresentation: string,
+    readonly rights: ApplicatieRights,
+  ) {}
+
+  get all(): boolean {
+    return this.rights.heeftAlleAutorisaties === true;
+  }
+
+  hasScope(scope: string): boolean {
+    return this.all || (this.rights.autorisaties ?? []).some((a) => a.scopes.includes(scope));
+  }
+
+  hasAnyScope(scopes: readonly string[]): boolean {
+    return scopes.some((s) => this.hasScope(s));
+  }
+
+  /**
+   * Whether an object of `type` with `vertrouwelijkheid` may be handled under `scope` in `component`
+   * (type field: zaaktype, informatieobjecttype or besluittype).
+   */
+  allows(component: string, scope: string, typeField: 'zaaktype' | 'informatieobjecttype' | 'besluittype', type: string, vertrouwelijkheid?: string): boolean {
+    if (this.all) return true;
+    return (this.rights.autorisaties ?? []).some(
+      (a) =>
+        a.component === component &&
+        a.scopes.includes(scope) &&
+        a[typeField] === type &&
+        (vertrouwelijkheid === undefined ||
+          vertrouwelijkheidRank(vertrouwelijkheid) <= vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar')),
+    );
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: Caller;
+  }
+}
+
+const decode = createDecoder({ complete: true });
+
+export class Authenticator {
+  constructor(
+    private readonly db: Db,
+    private readonly credentials: Credentials,
+    private readonly leewaySeconds: number,
+  ) {}
+
+  async authenticate(req: FastifyRequest): Promise<Caller> {
+    const header = req.headers.authorization;
+    if (!header) throw ZgwError.unauthorized('Authenticatiegegevens zijn niet opgegeven: stuur een Authorization: Bearer <JWT> header.');
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match) throw ZgwError.unauthorized('De Authorization header moet de vorm "Bearer <JWT>" hebben.');
+    const token = match[1]!;
+    let clientId: string;
+    try {
+      const { payload, header: h } = decode(token) as { payload: Record<string, unknown>; header: Record<string, unknown> };
+      clientId = String(payload.client_id ?? h.client_identifier ?? payload.iss ?? '');
+    } catch {
+      throw ZgwError.unauthorized('Het JWT kan niet gelezen worden.', 'jwt-invalid');
+    }
+    if (!clientId) throw ZgwError.unauthorized('Het JWT bevat geen client_id claim.', 'jwt-missing-client-id');
+    const secret = await this.credentials.secretFor(clientId);
+    if (!secret) throw ZgwError.forbidden(`Client id "${clientId}" is onbekend.`, 'missing-credentials');
+    let payload: Record<string, unknown>;
+    try {
+      payload = createVerifier({ key: secret, algorithms: ['HS256'], clockTolerance: this.leewaySeconds * 1000 })(token) as Record<string, unknown>;
+    } catch (err) {
+      const reason = err instanceof TokenError ? err.code : 'invalid';
+      throw ZgwError.forbidden(`Het JWT is ongeldig (${reason}).`, 'jwt-invalid');
+    }
+    const iat = Number(payload.iat);
+    if (Number.isFinite(iat) && iat * 1000 > Date.now() + this.leewaySeconds * 1000) {
+      throw ZgwError.forbidden('Het JWT is uitgegeven in de toekomst (iat).', 'jwt-invalid');
+    }
+    const app = await this.db.collection('applicaties').findOne(
+      { clientIds: clientId, _tombstone: { $exists: false } },
+      { projection: { heeftAlleAutorisaties: 1, alleenIsGereedVoorPublicatie: 1, autorisaties: 1 } },
+    );
+    return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), (app ?? { autorisaties: [] }) as ApplicatieRights);
+  }
+}

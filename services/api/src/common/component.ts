@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from 'mongodb';
+import { z } from 'zod';
+import type { Config, Logger } from '@zgw/shared';
+import type { Authenticator, Caller } from './auth';
+import { ZgwError, sendProblem } from './errors';
+import { ComponentDocument } from './openapi';
+import type { OutboxRelay } from './relay';
+import { Store } from './store';
+import { UUID, type Urls } from './urls';
+import { parseOrThrow } from './validation';
+
+/** What every component gets from the platform. */
+export interface Deps {
+  config: Config;
+  db: Db;
+  urls: Urls;
+  log: Logger;
+  auth: Authenticator;
+  relay?: OutboxRelay;
+  /** Fetches a JSON document from another service (selectielijst, external references). */
+  fetchJson: (url: string) => Promise<{ status: number; body: unknown }>;
+}
+
+export interface ComponentDef {
+  /** Path segment: `/<name>/api/v1`. */
+  name: string;
+  /** Autorisaties component code: ac, nrc, zrc, ztc, drc, brc. */
+  code: string;
+  title: string;
+  version: string;
+  register(api: ComponentApi): Promise<void> | void;
+}
+
+export interface HandlerContext<P, Q, B> {
+  req: FastifyRequest;
+  reply: FastifyReply;
+  caller: Caller;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string; // fastify style: /applicaties/:uuid
+  operationId: string;
+  summary?: string;
+  /** Any one of these scopes grants access; empty = any authenticated client. */
+  scopes: readonly string[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  response?: z.ZodType;
+  status?: number;
+  /** Detail GETs answer with an ETag and honour If-None-Match. */
+  etag?: boolean;
+  handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<unknown>;
+}
+
+export const UuidParams = z.object({ uuid: z.string() });
+
+/** One ZGW component mounted under `/<name>/api/v1`: routes, stores and its OpenAPI document. */
+export class ComponentApi {
+  readonly doc: ComponentDocument;
+  readonly base: string;
+
+  constructor(
+    readonly app: FastifyInstance,
+    readonly def: ComponentDef,
+    readonly deps: Deps,
+  ) {
+    this.base = deps.urls.api(def.name);
+    this.doc = new ComponentDocument(def.title, def.version, this.base);
+  }
+
+  store<T extends object>(collection: string): Store<T & import('mongodb').Document> {
+    const store = new Store<T & import('mongodb').Document>(this.deps.db, collection, () => this.deps.relay?.kick());
+    this.deps.relay?.register(store as never as Store<import('mongodb').Document>);
+    return store;
+  }
+
+  url(collection: string, uuid: string): string {
+    return this.deps.urls.resource(this.def.name, collection, uuid);
+  }
+
+  route<P extends z.ZodType = z.ZodObject, Q extends z.ZodType = z.ZodObject, B extends z.ZodType = z.ZodUnknown>(spec: RouteSpec<P, Q, B>): void {
+    const status = spec.status ?? (spec.method === 'POST' ? 201 : spec.method === 'DELETE' ? 204 : 200);
+    this.doc.add({
+      method: spec.method.toLowerCase() as 'get',
+      path: spec.path.replace(/:(\w+)/g, '{$1}'),
+      operationId: spec.operationId,
+      summary: spec.summary,
+      scopes: spec.scopes,
+      request: {
+        params: spec.params as z.ZodObject | undefined,
+        query: spec.query as z.ZodObject | undefined,
+        body: spec.body ? { content: { 'application/json': { schema: spec.body } }, required: true } : undefined,
+      },
+      responses: {
+        [status]: spec.response
+          ? { description: 'OK', content: { 'application/json': { schema: spec.response } } }
+          : { description: status === 204 ? 'No content' : 'OK' },
+      },
+    });
+    this.app.route({
+      method: spec.method,
+      url: spec.path,
+      handler: async (req, reply) => {
+        const rawParams = req.params as Record<string, string>;
+        for (const [k, v] of Object.entries(rawParams)) {
+          if (k.endsWith('uuid') && !UUID.test(v)) throw ZgwError.notFound(`Ongeldige uuid "${v}" in het pad.`);
+        }
+        const caller = await this.deps.auth.authenticate(req);
+        req.caller = caller;
+        if (spec.scopes.length && !caller.hasAnyScope(spec.scopes)) {
+          throw ZgwError.forbidden(`Deze actie vereist een van de scopes: ${spec.scopes.join(', ')}.`);
+        }
+        const params = spec.params ? parseOrThrow(spec.params, rawParams) : rawParams;
+        const query = spec.query ? parseOrThrow(spec.query, req.query ?? {}) : req.query;
+        let body: unknown = req.body;
+        if (spec.body) {
+          if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+            throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
+          }
+          body = parseOrThrow(spec.body, body);
+        }
+        const result = await spec.handler({ req, reply, caller, params, query, body } as never);
+        if (reply.sent) return reply;
+        if (status === 204) return reply.code(204).send();
+        const payload = JSON.stringify(result);
+        if (spec.etag) {
+          const etag = `"${createHash('sha1').update(payload).digest('hex')}"`;
+          reply.header('ETag', etag);
+          if (req.headers['if-none-match'] === etag) return reply.code(304).send();
+        }
+        if (status === 201 && result && typeof result === 'object' && 'url' in result) reply.header('Location', String(result.url));
+        return reply.code(status).type('application/json').send(payload);
+      },
+    });
+  }
+}
+
+/** Mounts a component: its prefix, API-version header, 404s in the ZGW format and the schema endpoints. */
+export async function mountComponent(app: FastifyInstance, def: ComponentDef, deps: Deps): Promise<ComponentApi> {
+  let api!: ComponentApi;
+  await app.register(
+    async (scope) => {
+      scope.addHook('onSend', async (_req, reply, payload) => {
+        reply.header('API-version', def.version);
+        return payload;
+      });
+      scope.setNotFoundHandler((req, reply) => sendProblem(req, reply, ZgwError.notFound('Deze URL bestaat niet.')));
+      api = new ComponentApi(scope, def, deps);
+      scope.get('/schema/openapi.json', async (_req, reply) => reply.type('application/json').send(api.doc.json()));
+      scope.get('/schema/openapi.yaml', async (_req, reply) => reply.type('application/yaml').send(api.doc.yaml()));
+      await def.register(api);
+    },
+    { prefix: `/${def.name}/api/v1` },
+  );
+  return api;
+}

@@ -1,0 +1,64 @@
+import { OpenAPIRegistry, OpenApiGeneratorV3, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { stringify } from 'yaml';
+
+export const FieldValidationError = z
+  .object({ name: z.string(), code: z.string(), reason: z.string() })
+  .meta({ id: 'FieldValidationError' });
+export const Fout = z
+  .object({ type: z.string().optional(), code: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), instance: z.string() })
+  .meta({ id: 'Fout' });
+export const ValidatieFout = Fout.extend({ invalidParams: z.array(FieldValidationError) }).meta({ id: 'ValidatieFout' });
+
+const problem = (schema: z.ZodType, description: string) => ({ description, content: { 'application/problem+json': { schema } } });
+
+/** The OpenAPI document of one component, built from the same zod schemas that validate its requests. */
+export class ComponentDocument {
+  readonly registry = new OpenAPIRegistry();
+  private cache?: { json: string; yaml: string };
+
+  constructor(
+    private readonly title: string,
+    private readonly version: string,
+    private readonly serverUrl: string,
+  ) {
+    this.registry.registerComponent('securitySchemes', 'JWT-Claims', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  }
+
+  add(route: RouteConfig & { scopes?: readonly string[] | null }): void {
+    const { scopes, ...config } = route;
+    const responses = { ...config.responses };
+    if (config.method !== 'get' || config.path.includes('{')) responses['400'] ??= problem(ValidatieFout, 'Bad request');
+    responses['401'] = problem(Fout, 'Unauthorized');
+    responses['403'] = problem(Fout, 'Forbidden');
+    if (config.path.includes('{')) responses['404'] = problem(Fout, 'Not found');
+    responses['500'] = problem(Fout, 'Internal server error');
+    this.registry.registerPath({
+      ...config,
+      responses,
+      security: scopes && scopes.length ? [{ 'JWT-Claims': [scopes.length > 1 ? `(${scopes.join(' | ')})` : scopes[0]!] }] : undefined,
+    });
+    this.cache = undefined;
+  }
+
+  private render(): { json: string; yaml: string } {
+    if (!this.cache) {
+      const doc = new OpenApiGeneratorV3(this.registry.definitions).generateDocument({
+        openapi: '3.0.3',
+        info: { title: this.title, version: this.version },
+        servers: [{ url: this.serverUrl }],
+        security: [{ 'JWT-Claims': [] }],
+      });
+      this.cache = { json: JSON.stringify(doc), yaml: stringify(doc) };
+    }
+    return this.cache;
+  }
+
+  json(): string {
+    return this.render().json;
+  }
+
+  yaml(): string {
+    return this.render().yaml;
+  }
+}

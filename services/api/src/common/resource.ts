@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import type { Document, Filter, Sort } from 'mongodb';
+import { z } from 'zod';
+import type { Notificatie } from '@zgw/shared';
+import type { Caller } from './auth';
+import { UuidParams, type ComponentApi } from './component';
+import { ZgwError } from './errors';
+import { PAGE_SIZE, envelope, parsePage } from './pagination';
+import { newEvent, publicFields, type Store, type Stored } from './store';
+
+export type Operation = 'list' | 'create' | 'read' | 'update' | 'partial_update' | 'destroy';
+const ALL_OPERATIONS: Operation[] = ['list', 'create', 'read', 'update', 'partial_update', 'destroy'];
+
+export interface WriteContext {
+  caller: Caller;
+  api: ComponentApi;
+  uuid: string;
+  url: string;
+}
+
+export interface ResourceDef<D extends Document> {
+  /** Collection and URL segment, e.g. `applicaties`. */
+  collection: string;
+  /** Resource name in notifications and operationIds, e.g. `applicatie`. */
+  resource: string;
+  /** The resource as served (drives the response OpenAPI schema). */
+  schema: z.ZodType;
+  /** Request body of create and PUT; PATCH uses its partial unless `patchInput` is given. */
+  input: z.ZodObject;
+  patchInput?: z.ZodObject;
+  /** List filters (query parameters other than `page`). */
+  query?: z.ZodObject;
+  filter?: (query: Record<string, unknown>, caller: Caller) => Filter<Document> | Promise<Filter<Document>>;
+  sort?: Sort;
+  scopes: { read: readonly string[]; create: readonly string[]; update: readonly string[]; destroy: readonly string[] };
+  operations?: Operation[];
+  /** Lists that the standard declares as plain arrays instead of the paginated envelope. */
+  plainList?: boolean;
+  /** Notifications: the kanaal topic, the main object URL and the kenmerken of a stored resource. */
+  kanaal?: string;
+  hoofdObject?: (doc: D, url: string) => string;
+  kenmerken?: (doc: D) => Record<string, string>;
+  /** Business rules and derived fields; the returned document is what is stored. */
+  prepare?: (data: Record<string, unknown>, ctx: WriteContext, current?: Stored<D>) => Promise<D>;
+  beforeUpdate?: (current: Stored<D>, ctx: WriteContext, partial: boolean) => Promise<void>;
+  beforeDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
+  afterDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
+  /** Whether the caller may see this object at all (type-level authorisations); hidden objects are 403 on detail. */
+  visible?: (doc: Stored<D>, caller: Caller) => boolean;
+  /** Extra response fields computed at read time (e.g. reverse relations). */
+  render?: (doc: Stored<D>, url: string) => Promise<Record<string, unknown>> | Record<string, unknown>;
+}
+
+/** A ZGW resource with its standard operations, notifications and OpenAPI entries. */
+export class Resource<D extends Document> {
+  readonly store: Store<D>;
+
+  constructor(
+    readonly api: ComponentApi,
+    readonly def: ResourceDef<D>,
+  ) {
+    this.store = api.store<D>(def.collection);
+    const ops = new Set(def.operations ?? ALL_OPERATIONS);
+    if (ops.has('list')) this.listRoute();
+    if (ops.has('create')) this.createRoute();
+    if (ops.has('read')) this.readRoute();
+    if (ops.has('update')) this.updateRoute(false);
+    if (ops.has('partial_update')) this.updateRoute(true);
+    if (ops.has('destroy')) this.destroyRoute();
+  }
+
+  url(uuid: string): string {
+    return this.api.url(this.def.collection, uuid);
+  }
+
+  uuidOf(url: string): string | undefined {
+    return this.api.deps.urls.uuidOf(url, this.api.def.name, this.def.collection);
+  }
+
+  async toApi(doc: Stored<D>): Promise<Record<string, unknown>> {
+    const url = this.url(doc._id);
+    const extra = this.def.render ? await this.def.render(doc, url) : {};
+    return { url, ...publicFields(doc), ...extra };
+  }
+
+  /** The stored resource a URL points at, or undefined. */
+  async byUrl(url: string): Promise<Stored<D> | undefined> {
+    const uuid = this.uuidOf(url);
+    return uuid ? ((await this.store.get(uuid)) ?? undefined) : undefined;
+  }
+
+  async getOr404(uuid: string, caller?: Caller): Promise<Stored<D>> {
+    const doc = await this.store.get(uuid);
+    if (!doc) throw ZgwError.notFound(`${this.def.resource} ${uuid} bestaat niet.`);
+    if (caller && this.def.visible && !this.def.visible(doc, caller)) throw ZgwError.forbidden();
+    return doc;
+  }
+
+  notificatie(doc: D, uuid: string, actie: string): Notificatie {
+    const url = this.url(uuid);
+    return {
+      kanaal: this.def.kanaal!,
+      hoofdObject: this.def.hoofdObject ? this.def.hoofdObject(doc, url) : url,
+      resource: this.def.resource,
+      resourceUrl: url,
+      actie,
+      aanmaakdatum: new Date().toISOString(),
+      kenmerken: this.def.kenmerken ? this.def.kenmerken(doc) : {},
+    };
+  }
+
+  events(doc: D, uuid: string, actie: string) {
+    if (!this.def.kanaal) return [];
+    const n = this.notificatie(doc, uuid, actie);
+    return [newEvent(this.def.kanaal, n.hoofdObject, n)];
+  }
+
+  private ctx(caller: Caller, uuid: string): WriteContext {
+    return { caller, api: this.api, uuid, url: this.url(uuid) };
+  }
+
+  private async prepare(data: Record<string, unknown>, ctx: WriteContext, current?: Stored<D>): Promise<D> {
+    return this.def.prepare ? this.def.prepare(data, ctx, current) : (data as D);
+  }
+
+  private listRoute(): void {
+    const { def } = this;
+    const query = (def.query ?? z.object({})).extend(def.plainList ? {} : { page: z.string().optional() });
+    const results = z.array(def.schema);
+    this.api.route({
+      method: 'GET',
+      path: `/${def.collection}`,
+      operationId: `${def.resource}_list`,
+      summary: `Alle ${def.collection} opvragen.`,
+      scopes: def.scopes.read,
+      query,
+      response: def.plainList
+        ? results
+        : z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results }),
+      handler: async ({ req, caller, query: q }) => {
+        const filter = def.filter ? await def.filter(q, caller) : {};
+        if (def.plainList) {
+          const items = await this.store.find(filter, { sort: def.sort });
+          return Promise.all(items.filter((d) => !def.visible || def.visible(d, caller)).map((d) => this.toApi(d)));
+        }
+        const page = parsePage((q as { page?: string }).page);
+        const { count, items } = await this.store.list(filter, { skip: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE, sort: def.sort });
+        const requestUrl = `${this.api.deps.urls.base}${req.url}`;
+        return envelope(requestUrl, page, count, await Promise.all(items.map((d) => this.toApi(d))));
+      },
+    });
+  }
+
+  private createRoute(): void {
+    const { def } = this;
+    this.api.route({
+      method: 'POST',
+      path: `/${def.collection}`,
+      operationId: `${def.resource}_create`,
+      summary: `Maak een ${def.resource} aan.`,
+      scopes: def.scopes.create,
+      body: def.input,
+      response: def.schema,
+      handler: async ({ caller, body }) => {
+        const uuid = randomUUID();
+        const doc = await this.prepare(body as Record<string, unknown>, this.ctx(caller, uuid));
+        const stored = await this.store.insert(uuid, doc, this.events(doc, uuid, 'create'));
+        return this.toApi(stored);
+      },
+    });
+  }
+
+  private readRoute(): void {
+    const { def } = this;
+    this.api.route({
+      method: 'GET',
+      path: `/${def.collection}/:uuid`,
+      operationId: `${def.resource}_read`,
+      summary: `Een specifieke ${def.resource} opvragen.`,
+      scopes: def.scopes.read,
+      params: UuidParams,
+      response: def.schema,
+      etag: true,
+      handler: async ({ caller, params }) => this.toApi(await this.getOr404(params.uuid, caller)),
+    });
+  }
+
+  private updateRoute(partial: boolean): void {
+    const { def } = this;
+    const body = partial ? (def.patchInput ?? def.input.partial()) : def.input;
+    this.api.route({
+      method: partial ? 'PATCH' : 'PUT',
+      path: `/${def.collection}/:uuid`,
+      operationId: `${def.resource}_${partial ? 'partial_update' : 'update'}`,
+      summary: `Werk een ${def.resource} ${partial ? 'deels' : 'in zijn geheel'} bij.`,
+      scopes: def.scopes.update,
+      params: UuidParams,
+      body,
+      response: def.schema,
+      handler: async ({ caller, params, body: data }) => {
+        const current = await this.getOr404(params.uuid, caller);
+        const ctx = this.ctx(caller, current._id);
+        await def.beforeUpdate?.(current, ctx, partial);
+        const merged = partial ? { ...publicFields(current), ...(data as object) } : (data as Record<string, unknown>);
+        const doc = await this.prepare(merged, ctx, current);
+        const stored = await this.store.replace(current, doc, this.events(doc, current._id, partial ? 'partial_update' : 'update'));
+        if (!stored) throw ZgwError.notFound(`${def.resource} ${params.uuid} bestaat niet meer.`);
+        return this.toApi(stored);
+      },
+    });
+  }
+
+  private destroyRoute(): void {
+    const { def } = this;
+    this.api.route({
+      method: 'DELETE',
+      path: `/${def.collection}/:uuid`,
+      operationId: `${def.resource}_delete`,
+      summary: `Verwijder een ${def.resource}.`,
+      scopes: def.scopes.destroy,
+      params: UuidParams,
+      handler: async ({ caller, params }) => {
+        const current = await this.getOr404(params.uuid, caller);
+        const ctx = this.ctx(caller, current._id);
+        await def.beforeDestroy?.(current, ctx);
+        await this.store.remove(current, this.events(current as D, current._id, 'destroy'));
+        await def.afterDestroy?.(current, ctx);
+        return undefined;
+      },
+    });
+  }
+}

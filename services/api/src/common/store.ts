@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import type { Collection, Db, Document, Filter, IndexSpecification, Sort } from 'mongodb';
+import type { OutboxEvent } from '@zgw/shared';
+
+/**
+ * One MongoDB collection of a ZGW resource. Every write carries its domain events inside the same document write
+ * (`_outbox`), so a crash can never separate a change from its notification; the relay publishes and removes them.
+ * A delete replaces the document by a tombstone holding only the outbox until the relay has published it.
+ * Stored documents are the API shape minus `url`, keyed by `_id` = uuid; fields starting with `_` are internal.
+ */
+export interface StoredMeta {
+  _id: string;
+  _created: Date;
+  _outbox?: OutboxEvent[];
+  _pending?: true;
+  _tombstone?: true;
+}
+
+export type Stored<T> = T & StoredMeta;
+
+const LIVE = { _tombstone: { $exists: false } };
+
+export interface ListOptions {
+  skip: number;
+  limit: number;
+  sort?: Sort;
+}
+
+export class Store<T extends Document> {
+  readonly coll: Collection<Stored<T>>;
+
+  constructor(
+    db: Db,
+    readonly name: string,
+    private readonly onWrite: () => void,
+  ) {
+    this.coll = db.collection<Stored<T>>(name);
+  }
+
+  async ensureIndexes(indexes: { key: IndexSpecification; unique?: boolean; sparse?: boolean }[] = []): Promise<void> {
+    await this.coll.createIndex({ _pending: 1 }, { sparse: true });
+    await this.coll.createIndex({ _created: 1, _id: 1 });
+    for (const ix of indexes) await this.coll.createIndex(ix.key, { unique: ix.unique, sparse: ix.sparse });
+  }
+
+  async get(uuid: string): Promise<Stored<T> | null> {
+    return (await this.coll.findOne({ _id: uuid, ...LIVE } as Filter<Stored<T>>)) as Stored<T> | null;
+  }
+
+  async findOne(filter: Filter<Document>): Promise<Stored<T> | null> {
+    return (await this.coll.findOne({ ...filter, ...LIVE } as Filter<Stored<T>>)) as Stored<T> | null;
+  }
+
+  async find(filter: Filter<Document>, opts?: Partial<ListOptions>): Promise<Stored<T>[]> {
+    let cursor = this.coll.find({ ...filter, ...LIVE } as Filter<Stored<T>>).sort(opts?.sort ?? { _created: 1, _id: 1 });
+    if (opts?.skip) cursor = cursor.skip(opts.skip);
+    if (opts?.limit) cursor = cursor.limit(opts.limit);
+    return (await cursor.toArray()) as Stored<T>[];
+  }
+
+  async list(filter: Filter<Document>, opts: ListOptions): Promise<{ count: number; items: Stored<T>[] }> {
+    const full = { ...filter, ...LIVE } as Filter<Stored<T>>;
+    const [count, items] = await Promise.all([this.coll.countDocuments(full), this.find(filter, opts)]);
+    return { count, items };
+  }
+
+  async count(filter: Filter<Document>): Promise<number> {
+    return this.coll.countDocuments({ ...filter, ...LIVE } as Filter<Stored<T>>);
+  }
+
+  async insert(uuid: string, data: T, events: OutboxEvent[]): Promise<Stored<T>> {
+    const doc = { ...data, _id: uuid, _created: new Date(), ...outboxFields(events) } as Stored<T>;
+    await this.coll.insertOne(doc as never);
+    this.written(events);
+    return doc;
+  }
+
+  /** Stores the resource's new fields (PUT, or PATCH after merging); returns null when it no longer exists. */
+  async replace(current: Stored<T>, data: T, events: OutboxEvent[]): Promise<Stored<T> | null> {
+    const unset: Record<string, ''> = {};
+    for (const k of Object.keys(current)) if (!k.startsWith('_') && !(k in data)) unset[k] = '';
+    // One atomic update: fields and events together; events already waiting in the document stay.
+    const update: Document = { $set: { ...data, ...(events.length ? { _pending: true } : {}) } };
+    if (Object.keys(unset).length) update.$unset = unset;
+    if (events.length) update.$push = { _outbox: { $each: events } };
+    const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
+    if (!r.matchedCount) return null;
+    this.written(events);
+    return { ...data, _id: current._id, _created: current._created } as Stored<T>;
+  }
+
+  /** Replaces the document by a tombstone that only carries the outbox until the relay has published it. */
+  async remove(current: Stored<T>, events: OutboxEvent[]): Promise<boolean> {
+    const fresh = await this.coll.findOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>);
+    if (!fresh) return false;
+    const tomb = { _id: current._id, _created: current._created, _tombstone: true, ...outboxFields([...(fresh._outbox ?? []), ...events]) };
+    const r = await this.coll.replaceOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, tomb as never);
+    if (r.matchedCount) this.written(events);
+    return r.matchedCount > 0;
+  }
+
+  /** Documents with unpublished events, for the relay. */
+  async pending(limit: number): Promise<Stored<T>[]> {
+    return (await this.coll.find({ _pending: true } as Filter<Stored<T>>).limit(limit).toArray()) as Stored<T>[];
+  }
+
+  /** Marks events as published: pulls them, then clears the flag or drops a finished tombstone. */
+  async published(uuid: string, ids: string[]): Promise<void> {
+    const byId = { _id: uuid } as Filter<Stored<T>>;
+    await this.coll.updateOne(byId, { $pull: { _outbox: { id: { $in: ids } } } } as never);
+    await this.coll.deleteOne({ _id: uuid, _tombstone: true, _outbox: { $size: 0 } } as Filter<Stored<T>>);
+    await this.coll.updateOne({ _id: uuid, _outbox: { $size: 0 } } as Filter<Stored<T>>, { $unset: { _outbox: '', _pending: '' } } as never);
+  }
+
+  private written(events: OutboxEvent[]): void {
+    if (events.length) this.onWrite();
+  }
+}
+
+function outboxFields(events: OutboxEvent[]): Partial<StoredMeta> {
+  return events.length ? { _outbox: events, _pending: true } : {};
+}
+
+export function newEvent(topic: string, key: string, payload: OutboxEvent['payload']): OutboxEvent {
+  return { id: randomUUID(), topic, key, payload, createdAt: new Date() };
+}
+
+/** The API view of a stored document: internal fields dropped. */
+export function publicFields<T extends Document>(doc: Stored<T>): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc)) if (!k.startsWith('_')) out[k] = v;
+  return out as T;
+}

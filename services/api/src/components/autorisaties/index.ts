@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import type { ComponentDef } from '../../common/component';
+import { ZgwError } from '../../common/errors';
+import { Resource } from '../../common/resource';
+import { parseOrThrow } from '../../common/validation';
+import { checkAutorisaties, normalise } from './rules';
+import { Applicatie, ApplicatieInput, ApplicatiePatch, ApplicatieQuery, type ApplicatieDoc } from './schemas';
+
+const READ = ['autorisaties.lezen'];
+const WRITE = ['autorisaties.bijwerken'];
+
+/** Autorisaties API 1.1.0 (1.0.0 clients keep working: the only addition is an optional field). */
+export const autorisaties: ComponentDef = {
+  name: 'autorisaties',
+  code: 'ac',
+  title: 'Autorisaties API',
+  version: '1.1.0',
+  async register(api) {
+    const applicaties: Resource<ApplicatieDoc> = new Resource<ApplicatieDoc>(api, {
+      collection: 'applicaties',
+      resource: 'applicatie',
+      schema: Applicatie,
+      input: ApplicatieInput,
+      patchInput: ApplicatiePatch,
+      query: ApplicatieQuery,
+      filter: (q) => {
+        const ids = (q.clientIds as string | undefined)?.split(',').filter(Boolean);
+        return ids?.length ? { clientIds: { $in: ids } } : {};
+      },
+      scopes: { read: READ, create: WRITE, update: WRITE, destroy: WRITE },
+      kanaal: 'autorisaties',
+      prepare: async (data, ctx) => {
+        const input = parseOrThrow(ApplicatieInput, data);
+        const errors = checkAutorisaties(input.heeftAlleAutorisaties, input.autorisaties);
+        // ac-001: a client id belongs to one applicatie only.
+        const taken = await applicaties.store.findOne({ clientIds: { $in: input.clientIds }, _id: { $ne: ctx.uuid as never } });
+        if (taken) errors.unshift({ name: 'clientIds', code: 'clientId-exists', reason: 'Een of meer clientIds zijn al in gebruik bij een andere applicatie.' });
+        if (new Set(input.clientIds).size !== input.clientIds.length) {
+          errors.push({ name: 'clientIds', code: 'unique', reason: 'Een clientId staat dubbel in de lijst.' });
+        }
+        if (errors.length) throw ZgwError.validation(errors);
+        return { ...input, autorisaties: input.autorisaties.map(normalise) };
+      },
+    });
+    await applicaties.store.ensureIndexes([{ key: { clientIds: 1 }, unique: true, sparse: true }]);
+
+    api.route({
+      method: 'GET',
+      path: '/applicaties/consumer',
+      operationId: 'applicatie_consumer',
+      summary: 'Vraag de applicatie op van een consumer (client_id).',
+      scopes: READ,
+      query: z.object({ clientId: z.string().min(1) }),
+      response: Applicatie,
+      handler: async ({ query }) => {
+        const app = await applicaties.store.findOne({ clientIds: query.clientId });
+        if (!app) throw ZgwError.notFound(`Geen applicatie met clientId "${query.clientId}".`);
+        return applicaties.toApi(app);
+      },
+    });
+  },
+};

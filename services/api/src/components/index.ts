@@ -1,0 +1,5 @@
+import type { ComponentDef } from '../common/component';
+import { autorisaties } from './autorisaties';
+
+/** Every ZGW component this service serves, in the order they are mounted. */
+export const COMPONENTS: ComponentDef[] = [autorisaties];

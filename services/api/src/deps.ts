@@ -1,0 +1,36 @@
+import type { Db } from 'mongodb';
+import type { Config, Logger } from '@zgw/shared';
+import { Authenticator } from './common/auth';
+import type { Deps } from './common/component';
+import { Credentials } from './common/credentials';
+import type { OutboxRelay } from './common/relay';
+import { Urls } from './common/urls';
+
+/** Fetches JSON with a timeout; network failures come back as status 0. */
+export async function fetchJson(url: string): Promise<{ status: number; body: unknown }> {
+  try {
+    const res = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: res.status, body };
+  } catch {
+    return { status: 0, body: undefined };
+  }
+}
+
+export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRelay): Deps {
+  return {
+    config,
+    db,
+    log,
+    relay,
+    urls: new Urls(config.PUBLIC_BASE_URL),
+    auth: new Authenticator(db, new Credentials(db), config.JWT_LEEWAY_SECONDS),
+    fetchJson,
+  };
+}

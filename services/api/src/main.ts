@@ -1,0 +1,39 @@
+import { connectMongo, createKafka, createLogger, loadConfig, releaseLabel } from '@zgw/shared';
+import { buildApp } from './app';
+import { bootstrapClients } from './bootstrap';
+import { OutboxRelay } from './common/relay';
+import { createDeps } from './deps';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger('api', config.LOG_LEVEL);
+  const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
+  const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api`, log), config.KAFKA_TOPIC_PREFIX, config.OUTBOX_POLL_MS, log);
+  const deps = createDeps(config, mongo.db, log, relay);
+  if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, config.ZGW_CLIENTS, log);
+  const app = await buildApp({ deps, health: async () => ({ kafka: relay.healthy ? 'ok' : 'unreachable (events wait in the outbox)' }) });
+  relay.start();
+  await app.listen({ host: config.HOST, port: config.PORT });
+  log.info({ release: releaseLabel(), baseUrl: config.PUBLIC_BASE_URL }, 'api listening');
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down: finishing requests in flight');
+    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    await app.close();
+    await relay.stop();
+    await mongo.client.close();
+    clearTimeout(force);
+    log.info('stopped');
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  // eslint-disable-next-line no-console
+  console.error('api failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});
