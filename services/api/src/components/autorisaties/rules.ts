@@ -38,6 +38,6 @@ export function normalise(a: z.output<typeof AutorisatieInput>): AutorisatieDoc 
   if (a.zaaktype) out.zaaktype = a.zaaktype;
   if (a.informatieobjecttype) out.informatieobjecttype = a.informatieobjecttype;
   if (a.besluittype) out.besluittype = a.besluittype;
-  if (a.maxVertrouwelijkheidaanduiding) out.maxVertrouwelijkheidaanduiding = a.maxVertrouwelijkheidaanduiding;
+  if (a.maxVertrouwelijkheidaanduiding) out.maxVertrouwelijkheidaanduiding = a.maxVertrouwelijkheidaanduiding as AutorisatieDoc['maxVertrouwelijkheidaanduiding'];
   return out;
 }

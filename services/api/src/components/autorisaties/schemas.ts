@@ -21,7 +21,7 @@ export const AutorisatieInput = z.object({
   zaaktype: optionalUrl,
   informatieobjecttype: optionalUrl,
   besluittype: optionalUrl,
-  maxVertrouwelijkheidaanduiding: z.union([z.literal(''), z.enum(VERTROUWELIJKHEIDAANDUIDINGEN)]).optional().nullable(),
+  maxVertrouwelijkheidaanduiding: z.enum(['', ...VERTROUWELIJKHEIDAANDUIDINGEN]).optional().nullable(),
 });
 
 export const Autorisatie = z

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { createSigner } from 'fast-jwt';
+import { connectMongo, createKafka, createLogger, loadConfig, type Config, type Mongo } from '@zgw/shared';
+import { buildApp } from '../src/app';
+import { Credentials } from '../src/common/credentials';
+import { OutboxRelay } from '../src/common/relay';
+import { ensureAllRights } from '../src/bootstrap';
+import { createDeps } from '../src/deps';
+
+export const BASE = 'http://127.0.0.1:8000';
+export const ADMIN = 'test-admin';
+export const ADMIN_SECRET = 'test-admin-secret';
+
+export function token(clientId = ADMIN, secret = ADMIN_SECRET, claims: Record<string, unknown> = {}): string {
+  return createSigner({ key: secret, algorithm: 'HS256' })({ client_id: clientId, iss: clientId, user_id: 'tester', user_representation: 'Tester', ...claims });
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  mongo: Mongo;
+  config: Config;
+  relay: OutboxRelay;
+  topicPrefix: string;
+  /** Sends a request as `clientId` (default: the all-rights test client). */
+  call(method: string, url: string, body?: unknown, opts?: { token?: string | null; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  /** Registers a client id with a secret and (optionally) creates its applicatie with these rights. */
+  client(clientId: string, secret: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A fresh API on the real engines: its own database and its own Kafka topic prefix. */
+export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const id = randomUUID().slice(0, 8);
+  const topicPrefix = `test-${id}-`;
+  const config = loadConfig({ ...process.env, MONGODB_DB: `zgw_test_${id}`, KAFKA_TOPIC_PREFIX: topicPrefix, PUBLIC_BASE_URL: BASE, LOG_LEVEL: 'silent', OUTBOX_POLL_MS: '200', ...env });
+  const log = createLogger('test', config.LOG_LEVEL);
+  const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
+  const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `test-${id}`, log), topicPrefix, config.OUTBOX_POLL_MS, log);
+  const app = await buildApp({ deps: createDeps(config, mongo.db, log, relay) });
+  const creds = new Credentials(mongo.db);
+  await creds.set(ADMIN, ADMIN_SECRET);
+  await ensureAllRights(mongo.db, ADMIN);
+  relay.start();
+  const adminToken = token();
+  return {
+    app,
+    mongo,
+    config,
+    relay,
+    topicPrefix,
+    call: (method, url, body, opts = {}) => {
+      const tok = opts.token === undefined ? adminToken : opts.token;
+      const headers: Record<string, string> = { ...(tok ? { authorization: `Bearer ${tok}` } : {}), ...(opts.headers ?? {}) };
+      const path = url.startsWith(BASE) ? url.slice(BASE.length) : url;
+      return app.inject({ method: method as 'GET', url: path, headers, ...(body === undefined ? {} : typeof body === 'string' ? { payload: body, headers: { ...headers, 'content-type': 'application/json' } } : { payload: body as object }) });
+    },
+    client: async (clientId, secret) => {
+      await creds.set(clientId, secret);
+    },
+    close: async () => {
+      await relay.stop();
+      await app.close();
+      await mongo.db.dropDatabase().catch(() => undefined);
+      await mongo.client.close();
+    },
+  };
+}
