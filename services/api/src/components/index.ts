@@ -1,5 +1,6 @@
 import type { ComponentDef } from '../common/component';
 import { autorisaties } from './autorisaties';
+import { catalogi } from './catalogi';
 
 /** Every ZGW component this service serves, in the order they are mounted. */
-export const COMPONENTS: ComponentDef[] = [autorisaties];
+export const COMPONENTS: ComponentDef[] = [autorisaties, catalogi];

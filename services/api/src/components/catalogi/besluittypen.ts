@@ -1,0 +1,100 @@
+import type { Document, Filter } from 'mongodb';
+import { ZgwError } from '../../common/errors';
+import { Resource, type WriteContext } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { parseOrThrow } from '../../common/validation';
+import {
+  DELETE_OR_FORCED, READ, WRITE, WRITE_OR_FORCED, and, geldigOp, mayForceDelete, mayForceWrite, mustResolve, nonField,
+  onlyEndsGeldigheid, statusFilter, withDefaults, type Catalogi,
+} from './context';
+import { allUrls, byNames, namesFromInput, urlsWhere } from './relations';
+import { BesluitType, BesluitTypeInput, BesluitTypeQuery, type Doc } from './schemas';
+
+const DEFAULTS = {
+  omschrijving: '',
+  omschrijvingGeneriek: '',
+  besluitcategorie: '',
+  reactietermijn: null,
+  publicatietekst: '',
+  publicatietermijn: null,
+  toelichting: '',
+  eindeGeldigheid: null,
+  beginObject: null,
+  eindeObject: null,
+};
+
+/** The informatieobjecttypen a besluittype refers to (by omschrijving), every version in its catalogus. */
+export function informatieobjecttypenOf(c: Catalogi, besluittype: Doc): Promise<Stored<Doc>[]> {
+  return byNames(c.informatieobjecttypen, 'omschrijving', besluittype.catalogus, besluittype.informatieobjecttypen);
+}
+
+export function registerBesluittypen(c: Catalogi): Resource<Doc> {
+  return new Resource<Doc>(c.api, {
+    collection: 'besluittypen',
+    resource: 'besluittype',
+    schema: BesluitType,
+    input: BesluitTypeInput,
+    query: BesluitTypeQuery,
+    scopes: { read: READ, create: WRITE, update: WRITE_OR_FORCED, destroy: DELETE_OR_FORCED },
+    kanaal: 'besluittypen',
+    kenmerken: (doc) => ({ catalogus: String(doc.catalogus) }),
+    filter: async (q) => {
+      const f: Filter<Document> = {};
+      if (q.catalogus) f.catalogus = q.catalogus;
+      if (q.omschrijving) f.omschrijving = q.omschrijving;
+      const parts: Filter<Document>[] = [f, statusFilter(q.status), q.datumGeldigheid ? geldigOp(String(q.datumGeldigheid)) : {}];
+      if (q.zaaktypen) {
+        const zt = await c.zaaktypen.byUrl(String(q.zaaktypen));
+        parts.push(zt ? { catalogus: zt.catalogus, omschrijving: { $in: (zt.besluittypen as string[]) ?? [] } } : { _id: { $in: [] } });
+      }
+      if (q.informatieobjecttypen) {
+        const iot = await c.informatieobjecttypen.byUrl(String(q.informatieobjecttypen));
+        parts.push(iot ? { catalogus: iot.catalogus, informatieobjecttypen: iot.omschrijving } : { _id: { $in: [] } });
+      }
+      return and(...parts);
+    },
+    prepare: (data, ctx, current) => prepare(c, data, ctx, current),
+    beforeDestroy: async (current, ctx) => {
+      if (mayForceDelete(ctx.caller)) return;
+      if (current.concept === false) throw nonField('non-concept-object', 'Een gepubliceerd besluittype kan niet verwijderd worden.');
+      if ((await informatieobjecttypenOf(c, current)).some((d) => d.concept === false)) {
+        throw nonField('non-concept-relation', 'Het besluittype is gerelateerd aan een gepubliceerd informatieobjecttype.');
+      }
+    },
+    render: async (doc) => {
+      const omschrijving = String(doc.omschrijving ?? '');
+      const resultaattypen = omschrijving ? await c.resultaattypen.store.find({ catalogus: doc.catalogus, besluittypen: omschrijving }) : [];
+      return {
+        informatieobjecttypen: await allUrls(c.informatieobjecttypen, 'omschrijving', doc.catalogus, doc.informatieobjecttypen),
+        zaaktypen: omschrijving ? await urlsWhere(c.zaaktypen, { catalogus: doc.catalogus, besluittypen: omschrijving }) : [],
+        resultaattypen: resultaattypen.map((r) => c.resultaattypen.url(r._id)),
+        resultaattypenOmschrijving: resultaattypen.map((r) => String(r.omschrijving)),
+        vastgelegdIn: [],
+      };
+    },
+  });
+}
+
+async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
+  const input = parseOrThrow(BesluitTypeInput, data);
+  await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
+  const iots = await namesFromInput(c.informatieobjecttypen, 'informatieobjecttypen', 'omschrijving', input.catalogus, input.informatieobjecttypen);
+  if (iots.errors.length) throw ZgwError.validation(iots.errors);
+  const doc = withDefaults({ ...input, informatieobjecttypen: iots.names }, DEFAULTS);
+  doc.concept = current ? current.concept !== false : true;
+  if (!mayForceWrite(ctx.caller)) {
+    if (current && !onlyEndsGeldigheid(current, doc)) {
+      if (current.concept === false) throw nonField('non-concept-object', 'Een gepubliceerd besluittype kan alleen een eindeGeldigheid krijgen.');
+      if ((await informatieobjecttypenOf(c, current)).some((d) => d.concept === false)) {
+        throw nonField('non-concept-relation', 'Het besluittype is gerelateerd aan een gepubliceerd informatieobjecttype.');
+      }
+    }
+    if (iots.byUrl.some((d) => d.concept === false)) {
+      throw nonField('non-concept-relation', 'Een concept besluittype kan niet aan een gepubliceerd informatieobjecttype gerelateerd worden.');
+    }
+  }
+  if (iots.foreignCatalogus) {
+    throw nonField('relations-incorrect-catalogus', 'De informatieobjecttypen moeten tot dezelfde catalogus behoren als het besluittype.');
+  }
+  return doc;
+}

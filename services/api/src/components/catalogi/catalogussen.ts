@@ -1,0 +1,40 @@
+import type { Document, Filter } from 'mongodb';
+import { Resource } from '../../common/resource';
+import { parseOrThrow } from '../../common/validation';
+import { READ, WRITE, withDefaults, type Catalogi } from './context';
+import { urlsWhere } from './relations';
+import { Catalogus, CatalogusInput, CatalogusQuery, type Doc } from './schemas';
+
+const DEFAULTS = { contactpersoonBeheerTelefoonnummer: '', contactpersoonBeheerEmailadres: '', naam: null, versie: null, begindatumVersie: null };
+
+const list = (v: unknown) => String(v).split(',').filter(Boolean);
+
+/** Catalogussen: create and read only in 1.3.1. */
+export function registerCatalogussen(c: Catalogi): Resource<Doc> {
+  return new Resource<Doc>(c.api, {
+    collection: 'catalogussen',
+    resource: 'catalogus',
+    schema: Catalogus,
+    input: CatalogusInput,
+    query: CatalogusQuery,
+    operations: ['list', 'create', 'read'],
+    scopes: { read: READ, create: WRITE, update: WRITE, destroy: WRITE },
+    filter: (q) => {
+      const f: Filter<Document> = {};
+      const domein: Filter<Document>[] = [];
+      const rsin: Filter<Document>[] = [];
+      if (q.domein) domein.push({ domein: q.domein });
+      if (q.domein__in) domein.push({ domein: { $in: list(q.domein__in) } });
+      if (q.rsin) rsin.push({ rsin: q.rsin });
+      if (q.rsin__in) rsin.push({ rsin: { $in: list(q.rsin__in) } });
+      const parts = [...domein, ...rsin];
+      return parts.length ? { $and: parts } : f;
+    },
+    prepare: async (data) => withDefaults(parseOrThrow(CatalogusInput, data), DEFAULTS),
+    render: async (_doc, url) => ({
+      zaaktypen: await urlsWhere(c.zaaktypen, { catalogus: url }),
+      besluittypen: await urlsWhere(c.besluittypen, { catalogus: url }),
+      informatieobjecttypen: await urlsWhere(c.informatieobjecttypen, { catalogus: url }),
+    }),
+  });
+}

@@ -1,0 +1,109 @@
+import type { Document, Filter } from 'mongodb';
+import type { Caller } from '../../common/auth';
+import type { ComponentApi } from '../../common/component';
+import { ZgwError, type InvalidParam } from '../../common/errors';
+import type { Resource } from '../../common/resource';
+import { publicFields, type Stored } from '../../common/store';
+import type { Doc } from './schemas';
+import type { SelectielijstClient } from './selectielijst';
+
+export const READ = ['catalogi.lezen'];
+export const WRITE = ['catalogi.schrijven'];
+export const GEFORCEERD_SCHRIJVEN = 'catalogi.geforceerd-schrijven';
+export const GEFORCEERD_VERWIJDEREN = 'catalogi.geforceerd-verwijderen';
+export const WRITE_OR_FORCED = ['catalogi.schrijven', GEFORCEERD_SCHRIJVEN];
+export const DELETE_OR_FORCED = ['catalogi.schrijven', GEFORCEERD_VERWIJDEREN];
+
+/** Every Catalogi resource, so rules of one type can read the others. Filled in by `register`. */
+export interface Catalogi {
+  api: ComponentApi;
+  selectielijst: SelectielijstClient;
+  catalogussen: Resource<Doc>;
+  zaaktypen: Resource<Doc>;
+  besluittypen: Resource<Doc>;
+  informatieobjecttypen: Resource<Doc>;
+  statustypen: Resource<Doc>;
+  roltypen: Resource<Doc>;
+  eigenschappen: Resource<Doc>;
+  resultaattypen: Resource<Doc>;
+  zaakobjecttypen: Resource<Doc>;
+  ziot: Resource<Doc>;
+}
+
+/** The resources that hang under one zaaktype (cascade on delete, `_concept` mirrors the zaaktype). */
+export const ZAAKTYPE_ONDERDELEN = ['statustypen', 'roltypen', 'eigenschappen', 'resultaattypen', 'zaakobjecttypen', 'ziot'] as const;
+
+export function nonField(code: string, reason: string): ZgwError {
+  return ZgwError.field('nonFieldErrors', code, reason);
+}
+
+export function isUrl(value: string): boolean {
+  return /^https?:\/\//i.test(value);
+}
+
+/**
+ * The stored object a URL field points at: `bad-url` when the URL is not one of ours for that resource,
+ * `does_not_exist` when it is but nothing is there.
+ */
+export async function resolveLocal(resource: Resource<Doc>, name: string, url: string): Promise<{ doc?: Stored<Doc>; error?: InvalidParam }> {
+  const uuid = resource.uuidOf(url);
+  if (!uuid) return { error: { name, code: 'bad-url', reason: `De URL ${url} wijst niet naar een ${resource.def.resource} van deze Catalogi API.` } };
+  const doc = await resource.store.get(uuid);
+  if (!doc) return { error: { name, code: 'does_not_exist', reason: `${resource.def.resource} ${url} bestaat niet.` } };
+  return { doc };
+}
+
+export async function mustResolve(resource: Resource<Doc>, name: string, url: string): Promise<Stored<Doc>> {
+  const r = await resolveLocal(resource, name, url);
+  if (r.error) throw ZgwError.validation([r.error]);
+  return r.doc!;
+}
+
+/** Objects valid on `datum` (YYYY-MM-DD): begin on or before it (or open), einde on or after it (or open). */
+export function geldigOp(datum: string, begin = 'beginGeldigheid', einde = 'eindeGeldigheid'): Filter<Document> {
+  return {
+    $and: [{ $or: [{ [begin]: null }, { [begin]: { $lte: datum } }] }, { $or: [{ [einde]: null }, { [einde]: { $gte: datum } }] }],
+  };
+}
+
+/** The `status` filter; the standard's default is `definitief`. `field` is `concept` or the mirrored `_concept`. */
+export function statusFilter(status: unknown, field = 'concept'): Filter<Document> {
+  if (status === 'alles') return {};
+  if (status === 'concept') return { [field]: true };
+  return { [field]: false };
+}
+
+export function and(...parts: Filter<Document>[]): Filter<Document> {
+  const real = parts.filter((p) => Object.keys(p).length);
+  return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };
+}
+
+/** The fields whose value differs between the stored object and what would be stored now. */
+export function changedFields(current: Stored<Doc>, next: Doc): string[] {
+  const before = publicFields(current) as Doc;
+  const keys = new Set([...Object.keys(before), ...Object.keys(next)]);
+  return [...keys].filter((k) => !k.startsWith('_') && JSON.stringify(before[k] ?? null) !== JSON.stringify(next[k] ?? null));
+}
+
+/** A published type may still get an eindeGeldigheid (ending it) without the forced scope. */
+export function onlyEndsGeldigheid(current: Stored<Doc>, next: Doc): boolean {
+  return changedFields(current, next).every((k) => k === 'eindeGeldigheid');
+}
+
+export function mayForceWrite(caller: Caller): boolean {
+  return caller.hasScope(GEFORCEERD_SCHRIJVEN);
+}
+
+export function mayForceDelete(caller: Caller): boolean {
+  return caller.hasScope(GEFORCEERD_VERWIJDEREN);
+}
+
+/** Fills absent optional fields with the standard's empty values, so reads always show every field. */
+export function withDefaults(data: Doc, defaults: Record<string, unknown>): Doc {
+  const out: Doc = { ...data };
+  for (const [k, v] of Object.entries(defaults)) if (out[k] === undefined) out[k] = v;
+  return out;
+}
+
+/** Latest version first: the order used when an omschrijving or identificatie names several versions. */
+export const NEWEST_FIRST = { beginGeldigheid: -1, _created: -1 } as const;

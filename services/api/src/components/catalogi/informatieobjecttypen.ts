@@ -1,0 +1,76 @@
+import type { Document, Filter } from 'mongodb';
+import { Resource, type WriteContext } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { parseOrThrow } from '../../common/validation';
+import {
+  DELETE_OR_FORCED, READ, WRITE, WRITE_OR_FORCED, and, geldigOp, mayForceDelete, mayForceWrite, mustResolve, nonField,
+  onlyEndsGeldigheid, statusFilter, withDefaults, type Catalogi,
+} from './context';
+import { urlsWhere } from './relations';
+import { InformatieObjectType, InformatieObjectTypeInput, InformatieObjectTypeQuery, type Doc } from './schemas';
+
+const DEFAULTS = { eindeGeldigheid: null, beginObject: null, eindeObject: null, trefwoord: [], omschrijvingGeneriek: null };
+
+/** Besluittypen of the same catalogus that refer to this informatieobjecttype by its omschrijving. */
+function besluittypenOf(c: Catalogi, iot: Doc): Promise<Stored<Doc>[]> {
+  return c.besluittypen.store.find({ catalogus: iot.catalogus, informatieobjecttypen: iot.omschrijving });
+}
+
+async function zaaktypenOf(c: Catalogi, url: string): Promise<Stored<Doc>[]> {
+  const links = await c.ziot.store.find({ informatieobjecttype: url });
+  const out: Stored<Doc>[] = [];
+  for (const z of new Set(links.map((l) => String(l.zaaktype)))) {
+    const doc = await c.zaaktypen.byUrl(z);
+    if (doc) out.push(doc);
+  }
+  return out;
+}
+
+export function registerInformatieobjecttypen(c: Catalogi): Resource<Doc> {
+  return new Resource<Doc>(c.api, {
+    collection: 'informatieobjecttypen',
+    resource: 'informatieobjecttype',
+    schema: InformatieObjectType,
+    input: InformatieObjectTypeInput,
+    query: InformatieObjectTypeQuery,
+    scopes: { read: READ, create: WRITE, update: WRITE_OR_FORCED, destroy: DELETE_OR_FORCED },
+    kanaal: 'informatieobjecttypen',
+    kenmerken: (doc) => ({ catalogus: String(doc.catalogus) }),
+    filter: (q) => {
+      const f: Filter<Document> = {};
+      if (q.catalogus) f.catalogus = q.catalogus;
+      if (q.omschrijving) f.omschrijving = q.omschrijving;
+      return and(f, statusFilter(q.status), q.datumGeldigheid ? geldigOp(String(q.datumGeldigheid)) : {});
+    },
+    prepare: (data, ctx, current) => prepare(c, data, ctx, current),
+    beforeDestroy: async (current, ctx) => {
+      if (mayForceDelete(ctx.caller)) return;
+      if (current.concept === false) throw nonField('non-concept-object', 'Een gepubliceerd informatieobjecttype kan niet verwijderd worden.');
+      const related = [...(await besluittypenOf(c, current)), ...(await zaaktypenOf(c, ctx.url))];
+      if (related.some((d) => d.concept === false)) {
+        throw nonField('non-concept-relation', 'Het informatieobjecttype heeft relaties met gepubliceerde typen.');
+      }
+    },
+    render: async (doc, url) => {
+      const links = await c.ziot.store.find({ informatieobjecttype: url });
+      return {
+        zaaktypen: [...new Set(links.map((l) => String(l.zaaktype)))],
+        besluittypen: doc.omschrijving ? await urlsWhere(c.besluittypen, { catalogus: doc.catalogus, informatieobjecttypen: doc.omschrijving }) : [],
+      };
+    },
+  });
+}
+
+async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
+  const input = parseOrThrow(InformatieObjectTypeInput, data);
+  await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
+  const doc = withDefaults({ ...input }, DEFAULTS);
+  doc.concept = current ? current.concept !== false : true;
+  if (current && !mayForceWrite(ctx.caller) && !onlyEndsGeldigheid(current, doc)) {
+    if (current.concept === false) throw nonField('non-concept-object', 'Een gepubliceerd informatieobjecttype kan alleen een eindeGeldigheid krijgen.');
+    if ((await besluittypenOf(c, current)).some((b) => b.concept === false)) {
+      throw nonField('non-concept-relation', 'Het informatieobjecttype is gerelateerd aan een gepubliceerd besluittype.');
+    }
+  }
+  return doc;
+}

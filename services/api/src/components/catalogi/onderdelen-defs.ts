@@ -1,0 +1,102 @@
+import type { Document, Filter } from 'mongodb';
+import type { Resource } from '../../common/resource';
+import type { Catalogi } from './context';
+import { registerOnderdeel } from './onderdelen';
+import { allUrls, urlsWhere } from './relations';
+import { BRONDATUM_LEEG, resultaattypeRules } from './resultaattypen';
+import {
+  ChildQuery, Eigenschap, EigenschapInput, ResultaatType, ResultaatTypeInput, ResultaatTypeQuery, RolType, RolTypeInput,
+  RolTypeQuery, StatusType, StatusTypeInput, ZaakObjectType, ZaakObjectTypeInput, ZaakObjectTypeQuery, type Doc,
+} from './schemas';
+
+const GELDIGHEID = { beginGeldigheid: null, eindeGeldigheid: null, beginObject: null, eindeObject: null };
+
+/** statustypen, roltypen, eigenschappen, resultaattypen and zaakobjecttypen. */
+export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 'roltypen' | 'eigenschappen' | 'resultaattypen' | 'zaakobjecttypen'> {
+  const statustypen: Resource<Doc> = registerOnderdeel(c, {
+    collection: 'statustypen',
+    resource: 'statustype',
+    schema: StatusType,
+    input: StatusTypeInput,
+    query: ChildQuery,
+    defaults: { omschrijvingGeneriek: '', statustekst: '', informeren: false, doorlooptijd: null, toelichting: null, checklistitemStatustype: [], eigenschappen: [], ...GELDIGHEID },
+    // The eindstatus is the statustype with the highest volgnummer of its zaaktype.
+    render: async (doc) => {
+      const [last] = await statustypen.store.find({ zaaktype: doc.zaaktype }, { sort: { volgnummer: -1 }, limit: 1 });
+      return { isEindstatus: last ? last._id === doc._id : false };
+    },
+  });
+
+  const roltypen = registerOnderdeel(c, {
+    collection: 'roltypen',
+    resource: 'roltype',
+    schema: RolType,
+    input: RolTypeInput,
+    query: RolTypeQuery,
+    defaults: GELDIGHEID,
+    filter: (q) => (q.omschrijvingGeneriek ? { omschrijvingGeneriek: q.omschrijvingGeneriek } : {}),
+  });
+
+  const eigenschappen = registerOnderdeel(c, {
+    collection: 'eigenschappen',
+    resource: 'eigenschap',
+    schema: Eigenschap,
+    input: EigenschapInput,
+    query: ChildQuery,
+    defaults: { toelichting: '', statustype: null, ...GELDIGHEID },
+    rules: async (doc) => ({ ...doc, specificatie: { groep: '', waardenverzameling: [], ...(doc.specificatie as object) } }),
+  });
+
+  const resultaattypen = registerOnderdeel(c, {
+    collection: 'resultaattypen',
+    resource: 'resultaattype',
+    schema: ResultaatType,
+    input: ResultaatTypeInput,
+    query: ResultaatTypeQuery,
+    defaults: {
+      toelichting: '',
+      archiefnominatie: '',
+      archiefactietermijn: null,
+      brondatumArchiefprocedure: undefined,
+      procesobjectaard: null,
+      indicatieSpecifiek: null,
+      procestermijn: null,
+      besluittypen: [],
+      informatieobjecttypen: [],
+      ...GELDIGHEID,
+    },
+    rules: (doc, zaaktype, current) => resultaattypeRules(c, doc, zaaktype, current),
+    render: async (doc, url) => {
+      const iots = await Promise.all(((doc.informatieobjecttypen as string[]) ?? []).map((u) => c.informatieobjecttypen.byUrl(u)));
+      return {
+        brondatumArchiefprocedure: doc.brondatumArchiefprocedure ?? BRONDATUM_LEEG,
+        besluittypen: await allUrls(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen),
+        besluittypeOmschrijving: (doc.besluittypen as string[]) ?? [],
+        informatieobjecttypeOmschrijving: iots.filter(Boolean).map((d) => String(d!.omschrijving)),
+        zaakobjecttypen: await urlsWhere(zaakobjecttypen, { resultaattypen: url }),
+      };
+    },
+  });
+
+  const zaakobjecttypen: Resource<Doc> = registerOnderdeel(c, {
+    collection: 'zaakobjecttypen',
+    resource: 'zaakobjecttype',
+    schema: ZaakObjectType,
+    input: ZaakObjectTypeInput,
+    query: ZaakObjectTypeQuery,
+    defaults: { eindeGeldigheid: null, beginObject: null, eindeObject: null, resultaattypen: [], statustypen: [] },
+    catalogusFromZaaktype: false,
+    status: false,
+    filter: (q) => {
+      const f: Filter<Document> = {};
+      if (q.anderObjecttype) f.anderObjecttype = ['true', 'True', '1'].includes(String(q.anderObjecttype));
+      if (q.catalogus) f.catalogus = q.catalogus;
+      if (q.datumBeginGeldigheid) f.beginGeldigheid = q.datumBeginGeldigheid;
+      if (q.datumEindeGeldigheid) f.eindeGeldigheid = q.datumEindeGeldigheid;
+      if (q.objecttype) f.objecttype = q.objecttype;
+      if (q.relatieOmschrijving) f.relatieOmschrijving = q.relatieOmschrijving;
+      return f;
+    },
+  });
+  return { statustypen, roltypen, eigenschappen, resultaattypen, zaakobjecttypen };
+}

@@ -1,0 +1,79 @@
+import type { Document, Filter } from 'mongodb';
+import type { z } from 'zod';
+import { Resource, type ResourceDef, type WriteContext } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { parseOrThrow } from '../../common/validation';
+import {
+  DELETE_OR_FORCED, READ, WRITE_OR_FORCED, and, geldigOp, mayForceDelete, mayForceWrite, mustResolve, nonField, statusFilter,
+  withDefaults, type Catalogi,
+} from './context';
+import type { Doc } from './schemas';
+
+/**
+ * The parts of a zaaktype (statustypen, roltypen, eigenschappen, resultaattypen, zaakobjecttypen): they belong to
+ * one zaaktype, may only change while that zaaktype is a concept (or with `catalogi.geforceerd-schrijven`), and carry
+ * the zaaktype's catalogus, identificatie and concept state (`_concept`) for their list filters.
+ */
+export interface OnderdeelDef {
+  collection: string;
+  resource: string;
+  schema: z.ZodType;
+  input: z.ZodObject;
+  query: z.ZodObject;
+  defaults: Record<string, unknown>;
+  /** Extra list filters beyond zaaktype, zaaktypeIdentificatie, status and datumGeldigheid. */
+  filter?: (q: Record<string, unknown>) => Filter<Document>;
+  /** Whether the type takes its catalogus from its zaaktype (all but zaakobjecttypen, where it is an input field). */
+  catalogusFromZaaktype?: boolean;
+  /** Whether the `status` filter applies. */
+  status?: boolean;
+  /** Rules of this type on top of the shared ones; returns the document to store. */
+  rules?: (doc: Doc, zaaktype: Stored<Doc>, current: Stored<Doc> | undefined) => Promise<Doc>;
+  render?: ResourceDef<Doc>['render'];
+}
+
+export async function zaaktypeOfPart(c: Catalogi, part: Doc): Promise<Stored<Doc> | undefined> {
+  return typeof part.zaaktype === 'string' ? c.zaaktypen.byUrl(part.zaaktype) : undefined;
+}
+
+export function assertZaaktypeConcept(zaaktype: Doc | undefined, forced: boolean): void {
+  if (zaaktype && zaaktype.concept === false && !forced) {
+    throw nonField('non-concept-zaaktype', 'Het zaaktype is gepubliceerd; onderdelen ervan kunnen niet meer gewijzigd worden.');
+  }
+}
+
+export function registerOnderdeel(c: Catalogi, def: OnderdeelDef): Resource<Doc> {
+  return new Resource<Doc>(c.api, {
+    collection: def.collection,
+    resource: def.resource,
+    schema: def.schema,
+    input: def.input,
+    query: def.query,
+    scopes: { read: READ, create: WRITE_OR_FORCED, update: WRITE_OR_FORCED, destroy: DELETE_OR_FORCED },
+    filter: (q) => {
+      const f: Filter<Document> = {};
+      if (q.zaaktype) f.zaaktype = q.zaaktype;
+      const ident = q.zaaktypeIdentificatie ?? q.zaaktype_identificatie;
+      if (ident) f.zaaktypeIdentificatie = ident;
+      const datum = q.datumGeldigheid ?? q.datum_geldigheid;
+      return and(f, def.status === false ? {} : statusFilter(q.status, '_concept'), datum ? geldigOp(String(datum)) : {}, def.filter?.(q) ?? {});
+    },
+    prepare: async (data, ctx: WriteContext, current) => {
+      const input = parseOrThrow(def.input, data) as Doc;
+      const zaaktype = await mustResolve(c.zaaktypen, 'zaaktype', String(input.zaaktype));
+      const forced = mayForceWrite(ctx.caller);
+      assertZaaktypeConcept(zaaktype, forced);
+      if (current && current.zaaktype !== input.zaaktype) assertZaaktypeConcept(await zaaktypeOfPart(c, current), forced);
+      let doc = withDefaults(input, def.defaults);
+      if (def.catalogusFromZaaktype !== false) doc.catalogus = zaaktype.catalogus;
+      doc.zaaktypeIdentificatie = zaaktype.identificatie;
+      doc._concept = zaaktype.concept !== false;
+      if (def.rules) doc = await def.rules(doc, zaaktype, current);
+      return doc;
+    },
+    beforeDestroy: async (current, ctx) => {
+      assertZaaktypeConcept(await zaaktypeOfPart(c, current), mayForceDelete(ctx.caller));
+    },
+    render: def.render,
+  });
+}

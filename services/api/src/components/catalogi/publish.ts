@@ -1,0 +1,47 @@
+import { ZgwError } from '../../common/errors';
+import { UuidParams } from '../../common/component';
+import type { Resource } from '../../common/resource';
+import { publicFields, type Stored } from '../../common/store';
+import { WRITE, ZAAKTYPE_ONDERDELEN, type Catalogi } from './context';
+import type { Doc } from './schemas';
+import { besluittypenOf, informatieobjecttypenOf } from './zaaktypen';
+
+/**
+ * `POST /{type}/{uuid}/publish`: ends the concept phase. A zaaktype can only be published when the besluittypen
+ * and informatieobjecttypen it uses are published (`concept-relation`). Its parts follow its concept state.
+ */
+export function registerPublish(c: Catalogi, resource: Resource<Doc>, check?: (doc: Stored<Doc>, url: string) => Promise<void>): void {
+  c.api.route({
+    method: 'POST',
+    path: `/${resource.def.collection}/:uuid/publish`,
+    operationId: `${resource.def.resource}_publish`,
+    summary: `Publiceer het concept ${resource.def.resource}.`,
+    scopes: WRITE,
+    params: UuidParams,
+    response: resource.def.schema,
+    status: 200,
+    handler: async ({ caller, params }) => {
+      const current = await resource.getOr404(params.uuid, caller);
+      const url = resource.url(current._id);
+      await check?.(current, url);
+      const doc = { ...publicFields(current), concept: false } as Doc;
+      const stored = await resource.store.replace(current, doc, current.concept === false ? [] : resource.events(doc, current._id, 'update'));
+      if (!stored) throw ZgwError.notFound(`${resource.def.resource} ${params.uuid} bestaat niet meer.`);
+      return resource.toApi(stored);
+    },
+  });
+}
+
+export async function zaaktypePublishCheck(c: Catalogi, doc: Stored<Doc>, url: string): Promise<void> {
+  const related = [...(await besluittypenOf(c, doc)), ...(await informatieobjecttypenOf(c, url))];
+  if (related.some((r) => r.concept !== false)) {
+    throw ZgwError.field('nonFieldErrors', 'concept-relation', 'Alle gerelateerde besluittypen en informatieobjecttypen moeten gepubliceerd zijn.');
+  }
+}
+
+/** After publishing a zaaktype its parts are no longer concept (their `status` filter reads `_concept`). */
+export async function markPartsPublished(c: Catalogi, zaaktypeUrl: string): Promise<void> {
+  for (const name of ZAAKTYPE_ONDERDELEN) {
+    await c[name].store.coll.updateMany({ zaaktype: zaaktypeUrl } as never, { $set: { _concept: false } } as never);
+  }
+}

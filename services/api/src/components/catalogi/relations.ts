@@ -1,0 +1,76 @@
+import type { Document, Filter, Sort } from 'mongodb';
+import type { InvalidParam } from '../../common/errors';
+import type { Resource } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { NEWEST_FIRST, isUrl, resolveLocal } from './context';
+import type { Doc } from './schemas';
+
+/**
+ * The 1.3 history model: a type refers to another type of the same catalogus by its omschrijving (besluittypen,
+ * informatieobjecttypen) or identificatie (zaaktypen), so a relation keeps pointing at whatever version is current.
+ * Clients may still send URLs; those are turned into the omschrijving/identificatie of the object they point at.
+ */
+export interface NamedRelations {
+  names: string[];
+  /** The objects that were given by URL (for concept and catalogus checks). */
+  byUrl: Stored<Doc>[];
+  errors: InvalidParam[];
+  /** True when a URL pointed into another catalogus. */
+  foreignCatalogus: boolean;
+}
+
+export async function namesFromInput(
+  target: Resource<Doc>,
+  field: string,
+  nameField: string,
+  catalogus: string,
+  values: readonly string[],
+): Promise<NamedRelations> {
+  const out: NamedRelations = { names: [], byUrl: [], errors: [], foreignCatalogus: false };
+  for (const [i, value] of values.entries()) {
+    if (!isUrl(value)) {
+      if (!out.names.includes(value)) out.names.push(value);
+      continue;
+    }
+    const r = await resolveLocal(target, `${field}.${i}`, value);
+    if (r.error) {
+      out.errors.push(r.error);
+      continue;
+    }
+    if (r.doc!.catalogus !== catalogus) out.foreignCatalogus = true;
+    const name = String(r.doc![nameField] ?? '');
+    if (!out.names.includes(name)) out.names.push(name);
+    out.byUrl.push(r.doc!);
+  }
+  return out;
+}
+
+const LIVE = { _tombstone: { $exists: false } };
+
+/** The stored objects of `target` in `catalogus` whose `nameField` is one of `names`, newest version first. */
+export async function byNames(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown): Promise<Stored<Doc>[]> {
+  const list = Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string' && n !== '') : [];
+  if (!list.length || typeof catalogus !== 'string') return [];
+  return target.store.find({ catalogus, [nameField]: { $in: list } }, { sort: NEWEST_FIRST as Sort });
+}
+
+/** URLs of the objects matching a filter, without loading whole documents. */
+export async function urlsWhere(target: Resource<Doc>, filter: Filter<Document>, sort: Sort = { _created: 1, _id: 1 }): Promise<string[]> {
+  const docs = await target.store.coll.find({ ...filter, ...LIVE } as never, { projection: { _id: 1 } }).sort(sort).toArray();
+  return docs.map((d) => target.url(String(d._id)));
+}
+
+/** For each name, the URL of its newest version (used where the standard shows one object per relation). */
+export async function newestUrls(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const doc of await byNames(target, nameField, catalogus, names)) {
+    const key = String(doc[nameField]);
+    if (!found.has(key)) found.set(key, target.url(doc._id));
+  }
+  return found;
+}
+
+/** All versions that carry one of the names, as URLs (a relation by omschrijving covers every version). */
+export async function allUrls(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown): Promise<string[]> {
+  return (await byNames(target, nameField, catalogus, names)).map((d) => target.url(d._id));
+}

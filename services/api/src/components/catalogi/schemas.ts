@@ -1,0 +1,436 @@
+import { z } from 'zod';
+import { VERTROUWELIJKHEIDAANDUIDINGEN } from '../../common/vertrouwelijkheid';
+
+/**
+ * Catalogi API 1.3.1 resources. Each resource has an input schema (the writable fields, no defaults, so that its
+ * partial is a correct PATCH body) and an output schema (the served shape, for the OpenAPI document).
+ * Defaults are filled in by the resource's `prepare` hook.
+ */
+
+const ISO_DURATION = /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/;
+
+export const date = z.iso.date();
+export const duration = z.string().regex(ISO_DURATION, { message: 'Ongeldige duur: gebruik ISO 8601, bijvoorbeeld P10D.' });
+export const url = z.url().max(1000);
+/** Optional URL fields where clients send "" for "none". */
+const optionalUrl = (max = 1000) => z.union([z.literal(''), z.url().max(max)]).optional();
+const text = (max?: number) => (max ? z.string().max(max) : z.string());
+
+export const VERTROUWELIJKHEID = z.enum(VERTROUWELIJKHEIDAANDUIDINGEN);
+export const STATUS_FILTER = z.enum(['alles', 'concept', 'definitief']);
+export const AFLEIDINGSWIJZEN = [
+  'afgehandeld',
+  'ander_datumkenmerk',
+  'eigenschap',
+  'gerelateerde_zaak',
+  'hoofdzaak',
+  'ingangsdatum_besluit',
+  'termijn',
+  'vervaldatum_besluit',
+  'zaakobject',
+] as const;
+export const OBJECTTYPEN = [
+  'adres', 'besluit', 'buurt', 'enkelvoudig_document', 'gemeente', 'gemeentelijke_openbare_ruimte', 'huishouden',
+  'inrichtingselement', 'kadastrale_onroerende_zaak', 'kunstwerkdeel', 'maatschappelijke_activiteit', 'medewerker',
+  'natuurlijk_persoon', 'niet_natuurlijk_persoon', 'openbare_ruimte', 'organisatorische_eenheid', 'pand', 'spoorbaandeel',
+  'status', 'terreindeel', 'terrein_gebouwd_object', 'vestiging', 'waterdeel', 'wegdeel', 'wijk', 'woonplaats',
+  'woz_deelobject', 'woz_object', 'woz_waarde', 'zakelijk_recht', 'overige',
+] as const;
+export const ROL_OMSCHRIJVING_GENERIEK = z.enum([
+  'adviseur', 'behandelaar', 'belanghebbende', 'beslisser', 'initiator', 'klantcontacter', 'zaakcoordinator', 'mede_initiator',
+]);
+export const RICHTING = z.enum(['inkomend', 'intern', 'uitgaand']);
+
+/** Geldigheid fields shared by every type (nullable dates). */
+const geldigheid = {
+  beginGeldigheid: date.nullable().optional(),
+  eindeGeldigheid: date.nullable().optional(),
+  beginObject: date.nullable().optional(),
+  eindeObject: date.nullable().optional(),
+};
+const geldigheidOut = {
+  beginGeldigheid: date.nullable(),
+  eindeGeldigheid: date.nullable(),
+  beginObject: date.nullable(),
+  eindeObject: date.nullable(),
+};
+
+// ---------------------------------------------------------------- Catalogus
+
+export const CatalogusInput = z
+  .object({
+    domein: z.string().min(1).max(5),
+    rsin: z.string().regex(/^\d{9}$/, { message: 'Een RSIN bestaat uit 9 cijfers.' }),
+    contactpersoonBeheerNaam: z.string().min(1).max(40),
+    contactpersoonBeheerTelefoonnummer: text(20).optional(),
+    contactpersoonBeheerEmailadres: z.union([z.literal(''), z.email().max(254)]).optional(),
+    naam: text(200).nullable().optional(),
+    versie: text(20).nullable().optional(),
+    begindatumVersie: date.nullable().optional(),
+  })
+  .meta({ id: 'CatalogusRequest' });
+
+export const Catalogus = CatalogusInput.extend({
+  url,
+  zaaktypen: z.array(url),
+  besluittypen: z.array(url),
+  informatieobjecttypen: z.array(url),
+}).meta({ id: 'Catalogus' });
+
+export const CatalogusQuery = z.object({
+  domein: z.string().optional(),
+  domein__in: z.string().optional(),
+  rsin: z.string().optional(),
+  rsin__in: z.string().optional(),
+});
+
+// ---------------------------------------------------------------- ZaakType
+
+const ReferentieProces = z.object({ naam: z.string().min(1).max(80), link: optionalUrl(200) });
+const BronCatalogus = z.object({ url: z.url().max(200), domein: z.string().max(5), rsin: z.string().max(9) });
+const BronZaaktype = z.object({ url: z.url().max(200), identificatie: z.string().max(50), omschrijving: z.string().max(80) });
+const AardRelatie = z.enum(['vervolg', 'bijdrage', 'onderwerp']);
+
+/** `zaaktype` is a URL or (1.3 history model) the identificatie of a zaaktype in the same catalogus. */
+export const ZaakTypenRelatieInput = z.preprocess(
+  // Clients written against the reference implementation also send the snake_case `aard_relatie`.
+  (v) => (v && typeof v === 'object' && !('aardRelatie' in v) && 'aard_relatie' in v ? { ...v, aardRelatie: (v as Record<string, unknown>).aard_relatie } : v),
+  z.object({ zaaktype: z.string().min(1).max(1000), aardRelatie: AardRelatie, toelichting: text(255).optional() }),
+);
+
+export const ZaakTypeInput = z
+  .object({
+    identificatie: z.string().min(1).max(50),
+    omschrijving: z.string().min(1).max(80),
+    omschrijvingGeneriek: text(80).optional(),
+    vertrouwelijkheidaanduiding: VERTROUWELIJKHEID,
+    doel: z.string().min(1),
+    aanleiding: z.string().min(1),
+    toelichting: z.string().optional(),
+    indicatieInternOfExtern: z.enum(['intern', 'extern']),
+    handelingInitiator: z.string().min(1).max(20),
+    onderwerp: z.string().min(1).max(80),
+    handelingBehandelaar: z.string().min(1).max(20),
+    doorlooptijd: duration,
+    servicenorm: duration.nullable().optional(),
+    opschortingEnAanhoudingMogelijk: z.boolean(),
+    verlengingMogelijk: z.boolean(),
+    verlengingstermijn: duration.nullable().optional(),
+    trefwoorden: z.array(z.string().max(30)).optional(),
+    publicatieIndicatie: z.boolean(),
+    publicatietekst: z.string().optional(),
+    verantwoordingsrelatie: z.array(z.string().max(40)).optional(),
+    productenOfDiensten: z.array(z.url().max(1000)),
+    selectielijstProcestype: optionalUrl(200),
+    referentieproces: ReferentieProces,
+    verantwoordelijke: z.string().min(1).max(50),
+    broncatalogus: BronCatalogus.nullable().optional(),
+    bronzaaktype: BronZaaktype.nullable().optional(),
+    catalogus: url,
+    /** Omschrijvingen (or URLs) of besluittypen in the same catalogus. */
+    besluittypen: z.array(z.string().min(1).max(1000)),
+    /** Identificaties (or URLs) of zaaktypen in the same catalogus. */
+    deelzaaktypen: z.array(z.string().min(1).max(1000)).optional(),
+    gerelateerdeZaaktypen: z.array(ZaakTypenRelatieInput),
+    beginGeldigheid: date,
+    eindeGeldigheid: date.nullable().optional(),
+    beginObject: date.nullable().optional(),
+    eindeObject: date.nullable().optional(),
+    versiedatum: date,
+  })
+  .meta({ id: 'ZaakTypeRequest' });
+
+export const ZaakType = z
+  .object({
+    url,
+    ...ZaakTypeInput.shape,
+    besluittypen: z.array(url),
+    deelzaaktypen: z.array(url),
+    gerelateerdeZaaktypen: z.array(z.object({ zaaktype: z.string(), aardRelatie: AardRelatie, toelichting: z.string() })),
+    concept: z.boolean(),
+    statustypen: z.array(url),
+    resultaattypen: z.array(url),
+    eigenschappen: z.array(url),
+    informatieobjecttypen: z.array(url),
+    roltypen: z.array(url),
+    zaakobjecttypen: z.array(url),
+  })
+  .meta({ id: 'ZaakType' });
+
+export const ZaakTypeQuery = z.object({
+  catalogus: url.optional(),
+  identificatie: z.string().optional(),
+  trefwoorden: z.string().optional(),
+  status: STATUS_FILTER.optional(),
+  datumGeldigheid: date.optional(),
+});
+
+// ---------------------------------------------------------------- BesluitType
+
+export const BesluitTypeInput = z
+  .object({
+    catalogus: url,
+    omschrijving: text(80).optional(),
+    omschrijvingGeneriek: text(80).optional(),
+    besluitcategorie: text(40).optional(),
+    reactietermijn: duration.nullable().optional(),
+    publicatieIndicatie: z.boolean(),
+    publicatietekst: z.string().optional(),
+    publicatietermijn: duration.nullable().optional(),
+    toelichting: z.string().optional(),
+    /** Omschrijvingen (or URLs) of informatieobjecttypen in the same catalogus. */
+    informatieobjecttypen: z.array(z.string().min(1).max(1000)),
+    beginGeldigheid: date,
+    eindeGeldigheid: date.nullable().optional(),
+    beginObject: date.nullable().optional(),
+    eindeObject: date.nullable().optional(),
+  })
+  .meta({ id: 'BesluitTypeRequest' });
+
+export const BesluitType = z
+  .object({
+    url,
+    ...BesluitTypeInput.shape,
+    informatieobjecttypen: z.array(url),
+    zaaktypen: z.array(url),
+    concept: z.boolean(),
+    resultaattypen: z.array(url),
+    resultaattypenOmschrijving: z.array(z.string()),
+    vastgelegdIn: z.array(z.string()),
+  })
+  .meta({ id: 'BesluitType' });
+
+export const BesluitTypeQuery = z.object({
+  catalogus: url.optional(),
+  zaaktypen: z.string().optional(),
+  informatieobjecttypen: z.string().optional(),
+  status: STATUS_FILTER.optional(),
+  omschrijving: z.string().optional(),
+  datumGeldigheid: date.optional(),
+});
+
+// ---------------------------------------------------------------- InformatieObjectType
+
+const OmschrijvingGeneriek = z.object({
+  informatieobjecttypeOmschrijvingGeneriek: z.string().max(80),
+  definitieInformatieobjecttypeOmschrijvingGeneriek: z.string().max(255),
+  herkomstInformatieobjecttypeOmschrijvingGeneriek: z.string().max(12),
+  hierarchieInformatieobjecttypeOmschrijvingGeneriek: z.string().max(80),
+  opmerkingInformatieobjecttypeOmschrijvingGeneriek: z.string().max(255).nullable().optional(),
+});
+
+export const InformatieObjectTypeInput = z
+  .object({
+    catalogus: url,
+    omschrijving: z.string().min(1).max(80),
+    vertrouwelijkheidaanduiding: VERTROUWELIJKHEID,
+    beginGeldigheid: date,
+    eindeGeldigheid: date.nullable().optional(),
+    beginObject: date.nullable().optional(),
+    eindeObject: date.nullable().optional(),
+    informatieobjectcategorie: z.string().min(1).max(80),
+    trefwoord: z.array(z.string().max(30)).optional(),
+    omschrijvingGeneriek: OmschrijvingGeneriek.nullable().optional(),
+  })
+  .meta({ id: 'InformatieObjectTypeRequest' });
+
+export const InformatieObjectType = z
+  .object({ url, ...InformatieObjectTypeInput.shape, concept: z.boolean(), zaaktypen: z.array(url), besluittypen: z.array(url) })
+  .meta({ id: 'InformatieObjectType' });
+
+export const InformatieObjectTypeQuery = z.object({
+  catalogus: url.optional(),
+  status: STATUS_FILTER.optional(),
+  datumGeldigheid: date.optional(),
+  omschrijving: z.string().optional(),
+});
+
+// ---------------------------------------------------------------- types that belong to one zaaktype
+
+export const ChildQuery = z.object({
+  zaaktype: url.optional(),
+  zaaktypeIdentificatie: z.string().optional(),
+  status: STATUS_FILTER.optional(),
+  datumGeldigheid: date.optional(),
+});
+
+const CheckListItem = z.object({
+  itemnaam: z.string().min(1).max(30),
+  toelichting: z.string().max(1000).nullable().optional(),
+  vraagstelling: z.string().min(1).max(255),
+  verplicht: z.boolean().optional(),
+});
+
+export const StatusTypeInput = z
+  .object({
+    omschrijving: z.string().min(1).max(80),
+    omschrijvingGeneriek: text(80).optional(),
+    statustekst: text(1000).optional(),
+    zaaktype: url,
+    volgnummer: z.number().int().min(1).max(9999),
+    informeren: z.boolean().optional(),
+    doorlooptijd: duration.nullable().optional(),
+    toelichting: text(1000).nullable().optional(),
+    checklistitemStatustype: z.array(CheckListItem).optional(),
+    eigenschappen: z.array(url).optional(),
+    ...geldigheid,
+  })
+  .meta({ id: 'StatusTypeRequest' });
+
+export const StatusType = z
+  .object({ url, ...StatusTypeInput.shape, ...geldigheidOut, catalogus: url, zaaktypeIdentificatie: z.string(), isEindstatus: z.boolean() })
+  .meta({ id: 'StatusType' });
+
+export const RolTypeInput = z
+  .object({
+    zaaktype: url,
+    omschrijving: z.string().min(1).max(100),
+    omschrijvingGeneriek: ROL_OMSCHRIJVING_GENERIEK,
+    catalogus: url.nullable().optional(),
+    ...geldigheid,
+  })
+  .meta({ id: 'RolTypeRequest' });
+
+export const RolType = z
+  .object({ url, ...RolTypeInput.shape, ...geldigheidOut, catalogus: url, zaaktypeIdentificatie: z.string() })
+  .meta({ id: 'RolType' });
+
+export const RolTypeQuery = ChildQuery.extend({ omschrijvingGeneriek: ROL_OMSCHRIJVING_GENERIEK.optional() });
+
+export const Specificatie = z.object({
+  groep: text(32).optional(),
+  formaat: z.enum(['tekst', 'getal', 'datum', 'datum_tijd']),
+  lengte: z.string().min(1).max(14),
+  kardinaliteit: z.string().min(1).max(3),
+  waardenverzameling: z.array(z.string().max(100)).optional(),
+});
+
+export const EigenschapInput = z
+  .object({
+    naam: z.string().min(1).max(20),
+    definitie: z.string().min(1).max(255),
+    specificatie: Specificatie,
+    toelichting: text(1000).optional(),
+    zaaktype: url,
+    statustype: url.nullable().optional(),
+    ...geldigheid,
+  })
+  .meta({ id: 'EigenschapRequest' });
+
+export const Eigenschap = z
+  .object({ url, ...EigenschapInput.shape, ...geldigheidOut, catalogus: url, zaaktypeIdentificatie: z.string() })
+  .meta({ id: 'Eigenschap' });
+
+export const BrondatumArchiefprocedure = z.object({
+  afleidingswijze: z.enum(AFLEIDINGSWIJZEN),
+  datumkenmerk: text(80).optional(),
+  einddatumBekend: z.boolean().optional(),
+  objecttype: z.union([z.literal(''), z.enum(OBJECTTYPEN)]).optional(),
+  registratie: text(80).optional(),
+  procestermijn: duration.nullable().optional(),
+});
+
+export const ResultaatTypeInput = z
+  .object({
+    zaaktype: url,
+    omschrijving: z.string().min(1).max(30),
+    resultaattypeomschrijving: url,
+    selectielijstklasse: url,
+    toelichting: z.string().optional(),
+    archiefnominatie: z.union([z.literal(''), z.enum(['blijvend_bewaren', 'vernietigen'])]).optional(),
+    archiefactietermijn: duration.nullable().optional(),
+    brondatumArchiefprocedure: BrondatumArchiefprocedure.optional(),
+    procesobjectaard: text(200).nullable().optional(),
+    catalogus: url.nullable().optional(),
+    indicatieSpecifiek: z.boolean().nullable().optional(),
+    procestermijn: duration.nullable().optional(),
+    /** Omschrijvingen (or URLs) of besluittypen in the same catalogus. */
+    besluittypen: z.array(z.string().min(1).max(1000)).optional(),
+    informatieobjecttypen: z.array(url).optional(),
+    ...geldigheid,
+  })
+  .meta({ id: 'ResultaatTypeRequest' });
+
+export const ResultaatType = z
+  .object({
+    url,
+    ...ResultaatTypeInput.shape,
+    ...geldigheidOut,
+    zaaktypeIdentificatie: z.string(),
+    omschrijvingGeneriek: z.string(),
+    besluittypen: z.array(url),
+    besluittypeOmschrijving: z.array(z.string()),
+    informatieobjecttypeOmschrijving: z.array(z.string()),
+    zaakobjecttypen: z.array(url),
+  })
+  .meta({ id: 'ResultaatType' });
+
+/** 1.3.1 spells two resultaattypen filters in snake_case; the camelCase spellings of 1.3.3 are accepted too. */
+export const ResultaatTypeQuery = z.object({
+  zaaktype: url.optional(),
+  zaaktype_identificatie: z.string().optional(),
+  zaaktypeIdentificatie: z.string().optional(),
+  status: STATUS_FILTER.optional(),
+  datum_geldigheid: date.optional(),
+  datumGeldigheid: date.optional(),
+});
+
+export const ZaakObjectTypeInput = z
+  .object({
+    anderObjecttype: z.boolean(),
+    beginGeldigheid: date,
+    eindeGeldigheid: date.nullable().optional(),
+    beginObject: date.nullable().optional(),
+    eindeObject: date.nullable().optional(),
+    objecttype: z.url().max(200),
+    relatieOmschrijving: z.string().min(1).max(80),
+    zaaktype: url,
+    catalogus: url,
+    resultaattypen: z.array(url).optional(),
+    statustypen: z.array(url).optional(),
+  })
+  .meta({ id: 'ZaakObjectTypeRequest' });
+
+export const ZaakObjectType = z
+  .object({ url, ...ZaakObjectTypeInput.shape, zaaktypeIdentificatie: z.string() })
+  .meta({ id: 'ZaakObjectType' });
+
+const booleanFilter = z.enum(['true', 'false', 'True', 'False', '1', '0']);
+export const ZaakObjectTypeQuery = z.object({
+  anderObjecttype: booleanFilter.optional(),
+  catalogus: url.optional(),
+  datumBeginGeldigheid: date.optional(),
+  datumEindeGeldigheid: date.optional(),
+  datumGeldigheid: date.optional(),
+  objecttype: url.optional(),
+  relatieOmschrijving: z.string().optional(),
+  zaaktype: url.optional(),
+  zaaktypeIdentificatie: z.string().optional(),
+});
+
+export const ZaakTypeInformatieObjectTypeInput = z
+  .object({
+    zaaktype: url,
+    /** URL or (1.3 history model) omschrijving of an informatieobjecttype in the zaaktype's catalogus. */
+    informatieobjecttype: z.string().min(1).max(1000),
+    volgnummer: z.number().int().min(1).max(999),
+    richting: RICHTING,
+    statustype: url.nullable().optional(),
+  })
+  .meta({ id: 'ZaakTypeInformatieObjectTypeRequest' });
+
+export const ZaakTypeInformatieObjectType = z
+  .object({ url, ...ZaakTypeInformatieObjectTypeInput.shape, catalogus: url, zaaktypeIdentificatie: z.string() })
+  .meta({ id: 'ZaakTypeInformatieObjectType' });
+
+export const ZiotQuery = z.object({
+  zaaktype: url.optional(),
+  informatieobjecttype: z.string().optional(),
+  richting: RICHTING.optional(),
+  status: STATUS_FILTER.optional(),
+});
+
+// ---------------------------------------------------------------- stored documents
+
+/** Stored shapes: the API fields minus `url` and the fields computed at read time; `_concept` mirrors the zaaktype. */
+export type Doc = Record<string, unknown> & { catalogus?: string };

@@ -1,0 +1,80 @@
+import type { Document, Filter } from 'mongodb';
+import { ZgwError } from '../../common/errors';
+import { Resource, type WriteContext } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { parseOrThrow } from '../../common/validation';
+import {
+  DELETE_OR_FORCED, NEWEST_FIRST, READ, WRITE_OR_FORCED, and, isUrl, mayForceDelete, mayForceWrite, mustResolve, nonField,
+  resolveLocal, statusFilter, type Catalogi,
+} from './context';
+import { ZaakTypeInformatieObjectType, ZaakTypeInformatieObjectTypeInput, ZiotQuery, type Doc } from './schemas';
+
+/** A link may not change once both its zaaktype and its informatieobjecttype are published. */
+async function assertNotBothPublished(c: Catalogi, zaaktype: string, iot: string): Promise<void> {
+  const [zt, io] = await Promise.all([c.zaaktypen.byUrl(zaaktype), c.informatieobjecttypen.byUrl(iot)]);
+  if (zt?.concept === false && io?.concept === false) {
+    throw nonField('non-concept-relation', 'Zaaktype en informatieobjecttype zijn beide gepubliceerd.');
+  }
+}
+
+export function registerZiot(c: Catalogi): Resource<Doc> {
+  return new Resource<Doc>(c.api, {
+    collection: 'zaaktype-informatieobjecttypen',
+    resource: 'zaaktypeinformatieobjecttype',
+    schema: ZaakTypeInformatieObjectType,
+    input: ZaakTypeInformatieObjectTypeInput,
+    query: ZiotQuery,
+    scopes: { read: READ, create: WRITE_OR_FORCED, update: WRITE_OR_FORCED, destroy: DELETE_OR_FORCED },
+    sort: { zaaktype: 1, volgnummer: 1, _id: 1 },
+    filter: (q) => {
+      const f: Filter<Document> = {};
+      if (q.zaaktype) f.zaaktype = q.zaaktype;
+      if (q.informatieobjecttype) {
+        const v = String(q.informatieobjecttype);
+        Object.assign(f, isUrl(v) ? { informatieobjecttype: v } : { _iotOmschrijving: v });
+      }
+      if (q.richting) f.richting = q.richting;
+      return and(f, statusFilter(q.status, '_concept'));
+    },
+    prepare: (data, ctx, current) => prepare(c, data, ctx, current),
+    beforeDestroy: async (current, ctx) => {
+      if (!mayForceDelete(ctx.caller)) await assertNotBothPublished(c, String(current.zaaktype), String(current.informatieobjecttype));
+    },
+  });
+}
+
+async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
+  const input = parseOrThrow(ZaakTypeInformatieObjectTypeInput, data);
+  const zaaktype = await mustResolve(c.zaaktypen, 'zaaktype', input.zaaktype);
+  let iot: Stored<Doc> | undefined;
+  if (isUrl(input.informatieobjecttype)) {
+    const r = await resolveLocal(c.informatieobjecttypen, 'informatieobjecttype', input.informatieobjecttype);
+    if (r.error) throw ZgwError.validation([r.error]);
+    iot = r.doc;
+  } else {
+    // 1.3 history model: an omschrijving names the newest informatieobjecttype of the zaaktype's catalogus.
+    [iot] = await c.informatieobjecttypen.store.find({ catalogus: zaaktype.catalogus, omschrijving: input.informatieobjecttype }, { sort: NEWEST_FIRST, limit: 1 });
+    if (!iot) {
+      throw ZgwError.field('informatieobjecttype', 'does_not_exist', `Er is geen informatieobjecttype "${input.informatieobjecttype}" in de catalogus van het zaaktype.`);
+    }
+  }
+  if (iot!.catalogus !== zaaktype.catalogus) {
+    throw nonField('relations-incorrect-catalogus', 'Zaaktype en informatieobjecttype moeten tot dezelfde catalogus behoren.');
+  }
+  const iotUrl = c.informatieobjecttypen.url(iot!._id);
+  if (!mayForceWrite(ctx.caller)) {
+    if (current) await assertNotBothPublished(c, String(current.zaaktype), String(current.informatieobjecttype));
+    if (zaaktype.concept === false && iot!.concept === false) {
+      throw nonField('non-concept-relation', 'Zaaktype en informatieobjecttype zijn beide gepubliceerd.');
+    }
+  }
+  return {
+    ...input,
+    informatieobjecttype: iotUrl,
+    statustype: input.statustype ?? null,
+    catalogus: zaaktype.catalogus,
+    zaaktypeIdentificatie: zaaktype.identificatie,
+    _concept: zaaktype.concept !== false,
+    _iotOmschrijving: iot!.omschrijving,
+  };
+}

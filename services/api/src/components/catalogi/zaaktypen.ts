@@ -1,0 +1,153 @@
+import type { Document, Filter } from 'mongodb';
+import { ZgwError, type InvalidParam } from '../../common/errors';
+import { Resource, type WriteContext } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { parseOrThrow } from '../../common/validation';
+import {
+  DELETE_OR_FORCED, READ, WRITE, WRITE_OR_FORCED, ZAAKTYPE_ONDERDELEN, and, geldigOp, isUrl, mayForceDelete, mayForceWrite,
+  mustResolve, nonField, onlyEndsGeldigheid, statusFilter, withDefaults, type Catalogi,
+} from './context';
+import { allUrls, byNames, namesFromInput, newestUrls, urlsWhere } from './relations';
+import { ZaakType, ZaakTypeInput, ZaakTypeQuery, type Doc } from './schemas';
+
+const ZAAKTYPE_READ = [...READ, 'documenten.lezen', 'zaken.lezen'];
+
+const DEFAULTS = {
+  omschrijvingGeneriek: '',
+  toelichting: '',
+  servicenorm: null,
+  verlengingstermijn: null,
+  trefwoorden: [],
+  publicatietekst: '',
+  verantwoordingsrelatie: [],
+  selectielijstProcestype: '',
+  broncatalogus: null,
+  bronzaaktype: null,
+  deelzaaktypen: [],
+  eindeGeldigheid: null,
+  beginObject: null,
+  eindeObject: null,
+};
+
+/** The besluittypen a zaaktype refers to (by omschrijving), every version in its catalogus. */
+export function besluittypenOf(c: Catalogi, zaaktype: Doc): Promise<Stored<Doc>[]> {
+  return byNames(c.besluittypen, 'omschrijving', zaaktype.catalogus, zaaktype.besluittypen);
+}
+
+/** The informatieobjecttypen a zaaktype is linked to through zaaktype-informatieobjecttypen. */
+export async function informatieobjecttypenOf(c: Catalogi, zaaktypeUrl: string): Promise<Stored<Doc>[]> {
+  const links = await c.ziot.store.find({ zaaktype: zaaktypeUrl });
+  const out: Stored<Doc>[] = [];
+  for (const link of links) {
+    const doc = await c.informatieobjecttypen.byUrl(String(link.informatieobjecttype));
+    if (doc) out.push(doc);
+  }
+  return out;
+}
+
+export function registerZaaktypen(c: Catalogi): Resource<Doc> {
+  const resource: Resource<Doc> = new Resource<Doc>(c.api, {
+    collection: 'zaaktypen',
+    resource: 'zaaktype',
+    schema: ZaakType,
+    input: ZaakTypeInput,
+    query: ZaakTypeQuery,
+    scopes: { read: ZAAKTYPE_READ, create: WRITE, update: WRITE_OR_FORCED, destroy: DELETE_OR_FORCED },
+    sort: { identificatie: 1, beginGeldigheid: 1, _id: 1 },
+    kanaal: 'zaaktypen',
+    kenmerken: (doc) => ({ catalogus: String(doc.catalogus) }),
+    filter: (q) => {
+      const f: Filter<Document> = {};
+      if (q.catalogus) f.catalogus = q.catalogus;
+      if (q.identificatie) f.identificatie = q.identificatie;
+      if (q.trefwoorden) f.trefwoorden = { $all: String(q.trefwoorden).split(',').filter(Boolean) };
+      return and(f, statusFilter(q.status), q.datumGeldigheid ? geldigOp(String(q.datumGeldigheid)) : {});
+    },
+    prepare: (data, ctx, current) => prepare(c, data, ctx, current),
+    beforeDestroy: async (current, ctx) => {
+      if (mayForceDelete(ctx.caller)) return;
+      if (current.concept === false) throw nonField('non-concept-object', 'Een gepubliceerd zaaktype kan niet verwijderd worden.');
+      const related = [...(await besluittypenOf(c, current)), ...(await informatieobjecttypenOf(c, ctx.url))];
+      if (related.some((d) => d.concept === false)) {
+        throw nonField('non-concept-relation', 'Het zaaktype heeft relaties met gepubliceerde typen en kan niet verwijderd worden.');
+      }
+    },
+    // The parts of a zaaktype (statustypen, roltypen, ...) have no meaning without it.
+    afterDestroy: async (_current, ctx) => {
+      for (const name of ZAAKTYPE_ONDERDELEN) await c[name].store.coll.deleteMany({ zaaktype: ctx.url } as never);
+    },
+    render: async (doc, url) => {
+      const deel = await newestUrls(resource, 'identificatie', doc.catalogus, doc.deelzaaktypen);
+      const gerelateerd = (doc.gerelateerdeZaaktypen as { zaaktype: string }[] | undefined) ?? [];
+      const gerelateerdUrls = await newestUrls(resource, 'identificatie', doc.catalogus, gerelateerd.map((g) => g.zaaktype));
+      const iots = await c.ziot.store.find({ zaaktype: url });
+      return {
+        besluittypen: await allUrls(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen),
+        deelzaaktypen: ((doc.deelzaaktypen as string[] | undefined) ?? []).map((d) => deel.get(d)).filter(Boolean),
+        gerelateerdeZaaktypen: gerelateerd.map((g) => ({ ...g, zaaktype: isUrl(g.zaaktype) ? g.zaaktype : (gerelateerdUrls.get(g.zaaktype) ?? g.zaaktype) })),
+        statustypen: await urlsWhere(c.statustypen, { zaaktype: url }, { volgnummer: 1 }),
+        resultaattypen: await urlsWhere(c.resultaattypen, { zaaktype: url }),
+        eigenschappen: await urlsWhere(c.eigenschappen, { zaaktype: url }),
+        roltypen: await urlsWhere(c.roltypen, { zaaktype: url }),
+        zaakobjecttypen: await urlsWhere(c.zaakobjecttypen, { zaaktype: url }),
+        informatieobjecttypen: [...new Set(iots.map((z) => String(z.informatieobjecttype)))],
+      };
+    },
+  });
+  return resource;
+}
+
+async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
+  const input = parseOrThrow(ZaakTypeInput, data);
+  const catalogus = await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
+  void catalogus;
+  const errors: InvalidParam[] = [];
+  const besluittypen = await namesFromInput(c.besluittypen, 'besluittypen', 'omschrijving', input.catalogus, input.besluittypen);
+  const deelzaaktypen = await namesFromInput(c.zaaktypen, 'deelzaaktypen', 'identificatie', input.catalogus, input.deelzaaktypen ?? []);
+  errors.push(...besluittypen.errors, ...deelzaaktypen.errors);
+  if (errors.length) throw ZgwError.validation(errors);
+  if (besluittypen.foreignCatalogus || deelzaaktypen.foreignCatalogus) {
+    throw nonField('relations-incorrect-catalogus', 'De gerelateerde typen moeten tot dezelfde catalogus behoren als het zaaktype.');
+  }
+  const gerelateerdeZaaktypen = [];
+  for (const g of input.gerelateerdeZaaktypen) {
+    // A URL to one of our zaaktypen is stored as its identificatie; other URLs stay as given.
+    const local = isUrl(g.zaaktype) ? await c.zaaktypen.byUrl(g.zaaktype) : undefined;
+    gerelateerdeZaaktypen.push({ zaaktype: local ? String(local.identificatie) : g.zaaktype, aardRelatie: g.aardRelatie, toelichting: g.toelichting ?? '' });
+  }
+
+  const doc = withDefaults(
+    { ...input, besluittypen: besluittypen.names, deelzaaktypen: deelzaaktypen.names, gerelateerdeZaaktypen },
+    DEFAULTS,
+  );
+  doc.concept = current ? current.concept !== false : true;
+
+  if (!mayForceWrite(ctx.caller)) {
+    if (current && !onlyEndsGeldigheid(current, doc)) {
+      if (current.concept === false) throw nonField('non-concept-object', 'Een gepubliceerd zaaktype kan alleen een eindeGeldigheid krijgen.');
+      if ((await besluittypenOf(c, current)).some((b) => b.concept === false)) {
+        throw nonField('non-concept-relation', 'Het zaaktype is gerelateerd aan een gepubliceerd besluittype.');
+      }
+    }
+    if (besluittypen.byUrl.some((b) => b.concept === false)) {
+      throw nonField('non-concept-relation', 'Een concept zaaktype kan niet aan een gepubliceerd besluittype gerelateerd worden.');
+    }
+  }
+
+  if (input.verlengingMogelijk && !input.verlengingstermijn) {
+    errors.push({ name: 'verlengingstermijn', code: 'required', reason: 'Verlengingstermijn is vereist als verlenging mogelijk is.' });
+  }
+  if (input.selectielijstProcestype && input.selectielijstProcestype !== current?.selectielijstProcestype) {
+    const r = await c.selectielijst.procestype('selectielijstProcestype', input.selectielijstProcestype);
+    if (!r.ok) errors.unshift(r.error);
+  }
+  if (errors.length) throw ZgwError.validation(errors);
+
+  // Parts of the zaaktype carry its identificatie for their `zaaktypeIdentificatie` filter.
+  if (current && current.identificatie !== doc.identificatie) {
+    for (const name of ZAAKTYPE_ONDERDELEN) {
+      await c[name].store.coll.updateMany({ zaaktype: ctx.url } as never, { $set: { zaaktypeIdentificatie: doc.identificatie } } as never);
+    }
+  }
+  return doc;
+}
