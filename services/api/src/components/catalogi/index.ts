@@ -59,6 +59,7 @@ async function ensureIndexes(c: Catalogi): Promise<void> {
     r.store.ensureIndexes([
       { key: { catalogus: 1, omschrijving: 1, beginGeldigheid: -1 } },
       { key: { catalogus: 1, concept: 1, beginGeldigheid: 1 } },
+      { key: { concept: 1, _created: 1, _id: 1 } },
       ...extra,
     ]);
   await c.catalogussen.store.ensureIndexes([{ key: { domein: 1 } }, { key: { rsin: 1 } }]);
@@ -66,7 +67,7 @@ async function ensureIndexes(c: Catalogi): Promise<void> {
     { key: { catalogus: 1, identificatie: 1, beginGeldigheid: -1 } },
     { key: { catalogus: 1, besluittypen: 1 } },
     { key: { trefwoorden: 1 } },
-    { key: { identificatie: 1, beginGeldigheid: 1 } },
+    { key: { identificatie: 1, beginGeldigheid: 1, _id: 1 } },
   ]);
   await types(c.besluittypen, [{ key: { catalogus: 1, informatieobjecttypen: 1 } }]);
   await types(c.informatieobjecttypen);
@@ -81,6 +82,11 @@ async function ensureIndexes(c: Catalogi): Promise<void> {
   await c.statustypen.store.ensureIndexes([{ key: { zaaktype: 1, volgnummer: -1 } }]);
   await c.roltypen.store.ensureIndexes([{ key: { omschrijvingGeneriek: 1 } }]);
   await c.resultaattypen.store.ensureIndexes([{ key: { catalogus: 1, besluittypen: 1 } }]);
-  await c.zaakobjecttypen.store.ensureIndexes([{ key: { catalogus: 1, objecttype: 1 } }, { key: { relatieOmschrijving: 1 } }]);
-  await c.ziot.store.ensureIndexes([{ key: { informatieobjecttype: 1 } }, { key: { _iotOmschrijving: 1 } }]);
+  await c.zaakobjecttypen.store.ensureIndexes([
+    { key: { catalogus: 1, objecttype: 1 } },
+    { key: { relatieOmschrijving: 1 } },
+    { key: { resultaattypen: 1 } },
+    { key: { statustypen: 1 } },
+  ]);
+  await c.ziot.store.ensureIndexes([{ key: { informatieobjecttype: 1 } }, { key: { _iotOmschrijving: 1 } }, { key: { zaaktype: 1, volgnummer: 1, _id: 1 } }]);
 }
