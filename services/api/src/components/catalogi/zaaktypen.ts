@@ -99,8 +99,7 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
 
 async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
   const input = parseOrThrow(ZaakTypeInput, data);
-  const catalogus = await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
-  void catalogus;
+  await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
   const errors: InvalidParam[] = [];
   const besluittypen = await namesFromInput(c.besluittypen, 'besluittypen', 'omschrijving', input.catalogus, input.besluittypen);
   const deelzaaktypen = await namesFromInput(c.zaaktypen, 'deelzaaktypen', 'identificatie', input.catalogus, input.deelzaaktypen ?? []);
