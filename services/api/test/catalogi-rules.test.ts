@@ -146,6 +146,10 @@ describe('ztc-013: relations stay within one catalogus', () => {
     const own = await create(t, 'zaaktypen', zaaktypeBody(cat, { identificatie: ident() }));
     const patch = await t.call('PATCH', own.url, { besluittypen: [bt2.url] });
     expect(first(patch)).toMatchObject({ code: 'relations-incorrect-catalogus' });
+    // besluittype.zaaktypen is read-only, but a zaaktype of another catalogus in it is still refused.
+    const zt2 = await create(t, 'zaaktypen', zaaktypeBody(other, { identificatie: ident() }));
+    const btOwn = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'eigen', zaaktypen: [own.url] }));
+    expect(first(await t.call('PATCH', btOwn.url, { zaaktypen: [zt2.url] }))).toMatchObject({ code: 'relations-incorrect-catalogus' });
     const link = await t.call('POST', `${ZTC}/zaaktype-informatieobjecttypen`, { zaaktype: own.url, informatieobjecttype: iot2.url, volgnummer: 1, richting: 'inkomend' });
     expect(first(link)).toMatchObject({ name: 'nonFieldErrors', code: 'relations-incorrect-catalogus' });
   });

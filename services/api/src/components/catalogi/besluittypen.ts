@@ -75,12 +75,23 @@ export function registerBesluittypen(c: Catalogi): Resource<Doc> {
   });
 }
 
+/** Whether one of the given zaaktype URLs is a zaaktype of another catalogus (the relation itself is read-only). */
+async function anyInOtherCatalogus(c: Catalogi, urls: string[], catalogus: string): Promise<boolean> {
+  for (const url of urls) {
+    const zt = await c.zaaktypen.byUrl(url);
+    if (zt && zt.catalogus !== catalogus) return true;
+  }
+  return false;
+}
+
 async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
   const input = parseOrThrow(BesluitTypeInput, data);
   await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
   const iots = await namesFromInput(c.informatieobjecttypen, 'informatieobjecttypen', 'omschrijving', input.catalogus, input.informatieobjecttypen);
   if (iots.errors.length) throw ZgwError.validation(iots.errors);
-  const doc = withDefaults({ ...input, informatieobjecttypen: iots.names }, DEFAULTS);
+  const { zaaktypen, ...fields } = input;
+  const foreignZaaktype = await anyInOtherCatalogus(c, zaaktypen ?? [], input.catalogus);
+  const doc = withDefaults({ ...fields, informatieobjecttypen: iots.names }, DEFAULTS);
   doc.concept = current ? current.concept !== false : true;
   if (!mayForceWrite(ctx.caller)) {
     if (current && !onlyEndsGeldigheid(current, doc)) {
@@ -93,8 +104,8 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
       throw nonField('non-concept-relation', 'Een concept besluittype kan niet aan een gepubliceerd informatieobjecttype gerelateerd worden.');
     }
   }
-  if (iots.foreignCatalogus) {
-    throw nonField('relations-incorrect-catalogus', 'De informatieobjecttypen moeten tot dezelfde catalogus behoren als het besluittype.');
+  if (iots.foreignCatalogus || foreignZaaktype) {
+    throw nonField('relations-incorrect-catalogus', 'Gerelateerde informatieobjecttypen en zaaktypen moeten tot de catalogus van het besluittype behoren.');
   }
   return doc;
 }

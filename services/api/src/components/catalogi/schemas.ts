@@ -180,6 +180,8 @@ export const BesluitTypeInput = z
     toelichting: z.string().optional(),
     /** Omschrijvingen (or URLs) of informatieobjecttypen in the same catalogus. */
     informatieobjecttypen: z.array(z.string().min(1).max(1000)),
+    /** Read-only in 1.3.1 and never stored, but clients send it: URLs into another catalogus are refused. */
+    zaaktypen: z.array(z.string().max(1000)).optional(),
     beginGeldigheid: date,
     eindeGeldigheid: date.nullable().optional(),
     beginObject: date.nullable().optional(),
