@@ -13,6 +13,7 @@ let sl: Referentielijsten;
 const bodies: Record<string, Record<string, unknown>> = {};
 const objects: Record<string, string> = {};
 const problems: string[] = [];
+let otherCatalogus: string;
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const BAD_VALUES: unknown[] = [null, 12345, true, '', 'x'.repeat(1100), [{}], { a: 1 }, 'not a url', 'http://elders.example/api/v1/zaaktypen/1', `http://127.0.0.1:8000/catalogi/api/v1/zaaktypen/${MISSING}`, '2020-13-45'];
@@ -43,6 +44,7 @@ beforeAll(async () => {
   sl = await startReferentielijsten();
   t = await startApp({ REFERENTIELIJSTEN_URL: sl.url });
   const cat = await catalogus(t, 'BAD');
+  otherCatalogus = await catalogus(t, 'BAD2');
   const zt = await create(t, 'zaaktypen', zaaktypeBody(cat, { selectielijstProcestype: sl.procestype }));
   const iot = await create(t, 'informatieobjecttypen', iotBody(cat));
   const st = await create(t, 'statustypen', { zaaktype: zt.url, omschrijving: 's', volgnummer: 1 });
@@ -181,6 +183,12 @@ describe('bad input never gives a 5xx', () => {
       ['resultaattypen', { ...bodies.resultaattypen, brondatumArchiefprocedure: { afleidingswijze: 'later' } }, 'brondatumArchiefprocedure.afleidingswijze', 'invalid_choice'],
       ['zaaktype-informatieobjecttypen', { ...bodies['zaaktype-informatieobjecttypen'], richting: 'omhoog' }, 'richting', 'invalid_choice'],
       ['catalogussen', { ...bodies.catalogussen, rsin: '12' }, 'rsin', 'invalid'],
+      ['eigenschappen', { ...bodies.eigenschappen, statustype: `http://127.0.0.1:8000/catalogi/api/v1/statustypen/${MISSING}` }, 'statustype', 'does_not_exist'],
+      ['statustypen', { ...bodies.statustypen, eigenschappen: ['http://elders.example/eigenschappen/1'] }, 'eigenschappen.0', 'bad-url'],
+      ['zaakobjecttypen', { ...bodies.zaakobjecttypen, statustypen: [`http://127.0.0.1:8000/catalogi/api/v1/statustypen/${MISSING}`] }, 'statustypen.0', 'does_not_exist'],
+      ['resultaattypen', { ...bodies.resultaattypen, informatieobjecttypen: ['http://elders.example/iot/1'] }, 'informatieobjecttypen.0', 'bad-url'],
+      ['zaaktype-informatieobjecttypen', { ...bodies['zaaktype-informatieobjecttypen'], statustype: `http://127.0.0.1:8000/catalogi/api/v1/statustypen/${MISSING}` }, 'statustype', 'does_not_exist'],
+      ['zaakobjecttypen', { ...bodies.zaakobjecttypen, catalogus: otherCatalogus }, 'nonFieldErrors', 'relations-incorrect-catalogus'],
     ];
     for (const [collection, body, name, code] of cases) {
       const res = await t.call('POST', `${ZTC}/${collection}`, body);

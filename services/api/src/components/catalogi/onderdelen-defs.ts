@@ -20,6 +20,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     input: StatusTypeInput,
     query: ChildQuery,
     defaults: { omschrijvingGeneriek: '', statustekst: '', informeren: false, doorlooptijd: null, toelichting: null, checklistitemStatustype: [], eigenschappen: [], ...GELDIGHEID },
+    links: [{ field: 'eigenschappen', target: 'eigenschappen' }],
     // The eindstatus is the statustype with the highest volgnummer of its zaaktype.
     render: async (doc) => {
       const [last] = await statustypen.store.find({ zaaktype: doc.zaaktype }, { sort: { volgnummer: -1 }, limit: 1 });
@@ -44,6 +45,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     input: EigenschapInput,
     query: ChildQuery,
     defaults: { toelichting: '', statustype: null, ...GELDIGHEID },
+    links: [{ field: 'statustype', target: 'statustypen' }],
     rules: async (doc) => ({ ...doc, specificatie: { groep: '', waardenverzameling: [], ...(doc.specificatie as object) } }),
   });
 
@@ -65,6 +67,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
       informatieobjecttypen: [],
       ...GELDIGHEID,
     },
+    links: [{ field: 'informatieobjecttypen', target: 'informatieobjecttypen' }],
     rules: (doc, zaaktype, current) => resultaattypeRules(c, doc, zaaktype, current),
     render: async (doc, url) => {
       const iots = await Promise.all(((doc.informatieobjecttypen as string[]) ?? []).map((u) => c.informatieobjecttypen.byUrl(u)));
@@ -86,6 +89,10 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     query: ZaakObjectTypeQuery,
     defaults: { eindeGeldigheid: null, beginObject: null, eindeObject: null, resultaattypen: [], statustypen: [] },
     catalogusFromZaaktype: false,
+    links: [
+      { field: 'statustypen', target: 'statustypen' },
+      { field: 'resultaattypen', target: 'resultaattypen' },
+    ],
     status: false,
     filter: (q) => {
       const f: Filter<Document> = {};

@@ -1,11 +1,12 @@
 import type { Document, Filter } from 'mongodb';
 import type { z } from 'zod';
+import { ZgwError, type InvalidParam } from '../../common/errors';
 import { Resource, type ResourceDef, type WriteContext } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
-  DELETE_OR_FORCED, READ, WRITE_OR_FORCED, and, geldigOp, mayForceDelete, mayForceWrite, mustResolve, nonField, statusFilter,
-  withDefaults, type Catalogi,
+  DELETE_OR_FORCED, READ, WRITE_OR_FORCED, and, geldigOp, mayForceDelete, mayForceWrite, mustResolve, nonField, resolveLocal,
+  statusFilter, withDefaults, type Catalogi,
 } from './context';
 import type { Doc } from './schemas';
 
@@ -27,9 +28,27 @@ export interface OnderdeelDef {
   catalogusFromZaaktype?: boolean;
   /** Whether the `status` filter applies. */
   status?: boolean;
+  /** URL fields (single or list) that must point at an existing object of another Catalogi resource. */
+  links?: { field: string; target: LinkTarget }[];
   /** Rules of this type on top of the shared ones; returns the document to store. */
   rules?: (doc: Doc, zaaktype: Stored<Doc>, current: Stored<Doc> | undefined) => Promise<Doc>;
   render?: ResourceDef<Doc>['render'];
+}
+
+type LinkTarget = 'statustypen' | 'eigenschappen' | 'resultaattypen' | 'informatieobjecttypen';
+
+/** `bad-url` / `does_not_exist` for every linked URL that is not one of our objects. */
+async function checkLinks(c: Catalogi, def: OnderdeelDef, input: Doc): Promise<InvalidParam[]> {
+  const errors: InvalidParam[] = [];
+  for (const { field, target } of def.links ?? []) {
+    const value = input[field];
+    const list = Array.isArray(value) ? value.map((v, i) => [`${field}.${i}`, v] as const) : value ? [[field, value] as const] : [];
+    for (const [name, url] of list) {
+      const r = await resolveLocal(c[target], name, String(url));
+      if (r.error) errors.push(r.error);
+    }
+  }
+  return errors;
 }
 
 export async function zaaktypeOfPart(c: Catalogi, part: Doc): Promise<Stored<Doc> | undefined> {
@@ -64,6 +83,12 @@ export function registerOnderdeel(c: Catalogi, def: OnderdeelDef): Resource<Doc>
       const forced = mayForceWrite(ctx.caller);
       assertZaaktypeConcept(zaaktype, forced);
       if (current && current.zaaktype !== input.zaaktype) assertZaaktypeConcept(await zaaktypeOfPart(c, current), forced);
+      const linkErrors = await checkLinks(c, def, input);
+      if (linkErrors.length) throw ZgwError.validation(linkErrors);
+      if (def.catalogusFromZaaktype === false && input.catalogus !== zaaktype.catalogus) {
+        await mustResolve(c.catalogussen, 'catalogus', String(input.catalogus));
+        throw nonField('relations-incorrect-catalogus', 'Het zaaktype hoort bij een andere catalogus.');
+      }
       let doc = withDefaults(input, def.defaults);
       if (def.catalogusFromZaaktype !== false) doc.catalogus = zaaktype.catalogus;
       doc.zaaktypeIdentificatie = zaaktype.identificatie;

@@ -61,6 +61,7 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
   if (iot!.catalogus !== zaaktype.catalogus) {
     throw nonField('relations-incorrect-catalogus', 'Zaaktype en informatieobjecttype moeten tot dezelfde catalogus behoren.');
   }
+  if (input.statustype) await mustResolve(c.statustypen, 'statustype', input.statustype);
   const iotUrl = c.informatieobjecttypen.url(iot!._id);
   if (!mayForceWrite(ctx.caller)) {
     if (current) await assertNotBothPublished(c, String(current.zaaktype), String(current.informatieobjecttype));
