@@ -102,7 +102,11 @@ describe('ztc-010/011: concept types and their published relations', () => {
     await publish(t, zt.url);
     const link = await create(t, 'zaaktype-informatieobjecttypen', { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 1, richting: 'inkomend' }, { token: limited });
     expect((await t.call('PATCH', link.url, { volgnummer: 2 }, { token: limited })).statusCode).toBe(200);
+    // The link is concept until both sides are published (status filter).
+    const count = async (status: string) => (await t.call('GET', `${ZTC}/zaaktype-informatieobjecttypen?zaaktype=${zt.url}&status=${status}`)).json().count;
+    expect([await count('concept'), await count('definitief')]).toEqual([1, 0]);
     await publish(t, iot.url);
+    expect([await count('concept'), await count('definitief'), await count('alles')]).toEqual([0, 1, 1]);
     expect(first(await t.call('PATCH', link.url, { volgnummer: 3 }, { token: limited }))).toMatchObject({ code: 'non-concept-relation' });
     expect(first(await t.call('DELETE', link.url, undefined, { token: limited }))).toMatchObject({ code: 'non-concept-relation' });
     const again = await t.call('POST', `${ZTC}/zaaktype-informatieobjecttypen`, { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 1, richting: 'inkomend' }, { token: limited });

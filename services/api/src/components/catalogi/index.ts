@@ -6,7 +6,7 @@ import { registerCatalogussen } from './catalogussen';
 import type { Catalogi } from './context';
 import { registerInformatieobjecttypen } from './informatieobjecttypen';
 import { registerOnderdelen } from './onderdelen-defs';
-import { markPartsPublished, registerPublish, zaaktypePublishCheck } from './publish';
+import { markLinksPublished, markPartsPublished, registerPublish, zaaktypePublishCheck } from './publish';
 import { SelectielijstClient } from './selectielijst';
 import type { Doc } from './schemas';
 import { registerZaaktypen } from './zaaktypen';
@@ -34,7 +34,7 @@ export const catalogi: ComponentDef = {
       await markPartsPublished(c, url);
     });
     registerPublish(c, c.besluittypen);
-    registerPublish(c, c.informatieobjecttypen);
+    registerPublish(c, c.informatieobjecttypen, (_doc, url) => markLinksPublished(c, url));
 
     await ensureIndexes(c);
   },
@@ -88,5 +88,5 @@ async function ensureIndexes(c: Catalogi): Promise<void> {
     { key: { resultaattypen: 1 } },
     { key: { statustypen: 1 } },
   ]);
-  await c.ziot.store.ensureIndexes([{ key: { informatieobjecttype: 1 } }, { key: { _iotOmschrijving: 1 } }, { key: { zaaktype: 1, volgnummer: 1, _id: 1 } }]);
+  await c.ziot.store.ensureIndexes([{ key: { _concept: 1, _iotConcept: 1 } }, { key: { informatieobjecttype: 1 } }, { key: { _iotOmschrijving: 1 } }, { key: { zaaktype: 1, volgnummer: 1, _id: 1 } }]);
 }

@@ -45,3 +45,8 @@ export async function markPartsPublished(c: Catalogi, zaaktypeUrl: string): Prom
     await c[name].store.coll.updateMany({ zaaktype: zaaktypeUrl } as never, { $set: { _concept: false } } as never);
   }
 }
+
+/** After publishing an informatieobjecttype, its zaaktype links may become definitief (`_iotConcept`). */
+export async function markLinksPublished(c: Catalogi, iotUrl: string): Promise<void> {
+  await c.ziot.store.coll.updateMany({ informatieobjecttype: iotUrl } as never, { $set: { _iotConcept: false } } as never);
+}

@@ -5,7 +5,7 @@ import type { Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
   DELETE_OR_FORCED, NEWEST_FIRST, READ, WRITE_OR_FORCED, and, isUrl, mayForceDelete, mayForceWrite, mustResolve, nonField,
-  resolveLocal, statusFilter, type Catalogi,
+  resolveLocal, type Catalogi,
 } from './context';
 import { ZaakTypeInformatieObjectType, ZaakTypeInformatieObjectTypeInput, ZiotQuery, type Doc } from './schemas';
 
@@ -15,6 +15,13 @@ async function assertNotBothPublished(c: Catalogi, zaaktype: string, iot: string
   if (zt?.concept === false && io?.concept === false) {
     throw nonField('non-concept-relation', 'Zaaktype en informatieobjecttype zijn beide gepubliceerd.');
   }
+}
+
+/** A link is definitief when both its zaaktype and its informatieobjecttype are; otherwise it is concept. */
+function ziotStatusFilter(status: unknown): Filter<Document> {
+  if (status === 'alles') return {};
+  if (status === 'concept') return { $or: [{ _concept: true }, { _iotConcept: true }] };
+  return { _concept: false, _iotConcept: false };
 }
 
 export function registerZiot(c: Catalogi): Resource<Doc> {
@@ -34,7 +41,7 @@ export function registerZiot(c: Catalogi): Resource<Doc> {
         Object.assign(f, isUrl(v) ? { informatieobjecttype: v } : { _iotOmschrijving: v });
       }
       if (q.richting) f.richting = q.richting;
-      return and(f, statusFilter(q.status, '_concept'));
+      return and(f, ziotStatusFilter(q.status));
     },
     prepare: (data, ctx, current) => prepare(c, data, ctx, current),
     beforeDestroy: async (current, ctx) => {
@@ -76,6 +83,7 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
     catalogus: zaaktype.catalogus,
     zaaktypeIdentificatie: zaaktype.identificatie,
     _concept: zaaktype.concept !== false,
+    _iotConcept: iot!.concept !== false,
     _iotOmschrijving: iot!.omschrijving,
   };
 }
