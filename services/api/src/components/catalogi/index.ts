@@ -29,12 +29,9 @@ export const catalogi: ComponentDef = {
     Object.assign(c, registerOnderdelen(c));
     c.ziot = registerZiot(c);
 
-    registerPublish(c, c.zaaktypen, async (doc, url) => {
-      await zaaktypePublishCheck(c, doc, url);
-      await markPartsPublished(c, url);
-    });
+    registerPublish(c, c.zaaktypen, { check: (doc, url) => zaaktypePublishCheck(c, doc, url), after: (url) => markPartsPublished(c, url) });
     registerPublish(c, c.besluittypen);
-    registerPublish(c, c.informatieobjecttypen, (_doc, url) => markLinksPublished(c, url));
+    registerPublish(c, c.informatieobjecttypen, { after: (url) => markLinksPublished(c, url) });
 
     await ensureIndexes(c);
   },

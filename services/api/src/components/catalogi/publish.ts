@@ -10,7 +10,14 @@ import { besluittypenOf, informatieobjecttypenOf } from './zaaktypen';
  * `POST /{type}/{uuid}/publish`: ends the concept phase. A zaaktype can only be published when the besluittypen
  * and informatieobjecttypen it uses are published (`concept-relation`). Its parts follow its concept state.
  */
-export function registerPublish(c: Catalogi, resource: Resource<Doc>, check?: (doc: Stored<Doc>, url: string) => Promise<void>): void {
+export interface PublishHooks {
+  /** Refuses the publication by throwing (e.g. `concept-relation`). */
+  check?: (doc: Stored<Doc>, url: string) => Promise<void>;
+  /** Brings denormalised copies of the concept state up to date once the object is published. */
+  after?: (url: string) => Promise<void>;
+}
+
+export function registerPublish(c: Catalogi, resource: Resource<Doc>, hooks: PublishHooks = {}): void {
   c.api.route({
     method: 'POST',
     path: `/${resource.def.collection}/:uuid/publish`,
@@ -23,10 +30,11 @@ export function registerPublish(c: Catalogi, resource: Resource<Doc>, check?: (d
     handler: async ({ caller, params }) => {
       const current = await resource.getOr404(params.uuid, caller);
       const url = resource.url(current._id);
-      await check?.(current, url);
+      await hooks.check?.(current, url);
       const doc = { ...publicFields(current), concept: false } as Doc;
       const stored = await resource.store.replace(current, doc, current.concept === false ? [] : resource.events(doc, current._id, 'update'));
       if (!stored) throw ZgwError.notFound(`${resource.def.resource} ${params.uuid} bestaat niet meer.`);
+      await hooks.after?.(url);
       return resource.toApi(stored);
     },
   });
