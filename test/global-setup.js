@@ -29,4 +29,5 @@ module.exports = async function globalSetup() {
   execFileSync('bash', [script, 'start', 'mongo', 'kafka'], { stdio: 'inherit' });
   const env = execFileSync('bash', [script, 'env'], { encoding: 'utf8' });
   for (const m of env.matchAll(/export (\w+)=(\S+)/g)) process.env[m[1]] = m[2];
+  process.env.ZGW_ENGINES_MANAGED = '1';
 };

@@ -4,3 +4,4 @@ export * from './release';
 export * from './mongo';
 export * from './events';
 export * from './kafka';
+export * from './consumer';

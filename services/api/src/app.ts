@@ -25,7 +25,6 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
     loggerInstance: log as unknown as FastifyBaseLogger,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
-    disableRequestLogging: false,
     routerOptions: { ignoreTrailingSlash: true },
   });
   registerErrorHandling(app);
