@@ -8,9 +8,9 @@ let t: TestApp;
 let consumer: Consumer;
 const seen: Notificatie[] = [];
 
-async function waitFor(cond: () => boolean, ms = 30_000): Promise<void> {
+async function waitFor(cond: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > end) throw new Error('timed out waiting for notifications');
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -24,6 +24,8 @@ afterAll(async () => {
   await t.close();
 });
 
+jest.setTimeout(120_000);
+
 it('publishes create, update, publish and destroy notifications per kanaal with kenmerk catalogus', async () => {
   const cat = await catalogus(t, 'NRC');
   const zt = await create(t, 'zaaktypen', zaaktypeBody(cat));
@@ -35,6 +37,13 @@ it('publishes create, update, publish and destroy notifications per kanaal with 
   // Parts of a zaaktype have no kanaal of their own.
   await create(t, 'roltypen', { zaaktype: zt.url, omschrijving: 'r', omschrijvingGeneriek: 'adviseur' });
 
+  // Subscribe once the relay has published everything, so the kanaal topics exist.
+  const pending = async () => {
+    let n = 0;
+    for (const coll of ['zaaktypen', 'besluittypen', 'informatieobjecttypen']) n += await t.mongo.db.collection(coll).countDocuments({ _pending: true });
+    return n;
+  };
+  await waitFor(async () => (await pending()) === 0);
   const kafka = createKafka(t.config.KAFKA_BROKERS, 'catalogi-notificaties', createLogger('test', 'silent'));
   consumer = kafka.consumer({ groupId: `${t.topicPrefix}catalogi` });
   await consumer.connect();
