@@ -186,6 +186,11 @@ describe('parts of a zaaktype', () => {
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().invalidParams[0]).toMatchObject({ name: 'informatieobjecttype', code: 'does_not_exist' });
     expect((await t.call('DELETE', byName.url)).statusCode).toBe(204);
+    // Deleting the informatieobjecttype removes its links.
+    const again = await create(t, 'zaaktype-informatieobjecttypen', { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 1, richting: 'inkomend' });
+    expect((await t.call('DELETE', iot.url)).statusCode).toBe(204);
+    expect((await t.call('GET', again.url)).statusCode).toBe(404);
+    expect((await t.call('GET', zt.url)).json().informatieobjecttypen).toEqual([]);
   });
 
   it('deleting a zaaktype removes its parts', async () => {

@@ -51,6 +51,10 @@ export function registerInformatieobjecttypen(c: Catalogi): Resource<Doc> {
         throw nonField('non-concept-relation', 'Het informatieobjecttype heeft relaties met gepubliceerde typen.');
       }
     },
+    // Its links to zaaktypen have no meaning without it.
+    afterDestroy: async (_current, ctx) => {
+      await c.ziot.store.coll.deleteMany({ informatieobjecttype: ctx.url } as never);
+    },
     render: async (doc, url) => {
       const links = await c.ziot.store.find({ informatieobjecttype: url });
       return {
