@@ -74,3 +74,61 @@ export async function newestUrls(target: Resource<Doc>, nameField: string, catal
 export async function allUrls(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown): Promise<string[]> {
   return (await byNames(target, nameField, catalogus, names)).map((d) => target.url(d._id));
 }
+
+type Waiter<V> = { resolve: (v: V) => void; reject: (e: unknown) => void };
+
+/**
+ * Loads, per key, the objects of `target` whose `field` equals that key, batching the keys asked for in the same
+ * tick into one `$in` query: a list page renders 100 objects at once, and each asks for its parts.
+ */
+export class GroupLoader {
+  private queue = new Map<string, Waiter<Document[]>[]>();
+  private scheduled = false;
+
+  constructor(
+    private readonly target: Resource<Doc>,
+    private readonly field: string,
+    private readonly projection: string[] = [],
+    private readonly sort: Sort = { _created: 1, _id: 1 },
+  ) {}
+
+  load(key: string): Promise<Document[]> {
+    return new Promise((resolve, reject) => {
+      const waiting = this.queue.get(key);
+      if (waiting) waiting.push({ resolve, reject });
+      else this.queue.set(key, [{ resolve, reject }]);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  /** URLs of the objects for one key. */
+  async urls(key: string): Promise<string[]> {
+    return (await this.load(key)).map((d) => this.target.url(String(d._id)));
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queue;
+    this.queue = new Map();
+    this.scheduled = false;
+    try {
+      const projection = Object.fromEntries([['_id', 1], [this.field, 1], ...this.projection.map((p) => [p, 1])]);
+      const docs = await this.target.store.coll
+        .find({ [this.field]: { $in: [...batch.keys()] }, ...LIVE } as never, { projection })
+        .sort(this.sort)
+        .toArray();
+      const grouped = new Map<string, Document[]>();
+      for (const d of docs) {
+        const key = String(d[this.field]);
+        const list = grouped.get(key);
+        if (list) list.push(d);
+        else grouped.set(key, [d]);
+      }
+      for (const [key, waiters] of batch) for (const w of waiters) w.resolve(grouped.get(key) ?? []);
+    } catch (err) {
+      for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+    }
+  }
+}

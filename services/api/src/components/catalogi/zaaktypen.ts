@@ -7,7 +7,7 @@ import {
   DELETE_OR_FORCED, READ, WRITE, WRITE_OR_FORCED, ZAAKTYPE_ONDERDELEN, and, geldigOp, isUrl, mayForceDelete, mayForceWrite,
   mustResolve, nonField, onlyEndsGeldigheid, statusFilter, withDefaults, type Catalogi,
 } from './context';
-import { allUrls, byNames, namesFromInput, newestUrls, urlsWhere } from './relations';
+import { GroupLoader, allUrls, byNames, namesFromInput, newestUrls } from './relations';
 import { ZaakType, ZaakTypeInput, ZaakTypeQuery, type Doc } from './schemas';
 
 const ZAAKTYPE_READ = [...READ, 'documenten.lezen', 'zaken.lezen'];
@@ -46,6 +46,17 @@ export async function informatieobjecttypenOf(c: Catalogi, zaaktypeUrl: string):
 }
 
 export function registerZaaktypen(c: Catalogi): Resource<Doc> {
+  // The parts of a zaaktype, loaded per page in one query per collection (see GroupLoader).
+  let parts: Record<'statustypen' | 'resultaattypen' | 'eigenschappen' | 'roltypen' | 'zaakobjecttypen' | 'ziot', GroupLoader> | undefined;
+  const loaders = () =>
+    (parts ??= {
+      statustypen: new GroupLoader(c.statustypen, 'zaaktype', [], { volgnummer: 1, _id: 1 }),
+      resultaattypen: new GroupLoader(c.resultaattypen, 'zaaktype'),
+      eigenschappen: new GroupLoader(c.eigenschappen, 'zaaktype'),
+      roltypen: new GroupLoader(c.roltypen, 'zaaktype'),
+      zaakobjecttypen: new GroupLoader(c.zaakobjecttypen, 'zaaktype'),
+      ziot: new GroupLoader(c.ziot, 'zaaktype', ['informatieobjecttype'], { volgnummer: 1, _id: 1 }),
+    });
   const resource: Resource<Doc> = new Resource<Doc>(c.api, {
     collection: 'zaaktypen',
     resource: 'zaaktype',
@@ -77,20 +88,29 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
       for (const name of ZAAKTYPE_ONDERDELEN) await c[name].store.coll.deleteMany({ zaaktype: ctx.url } as never);
     },
     render: async (doc, url) => {
+      const l = loaders();
+      // Ask for all parts before awaiting anything, so a whole page is batched into one query per collection.
+      const [statustypen, resultaattypen, eigenschappen, roltypen, zaakobjecttypen, links] = await Promise.all([
+        l.statustypen.urls(url),
+        l.resultaattypen.urls(url),
+        l.eigenschappen.urls(url),
+        l.roltypen.urls(url),
+        l.zaakobjecttypen.urls(url),
+        l.ziot.load(url),
+      ]);
       const deel = await newestUrls(resource, 'identificatie', doc.catalogus, doc.deelzaaktypen);
       const gerelateerd = (doc.gerelateerdeZaaktypen as { zaaktype: string }[] | undefined) ?? [];
       const gerelateerdUrls = await newestUrls(resource, 'identificatie', doc.catalogus, gerelateerd.map((g) => g.zaaktype));
-      const iots = await c.ziot.store.find({ zaaktype: url });
       return {
         besluittypen: await allUrls(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen),
         deelzaaktypen: ((doc.deelzaaktypen as string[] | undefined) ?? []).map((d) => deel.get(d)).filter(Boolean),
         gerelateerdeZaaktypen: gerelateerd.map((g) => ({ ...g, zaaktype: isUrl(g.zaaktype) ? g.zaaktype : (gerelateerdUrls.get(g.zaaktype) ?? g.zaaktype) })),
-        statustypen: await urlsWhere(c.statustypen, { zaaktype: url }, { volgnummer: 1 }),
-        resultaattypen: await urlsWhere(c.resultaattypen, { zaaktype: url }),
-        eigenschappen: await urlsWhere(c.eigenschappen, { zaaktype: url }),
-        roltypen: await urlsWhere(c.roltypen, { zaaktype: url }),
-        zaakobjecttypen: await urlsWhere(c.zaakobjecttypen, { zaaktype: url }),
-        informatieobjecttypen: [...new Set(iots.map((z) => String(z.informatieobjecttype)))],
+        statustypen,
+        resultaattypen,
+        eigenschappen,
+        roltypen,
+        zaakobjecttypen,
+        informatieobjecttypen: [...new Set(links.map((z) => String(z.informatieobjecttype)))],
       };
     },
   });
