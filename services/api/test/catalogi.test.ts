@@ -193,6 +193,21 @@ describe('parts of a zaaktype', () => {
     expect((await t.call('GET', zt.url)).json().informatieobjecttypen).toEqual([]);
   });
 
+  it('a list page shows every zaaktype with its own parts (they are loaded for the whole page at once)', async () => {
+    const own = await catalogus(t, 'PAGE');
+    const made: { url: string; status: string; rol: string }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const z = await create(t, 'zaaktypen', zaaktypeBody(own, { identificatie: `PAGE-${i}` }));
+      const s = await create(t, 'statustypen', { zaaktype: z.url, omschrijving: `s${i}`, volgnummer: 1 });
+      const r = await create(t, 'roltypen', { zaaktype: z.url, omschrijving: `r${i}`, omschrijvingGeneriek: 'initiator' });
+      made.push({ url: z.url, status: s.url, rol: r.url });
+    }
+    const page = (await t.call('GET', `${ZTC}/zaaktypen?status=alles&catalogus=${own}`)).json().results as Record<string, any>[];
+    expect(page.map((z) => ({ url: z.url, status: z.statustypen[0], rol: z.roltypen[0], n: z.statustypen.length + z.roltypen.length }))).toEqual(
+      made.map((m) => ({ ...m, n: 2 })),
+    );
+  });
+
   it('deleting a zaaktype removes its parts', async () => {
     const own = await create(t, 'zaaktypen', zaaktypeBody(cat, { identificatie: 'PRT-DEL' }));
     const s = await create(t, 'statustypen', { zaaktype: own.url, omschrijving: 'x', volgnummer: 1 });
