@@ -4,9 +4,10 @@ module.exports = {
   roots: ['<rootDir>/shared', '<rootDir>/services'],
   testMatch: ['**/test/**/*.test.ts'],
   transform: {
-    '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
+    // Transpile only (the type check is `tsc -b`, run first by scripts/test.sh).
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', isolatedModules: true }],
     // A few of Fastify's dependencies ship only ES modules, which jest's CommonJS runtime cannot require.
-    '^.+/node_modules/(cookie|set-cookie-parser)/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    '^.+/node_modules/(cookie|set-cookie-parser)/.+\\.js$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', isolatedModules: true }],
   },
   transformIgnorePatterns: ['/node_modules/(?!(cookie|set-cookie-parser)/)'],
   moduleNameMapper: { '^@zgw/shared$': '<rootDir>/shared/src/index.ts' },
