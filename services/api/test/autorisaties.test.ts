@@ -152,6 +152,12 @@ describe('bad input never gives a 5xx', () => {
     }
   });
 
+  it('treats an empty JSON body as no body: fine for DELETE, 400 where a body is required', async () => {
+    const app = (await t.call('POST', `${AC}/applicaties`, { clientIds: ['empty-body'], label: 'E', heeftAlleAutorisaties: true })).json();
+    expect((await t.call('POST', `${AC}/applicaties`, '')).statusCode).toBe(400);
+    expect((await t.call('DELETE', app.url, '')).statusCode).toBe(204);
+  });
+
   it('names the invalid field', async () => {
     const res = await t.call('POST', `${AC}/applicaties`, { clientIds: ['f'], label: 'x', autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: ZAAKTYPE, maxVertrouwelijkheidaanduiding: 'heel_geheim' }] });
     expect(res.json().invalidParams).toEqual([expect.objectContaining({ name: 'autorisaties.0.maxVertrouwelijkheidaanduiding', code: 'invalid_choice' })]);

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { ComponentDef } from '../../common/component';
 import type { Resource } from '../../common/resource';
 import { registerBesluittypen } from './besluittypen';
@@ -19,7 +18,6 @@ export const catalogi: ComponentDef = {
   title: 'Catalogi API',
   version: '1.3.1',
   async register(api) {
-    tolerateEmptyJsonBodies(api.app);
     // Rules of one type read the others at request time, so the registry is filled before any request arrives.
     const c = { api, selectielijst: new SelectielijstClient(api.deps) } as Catalogi;
     c.catalogussen = registerCatalogussen(c);
@@ -36,20 +34,6 @@ export const catalogi: ComponentDef = {
     await ensureIndexes(c);
   },
 };
-
-/**
- * DELETE and publish requests often carry `Content-Type: application/json` without a body (the VNG tests do);
- * Fastify's JSON parser rejects that, so within this component an empty JSON body counts as no body.
- * Candidate for the shared mount code once other components need it.
- */
-function tolerateEmptyJsonBodies(scope: FastifyInstance): void {
-  const parse = scope.getDefaultJsonParser('error', 'error');
-  scope.removeContentTypeParser('application/json');
-  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
-    return parse(req, String(body), done);
-  });
-}
 
 async function ensureIndexes(c: Catalogi): Promise<void> {
   const types = (r: Resource<Doc>, extra: { key: Record<string, 1 | -1> }[] = []) =>
