@@ -2,6 +2,7 @@
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/shared', '<rootDir>/services'],
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
   testMatch: ['**/test/**/*.test.ts'],
   transform: {
     // Transpile only (the type check is `tsc -b`, run first by scripts/test.sh).
