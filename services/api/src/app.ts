@@ -2,6 +2,7 @@ import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { releaseLabel, scrub, type Logger } from '@zgw/shared';
 import { mountComponent, type ComponentDef, type Deps } from './common/component';
+import { registerCredentialAdmin } from './admin/credentials';
 import { registerErrorHandling } from './common/errors';
 import { COMPONENTS } from './components';
 
@@ -41,6 +42,7 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
     return { status: 'ok', mongodb: 'ok', ...(health ? await health() : {}) };
   });
 
+  await registerCredentialAdmin(app, deps);
   for (const def of components) await mountComponent(app, def, deps);
   return app;
 }

@@ -52,3 +52,31 @@ describe('credentials command', () => {
     expect((await t.call('GET', '/autorisaties/api/v1/applicaties', undefined, { token: token('cli-admin', added.secret) })).statusCode).toBe(403);
   });
 });
+
+describe('credential admin endpoint', () => {
+  const PATH = '/admin/api/v1/credentials';
+
+  it('lets an administrator register a secret that then authenticates; never returns secrets', async () => {
+    const created = await t.call('POST', PATH, { identifier: 'provisioned-1', secret: 'provisioned-secret' });
+    expect(created.statusCode).toBe(201);
+    expect(created.body).not.toContain('provisioned-secret');
+    await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['provisioned-1'], label: 'P', heeftAlleAutorisaties: true });
+    expect((await t.call('GET', '/autorisaties/api/v1/applicaties', undefined, { token: token('provisioned-1', 'provisioned-secret') })).statusCode).toBe(200);
+    const list = await t.call('GET', PATH);
+    expect(list.json()).toEqual(expect.arrayContaining([expect.objectContaining({ identifier: 'provisioned-1' })]));
+    expect(list.body).not.toContain('provisioned-secret');
+    expect((await t.call('DELETE', `${PATH}/provisioned-1`)).statusCode).toBe(204);
+    expect((await t.call('DELETE', `${PATH}/provisioned-1`)).statusCode).toBe(404);
+  });
+
+  it('refuses callers without autorisaties.bijwerken and bad bodies', async () => {
+    await t.client('reader-only', 'reader-secret');
+    await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['reader-only'], label: 'R', autorisaties: [{ component: 'ac', scopes: ['autorisaties.lezen'] }] });
+    const res = await t.call('POST', PATH, { identifier: 'x', secret: 'long-enough' }, { token: token('reader-only', 'reader-secret') });
+    expect(res.statusCode).toBe(403);
+    expect((await t.call('POST', PATH, undefined, { token: null })).statusCode).toBe(401);
+    const bad = await t.call('POST', PATH, { identifier: '', secret: 'short' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().invalidParams.map((p: { name: string }) => p.name).sort()).toEqual(['identifier', 'secret']);
+  });
+});
