@@ -1,5 +1,6 @@
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import { EVENT_ID_HEADER, topicName } from './events';
+import { ensureTopics } from './kafka';
 import type { Logger } from './logger';
 
 export interface RunningConsumer {
@@ -15,10 +16,7 @@ export async function consumeTopics(
   opts: { groupId: string; prefix: string; topics: readonly string[]; log: Logger },
   handle: (topic: string, eventId: string | undefined, value: unknown, message: KafkaMessage) => Promise<void>,
 ): Promise<RunningConsumer> {
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ topics: opts.topics.map((t) => ({ topic: topicName(opts.prefix, t), numPartitions: 1 })), waitForLeaders: true });
-  await admin.disconnect();
+  await ensureTopics(kafka, opts.prefix, opts.topics);
   const consumer = kafka.consumer({ groupId: opts.groupId, retry: { retries: 100, initialRetryTime: 500, maxRetryTime: 10_000 } });
   await consumer.connect();
   await consumer.subscribe({ topics: opts.topics.map((t) => topicName(opts.prefix, t)), fromBeginning: true });

@@ -1,7 +1,11 @@
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import type { Logger } from './logger';
+import { topicName } from './events';
 
-export function createKafka(brokers: string, clientId: string, log: Logger): Kafka {
+/**
+ * kafkajs logs every failed reconnect; the relay and the consumers report broker outages themselves
+ * (once per outage), so kafkajs' own logging stays off.
+ */
+export function createKafka(brokers: string, clientId: string): Kafka {
   return new Kafka({
     clientId,
     brokers: brokers.split(',').map((b) => b.trim()).filter(Boolean),
@@ -9,10 +13,18 @@ export function createKafka(brokers: string, clientId: string, log: Logger): Kaf
     requestTimeout: 10000,
     retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
     logLevel: logLevel.NOTHING,
-    logCreator: () => ({ level, log: entry }) => {
-      if (level <= logLevel.WARN) log.warn({ kafka: entry.log.message }, 'kafka');
-    },
   });
+}
+
+/** Creates the topics of these kanalen when missing (subscribing to a missing topic fails). */
+export async function ensureTopics(kafka: Kafka, prefix: string, kanalen: readonly string[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics: kanalen.map((k) => ({ topic: topicName(prefix, k), numPartitions: 1 })), waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 export async function createProducer(kafka: Kafka): Promise<Producer> {

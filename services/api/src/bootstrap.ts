@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { Logger } from '@zgw/shared';
 import { Credentials, parseClientsEnv } from './common/credentials';
+import { LIVE } from './common/store';
 
 /**
  * Registers the client ids of `ZGW_CLIENTS` with their secrets; for entries marked `all` it also creates an
@@ -18,7 +19,7 @@ export async function bootstrapClients(db: Db, spec: string, log: Logger): Promi
 
 export async function ensureAllRights(db: Db, clientId: string, label = clientId): Promise<boolean> {
   const coll = db.collection('applicaties');
-  if (await coll.findOne({ clientIds: clientId, _tombstone: { $exists: false } })) return false;
+  if (await coll.findOne({ clientIds: clientId, ...LIVE })) return false;
   await coll.insertOne({
     _id: randomUUID() as never,
     _created: new Date(),

@@ -8,7 +8,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('api', config.LOG_LEVEL);
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
-  const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api`, log), config.KAFKA_TOPIC_PREFIX, config.OUTBOX_POLL_MS, log);
+  const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api`), config.KAFKA_TOPIC_PREFIX, config.OUTBOX_POLL_MS, log);
   const deps = createDeps(config, mongo.db, log, relay);
   if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, config.ZGW_CLIENTS, log);
   const app = await buildApp({ deps, health: async () => ({ kafka: relay.healthy ? 'ok' : 'unreachable (events wait in the outbox)' }) });

@@ -1,4 +1,4 @@
-import { createKafka, createLogger, type Notificatie } from '@zgw/shared';
+import { createKafka, type Notificatie } from '@zgw/shared';
 import type { Consumer } from 'kafkajs';
 import { startApp, type TestApp } from './harness';
 import { besluittypeBody, catalogus, create, iotBody, publish, zaaktypeBody } from './catalogi.fixtures';
@@ -44,7 +44,7 @@ it('publishes create, update, publish and destroy notifications per kanaal with 
     return n;
   };
   await waitFor(async () => (await pending()) === 0);
-  const kafka = createKafka(t.config.KAFKA_BROKERS, 'catalogi-notificaties', createLogger('test', 'silent'));
+  const kafka = createKafka(t.config.KAFKA_BROKERS, 'catalogi-notificaties');
   consumer = kafka.consumer({ groupId: `${t.topicPrefix}catalogi` });
   await consumer.connect();
   for (const kanaal of ['zaaktypen', 'besluittypen', 'informatieobjecttypen']) {

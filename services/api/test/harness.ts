@@ -36,7 +36,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   const config = loadConfig({ ...process.env, MONGODB_DB: `zgw_test_${id}`, KAFKA_TOPIC_PREFIX: topicPrefix, PUBLIC_BASE_URL: BASE, LOG_LEVEL: 'silent', OUTBOX_POLL_MS: '200', ...env });
   const log = createLogger('test', config.LOG_LEVEL);
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
-  const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `test-${id}`, log), topicPrefix, config.OUTBOX_POLL_MS, log);
+  const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `test-${id}`), topicPrefix, config.OUTBOX_POLL_MS, log);
   const app = await buildApp({ deps: createDeps(config, mongo.db, log, relay) });
   const creds = new Credentials(mongo.db);
   await creds.set(ADMIN, ADMIN_SECRET);

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { createKafka, createLogger, EVENT_ID_HEADER, type Notificatie } from '@zgw/shared';
+import { createKafka, EVENT_ID_HEADER, type Notificatie } from '@zgw/shared';
 import type { Consumer } from 'kafkajs';
 import { startApp, type TestApp } from './harness';
 
@@ -20,7 +20,7 @@ const AC = '/autorisaties/api/v1';
     // One write while Kafka is up, so topics exist and the relay is connected.
     expect((await t.call('POST', `${AC}/applicaties`, { clientIds: ['warmup'], label: 'W', heeftAlleAutorisaties: true })).statusCode).toBe(201);
     await waitFor(async () => (await t.mongo.db.collection('applicaties').countDocuments({ _pending: true })) === 0, 30_000);
-    const kafka = createKafka(t.config.KAFKA_BROKERS, 'outage-test', createLogger('test', 'silent'));
+    const kafka = createKafka(t.config.KAFKA_BROKERS, 'outage-test');
     consumer = kafka.consumer({ groupId: `${t.topicPrefix}outage`, retry: { retries: 30, initialRetryTime: 300, maxRetryTime: 3000 } });
     await consumer.connect();
     await consumer.subscribe({ topic: `${t.topicPrefix}autorisaties`, fromBeginning: true });

@@ -7,7 +7,7 @@ import { consumeTopics, createKafka, createLogger, loadConfig, onShutdown } from
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('audit', config.LOG_LEVEL);
-  const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-audit`, log);
+  const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-audit`);
   const consumer = await consumeTopics(kafka, { groupId: 'zgw-audit', prefix: config.KAFKA_TOPIC_PREFIX, topics: ['audit'], log }, async (_topic, eventId) => {
     log.debug({ eventId }, 'audit event received');
   });

@@ -7,7 +7,7 @@ import { KANALEN, consumeTopics, createKafka, createLogger, loadConfig, onShutdo
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('notifier', config.LOG_LEVEL);
-  const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-notifier`, log);
+  const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-notifier`);
   const consumer = await consumeTopics(kafka, { groupId: 'zgw-notifier', prefix: config.KAFKA_TOPIC_PREFIX, topics: KANALEN, log }, async (kanaal, eventId, value) => {
     const n = value as { resource?: string; actie?: string };
     log.debug({ kanaal, eventId, resource: n.resource, actie: n.actie }, 'notification received');

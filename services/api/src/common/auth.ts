@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from 'mongodb';
 import { ZgwError } from './errors';
 import type { Credentials } from './credentials';
+import { LIVE } from './store';
 import { vertrouwelijkheidRank } from './vertrouwelijkheid';
 
 export interface Autorisatie {
@@ -101,7 +102,7 @@ export class Authenticator {
       throw ZgwError.forbidden('Het JWT is uitgegeven in de toekomst (iat).', 'jwt-invalid');
     }
     const app = await this.db.collection('applicaties').findOne(
-      { clientIds: clientId, _tombstone: { $exists: false } },
+      { clientIds: clientId, ...LIVE },
       { projection: { heeftAlleAutorisaties: 1, alleenIsGereedVoorPublicatie: 1, autorisaties: 1 } },
     );
     return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), (app ?? { autorisaties: [] }) as ApplicatieRights);

@@ -1,5 +1,5 @@
 import type { Kafka, Producer } from 'kafkajs';
-import { EVENT_ID_HEADER, KANALEN, topicName, type Logger, type OutboxEvent } from '@zgw/shared';
+import { EVENT_ID_HEADER, KANALEN, createProducer, ensureTopics, topicName, type Logger, type OutboxEvent } from '@zgw/shared';
 import type { Document } from 'mongodb';
 import type { Store } from './store';
 
@@ -60,7 +60,11 @@ export class OutboxRelay {
         if (!docs.length) break;
         const messages = docs.flatMap((d) => (d._outbox ?? []).map((e) => ({ doc: d._id, e })));
         const byTopic = new Map<string, OutboxEvent[]>();
-        for (const { e } of messages) byTopic.set(e.topic, [...(byTopic.get(e.topic) ?? []), e]);
+        for (const { e } of messages) {
+          const list = byTopic.get(e.topic) ?? [];
+          list.push(e);
+          byTopic.set(e.topic, list);
+        }
         await producer.sendBatch({
           acks: -1,
           topicMessages: [...byTopic].map(([topic, evs]) => ({
@@ -78,18 +82,9 @@ export class OutboxRelay {
 
   private async connect(): Promise<Producer> {
     if (this.producer) return this.producer;
-    const admin = this.kafka.admin();
-    await admin.connect();
-    try {
-      const topics = [...KANALEN, 'audit'].map((k) => ({ topic: topicName(this.topicPrefix, k), numPartitions: 1 }));
-      await admin.createTopics({ topics, waitForLeaders: true });
-    } finally {
-      await admin.disconnect();
-    }
-    const producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
-    await producer.connect();
-    this.producer = producer;
-    return producer;
+    await ensureTopics(this.kafka, this.topicPrefix, [...KANALEN, 'audit']);
+    this.producer = await createProducer(this.kafka);
+    return this.producer;
   }
 
   private schedule(ms: number): void {

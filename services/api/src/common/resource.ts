@@ -42,7 +42,6 @@ export interface ResourceDef<D extends Document> {
   kenmerken?: (doc: D) => Record<string, string>;
   /** Business rules and derived fields; the returned document is what is stored. */
   prepare?: (data: Record<string, unknown>, ctx: WriteContext, current?: Stored<D>) => Promise<D>;
-  beforeUpdate?: (current: Stored<D>, ctx: WriteContext, partial: boolean) => Promise<void>;
   beforeDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
   afterDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
   /** Whether the caller may see this object at all (type-level authorisations); hidden objects are 403 on detail. */
@@ -200,7 +199,6 @@ export class Resource<D extends Document> {
       handler: async ({ caller, params, body: data }) => {
         const current = await this.getOr404(params.uuid, caller);
         const ctx = this.ctx(caller, current._id);
-        await def.beforeUpdate?.(current, ctx, partial);
         const merged = partial ? { ...publicFields(current), ...(data as object) } : (data as Record<string, unknown>);
         const doc = await this.prepare(merged, ctx, current);
         const stored = await this.store.replace(current, doc, this.events(doc, current._id, partial ? 'partial_update' : 'update'));

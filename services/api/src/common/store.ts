@@ -18,7 +18,8 @@ export interface StoredMeta {
 
 export type Stored<T> = T & StoredMeta;
 
-const LIVE = { _tombstone: { $exists: false } };
+/** Matches live resources, never tombstones: every read of a resource collection includes it. */
+export const LIVE = { _tombstone: { $exists: false } } as const;
 
 export interface ListOptions {
   skip: number;
@@ -59,8 +60,7 @@ export class Store<T extends Document> {
   }
 
   async list(filter: Filter<Document>, opts: ListOptions): Promise<{ count: number; items: Stored<T>[] }> {
-    const full = { ...filter, ...LIVE } as Filter<Stored<T>>;
-    const [count, items] = await Promise.all([this.coll.countDocuments(full), this.find(filter, opts)]);
+    const [count, items] = await Promise.all([this.count(filter), this.find(filter, opts)]);
     return { count, items };
   }
 
@@ -89,12 +89,16 @@ export class Store<T extends Document> {
     return { ...data, _id: current._id, _created: current._created } as Stored<T>;
   }
 
-  /** Replaces the document by a tombstone that only carries the outbox until the relay has published it. */
+  /**
+   * Turns the document into a tombstone in one atomic update: its fields go, the events waiting in it stay and
+   * the new ones join them, until the relay has published them all and drops the tombstone.
+   */
   async remove(current: Stored<T>, events: OutboxEvent[]): Promise<boolean> {
-    const fresh = await this.coll.findOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>);
-    if (!fresh) return false;
-    const tomb = { _id: current._id, _created: current._created, _tombstone: true, ...outboxFields([...(fresh._outbox ?? []), ...events]) };
-    const r = await this.coll.replaceOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, tomb as never);
+    const unset: Record<string, ''> = {};
+    for (const k of Object.keys(current)) if (!k.startsWith('_')) unset[k] = '';
+    const update: Document = { $set: { _tombstone: true, _pending: true }, $push: { _outbox: { $each: events } } };
+    if (Object.keys(unset).length) update.$unset = unset;
+    const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
     if (r.matchedCount) this.written(events);
     return r.matchedCount > 0;
   }

@@ -1,7 +1,7 @@
 import type { Document, Filter, Sort } from 'mongodb';
 import type { InvalidParam } from '../../common/errors';
 import type { Resource } from '../../common/resource';
-import type { Stored } from '../../common/store';
+import { LIVE, type Stored } from '../../common/store';
 import { NEWEST_FIRST, isUrl, resolveLocal } from './context';
 import type { Doc } from './schemas';
 
@@ -44,8 +44,6 @@ export async function namesFromInput(
   }
   return out;
 }
-
-const LIVE = { _tombstone: { $exists: false } };
 
 /** The stored objects of `target` in `catalogus` whose `nameField` is one of `names`, newest version first. */
 export async function byNames(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown): Promise<Stored<Doc>[]> {
