@@ -18,6 +18,7 @@ const schema = z.object({
   REFERENTIELIJSTEN_URL: z.string().url().default('https://selectielijst.openzaak.nl/api/v1'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(2000),
+  CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
 });
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };

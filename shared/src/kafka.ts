@@ -17,11 +17,12 @@ export function createKafka(brokers: string, clientId: string): Kafka {
 }
 
 /** Creates the topics of these kanalen when missing (subscribing to a missing topic fails). */
-export async function ensureTopics(kafka: Kafka, prefix: string, kanalen: readonly string[]): Promise<void> {
+export async function ensureTopics(kafka: Kafka, prefix: string, kanalen: readonly string[], config: Record<string, string> = {}): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.createTopics({ topics: kanalen.map((k) => ({ topic: topicName(prefix, k), numPartitions: 1 })), waitForLeaders: true });
+    const configEntries = Object.entries(config).map(([name, value]) => ({ name, value }));
+    await admin.createTopics({ topics: kanalen.map((k) => ({ topic: topicName(prefix, k), numPartitions: 1, configEntries })), waitForLeaders: true });
   } finally {
     await admin.disconnect();
   }

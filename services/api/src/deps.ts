@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import type { Config, Logger } from '@zgw/shared';
 import { Authenticator } from './common/auth';
+import { Caches } from './common/cache';
 import type { Deps } from './common/component';
 import { Credentials } from './common/credentials';
 import type { OutboxRelay } from './common/relay';
@@ -24,13 +25,15 @@ export async function fetchJson(url: string): Promise<{ status: number; body: un
 }
 
 export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRelay): Deps {
+  const caches = new Caches(config.CACHE_TTL_MS);
   return {
     config,
+    caches,
     db,
     log,
     relay,
     urls: new Urls(config.PUBLIC_BASE_URL),
-    auth: new Authenticator(db, new Credentials(db), config.JWT_LEEWAY_SECONDS),
+    auth: new Authenticator(db, new Credentials(db), config.JWT_LEEWAY_SECONDS, caches),
     fetchJson,
   };
 }

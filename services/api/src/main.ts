@@ -1,6 +1,7 @@
 import { connectMongo, createKafka, createLogger, loadConfig, releaseLabel } from '@zgw/shared';
 import { buildApp } from './app';
 import { bootstrapClients } from './bootstrap';
+import { CacheBroadcast } from './common/cache';
 import { OutboxRelay } from './common/relay';
 import { createDeps } from './deps';
 
@@ -10,9 +11,12 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api`), config.KAFKA_TOPIC_PREFIX, config.OUTBOX_POLL_MS, log);
   const deps = createDeps(config, mongo.db, log, relay);
+  const cacheBroadcast = new CacheBroadcast(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-cache`), config.KAFKA_TOPIC_PREFIX, deps.caches, log);
   if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, config.ZGW_CLIENTS, log);
   const app = await buildApp({ deps, health: async () => ({ kafka: relay.healthy ? 'ok' : 'unreachable (events wait in the outbox)' }) });
   relay.start();
+  // Without Kafka the API still serves; other instances' writes then reach this one's caches after CACHE_TTL_MS.
+  void cacheBroadcast.start();
   await app.listen({ host: config.HOST, port: config.PORT });
   log.info({ release: releaseLabel(), baseUrl: config.PUBLIC_BASE_URL }, 'api listening');
 
@@ -24,6 +28,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     await app.close();
     await relay.stop();
+    await cacheBroadcast.stop();
     await mongo.client.close();
     clearTimeout(force);
     log.info('stopped');

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { bootstrapClients } from '../src/bootstrap';
 import { parseClientsEnv } from '../src/common/credentials';
 import { createLogger } from '@zgw/shared';
-import { startApp, token, type TestApp } from './harness';
+import { eventually, startApp, token, type TestApp } from './harness';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startApp();
+  // With the cache broadcast, as `main` runs it: the credentials command tells running instances what it changed.
+  t = await startApp({ CACHE_TTL_MS: '600000' }, { broadcast: true });
 });
 afterAll(async () => t.close());
 
@@ -36,7 +37,7 @@ describe('ZGW_CLIENTS', () => {
 describe('credentials command', () => {
   const cli = (...args: string[]) =>
     execFileSync(process.execPath, [join(__dirname, '..', 'dist', 'cli', 'credentials.js'), ...args], {
-      env: { ...process.env, MONGODB_URL: t.config.MONGODB_URL, MONGODB_DB: t.config.MONGODB_DB },
+      env: { ...process.env, MONGODB_URL: t.config.MONGODB_URL, MONGODB_DB: t.config.MONGODB_DB, KAFKA_BROKERS: t.config.KAFKA_BROKERS, KAFKA_TOPIC_PREFIX: t.topicPrefix },
       encoding: 'utf8',
     });
 
@@ -49,7 +50,9 @@ describe('credentials command', () => {
     expect(listed).toContain('cli-admin');
     expect(listed).not.toContain(added.secret);
     expect(JSON.parse(cli('remove', 'cli-admin'))).toMatchObject({ removed: true });
-    expect((await t.call('GET', '/autorisaties/api/v1/applicaties', undefined, { token: token('cli-admin', added.secret) })).statusCode).toBe(403);
+    // The running API has the secret cached; the command's broadcast makes it let go.
+    const refused = async () => (await t.call('GET', '/autorisaties/api/v1/applicaties', undefined, { token: token('cli-admin', added.secret) })).statusCode === 403;
+    expect(await eventually(refused)).toBe(true);
   });
 });
 

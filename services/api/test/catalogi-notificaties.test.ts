@@ -41,7 +41,7 @@ it('publishes create, update, publish and destroy notifications per kanaal with 
   const pending = async () => {
     let n = 0;
     for (const coll of ['zaaktypen', 'besluittypen', 'informatieobjecttypen']) n += await t.mongo.db.collection(coll).countDocuments({ _pending: true });
-    return n;
+    return n + (await t.mongo.db.collection('outbox').countDocuments({}));
   };
   await waitFor(async () => (await pending()) === 0);
   const kafka = createKafka(t.config.KAFKA_BROKERS, 'catalogi-notificaties');

@@ -4,8 +4,10 @@ import { createSigner } from 'fast-jwt';
 import { connectMongo, createKafka, createLogger, loadConfig, type Config, type Mongo } from '@zgw/shared';
 import { buildApp } from '../src/app';
 import { Credentials } from '../src/common/credentials';
+import { CacheBroadcast } from '../src/common/cache';
 import { OutboxRelay } from '../src/common/relay';
 import { ensureAllRights } from '../src/bootstrap';
+import type { Deps } from '../src/common/component';
 import { createDeps } from '../src/deps';
 
 export const BASE = 'http://127.0.0.1:8000';
@@ -21,6 +23,7 @@ export interface TestApp {
   mongo: Mongo;
   config: Config;
   relay: OutboxRelay;
+  deps: Deps;
   topicPrefix: string;
   /** Sends a request as `clientId` (default: the all-rights test client). */
   call(method: string, url: string, body?: unknown, opts?: { token?: string | null; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
@@ -29,15 +32,26 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A fresh API on the real engines: its own database and its own Kafka topic prefix. */
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface StartOptions {
+  /** Another instance of the same platform: same database and topics (for multi-instance behaviour). */
+  shareWith?: TestApp;
+  /** Run the cache broadcast between instances, as `main` does. */
+  broadcast?: boolean;
+}
+
+/** A fresh API on the real engines: its own database and its own Kafka topic prefix (unless shared). */
+export async function startApp(env: Record<string, string> = {}, opts: StartOptions = {}): Promise<TestApp> {
   const id = randomUUID().slice(0, 8);
-  const topicPrefix = `test-${id}-`;
-  const config = loadConfig({ ...process.env, MONGODB_DB: `zgw_test_${id}`, KAFKA_TOPIC_PREFIX: topicPrefix, PUBLIC_BASE_URL: BASE, LOG_LEVEL: 'silent', OUTBOX_POLL_MS: '200', ...env });
+  const topicPrefix = opts.shareWith?.topicPrefix ?? `test-${id}-`;
+  const dbName = opts.shareWith?.config.MONGODB_DB ?? `zgw_test_${id}`;
+  const config = loadConfig({ ...process.env, MONGODB_DB: dbName, KAFKA_TOPIC_PREFIX: topicPrefix, PUBLIC_BASE_URL: BASE, LOG_LEVEL: 'silent', OUTBOX_POLL_MS: '200', ...env });
   const log = createLogger('test', config.LOG_LEVEL);
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `test-${id}`), topicPrefix, config.OUTBOX_POLL_MS, log);
-  const app = await buildApp({ deps: createDeps(config, mongo.db, log, relay) });
+  const deps = createDeps(config, mongo.db, log, relay);
+  const app = await buildApp({ deps });
+  const broadcast = opts.broadcast ? new CacheBroadcast(createKafka(config.KAFKA_BROKERS, `test-${id}-cache`), topicPrefix, deps.caches, log) : undefined;
+  await broadcast?.start();
   const creds = new Credentials(mongo.db);
   await creds.set(ADMIN, ADMIN_SECRET);
   await ensureAllRights(mongo.db, ADMIN);
@@ -48,6 +62,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     mongo,
     config,
     relay,
+    deps,
     topicPrefix,
     call: (method, url, body, opts = {}) => {
       const tok = opts.token === undefined ? adminToken : opts.token;
@@ -59,10 +74,21 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       await creds.set(clientId, secret);
     },
     close: async () => {
+      await broadcast?.stop();
       await relay.stop();
       await app.close();
       await mongo.db.dropDatabase().catch(() => undefined);
       await mongo.client.close();
     },
   };
+}
+
+/** Polls `check` until it holds (true) or the time is up (false): for effects that travel through Kafka. */
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
 }

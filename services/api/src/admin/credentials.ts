@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { CREDENTIALS_CACHE } from '../common/auth';
 import type { Deps } from '../common/component';
 import { Credentials } from '../common/credentials';
 import { ZgwError } from '../common/errors';
@@ -25,6 +26,7 @@ export async function registerCredentialAdmin(app: FastifyInstance, deps: Deps):
     const caller = await admin(req);
     const body = parseOrThrow(CredentialInput, req.body ?? {});
     await creds.set(body.identifier, body.secret);
+    deps.caches.clear(CREDENTIALS_CACHE);
     req.log.info({ clientId: body.identifier, by: caller.clientId }, 'credential registered');
     return reply.code(201).send({ identifier: body.identifier });
   });
@@ -34,7 +36,9 @@ export async function registerCredentialAdmin(app: FastifyInstance, deps: Deps):
   });
   app.delete<{ Params: { identifier: string } }>('/admin/api/v1/credentials/:identifier', async (req, reply) => {
     await admin(req);
-    if (!(await creds.remove(req.params.identifier))) throw ZgwError.notFound(`Geen credential voor "${req.params.identifier}".`);
+    const removed = await creds.remove(req.params.identifier);
+    deps.caches.clear(CREDENTIALS_CACHE);
+    if (!removed) throw ZgwError.notFound(`Geen credential voor "${req.params.identifier}".`);
     return reply.code(204).send();
   });
 }

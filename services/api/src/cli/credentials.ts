@@ -1,5 +1,7 @@
-import { connectMongo, loadConfig } from '@zgw/shared';
+import { connectMongo, createKafka, loadConfig, type Config } from '@zgw/shared';
 import { ensureAllRights } from '../bootstrap';
+import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../common/auth';
+import { announceClear } from '../common/cache';
 import { Credentials } from '../common/credentials';
 
 const USAGE = `usage: npm run credentials -- <command>
@@ -25,9 +27,12 @@ async function main(args: string[]): Promise<number> {
     if (cmd === 'add') {
       const secret = await creds.set(clientId!, flag(args, '--secret'));
       const created = args.includes('--all-rights') ? await ensureAllRights(mongo.db, clientId!, flag(args, '--label') ?? clientId) : false;
+      await tellRunningInstances(config);
       console.log(JSON.stringify({ clientId, secret, allRightsApplicatieCreated: created }));
     } else if (cmd === 'remove') {
-      console.log(JSON.stringify({ clientId, removed: await creds.remove(clientId!) }));
+      const removed = await creds.remove(clientId!);
+      await tellRunningInstances(config);
+      console.log(JSON.stringify({ clientId, removed }));
     } else if (cmd === 'list') {
       for (const c of await creds.list()) console.log(`${c.clientId}\t${c.createdAt.toISOString()}`);
     } else {
@@ -37,6 +42,17 @@ async function main(args: string[]): Promise<number> {
     return 0;
   } finally {
     await mongo.client.close();
+  }
+}
+
+/** Running API instances cache secrets and applicaties; without Kafka they see the change after CACHE_TTL_MS. */
+async function tellRunningInstances(config: Config): Promise<void> {
+  const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-cli`);
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 10_000).unref());
+  try {
+    await Promise.race([announceClear(kafka, config.KAFKA_TOPIC_PREFIX, [CREDENTIALS_CACHE, AUTORISATIES_CACHE]), timeout]);
+  } catch (err) {
+    console.error(`credentials: Kafka not reachable (${(err as Error).message}); running API instances apply this within CACHE_TTL_MS (${config.CACHE_TTL_MS} ms)`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { createDecoder, createVerifier, TokenError } from 'fast-jwt';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from 'mongodb';
+import type { CacheRegion, Caches } from './cache';
 import { ZgwError } from './errors';
 import type { Credentials } from './credentials';
 import { LIVE } from './store';
@@ -67,12 +68,30 @@ declare module 'fastify' {
 
 const decode = createDecoder({ complete: true });
 
+/** Regions of the read cache that authentication uses; writes to credentials or applicaties clear them. */
+export const CREDENTIALS_CACHE = 'credentials';
+export const AUTORISATIES_CACHE = 'autorisaties';
+
+type Verify = (token: string) => Record<string, unknown>;
+
+/**
+ * Authenticates a request and loads the caller's rights. Secrets (with their verifier) and applicaties are read
+ * through the cache; any write to either clears it here at once and in other instances through the broadcast, so
+ * a changed applicatie governs the next request.
+ */
 export class Authenticator {
+  private readonly verifiers: CacheRegion<Verify | null>;
+  private readonly applicaties: CacheRegion<ApplicatieRights>;
+
   constructor(
     private readonly db: Db,
     private readonly credentials: Credentials,
     private readonly leewaySeconds: number,
-  ) {}
+    caches: Caches,
+  ) {
+    this.verifiers = caches.region(CREDENTIALS_CACHE);
+    this.applicaties = caches.region(AUTORISATIES_CACHE);
+  }
 
   async authenticate(req: FastifyRequest): Promise<Caller> {
     const header = req.headers.authorization;
@@ -88,11 +107,11 @@ export class Authenticator {
       throw ZgwError.unauthorized('Het JWT kan niet gelezen worden.', 'jwt-invalid');
     }
     if (!clientId) throw ZgwError.unauthorized('Het JWT bevat geen client_id claim.', 'jwt-missing-client-id');
-    const secret = await this.credentials.secretFor(clientId);
-    if (!secret) throw ZgwError.forbidden(`Client id "${clientId}" is onbekend.`, 'missing-credentials');
+    const verify = await this.verifierFor(clientId);
+    if (!verify) throw ZgwError.forbidden(`Client id "${clientId}" is onbekend.`, 'missing-credentials');
     let payload: Record<string, unknown>;
     try {
-      payload = createVerifier({ key: secret, algorithms: ['HS256'], clockTolerance: this.leewaySeconds * 1000 })(token) as Record<string, unknown>;
+      payload = verify(token);
     } catch (err) {
       const reason = err instanceof TokenError ? err.code : 'invalid';
       throw ZgwError.forbidden(`Het JWT is ongeldig (${reason}).`, 'jwt-invalid');
@@ -101,10 +120,25 @@ export class Authenticator {
     if (Number.isFinite(iat) && iat * 1000 > Date.now() + this.leewaySeconds * 1000) {
       throw ZgwError.forbidden('Het JWT is uitgegeven in de toekomst (iat).', 'jwt-invalid');
     }
-    const app = await this.db.collection('applicaties').findOne(
-      { clientIds: clientId, ...LIVE },
-      { projection: { heeftAlleAutorisaties: 1, alleenIsGereedVoorPublicatie: 1, autorisaties: 1 } },
+    const rights = await this.applicaties.getOrLoad(clientId, async () => {
+      const app = await this.db.collection('applicaties').findOne(
+        { clientIds: clientId, ...LIVE },
+        { projection: { _id: 0, heeftAlleAutorisaties: 1, alleenIsGereedVoorPublicatie: 1, autorisaties: 1 } },
+      );
+      return (app ?? { autorisaties: [] }) as ApplicatieRights;
+    });
+    return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), rights);
+  }
+
+  /** The HS256 verifier of a client's secret; unknown clients are not cached, so a new one works at once. */
+  private async verifierFor(clientId: string): Promise<Verify | null> {
+    return this.verifiers.getOrLoad(
+      clientId,
+      async () => {
+        const secret = await this.credentials.secretFor(clientId);
+        return secret ? (createVerifier({ key: secret, algorithms: ['HS256'], clockTolerance: this.leewaySeconds * 1000 }) as Verify) : null;
+      },
+      (v) => v !== null,
     );
-    return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), (app ?? { autorisaties: [] }) as ApplicatieRights);
   }
 }

@@ -4,6 +4,7 @@ import type { Db } from 'mongodb';
 import { z } from 'zod';
 import type { Config, Logger } from '@zgw/shared';
 import type { Authenticator, Caller } from './auth';
+import type { CacheRegion, Caches } from './cache';
 import { ZgwError, sendProblem } from './errors';
 import { ComponentDocument } from './openapi';
 import type { OutboxRelay } from './relay';
@@ -18,6 +19,7 @@ export interface Deps {
   urls: Urls;
   log: Logger;
   auth: Authenticator;
+  caches: Caches;
   relay?: OutboxRelay;
   /** Fetches a JSON document from another service (selectielijst, external references). */
   fetchJson: (url: string) => Promise<{ status: number; body: unknown }>;
@@ -30,6 +32,11 @@ export interface ComponentDef {
   code: string;
   title: string;
   version: string;
+  /**
+   * Serve detail and list GETs from the component's read cache (cleared by every write to the component). Only for
+   * reference data whose responses do not depend on who asks beyond the scopes (Catalogi).
+   */
+  cacheReads?: boolean;
   register(api: ComponentApi): Promise<void> | void;
 }
 
@@ -65,6 +72,7 @@ export const UuidParams = z.object({ uuid: z.string() });
 export class ComponentApi {
   readonly doc: ComponentDocument;
   readonly base: string;
+  private readonly cache: CacheRegion;
 
   constructor(
     readonly app: FastifyInstance,
@@ -73,6 +81,12 @@ export class ComponentApi {
   ) {
     this.base = deps.urls.api(def.name);
     this.doc = new ComponentDocument(def.title, def.version, this.base);
+    this.cache = deps.caches.region(def.name);
+  }
+
+  /** A read through the component's cache when it caches reads (see ComponentDef.cacheReads). */
+  cached<T>(key: string, load: () => Promise<T>): Promise<T> {
+    return this.def.cacheReads ? this.cache.getOrLoad(key, load) : load();
   }
 
   store<T extends object>(collection: string): Store<T & import('mongodb').Document> {
@@ -126,7 +140,14 @@ export class ComponentApi {
           }
           body = parseOrThrow(spec.body, body);
         }
-        const result = await spec.handler({ req, reply, caller, params, query, body } as never);
+        let result: unknown;
+        try {
+          result = await spec.handler({ req, reply, caller, params, query, body } as never);
+        } finally {
+          // Every write, even a failed one, clears the component's cache region (for Autorisaties: the applicaties
+          // the authenticator keeps).
+          if (spec.method !== 'GET') this.deps.caches.clear(this.def.name);
+        }
         if (reply.sent) return reply;
         if (status === 204) return reply.code(204).send();
         const payload = JSON.stringify(result);

@@ -1,16 +1,22 @@
 import type { Kafka, Producer } from 'kafkajs';
-import { EVENT_ID_HEADER, KANALEN, createProducer, ensureTopics, topicName, type Logger, type OutboxEvent } from '@zgw/shared';
-import type { Document } from 'mongodb';
-import type { Store } from './store';
+import { EVENT_ID_HEADER, KANALEN, createProducer, ensureTopics, topicName, type Logger } from '@zgw/shared';
+import type { Collection, Document } from 'mongodb';
+import { OUTBOX_POINTERS, type OutboxPointer, type Store, type Stored } from './store';
+
+const BATCH = 200;
 
 /**
  * Publishes the events that writes leave in their documents' outboxes to Kafka, then removes them.
+ * It finds its work through the outbox pointers (see OUTBOX_POINTERS), so a sweep costs nothing when nothing waits;
+ * once per process it also scans every collection for waiting events, as a safety net.
  * A write kicks it at once; a periodic sweep picks up what an earlier process left behind (crash, outage).
  * While Kafka is unreachable events simply wait in MongoDB; the API keeps answering.
  * Delivery is at least once: consumers deduplicate on the `event-id` header.
  */
 export class OutboxRelay {
-  private readonly stores: Store<Document>[] = [];
+  private readonly stores = new Map<string, Store<Document>>();
+  private pointers?: Collection<OutboxPointer>;
+  private scanned = false;
   private producer?: Producer;
   private timer?: NodeJS.Timeout;
   private running = false;
@@ -26,7 +32,8 @@ export class OutboxRelay {
   ) {}
 
   register(store: Store<Document>): void {
-    this.stores.push(store);
+    this.stores.set(store.name, store);
+    this.pointers ??= store.coll.db.collection<OutboxPointer>(OUTBOX_POINTERS);
   }
 
   start(): void {
@@ -54,30 +61,42 @@ export class OutboxRelay {
   async drain(): Promise<number> {
     const producer = await this.connect();
     let sent = 0;
-    for (const store of this.stores) {
-      for (;;) {
-        const docs = await store.pending(200);
-        if (!docs.length) break;
-        const messages = docs.flatMap((d) => (d._outbox ?? []).map((e) => ({ doc: d._id, e })));
-        const byTopic = new Map<string, OutboxEvent[]>();
-        for (const { e } of messages) {
-          const list = byTopic.get(e.topic) ?? [];
-          list.push(e);
-          byTopic.set(e.topic, list);
+    if (!this.scanned) {
+      for (const store of this.stores.values()) {
+        for (let docs = await store.pending(BATCH); docs.length; docs = docs.length < BATCH ? [] : await store.pending(BATCH)) {
+          sent += await this.publish(producer, store, docs);
         }
-        await producer.sendBatch({
-          acks: -1,
-          topicMessages: [...byTopic].map(([topic, evs]) => ({
-            topic: topicName(this.topicPrefix, topic),
-            messages: evs.map((e) => ({ key: e.key, value: JSON.stringify(e.payload), headers: { [EVENT_ID_HEADER]: e.id } })),
-          })),
-        });
-        for (const d of docs) await store.published(d._id, (d._outbox ?? []).map((e) => e.id));
-        sent += messages.length;
-        if (docs.length < 200) break;
       }
+      this.scanned = true;
+    }
+    const names = [...this.stores.keys()];
+    for (;;) {
+      const pointers = (await this.pointers?.find({ collection: { $in: names } }).sort({ at: 1 }).limit(BATCH).toArray()) ?? [];
+      if (!pointers.length) break;
+      for (const [name, group] of groupBy(pointers, (p) => p.collection)) {
+        const store = this.stores.get(name)!;
+        sent += await this.publish(producer, store, await store.withEvents(group.map((p) => p.doc)));
+      }
+      // A pointer whose nonce changed belongs to a write that landed meanwhile: it stays for the next round.
+      for (const p of pointers) await this.pointers!.deleteOne({ _id: p._id, nonce: p.nonce });
+      if (pointers.length < BATCH) break;
     }
     return sent;
+  }
+
+  /** Sends the events of these documents in one batch, then removes them from the documents. */
+  private async publish(producer: Producer, store: Store<Document>, docs: Stored<Document>[]): Promise<number> {
+    const events = docs.flatMap((d) => d._outbox ?? []);
+    if (!events.length) return 0;
+    await producer.sendBatch({
+      acks: -1,
+      topicMessages: [...groupBy(events, (e) => e.topic)].map(([topic, evs]) => ({
+        topic: topicName(this.topicPrefix, topic),
+        messages: evs.map((e) => ({ key: e.key, value: JSON.stringify(e.payload), headers: { [EVENT_ID_HEADER]: e.id } })),
+      })),
+    });
+    for (const d of docs) await store.published(d._id, (d._outbox ?? []).map((e) => e.id));
+    return events.length;
   }
 
   private async connect(): Promise<Producer> {
@@ -117,4 +136,15 @@ export class OutboxRelay {
       this.schedule(next);
     }
   }
+}
+
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
 }

@@ -91,8 +91,12 @@ export class Resource<D extends Document> {
   async getOr404(uuid: string, caller?: Caller): Promise<Stored<D>> {
     const doc = await this.store.get(uuid);
     if (!doc) throw ZgwError.notFound(`${this.def.resource} ${uuid} bestaat niet.`);
-    if (caller && this.def.visible && !this.def.visible(doc, caller)) throw ZgwError.forbidden();
+    if (caller) this.mustBeVisible(doc, caller);
     return doc;
+  }
+
+  private mustBeVisible(doc: Stored<D>, caller: Caller): void {
+    if (this.def.visible && !this.def.visible(doc, caller)) throw ZgwError.forbidden();
   }
 
   notificatie(doc: D, uuid: string, actie: string): Notificatie {
@@ -143,9 +147,11 @@ export class Resource<D extends Document> {
           return Promise.all(items.filter((d) => !def.visible || def.visible(d, caller)).map((d) => this.toApi(d)));
         }
         const page = parsePage((q as { page?: string }).page);
-        const { count, items } = await this.store.list(filter, { skip: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE, sort: def.sort });
-        const requestUrl = `${this.api.deps.urls.base}${req.url}`;
-        return envelope(requestUrl, page, count, await Promise.all(items.map((d) => this.toApi(d))));
+        return this.api.cached(req.url, async () => {
+          const { count, items } = await this.store.list(filter, { skip: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE, sort: def.sort });
+          const requestUrl = `${this.api.deps.urls.base}${req.url}`;
+          return envelope(requestUrl, page, count, await Promise.all(items.map((d) => this.toApi(d))));
+        });
       },
     });
   }
@@ -180,7 +186,14 @@ export class Resource<D extends Document> {
       params: UuidParams,
       response: def.schema,
       etag: true,
-      handler: async ({ caller, params }) => this.toApi(await this.getOr404(params.uuid, caller)),
+      handler: async ({ caller, params }) => {
+        const { doc, body } = await this.api.cached(`${def.collection}/${params.uuid}`, async () => {
+          const stored = await this.getOr404(params.uuid);
+          return { doc: stored, body: await this.toApi(stored) };
+        });
+        this.mustBeVisible(doc, caller);
+        return body;
+      },
     });
   }
 

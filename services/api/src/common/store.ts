@@ -18,6 +18,22 @@ export interface StoredMeta {
 
 export type Stored<T> = T & StoredMeta;
 
+/**
+ * The collection of outbox pointers: one per document with unpublished events, written before the document (so no
+ * event is ever without one) and removed by the relay once it has published them. The relay finds its work here
+ * instead of scanning every resource collection. `nonce` changes with every write, so the relay never removes a
+ * pointer for events that arrived while it was publishing.
+ */
+export const OUTBOX_POINTERS = 'outbox';
+
+export interface OutboxPointer {
+  _id: string; // `<collection>/<uuid>`
+  collection: string;
+  doc: string;
+  nonce: string;
+  at: Date;
+}
+
 /** Matches live resources, never tombstones: every read of a resource collection includes it. */
 export const LIVE = { _tombstone: { $exists: false } } as const;
 
@@ -29,6 +45,7 @@ export interface ListOptions {
 
 export class Store<T extends Document> {
   readonly coll: Collection<Stored<T>>;
+  private readonly pointers: Collection<OutboxPointer>;
 
   constructor(
     db: Db,
@@ -36,10 +53,12 @@ export class Store<T extends Document> {
     private readonly onWrite: () => void,
   ) {
     this.coll = db.collection<Stored<T>>(name);
+    this.pointers = db.collection<OutboxPointer>(OUTBOX_POINTERS);
   }
 
   async ensureIndexes(indexes: { key: IndexSpecification; unique?: boolean; sparse?: boolean }[] = []): Promise<void> {
     await this.coll.createIndex({ _pending: 1 }, { sparse: true });
+    await this.pointers.createIndex({ collection: 1, at: 1 });
     await this.coll.createIndex({ _created: 1, _id: 1 });
     for (const ix of indexes) await this.coll.createIndex(ix.key, { unique: ix.unique, sparse: ix.sparse });
   }
@@ -70,6 +89,7 @@ export class Store<T extends Document> {
 
   async insert(uuid: string, data: T, events: OutboxEvent[]): Promise<Stored<T>> {
     const doc = { ...data, _id: uuid, _created: new Date(), ...outboxFields(events) } as Stored<T>;
+    await this.point(uuid, events);
     await this.coll.insertOne(doc as never);
     this.written(events);
     return doc;
@@ -83,6 +103,7 @@ export class Store<T extends Document> {
     const update: Document = { $set: { ...data, ...(events.length ? { _pending: true } : {}) } };
     if (Object.keys(unset).length) update.$unset = unset;
     if (events.length) update.$push = { _outbox: { $each: events } };
+    await this.point(current._id, events);
     const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
     if (!r.matchedCount) return null;
     this.written(events);
@@ -98,14 +119,20 @@ export class Store<T extends Document> {
     for (const k of Object.keys(current)) if (!k.startsWith('_')) unset[k] = '';
     const update: Document = { $set: { _tombstone: true, _pending: true }, $push: { _outbox: { $each: events } } };
     if (Object.keys(unset).length) update.$unset = unset;
+    await this.point(current._id, events);
     const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
     if (r.matchedCount) this.written(events);
     return r.matchedCount > 0;
   }
 
-  /** Documents with unpublished events, for the relay. */
+  /** Documents with unpublished events, found by scanning (the relay does this once at start, for safety). */
   async pending(limit: number): Promise<Stored<T>[]> {
     return (await this.coll.find({ _pending: true } as Filter<Stored<T>>).limit(limit).toArray()) as Stored<T>[];
+  }
+
+  /** The documents with these ids that still hold events. */
+  async withEvents(ids: string[]): Promise<Stored<T>[]> {
+    return (await this.coll.find({ _id: { $in: ids }, _pending: true } as Filter<Stored<T>>).toArray()) as Stored<T>[];
   }
 
   /** Marks events as published: pulls them, then clears the flag or drops a finished tombstone. */
@@ -114,6 +141,13 @@ export class Store<T extends Document> {
     await this.coll.updateOne(byId, { $pull: { _outbox: { id: { $in: ids } } } } as never);
     await this.coll.deleteOne({ _id: uuid, _tombstone: true, _outbox: { $size: 0 } } as Filter<Stored<T>>);
     await this.coll.updateOne({ _id: uuid, _outbox: { $size: 0 } } as Filter<Stored<T>>, { $unset: { _outbox: '', _pending: '' } } as never);
+  }
+
+  /** Writes the outbox pointer of a document that is about to receive events (before the document itself). */
+  private async point(uuid: string, events: OutboxEvent[]): Promise<void> {
+    if (!events.length) return;
+    const pointer = { collection: this.name, doc: uuid, nonce: randomUUID(), at: new Date() };
+    await this.pointers.updateOne({ _id: `${this.name}/${uuid}` }, { $set: pointer }, { upsert: true });
   }
 
   private written(events: OutboxEvent[]): void {

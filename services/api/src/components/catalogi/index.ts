@@ -17,6 +17,8 @@ export const catalogi: ComponentDef = {
   code: 'ztc',
   title: 'Catalogi API',
   version: '1.3.1',
+  // Catalogi are reference data, read by every case and document; a read is served from memory until a write.
+  cacheReads: true,
   async register(api) {
     // Rules of one type read the others at request time, so the registry is filled before any request arrives.
     const c = { api, selectielijst: new SelectielijstClient(api.deps) } as Catalogi;

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { connectMongo, createKafka, createLogger, loadConfig, type Mongo } from '@zgw/shared';
+import { OutboxRelay } from '../src/common/relay';
+import { OUTBOX_POINTERS, Store, newEvent } from '../src/common/store';
+
+/** The relay finds waiting events through the outbox pointers, and once per process by scanning. */
+let mongo: Mongo;
+let relay: OutboxRelay;
+let store: Store<{ naam: string }>;
+const id = randomUUID().slice(0, 8);
+
+beforeAll(async () => {
+  const config = loadConfig({ ...process.env, MONGODB_DB: `zgw_test_outbox_${id}` });
+  mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
+  store = new Store(mongo.db, 'dingen', () => undefined);
+  // Not started: each test drains by hand, so nothing runs in between.
+  relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `test-outbox-${id}`), `test-outbox-${id}-`, 60_000, createLogger('test', 'silent'));
+  relay.register(store as never);
+});
+afterAll(async () => {
+  await relay.stop();
+  await mongo.db.dropDatabase();
+  await mongo.client.close();
+});
+
+const event = () => newEvent('autorisaties', 'k', { naam: 'x' });
+const pointers = () => mongo.db.collection(OUTBOX_POINTERS).find({}).toArray();
+
+it('publishes what an earlier process left without pointers, by the scan at start', async () => {
+  await mongo.db.collection('dingen').insertOne({ _id: 'legacy' as never, naam: 'oud', _created: new Date(), _outbox: [event()], _pending: true });
+  expect(await relay.drain()).toBe(1);
+  expect(await mongo.db.collection('dingen').countDocuments({ _pending: true })).toBe(0);
+});
+
+it('writes a pointer before the document and removes it once the events are out', async () => {
+  const uuid = randomUUID();
+  const stored = await store.insert(uuid, { naam: 'a' }, [event()]);
+  await store.replace(stored, { naam: 'b' }, [event()]);
+  expect((await pointers()).map((p) => p._id)).toEqual([`dingen/${uuid}`]);
+  expect(await relay.drain()).toBe(2);
+  expect(await pointers()).toEqual([]);
+  expect(await store.get(uuid)).toMatchObject({ naam: 'b' });
+  expect((await store.get(uuid))?._outbox).toBeUndefined();
+  // A write without events leaves no pointer.
+  await store.replace((await store.get(uuid))!, { naam: 'c' }, []);
+  expect(await pointers()).toEqual([]);
+});
+
+it('drops a pointer whose document never got its events (a write that failed after the pointer)', async () => {
+  await mongo.db.collection(OUTBOX_POINTERS).insertOne({ _id: 'dingen/nothing' as never, collection: 'dingen', doc: 'nothing', nonce: 'n', at: new Date() });
+  expect(await relay.drain()).toBe(0);
+  expect(await pointers()).toEqual([]);
+});
+
+it('publishes a deletion and then drops the tombstone', async () => {
+  const uuid = randomUUID();
+  const stored = await store.insert(uuid, { naam: 'weg' }, []);
+  await store.remove(stored, [event()]);
+  expect(await relay.drain()).toBe(1);
+  expect(await mongo.db.collection('dingen').countDocuments({ _id: uuid as never })).toBe(0);
+  expect(await pointers()).toEqual([]);
+});
