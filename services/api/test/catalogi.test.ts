@@ -102,6 +102,23 @@ describe('zaaktypen, besluittypen and informatieobjecttypen', () => {
   });
 });
 
+describe('datumGeldigheid on a zaaktype', () => {
+  it('applies to the zaaktype itself and to the versions of what it shows', async () => {
+    const cat = await catalogus(t, 'DGD');
+    const v1 = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'vergunning', beginGeldigheid: '2020-01-01', eindeGeldigheid: '2020-12-31' }));
+    const v2 = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'vergunning', beginGeldigheid: '2021-01-01' }));
+    const zt = await create(t, 'zaaktypen', zaaktypeBody(cat, { besluittypen: ['vergunning'], beginGeldigheid: '2020-01-01', eindeGeldigheid: '2022-12-31' }));
+    expect(zt.besluittypen.sort()).toEqual([v1.url, v2.url].sort());
+    expect((await t.call('GET', `${zt.url}?datumGeldigheid=2020-06-01`)).json().besluittypen).toEqual([v1.url]);
+    expect((await t.call('GET', `${zt.url}?datumGeldigheid=2021-06-01`)).json().besluittypen).toEqual([v2.url]);
+    expect((await t.call('GET', `${zt.url}?datumGeldigheid=2019-12-31`)).statusCode).toBe(404);
+    expect((await t.call('GET', `${zt.url}?datumGeldigheid=2023-01-01`)).statusCode).toBe(404);
+    const bad = await t.call('GET', `${zt.url}?datumGeldigheid=morgen`);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().invalidParams[0].name).toBe('datumGeldigheid');
+  });
+});
+
 describe('parts of a zaaktype', () => {
   let cat: string;
   let zt: Record<string, any>;

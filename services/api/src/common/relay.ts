@@ -78,7 +78,7 @@ export class OutboxRelay {
         sent += await this.publish(producer, store, await store.withEvents(group.map((p) => p.doc)));
       }
       // A pointer whose nonce changed belongs to a write that landed meanwhile: it stays for the next round.
-      for (const p of pointers) await this.pointers!.deleteOne({ _id: p._id, nonce: p.nonce });
+      await this.pointers!.deleteMany({ $or: pointers.map((p) => ({ _id: p._id, nonce: p.nonce })) });
       if (pointers.length < BATCH) break;
     }
     return sent;

@@ -46,8 +46,11 @@ export interface ResourceDef<D extends Document> {
   afterDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
   /** Whether the caller may see this object at all (type-level authorisations); hidden objects are 403 on detail. */
   visible?: (doc: Stored<D>, caller: Caller) => boolean;
-  /** Extra response fields computed at read time (e.g. reverse relations). */
-  render?: (doc: Stored<D>, url: string) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Query parameters of the detail GET, and the condition they put on the object itself (404 when unmet). */
+  readQuery?: z.ZodObject;
+  readFilter?: (query: Record<string, unknown>) => Filter<Document>;
+  /** Extra response fields computed at read time (e.g. reverse relations); `query` is the detail GET's. */
+  render?: (doc: Stored<D>, url: string, query?: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
 }
 
 /** A ZGW resource with its standard operations, notifications and OpenAPI entries. */
@@ -76,9 +79,9 @@ export class Resource<D extends Document> {
     return this.api.deps.urls.uuidOf(url, this.api.def.name, this.def.collection);
   }
 
-  async toApi(doc: Stored<D>): Promise<Record<string, unknown>> {
+  async toApi(doc: Stored<D>, query?: Record<string, unknown>): Promise<Record<string, unknown>> {
     const url = this.url(doc._id);
-    const extra = this.def.render ? await this.def.render(doc, url) : {};
+    const extra = this.def.render ? await this.def.render(doc, url, query) : {};
     return { url, ...publicFields(doc), ...extra };
   }
 
@@ -88,8 +91,8 @@ export class Resource<D extends Document> {
     return uuid ? ((await this.store.get(uuid)) ?? undefined) : undefined;
   }
 
-  async getOr404(uuid: string, caller?: Caller): Promise<Stored<D>> {
-    const doc = await this.store.get(uuid);
+  async getOr404(uuid: string, caller?: Caller, filter: Filter<Document> = {}): Promise<Stored<D>> {
+    const doc = await this.store.findOne({ _id: uuid, ...filter } as Filter<Document>);
     if (!doc) throw ZgwError.notFound(`${this.def.resource} ${uuid} bestaat niet.`);
     if (caller) this.mustBeVisible(doc, caller);
     return doc;
@@ -184,12 +187,14 @@ export class Resource<D extends Document> {
       summary: `Een specifieke ${def.resource} opvragen.`,
       scopes: def.scopes.read,
       params: UuidParams,
+      query: def.readQuery,
       response: def.schema,
       etag: true,
-      handler: async ({ caller, params }) => {
-        const { doc, body } = await this.api.cached(`${def.collection}/${params.uuid}`, async () => {
-          const stored = await this.getOr404(params.uuid);
-          return { doc: stored, body: await this.toApi(stored) };
+      handler: async ({ req, caller, params, query }) => {
+        const q = (query ?? {}) as Record<string, unknown>;
+        const { doc, body } = await this.api.cached(req.url, async () => {
+          const stored = await this.getOr404(params.uuid, undefined, def.readFilter?.(q));
+          return { doc: stored, body: await this.toApi(stored, q) };
         });
         this.mustBeVisible(doc, caller);
         return body;

@@ -132,15 +132,21 @@ export class Store<T extends Document> {
 
   /** The documents with these ids that still hold events. */
   async withEvents(ids: string[]): Promise<Stored<T>[]> {
-    return (await this.coll.find({ _id: { $in: ids }, _pending: true } as Filter<Stored<T>>).toArray()) as Stored<T>[];
+    const docs = (await this.coll.find({ _id: { $in: ids } } as Filter<Stored<T>>).toArray()) as Stored<T>[];
+    return docs.filter((d) => d._outbox?.length);
   }
 
-  /** Marks events as published: pulls them, then clears the flag or drops a finished tombstone. */
+  /**
+   * Marks events as published: pulls them, then drops a finished tombstone (tombstones take no new events) or clears
+   * the scan flag. Only the flag: an event pushed meanwhile stays in `_outbox` and its pointer brings the relay back.
+   * Every filter is by `_id` alone, the one lookup every MongoDB-compatible store serves from an index.
+   */
   async published(uuid: string, ids: string[]): Promise<void> {
     const byId = { _id: uuid } as Filter<Stored<T>>;
-    await this.coll.updateOne(byId, { $pull: { _outbox: { id: { $in: ids } } } } as never);
-    await this.coll.deleteOne({ _id: uuid, _tombstone: true, _outbox: { $size: 0 } } as Filter<Stored<T>>);
-    await this.coll.updateOne({ _id: uuid, _outbox: { $size: 0 } } as Filter<Stored<T>>, { $unset: { _outbox: '', _pending: '' } } as never);
+    const after = await this.coll.findOneAndUpdate(byId, { $pull: { _outbox: { id: { $in: ids } } } } as never, { returnDocument: 'after' });
+    if (!after || after._outbox?.length) return;
+    if (after._tombstone) await this.coll.deleteOne(byId);
+    else await this.coll.updateOne(byId, { $unset: { _pending: '' } } as never);
   }
 
   /** Writes the outbox pointer of a document that is about to receive events (before the document itself). */

@@ -45,11 +45,23 @@ export async function namesFromInput(
   return out;
 }
 
-/** The stored objects of `target` in `catalogus` whose `nameField` is one of `names`, newest version first. */
-export async function byNames(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown): Promise<Stored<Doc>[]> {
+/** Whether an object is valid on `datum` (YYYY-MM-DD); every object is when no datum is asked for. */
+export function validOn(doc: Document, datum: string | undefined): boolean {
+  if (!datum) return true;
+  const begin = doc.beginGeldigheid as string | null | undefined;
+  const einde = doc.eindeGeldigheid as string | null | undefined;
+  return (!begin || begin <= datum) && (!einde || einde >= datum);
+}
+
+/**
+ * The stored objects of `target` in `catalogus` whose `nameField` is one of `names`, newest version first;
+ * with `datum`, only the versions valid on that day.
+ */
+export async function byNames(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown, datum?: string): Promise<Stored<Doc>[]> {
   const list = Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string' && n !== '') : [];
   if (!list.length || typeof catalogus !== 'string') return [];
-  return target.store.find({ catalogus, [nameField]: { $in: list } }, { sort: NEWEST_FIRST as Sort });
+  const docs = await target.store.find({ catalogus, [nameField]: { $in: list } }, { sort: NEWEST_FIRST as Sort });
+  return docs.filter((d) => validOn(d, datum));
 }
 
 /** URLs of the objects matching a filter, without loading whole documents. */
@@ -59,9 +71,9 @@ export async function urlsWhere(target: Resource<Doc>, filter: Filter<Document>,
 }
 
 /** For each name, the URL of its newest version (used where the standard shows one object per relation). */
-export async function newestUrls(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown): Promise<Map<string, string>> {
+export async function newestUrls(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown, datum?: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  for (const doc of await byNames(target, nameField, catalogus, names)) {
+  for (const doc of await byNames(target, nameField, catalogus, names, datum)) {
     const key = String(doc[nameField]);
     if (!found.has(key)) found.set(key, target.url(doc._id));
   }
@@ -69,8 +81,8 @@ export async function newestUrls(target: Resource<Doc>, nameField: string, catal
 }
 
 /** All versions that carry one of the names, as URLs (a relation by omschrijving covers every version). */
-export async function allUrls(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown): Promise<string[]> {
-  return (await byNames(target, nameField, catalogus, names)).map((d) => target.url(d._id));
+export async function allUrls(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown, datum?: string): Promise<string[]> {
+  return (await byNames(target, nameField, catalogus, names, datum)).map((d) => target.url(d._id));
 }
 
 type Waiter<V> = { resolve: (v: V) => void; reject: (e: unknown) => void };
@@ -102,9 +114,9 @@ export class GroupLoader {
     });
   }
 
-  /** URLs of the objects for one key. */
-  async urls(key: string): Promise<string[]> {
-    return (await this.load(key)).map((d) => this.target.url(String(d._id)));
+  /** URLs of the objects for one key (with `datum`, those valid on that day). */
+  async urls(key: string, datum?: string): Promise<string[]> {
+    return (await this.load(key)).filter((d) => validOn(d, datum)).map((d) => this.target.url(String(d._id)));
   }
 
   private async flush(): Promise<void> {
@@ -112,7 +124,8 @@ export class GroupLoader {
     this.queue = new Map();
     this.scheduled = false;
     try {
-      const projection = Object.fromEntries([['_id', 1], [this.field, 1], ...this.projection.map((p) => [p, 1])]);
+      const fields = ['_id', this.field, 'beginGeldigheid', 'eindeGeldigheid', ...this.projection];
+      const projection = Object.fromEntries(fields.map((f) => [f, 1]));
       const docs = await this.target.store.coll
         .find({ [this.field]: { $in: [...batch.keys()] }, ...LIVE } as never, { projection })
         .sort(this.sort)

@@ -1,4 +1,5 @@
 import type { Document, Filter } from 'mongodb';
+import { z } from 'zod';
 import { ZgwError, type InvalidParam } from '../../common/errors';
 import { Resource, type WriteContext } from '../../common/resource';
 import type { Stored } from '../../common/store';
@@ -7,8 +8,8 @@ import {
   DELETE_OR_FORCED, READ, WRITE, WRITE_OR_FORCED, ZAAKTYPE_ONDERDELEN, and, geldigOp, isUrl, mayForceDelete, mayForceWrite,
   mustResolve, nonField, onlyEndsGeldigheid, statusFilter, withDefaults, type Catalogi,
 } from './context';
-import { GroupLoader, allUrls, byNames, namesFromInput, newestUrls } from './relations';
-import { ZaakType, ZaakTypeInput, ZaakTypeQuery, type Doc } from './schemas';
+import { GroupLoader, allUrls, byNames, namesFromInput, newestUrls, validOn } from './relations';
+import { ZaakType, ZaakTypeInput, ZaakTypeQuery, date, type Doc } from './schemas';
 
 const ZAAKTYPE_READ = [...READ, 'documenten.lezen', 'zaken.lezen'];
 
@@ -74,6 +75,9 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
       if (q.trefwoorden) f.trefwoorden = { $all: String(q.trefwoorden).split(',').filter(Boolean) };
       return and(f, statusFilter(q.status), q.datumGeldigheid ? geldigOp(String(q.datumGeldigheid)) : {});
     },
+    // `datumGeldigheid` on the detail GET applies to the zaaktype itself and to everything it shows.
+    readQuery: z.object({ datumGeldigheid: date.optional() }),
+    readFilter: (q) => (q.datumGeldigheid ? geldigOp(String(q.datumGeldigheid)) : {}),
     prepare: (data, ctx, current) => prepare(c, data, ctx, current),
     beforeDestroy: async (current, ctx) => {
       if (mayForceDelete(ctx.caller)) return;
@@ -87,22 +91,28 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
     afterDestroy: async (_current, ctx) => {
       for (const name of ZAAKTYPE_ONDERDELEN) await c[name].store.coll.deleteMany({ zaaktype: ctx.url } as never);
     },
-    render: async (doc, url) => {
+    render: async (doc, url, query) => {
       const l = loaders();
+      const datum = query?.datumGeldigheid as string | undefined;
       // Ask for all parts before awaiting anything, so a whole page is batched into one query per collection.
       const [statustypen, resultaattypen, eigenschappen, roltypen, zaakobjecttypen, links] = await Promise.all([
-        l.statustypen.urls(url),
-        l.resultaattypen.urls(url),
-        l.eigenschappen.urls(url),
-        l.roltypen.urls(url),
-        l.zaakobjecttypen.urls(url),
+        l.statustypen.urls(url, datum),
+        l.resultaattypen.urls(url, datum),
+        l.eigenschappen.urls(url, datum),
+        l.roltypen.urls(url, datum),
+        l.zaakobjecttypen.urls(url, datum),
         l.ziot.load(url),
       ]);
-      const deel = await newestUrls(resource, 'identificatie', doc.catalogus, doc.deelzaaktypen);
+      const deel = await newestUrls(resource, 'identificatie', doc.catalogus, doc.deelzaaktypen, datum);
       const gerelateerd = (doc.gerelateerdeZaaktypen as { zaaktype: string }[] | undefined) ?? [];
-      const gerelateerdUrls = await newestUrls(resource, 'identificatie', doc.catalogus, gerelateerd.map((g) => g.zaaktype));
+      const gerelateerdUrls = await newestUrls(resource, 'identificatie', doc.catalogus, gerelateerd.map((g) => g.zaaktype), datum);
+      let iotUrls = [...new Set(links.map((z) => String(z.informatieobjecttype)))];
+      if (datum) {
+        const iots = await Promise.all(iotUrls.map((u) => c.informatieobjecttypen.byUrl(u)));
+        iotUrls = iotUrls.filter((_, i) => iots[i] && validOn(iots[i], datum));
+      }
       return {
-        besluittypen: await allUrls(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen),
+        besluittypen: await allUrls(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen, datum),
         deelzaaktypen: ((doc.deelzaaktypen as string[] | undefined) ?? []).map((d) => deel.get(d)).filter(Boolean),
         gerelateerdeZaaktypen: gerelateerd.map((g) => ({ ...g, zaaktype: isUrl(g.zaaktype) ? g.zaaktype : (gerelateerdUrls.get(g.zaaktype) ?? g.zaaktype) })),
         statustypen,
@@ -110,7 +120,7 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
         eigenschappen,
         roltypen,
         zaakobjecttypen,
-        informatieobjecttypen: [...new Set(links.map((z) => String(z.informatieobjecttype)))],
+        informatieobjecttypen: iotUrls,
       };
     },
   });
