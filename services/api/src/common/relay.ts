@@ -1,6 +1,7 @@
 import type { Kafka, Producer } from 'kafkajs';
 import { EVENT_ID_HEADER, KANALEN, createProducer, ensureTopics, topicName, type Logger } from '@zgw/shared';
 import type { Collection, Document } from 'mongodb';
+import { groupBy } from './group';
 import { OUTBOX_POINTERS, type OutboxPointer, type Store, type Stored } from './store';
 
 const BATCH = 200;
@@ -136,15 +137,4 @@ export class OutboxRelay {
       this.schedule(next);
     }
   }
-}
-
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = out.get(k);
-    if (list) list.push(item);
-    else out.set(k, [item]);
-  }
-  return out;
 }

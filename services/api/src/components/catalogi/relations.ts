@@ -1,5 +1,6 @@
 import type { Document, Filter, Sort } from 'mongodb';
 import type { InvalidParam } from '../../common/errors';
+import { groupBy } from '../../common/group';
 import type { Resource } from '../../common/resource';
 import { LIVE, type Stored } from '../../common/store';
 import { NEWEST_FIRST, isUrl, resolveLocal } from './context';
@@ -130,13 +131,7 @@ export class GroupLoader {
         .find({ [this.field]: { $in: [...batch.keys()] }, ...LIVE } as never, { projection })
         .sort(this.sort)
         .toArray();
-      const grouped = new Map<string, Document[]>();
-      for (const d of docs) {
-        const key = String(d[this.field]);
-        const list = grouped.get(key);
-        if (list) list.push(d);
-        else grouped.set(key, [d]);
-      }
+      const grouped = groupBy(docs, (d) => String(d[this.field]));
       for (const [key, waiters] of batch) for (const w of waiters) w.resolve(grouped.get(key) ?? []);
     } catch (err) {
       for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
