@@ -35,5 +35,6 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
     urls: new Urls(config.PUBLIC_BASE_URL),
     auth: new Authenticator(db, new Credentials(db), config.JWT_LEEWAY_SECONDS, caches),
     fetchJson,
+    components: new Map(),
   };
 }

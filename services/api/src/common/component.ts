@@ -23,6 +23,8 @@ export interface Deps {
   relay?: OutboxRelay;
   /** Fetches a JSON document from another service (selectielijst, external references). */
   fetchJson: (url: string) => Promise<{ status: number; body: unknown }>;
+  /** What a component offers the components mounted after it (Catalogi for Zaken, ...), by component name. */
+  components: Map<string, unknown>;
 }
 
 export interface ComponentDef {

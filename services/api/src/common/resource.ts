@@ -42,6 +42,8 @@ export interface ResourceDef<D extends Document> {
   kenmerken?: (doc: D) => Record<string, string>;
   /** Business rules and derived fields; the returned document is what is stored. */
   prepare?: (data: Record<string, unknown>, ctx: WriteContext, current?: Stored<D>) => Promise<D>;
+  /** Runs after a create or update is stored (keeping other documents in step with this one). */
+  afterWrite?: (stored: Stored<D>, ctx: WriteContext, previous?: Stored<D>) => Promise<void>;
   beforeDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
   afterDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
   /** Whether the caller may see this object at all (type-level authorisations); hidden objects are 403 on detail. */
@@ -171,8 +173,10 @@ export class Resource<D extends Document> {
       response: def.schema,
       handler: async ({ caller, body }) => {
         const uuid = randomUUID();
-        const doc = await this.prepare(body as Record<string, unknown>, this.ctx(caller, uuid));
+        const ctx = this.ctx(caller, uuid);
+        const doc = await this.prepare(body as Record<string, unknown>, ctx);
         const stored = await this.store.insert(uuid, doc, this.events(doc, uuid, 'create'));
+        await def.afterWrite?.(stored, ctx);
         return this.toApi(stored);
       },
     });
@@ -221,6 +225,7 @@ export class Resource<D extends Document> {
         const doc = await this.prepare(merged, ctx, current);
         const stored = await this.store.replace(current, doc, this.events(doc, current._id, partial ? 'partial_update' : 'update'));
         if (!stored) throw ZgwError.notFound(`${def.resource} ${params.uuid} bestaat niet meer.`);
+        await def.afterWrite?.(stored, ctx, current);
         return this.toApi(stored);
       },
     });

@@ -107,7 +107,10 @@ export class Store<T extends Document> {
     const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
     if (!r.matchedCount) return null;
     this.written(events);
-    return { ...data, _id: current._id, _created: current._created } as Stored<T>;
+    // Internal fields that this write left alone (links kept by other writes) stay part of the returned document.
+    const kept: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(current)) if (k.startsWith('_') && k !== '_outbox' && k !== '_pending') kept[k] = v;
+    return { ...kept, ...data, _id: current._id, _created: current._created } as Stored<T>;
   }
 
   /**

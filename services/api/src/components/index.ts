@@ -1,6 +1,7 @@
 import type { ComponentDef } from '../common/component';
 import { autorisaties } from './autorisaties';
 import { catalogi } from './catalogi';
+import { zaken } from './zaken';
 
 /** Every ZGW component this service serves, in the order they are mounted. */
-export const COMPONENTS: ComponentDef[] = [autorisaties, catalogi];
+export const COMPONENTS: ComponentDef[] = [autorisaties, catalogi, zaken];

@@ -28,6 +28,7 @@ export const catalogi: ComponentDef = {
     c.informatieobjecttypen = registerInformatieobjecttypen(c);
     Object.assign(c, registerOnderdelen(c));
     c.ziot = registerZiot(c);
+    api.deps.components.set('catalogi', c);
 
     registerPublish(c, c.zaaktypen, { check: (doc, url) => zaaktypePublishCheck(c, doc, url), after: (url) => markPartsPublished(c, url) });
     registerPublish(c, c.besluittypen);

@@ -1,0 +1,126 @@
+import type { Document, Filter } from 'mongodb';
+import type { Caller } from '../../common/auth';
+import type { ComponentApi } from '../../common/component';
+import { ZgwError } from '../../common/errors';
+import type { Resource } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
+import type { Catalogi } from '../catalogi/context';
+import type { BrondatumSources } from './archief';
+import type { References } from './refs';
+import type { Doc } from './schemas';
+
+export const COMPONENT = 'zrc';
+export const LEZEN = 'zaken.lezen';
+export const AANMAKEN = 'zaken.aanmaken';
+export const BIJWERKEN = 'zaken.bijwerken';
+export const GEFORCEERD = 'zaken.geforceerd-bijwerken';
+export const HEROPENEN = 'zaken.heropenen';
+export const STATUSSEN_TOEVOEGEN = 'zaken.statussen.toevoegen';
+export const VERWIJDEREN = 'zaken.verwijderen';
+
+export const READ = [LEZEN];
+export const UPDATE = [BIJWERKEN, GEFORCEERD];
+
+/** Every Zaken resource, so that the rules of one can read and update the others. Filled in by `register`. */
+export interface Zaken {
+  api: ComponentApi;
+  catalogi: Catalogi;
+  refs: References;
+  zaken: Resource<Doc>;
+  statussen: Resource<Doc>;
+  resultaten: Resource<Doc>;
+  rollen: Resource<Doc>;
+  zaakobjecten: Resource<Doc>;
+  zaakinformatieobjecten: Resource<Doc>;
+  klantcontacten: Resource<Doc>;
+  zaakcontactmomenten: Resource<Doc>;
+  zaakverzoeken: Resource<Doc>;
+  zaakeigenschappen: Resource<Doc>;
+  zaakbesluiten: Resource<Doc>;
+  identificaties: { next(bronorganisatie: string, startdatum: string): Promise<string> };
+  brondatumSources(zaak: Doc): BrondatumSources;
+}
+
+export function nonField(code: string, reason: string): ZgwError {
+  return ZgwError.field('nonFieldErrors', code, reason);
+}
+
+/**
+ * Where a zaak's authorisation facts live: on the zaak itself its `zaaktype` and `_vertrouwelijkheid` (the rank of
+ * its vertrouwelijkheidaanduiding); on every part of a zaak copies of both (`_zaaktype`, `_vertrouwelijkheid`), so
+ * every list can apply the caller's autorisaties inside the query.
+ */
+export const ZAAK_AUTH_FIELDS = { zaaktype: 'zaaktype', rank: '_vertrouwelijkheid' } as const;
+export const PART_AUTH_FIELDS = { zaaktype: '_zaaktype', rank: '_vertrouwelijkheid' } as const;
+
+/**
+ * The condition that limits a query to what the caller may read with `scope`: per autorisatie of the Zaken
+ * component with that scope, its zaaktype up to its maxVertrouwelijkheidaanduiding. Nothing for a caller with all
+ * rights; a condition that matches nothing for a caller without any.
+ */
+export function authFilter(caller: Caller, fields: { zaaktype: string; rank: string }, scope = LEZEN): Filter<Document> {
+  if (caller.all) return {};
+  const branches = (caller.rights.autorisaties ?? [])
+    .filter((a) => a.component === COMPONENT && a.scopes.includes(scope) && a.zaaktype)
+    .map((a) => ({ [fields.zaaktype]: a.zaaktype, [fields.rank]: { $lte: vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar') } }));
+  if (!branches.length) return { _id: { $in: [] } };
+  return branches.length === 1 ? branches[0]! : { $or: branches };
+}
+
+/** Whether the caller holds one of `scopes` for the zaak's zaaktype and vertrouwelijkheidaanduiding. */
+export function mayOnZaak(caller: Caller, zaak: Doc, scopes: readonly string[]): boolean {
+  return scopes.some((s) => caller.allows(COMPONENT, s, 'zaaktype', String(zaak.zaaktype), String(zaak.vertrouwelijkheidaanduiding)));
+}
+
+export function mustMayOnZaak(caller: Caller, zaak: Doc, scopes: readonly string[]): void {
+  if (!mayOnZaak(caller, zaak, scopes)) {
+    throw ZgwError.forbidden(`Deze actie vereist een van de scopes ${scopes.join(', ')} voor het zaaktype van de zaak.`);
+  }
+}
+
+/** A closed zaak (einddatum set) may only change with `zaken.geforceerd-bijwerken`. */
+export function mustMayChangeClosed(caller: Caller, zaak: Doc): void {
+  if (zaak.einddatum && !mayOnZaak(caller, zaak, [GEFORCEERD])) {
+    throw ZgwError.forbidden('De zaak is afgesloten; wijzigen vereist de scope zaken.geforceerd-bijwerken.');
+  }
+}
+
+/** Fields that may not change after creation: `wijzigen-niet-toegelaten`. */
+export function mustBeUnchanged(current: Doc | undefined, next: Doc, fields: readonly string[]): void {
+  if (!current) return;
+  const changed = fields.filter((f) => next[f] !== undefined && current[f] !== undefined && next[f] !== current[f]);
+  if (changed.length) {
+    throw ZgwError.validation(changed.map((name) => ({ name, code: 'wijzigen-niet-toegelaten', reason: `${name} mag niet gewijzigd worden.` })));
+  }
+}
+
+/** Fills absent optional fields with the standard's empty values, so reads always show every field. */
+export function withDefaults(data: Doc, defaults: Record<string, unknown>): Doc {
+  const out: Doc = { ...data };
+  for (const [k, v] of Object.entries(defaults)) if (out[k] === undefined) out[k] = Array.isArray(v) ? [...v] : v;
+  return out;
+}
+
+export function catalogiOf(api: ComponentApi): Catalogi {
+  const c = api.deps.components.get('catalogi') as Catalogi | undefined;
+  if (!c) throw new Error('De Zaken API heeft de Catalogi API nodig; mount die eerst.');
+  return c;
+}
+
+export type StoredDoc = Stored<Doc>;
+
+/** The zaak facts a part of a zaak carries for authorisation (see PART_AUTH_FIELDS). */
+export function partFacts(zaak: Doc): Doc {
+  return { _zaaktype: zaak.zaaktype, _vertrouwelijkheid: vertrouwelijkheidRank(String(zaak.vertrouwelijkheidaanduiding)) };
+}
+
+/** The zaaktype and vertrouwelijkheidaanduiding of the zaak a stored part belongs to. */
+export function zaakOfPart(part: Doc): Doc {
+  return { zaaktype: part._zaaktype, vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDINGEN[Number(part._vertrouwelijkheid)] };
+}
+
+/** A filter on documents whose `_id` (a uuid) is one of `ids`. */
+export function idsIn(ids: unknown[]): Filter<Document> {
+  return { _id: { $in: ids.map(String) } } as unknown as Filter<Document>;
+}

@@ -1,0 +1,135 @@
+import type { Caller } from '../../common/auth';
+import { ZgwError } from '../../common/errors';
+import type { Resource } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { mayOnZaak, LEZEN, zaakOfPart, type Zaken } from './context';
+import type { Doc } from './schemas';
+
+/**
+ * `expand` (Zaken 1.5): comma-separated paths of link fields, nested with dots. Every expanded object is its plain
+ * endpoint's representation; a to-one link becomes the object (or `{}` when empty), a to-many link an array, and
+ * deeper levels sit in the embedded object's own `_expand`. Any field holding URLs of this platform's Zaken or
+ * Catalogi objects can be followed, and so can URLs of other registrations (fetched as they are). The depth is
+ * bounded: VNG's own compliance collection follows `rollen.zaak.rollen.zaak.rollen`, so five levels are allowed.
+ */
+export const MAX_DEPTH = 5;
+
+/** The link fields of a zaak that the first level may name. */
+const ZAAK_LINKS = new Set([
+  'zaaktype', 'hoofdzaak', 'deelzaken', 'relevanteAndereZaken', 'eigenschappen', 'rollen', 'status', 'zaakinformatieobjecten',
+  'zaakobjecten', 'resultaat', 'communicatiekanaal', 'selectielijstklasse', 'productenOfDiensten',
+]);
+
+export interface ExpandTree {
+  [field: string]: ExpandTree;
+}
+
+function invalid(reason: string): ZgwError {
+  return ZgwError.field('expand', 'invalid-expand-field', reason);
+}
+
+/** Parses an expand parameter into a tree; undefined when there is nothing to expand. */
+export function parseExpand(raw: unknown): ExpandTree | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw !== 'string') throw invalid('expand moet een tekst zijn met komma-gescheiden paden.');
+  const tree: ExpandTree = {};
+  for (const path of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const parts = path.split('.');
+    if (parts.length > MAX_DEPTH) throw invalid(`"${path}" is dieper dan ${MAX_DEPTH} niveaus.`);
+    if (!ZAAK_LINKS.has(parts[0]!)) throw invalid(`"${parts[0]}" is geen uit te klappen veld van een zaak.`);
+    if (parts.some((p) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(p))) throw invalid(`"${path}" is geen geldig expand-pad.`);
+    let node = tree;
+    for (const part of parts) node = node[part] ??= {};
+  }
+  return tree;
+}
+
+/** The URLs a link field holds: a URL, a list of URLs, or objects that carry one (relevanteAndereZaken, gerelateerdeZaaktypen). */
+function urlsIn(value: unknown): string[] {
+  const one = (v: unknown): string | undefined => {
+    if (typeof v === 'string') return /^https?:\/\//.test(v) ? v : undefined;
+    if (v && typeof v === 'object') {
+      const o = v as Doc;
+      if (typeof o.url === 'string') return o.url;
+      return Object.values(o).map((x) => (typeof x === 'string' && /^https?:\/\//.test(x) ? x : undefined)).find(Boolean);
+    }
+    return undefined;
+  };
+  if (Array.isArray(value)) return value.map(one).filter((u): u is string => !!u);
+  const u = one(value);
+  return u ? [u] : [];
+}
+
+/** Loads and renders objects by URL: one query per collection; Catalogi objects through the Catalogi cache. */
+class Loader {
+  private readonly resources: Resource<Doc>[];
+
+  constructor(
+    private readonly z: Zaken,
+    private readonly caller: Caller,
+  ) {
+    const c = z.catalogi;
+    this.resources = [
+      z.zaken, z.statussen, z.rollen, z.resultaten, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten,
+      c.catalogussen, c.zaaktypen, c.statustypen, c.roltypen, c.resultaattypen, c.eigenschappen, c.zaakobjecttypen,
+      c.informatieobjecttypen, c.besluittypen, c.ziot,
+    ];
+  }
+
+  async load(urls: string[]): Promise<Map<string, Doc>> {
+    const out = new Map<string, Doc>();
+    const byResource = new Map<Resource<Doc>, string[]>();
+    const remote: string[] = [];
+    for (const u of new Set(urls)) {
+      const eigenschap = /\/zaken\/[0-9a-f-]{36}\/zaakeigenschappen\/([0-9a-f-]{36})$/i.exec(u);
+      if (eigenschap && u.startsWith(this.z.api.base)) {
+        byResource.set(this.z.zaakeigenschappen, [...(byResource.get(this.z.zaakeigenschappen) ?? []), eigenschap[1]!]);
+        continue;
+      }
+      const r = this.resources.find((res) => res.uuidOf(u));
+      if (r) byResource.set(r, [...(byResource.get(r) ?? []), r.uuidOf(u)!]);
+      else remote.push(u);
+    }
+    await Promise.all([
+      ...[...byResource].map(async ([r, ids]) => {
+        const isCatalogi = r.api !== this.z.api;
+        for (const doc of await r.store.find({ _id: { $in: ids } } as never)) {
+          if (!isCatalogi && !this.readable(r, doc)) continue;
+          // Cached Catalogi objects are shared: each expansion gets its own copy to add `_expand` to.
+          const rendered = isCatalogi ? structuredClone(await r.api.cached(`expand:${r.url(doc._id)}`, () => r.toApi(doc))) : await r.toApi(doc);
+          out.set(String(rendered.url), rendered);
+        }
+      }),
+      ...remote.map(async (u) => {
+        const { status, body } = await this.z.api.deps.fetchJson(u);
+        if (status === 200 && body && typeof body === 'object' && !Array.isArray(body)) out.set(u, body as Doc);
+      }),
+    ]);
+    return out;
+  }
+
+  private readable(r: Resource<Doc>, doc: Stored<Doc>): boolean {
+    return mayOnZaak(this.caller, r === this.z.zaken ? doc : zaakOfPart(doc), [LEZEN]);
+  }
+}
+
+/** Adds `_expand` to every zaak in `zaken` (in place), following `tree`. */
+export async function expand(z: Zaken, caller: Caller, zaken: Doc[], tree: ExpandTree | undefined): Promise<void> {
+  if (!tree || !zaken.length) return;
+  await expandLevel(new Loader(z, caller), zaken, tree, 1);
+}
+
+async function expandLevel(loader: Loader, objects: Doc[], tree: ExpandTree, depth: number): Promise<void> {
+  for (const obj of objects) obj._expand ??= {};
+  for (const [field, sub] of Object.entries(tree)) {
+    if (depth > 1 && !objects.some((o) => field in o)) throw invalid(`"${field}" is geen veld van de uitgeklapte objecten.`);
+    const many = objects.some((o) => Array.isArray(o[field]));
+    const found = await loader.load(objects.flatMap((o) => urlsIn(o[field])));
+    const children = [...found.values()];
+    if (Object.keys(sub).length && children.length) await expandLevel(loader, children, sub, depth + 1);
+    for (const obj of objects) {
+      const list = urlsIn(obj[field]).map((u) => found.get(u)).filter((d): d is Doc => d !== undefined);
+      (obj._expand as Doc)[field] = many || Array.isArray(obj[field]) ? list : (list[0] ?? {});
+    }
+  }
+}

@@ -1,0 +1,150 @@
+import type { Db } from 'mongodb';
+import type { ComponentApi, ComponentDef } from '../../common/component';
+import { ZgwError, sendProblem } from '../../common/errors';
+import type { Resource } from '../../common/resource';
+import type { BrondatumSources } from './archief';
+import { catalogiOf, idsIn, type Zaken } from './context';
+import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen } from './nested';
+import {
+  registerKlantcontacten, registerZaakcontactmomenten, registerZaakinformatieobjecten, registerZaakverzoeken,
+} from './onderdelen';
+import { syncPartFacts } from './parts';
+import { References } from './refs';
+import { registerRollen, registerZaakobjecten } from './rollen';
+import type { Doc } from './schemas';
+import { registerResultaten, registerStatussen } from './statussen';
+import { PART_LINKS, registerZaken } from './zaken';
+
+/** Zaken API 1.5.1 (ZRC): zaken and their parts, on the zaaktypen of the Catalogi API. */
+export const zaken: ComponentDef = {
+  name: 'zaken',
+  code: 'zrc',
+  title: 'Zaken API',
+  version: '1.5.1',
+  async register(api) {
+    const catalogi = catalogiOf(api);
+    const z = { api, catalogi, refs: new References(api.deps, catalogi) } as ZakenComponent;
+    z.identificaties = new Identificaties(api.deps.db);
+    z.brondatumSources = (zaak) => brondatumSources(z, zaak);
+    z.zaken = registerZaken(z);
+    z.statussen = registerStatussen(z);
+    z.resultaten = registerResultaten(z);
+    z.rollen = registerRollen(z);
+    z.zaakobjecten = registerZaakobjecten(z);
+    z.zaakinformatieobjecten = registerZaakinformatieobjecten(z);
+    z.klantcontacten = registerKlantcontacten(z);
+    z.zaakcontactmomenten = registerZaakcontactmomenten(z);
+    z.zaakverzoeken = registerZaakverzoeken(z);
+    z.zaakeigenschappen = registerZaakeigenschappen(z);
+    z.zaakbesluiten = registerZaakbesluiten(z);
+    registerAudittrail(z);
+    keepZaakLinks(z);
+    requireCrs(api);
+    api.deps.components.set('zaken', z);
+    await ensureIndexes(z);
+  },
+};
+
+export type ZakenComponent = Zaken;
+
+/** Identificaties unique per bronorganisatie: `ZAAK-<year>-<number>`, one counter per bronorganisatie and year. */
+export class Identificaties {
+  constructor(private readonly db: Db) {}
+
+  async next(bronorganisatie: string, startdatum: string): Promise<string> {
+    const year = startdatum.slice(0, 4);
+    const counter = await this.db
+      .collection<{ _id: string; n: number }>('zaak_identificaties')
+      .findOneAndUpdate({ _id: `${bronorganisatie}/${year}` }, { $inc: { n: 1 } }, { upsert: true, returnDocument: 'after' });
+    return `ZAAK-${year}-${String(counter!.n).padStart(10, '0')}`;
+  }
+}
+
+function brondatumSources(z: Zaken, zaak: Doc & { _id?: string }): BrondatumSources {
+  const ids = (field: string) => (zaak[field] as string[] | undefined) ?? [];
+  return {
+    zaak,
+    refs: z.refs,
+    fetchJson: z.api.deps.fetchJson,
+    hoofdzaak: async () => (zaak.hoofdzaak ? ((await z.zaken.byUrl(String(zaak.hoofdzaak))) ?? undefined) : undefined),
+    eigenschappen: () => z.zaakeigenschappen.store.find(idsIn(ids(PART_LINKS.eigenschappen))),
+    zaakobjecten: () => z.zaakobjecten.store.find(idsIn(ids(PART_LINKS.zaakobjecten))),
+    relevanteZaken: async () => {
+      const urls = ((zaak.relevanteAndereZaken as Doc[] | undefined) ?? []).map((r) => String(r.url));
+      const local = await z.zaken.store.find({ _id: { $in: urls.map((u) => z.zaken.uuidOf(u)).filter(Boolean) } } as never);
+      return local;
+    },
+    besluiten: async () => {
+      const links = await z.zaakbesluiten.store.find({ _zaakUuid: zaak._id });
+      const out: Doc[] = [];
+      for (const l of links) {
+        const { status, body } = await z.api.deps.fetchJson(String(l.besluit));
+        if (status === 200 && body && typeof body === 'object') out.push(body as Doc);
+      }
+      return out;
+    },
+  };
+}
+
+/** Keeps hoofdzaak.deelzaken and the parts' authorisation copies in step with zaak writes. */
+function keepZaakLinks(z: Zaken): void {
+  const def = z.zaken.def;
+  def.afterWrite = async (stored, _ctx, previous) => {
+    const coll = z.zaken.store.coll;
+    const oldHoofd = previous?.hoofdzaak ? z.zaken.uuidOf(String(previous.hoofdzaak)) : undefined;
+    const newHoofd = stored.hoofdzaak ? z.zaken.uuidOf(String(stored.hoofdzaak)) : undefined;
+    if (oldHoofd && oldHoofd !== newHoofd) await coll.updateOne({ _id: oldHoofd }, { $pull: { [PART_LINKS.deelzaken]: stored._id } } as never);
+    if (newHoofd && newHoofd !== oldHoofd) await coll.updateOne({ _id: newHoofd }, { $addToSet: { [PART_LINKS.deelzaken]: stored._id } } as never);
+    if (previous && previous.vertrouwelijkheidaanduiding !== stored.vertrouwelijkheidaanduiding) await syncPartFacts(z, stored);
+  };
+  const after = def.afterDestroy;
+  def.afterDestroy = async (current, ctx) => {
+    const hoofd = current.hoofdzaak ? z.zaken.uuidOf(String(current.hoofdzaak)) : undefined;
+    if (hoofd) await z.zaken.store.coll.updateOne({ _id: hoofd }, { $pull: { [PART_LINKS.deelzaken]: current._id } } as never);
+    await after?.(current, ctx);
+  };
+}
+
+/**
+ * Geometry headers on /zaken, /zaken/{uuid} and /zaken/_zoek: reads and writes need `Accept-Crs: EPSG:4326`, writes
+ * also `Content-Crs` (missing: 412, another CRS: 406); DELETE needs neither. Responses say `Content-Crs: EPSG:4326`.
+ */
+function requireCrs(api: ComponentApi): void {
+  const geo = new Set([`/${api.def.name}/api/v1/zaken`, `/${api.def.name}/api/v1/zaken/:uuid`, `/${api.def.name}/api/v1/zaken/_zoek`]);
+  api.app.addHook('preHandler', async (req, reply) => {
+    if (!geo.has(req.routeOptions.url ?? '') || req.method === 'DELETE' || req.method === 'HEAD') return;
+    const check = (header: string) => {
+      const value = req.headers[header];
+      if (value === undefined) return new ZgwError(412, 'precondition_failed', `De header ${header} ontbreekt; gebruik EPSG:4326.`);
+      if (String(value).trim() !== 'EPSG:4326') return new ZgwError(406, 'not_acceptable', `CRS ${String(value)} wordt niet ondersteund; gebruik EPSG:4326.`);
+      return undefined;
+    };
+    const error = check('accept-crs') ?? (['POST', 'PUT', 'PATCH'].includes(req.method) && req.routeOptions.url?.endsWith('_zoek') === false ? check('content-crs') : undefined);
+    if (error) return sendProblem(req, reply, error);
+    reply.header('Content-Crs', 'EPSG:4326');
+  });
+}
+
+async function ensureIndexes(z: Zaken): Promise<void> {
+  await z.zaken.store.ensureIndexes([
+    { key: { bronorganisatie: 1, identificatie: 1 }, unique: true, sparse: true },
+    { key: { zaaktype: 1, _vertrouwelijkheid: 1, _created: 1, _id: 1 } },
+    { key: { startdatum: 1, _id: 1 } },
+    { key: { einddatum: 1, _id: 1 } },
+    { key: { registratiedatum: 1, _id: 1 } },
+    { key: { archiefactiedatum: 1, _id: 1 } },
+    { key: { publicatiedatum: 1, _id: 1 } },
+    { key: { identificatie: 1, _id: 1 } },
+    { key: { zaakgeometrie: '2dsphere' } as never, sparse: true },
+  ]);
+  const parts: Resource<Doc>[] = [z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken];
+  for (const p of parts) await p.store.ensureIndexes([{ key: { zaak: 1, _created: 1, _id: 1 } }, { key: { _zaaktype: 1, _vertrouwelijkheid: 1, _created: 1, _id: 1 } }]);
+  await z.zaakeigenschappen.store.ensureIndexes([{ key: { _zaakUuid: 1, _created: 1, _id: 1 } }]);
+  await z.zaakbesluiten.store.ensureIndexes([{ key: { _zaakUuid: 1, _created: 1, _id: 1 } }]);
+  await z.rollen.store.ensureIndexes([
+    { key: { 'betrokkeneIdentificatie.inpBsn': 1 }, sparse: true },
+    { key: { betrokkene: 1 } },
+    { key: { roltype: 1 } },
+  ]);
+  await z.zaakinformatieobjecten.store.ensureIndexes([{ key: { informatieobject: 1 } }]);
+}

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { z as zod } from 'zod';
+import type { Notificatie } from '@zgw/shared';
+import type { Caller } from '../../common/auth';
+import { ZgwError } from '../../common/errors';
+import { Resource } from '../../common/resource';
+import { publicFields, type Stored } from '../../common/store';
+import { parseOrThrow } from '../../common/validation';
+import {
+  BIJWERKEN, LEZEN, READ, UPDATE, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, partFacts, type Zaken,
+} from './context';
+import { AuditTrail, ZaakBesluit, ZaakBesluitInput, ZaakEigenschap, ZaakEigenschapInput, type Doc } from './schemas';
+import { PART_LINKS } from './zaken';
+
+/**
+ * Resources that live under one zaak's URL: `/zaken/{zaak_uuid}/zaakeigenschappen/{uuid}` and
+ * `/zaken/{zaak_uuid}/besluiten/{uuid}`. Their URL carries the zaak, so rendering and notifications use it.
+ */
+export class NestedResource extends Resource<Doc> {
+  urlOf(doc: Doc & { _id: string }): string {
+    return `${this.api.url('zaken', String(doc._zaakUuid))}/${this.def.collection}/${doc._id}`;
+  }
+
+  override async toApi(doc: Stored<Doc>): Promise<Doc> {
+    const extra = this.def.render ? await this.def.render(doc, this.urlOf(doc)) : {};
+    return { url: this.urlOf(doc), uuid: doc._id, ...publicFields(doc), ...extra };
+  }
+
+  override notificatie(doc: Doc, uuid: string, actie: string): Notificatie {
+    const n = super.notificatie(doc, uuid, actie);
+    const url = this.urlOf({ ...doc, _id: uuid });
+    return { ...n, resourceUrl: url, hoofdObject: String(doc.zaak) };
+  }
+}
+
+const ZaakParams = zod.object({ zaak_uuid: zod.string() });
+const ZaakPartParams = zod.object({ zaak_uuid: zod.string(), uuid: zod.string() });
+
+interface NestedDef {
+  path: string;
+  resource: string;
+  schema: zod.ZodType;
+  input: zod.ZodObject;
+  scopes: { create: readonly string[]; update?: readonly string[]; destroy: readonly string[] };
+  update?: boolean;
+  link?: string;
+  rules: (doc: Doc, zaak: Stored<Doc>) => Promise<Doc>;
+}
+
+function registerNested(z: Zaken, def: NestedDef): NestedResource {
+  const r = new NestedResource(z.api, {
+    collection: def.path,
+    resource: def.resource,
+    schema: def.schema,
+    input: def.input,
+    scopes: { read: READ, create: def.scopes.create, update: def.scopes.update ?? [], destroy: def.scopes.destroy },
+    operations: [],
+    kanaal: 'zaken',
+    kenmerken: (doc) => ({ bronorganisatie: String(doc._bronorganisatie ?? ''), zaaktype: String(doc._zaaktype ?? ''), vertrouwelijkheidaanduiding: String(doc._vertrouwelijkheidaanduiding ?? '') }),
+  });
+  const zaakFor = async (caller: Caller, uuid: string, scopes: readonly string[]) => {
+    const zaak = await z.zaken.getOr404(uuid);
+    mustMayOnZaak(caller, zaak, scopes);
+    return zaak;
+  };
+  const partFor = async (zaak: Stored<Doc>, uuid: string) => {
+    const doc = await r.store.findOne({ _id: uuid, _zaakUuid: zaak._id } as never);
+    if (!doc) throw ZgwError.notFound(`${def.resource} ${uuid} bestaat niet bij deze zaak.`);
+    return doc;
+  };
+  const prepare = async (zaak: Stored<Doc>, data: Doc, current?: Stored<Doc>) => {
+    const zaakUrl = z.zaken.url(zaak._id);
+    const input = parseOrThrow(def.input, data) as Doc;
+    if (input.zaak !== undefined && input.zaak !== zaakUrl) throw ZgwError.field('zaak', 'wijzigen-niet-toegelaten', 'zaak moet de zaak uit het pad zijn.');
+    mustBeUnchanged(current, input, ['eigenschap', 'besluit']);
+    const doc = await def.rules({ ...input, zaak: zaakUrl }, zaak);
+    return { ...doc, ...partFacts(zaak), _zaakUuid: zaak._id, _bronorganisatie: zaak.bronorganisatie, _vertrouwelijkheidaanduiding: zaak.vertrouwelijkheidaanduiding };
+  };
+  const base = `/zaken/:zaak_uuid/${def.path}`;
+  z.api.route({
+    method: 'GET', path: base, operationId: `${def.resource}_list`, summary: `Alle ${def.path} van een zaak.`, scopes: READ,
+    params: ZaakParams, response: zod.array(def.schema),
+    handler: async ({ caller, params }) => {
+      const zaak = await zaakFor(caller, params.zaak_uuid, [LEZEN]);
+      return Promise.all((await r.store.find({ _zaakUuid: zaak._id })).map((d) => r.toApi(d)));
+    },
+  });
+  z.api.route({
+    method: 'POST', path: base, operationId: `${def.resource}_create`, summary: `Maak een ${def.resource} aan.`, scopes: def.scopes.create,
+    params: ZaakParams, body: def.input, response: def.schema,
+    handler: async ({ caller, params, body }) => {
+      const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.create);
+      mustMayChangeClosed(caller, zaak);
+      const uuid = randomUUID();
+      const doc = await prepare(zaak, body as Doc);
+      const stored = await r.store.insert(uuid, doc, r.events(doc, uuid, 'create'));
+      if (def.link) await z.zaken.store.coll.updateOne({ _id: zaak._id }, { $addToSet: { [def.link]: uuid } } as never);
+      return r.toApi(stored);
+    },
+  });
+  z.api.route({
+    method: 'GET', path: `${base}/:uuid`, operationId: `${def.resource}_read`, summary: `Een specifieke ${def.resource}.`, scopes: READ,
+    params: ZaakPartParams, response: def.schema, etag: true,
+    handler: async ({ caller, params }) => r.toApi(await partFor(await zaakFor(caller, params.zaak_uuid, [LEZEN]), params.uuid)),
+  });
+  if (def.update) {
+    for (const partial of [false, true]) {
+      z.api.route({
+        method: partial ? 'PATCH' : 'PUT', path: `${base}/:uuid`, operationId: `${def.resource}_${partial ? 'partial_update' : 'update'}`,
+        summary: `Werk een ${def.resource} bij.`, scopes: def.scopes.update ?? UPDATE, params: ZaakPartParams,
+        body: partial ? def.input.partial() : def.input, response: def.schema,
+        handler: async ({ caller, params, body }) => {
+          const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.update ?? UPDATE);
+          mustMayChangeClosed(caller, zaak);
+          const current = await partFor(zaak, params.uuid);
+          const merged = partial ? { ...publicFields(current), ...(body as Doc) } : (body as Doc);
+          const doc = await prepare(zaak, merged, current);
+          const stored = await r.store.replace(current, doc, r.events(doc, current._id, partial ? 'partial_update' : 'update'));
+          if (!stored) throw ZgwError.notFound();
+          return r.toApi(stored);
+        },
+      });
+    }
+  }
+  z.api.route({
+    method: 'DELETE', path: `${base}/:uuid`, operationId: `${def.resource}_delete`, summary: `Verwijder een ${def.resource}.`,
+    scopes: def.scopes.destroy, params: ZaakPartParams,
+    handler: async ({ caller, params }) => {
+      const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.destroy);
+      mustMayChangeClosed(caller, zaak);
+      const current = await partFor(zaak, params.uuid);
+      await r.store.remove(current, r.events(current, current._id, 'destroy'));
+      if (def.link) await z.zaken.store.coll.updateOne({ _id: zaak._id }, { $pull: { [def.link]: current._id } } as never);
+      return undefined;
+    },
+  });
+  return r;
+}
+
+export function registerZaakeigenschappen(z: Zaken): NestedResource {
+  return registerNested(z, {
+    path: 'zaakeigenschappen',
+    resource: 'zaakeigenschap',
+    schema: ZaakEigenschap,
+    input: ZaakEigenschapInput,
+    scopes: { create: UPDATE, update: UPDATE, destroy: UPDATE },
+    update: true,
+    link: PART_LINKS.eigenschappen,
+    rules: async (doc, zaak) => {
+      const eigenschap = await z.refs.mustCatalogus('eigenschappen', 'eigenschap', String(doc.eigenschap));
+      if (eigenschap.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'De eigenschap hoort niet bij het zaaktype van de zaak.');
+      return { ...doc, naam: eigenschap.naam };
+    },
+  });
+}
+
+export function registerZaakbesluiten(z: Zaken): NestedResource {
+  return registerNested(z, {
+    path: 'besluiten',
+    resource: 'zaakbesluit',
+    schema: ZaakBesluit,
+    input: ZaakBesluitInput,
+    scopes: { create: [BIJWERKEN], destroy: [BIJWERKEN] },
+    rules: async (doc) => {
+      const error = await z.refs.remote('besluit', String(doc.besluit), (b) => 'besluittype' in b);
+      if (error) throw ZgwError.validation([error]);
+      return { besluit: doc.besluit, zaak: doc.zaak };
+    },
+  });
+}
+
+/** The audit trail of a zaak: entries kept in collection `audittrail` by the audit service, oldest first. */
+export function registerAudittrail(z: Zaken): void {
+  const coll = z.api.deps.db.collection<Doc & { _id: string }>('audittrail');
+  const view = ({ _id, ...rest }: Doc & { _id: string }) => ({ uuid: _id, ...Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('_'))) });
+  z.api.route({
+    method: 'GET', path: '/zaken/:zaak_uuid/audittrail', operationId: 'audittrail_list', summary: 'Alle audit trail regels van een zaak.',
+    scopes: ['audittrails.lezen'], params: ZaakParams, response: zod.array(AuditTrail),
+    handler: async ({ params }) => {
+      const zaak = await z.zaken.getOr404(params.zaak_uuid);
+      const entries = await coll.find({ hoofdObject: z.zaken.url(zaak._id) }).sort({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 }).toArray();
+      return entries.map(view);
+    },
+  });
+  z.api.route({
+    method: 'GET', path: '/zaken/:zaak_uuid/audittrail/:uuid', operationId: 'audittrail_read', summary: 'Een audit trail regel.',
+    scopes: ['audittrails.lezen'], params: ZaakPartParams, response: AuditTrail,
+    handler: async ({ params }) => {
+      const zaak = await z.zaken.getOr404(params.zaak_uuid);
+      const entry = await coll.findOne({ _id: params.uuid, hoofdObject: z.zaken.url(zaak._id) });
+      if (!entry) throw ZgwError.notFound('Deze audit trail regel bestaat niet.');
+      return view(entry);
+    },
+  });
+}

@@ -1,0 +1,116 @@
+import type { Resource } from '../../common/resource';
+import { ZgwError } from '../../common/errors';
+import { BIJWERKEN, GEFORCEERD, READ, UPDATE, nonField, type Zaken } from './context';
+import { registerPart } from './parts';
+import { hasKeys } from './refs';
+import {
+  KlantContact, KlantContactInput, ZaakContactMoment, ZaakContactMomentInput, ZaakContactMomentQuery, ZaakInformatieObject,
+  ZaakInformatieObjectInput, ZaakInformatieObjectQuery, ZaakQueryOnly, ZaakVerzoek, ZaakVerzoekInput, ZaakVerzoekQuery, type Doc,
+} from './schemas';
+import { PART_LINKS } from './zaken';
+
+/** An informatieobject of the Documenten API: an object with these fields (until that API is served here, fetched). */
+const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');
+
+export function registerZaakinformatieobjecten(z: Zaken): Resource<Doc> {
+  return registerPart(z, {
+    collection: 'zaakinformatieobjecten',
+    resource: 'zaakinformatieobject',
+    schema: ZaakInformatieObject,
+    input: ZaakInformatieObjectInput,
+    query: ZaakInformatieObjectQuery,
+    scopes: { read: READ, create: ['zaken.aanmaken', BIJWERKEN, GEFORCEERD], update: UPDATE, destroy: [BIJWERKEN, GEFORCEERD, 'zaken.verwijderen'] },
+    operations: ['list', 'create', 'read', 'update', 'partial_update', 'destroy'],
+    plainList: true,
+    link: PART_LINKS.zaakinformatieobjecten,
+    immutable: ['informatieobject'],
+    defaults: { titel: '', beschrijving: '', vernietigingsdatum: null, status: null },
+    exact: ['informatieobject'],
+    rules: async (doc, zaak, _ctx, current) => {
+      if (!current) {
+        const { status, body } = await z.api.deps.fetchJson(String(doc.informatieobject));
+        if (status !== 200) throw ZgwError.field('informatieobject', 'bad-url', `${doc.informatieobject} gaf status ${status || 'geen antwoord'}.`);
+        if (!body || typeof body !== 'object' || !isInformatieobject(body as Doc)) {
+          throw ZgwError.field('informatieobject', 'invalid-resource', `${doc.informatieobject} is geen informatieobject.`);
+        }
+        await mustBeAllowedType(z, zaak, String((body as Doc).informatieobjecttype));
+      }
+      if (doc.status) {
+        const status = await z.statussen.byUrl(String(doc.status));
+        if (!status || status.zaak !== doc.zaak) throw ZgwError.field('status', 'bad-url', 'status moet een status van deze zaak zijn.');
+      }
+      return {
+        ...doc,
+        aardRelatieWeergave: 'Hoort bij, omgekeerd: kent',
+        registratiedatum: current?.registratiedatum ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      };
+    },
+    afterWrite: async (stored) => {
+      const statusId = stored.status ? z.statussen.uuidOf(String(stored.status)) : undefined;
+      if (statusId) await z.statussen.store.coll.updateOne({ _id: statusId }, { $addToSet: { _zaakinformatieobjecten: stored._id } } as never);
+    },
+    render: (doc) => ({ uuid: doc._id }),
+  });
+}
+
+/** zrc-017: the document's informatieobjecttype must be one of the zaak's zaaktype. */
+async function mustBeAllowedType(z: Zaken, zaak: Doc, informatieobjecttype: string): Promise<void> {
+  const c = z.catalogi;
+  const allowed = await c.api.cached(`zaaktype-iots:${zaak.zaaktype}`, async () => {
+    const links = await c.ziot.store.find({ zaaktype: zaak.zaaktype });
+    const iots = await c.informatieobjecttypen.store.find({ _id: { $in: links.map((l) => c.informatieobjecttypen.uuidOf(String(l.informatieobjecttype))).filter(Boolean) } } as never);
+    // The 1.3 history model links by omschrijving: every version of a linked informatieobjecttype counts.
+    const names = iots.map((d) => String(d.omschrijving));
+    const versions = names.length ? await c.informatieobjecttypen.store.find({ omschrijving: { $in: names } }) : [];
+    return [...new Set([...links.map((l) => String(l.informatieobjecttype)), ...versions.map((d) => c.informatieobjecttypen.url(d._id))])];
+  });
+  if (!allowed.includes(informatieobjecttype)) {
+    throw nonField('missing-zaaktype-informatieobjecttype-relation', 'Het informatieobjecttype van het document hoort niet bij het zaaktype van de zaak.');
+  }
+}
+
+export function registerKlantcontacten(z: Zaken): Resource<Doc> {
+  return registerPart(z, {
+    collection: 'klantcontacten',
+    resource: 'klantcontact',
+    schema: KlantContact,
+    input: KlantContactInput,
+    query: ZaakQueryOnly,
+    scopes: { read: READ, create: UPDATE, update: UPDATE, destroy: UPDATE },
+    operations: ['list', 'create', 'read'],
+    defaults: { kanaal: '', onderwerp: '', toelichting: '' },
+    rules: async (doc, zaak, ctx) => ({ ...doc, identificatie: doc.identificatie || `KC-${ctx.uuid.slice(0, 8).toUpperCase()}` }),
+    render: (doc) => ({ uuid: doc._id }),
+  });
+}
+
+/** zaakcontactmomenten and zaakverzoeken: a link from a zaak to an object of another registration. */
+function registerKoppeling(z: Zaken, collection: string, resource: string, field: string, schemas: { schema: never; input: never; query: never }): Resource<Doc> {
+  return registerPart(z, {
+    collection,
+    resource,
+    ...schemas,
+    scopes: { read: READ, create: [BIJWERKEN], update: [BIJWERKEN], destroy: [BIJWERKEN] },
+    operations: ['list', 'create', 'read', 'destroy'],
+    plainList: true,
+    exact: [field],
+    rules: async (doc) => {
+      const error = await z.refs.remote(field, String(doc[field]), hasKeys('url'));
+      if (error) throw ZgwError.validation([error]);
+      return doc;
+    },
+    render: (doc) => ({ uuid: doc._id }),
+  });
+}
+
+export function registerZaakcontactmomenten(z: Zaken): Resource<Doc> {
+  return registerKoppeling(z, 'zaakcontactmomenten', 'zaakcontactmoment', 'contactmoment', {
+    schema: ZaakContactMoment as never, input: ZaakContactMomentInput as never, query: ZaakContactMomentQuery as never,
+  });
+}
+
+export function registerZaakverzoeken(z: Zaken): Resource<Doc> {
+  return registerKoppeling(z, 'zaakverzoeken', 'zaakverzoek', 'verzoek', {
+    schema: ZaakVerzoek as never, input: ZaakVerzoekInput as never, query: ZaakVerzoekQuery as never,
+  });
+}

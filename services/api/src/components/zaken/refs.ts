@@ -1,0 +1,64 @@
+import type { Deps } from '../../common/component';
+import { ZgwError, type InvalidParam } from '../../common/errors';
+import type { Resource } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import type { Catalogi } from '../catalogi/context';
+import type { Doc } from './schemas';
+
+export type CatalogiType = 'zaaktypen' | 'statustypen' | 'resultaattypen' | 'roltypen' | 'eigenschappen' | 'zaakobjecttypen' | 'informatieobjecttypen' | 'besluittypen';
+
+/** What a JSON document must look like to count as the resource a field refers to. */
+export type Shape = (body: Record<string, unknown>) => boolean;
+export const hasKeys = (...keys: string[]): Shape => (body) => keys.every((k) => k in body);
+
+/**
+ * Checks of the URLs a zaak and its parts refer to. Catalogi objects of this platform resolve in-process (through
+ * the Catalogi read cache); anything else is fetched: no answer or not 200 is `bad-url`, an answer that is not the
+ * expected resource is `invalid-resource`.
+ */
+export class References {
+  constructor(
+    private readonly deps: Deps,
+    private readonly catalogi: Catalogi,
+  ) {}
+
+  /** The stored Catalogi object `url` points at, or the error for field `name`. */
+  async catalogus(type: CatalogiType, name: string, url: string): Promise<{ doc?: Stored<Doc>; error?: InvalidParam }> {
+    const resource = this.catalogi[type === 'informatieobjecttypen' ? 'informatieobjecttypen' : type] as Resource<Doc>;
+    const uuid = resource.uuidOf(url);
+    if (uuid) {
+      const doc = await this.catalogi.api.cached(`doc:${url}`, async () => (await resource.store.get(uuid)) ?? null);
+      if (doc) return { doc };
+      return { error: { name, code: 'bad-url', reason: `${url} bestaat niet.` } };
+    }
+    if (this.isCatalogiUrl(url)) return { error: { name, code: 'invalid-resource', reason: `${url} is geen ${resource.def.resource}.` } };
+    const remote = await this.remote(name, url, () => false);
+    return { error: remote ?? { name, code: 'invalid-resource', reason: `${url} is geen ${resource.def.resource} van deze Catalogi API.` } };
+  }
+
+  async mustCatalogus(type: CatalogiType, name: string, url: string): Promise<Stored<Doc>> {
+    const r = await this.catalogus(type, name, url);
+    if (r.error) throw ZgwError.validation([r.error]);
+    return r.doc!;
+  }
+
+  /** A URL to another API: `bad-url` when it does not answer 200, `invalid-resource` when the answer is not `shape`. */
+  async remote(name: string, url: string, shape: Shape): Promise<InvalidParam | undefined> {
+    const { status, body } = await this.deps.fetchJson(url);
+    if (status !== 200) return { name, code: 'bad-url', reason: `De URL ${url} gaf status ${status || 'geen antwoord'}.` };
+    if (!body || typeof body !== 'object' || Array.isArray(body) || !shape(body as Record<string, unknown>)) {
+      return { name, code: 'invalid-resource', reason: `De URL ${url} wijst niet naar het verwachte soort object.` };
+    }
+    return undefined;
+  }
+
+  private isCatalogiUrl(url: string): boolean {
+    return url.startsWith(`${this.deps.urls.api('catalogi')}/`);
+  }
+}
+
+/** Collects field errors of several checks and throws them together. */
+export function throwIfAny(errors: (InvalidParam | undefined)[]): void {
+  const real = errors.filter((e): e is InvalidParam => e !== undefined);
+  if (real.length) throw ZgwError.validation(real);
+}

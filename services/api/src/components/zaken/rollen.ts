@@ -1,0 +1,112 @@
+import type { Document, Filter } from 'mongodb';
+import { ZgwError } from '../../common/errors';
+import type { Resource } from '../../common/resource';
+import { invalidParams } from '../../common/validation';
+import { BIJWERKEN, GEFORCEERD, READ, UPDATE, nonField, type Zaken } from './context';
+import { betrokkeneIdentificatie, objectIdentificatie, type BetrokkeneType, type ObjectType } from './identificaties';
+import { registerPart } from './parts';
+import { Rol, RolInput, RolQuery, ZaakObject, ZaakObjectInput, ZaakObjectQuery, type Doc } from './schemas';
+import { PART_LINKS } from './zaken';
+
+/** `betrokkeneIdentificatie__natuurlijkPersoon__inpBsn` and friends: query name -> (betrokkeneType, stored field). */
+const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {
+  natuurlijkPersoon__inpBsn: ['natuurlijk_persoon', 'inpBsn'],
+  natuurlijkPersoon__anpIdentificatie: ['natuurlijk_persoon', 'anpIdentificatie'],
+  natuurlijkPersoon__inpA_nummer: ['natuurlijk_persoon', 'inpA_nummer'],
+  nietNatuurlijkPersoon__innNnpId: ['niet_natuurlijk_persoon', 'innNnpId'],
+  nietNatuurlijkPersoon__annIdentificatie: ['niet_natuurlijk_persoon', 'annIdentificatie'],
+  vestiging__vestigingsNummer: ['vestiging', 'vestigingsNummer'],
+  organisatorischeEenheid__identificatie: ['organisatorische_eenheid', 'identificatie'],
+  medewerker__identificatie: ['medewerker', 'identificatie'],
+};
+
+/** The rollen condition of a query whose rol filters carry `prefix` (`rol__` on /zaken, none on /rollen). */
+export function rolFilter(q: Doc, prefix: string): Filter<Document> | undefined {
+  const f: Doc = {};
+  const get = (k: string) => q[`${prefix}${k}`];
+  if (get('betrokkeneType')) f.betrokkeneType = get('betrokkeneType');
+  if (get('betrokkene')) f.betrokkene = get('betrokkene');
+  if (get('omschrijvingGeneriek')) f.omschrijvingGeneriek = get('omschrijvingGeneriek');
+  for (const [name, [type, field]] of Object.entries(IDENTIFICATIE_FILTERS)) {
+    const v = get(`betrokkeneIdentificatie__${name}`);
+    if (v === undefined || v === '') continue;
+    f.betrokkeneType = type;
+    f[`betrokkeneIdentificatie.${field}`] = v;
+  }
+  return Object.keys(f).length ? (f as Filter<Document>) : undefined;
+}
+
+export function rolFilterOfZaakQuery(q: Doc): Filter<Document> | undefined {
+  return rolFilter(q, 'rol__');
+}
+
+/** Validates an identificatie against the schema of its type; field names carry the identificatie's own name. */
+function parseIdentificatie(schema: { safeParse(v: unknown): { success: boolean; data?: unknown; error?: unknown } } | undefined, name: string, value: unknown): unknown {
+  if (value === undefined || value === null || !schema) return value ?? null;
+  const r = schema.safeParse(value);
+  if (!r.success) {
+    throw ZgwError.validation(invalidParams(r.error as never, value).map((p) => ({ ...p, name: p.name === 'nonFieldErrors' ? name : `${name}.${p.name}` })));
+  }
+  return r.data;
+}
+
+export function registerRollen(z: Zaken): Resource<Doc> {
+  return registerPart(z, {
+    collection: 'rollen',
+    resource: 'rol',
+    schema: Rol,
+    input: RolInput,
+    query: RolQuery,
+    scopes: { read: READ, create: UPDATE, update: UPDATE, destroy: UPDATE },
+    operations: ['list', 'create', 'read', 'destroy'],
+    link: PART_LINKS.rollen,
+    defaults: { betrokkene: '', afwijkendeNaamBetrokkene: '', indicatieMachtiging: '', contactpersoonRol: null, betrokkeneIdentificatie: null },
+    exact: ['roltype', 'omschrijving'],
+    filter: (q) => rolFilter(q, '') ?? {},
+    rules: async (doc, zaak) => {
+      const roltype = await z.refs.mustCatalogus('roltypen', 'roltype', String(doc.roltype));
+      if (roltype.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het roltype hoort niet bij het zaaktype van de zaak.');
+      if (!doc.betrokkene && !doc.betrokkeneIdentificatie) {
+        throw nonField('invalid-betrokkene', 'Geef betrokkene (een URL) of betrokkeneIdentificatie op.');
+      }
+      const schema = betrokkeneIdentificatie[doc.betrokkeneType as BetrokkeneType];
+      return {
+        ...doc,
+        betrokkeneIdentificatie: parseIdentificatie(schema, 'betrokkeneIdentificatie', doc.betrokkeneIdentificatie),
+        omschrijving: roltype.omschrijving,
+        omschrijvingGeneriek: roltype.omschrijvingGeneriek,
+        registratiedatum: new Date().toISOString(),
+      };
+    },
+    render: (doc) => ({ uuid: doc._id, statussen: ((doc._statussen as string[]) ?? []).map((id) => z.statussen.url(id)) }),
+  });
+}
+
+export function registerZaakobjecten(z: Zaken): Resource<Doc> {
+  return registerPart(z, {
+    collection: 'zaakobjecten',
+    resource: 'zaakobject',
+    schema: ZaakObject,
+    input: ZaakObjectInput,
+    query: ZaakObjectQuery,
+    scopes: { read: READ, create: ['zaken.aanmaken', BIJWERKEN, GEFORCEERD], update: UPDATE, destroy: [BIJWERKEN, GEFORCEERD, 'zaken.verwijderen'] },
+    operations: ['list', 'create', 'read', 'update', 'partial_update', 'destroy'],
+    link: PART_LINKS.zaakobjecten,
+    defaults: { object: '', zaakobjecttype: '', objectTypeOverige: '', objectTypeOverigeDefinitie: null, relatieomschrijving: '', objectIdentificatie: null },
+    exact: ['object', 'objectType'],
+    rules: async (doc, zaak) => {
+      if (!doc.object && !doc.objectIdentificatie) throw nonField('invalid-zaakobject', 'Geef object (een URL) of objectIdentificatie op.');
+      if (doc.objectType === 'overige' && !doc.objectTypeOverige && !doc.objectTypeOverigeDefinitie) {
+        throw ZgwError.field('objectTypeOverige', 'required', 'Bij objectType "overige" hoort objectTypeOverige of objectTypeOverigeDefinitie.');
+      }
+      if (doc.zaakobjecttype) {
+        const zot = await z.refs.mustCatalogus('zaakobjecttypen', 'zaakobjecttype', String(doc.zaakobjecttype));
+        if (zot.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het zaakobjecttype hoort niet bij het zaaktype van de zaak.');
+      }
+      // Stored exactly as sent: overigeData may hold identical entries (no set semantics anywhere).
+      const schema = objectIdentificatie[doc.objectType as ObjectType];
+      return { ...doc, objectIdentificatie: parseIdentificatie(schema, 'objectIdentificatie', doc.objectIdentificatie) };
+    },
+    render: (doc) => ({ uuid: doc._id }),
+  });
+}

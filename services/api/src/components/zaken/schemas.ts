@@ -1,0 +1,335 @@
+import { z } from 'zod';
+import { VERTROUWELIJKHEIDAANDUIDINGEN } from '../../common/vertrouwelijkheid';
+import { BETROKKENE_TYPEN, ContactPersoonRol, GeoWithin, Geometry, OBJECT_TYPEN, ObjectTypeOverigeDefinitie } from './identificaties';
+
+/**
+ * Zaken API 1.5.1 resources. As in Catalogi: an input schema per resource with only the writable fields (its
+ * partial is the PATCH body) and an output schema for the OpenAPI document. Read-only and derived fields are
+ * set by the resource's rules.
+ */
+
+export type Doc = Record<string, unknown>;
+
+export const date = z.iso.date();
+/** Date-times are accepted with or without an offset (without: UTC), and served in UTC. */
+export const dateTime = z.union([z.iso.datetime({ offset: true }), z.iso.datetime({ local: true })]).transform(toUtc);
+export const url = z.url().max(1000);
+const text = (max: number) => z.string().max(max);
+const rsin = z.string().regex(/^\d{9}$/, { message: 'Een RSIN bestaat uit 9 cijfers.' });
+const duration = z.string().regex(/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/, {
+  message: 'Ongeldige duur: gebruik ISO 8601, bijvoorbeeld P10D.',
+});
+
+export function toUtc(value: string): string {
+  const withZone = /([zZ]|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
+  return new Date(withZone).toISOString().replace('.000Z', 'Z');
+}
+
+export const VERTROUWELIJKHEID = z.enum(VERTROUWELIJKHEIDAANDUIDINGEN);
+export const ARCHIEFNOMINATIE = z.enum(['blijvend_bewaren', 'vernietigen']);
+export const ARCHIEFSTATUS = z.enum(['nog_te_archiveren', 'gearchiveerd', 'gearchiveerd_procestermijn_onbekend', 'overgedragen']);
+export const BETALINGSINDICATIE = z.enum(['nvt', 'nog_niet', 'gedeeltelijk', 'geheel']);
+export const BETROKKENE_TYPE = z.enum(BETROKKENE_TYPEN);
+export const OBJECT_TYPE = z.enum(OBJECT_TYPEN);
+export const ROL_OMSCHRIJVING_GENERIEK = z.enum([
+  'adviseur', 'behandelaar', 'belanghebbende', 'beslisser', 'initiator', 'klantcontacter', 'zaakcoordinator', 'mede_initiator',
+]);
+export const ORDERING = [
+  'startdatum', 'einddatum', 'publicatiedatum', 'archiefactiedatum', 'registratiedatum', 'identificatie',
+] as const;
+export const ORDERING_ENUM = z.enum(ORDERING.flatMap((f) => [f, `-${f}`]) as [string, ...string[]]);
+
+// ---------------------------------------------------------------- Zaak
+
+const RelevanteZaak = z.object({ url, aardRelatie: z.enum(['vervolg', 'onderwerp', 'bijdrage']) }).meta({ id: 'RelevanteZaak' });
+const ZaakKenmerk = z.object({ kenmerk: text(40), bron: text(40) }).meta({ id: 'ZaakKenmerk' });
+const Verlenging = z.object({ reden: text(200), duur: duration }).meta({ id: 'Verlenging' });
+const Opschorting = z.object({ indicatie: z.boolean(), reden: text(200) }).meta({ id: 'Opschorting' });
+const Processobject = z
+  .object({ datumkenmerk: text(250), identificatie: text(250), objecttype: text(250), registratie: text(250) })
+  .meta({ id: 'Processobject' });
+
+export const ZaakInput = z
+  .object({
+    identificatie: text(40).optional(),
+    bronorganisatie: rsin,
+    omschrijving: text(80).optional(),
+    toelichting: text(1000).optional(),
+    zaaktype: url,
+    registratiedatum: date.optional(),
+    verantwoordelijkeOrganisatie: rsin,
+    startdatum: date,
+    einddatumGepland: date.nullable().optional(),
+    uiterlijkeEinddatumAfdoening: date.nullable().optional(),
+    publicatiedatum: date.nullable().optional(),
+    communicatiekanaal: z.union([z.literal(''), url]).optional(),
+    productenOfDiensten: z.array(url).optional(),
+    vertrouwelijkheidaanduiding: VERTROUWELIJKHEID.optional(),
+    betalingsindicatie: z.union([BETALINGSINDICATIE, z.literal('')]).optional(),
+    laatsteBetaaldatum: dateTime.nullable().optional(),
+    zaakgeometrie: Geometry.nullable().optional(),
+    verlenging: Verlenging.nullable().optional(),
+    opschorting: Opschorting.nullable().optional(),
+    selectielijstklasse: z.union([z.literal(''), url]).optional(),
+    hoofdzaak: url.nullable().optional(),
+    relevanteAndereZaken: z.array(RelevanteZaak).optional(),
+    kenmerken: z.array(ZaakKenmerk).optional(),
+    archiefnominatie: z.union([ARCHIEFNOMINATIE, z.literal('')]).nullable().optional(),
+    archiefstatus: ARCHIEFSTATUS.optional(),
+    archiefactiedatum: date.nullable().optional(),
+    opdrachtgevendeOrganisatie: text(9).optional(),
+    processobjectaard: text(200).nullable().optional(),
+    startdatumBewaartermijn: date.nullable().optional(),
+    processobject: Processobject.nullable().optional(),
+  })
+  .meta({ id: 'ZaakRequest' });
+
+export const Zaak = ZaakInput.extend({
+  url,
+  uuid: z.uuid(),
+  identificatie: z.string(),
+  einddatum: date.nullable(),
+  betalingsindicatieWeergave: z.string(),
+  deelzaken: z.array(url),
+  eigenschappen: z.array(url),
+  rollen: z.array(url),
+  status: url.nullable(),
+  zaakinformatieobjecten: z.array(url),
+  zaakobjecten: z.array(url),
+  resultaat: url.nullable(),
+  _expand: z.record(z.string(), z.unknown()).optional(),
+}).meta({ id: 'Zaak' });
+
+/** The list filters of GET /zaken (query strings) — `_zoek` takes the same names in its body. */
+const ZAAK_FILTERS = {
+  identificatie: z.string().optional(),
+  bronorganisatie: z.string().optional(),
+  bronorganisatie__in: z.string().optional(),
+  zaaktype: z.string().optional(),
+  archiefnominatie: ARCHIEFNOMINATIE.optional(),
+  archiefnominatie__in: z.string().optional(),
+  archiefactiedatum: date.optional(),
+  archiefactiedatum__lt: date.optional(),
+  archiefactiedatum__gt: date.optional(),
+  archiefactiedatum__isnull: z.string().optional(),
+  archiefstatus: ARCHIEFSTATUS.optional(),
+  archiefstatus__in: z.string().optional(),
+  startdatum: date.optional(),
+  startdatum__gt: date.optional(),
+  startdatum__gte: date.optional(),
+  startdatum__lt: date.optional(),
+  startdatum__lte: date.optional(),
+  registratiedatum: date.optional(),
+  registratiedatum__gt: date.optional(),
+  registratiedatum__lt: date.optional(),
+  einddatum: date.optional(),
+  einddatum__gt: date.optional(),
+  einddatum__lt: date.optional(),
+  einddatum__isnull: z.string().optional(),
+  einddatumGepland: date.optional(),
+  einddatumGepland__gt: date.optional(),
+  einddatumGepland__lt: date.optional(),
+  uiterlijkeEinddatumAfdoening: date.optional(),
+  uiterlijkeEinddatumAfdoening__gt: date.optional(),
+  uiterlijkeEinddatumAfdoening__lt: date.optional(),
+  rol__betrokkeneType: BETROKKENE_TYPE.optional(),
+  rol__betrokkene: z.string().optional(),
+  rol__omschrijvingGeneriek: ROL_OMSCHRIJVING_GENERIEK.optional(),
+  maximaleVertrouwelijkheidaanduiding: VERTROUWELIJKHEID.optional(),
+  rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: z.string().max(9).optional(),
+  rol__betrokkeneIdentificatie__natuurlijkPersoon__anpIdentificatie: z.string().max(17).optional(),
+  rol__betrokkeneIdentificatie__natuurlijkPersoon__inpA_nummer: z.string().max(10).optional(),
+  rol__betrokkeneIdentificatie__nietNatuurlijkPersoon__innNnpId: z.string().optional(),
+  rol__betrokkeneIdentificatie__nietNatuurlijkPersoon__annIdentificatie: z.string().max(17).optional(),
+  rol__betrokkeneIdentificatie__vestiging__vestigingsNummer: z.string().max(24).optional(),
+  rol__betrokkeneIdentificatie__medewerker__identificatie: z.string().max(24).optional(),
+  rol__betrokkeneIdentificatie__organisatorischeEenheid__identificatie: z.string().optional(),
+  ordering: ORDERING_ENUM.optional(),
+  expand: z.string().optional(),
+};
+
+export const ZaakQuery = z.object(ZAAK_FILTERS);
+
+/** The `_zoek` body: the list filters (lists as arrays instead of comma-separated), uuid__in, zaaktype__in, geometry. */
+export const ZaakZoek = z
+  .object({
+    ...ZAAK_FILTERS,
+    bronorganisatie__in: z.array(z.string()).optional(),
+    archiefnominatie__in: z.array(z.string()).optional(),
+    archiefstatus__in: z.array(z.string()).optional(),
+    archiefactiedatum__isnull: z.boolean().optional(),
+    einddatum__isnull: z.boolean().optional(),
+    uuid__in: z.array(z.uuid()).optional(),
+    zaaktype__in: z.array(url).optional(),
+    zaakgeometrie: GeoWithin.optional(),
+  })
+  .meta({ id: 'ZaakZoek' });
+
+export const ZaakReadQuery = z.object({ expand: z.string().optional() });
+
+// ---------------------------------------------------------------- Status
+
+export const StatusInput = z
+  .object({
+    zaak: url,
+    statustype: url,
+    datumStatusGezet: dateTime,
+    statustoelichting: text(1000).optional(),
+    gezetdoor: z.union([z.literal(''), z.url().max(200)]).optional(),
+  })
+  .meta({ id: 'StatusRequest' });
+
+export const Status = StatusInput.extend({
+  url,
+  uuid: z.uuid(),
+  indicatieLaatstGezetteStatus: z.boolean(),
+  zaakinformatieobjecten: z.array(url),
+}).meta({ id: 'Status' });
+
+export const StatusQuery = z.object({
+  zaak: z.string().optional(),
+  statustype: z.string().optional(),
+  indicatieLaatstGezetteStatus: z.enum(['true', 'false']).optional(),
+});
+
+// ---------------------------------------------------------------- Resultaat
+
+export const ResultaatInput = z.object({ zaak: url, resultaattype: url, toelichting: text(1000).optional() }).meta({ id: 'ResultaatRequest' });
+export const Resultaat = ResultaatInput.extend({ url, uuid: z.uuid() }).meta({ id: 'Resultaat' });
+export const ResultaatQuery = z.object({ zaak: z.string().optional(), resultaattype: z.string().optional() });
+
+// ---------------------------------------------------------------- Rol
+
+export const RolInput = z
+  .object({
+    zaak: url,
+    betrokkene: z.union([z.literal(''), url]).optional(),
+    betrokkeneType: BETROKKENE_TYPE,
+    afwijkendeNaamBetrokkene: text(625).optional(),
+    roltype: url,
+    roltoelichting: text(1000),
+    indicatieMachtiging: z.union([z.enum(['gemachtigde', 'machtiginggever']), z.literal('')]).optional(),
+    contactpersoonRol: ContactPersoonRol.nullable().optional(),
+    /** Validated against the schema of its betrokkeneType by the rol rules. */
+    betrokkeneIdentificatie: z.record(z.string(), z.unknown()).nullable().optional(),
+  })
+  .meta({ id: 'RolRequest' });
+
+export const Rol = RolInput.extend({
+  url,
+  uuid: z.uuid(),
+  omschrijving: z.string(),
+  omschrijvingGeneriek: z.string(),
+  registratiedatum: z.string(),
+  statussen: z.array(url),
+}).meta({ id: 'Rol' });
+
+export const RolQuery = z.object({
+  zaak: z.string().optional(),
+  betrokkene: z.string().optional(),
+  betrokkeneType: BETROKKENE_TYPE.optional(),
+  betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: z.string().max(9).optional(),
+  betrokkeneIdentificatie__natuurlijkPersoon__anpIdentificatie: z.string().max(17).optional(),
+  betrokkeneIdentificatie__natuurlijkPersoon__inpA_nummer: z.string().max(10).optional(),
+  betrokkeneIdentificatie__nietNatuurlijkPersoon__innNnpId: z.string().optional(),
+  betrokkeneIdentificatie__nietNatuurlijkPersoon__annIdentificatie: z.string().max(17).optional(),
+  betrokkeneIdentificatie__vestiging__vestigingsNummer: z.string().max(24).optional(),
+  betrokkeneIdentificatie__organisatorischeEenheid__identificatie: z.string().optional(),
+  betrokkeneIdentificatie__medewerker__identificatie: z.string().max(24).optional(),
+  roltype: z.string().optional(),
+  omschrijving: z.string().optional(),
+  omschrijvingGeneriek: ROL_OMSCHRIJVING_GENERIEK.optional(),
+});
+
+// ---------------------------------------------------------------- ZaakObject
+
+export const ZaakObjectInput = z
+  .object({
+    zaak: url,
+    object: z.union([z.literal(''), url]).optional(),
+    zaakobjecttype: z.union([z.literal(''), url]).optional(),
+    objectType: OBJECT_TYPE,
+    objectTypeOverige: z.union([z.literal(''), z.string().max(100).regex(/^[a-z_]+$/)]).optional(),
+    objectTypeOverigeDefinitie: ObjectTypeOverigeDefinitie.nullable().optional(),
+    relatieomschrijving: text(80).optional(),
+    /** Validated against the schema of its objectType by the zaakobject rules. */
+    objectIdentificatie: z.record(z.string(), z.unknown()).nullable().optional(),
+  })
+  .meta({ id: 'ZaakObjectRequest' });
+
+export const ZaakObject = ZaakObjectInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakObject' });
+export const ZaakObjectQuery = z.object({ zaak: z.string().optional(), object: z.string().optional(), objectType: OBJECT_TYPE.optional() });
+
+// ---------------------------------------------------------------- ZaakInformatieObject
+
+export const ZaakInformatieObjectInput = z
+  .object({
+    informatieobject: url,
+    zaak: url,
+    titel: text(200).optional(),
+    beschrijving: z.string().optional(),
+    vernietigingsdatum: dateTime.nullable().optional(),
+    status: url.nullable().optional(),
+  })
+  .meta({ id: 'ZaakInformatieObjectRequest' });
+
+export const ZaakInformatieObject = ZaakInformatieObjectInput.extend({
+  url,
+  uuid: z.uuid(),
+  aardRelatieWeergave: z.string(),
+  registratiedatum: z.string(),
+}).meta({ id: 'ZaakInformatieObject' });
+
+export const ZaakInformatieObjectQuery = z.object({ zaak: z.string().optional(), informatieobject: z.string().optional() });
+
+// ---------------------------------------------------------------- KlantContact, ZaakContactMoment, ZaakVerzoek
+
+export const KlantContactInput = z
+  .object({
+    zaak: url,
+    identificatie: text(14).optional(),
+    datumtijd: dateTime,
+    kanaal: text(20).optional(),
+    onderwerp: text(200).optional(),
+    toelichting: text(1000).optional(),
+  })
+  .meta({ id: 'KlantContactRequest' });
+export const KlantContact = KlantContactInput.extend({ url, uuid: z.uuid(), identificatie: z.string() }).meta({ id: 'KlantContact' });
+export const ZaakQueryOnly = z.object({ zaak: z.string().optional() });
+
+export const ZaakContactMomentInput = z.object({ zaak: url, contactmoment: url }).meta({ id: 'ZaakContactMomentRequest' });
+export const ZaakContactMoment = ZaakContactMomentInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakContactMoment' });
+export const ZaakContactMomentQuery = z.object({ zaak: z.string().optional(), contactmoment: z.string().optional() });
+
+export const ZaakVerzoekInput = z.object({ zaak: url, verzoek: url }).meta({ id: 'ZaakVerzoekRequest' });
+export const ZaakVerzoek = ZaakVerzoekInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakVerzoek' });
+export const ZaakVerzoekQuery = z.object({ zaak: z.string().optional(), verzoek: z.string().optional() });
+
+// ---------------------------------------------------------------- nested under a zaak: zaakeigenschappen, besluiten
+
+export const ZaakEigenschapInput = z.object({ zaak: url.optional(), eigenschap: url, waarde: z.string() }).meta({ id: 'ZaakEigenschapRequest' });
+export const ZaakEigenschap = ZaakEigenschapInput.extend({ url, uuid: z.uuid(), zaak: url, naam: z.string() }).meta({ id: 'ZaakEigenschap' });
+
+export const ZaakBesluitInput = z.object({ besluit: url }).meta({ id: 'ZaakBesluitRequest' });
+export const ZaakBesluit = ZaakBesluitInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakBesluit' });
+
+export const AuditTrail = z
+  .object({
+    uuid: z.uuid(),
+    bron: z.string(),
+    applicatieId: z.string(),
+    applicatieWeergave: z.string(),
+    gebruikersId: z.string(),
+    gebruikersWeergave: z.string(),
+    actie: z.string(),
+    actieWeergave: z.string(),
+    resultaat: z.number().int(),
+    hoofdObject: url,
+    resource: z.string(),
+    resourceUrl: url,
+    toelichting: z.string(),
+    resourceWeergave: z.string(),
+    aanmaakdatum: z.string(),
+    wijzigingen: z.object({ oud: z.unknown(), nieuw: z.unknown() }),
+  })
+  .meta({ id: 'AuditTrail' });

@@ -1,0 +1,99 @@
+import type { Resource } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { ZgwError } from '../../common/errors';
+import { archiveringBijAfsluiten } from './archief';
+import { AANMAKEN, GEFORCEERD, HEROPENEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, mayOnZaak, nonField, type Zaken } from './context';
+import { registerPart } from './parts';
+import { Resultaat, ResultaatInput, ResultaatQuery, Status, StatusInput, StatusQuery, type Doc } from './schemas';
+
+/** Whether `statustype` is the eindstatus of its zaaktype: the one with the highest volgnummer. */
+async function isEindstatus(z: Zaken, statustype: Stored<Doc>): Promise<boolean> {
+  const c = z.catalogi;
+  const last = await c.api.cached(`eindstatustype:${statustype.zaaktype}`, async () => {
+    const [doc] = await c.statustypen.store.find({ zaaktype: statustype.zaaktype }, { sort: { volgnummer: -1 }, limit: 1 });
+    return doc?._id ?? null;
+  });
+  return last === statustype._id;
+}
+
+export function registerStatussen(z: Zaken): Resource<Doc> {
+  return registerPart(z, {
+    collection: 'statussen',
+    resource: 'status',
+    schema: Status,
+    input: StatusInput,
+    query: StatusQuery,
+    scopes: { read: READ, create: [AANMAKEN, STATUSSEN_TOEVOEGEN, HEROPENEN], update: [], destroy: [] },
+    operations: ['list', 'create', 'read'],
+    closedNeedsForce: false,
+    defaults: { statustoelichting: '', gezetdoor: '' },
+    exact: ['statustype'],
+    filter: (q) => (q.indicatieLaatstGezetteStatus ? { indicatieLaatstGezetteStatus: q.indicatieLaatstGezetteStatus === 'true' } : {}),
+    rules: async (doc, zaak, ctx) => {
+      const statustype = await z.refs.mustCatalogus('statustypen', 'statustype', String(doc.statustype));
+      if (statustype.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het statustype hoort niet bij het zaaktype van de zaak.');
+      const eind = await isEindstatus(z, statustype);
+      // A closed zaak gets another eindstatus only with geforceerd-bijwerken, and is reopened only with heropenen.
+      if (zaak.einddatum && !mayOnZaak(ctx.caller, zaak, [eind ? GEFORCEERD : HEROPENEN])) {
+        throw ZgwError.forbidden(eind ? 'De zaak is afgesloten; dit vereist zaken.geforceerd-bijwerken.' : 'Een zaak heropenen vereist de scope zaken.heropenen.');
+      }
+      if (doc.gezetdoor) {
+        const rol = await z.rollen.byUrl(String(doc.gezetdoor));
+        if (!rol || rol.zaak !== doc.zaak) throw ZgwError.field('gezetdoor', 'bad-url', 'gezetdoor moet een rol van deze zaak zijn.');
+      }
+      return { ...doc, _eind: eind, indicatieLaatstGezetteStatus: true };
+    },
+    afterWrite: async (stored, zaak) => {
+      const zaken = z.zaken.store.coll;
+      const current = zaak._status ? await z.statussen.store.get(String(zaak._status)) : null;
+      const latest = !current || String(stored.datumStatusGezet) >= String(current.datumStatusGezet);
+      if (!latest) {
+        await z.statussen.store.coll.updateOne({ _id: stored._id }, { $set: { indicatieLaatstGezetteStatus: false } });
+        return;
+      }
+      if (current) await z.statussen.store.coll.updateOne({ _id: current._id }, { $set: { indicatieLaatstGezetteStatus: false } });
+      const set: Doc = { _status: stored._id };
+      if (stored._eind) {
+        set.einddatum = String(stored.datumStatusGezet).slice(0, 10);
+        const resultaat = zaak._resultaat ? await z.resultaten.store.get(String(zaak._resultaat)) : null;
+        const resultaattype = resultaat ? (await z.refs.catalogus('resultaattypen', 'resultaattype', String(resultaat.resultaattype))).doc : undefined;
+        Object.assign(set, await archiveringBijAfsluiten(resultaattype, z.brondatumSources({ ...zaak, einddatum: set.einddatum })));
+      } else if (zaak.einddatum) {
+        Object.assign(set, { einddatum: null, archiefactiedatum: null, archiefnominatie: null });
+      }
+      await zaken.updateOne({ _id: zaak._id }, { $set: set } as never);
+      if (stored.gezetdoor) {
+        const rolId = z.rollen.uuidOf(String(stored.gezetdoor));
+        if (rolId) await z.rollen.store.coll.updateOne({ _id: rolId }, { $addToSet: { _statussen: stored._id } } as never);
+      }
+    },
+    render: (doc) => ({ uuid: doc._id, zaakinformatieobjecten: ((doc._zaakinformatieobjecten as string[]) ?? []).map((id) => z.zaakinformatieobjecten.url(id)) }),
+  });
+}
+
+export function registerResultaten(z: Zaken): Resource<Doc> {
+  return registerPart(z, {
+    collection: 'resultaten',
+    resource: 'resultaat',
+    schema: Resultaat,
+    input: ResultaatInput,
+    query: ResultaatQuery,
+    scopes: { read: READ, create: UPDATE, update: UPDATE, destroy: UPDATE },
+    operations: ['list', 'create', 'read', 'update', 'partial_update', 'destroy'],
+    defaults: { toelichting: '' },
+    exact: ['resultaattype'],
+    rules: async (doc, zaak, _ctx, current) => {
+      if (!current && zaak._resultaat) throw ZgwError.field('zaak', 'unique', 'De zaak heeft al een resultaat.');
+      const resultaattype = await z.refs.mustCatalogus('resultaattypen', 'resultaattype', String(doc.resultaattype));
+      if (resultaattype.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het resultaattype hoort niet bij het zaaktype van de zaak.');
+      return doc;
+    },
+    afterWrite: async (stored, zaak, _ctx, previous) => {
+      if (!previous) await z.zaken.store.coll.updateOne({ _id: zaak._id }, { $set: { _resultaat: stored._id } } as never);
+    },
+    afterDestroy: async (current) => {
+      await z.zaken.store.coll.updateOne({ _id: String(current._zaakUuid) }, { $set: { _resultaat: null } } as never);
+    },
+    render: (doc) => ({ uuid: doc._id }),
+  });
+}

@@ -1,0 +1,315 @@
+import type { Document, Filter, Sort } from 'mongodb';
+import { z as zod } from 'zod';
+import type { Caller } from '../../common/auth';
+import { UuidParams } from '../../common/component';
+import { ZgwError } from '../../common/errors';
+import { PAGE_SIZE, envelope, parsePage } from '../../common/pagination';
+import { Resource, type WriteContext } from '../../common/resource';
+import { publicFields, type Stored } from '../../common/store';
+import { parseOrThrow } from '../../common/validation';
+import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
+import {
+  AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, LEZEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, VERWIJDEREN, ZAAK_AUTH_FIELDS, authFilter,
+  idsIn, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, withDefaults, type Zaken,
+} from './context';
+import { expand, parseExpand } from './expand';
+import { hasKeys, throwIfAny } from './refs';
+import { Zaak, ZaakInput, ZaakQuery, ZaakReadQuery, ZaakZoek, type Doc } from './schemas';
+import { rolFilterOfZaakQuery } from './rollen';
+
+const DEFAULTS: Doc = {
+  omschrijving: '',
+  toelichting: '',
+  einddatumGepland: null,
+  uiterlijkeEinddatumAfdoening: null,
+  publicatiedatum: null,
+  communicatiekanaal: '',
+  productenOfDiensten: [],
+  betalingsindicatie: '',
+  laatsteBetaaldatum: null,
+  zaakgeometrie: null,
+  verlenging: null,
+  opschorting: { indicatie: false, reden: '' },
+  selectielijstklasse: '',
+  hoofdzaak: null,
+  relevanteAndereZaken: [],
+  kenmerken: [],
+  archiefnominatie: null,
+  archiefstatus: 'nog_te_archiveren',
+  archiefactiedatum: null,
+  opdrachtgevendeOrganisatie: '',
+  processobjectaard: null,
+  startdatumBewaartermijn: null,
+  processobject: null,
+  einddatum: null,
+};
+
+const BETALINGSINDICATIE_WEERGAVE: Record<string, string> = {
+  '': '',
+  nvt: 'Er is geen sprake van te betalen, met de zaak gemoeide, kosten.',
+  nog_niet: 'De met de zaak gemoeide kosten zijn (nog) niet betaald.',
+  gedeeltelijk: 'De met de zaak gemoeide kosten zijn gedeeltelijk betaald.',
+  geheel: 'De met de zaak gemoeide kosten zijn geheel betaald.',
+};
+
+/** Every scope that lets a client see a zaak at all (reads need zaken.lezen; writes check their own scope). */
+const ANY_ZAAK_SCOPE = [LEZEN, AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, STATUSSEN_TOEVOEGEN, VERWIJDEREN];
+
+/** Links from a zaak to its parts, kept on the zaak as uuids so that a zaak is read with one lookup by `_id`. */
+export const PART_LINKS = {
+  rollen: '_rollen',
+  zaakobjecten: '_zaakobjecten',
+  eigenschappen: '_eigenschappen',
+  zaakinformatieobjecten: '_zaakinformatieobjecten',
+  deelzaken: '_deelzaken',
+} as const;
+
+export function registerZaken(z: Zaken): Resource<Doc> {
+  const zaken: Resource<Doc> = new Resource<Doc>(z.api, {
+    collection: 'zaken',
+    resource: 'zaak',
+    schema: Zaak,
+    input: ZaakInput,
+    scopes: { read: READ, create: [AANMAKEN], update: UPDATE, destroy: [VERWIJDEREN] },
+    operations: ['create', 'update', 'partial_update', 'destroy'],
+    kanaal: 'zaken',
+    kenmerken: (doc) => ({
+      bronorganisatie: String(doc.bronorganisatie),
+      zaaktype: String(doc.zaaktype),
+      vertrouwelijkheidaanduiding: String(doc.vertrouwelijkheidaanduiding),
+    }),
+    visible: (doc, caller) => mayOnZaak(caller, doc, ANY_ZAAK_SCOPE),
+    prepare: (data, ctx, current) => prepare(z, data, ctx, current),
+    beforeDestroy: async (current, ctx) => mustMayOnZaak(ctx.caller, current, [VERWIJDEREN]),
+    afterDestroy: async (current) => removeParts(z, current),
+    render: (doc, url) => renderLinks(z, doc, url),
+  });
+  registerReads(z, zaken);
+  return zaken;
+}
+
+function renderLinks(z: Zaken, doc: Stored<Doc>, url: string): Doc {
+  const ids = (field: string) => ((doc[field] as string[] | undefined) ?? []);
+  const one = (field: string, r: Resource<Doc>) => (doc[field] ? r.url(String(doc[field])) : null);
+  return {
+    uuid: doc._id,
+    betalingsindicatieWeergave: BETALINGSINDICATIE_WEERGAVE[String(doc.betalingsindicatie ?? '')] ?? '',
+    deelzaken: ids(PART_LINKS.deelzaken).map((id) => z.zaken.url(id)),
+    eigenschappen: ids(PART_LINKS.eigenschappen).map((id) => `${url}/zaakeigenschappen/${id}`),
+    rollen: ids(PART_LINKS.rollen).map((id) => z.rollen.url(id)),
+    status: one('_status', z.statussen),
+    zaakinformatieobjecten: ids(PART_LINKS.zaakinformatieobjecten).map((id) => z.zaakinformatieobjecten.url(id)),
+    zaakobjecten: ids(PART_LINKS.zaakobjecten).map((id) => z.zaakobjecten.url(id)),
+    resultaat: one('_resultaat', z.resultaten),
+  };
+}
+
+// ---------------------------------------------------------------- writes
+
+async function prepare(z: Zaken, data: Doc, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
+  const input = parseOrThrow(ZaakInput, data) as Doc;
+  const { caller } = ctx;
+  if (current) {
+    mustBeUnchanged(current, input, ['zaaktype', 'identificatie', 'bronorganisatie']);
+    mustMayOnZaak(caller, current, UPDATE);
+    mustMayChangeClosed(caller, current);
+  }
+  let zaaktype = await z.refs.mustCatalogus('zaaktypen', 'zaaktype', String(input.zaaktype));
+  if (zaaktype.concept !== false) throw ZgwError.field('zaaktype', 'not-published', 'Het zaaktype is nog niet gepubliceerd.');
+  if (!current) zaaktype = await versionOn(z, zaaktype, String(input.startdatum));
+
+  const doc = withDefaults(input, DEFAULTS);
+  doc.zaaktype = z.catalogi.zaaktypen.url(zaaktype._id);
+  doc.vertrouwelijkheidaanduiding ??= zaaktype.vertrouwelijkheidaanduiding;
+  doc.registratiedatum ??= current?.registratiedatum ?? new Date().toISOString().slice(0, 10);
+  doc.einddatum = current?.einddatum ?? null;
+  doc._vertrouwelijkheid = vertrouwelijkheidRank(String(doc.vertrouwelijkheidaanduiding));
+  if (!current) mustMayOnZaak(caller, doc, [AANMAKEN]);
+
+  await checkReferences(z, doc, zaaktype, ctx);
+  checkBetaling(doc);
+  await checkArchief(z, doc, current);
+  doc.identificatie ??= current?.identificatie ?? (await z.identificaties.next(String(doc.bronorganisatie), String(doc.startdatum)));
+  if (!current && input.identificatie !== undefined) await mustBeUnique(z, doc);
+  return doc;
+}
+
+/** The version of a zaaktype (same catalogus and identificatie, published) valid on the zaak's startdatum. */
+async function versionOn(z: Zaken, zaaktype: Stored<Doc>, startdatum: string): Promise<Stored<Doc>> {
+  const geldig = (d: Doc) => (!d.beginGeldigheid || String(d.beginGeldigheid) <= startdatum) && (!d.eindeGeldigheid || String(d.eindeGeldigheid) >= startdatum);
+  if (geldig(zaaktype)) return zaaktype;
+  const versions = await z.catalogi.zaaktypen.store.find(
+    { catalogus: zaaktype.catalogus, identificatie: zaaktype.identificatie, concept: false },
+    { sort: { beginGeldigheid: -1, _id: 1 } as Sort },
+  );
+  return versions.find(geldig) ?? zaaktype;
+}
+
+async function checkReferences(z: Zaken, doc: Doc, zaaktype: Doc, ctx: WriteContext): Promise<void> {
+  const checks = [];
+  if (doc.communicatiekanaal) checks.push(z.refs.remote('communicatiekanaal', String(doc.communicatiekanaal), hasKeys('naam')));
+  for (const [i, rel] of ((doc.relevanteAndereZaken as Doc[]) ?? []).entries()) {
+    checks.push(zaakRef(z, `relevanteAndereZaken.${i}.url`, String(rel.url)));
+  }
+  throwIfAny(await Promise.all(checks));
+
+  const allowed = new Set((zaaktype.productenOfDiensten as string[] | undefined) ?? []);
+  if (((doc.productenOfDiensten as string[]) ?? []).some((p) => !allowed.has(p))) {
+    throw ZgwError.field('productenOfDiensten', 'invalid-products-services', 'Alle productenOfDiensten moeten bij het zaaktype horen.');
+  }
+
+  if (doc.hoofdzaak) {
+    const hoofdzaakUrl = String(doc.hoofdzaak);
+    if (hoofdzaakUrl === ctx.url) throw ZgwError.field('hoofdzaak', 'self-forbidden', 'Een zaak kan niet zijn eigen hoofdzaak zijn.');
+    const hoofdzaak = await z.zaken.byUrl(hoofdzaakUrl);
+    if (!hoofdzaak) throw ZgwError.field('hoofdzaak', 'bad-url', `${hoofdzaakUrl} is geen zaak van deze Zaken API.`);
+    if (hoofdzaak.hoofdzaak) throw ZgwError.field('hoofdzaak', 'deelzaak-als-hoofdzaak', 'De hoofdzaak is zelf een deelzaak.');
+  }
+}
+
+async function zaakRef(z: Zaken, name: string, url: string) {
+  if (z.zaken.uuidOf(url)) return (await z.zaken.byUrl(url)) ? undefined : { name, code: 'bad-url', reason: `${url} bestaat niet.` };
+  return z.refs.remote(name, url, hasKeys('zaaktype', 'bronorganisatie'));
+}
+
+/** zrc-014: betalingsindicatie nvt has no laatsteBetaaldatum. */
+function checkBetaling(doc: Doc): void {
+  if (doc.betalingsindicatie !== 'nvt') return;
+  if (doc.laatsteBetaaldatum) {
+    throw ZgwError.field('laatsteBetaaldatum', 'betaling-nvt', 'Bij betalingsindicatie "nvt" hoort geen laatsteBetaaldatum.');
+  }
+}
+
+/** zrc-022: leaving nog_te_archiveren needs archiefnominatie and archiefactiedatum (and archived documents). */
+async function checkArchief(z: Zaken, doc: Doc, current?: Doc): Promise<void> {
+  if (!current || doc.archiefstatus === 'nog_te_archiveren') return;
+  if (!doc.archiefnominatie) throw ZgwError.field('archiefnominatie', 'archiefnominatie-not-set', 'Zet eerst de archiefnominatie.');
+  if (!doc.archiefactiedatum) throw ZgwError.field('archiefactiedatum', 'archiefactiedatum-not-set', 'Zet eerst de archiefactiedatum.');
+  const zios = await z.zaakinformatieobjecten.store.find(idsIn((current[PART_LINKS.zaakinformatieobjecten] as string[]) ?? []));
+  for (const zio of zios) {
+    const { status, body } = await z.api.deps.fetchJson(String(zio.informatieobject));
+    if (status === 200 && (body as Doc | undefined)?.status !== 'gearchiveerd') {
+      throw ZgwError.field('archiefstatus', 'documents-not-archived', 'Alle informatieobjecten van de zaak moeten eerst gearchiveerd zijn.');
+    }
+  }
+}
+
+async function mustBeUnique(z: Zaken, doc: Doc): Promise<void> {
+  const taken = await z.zaken.store.findOne({ bronorganisatie: doc.bronorganisatie, identificatie: doc.identificatie });
+  if (taken) throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
+}
+
+/** Deleting a zaak deletes its parts and its deelzaken (zrc-023), each with its own notification. */
+async function removeParts(z: Zaken, zaak: Stored<Doc>): Promise<void> {
+  const url = z.zaken.url(zaak._id);
+  const parts = [z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken, z.zaakeigenschappen, z.zaakbesluiten];
+  for (const part of parts) {
+    for (const doc of await part.store.find({ zaak: url })) await part.store.remove(doc, part.events(doc, doc._id, 'destroy'));
+  }
+  for (const deelzaak of await z.zaken.store.find(idsIn((zaak[PART_LINKS.deelzaken] as string[]) ?? []))) {
+    if (await z.zaken.store.remove(deelzaak, z.zaken.events(deelzaak, deelzaak._id, 'destroy'))) await removeParts(z, deelzaak);
+  }
+}
+
+// ---------------------------------------------------------------- reads
+
+const DATE_OPS: Record<string, string> = { gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' };
+const SIMPLE = ['identificatie', 'bronorganisatie', 'zaaktype', 'archiefnominatie', 'archiefstatus'];
+const DATES = ['archiefactiedatum', 'startdatum', 'registratiedatum', 'einddatum', 'einddatumGepland', 'uiterlijkeEinddatumAfdoening'];
+
+function listOf(v: unknown): string[] {
+  return Array.isArray(v) ? v.map(String) : String(v).split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/** The MongoDB filter of the /zaken list filters and the `_zoek` body (which also has uuid__in, zaaktype__in, zaakgeometrie). */
+export async function zaakFilter(z: Zaken, q: Doc, caller: Caller): Promise<Filter<Document>> {
+  const parts: Filter<Document>[] = [authFilter(caller, ZAAK_AUTH_FIELDS)];
+  const f: Doc = {};
+  for (const k of SIMPLE) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
+  for (const k of ['bronorganisatie', 'archiefnominatie', 'archiefstatus']) if (q[`${k}__in`] !== undefined) f[k] = { $in: listOf(q[`${k}__in`]) };
+  for (const field of DATES) {
+    const cond: Doc = {};
+    if (q[field] !== undefined) f[field] = q[field];
+    for (const [suffix, op] of Object.entries(DATE_OPS)) if (q[`${field}__${suffix}`] !== undefined) cond[op] = q[`${field}__${suffix}`];
+    const isnull = q[`${field}__isnull`];
+    if (isnull !== undefined) cond[isnull === true || isnull === 'true' || isnull === 'True' ? '$eq' : '$ne'] = null;
+    if (Object.keys(cond).length) f[field] = cond;
+  }
+  if (q.maximaleVertrouwelijkheidaanduiding) f._vertrouwelijkheid = { $lte: vertrouwelijkheidRank(String(q.maximaleVertrouwelijkheidaanduiding)) };
+  if (q.uuid__in) f._id = { $in: listOf(q.uuid__in) };
+  if (q.zaaktype__in) f.zaaktype = { $in: listOf(q.zaaktype__in) };
+  const within = (q.zaakgeometrie as Doc | undefined)?.within;
+  if (within) f.zaakgeometrie = { $geoWithin: { $geometry: within } };
+  parts.push(f as Filter<Document>);
+  const rolFilter = rolFilterOfZaakQuery(q);
+  if (rolFilter) {
+    const rollen = await z.rollen.store.coll.find({ ...rolFilter, _tombstone: { $exists: false } } as never, { projection: { _zaakUuid: 1 } }).toArray();
+    parts.push(idsIn([...new Set(rollen.map((r) => String(r._zaakUuid)))]));
+  }
+  const real = parts.filter((p) => Object.keys(p).length);
+  return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };
+}
+
+function sortOf(ordering: unknown): Sort {
+  if (!ordering) return { _created: 1, _id: 1 };
+  const s = String(ordering);
+  const desc = s.startsWith('-');
+  return { [desc ? s.slice(1) : s]: desc ? -1 : 1, _id: desc ? -1 : 1 };
+}
+
+function registerReads(z: Zaken, zaken: Resource<Doc>): void {
+  const page = zod.object({ page: zod.string().optional() });
+  const list = async (req: { url: string }, caller: Caller, q: Doc, rawPage: unknown) => {
+    const tree = parseExpand(q.expand);
+    const filter = await zaakFilter(z, q, caller);
+    const p = parsePage(rawPage);
+    const { count, items } = await zaken.store.list(filter, { skip: (p - 1) * PAGE_SIZE, limit: PAGE_SIZE, sort: sortOf(q.ordering) });
+    const results = await Promise.all(items.map((d) => zaken.toApi(d)));
+    await expand(z, caller, results, tree);
+    return envelope(`${z.api.deps.urls.base}${req.url}`, p, count, results);
+  };
+  const Page = zod.object({ count: zod.number().int(), next: zod.string().nullable(), previous: zod.string().nullable(), results: zod.array(Zaak) });
+  z.api.route({
+    method: 'GET',
+    path: '/zaken',
+    operationId: 'zaak_list',
+    summary: 'Alle zaken opvragen.',
+    scopes: READ,
+    query: ZaakQuery.extend(page.shape),
+    response: Page,
+    handler: ({ req, caller, query }) => list(req, caller, query as Doc, (query as Doc).page),
+  });
+  z.api.route({
+    method: 'POST',
+    path: '/zaken/_zoek',
+    operationId: 'zaak__zoek',
+    summary: 'Zoek zaken met de filters in de body (voorkeur boven GET met een BSN in de URL).',
+    scopes: READ,
+    query: page,
+    body: ZaakZoek,
+    status: 200,
+    response: Page,
+    handler: ({ req, caller, query, body }) => list(req, caller, body as Doc, (query as Doc).page),
+  });
+  z.api.route({
+    method: 'GET',
+    path: '/zaken/:uuid',
+    operationId: 'zaak_read',
+    summary: 'Een specifieke zaak opvragen.',
+    scopes: READ,
+    params: UuidParams,
+    query: ZaakReadQuery,
+    response: Zaak,
+    etag: true,
+    handler: async ({ caller, params, query }) => {
+      const tree = parseExpand((query as Doc).expand);
+      const doc = await zaken.getOr404(params.uuid);
+      if (!mayOnZaak(caller, doc, [LEZEN])) throw ZgwError.forbidden();
+      const body = await zaken.toApi(doc);
+      await expand(z, caller, [body], tree);
+      return body;
+    },
+  });
+}
+
+export { publicFields, nonField };
