@@ -13,6 +13,7 @@ import {
   idsIn, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, withDefaults, type Zaken,
 } from './context';
 import { expand, parseExpand } from './expand';
+import { within } from './geo';
 import { hasKeys, throwIfAny } from './refs';
 import { Zaak, ZaakInput, ZaakQuery, ZaakReadQuery, ZaakZoek, type Doc } from './schemas';
 import { rolFilterOfZaakQuery } from './rollen';
@@ -114,9 +115,8 @@ async function prepare(z: Zaken, data: Doc, ctx: WriteContext, current?: Stored<
     mustMayOnZaak(caller, current, UPDATE);
     mustMayChangeClosed(caller, current);
   }
-  let zaaktype = await z.refs.mustCatalogus('zaaktypen', 'zaaktype', String(input.zaaktype));
+  const zaaktype = await z.refs.mustCatalogus('zaaktypen', 'zaaktype', String(input.zaaktype));
   if (zaaktype.concept !== false) throw ZgwError.field('zaaktype', 'not-published', 'Het zaaktype is nog niet gepubliceerd.');
-  if (!current) zaaktype = await versionOn(z, zaaktype, String(input.startdatum));
 
   const doc = withDefaults(input, DEFAULTS);
   doc.zaaktype = z.catalogi.zaaktypen.url(zaaktype._id);
@@ -132,17 +132,6 @@ async function prepare(z: Zaken, data: Doc, ctx: WriteContext, current?: Stored<
   doc.identificatie ??= current?.identificatie ?? (await z.identificaties.next(String(doc.bronorganisatie), String(doc.startdatum)));
   if (!current && input.identificatie !== undefined) await mustBeUnique(z, doc);
   return doc;
-}
-
-/** The version of a zaaktype (same catalogus and identificatie, published) valid on the zaak's startdatum. */
-async function versionOn(z: Zaken, zaaktype: Stored<Doc>, startdatum: string): Promise<Stored<Doc>> {
-  const geldig = (d: Doc) => (!d.beginGeldigheid || String(d.beginGeldigheid) <= startdatum) && (!d.eindeGeldigheid || String(d.eindeGeldigheid) >= startdatum);
-  if (geldig(zaaktype)) return zaaktype;
-  const versions = await z.catalogi.zaaktypen.store.find(
-    { catalogus: zaaktype.catalogus, identificatie: zaaktype.identificatie, concept: false },
-    { sort: { beginGeldigheid: -1, _id: 1 } as Sort },
-  );
-  return versions.find(geldig) ?? zaaktype;
 }
 
 async function checkReferences(z: Zaken, doc: Doc, zaaktype: Doc, ctx: WriteContext): Promise<void> {
@@ -222,7 +211,7 @@ function listOf(v: unknown): string[] {
 }
 
 /** The MongoDB filter of the /zaken list filters and the `_zoek` body (which also has uuid__in, zaaktype__in, zaakgeometrie). */
-export async function zaakFilter(z: Zaken, q: Doc, caller: Caller): Promise<Filter<Document>> {
+export async function zaakFilter(z: Zaken, q: Doc, caller: Caller, geoSupported = true): Promise<Filter<Document>> {
   const parts: Filter<Document>[] = [authFilter(caller, ZAAK_AUTH_FIELDS)];
   const f: Doc = {};
   for (const k of SIMPLE) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
@@ -239,7 +228,7 @@ export async function zaakFilter(z: Zaken, q: Doc, caller: Caller): Promise<Filt
   if (q.uuid__in) f._id = { $in: listOf(q.uuid__in) };
   if (q.zaaktype__in) f.zaaktype = { $in: listOf(q.zaaktype__in) };
   const within = (q.zaakgeometrie as Doc | undefined)?.within;
-  if (within) f.zaakgeometrie = { $geoWithin: { $geometry: within } };
+  if (within) f.zaakgeometrie = geoSupported ? { $geoWithin: { $geometry: within } } : { $ne: null };
   parts.push(f as Filter<Document>);
   const rolFilter = rolFilterOfZaakQuery(q);
   if (rolFilter) {
@@ -258,12 +247,28 @@ function sortOf(ordering: unknown): Sort {
 }
 
 function registerReads(z: Zaken, zaken: Resource<Doc>): void {
+  const geo = { supported: true };
   const page = zod.object({ page: zod.string().optional() });
   const list = async (req: { url: string }, caller: Caller, q: Doc, rawPage: unknown) => {
     const tree = parseExpand(q.expand);
-    const filter = await zaakFilter(z, q, caller);
     const p = parsePage(rawPage);
-    const { count, items } = await zaken.store.list(filter, { skip: (p - 1) * PAGE_SIZE, limit: PAGE_SIZE, sort: sortOf(q.ordering) });
+    const opts = { skip: (p - 1) * PAGE_SIZE, limit: PAGE_SIZE, sort: sortOf(q.ordering) };
+    let result;
+    try {
+      result = await zaken.store.list(await zaakFilter(z, q, caller, geo.supported), opts);
+    } catch (err) {
+      if (!/\$geoWithin is not yet implemented/.test(String((err as Error).message))) throw err;
+      geo.supported = false;
+      result = await zaken.store.list(await zaakFilter(z, q, caller, false), opts);
+    }
+    let { count, items } = result;
+    const area = (q.zaakgeometrie as Doc | undefined)?.within;
+    if (area && !geo.supported) {
+      // The store cannot do $geoWithin: the geometry condition is applied here, over the zaken that have a geometry.
+      const candidates = await zaken.store.coll.find((await zaakFilter(z, q, caller, false)) as never, { projection: { zaakgeometrie: 1 } }).toArray();
+      const ids = candidates.filter((d) => within(d.zaakgeometrie, area)).map((d) => d._id);
+      ({ count, items } = await zaken.store.list(idsIn(ids), opts));
+    }
     const results = await Promise.all(items.map((d) => zaken.toApi(d)));
     await expand(z, caller, results, tree);
     return envelope(`${z.api.deps.urls.base}${req.url}`, p, count, results);
