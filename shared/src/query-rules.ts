@@ -1,0 +1,293 @@
+import type { FilterShape, IndexShape, QueryShape, SortShape } from './query-shapes';
+
+/**
+ * Whether a declared index serves a query shape, by the rule MongoDB's planner follows (ESR): the index starts with
+ * the equality fields (any order), then the sort fields in sort order (all in the index's direction or all reversed),
+ * then the range fields. Every condition must be bounded by that prefix, except the residual conditions listed below.
+ * `$in` is equality without a sort and range with one; `$and` is flattened; `$or` is distributed over the rest of
+ * the filter and every branch must be served on its own. A condition on `_id` by equality or `$in`, or on all
+ * fields of a unique index, reads at most a few documents: such a query is served whatever else it holds.
+ */
+
+/**
+ * Conditions allowed as residual filters (applied to the documents an index found, never bounding it): keep this
+ * list minimal, each entry justified.
+ * - `_tombstone: {$exists: false}` (Store's LIVE) is on every read of a resource collection. A tombstone lives only
+ *   until the relay has published its events (milliseconds), so the condition rejects almost none of the documents
+ *   the index finds. (It does keep counts from being answered from the index alone: each counted key is fetched.)
+ */
+export const RESIDUAL_ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  _tombstone: ['absent'],
+};
+
+/**
+ * The largest skip a query may use: MongoDB reads (and fetches) every skipped document, so a skip costs as much as
+ * returning them. 10,000 is page 101 at the API's 100 per page, a few tens of milliseconds; deeper pages must use a
+ * keyset continuation (a range on the sort fields) instead.
+ */
+export const MAX_SKIP = 10_000;
+
+/** More `$or` combinations than this (nested `$or`s multiply) are not planned branch by branch. */
+export const MAX_BRANCHES = 64;
+
+export const ID_INDEX: IndexShape = { coll: '', op: 'createIndexes', key: [['_id', 1]], unique: true };
+
+export interface Verdict {
+  ok: boolean;
+  /** Why no declared index serves the shape (one line per problem). */
+  reasons: string[];
+}
+
+/** One conjunction of field conditions (a `$or` branch with the rest of the filter), field -> kinds. */
+export type Conjunction = Map<string, Set<string>>;
+
+type Bound = 'E' | 'IN' | 'R' | 'X';
+
+const EQUALITY = new Set(['eq', 'null', 'all']);
+const RANGE = new Set(['range', 'not-range', 'exists', 'prefix']);
+/** Kinds that guarantee the field exists (so a sparse index holds every matching document). */
+const EXISTING = new Set(['eq', 'all', 'in', 'range', 'exists', 'prefix']);
+
+function merge(a: Conjunction, b: Conjunction): Conjunction {
+  const out: Conjunction = new Map([...a].map(([k, v]) => [k, new Set(v)]));
+  for (const [k, v] of b) {
+    const kinds = out.get(k) ?? new Set<string>();
+    for (const x of v) kinds.add(x);
+    out.set(k, kinds);
+  }
+  return out;
+}
+
+function cross(as: Conjunction[], bs: Conjunction[]): Conjunction[] {
+  const out: Conjunction[] = [];
+  for (const a of as) for (const b of bs) out.push(merge(a, b));
+  if (out.length > MAX_BRANCHES) throw new Error(`more than ${MAX_BRANCHES} $or combinations`);
+  return out;
+}
+
+/** Every field named anywhere below a `$nor` (none of them can bound an index). */
+function norFields(branches: FilterShape[], into: Conjunction): void {
+  for (const b of branches) {
+    for (const [k, v] of Object.entries(b)) {
+      if (Array.isArray(v)) norFields(v, into);
+      else into.set(k, new Set(['nor']));
+    }
+  }
+}
+
+/** The filter as a disjunction of conjunctions: `$and` flattened, each `$or` distributed over the rest. */
+export function conjunctions(filter: FilterShape): Conjunction[] {
+  let result: Conjunction[] = [new Map()];
+  for (const [k, v] of Object.entries(filter)) {
+    if (k === '$and') for (const b of v as FilterShape[]) result = cross(result, conjunctions(b));
+    else if (k === '$or') result = cross(result, (v as FilterShape[]).flatMap((b) => conjunctions(b)));
+    else if (k === '$nor') {
+      const c: Conjunction = new Map();
+      norFields(v as FilterShape[], c);
+      result = cross(result, [c]);
+    } else result = cross(result, [new Map([[k, new Set(String(v).split('+'))]])]);
+  }
+  return result;
+}
+
+function boundOf(kinds: Set<string>): Bound {
+  if ([...kinds].some((k) => EQUALITY.has(k))) return 'E';
+  if (kinds.has('in') || kinds.has('in-null')) return 'IN';
+  if ([...kinds].some((k) => RANGE.has(k))) return 'R';
+  return 'X';
+}
+
+function isResidual(field: string, kinds: Set<string>): boolean {
+  const allowed = RESIDUAL_ALLOWED[field];
+  return !!allowed && [...kinds].every((k) => allowed.includes(k));
+}
+
+function keyText(key: SortShape): string {
+  return `{${key.map(([f, d]) => `${f}: ${typeof d === 'string' ? JSON.stringify(d) : d}`).join(', ')}}`;
+}
+
+interface Layout {
+  eq: Set<string>;
+  sort: SortShape;
+  range: Set<string>;
+}
+
+/** Why `ix` does not serve the layout (undefined: it does), and how many leading index fields matched. */
+function fit(ix: IndexShape, layout: Layout, c: Conjunction): { reason?: string; matched: number } {
+  const keys = ix.key;
+  if (ix.partial) return { reason: 'a partial index (not considered)', matched: 0 };
+  if (ix.sparse && !keys.some(([f]) => [...(c.get(f) ?? [])].some((k) => EXISTING.has(k)))) {
+    return { reason: 'sparse: it lacks documents without its fields, and the query does not exclude them', matched: 0 };
+  }
+  let i = 0;
+  const eq = new Set(layout.eq);
+  while (i < keys.length && eq.has(keys[i]![0]) && (typeof keys[i]![1] === 'number' || keys[i]![1] === 'hashed')) eq.delete(keys[i++]![0]);
+  if (eq.size) {
+    const next = keys[i]?.[0];
+    return { reason: `equality on ${[...eq].join(', ')} is not in its prefix${next ? ` (${next} comes first)` : ''}`, matched: i };
+  }
+  let direction = 0;
+  for (const [f, d] of layout.sort) {
+    const k = keys[i];
+    if (!k || k[0] !== f) return { reason: `sort on ${f} needs an in-memory SORT: the index has ${k ? k[0] : 'no field'} there`, matched: i };
+    if (typeof k[1] !== 'number') return { reason: `sort on ${f}: a ${k[1]} index field cannot sort`, matched: i };
+    const m = k[1] === d ? 1 : -1;
+    if (direction && m !== direction) return { reason: `sort directions on ${layout.sort.map(([s]) => s).join(', ')} are neither the index's nor all reversed`, matched: i };
+    direction = m;
+    i++;
+  }
+  const range = new Set([...layout.range].filter((f) => !layout.sort.some(([s]) => s === f)));
+  while (i < keys.length && range.has(keys[i]![0]) && typeof keys[i]![1] === 'number') range.delete(keys[i++]![0]);
+  if (range.size) {
+    const next = keys[i]?.[0];
+    return { reason: `range on ${[...range].join(', ')} is not next after the equality and sort fields${next ? ` (${next} is)` : ''}`, matched: i };
+  }
+  return { matched: i };
+}
+
+function conjunctionText(c: Conjunction): string {
+  return `{${[...c].map(([f, k]) => `${f}: ${[...k].join('+')}`).join(', ')}}`;
+}
+
+/** Whether one conjunction with this sort is served by one of `indexes`; the reasons when not. */
+export function checkConjunction(c: Conjunction, sort: SortShape, indexes: IndexShape[]): string[] {
+  const bounds = new Map([...c].map(([f, k]) => [f, boundOf(k)] as const));
+  // A point lookup: _id, or every field of a unique index, by equality or $in.
+  const pointed = (f: string, sparse?: boolean) => {
+    const b = bounds.get(f);
+    const kinds = c.get(f);
+    return (b === 'E' || b === 'IN') && (!sparse || [...kinds!].every((k) => k !== 'null' && k !== 'in-null'));
+  };
+  if (pointed('_id')) return [];
+  if (indexes.some((ix) => ix.unique && !ix.partial && ix.key.every(([f]) => pointed(f, ix.sparse)))) return [];
+
+  const unbounded = [...c].filter(([f, k]) => bounds.get(f) === 'X' && !isResidual(f, k));
+  if (unbounded.length) {
+    return unbounded.map(([f, k]) => `${f}: ${[...k].join('+')} cannot bound an index and is not an allowed residual condition`);
+  }
+  const eq = new Set([...bounds].filter(([, b]) => b === 'E').map(([f]) => f));
+  const sortRest = sort.filter(([f]) => !eq.has(f));
+  const layout: Layout = { eq, sort: sortRest, range: new Set() };
+  for (const [f, b] of bounds) {
+    if (b === 'IN') (sortRest.length ? layout.range : layout.eq).add(f);
+    else if (b === 'R') layout.range.add(f);
+  }
+  if (!layout.eq.size && !layout.sort.length && !layout.range.size) {
+    return ['no condition an index can bound and no sort: a collection scan'];
+  }
+  const fits = indexes.map((ix) => ({ ix, ...fit(ix, layout, c) }));
+  if (fits.some((f) => !f.reason)) return [];
+  const wanted =
+    `needs an index on equality {${[...layout.eq].join(', ')}}` +
+    (layout.sort.length ? `, then sort ${keyText(layout.sort)}` : '') +
+    (layout.range.size ? `, then range {${[...layout.range].join(', ')}}` : '');
+  const closest = fits.filter((f) => f.matched > 0).sort((a, b) => b.matched - a.matched).slice(0, 3);
+  const declared = indexes.filter((ix) => ix !== ID_INDEX).map((ix) => keyText(ix.key));
+  return [
+    `${conjunctionText(c)} ${wanted}`,
+    ...(closest.length
+      ? closest.map((f) => `  closest: ${keyText(f.ix.key)}: ${f.reason}`)
+      : [`  no declared index starts with these fields (declared: ${declared.join(' ') || 'only {_id: 1}'})`]),
+  ];
+}
+
+/** The verdict on one query shape against the indexes declared for its collection (the _id index is implied). */
+export function checkQuery(shape: QueryShape, declared: IndexShape[]): Verdict {
+  const reasons: string[] = [];
+  if (shape.skip !== undefined && shape.skip > MAX_SKIP) reasons.push(`skip ${shape.skip} is above the bound of ${MAX_SKIP}: use a keyset continuation`);
+  if (shape.op === 'count' && shape.stages?.[0] === 'metadata') return { ok: !reasons.length, reasons };
+  const indexes = [ID_INDEX, ...declared];
+  let branches: Conjunction[];
+  try {
+    branches = conjunctions(shape.filter);
+  } catch (err) {
+    return { ok: false, reasons: [...reasons, (err as Error).message] };
+  }
+  const many = branches.length > 1;
+  for (const c of branches) {
+    const why = checkConjunction(c, shape.sort ?? [], indexes);
+    if (why.length) reasons.push(...(many ? [`$or branch ${conjunctionText(c)}:`, ...why.map((w) => `  ${w}`)] : why));
+  }
+  return { ok: !reasons.length, reasons };
+}
+
+function filterText(f: FilterShape): string {
+  return `{${Object.entries(f)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? `[${v.map(filterText).join(', ')}]` : v}`)
+    .join(', ')}}`;
+}
+
+/** One line for a shape: `find zaaktypen {catalogus: eq} sort {_created: 1, _id: 1} limit`. */
+export function shapeText(shape: QueryShape, maxSkip?: number): string {
+  return [
+    shape.op,
+    shape.coll,
+    filterText(shape.filter),
+    shape.sort?.length ? `sort ${keyText(shape.sort)}` : '',
+    shape.stages?.length ? `stages ${shape.stages.join(',')}` : '',
+    shape.limit ? 'limit' : '',
+    maxSkip ? `skip (largest ${maxSkip})` : '',
+    shape.multi ? 'multi' : '',
+    shape.upsert ? 'upsert' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** The identity of a shape for counting: everything but the skip value and where it was sent from. */
+export function shapeKey(shape: QueryShape): string {
+  const { coll, op, filter, sort, limit, stages, multi, upsert } = shape;
+  return JSON.stringify({ coll, op, filter, sort, limit, stages, multi, upsert, skip: shape.skip !== undefined });
+}
+
+export interface CheckedShape {
+  shape: QueryShape;
+  maxSkip: number;
+  sites: string[];
+  verdict: Verdict;
+}
+
+export interface Report {
+  shapes: CheckedShape[];
+  failed: CheckedShape[];
+  ignoredTestProbes: number;
+}
+
+type Line = (QueryShape | IndexShape) & { origin?: string; sites?: string[] };
+
+/** Checks every recorded query of the API against the indexes the API declared (test files' own probes ignored). */
+export function checkLog(lines: Line[]): Report {
+  const indexes = new Map<string, IndexShape[]>();
+  const shapes = new Map<string, CheckedShape>();
+  const probes = new Set<string>();
+  for (const line of lines) {
+    if (line.op !== 'createIndexes' || line.origin === 'test') continue;
+    const list = indexes.get(line.coll) ?? [];
+    const ix = line as IndexShape;
+    const id = JSON.stringify([ix.key, !!ix.unique, !!ix.sparse, !!ix.partial]);
+    if (!list.some((x) => JSON.stringify([x.key, !!x.unique, !!x.sparse, !!x.partial]) === id)) list.push(ix);
+    indexes.set(line.coll, list);
+  }
+  for (const line of lines) {
+    if (line.op === 'createIndexes') continue;
+    const shape = line as QueryShape;
+    const key = shapeKey(shape);
+    if (line.origin === 'test') {
+      probes.add(key);
+      continue;
+    }
+    let entry = shapes.get(key);
+    if (!entry) {
+      entry = { shape, maxSkip: 0, sites: [], verdict: { ok: true, reasons: [] } };
+      shapes.set(key, entry);
+    }
+    entry.maxSkip = Math.max(entry.maxSkip, shape.skip ?? 0);
+    const site = (line.sites ?? []).join(' < ');
+    if (site && !entry.sites.includes(site)) entry.sites.push(site);
+  }
+  for (const entry of shapes.values()) {
+    entry.verdict = checkQuery({ ...entry.shape, skip: entry.maxSkip || entry.shape.skip }, indexes.get(entry.shape.coll) ?? []);
+  }
+  const all = [...shapes.values()];
+  return { shapes: all, failed: all.filter((s) => !s.verdict.ok), ignoredTestProbes: probes.size };
+}
