@@ -13,6 +13,7 @@ beforeAll(async () => {
   const config = loadConfig({ ...process.env, MONGODB_DB: `zgw_test_outbox_${id}` });
   mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   store = new Store(mongo.db, 'dingen', () => undefined);
+  await store.ensureIndexes(); // as every component does (the query-index check of `npm test` reads them)
   // Not started: each test drains by hand, so nothing runs in between.
   relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `test-outbox-${id}`), `test-outbox-${id}-`, 60_000, createLogger('test', 'silent'));
   relay.register(store as never);

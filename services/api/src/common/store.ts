@@ -58,7 +58,9 @@ export class Store<T extends Document> {
 
   async ensureIndexes(indexes: { key: IndexSpecification; unique?: boolean; sparse?: boolean }[] = []): Promise<void> {
     await this.coll.createIndex({ _pending: 1 }, { sparse: true });
-    await this.pointers.createIndex({ collection: 1, at: 1 });
+    await this.coll.createIndex({ _tombstone: 1 }, { sparse: true });
+    // The relay reads pointers oldest first for its collections (`$in` with a sort: the sort field leads).
+    await this.pointers.createIndex({ at: 1, collection: 1 });
     await this.coll.createIndex({ _created: 1, _id: 1 });
     for (const ix of indexes) await this.coll.createIndex(ix.key, { unique: ix.unique, sparse: ix.sparse });
   }
@@ -79,11 +81,24 @@ export class Store<T extends Document> {
   }
 
   async list(filter: Filter<Document>, opts: ListOptions): Promise<{ count: number; items: Stored<T>[] }> {
-    const [count, items] = await Promise.all([this.count(filter), this.find(filter, opts)]);
-    return { count, items };
+    if (!opts.skip) {
+      const [count, items] = await Promise.all([this.count(filter), this.find(filter, opts)]);
+      return { count, items };
+    }
+    // A later page counts first, so no query skips past the end (`?page=999` reads nothing).
+    const count = await this.count(filter);
+    return { count, items: opts.skip < count ? await this.find(filter, opts) : [] };
   }
 
+  /**
+   * Live documents matching `filter`. Without a filter: the collection's size from its metadata minus the tombstones
+   * (few, and indexed), since counting every document of a large collection is a full scan.
+   */
   async count(filter: Filter<Document>): Promise<number> {
+    if (!Object.keys(filter).length) {
+      const [all, tombstones] = await Promise.all([this.coll.estimatedDocumentCount(), this.coll.countDocuments({ _tombstone: true } as Filter<Stored<T>>)]);
+      return Math.max(0, all - tombstones);
+    }
     return this.coll.countDocuments({ ...filter, ...LIVE } as Filter<Stored<T>>);
   }
 
