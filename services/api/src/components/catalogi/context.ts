@@ -59,11 +59,12 @@ export async function mustResolve(resource: Resource<Doc>, name: string, url: st
   return r.doc!;
 }
 
-/** Objects valid on `datum` (YYYY-MM-DD): begin on or before it (or open), einde on or after it (or open). */
+/**
+ * Objects valid on `datum` (YYYY-MM-DD): begin on or before it (or open), einde on or after it (or open). Written as
+ * `$not` of the opposite comparison, which also matches null and missing: two index ranges instead of two `$or`s.
+ */
 export function geldigOp(datum: string, begin = 'beginGeldigheid', einde = 'eindeGeldigheid'): Filter<Document> {
-  return {
-    $and: [{ $or: [{ [begin]: null }, { [begin]: { $lte: datum } }] }, { $or: [{ [einde]: null }, { [einde]: { $gte: datum } }] }],
-  };
+  return { [begin]: { $not: { $gt: datum } }, [einde]: { $not: { $lt: datum } } };
 }
 
 /** The `status` filter; the standard's default is `definitief`. `field` is `concept` or the mirrored `_concept`. */

@@ -38,39 +38,96 @@ export const catalogi: ComponentDef = {
   },
 };
 
+type Key = Record<string, 1 | -1>;
+
+/**
+ * An index for every query shape the Catalogi send, by MongoDB's rule (the query-index check of `npm test` proves it,
+ * README: Development): the equality fields of a filter combination, then the sort (creation order, or the list's
+ * own), then the ranges (datumGeldigheid: beginGeldigheid, eindeGeldigheid). A count has no sort, so a filter with
+ * datumGeldigheid needs an (equality, begin, einde) index for its count too. `$in` with a sort is a range.
+ */
 async function ensureIndexes(c: Catalogi): Promise<void> {
-  const types = (r: Resource<Doc>, extra: { key: Record<string, 1 | -1> }[] = []) =>
-    r.store.ensureIndexes([
-      { key: { catalogus: 1, omschrijving: 1, beginGeldigheid: -1 } },
-      { key: { catalogus: 1, concept: 1, beginGeldigheid: 1 } },
-      { key: { concept: 1, _created: 1, _id: 1 } },
-      ...extra,
-    ]);
-  await c.catalogussen.store.ensureIndexes([{ key: { domein: 1 } }, { key: { rsin: 1 } }]);
-  await types(c.zaaktypen, [
-    { key: { catalogus: 1, identificatie: 1, beginGeldigheid: -1 } },
-    { key: { catalogus: 1, besluittypen: 1 } },
-    { key: { trefwoorden: 1 } },
-    { key: { identificatie: 1, beginGeldigheid: 1, _id: 1 } },
+  const created: Key = { _created: 1, _id: 1 };
+  const geldig: Key = { beginGeldigheid: 1, eindeGeldigheid: 1 };
+  const ensure = (r: Resource<Doc>, keys: Key[]) => r.store.ensureIndexes(keys.map((key) => ({ key })));
+
+  await ensure(c.catalogussen, [
+    { domein: 1, ...created, rsin: 1 }, // domein, and with rsin__in
+    { domein: 1, rsin: 1 }, // their count
+    { rsin: 1, ...created },
+    { ...created, domein: 1 }, // domein__in
+    { ...created, rsin: 1 }, // rsin__in
   ]);
-  await types(c.besluittypen, [{ key: { catalogus: 1, informatieobjecttypen: 1 } }]);
-  await types(c.informatieobjecttypen);
-  const parts = [c.statustypen, c.roltypen, c.eigenschappen, c.resultaattypen, c.zaakobjecttypen, c.ziot];
-  for (const part of parts) {
-    await part.store.ensureIndexes([
-      { key: { zaaktype: 1, _concept: 1 } },
-      { key: { zaaktypeIdentificatie: 1 } },
-      { key: { _concept: 1, beginGeldigheid: 1 } },
-    ]);
-  }
-  await c.statustypen.store.ensureIndexes([{ key: { zaaktype: 1, volgnummer: -1 } }]);
-  await c.roltypen.store.ensureIndexes([{ key: { omschrijvingGeneriek: 1 } }]);
-  await c.resultaattypen.store.ensureIndexes([{ key: { catalogus: 1, besluittypen: 1 } }]);
-  await c.zaakobjecttypen.store.ensureIndexes([
-    { key: { catalogus: 1, objecttype: 1 } },
-    { key: { relatieOmschrijving: 1 } },
-    { key: { resultaattypen: 1 } },
-    { key: { statustypen: 1 } },
+
+  // The zaaktypen list is ordered by identificatie and version; datumGeldigheid adds eindeGeldigheid after it.
+  const zaaktypenOrder: Key = { identificatie: 1, beginGeldigheid: 1, _id: 1, eindeGeldigheid: 1 };
+  await ensure(c.zaaktypen, [
+    zaaktypenOrder, // status=alles, identificatie
+    { concept: 1, ...zaaktypenOrder }, // the status filter (default definitief), with identificatie
+    { catalogus: 1, ...zaaktypenOrder }, // catalogus, with identificatie; the versions of some identificaties
+    { catalogus: 1, concept: 1, ...zaaktypenOrder },
+    { trefwoorden: 1, concept: 1, ...zaaktypenOrder },
+    { catalogus: 1, trefwoorden: 1, ...zaaktypenOrder },
+    { catalogus: 1, ...geldig }, // counts with datumGeldigheid
+    { catalogus: 1, identificatie: 1, ...geldig },
+    { catalogus: 1, ...created }, // a catalogus' zaaktypen
+    { catalogus: 1, besluittypen: 1, ...created }, // the zaaktypen of a besluittype
   ]);
-  await c.ziot.store.ensureIndexes([{ key: { _concept: 1, _iotConcept: 1 } }, { key: { informatieobjecttype: 1 } }, { key: { _iotOmschrijving: 1 } }, { key: { zaaktype: 1, volgnummer: 1, _id: 1 } }]);
+
+  // besluittypen and informatieobjecttypen have the same list filters.
+  const types: Key[] = [
+    { concept: 1, ...created },
+    { catalogus: 1, ...created, ...geldig },
+    { catalogus: 1, ...geldig },
+    { catalogus: 1, concept: 1, ...created, ...geldig },
+    { catalogus: 1, concept: 1, ...geldig },
+    { catalogus: 1, omschrijving: 1, ...created }, // also every version of some omschrijvingen
+    { catalogus: 1, omschrijving: 1, concept: 1, ...created },
+    { omschrijving: 1, concept: 1, ...created },
+  ];
+  await ensure(c.besluittypen, [
+    ...types,
+    { catalogus: 1, ...created, omschrijving: 1 }, // the besluittypen of a zaaktype (omschrijving $in)
+    { catalogus: 1, informatieobjecttypen: 1, ...created }, // the besluittypen of an informatieobjecttype
+  ]);
+  await ensure(c.informatieobjecttypen, [
+    ...types,
+    { catalogus: 1, omschrijving: 1, beginGeldigheid: -1, _created: -1 }, // the newest version of an omschrijving
+  ]);
+
+  // The parts of a zaaktype: by zaaktype (also the batched loads of a zaaktypen page) or its identificatie.
+  const parts: Key[] = [{ zaaktype: 1, ...created, ...geldig }, { zaaktype: 1, ...geldig }, { zaaktypeIdentificatie: 1, ...created }];
+  const withStatus: Key[] = [{ _concept: 1, ...created }, { zaaktype: 1, _concept: 1, ...created }, { zaaktypeIdentificatie: 1, _concept: 1, ...created }];
+  await ensure(c.statustypen, [...parts, ...withStatus, { zaaktype: 1, volgnummer: 1, _id: 1 }]);
+  await ensure(c.roltypen, [...parts, ...withStatus, { zaaktype: 1, omschrijvingGeneriek: 1, ...created }]);
+  await ensure(c.eigenschappen, [...parts, ...withStatus]);
+  await ensure(c.resultaattypen, [...parts, ...withStatus, { catalogus: 1, besluittypen: 1, ...created }]);
+  await ensure(c.zaakobjecttypen, [
+    ...parts,
+    { zaaktype: 1, anderObjecttype: 1, ...created },
+    { zaaktype: 1, anderObjecttype: 1, relatieOmschrijving: 1, ...created },
+    { zaaktype: 1, catalogus: 1, beginGeldigheid: 1, ...created },
+    { zaaktype: 1, objecttype: 1, ...created },
+    { objecttype: 1, ...created },
+    { catalogus: 1, ...created },
+    { relatieOmschrijving: 1, ...created },
+    { resultaattypen: 1, ...created }, // the zaakobjecttypen of a resultaattype
+  ]);
+
+  // zaaktype-informatieobjecttypen are listed by zaaktype and volgnummer; status: _concept and _iotConcept.
+  const ziotOrder: Key = { zaaktype: 1, volgnummer: 1, _id: 1 };
+  await ensure(c.ziot, [
+    ziotOrder,
+    { zaaktype: 1, ...created },
+    { informatieobjecttype: 1, ...created },
+    { _concept: 1, _iotConcept: 1, ...ziotOrder },
+    { zaaktype: 1, _concept: 1, _iotConcept: 1, volgnummer: 1, _id: 1 },
+    { zaaktype: 1, _concept: 1, volgnummer: 1, _id: 1 }, // status=concept: _concept or _iotConcept
+    { zaaktype: 1, _iotConcept: 1, volgnummer: 1, _id: 1 },
+    { _iotOmschrijving: 1, _concept: 1, _iotConcept: 1, ...ziotOrder },
+    { informatieobjecttype: 1, _concept: 1, _iotConcept: 1, ...ziotOrder },
+    { zaaktype: 1, _iotOmschrijving: 1, volgnummer: 1, _id: 1 },
+    { zaaktype: 1, informatieobjecttype: 1, richting: 1, volgnummer: 1, _id: 1 },
+    { zaaktype: 1, richting: 1, volgnummer: 1, _id: 1 },
+  ]);
 }

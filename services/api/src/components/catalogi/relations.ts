@@ -3,7 +3,7 @@ import type { InvalidParam } from '../../common/errors';
 import { groupBy } from '../../common/group';
 import type { Resource } from '../../common/resource';
 import { LIVE, type Stored } from '../../common/store';
-import { NEWEST_FIRST, isUrl, resolveLocal } from './context';
+import { isUrl, resolveLocal } from './context';
 import type { Doc } from './schemas';
 
 /**
@@ -61,8 +61,16 @@ export function validOn(doc: Document, datum: string | undefined): boolean {
 export async function byNames(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown, datum?: string): Promise<Stored<Doc>[]> {
   const list = Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string' && n !== '') : [];
   if (!list.length || typeof catalogus !== 'string') return [];
-  const docs = await target.store.find({ catalogus, [nameField]: { $in: list } }, { sort: NEWEST_FIRST as Sort });
-  return docs.filter((d) => validOn(d, datum));
+  // Every version is read, so they are put newest first here: the query then needs no index on the sort.
+  const docs = (await target.store.coll.find({ catalogus, [nameField]: { $in: list }, ...LIVE } as never).toArray()) as Stored<Doc>[];
+  return docs.sort(newestFirst).filter((d) => validOn(d, datum));
+}
+
+/** NEWEST_FIRST as MongoDB orders it: beginGeldigheid descending (null last), then _created descending. */
+function newestFirst(a: Document, b: Document): number {
+  const x = String(a.beginGeldigheid ?? '');
+  const y = String(b.beginGeldigheid ?? '');
+  return x !== y ? (x < y ? 1 : -1) : (b._created as Date).getTime() - (a._created as Date).getTime();
 }
 
 /** URLs of the objects matching a filter, without loading whole documents. */
@@ -127,9 +135,10 @@ export class GroupLoader {
     try {
       const fields = ['_id', this.field, 'beginGeldigheid', 'eindeGeldigheid', ...this.projection];
       const projection = Object.fromEntries(fields.map((f) => [f, 1]));
+      // Sorted by the key first: the `$in` then reads one index range per key, already in order.
       const docs = await this.target.store.coll
         .find({ [this.field]: { $in: [...batch.keys()] }, ...LIVE } as never, { projection })
-        .sort(this.sort)
+        .sort({ [this.field]: 1, ...(this.sort as Record<string, 1 | -1>) })
         .toArray();
       const grouped = groupBy(docs, (d) => String(d[this.field]));
       for (const [key, waiters] of batch) for (const w of waiters) w.resolve(grouped.get(key) ?? []);
