@@ -7,6 +7,7 @@ import type { FilterShape, IndexShape, QueryShape, SortShape } from './query-sha
  * `$in` is equality without a sort and range with one; `$and` is flattened; `$or` is distributed over the rest of
  * the filter and every branch must be served on its own. A condition on `_id` by equality or `$in`, or on all
  * fields of a unique index, reads at most a few documents: such a query is served whatever else it holds.
+ * A geospatial condition counts as a range on a `2dsphere`/`2d` index field, which serves nothing else.
  */
 
 /**
@@ -41,12 +42,16 @@ export interface Verdict {
 /** One conjunction of field conditions (a `$or` branch with the rest of the filter), field -> kinds. */
 export type Conjunction = Map<string, Set<string>>;
 
-type Bound = 'E' | 'IN' | 'R' | 'X';
+type Bound = 'E' | 'IN' | 'R' | 'G' | 'X';
 
 const EQUALITY = new Set(['eq', 'null', 'all']);
 const RANGE = new Set(['range', 'not-range', 'exists', 'prefix']);
+/** Geospatial conditions: bounded only by a `2dsphere` or `2d` index field, which serves nothing else. */
+const GEO = new Set(['geoWithin', 'geoIntersects', 'near', 'nearSphere']);
 /** Kinds that guarantee the field exists (so a sparse index holds every matching document). */
-const EXISTING = new Set(['eq', 'all', 'in', 'range', 'exists', 'prefix']);
+const EXISTING = new Set(['eq', 'all', 'in', 'range', 'exists', 'prefix', ...GEO]);
+
+const isGeoKey = (d: number | string) => d === '2dsphere' || d === '2d';
 
 function merge(a: Conjunction, b: Conjunction): Conjunction {
   const out: Conjunction = new Map([...a].map(([k, v]) => [k, new Set(v)]));
@@ -92,6 +97,7 @@ export function conjunctions(filter: FilterShape): Conjunction[] {
 
 function boundOf(kinds: Set<string>): Bound {
   if ([...kinds].some((k) => EQUALITY.has(k))) return 'E';
+  if ([...kinds].some((k) => GEO.has(k))) return 'G';
   if (kinds.has('in') || kinds.has('in-null')) return 'IN';
   if ([...kinds].some((k) => RANGE.has(k))) return 'R';
   return 'X';
@@ -109,7 +115,9 @@ function keyText(key: SortShape): string {
 interface Layout {
   eq: Set<string>;
   sort: SortShape;
+  /** Range and geospatial fields (the latter also in `geo`). */
   range: Set<string>;
+  geo: Set<string>;
 }
 
 /** Why `ix` does not serve the layout (undefined: it does), and how many leading index fields matched. */
@@ -119,6 +127,9 @@ function fit(ix: IndexShape, layout: Layout, c: Conjunction): { reason?: string;
   if (ix.sparse && !keys.some(([f]) => [...(c.get(f) ?? [])].some((k) => EXISTING.has(k)))) {
     return { reason: 'sparse: it lacks documents without its fields, and the query does not exclude them', matched: 0 };
   }
+  // A geospatial index holds only documents with a geometry, so it serves only a geospatial condition on it.
+  const geoKey = keys.find(([, d]) => isGeoKey(d));
+  if (geoKey && !layout.geo.has(geoKey[0])) return { reason: `a ${geoKey[1]} index: it serves only a geospatial condition on ${geoKey[0]}`, matched: 0 };
   let i = 0;
   const eq = new Set(layout.eq);
   while (i < keys.length && eq.has(keys[i]![0]) && (typeof keys[i]![1] === 'number' || keys[i]![1] === 'hashed')) eq.delete(keys[i++]![0]);
@@ -137,7 +148,8 @@ function fit(ix: IndexShape, layout: Layout, c: Conjunction): { reason?: string;
     i++;
   }
   const range = new Set([...layout.range].filter((f) => !layout.sort.some(([s]) => s === f)));
-  while (i < keys.length && range.has(keys[i]![0]) && typeof keys[i]![1] === 'number') range.delete(keys[i++]![0]);
+  const fitsRange = ([f, d]: [string, number | string]) => range.has(f) && (layout.geo.has(f) ? isGeoKey(d) : typeof d === 'number');
+  while (i < keys.length && fitsRange(keys[i]!)) range.delete(keys[i++]![0]);
   if (range.size) {
     const next = keys[i]?.[0];
     return { reason: `range on ${[...range].join(', ')} is not next after the equality and sort fields${next ? ` (${next} is)` : ''}`, matched: i };
@@ -167,10 +179,14 @@ export function checkConjunction(c: Conjunction, sort: SortShape, indexes: Index
   }
   const eq = new Set([...bounds].filter(([, b]) => b === 'E').map(([f]) => f));
   const sortRest = sort.filter(([f]) => !eq.has(f));
-  const layout: Layout = { eq, sort: sortRest, range: new Set() };
+  const layout: Layout = { eq, sort: sortRest, range: new Set(), geo: new Set() };
   for (const [f, b] of bounds) {
     if (b === 'IN') (sortRest.length ? layout.range : layout.eq).add(f);
     else if (b === 'R') layout.range.add(f);
+    else if (b === 'G') {
+      layout.range.add(f);
+      layout.geo.add(f);
+    }
   }
   if (!layout.eq.size && !layout.sort.length && !layout.range.size) {
     return ['no condition an index can bound and no sort: a collection scan'];

@@ -130,6 +130,13 @@ describe('index kinds', () => {
     expect(served(find({ p: 'not-range' }), ix({ p: 1 })).ok).toBe(true);
   });
 
+  it('serves a geospatial condition only from a 2dsphere index field, which serves nothing else', () => {
+    const geo = ix({ zaaktype: 1, zaakgeometrie: '2dsphere' as never });
+    expect(served(find({ zaaktype: 'eq', zaakgeometrie: 'geoWithin' }), geo).ok).toBe(true);
+    expect(served(find({ zaaktype: 'eq', zaakgeometrie: 'geoWithin' }), ix({ zaaktype: 1, zaakgeometrie: 1 })).ok).toBe(false);
+    expect(served(find({ zaaktype: 'eq' }), geo).ok).toBe(false);
+  });
+
   it('does not consider partial indexes', () => {
     expect(served(find({ a: 'eq' }), ix({ a: 1 }, { partial: true })).ok).toBe(false);
   });
