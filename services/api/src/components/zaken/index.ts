@@ -128,7 +128,8 @@ function requireCrs(api: ComponentApi): void {
 async function ensureIndexes(z: Zaken): Promise<void> {
   await z.zaken.store.ensureIndexes([
     { key: { bronorganisatie: 1, identificatie: 1 }, unique: true, sparse: true },
-    { key: { zaaktype: 1, _vertrouwelijkheid: 1, _created: 1, _id: 1 } },
+    { key: { zaaktype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } },
+    { key: { zaaktype: 1, _vertrouwelijkheid: 1 } },
     { key: { startdatum: 1, _id: 1 } },
     { key: { einddatum: 1, _id: 1 } },
     { key: { registratiedatum: 1, _id: 1 } },
@@ -138,11 +139,14 @@ async function ensureIndexes(z: Zaken): Promise<void> {
     { key: { zaakgeometrie: '2dsphere' } as never, sparse: true },
   ]);
   const parts: Resource<Doc>[] = [z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken];
-  for (const p of parts) await p.store.ensureIndexes([{ key: { zaak: 1, _created: 1, _id: 1 } }, { key: { _zaaktype: 1, _vertrouwelijkheid: 1, _created: 1, _id: 1 } }]);
+  // Authorised lists: the zaaktype of one autorisatie, the list order, then its vertrouwelijkheid bound.
+  for (const p of [...parts, z.zaakeigenschappen, z.zaakbesluiten]) {
+    await p.store.ensureIndexes([{ key: { zaak: 1, _created: 1, _id: 1 } }, { key: { _zaaktype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } }, { key: { _zaaktype: 1, _vertrouwelijkheid: 1 } }]);
+  }
   await z.zaakeigenschappen.store.ensureIndexes([{ key: { _zaakUuid: 1, _created: 1, _id: 1 } }]);
   await z.zaakbesluiten.store.ensureIndexes([{ key: { _zaakUuid: 1, _created: 1, _id: 1 } }]);
   await z.rollen.store.ensureIndexes([
-    { key: { 'betrokkeneIdentificatie.inpBsn': 1 }, sparse: true },
+    { key: { betrokkeneType: 1, 'betrokkeneIdentificatie.inpBsn': 1 } },
     { key: { betrokkene: 1 } },
     { key: { roltype: 1 } },
   ]);
