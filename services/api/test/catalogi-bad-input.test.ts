@@ -1,5 +1,5 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { startApp, type TestApp } from './harness';
+import { Problems } from './problems';
 import {
   ZTC, besluittypeBody, catalogus, create, iotBody, startReferentielijsten, zaaktypeBody, type Referentielijsten,
 } from './catalogi.fixtures';
@@ -12,33 +12,11 @@ let t: TestApp;
 let sl: Referentielijsten;
 const bodies: Record<string, Record<string, unknown>> = {};
 const objects: Record<string, string> = {};
-const problems: string[] = [];
+const problems = new Problems();
 let otherCatalogus: string;
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const BAD_VALUES: unknown[] = [null, 12345, true, '', 'x'.repeat(1100), [{}], { a: 1 }, 'not a url', 'http://elders.example/api/v1/zaaktypen/1', `http://127.0.0.1:8000/catalogi/api/v1/zaaktypen/${MISSING}`, '2020-13-45'];
-
-/** Records a problem when the response is a 5xx or a 4xx that is not a ZGW problem body. */
-function check(label: string, res: LightMyRequestResponse): void {
-  if (res.statusCode >= 500) return void problems.push(`${label}: ${res.statusCode} ${res.body.slice(0, 200)}`);
-  if (res.statusCode < 400 || res.statusCode === 404 && !res.body) return;
-  if (res.statusCode === 304) return;
-  let body: Record<string, unknown>;
-  try {
-    body = res.json();
-  } catch {
-    return void problems.push(`${label}: ${res.statusCode} without JSON body`);
-  }
-  for (const key of ['code', 'title', 'status', 'detail', 'instance']) {
-    if (!(key in body)) problems.push(`${label}: ${res.statusCode} body misses ${key}`);
-  }
-  if (res.statusCode === 400) {
-    const params = body.invalidParams as { name?: unknown; code?: unknown; reason?: unknown }[] | undefined;
-    if (!Array.isArray(params) || !params.length || params.some((p) => typeof p.name !== 'string' || typeof p.code !== 'string' || typeof p.reason !== 'string')) {
-      problems.push(`${label}: 400 without proper invalidParams: ${res.body.slice(0, 200)}`);
-    }
-  }
-}
 
 beforeAll(async () => {
   sl = await startReferentielijsten();
@@ -93,10 +71,10 @@ describe('bad input never gives a 5xx', () => {
     for (const collection of COLLECTIONS) {
       for (const filter of FILTERS[collection]!) {
         for (const value of ['x', 'not-a-date', '2020-02-30', '%E2%82', 'http://elders.example/1', '', 'alles,concept']) {
-          check(`GET ${collection}?${filter}=${value}`, await t.call('GET', `${ZTC}/${collection}?${filter}=${value}`));
+          problems.check(`GET ${collection}?${filter}=${value}`, await t.call('GET', `${ZTC}/${collection}?${filter}=${value}`));
         }
       }
-      for (const page of ['0', '-1', 'abc', '999']) check(`GET ${collection}?page=${page}`, await t.call('GET', `${ZTC}/${collection}?page=${page}`));
+      for (const page of ['0', '-1', 'abc', '999']) problems.check(`GET ${collection}?page=${page}`, await t.call('GET', `${ZTC}/${collection}?page=${page}`));
       // Unknown enum values in filters are a 400 naming the parameter.
       if (FILTERS[collection]!.includes('status')) {
         const res = await t.call('GET', `${ZTC}/${collection}?status=onbekend`);
@@ -104,7 +82,7 @@ describe('bad input never gives a 5xx', () => {
         expect(res.json().invalidParams[0].name).toBe('status');
       }
     }
-    expect(problems).toEqual([]);
+    expect(problems.found).toEqual([]);
   });
 
   it('detail operations (GET, HEAD, PUT, PATCH, DELETE, publish) with invalid and unknown uuids', async () => {
@@ -112,17 +90,17 @@ describe('bad input never gives a 5xx', () => {
       for (const id of ['not-a-uuid', MISSING, '1']) {
         for (const method of ['GET', 'HEAD', ...(collection === 'catalogussen' ? [] : ['PUT', 'PATCH', 'DELETE'])]) {
           const res = await t.call(method, `${ZTC}/${collection}/${id}`, ['PUT', 'PATCH'].includes(method) ? bodies[collection] : undefined);
-          check(`${method} ${collection}/${id}`, res);
+          problems.check(`${method} ${collection}/${id}`, res);
           expect(res.statusCode).toBe(404);
         }
         if (PUBLISHABLE.includes(collection)) {
           const res = await t.call('POST', `${ZTC}/${collection}/${id}/publish`);
-          check(`publish ${collection}/${id}`, res);
+          problems.check(`publish ${collection}/${id}`, res);
           expect(res.statusCode).toBe(404);
         }
       }
     }
-    expect(problems).toEqual([]);
+    expect(problems.found).toEqual([]);
   });
 
   it('create, update and partial update with bodies that are not objects or miss required fields', async () => {
@@ -132,7 +110,7 @@ describe('bad input never gives a 5xx', () => {
       for (const [method, url] of targets) {
         for (const body of [[], 'tekst', 42, null, '{"kapot": ', '']) {
           const res = await t.call(method, url, typeof body === 'string' ? body : JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
-          check(`${method} ${collection} ${JSON.stringify(body)}`, res);
+          problems.check(`${method} ${collection} ${JSON.stringify(body)}`, res);
           expect(res.statusCode).toBeGreaterThanOrEqual(400);
           expect(res.statusCode).toBeLessThan(500);
         }
@@ -143,7 +121,7 @@ describe('bad input never gives a 5xx', () => {
       expect(empty.statusCode).toBe(400);
       expect(empty.json().invalidParams.map((p: { code: string }) => p.code)).toContain('required');
     }
-    expect(problems).toEqual([]);
+    expect(problems.found).toEqual([]);
   });
 
   it('every field of every writable resource with wrong types, unknown values and bad URLs', async () => {
@@ -152,17 +130,17 @@ describe('bad input never gives a 5xx', () => {
       for (const field of Object.keys(valid)) {
         for (const value of BAD_VALUES) {
           const body = { ...valid, [field]: value };
-          check(`POST ${collection} ${field}=${JSON.stringify(value)?.slice(0, 40)}`, await t.call('POST', `${ZTC}/${collection}`, body));
+          problems.check(`POST ${collection} ${field}=${JSON.stringify(value)?.slice(0, 40)}`, await t.call('POST', `${ZTC}/${collection}`, body));
           if (WRITABLE.includes(collection)) {
-            check(`PUT ${collection} ${field}`, await t.call('PUT', objects[collection]!, body));
-            check(`PATCH ${collection} ${field}`, await t.call('PATCH', objects[collection]!, { [field]: value }));
+            problems.check(`PUT ${collection} ${field}`, await t.call('PUT', objects[collection]!, body));
+            problems.check(`PATCH ${collection} ${field}`, await t.call('PATCH', objects[collection]!, { [field]: value }));
           }
         }
         const { [field]: _dropped, ...without } = valid;
-        check(`POST ${collection} without ${field}`, await t.call('POST', `${ZTC}/${collection}`, without));
+        problems.check(`POST ${collection} without ${field}`, await t.call('POST', `${ZTC}/${collection}`, without));
       }
     }
-    expect(problems).toEqual([]);
+    expect(problems.found).toEqual([]);
   });
 
   it('names the field in typical mistakes', async () => {
