@@ -19,6 +19,7 @@ const schema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(2000),
   CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  PAGE_SKIP_LIMIT: z.coerce.number().int().min(100).default(10_000),
 });
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };

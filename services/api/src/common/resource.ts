@@ -5,7 +5,7 @@ import type { Notificatie } from '@zgw/shared';
 import type { Caller } from './auth';
 import { UuidParams, type ComponentApi } from './component';
 import { ZgwError } from './errors';
-import { PAGE_SIZE, envelope, parsePage } from './pagination';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from './pagination';
 import { newEvent, publicFields, type Store, type Stored } from './store';
 
 export type Operation = 'list' | 'create' | 'read' | 'update' | 'partial_update' | 'destroy';
@@ -51,7 +51,7 @@ export interface ResourceDef<D extends Document> {
   /** Query parameters of the detail GET, and the condition they put on the object itself (404 when unmet). */
   readQuery?: z.ZodObject;
   readFilter?: (query: Record<string, unknown>) => Filter<Document>;
-  /** Extra response fields computed at read time (e.g. reverse relations); `query` is the detail GET's. */
+  /** Extra response fields computed at read time (e.g. reverse relations); `query` is the GET's (detail or paginated list). */
   render?: (doc: Stored<D>, url: string, query?: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
 }
 
@@ -133,7 +133,7 @@ export class Resource<D extends Document> {
 
   private listRoute(): void {
     const { def } = this;
-    const query = (def.query ?? z.object({})).extend(def.plainList ? {} : { page: z.string().optional() });
+    const query = (def.query ?? z.object({})).extend(def.plainList ? {} : PageQuery.shape);
     const results = z.array(def.schema);
     this.api.route({
       method: 'GET',
@@ -151,11 +151,12 @@ export class Resource<D extends Document> {
           const items = await this.store.find(filter, { sort: def.sort });
           return Promise.all(items.filter((d) => !def.visible || def.visible(d, caller)).map((d) => this.toApi(d)));
         }
-        const page = parsePage((q as { page?: string }).page);
+        const { page: rawPage, cursor } = q as { page?: string; cursor?: string };
+        const page = parsePage(rawPage);
         return this.api.cached(req.url, async () => {
-          const { count, items } = await this.store.list(filter, { skip: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE, sort: def.sort });
+          const { count, items, ...cont } = await this.store.page(filter, { page, size: PAGE_SIZE, sort: def.sort, cursor });
           const requestUrl = `${this.api.deps.urls.base}${req.url}`;
-          return envelope(requestUrl, page, count, await Promise.all(items.map((d) => this.toApi(d))));
+          return envelope(requestUrl, page, count, await Promise.all(items.map((d) => this.toApi(d, q))), cont);
         });
       },
     });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document, Filter, IndexSpecification, Sort } from 'mongodb';
 import type { OutboxEvent } from '@zgw/shared';
+import { afterKey, decodeCursor, encodeCursor, keyOf, PageAnchors, querySignature, reverse, sortFields, type Cursor } from './keyset';
 
 /**
  * One MongoDB collection of a ZGW resource. Every write carries its domain events inside the same document write
@@ -37,15 +38,49 @@ export interface OutboxPointer {
 /** Matches live resources, never tombstones: every read of a resource collection includes it. */
 export const LIVE = { _tombstone: { $exists: false } } as const;
 
+/** A maintained count: live documents whose countBy fields hold `values`. */
+export interface BucketCount {
+  _id: string;
+  values: unknown[];
+  n: number;
+}
+
+const bucketId = (values: unknown[]): string => JSON.stringify(values);
+
 export interface ListOptions {
   skip: number;
   limit: number;
   sort?: Sort;
 }
 
+/** One page of a list: `page` numbers from 1; `cursor` is the continuation a `next`/`previous` link carried. */
+export interface PageRequest {
+  page: number;
+  size: number;
+  sort?: Sort;
+  cursor?: string;
+  /** The count when the caller knows it without counting (e.g. maintained per authorisation bucket). */
+  count?: () => Promise<number>;
+}
+
+export interface PageResult<T> {
+  count: number;
+  items: T[];
+  /** Continuations for the neighbouring pages (keys of the last and first document). */
+  next?: string;
+  previous?: string;
+}
+
+const DEFAULT_SORT: Sort = { _created: 1, _id: 1 };
+
 export class Store<T extends Document> {
   readonly coll: Collection<Stored<T>>;
   private readonly pointers: Collection<OutboxPointer>;
+  /** The largest skip a list may use; deeper pages seek by key (see keyset.ts). */
+  maxSkip = 10_000;
+  private readonly anchors = new PageAnchors();
+  /** Maintained counts per bucket (see countBy), or undefined. */
+  private counts?: { fields: string[]; coll: Collection<BucketCount> };
 
   constructor(
     db: Db,
@@ -54,6 +89,17 @@ export class Store<T extends Document> {
   ) {
     this.coll = db.collection<Stored<T>>(name);
     this.pointers = db.collection<OutboxPointer>(OUTBOX_POINTERS);
+  }
+
+  /**
+   * Keeps the number of live documents per combination of `fields` (e.g. zaaktype and vertrouwelijkheid) in
+   * `<name>_counts`, so a list restricted to some of those buckets is counted by reading a few small documents
+   * instead of walking its index. Every insert, bucket change and delete through this store adjusts them; see
+   * `recount` for repairing them after a crash between the write and the adjustment.
+   */
+  countBy(fields: string[]): this {
+    this.counts = { fields, coll: this.coll.db.collection<BucketCount>(`${this.name}_counts`) };
+    return this;
   }
 
   async ensureIndexes(indexes: { key: IndexSpecification; unique?: boolean; sparse?: boolean }[] = []): Promise<void> {
@@ -73,21 +119,70 @@ export class Store<T extends Document> {
     return (await this.coll.findOne({ ...filter, ...LIVE } as Filter<Stored<T>>)) as Stored<T> | null;
   }
 
-  async find(filter: Filter<Document>, opts?: Partial<ListOptions>): Promise<Stored<T>[]> {
-    let cursor = this.coll.find({ ...filter, ...LIVE } as Filter<Stored<T>>).sort(opts?.sort ?? { _created: 1, _id: 1 });
+  async find(filter: Filter<Document>, opts?: Partial<ListOptions> & { projection?: Document }): Promise<Stored<T>[]> {
+    let cursor = this.coll.find({ ...filter, ...LIVE } as Filter<Stored<T>>, opts?.projection ? { projection: opts.projection } : {});
+    cursor = cursor.sort(opts?.sort ?? DEFAULT_SORT);
     if (opts?.skip) cursor = cursor.skip(opts.skip);
     if (opts?.limit) cursor = cursor.limit(opts.limit);
     return (await cursor.toArray()) as Stored<T>[];
   }
 
-  async list(filter: Filter<Document>, opts: ListOptions): Promise<{ count: number; items: Stored<T>[] }> {
-    if (!opts.skip) {
-      const [count, items] = await Promise.all([this.count(filter), this.find(filter, opts)]);
-      return { count, items };
+  /**
+   * One page of the documents matching `filter`. Following a `next`/`previous` continuation is an index seek from
+   * the key it carries; a plain `page=N` skips when the skip is within `maxSkip`, else seeks from the nearest page
+   * boundary this store has served for the same query, walking (sort keys only) from there when it has none near.
+   */
+  async page(filter: Filter<Document>, req: PageRequest): Promise<PageResult<Stored<T>>> {
+    const sort = req.sort ?? DEFAULT_SORT;
+    const counting = req.count ?? (() => this.count(filter));
+    // A later page counts first, so no query reads past the end (`?page=999` reads nothing).
+    const [count, first] = req.page === 1 ? await Promise.all([counting(), this.find(filter, { sort, limit: req.size })]) : [await counting(), undefined];
+    let items = first;
+    const sig = querySignature(this.name, filter, sort);
+    const cursor = decodeCursor(req.cursor, sort);
+    if (!items && cursor) items = await this.seek(filter, sort, cursor, req.size);
+    else if (!items && (req.page - 1) * req.size >= count) items = [];
+    else if (!items) items = await this.jump(filter, sort, sig, req.page, req.size);
+    if (!items.length) return { count, items };
+    const last = keyOf(items[items.length - 1]!, sort);
+    this.anchors.set(sig, req.page + 1, last);
+    return {
+      count,
+      items,
+      next: encodeCursor({ dir: 'after', key: last }),
+      previous: encodeCursor({ dir: 'before', key: keyOf(items[0]!, sort) }),
+    };
+  }
+
+  private async seek(filter: Filter<Document>, sort: Sort, cursor: Cursor, limit: number): Promise<Stored<T>[]> {
+    if (cursor.dir === 'after') return this.find({ $and: [filter, afterKey(sort, cursor.key)] }, { sort, limit });
+    const back = reverse(sort);
+    return (await this.find({ $and: [filter, afterKey(back, cursor.key)] }, { sort: back, limit })).reverse();
+  }
+
+  /** Page `page` without a continuation: a bounded skip, from the start or from the nearest remembered boundary. */
+  private async jump(filter: Filter<Document>, sort: Sort, sig: string, page: number, size: number): Promise<Stored<T>[]> {
+    const offset = (page - 1) * size;
+    if (offset <= this.maxSkip) return this.find(filter, { sort, skip: offset, limit: size });
+    let from = this.anchors.nearest(sig, page);
+    // No boundary near: walk forward from the nearest one (or the start) by sort keys alone, remembering each
+    // boundary, so the next jump into this region is a seek. Only a client that jumps far without ever following
+    // `next` pays this walk, once.
+    let at = from?.page ?? 1;
+    let key = from?.key;
+    const keys = sortFields(sort).map(([f]) => f);
+    const projection = Object.fromEntries(keys.map((f) => [f, 1]));
+    while ((page - at) * size > this.maxSkip) {
+      const pages = Math.floor(this.maxSkip / size);
+      const batch = await this.find(key ? { $and: [filter, afterKey(sort, key)] } : filter, { sort, limit: pages * size, projection });
+      if (batch.length < pages * size) return [];
+      for (let i = 1; i <= pages; i++) this.anchors.set(sig, at + i, keyOf(batch[i * size - 1]!, sort));
+      at += pages;
+      key = keyOf(batch[batch.length - 1]!, sort);
+      from = { page: at, key };
     }
-    // A later page counts first, so no query skips past the end (`?page=999` reads nothing).
-    const count = await this.count(filter);
-    return { count, items: opts.skip < count ? await this.find(filter, opts) : [] };
+    const skip = (page - at) * size;
+    return this.find(key ? { $and: [filter, afterKey(sort, key)] } : filter, { sort, skip, limit: size });
   }
 
   /**
@@ -102,10 +197,60 @@ export class Store<T extends Document> {
     return this.coll.countDocuments({ ...filter, ...LIVE } as Filter<Stored<T>>);
   }
 
+  /** The sum of the maintained counts of these buckets (each a value per countBy field). */
+  async countBuckets(buckets: unknown[][]): Promise<number> {
+    if (!this.counts) throw new Error(`${this.name}: no maintained counts`);
+    if (!buckets.length) return 0;
+    const docs = await this.counts.coll.find({ _id: { $in: buckets.map(bucketId) } }).toArray();
+    return docs.reduce((n, d) => n + Math.max(0, d.n), 0);
+  }
+
+  /**
+   * Recounts every bucket from the documents (one indexed count per bucket) and corrects those that differ. Safe
+   * beside writers: a bucket is corrected only when two counts around the read of its maintained value agree.
+   */
+  async recount(): Promise<number> {
+    if (!this.counts) return 0;
+    const { fields, coll } = this.counts;
+    const seen = new Set<string>();
+    let fixed = 0;
+    const groups = await this.coll
+      .aggregate<{ _id: Record<string, unknown> }>([
+        { $match: LIVE },
+        { $sort: Object.fromEntries(fields.map((f) => [f, 1])) },
+        { $group: { _id: Object.fromEntries(fields.map((f) => [f, `$${f}`])) } },
+      ])
+      .toArray();
+    const existing = await coll.find({}).sort({ _id: 1 }).toArray();
+    const buckets = [...groups.map((g) => fields.map((f) => g._id[f] ?? null)), ...existing.map((d) => d.values)];
+    for (const values of buckets) {
+      const id = bucketId(values);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const match = Object.fromEntries(fields.map((f, i) => [f, values[i] ?? null]));
+      const before = await this.count(match);
+      const kept = (await coll.findOne({ _id: id }))?.n ?? 0;
+      const after = await this.count(match);
+      if (before === after && kept !== before) {
+        // only if no adjustment landed meanwhile (then the next recount looks again)
+        const r = await coll.updateOne({ _id: id, n: kept }, { $set: { values, n: before } }, { upsert: kept === 0 }).catch(() => undefined);
+        if (r?.modifiedCount || r?.upsertedCount) fixed++;
+      }
+    }
+    return fixed;
+  }
+
+  private async adjust(doc: Document | undefined, delta: number): Promise<void> {
+    if (!this.counts || !doc) return;
+    const values = this.counts.fields.map((f) => doc[f] ?? null);
+    await this.counts.coll.updateOne({ _id: bucketId(values) }, { $inc: { n: delta }, $setOnInsert: { values } }, { upsert: true });
+  }
+
   async insert(uuid: string, data: T, events: OutboxEvent[]): Promise<Stored<T>> {
     const doc = { ...data, _id: uuid, _created: new Date(), ...outboxFields(events) } as Stored<T>;
     await this.point(uuid, events);
     await this.coll.insertOne(doc as never);
+    await this.adjust(doc, 1);
     this.written(events);
     return doc;
   }
@@ -121,6 +266,10 @@ export class Store<T extends Document> {
     await this.point(current._id, events);
     const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
     if (!r.matchedCount) return null;
+    if (this.counts && this.counts.fields.some((f) => (current as Document)[f] !== (data as Document)[f])) {
+      await this.adjust(current, -1);
+      await this.adjust({ ...current, ...data }, 1);
+    }
     this.written(events);
     // Internal fields that this write left alone (links kept by other writes) stay part of the returned document.
     const kept: Record<string, unknown> = {};
@@ -139,7 +288,10 @@ export class Store<T extends Document> {
     if (Object.keys(unset).length) update.$unset = unset;
     await this.point(current._id, events);
     const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
-    if (r.matchedCount) this.written(events);
+    if (r.matchedCount) {
+      await this.adjust(current, -1);
+      this.written(events);
+    }
     return r.matchedCount > 0;
   }
 

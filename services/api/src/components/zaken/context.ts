@@ -68,6 +68,20 @@ export function authFilter(caller: Caller, fields: { zaaktype: string; rank: str
   return branches.length === 1 ? branches[0]! : { $or: branches };
 }
 
+/**
+ * The authorisation buckets (zaaktype, vertrouwelijkheid rank) the caller may read with `scope`: what `authFilter`
+ * matches, as the keys of the counts a Store maintains per bucket (`countBy(['zaaktype', '_vertrouwelijkheid'])`).
+ */
+export function authBuckets(caller: Caller, scope = LEZEN): [string, number][] {
+  const max = new Map<string, number>();
+  for (const a of caller.rights.autorisaties ?? []) {
+    if (a.component !== COMPONENT || !a.scopes.includes(scope) || !a.zaaktype) continue;
+    const rank = vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar');
+    max.set(a.zaaktype, Math.max(rank, max.get(a.zaaktype) ?? -1));
+  }
+  return [...max].flatMap(([zaaktype, rank]) => Array.from({ length: rank + 1 }, (_, r) => [zaaktype, r] as [string, number]));
+}
+
 /** Whether the caller holds one of `scopes` for the zaak's zaaktype and vertrouwelijkheidaanduiding. */
 export function mayOnZaak(caller: Caller, zaak: Doc, scopes: readonly string[]): boolean {
   return scopes.some((s) => caller.allows(COMPONENT, s, 'zaaktype', String(zaak.zaaktype), String(zaak.vertrouwelijkheidaanduiding)));

@@ -27,6 +27,8 @@ export const zaken: ComponentDef = {
     z.identificaties = new Identificaties(api.deps.db);
     z.brondatumSources = (zaak) => brondatumSources(z, zaak);
     z.zaken = registerZaken(z);
+    // Lists restricted only by autorisaties are counted from these (see zaken.ts, list).
+    z.zaken.store.countBy(['zaaktype', '_vertrouwelijkheid']);
     z.statussen = registerStatussen(z);
     z.resultaten = registerResultaten(z);
     z.rollen = registerRollen(z);
@@ -42,6 +44,9 @@ export const zaken: ComponentDef = {
     requireCrs(api);
     api.deps.components.set('zaken', z);
     await ensureIndexes(z);
+    // Repairs the maintained counts per authorisation bucket (a crash between a write and its count adjustment).
+    const fixed = await z.zaken.store.recount();
+    if (fixed) api.deps.log.warn({ buckets: fixed }, 'zaken: corrected maintained counts');
   },
 };
 

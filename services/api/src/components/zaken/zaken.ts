@@ -3,13 +3,13 @@ import { z as zod } from 'zod';
 import type { Caller } from '../../common/auth';
 import { UuidParams } from '../../common/component';
 import { ZgwError } from '../../common/errors';
-import { PAGE_SIZE, envelope, parsePage } from '../../common/pagination';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../../common/pagination';
 import { Resource, type WriteContext } from '../../common/resource';
 import { publicFields, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import {
-  AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, LEZEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, VERWIJDEREN, ZAAK_AUTH_FIELDS, authFilter,
+  AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, LEZEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, VERWIJDEREN, ZAAK_AUTH_FIELDS, authBuckets, authFilter,
   idsIn, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, withDefaults, type Zaken,
 } from './context';
 import { expand, parseExpand } from './expand';
@@ -239,6 +239,10 @@ export async function zaakFilter(z: Zaken, q: Doc, caller: Caller, geoSupported 
   return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };
 }
 
+function sameFilter(a: Filter<Document>, b: Filter<Document>): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 function sortOf(ordering: unknown): Sort {
   if (!ordering) return { _created: 1, _id: 1 };
   const s = String(ordering);
@@ -248,30 +252,36 @@ function sortOf(ordering: unknown): Sort {
 
 function registerReads(z: Zaken, zaken: Resource<Doc>): void {
   const geo = { supported: true };
-  const page = zod.object({ page: zod.string().optional() });
-  const list = async (req: { url: string }, caller: Caller, q: Doc, rawPage: unknown) => {
+  const page = PageQuery;
+  const list = async (req: { url: string }, caller: Caller, q: Doc, rawPage: unknown, cursor: unknown) => {
     const tree = parseExpand(q.expand);
     const p = parsePage(rawPage);
-    const opts = { skip: (p - 1) * PAGE_SIZE, limit: PAGE_SIZE, sort: sortOf(q.ordering) };
+    const request = { page: p, size: PAGE_SIZE, sort: sortOf(q.ordering), cursor: typeof cursor === 'string' ? cursor : undefined };
+    const query = async (geoSupported: boolean) => {
+      const filter = await zaakFilter(z, q, caller, geoSupported);
+      // Only the autorisaties restrict the list: its count is the sum of the maintained counts of their buckets.
+      const authOnly = !caller.all && sameFilter(filter, authFilter(caller, ZAAK_AUTH_FIELDS));
+      return zaken.store.page(filter, authOnly ? { ...request, count: () => zaken.store.countBuckets(authBuckets(caller)) } : request);
+    };
     let result;
     try {
-      result = await zaken.store.list(await zaakFilter(z, q, caller, geo.supported), opts);
+      result = await query(geo.supported);
     } catch (err) {
       if (!/\$geoWithin is not yet implemented/.test(String((err as Error).message))) throw err;
       geo.supported = false;
-      result = await zaken.store.list(await zaakFilter(z, q, caller, false), opts);
+      result = await query(false);
     }
-    let { count, items } = result;
     const area = (q.zaakgeometrie as Doc | undefined)?.within;
     if (area && !geo.supported) {
       // The store cannot do $geoWithin: the geometry condition is applied here, over the zaken that have a geometry.
       const candidates = await zaken.store.coll.find((await zaakFilter(z, q, caller, false)) as never, { projection: { zaakgeometrie: 1 } }).toArray();
       const ids = candidates.filter((d) => within(d.zaakgeometrie, area)).map((d) => d._id);
-      ({ count, items } = await zaken.store.list(idsIn(ids), opts));
+      result = await zaken.store.page(idsIn(ids), request);
     }
+    const { count, items, ...cont } = result;
     const results = await Promise.all(items.map((d) => zaken.toApi(d)));
     await expand(z, caller, results, tree);
-    return envelope(`${z.api.deps.urls.base}${req.url}`, p, count, results);
+    return envelope(`${z.api.deps.urls.base}${req.url}`, p, count, results, cont);
   };
   const Page = zod.object({ count: zod.number().int(), next: zod.string().nullable(), previous: zod.string().nullable(), results: zod.array(Zaak) });
   z.api.route({
@@ -282,7 +292,7 @@ function registerReads(z: Zaken, zaken: Resource<Doc>): void {
     scopes: READ,
     query: ZaakQuery.extend(page.shape),
     response: Page,
-    handler: ({ req, caller, query }) => list(req, caller, query as Doc, (query as Doc).page),
+    handler: ({ req, caller, query }) => list(req, caller, query as Doc, (query as Doc).page, (query as Doc).cursor),
   });
   z.api.route({
     method: 'POST',
@@ -294,7 +304,7 @@ function registerReads(z: Zaken, zaken: Resource<Doc>): void {
     body: ZaakZoek,
     status: 200,
     response: Page,
-    handler: ({ req, caller, query, body }) => list(req, caller, body as Doc, (query as Doc).page),
+    handler: ({ req, caller, query, body }) => list(req, caller, body as Doc, (query as Doc).page, (query as Doc).cursor),
   });
   z.api.route({
     method: 'GET',
