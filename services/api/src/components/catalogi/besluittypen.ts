@@ -1,4 +1,5 @@
 import type { Document, Filter } from 'mongodb';
+import { z } from 'zod';
 import { ZgwError } from '../../common/errors';
 import { Resource, type WriteContext } from '../../common/resource';
 import type { Stored } from '../../common/store';
@@ -7,8 +8,8 @@ import {
   DELETE_OR_FORCED, READ, WRITE, WRITE_OR_FORCED, and, geldigOp, mayForceDelete, mayForceWrite, mustResolve, nonField,
   onlyEndsGeldigheid, statusFilter, withDefaults, type Catalogi,
 } from './context';
-import { allUrls, byNames, namesFromInput, urlsWhere } from './relations';
-import { BesluitType, BesluitTypeInput, BesluitTypeQuery, type Doc } from './schemas';
+import { byNames, namesFromInput, urlsOn, urlsWhere } from './relations';
+import { BesluitType, BesluitTypeInput, BesluitTypeQuery, date, type Doc } from './schemas';
 
 const DEFAULTS = {
   omschrijving: '',
@@ -53,6 +54,9 @@ export function registerBesluittypen(c: Catalogi): Resource<Doc> {
       }
       return and(...parts);
     },
+    // Not in the 1.3.1 detail parameters, but sent by clients (and VNG's historiemodel tests): it picks the
+    // informatieobjecttypen shown, as on the list. It does not hide the besluittype itself.
+    readQuery: z.object({ datumGeldigheid: date.optional() }),
     prepare: (data, ctx, current) => prepare(c, data, ctx, current),
     beforeDestroy: async (current, ctx) => {
       if (mayForceDelete(ctx.caller)) return;
@@ -61,11 +65,11 @@ export function registerBesluittypen(c: Catalogi): Resource<Doc> {
         throw nonField('non-concept-relation', 'Het besluittype is gerelateerd aan een gepubliceerd informatieobjecttype.');
       }
     },
-    render: async (doc) => {
+    render: async (doc, _url, query) => {
       const omschrijving = String(doc.omschrijving ?? '');
       const resultaattypen = omschrijving ? await c.resultaattypen.store.find({ catalogus: doc.catalogus, besluittypen: omschrijving }) : [];
       return {
-        informatieobjecttypen: await allUrls(c.informatieobjecttypen, 'omschrijving', doc.catalogus, doc.informatieobjecttypen),
+        informatieobjecttypen: await urlsOn(c.informatieobjecttypen, 'omschrijving', doc.catalogus, doc.informatieobjecttypen, query?.datumGeldigheid as string | undefined),
         zaaktypen: omschrijving ? await urlsWhere(c.zaaktypen, { catalogus: doc.catalogus, besluittypen: omschrijving }) : [],
         resultaattypen: resultaattypen.map((r) => c.resultaattypen.url(r._id)),
         resultaattypenOmschrijving: resultaattypen.map((r) => String(r.omschrijving)),

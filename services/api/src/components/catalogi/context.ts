@@ -105,6 +105,3 @@ export function withDefaults(data: Doc, defaults: Record<string, unknown>): Doc 
   for (const [k, v] of Object.entries(defaults)) if (out[k] === undefined) out[k] = v;
   return out;
 }
-
-/** Latest version first: the order used when an omschrijving or identificatie names several versions. */
-export const NEWEST_FIRST = { beginGeldigheid: -1, _created: -1 } as const;

@@ -81,7 +81,8 @@ async function ensureIndexes(c: Catalogi): Promise<void> {
     { catalogus: 1, ...geldig },
     { catalogus: 1, concept: 1, ...created, ...geldig },
     { catalogus: 1, concept: 1, ...geldig },
-    { catalogus: 1, omschrijving: 1, ...created }, // also every version of some omschrijvingen
+    { catalogus: 1, omschrijving: 1, ...created, ...geldig }, // also every version of some omschrijvingen
+    { catalogus: 1, omschrijving: 1, ...geldig },
     { catalogus: 1, omschrijving: 1, concept: 1, ...created },
     { omschrijving: 1, concept: 1, ...created },
   ];
@@ -90,10 +91,7 @@ async function ensureIndexes(c: Catalogi): Promise<void> {
     { catalogus: 1, ...created, omschrijving: 1 }, // the besluittypen of a zaaktype (omschrijving $in)
     { catalogus: 1, informatieobjecttypen: 1, ...created }, // the besluittypen of an informatieobjecttype
   ]);
-  await ensure(c.informatieobjecttypen, [
-    ...types,
-    { catalogus: 1, omschrijving: 1, beginGeldigheid: -1, _created: -1 }, // the newest version of an omschrijving
-  ]);
+  await ensure(c.informatieobjecttypen, types);
 
   // The parts of a zaaktype: by zaaktype (also the batched loads of a zaaktypen page) or its identificatie.
   const parts: Key[] = [{ zaaktype: 1, ...created, ...geldig }, { zaaktype: 1, ...geldig }, { zaaktypeIdentificatie: 1, ...created }];

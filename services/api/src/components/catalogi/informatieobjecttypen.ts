@@ -43,6 +43,13 @@ export function registerInformatieobjecttypen(c: Catalogi): Resource<Doc> {
       return and(f, statusFilter(q.status), q.datumGeldigheid ? geldigOp(String(q.datumGeldigheid)) : {});
     },
     prepare: (data, ctx, current) => prepare(c, data, ctx, current),
+    // Zaaktype-informatieobjecttypen name their informatieobjecttype by omschrijving: the links made with this
+    // version follow a new omschrijving.
+    afterWrite: async (stored, ctx, previous) => {
+      if (previous && previous.omschrijving !== stored.omschrijving) {
+        await c.ziot.store.coll.updateMany({ informatieobjecttype: ctx.url } as never, { $set: { _iotOmschrijving: stored.omschrijving } } as never);
+      }
+    },
     beforeDestroy: async (current, ctx) => {
       if (mayForceDelete(ctx.caller)) return;
       if (current.concept === false) throw nonField('non-concept-object', 'Een gepubliceerd informatieobjecttype kan niet verwijderd worden.');

@@ -2,7 +2,7 @@ import type { Document, Filter } from 'mongodb';
 import type { Resource } from '../../common/resource';
 import type { Catalogi } from './context';
 import { registerOnderdeel } from './onderdelen';
-import { allUrls, urlsWhere } from './relations';
+import { urlsOn, urlsWhere } from './relations';
 import { BRONDATUM_LEEG, resultaattypeRules } from './resultaattypen';
 import {
   ChildQuery, Eigenschap, EigenschapInput, ResultaatType, ResultaatTypeInput, ResultaatTypeQuery, RolType, RolTypeInput,
@@ -69,11 +69,12 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     },
     links: [{ field: 'informatieobjecttypen', target: 'informatieobjecttypen' }],
     rules: (doc, zaaktype, current) => resultaattypeRules(c, doc, zaaktype, current),
-    render: async (doc, url) => {
+    render: async (doc, url, query) => {
+      const datum = (query?.datumGeldigheid ?? query?.datum_geldigheid) as string | undefined;
       const iots = await Promise.all(((doc.informatieobjecttypen as string[]) ?? []).map((u) => c.informatieobjecttypen.byUrl(u)));
       return {
         brondatumArchiefprocedure: doc.brondatumArchiefprocedure ?? BRONDATUM_LEEG,
-        besluittypen: await allUrls(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen),
+        besluittypen: await urlsOn(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen, datum),
         besluittypeOmschrijving: (doc.besluittypen as string[]) ?? [],
         informatieobjecttypeOmschrijving: iots.filter(Boolean).map((d) => String(d!.omschrijving)),
         zaakobjecttypen: await urlsWhere(zaakobjecttypen, { resultaattypen: url }),

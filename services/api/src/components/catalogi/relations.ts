@@ -54,23 +54,90 @@ export function validOn(doc: Document, datum: string | undefined): boolean {
   return (!begin || begin <= datum) && (!einde || einde >= datum);
 }
 
+/** Today (YYYY-MM-DD, UTC like a zaak's registratiedatum): the date a relation resolves on when none is asked for. */
+export function vandaag(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
 /**
- * The stored objects of `target` in `catalogus` whose `nameField` is one of `names`, newest version first;
- * with `datum`, only the versions valid on that day.
+ * Every stored version in `catalogus` of the objects of `target` whose `nameField` is one of `names`, newest first.
+ * For the rules that concern all versions (publishing, deleting); what a relation shows is `versionsOn`'s.
  */
-export async function byNames(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown, datum?: string): Promise<Stored<Doc>[]> {
-  const list = Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string' && n !== '') : [];
+export async function byNames(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown): Promise<Stored<Doc>[]> {
+  const list = namesIn(names);
   if (!list.length || typeof catalogus !== 'string') return [];
   // Every version is read, so they are put newest first here: the query then needs no index on the sort.
   const docs = (await target.store.coll.find({ catalogus, [nameField]: { $in: list }, ...LIVE } as never).toArray()) as Stored<Doc>[];
-  return docs.sort(newestFirst).filter((d) => validOn(d, datum));
+  return docs.sort(newestFirst);
 }
 
-/** NEWEST_FIRST as MongoDB orders it: beginGeldigheid descending (null last), then _created descending. */
+function namesIn(names: unknown): string[] {
+  return Array.isArray(names) ? [...new Set(names.filter((n): n is string => typeof n === 'string' && n !== ''))] : [];
+}
+
+/** Latest version first: beginGeldigheid descending (an open begin last), then latest created. */
 function newestFirst(a: Document, b: Document): number {
   const x = String(a.beginGeldigheid ?? '');
   const y = String(b.beginGeldigheid ?? '');
   return x !== y ? (x < y ? 1 : -1) : (b._created as Date).getTime() - (a._created as Date).getTime();
+}
+
+/**
+ * The one version a relation by name resolves to on `datum`: of the versions valid that day, a published one before
+ * a concept, then the newest. A version that only becomes valid later is never chosen. When no version is valid on
+ * the day there is nothing: the relation is left out, as one whose name has no version yet (DESIGN 6.5). Showing an
+ * ended or a future version instead would present it as the one in force; the client that wants another day's
+ * picture asks with `datumGeldigheid`.
+ */
+export function versionOn<T extends Document>(versions: readonly T[], datum: string): T | undefined {
+  const valid = versions.filter((v) => validOn(v, datum));
+  const published = valid.filter((v) => v.concept === false);
+  return [...(published.length ? published : valid)].sort(newestFirst)[0];
+}
+
+/** The fields `versionOn` reads. */
+const VERSION_FIELDS = ['concept', 'beginGeldigheid', 'eindeGeldigheid', '_created'];
+
+/** Batched loaders of the versions of names, per target, name field and catalogus (see GroupLoader). */
+const versionLoaders = new WeakMap<Resource<Doc>, Map<string, GroupLoader>>();
+
+function versionLoader(target: Resource<Doc>, nameField: string, catalogus: string): GroupLoader {
+  let perTarget = versionLoaders.get(target);
+  if (!perTarget) versionLoaders.set(target, (perTarget = new Map()));
+  const key = `${nameField} ${catalogus}`;
+  let loader = perTarget.get(key);
+  // Unsorted, like byNames: `versionOn` orders the versions itself.
+  if (!loader) perTarget.set(key, (loader = new GroupLoader(target, nameField, VERSION_FIELDS, null, { catalogus })));
+  return loader;
+}
+
+/**
+ * The single resolver of relations by name (the 1.3 history model): for each of `names` that has one, the version
+ * in `catalogus` valid on `datum` (default today), by `versionOn`. Detail and list pages, and the Zaken rules on a
+ * zaak's startdatum, all resolve through here, so they agree. A page's names are loaded in one query per catalogus.
+ */
+export async function versionsOn(
+  target: Resource<Doc>,
+  nameField: string,
+  catalogus: unknown,
+  names: unknown,
+  datum: string = vandaag(),
+): Promise<Map<string, Document>> {
+  const list = namesIn(names);
+  const out = new Map<string, Document>();
+  if (!list.length || typeof catalogus !== 'string') return out;
+  const loader = versionLoader(target, nameField, catalogus);
+  const versions = await Promise.all(list.map((n) => loader.load(n)));
+  list.forEach((name, i) => {
+    const v = versionOn(versions[i]!, datum);
+    if (v) out.set(name, v);
+  });
+  return out;
+}
+
+/** `versionsOn` as URLs, in the order of `names`; names without a version on `datum` are left out. */
+export async function urlsOn(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown, datum?: string): Promise<string[]> {
+  return [...(await versionsOn(target, nameField, catalogus, names, datum)).values()].map((d) => target.url(String(d._id)));
 }
 
 /** URLs of the objects matching a filter, without loading whole documents. */
@@ -79,26 +146,12 @@ export async function urlsWhere(target: Resource<Doc>, filter: Filter<Document>,
   return docs.map((d) => target.url(String(d._id)));
 }
 
-/** For each name, the URL of its newest version (used where the standard shows one object per relation). */
-export async function newestUrls(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown, datum?: string): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  for (const doc of await byNames(target, nameField, catalogus, names, datum)) {
-    const key = String(doc[nameField]);
-    if (!found.has(key)) found.set(key, target.url(doc._id));
-  }
-  return found;
-}
-
-/** All versions that carry one of the names, as URLs (a relation by omschrijving covers every version). */
-export async function allUrls(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown, datum?: string): Promise<string[]> {
-  return (await byNames(target, nameField, catalogus, names, datum)).map((d) => target.url(d._id));
-}
-
 type Waiter<V> = { resolve: (v: V) => void; reject: (e: unknown) => void };
 
 /**
- * Loads, per key, the objects of `target` whose `field` equals that key, batching the keys asked for in the same
- * tick into one `$in` query: a list page renders 100 objects at once, and each asks for its parts.
+ * Loads, per key, the objects of `target` whose `field` equals that key (and that meet `where`), batching the keys
+ * asked for in the same tick into one `$in` query: a list page renders 100 objects at once, and each asks for its
+ * parts. With `sort` null the objects come unordered.
  */
 export class GroupLoader {
   private queue = new Map<string, Waiter<Document[]>[]>();
@@ -108,7 +161,8 @@ export class GroupLoader {
     private readonly target: Resource<Doc>,
     private readonly field: string,
     private readonly projection: string[] = [],
-    private readonly sort: Sort = { _created: 1, _id: 1 },
+    private readonly sort: Sort | null = { _created: 1, _id: 1 },
+    private readonly where: Filter<Document> = {},
   ) {}
 
   load(key: string): Promise<Document[]> {
@@ -135,11 +189,9 @@ export class GroupLoader {
     try {
       const fields = ['_id', this.field, 'beginGeldigheid', 'eindeGeldigheid', ...this.projection];
       const projection = Object.fromEntries(fields.map((f) => [f, 1]));
+      const found = this.target.store.coll.find({ ...this.where, [this.field]: { $in: [...batch.keys()] }, ...LIVE } as never, { projection });
       // Sorted by the key first: the `$in` then reads one index range per key, already in order.
-      const docs = await this.target.store.coll
-        .find({ [this.field]: { $in: [...batch.keys()] }, ...LIVE } as never, { projection })
-        .sort({ [this.field]: 1, ...(this.sort as Record<string, 1 | -1>) })
-        .toArray();
+      const docs = await (this.sort ? found.sort({ [this.field]: 1, ...(this.sort as Record<string, 1 | -1>) }) : found).toArray();
       const grouped = groupBy(docs, (d) => String(d[this.field]));
       for (const [key, waiters] of batch) for (const w of waiters) w.resolve(grouped.get(key) ?? []);
     } catch (err) {

@@ -4,9 +4,10 @@ import { Resource, type WriteContext } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
-  DELETE_OR_FORCED, NEWEST_FIRST, READ, WRITE_OR_FORCED, and, isUrl, mayForceDelete, mayForceWrite, mustResolve, nonField,
+  DELETE_OR_FORCED, READ, WRITE_OR_FORCED, and, isUrl, mayForceDelete, mayForceWrite, mustResolve, nonField,
   resolveLocal, type Catalogi,
 } from './context';
+import { byNames, vandaag, versionOn, versionsOn } from './relations';
 import { ZaakTypeInformatieObjectType, ZaakTypeInformatieObjectTypeInput, ZiotQuery, type Doc } from './schemas';
 
 /** A link may not change once both its zaaktype and its informatieobjecttype are published. */
@@ -47,6 +48,13 @@ export function registerZiot(c: Catalogi): Resource<Doc> {
     beforeDestroy: async (current, ctx) => {
       if (!mayForceDelete(ctx.caller)) await assertNotBothPublished(c, String(current.zaaktype), String(current.informatieobjecttype));
     },
+    // The link names its informatieobjecttype by omschrijving: it shows the version valid today (the list has no
+    // datumGeldigheid). The field is required, so without a version valid today it shows the one it was made with.
+    render: async (doc) => {
+      const omschrijving = String(doc._iotOmschrijving ?? '');
+      const version = (await versionsOn(c.informatieobjecttypen, 'omschrijving', doc.catalogus, [omschrijving])).get(omschrijving);
+      return { informatieobjecttype: version ? c.informatieobjecttypen.url(String(version._id)) : doc.informatieobjecttype };
+    },
   });
 }
 
@@ -59,8 +67,10 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
     if (r.error) throw ZgwError.validation([r.error]);
     iot = r.doc;
   } else {
-    // 1.3 history model: an omschrijving names the newest informatieobjecttype of the zaaktype's catalogus.
-    [iot] = await c.informatieobjecttypen.store.find({ catalogus: zaaktype.catalogus, omschrijving: input.informatieobjecttype }, { sort: NEWEST_FIRST, limit: 1 });
+    // 1.3 history model: an omschrijving names the version of the zaaktype's catalogus valid today (versionOn),
+    // else (none yet or any more) the newest. Reads show the version of the day in any case (render).
+    const versions = await byNames(c.informatieobjecttypen, 'omschrijving', zaaktype.catalogus, [input.informatieobjecttype]);
+    iot = versionOn(versions, vandaag()) ?? versions[0];
     if (!iot) {
       throw ZgwError.field('informatieobjecttype', 'does_not_exist', `Er is geen informatieobjecttype "${input.informatieobjecttype}" in de catalogus van het zaaktype.`);
     }

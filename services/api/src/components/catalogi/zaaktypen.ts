@@ -8,7 +8,7 @@ import {
   DELETE_OR_FORCED, READ, WRITE, WRITE_OR_FORCED, ZAAKTYPE_ONDERDELEN, and, geldigOp, isUrl, mayForceDelete, mayForceWrite,
   mustResolve, nonField, onlyEndsGeldigheid, statusFilter, withDefaults, type Catalogi,
 } from './context';
-import { GroupLoader, allUrls, byNames, namesFromInput, newestUrls, validOn } from './relations';
+import { GroupLoader, byNames, namesFromInput, urlsOn, vandaag, versionsOn } from './relations';
 import { ZaakType, ZaakTypeInput, ZaakTypeQuery, date, type Doc } from './schemas';
 
 const ZAAKTYPE_READ = [...READ, 'documenten.lezen', 'zaken.lezen'];
@@ -46,6 +46,15 @@ export async function informatieobjecttypenOf(c: Catalogi, zaaktypeUrl: string):
   return out;
 }
 
+/**
+ * The informatieobjecttypen of a zaaktype on `datum`: for each of its zaaktype-informatieobjecttypen, the version of
+ * the omschrijving it names that is valid that day (see versionOn). Zaken asks with a zaak's startdatum.
+ */
+export async function informatieobjecttypenOn(c: Catalogi, zaaktypeUrl: string, datum: string): Promise<string[]> {
+  const links = await c.ziot.store.find({ zaaktype: zaaktypeUrl });
+  return urlsOn(c.informatieobjecttypen, 'omschrijving', links[0]?.catalogus, links.map((l) => l._iotOmschrijving), datum);
+}
+
 export function registerZaaktypen(c: Catalogi): Resource<Doc> {
   // The parts of a zaaktype, loaded per page in one query per collection (see GroupLoader).
   let parts: Record<'statustypen' | 'resultaattypen' | 'eigenschappen' | 'roltypen' | 'zaakobjecttypen' | 'ziot', GroupLoader> | undefined;
@@ -56,7 +65,7 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
       eigenschappen: new GroupLoader(c.eigenschappen, 'zaaktype'),
       roltypen: new GroupLoader(c.roltypen, 'zaaktype'),
       zaakobjecttypen: new GroupLoader(c.zaakobjecttypen, 'zaaktype'),
-      ziot: new GroupLoader(c.ziot, 'zaaktype', ['informatieobjecttype'], { volgnummer: 1, _id: 1 }),
+      ziot: new GroupLoader(c.ziot, 'zaaktype', ['_iotOmschrijving'], { volgnummer: 1, _id: 1 }),
     });
   const resource: Resource<Doc> = new Resource<Doc>(c.api, {
     collection: 'zaaktypen',
@@ -93,7 +102,10 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
     },
     render: async (doc, url, query) => {
       const l = loaders();
+      // The parts belong to this version alone: datumGeldigheid only narrows them. Relations by name resolve to
+      // the version valid on datumGeldigheid, else today (see versionOn).
       const datum = query?.datumGeldigheid as string | undefined;
+      const op = datum ?? vandaag();
       // Ask for all parts before awaiting anything, so a whole page is batched into one query per collection.
       const [statustypen, resultaattypen, eigenschappen, roltypen, zaakobjecttypen, links] = await Promise.all([
         l.statustypen.urls(url, datum),
@@ -103,24 +115,28 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
         l.zaakobjecttypen.urls(url, datum),
         l.ziot.load(url),
       ]);
-      const deel = await newestUrls(resource, 'identificatie', doc.catalogus, doc.deelzaaktypen, datum);
       const gerelateerd = (doc.gerelateerdeZaaktypen as { zaaktype: string }[] | undefined) ?? [];
-      const gerelateerdUrls = await newestUrls(resource, 'identificatie', doc.catalogus, gerelateerd.map((g) => g.zaaktype), datum);
-      let iotUrls = [...new Set(links.map((z) => String(z.informatieobjecttype)))];
-      if (datum) {
-        const iots = await Promise.all(iotUrls.map((u) => c.informatieobjecttypen.byUrl(u)));
-        iotUrls = iotUrls.filter((_, i) => iots[i] && validOn(iots[i], datum));
-      }
+      const [besluittypen, deelzaaktypen, gerelateerdeVersies, informatieobjecttypen] = await Promise.all([
+        urlsOn(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen, op),
+        urlsOn(resource, 'identificatie', doc.catalogus, doc.deelzaaktypen, op),
+        versionsOn(resource, 'identificatie', doc.catalogus, gerelateerd.map((g) => g.zaaktype), op),
+        // A zaaktype-informatieobjecttype names its informatieobjecttype by omschrijving.
+        urlsOn(c.informatieobjecttypen, 'omschrijving', doc.catalogus, links.map((z) => z._iotOmschrijving), op),
+      ]);
+      const gerelateerdUrl = (g: { zaaktype: string }) => {
+        const version = isUrl(g.zaaktype) ? undefined : gerelateerdeVersies.get(g.zaaktype);
+        return version ? resource.url(String(version._id)) : g.zaaktype;
+      };
       return {
-        besluittypen: await allUrls(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen, datum),
-        deelzaaktypen: ((doc.deelzaaktypen as string[] | undefined) ?? []).map((d) => deel.get(d)).filter(Boolean),
-        gerelateerdeZaaktypen: gerelateerd.map((g) => ({ ...g, zaaktype: isUrl(g.zaaktype) ? g.zaaktype : (gerelateerdUrls.get(g.zaaktype) ?? g.zaaktype) })),
+        besluittypen,
+        deelzaaktypen,
+        gerelateerdeZaaktypen: gerelateerd.map((g) => ({ ...g, zaaktype: gerelateerdUrl(g) })),
         statustypen,
         resultaattypen,
         eigenschappen,
         roltypen,
         zaakobjecttypen,
-        informatieobjecttypen: iotUrls,
+        informatieobjecttypen,
       };
     },
   });

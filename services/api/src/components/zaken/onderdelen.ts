@@ -1,5 +1,6 @@
 import type { Resource } from '../../common/resource';
 import { ZgwError } from '../../common/errors';
+import { informatieobjecttypenOn } from '../catalogi/zaaktypen';
 import { BIJWERKEN, GEFORCEERD, READ, UPDATE, nonField, type Zaken } from './context';
 import { registerPart } from './parts';
 import { hasKeys } from './refs';
@@ -53,17 +54,15 @@ export function registerZaakinformatieobjecten(z: Zaken): Resource<Doc> {
   });
 }
 
-/** zrc-017: the document's informatieobjecttype must be one of the zaak's zaaktype. */
+/**
+ * zrc-017: the document's informatieobjecttype must be one of the zaak's zaaktype. The zaaktype names them by
+ * omschrijving; the zaak counts the versions valid on its startdatum (the Catalogi resolver, as a zaaktype GET with
+ * that datumGeldigheid shows them).
+ */
 async function mustBeAllowedType(z: Zaken, zaak: Doc, informatieobjecttype: string): Promise<void> {
   const c = z.catalogi;
-  const allowed = await c.api.cached(`zaaktype-iots:${zaak.zaaktype}`, async () => {
-    const links = await c.ziot.store.find({ zaaktype: zaak.zaaktype });
-    const iots = await c.informatieobjecttypen.store.find({ _id: { $in: links.map((l) => c.informatieobjecttypen.uuidOf(String(l.informatieobjecttype))).filter(Boolean) } } as never);
-    // The 1.3 history model links by omschrijving: every version of a linked informatieobjecttype counts.
-    const names = iots.map((d) => String(d.omschrijving));
-    const versions = names.length ? await c.informatieobjecttypen.store.find({ omschrijving: { $in: names } }) : [];
-    return [...new Set([...links.map((l) => String(l.informatieobjecttype)), ...versions.map((d) => c.informatieobjecttypen.url(d._id))])];
-  });
+  const datum = String(zaak.startdatum);
+  const allowed = await c.api.cached(`zaaktype-iots:${zaak.zaaktype}:${datum}`, () => informatieobjecttypenOn(c, String(zaak.zaaktype), datum));
   if (!allowed.includes(informatieobjecttype)) {
     throw nonField('missing-zaaktype-informatieobjecttype-relation', 'Het informatieobjecttype van het document hoort niet bij het zaaktype van de zaak.');
   }
