@@ -1,3 +1,4 @@
+import type { Resource } from '../src/common/resource';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { startApp, token, type TestApp } from './harness';
 import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';
@@ -215,5 +216,42 @@ describe('deleting a zaak', () => {
     const kc = await createZ(t, 'klantcontacten', { zaak: zaak.url, datumtijd: '2024-03-03T10:00:00Z' });
     expect((await t.call('DELETE', zaak.url)).statusCode).toBe(204);
     for (const url of [zaak.url, deel.url, rol.url, kc.url]) expect((await get(url)).statusCode).toBe(404);
+  });
+});
+
+describe('a create interrupted between its document and the writes that follow it', () => {
+  it('is finished by the follow-up sweep: the rol linked on its zaak, the eindstatus closing the zaak', async () => {
+    const z = t.deps.components.get('zaken') as { rollen: Resource<Record<string, unknown>>; statussen: Resource<Record<string, unknown>> };
+    const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
+    // The process "stops" right after storing the document: its afterWrite never runs.
+    const interrupt = (r: Resource<Record<string, unknown>>) => {
+      const afterWrite = r.def.afterWrite;
+      r.def.afterWrite = async () => {
+        r.def.afterWrite = afterWrite;
+        throw new Error('process stopped');
+      };
+    };
+    interrupt(z.rollen);
+    const rolRes = await send('POST', `${ZRC}/rollen`, { zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'medewerker', roltoelichting: 'x', betrokkene: 'https://x.example/m' });
+    expect(rolRes.statusCode).toBe(500);
+    interrupt(z.statussen);
+    const statusRes = await send('POST', `${ZRC}/statussen`, { zaak: zaak.url, statustype: s.statustypen.eind, datumStatusGezet: '2024-03-05T10:00:00Z' });
+    expect(statusRes.statusCode).toBe(500);
+    const before = (await get(zaak.url)).json();
+    expect(before.rollen).toEqual([]);
+    expect(before.status).toBeNull();
+    expect(before.einddatum).toBeNull();
+    const rollen = (await get(`${ZRC}/rollen?zaak=${encodeURIComponent(zaak.url)}`)).json().results;
+    expect(rollen).toHaveLength(1);
+
+    // Within the grace period nothing is redone (a create may still be running elsewhere); after it, everything is.
+    expect(await z.rollen.settle(60_000)).toBe(0);
+    expect(await z.rollen.settle(0)).toBe(1);
+    expect(await z.statussen.settle(0)).toBe(1);
+    const after = (await get(zaak.url)).json();
+    expect(after.rollen).toEqual([rollen[0].url]);
+    expect(after.status).toMatch(/\/statussen\//);
+    expect(after.einddatum).toBe('2024-03-05');
+    expect(await z.rollen.settle(0)).toBe(0);
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Document, Filter, Sort } from 'mongodb';
 import { z } from 'zod';
 import type { Notificatie } from '@zgw/shared';
-import type { Caller } from './auth';
+import { Caller } from './auth';
 import { UuidParams, type ComponentApi } from './component';
 import { ZgwError } from './errors';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from './pagination';
@@ -21,6 +21,8 @@ export interface WriteContext {
 export interface ResourceDef<D extends Document> {
   /** Collection and URL segment, e.g. `applicaties`. */
   collection: string;
+  /** The MongoDB collection when it differs from the URL segment (two components serve a `besluiten`). */
+  storeAs?: string;
   /** Resource name in notifications and operationIds, e.g. `applicatie`. */
   resource: string;
   /** The resource as served (drives the response OpenAPI schema). */
@@ -63,7 +65,7 @@ export class Resource<D extends Document> {
     readonly api: ComponentApi,
     readonly def: ResourceDef<D>,
   ) {
-    this.store = api.store<D>(def.collection);
+    this.store = api.store<D>(def.storeAs ?? def.collection);
     const ops = new Set(def.operations ?? ALL_OPERATIONS);
     if (ops.has('list')) this.listRoute();
     if (ops.has('create')) this.createRoute();
@@ -123,7 +125,38 @@ export class Resource<D extends Document> {
     return [newEvent(this.def.kanaal, n.hoofdObject, n)];
   }
 
-  private ctx(caller: Caller, uuid: string): WriteContext {
+  /**
+   * Stores a new document with its create notification, then runs afterWrite. Until afterWrite is done the document
+   * is marked (`_follow`, see settle), so a process that stops in between leaves nothing undone.
+   */
+  async insert(doc: D, ctx: WriteContext): Promise<Stored<D>> {
+    const marked = this.def.afterWrite ? ({ ...doc, _follow: new Date() } as D) : doc;
+    const stored = await this.store.insert(ctx.uuid, marked, this.events(doc, ctx.uuid, 'create'));
+    await this.follow(stored, ctx);
+    return stored;
+  }
+
+  /** Runs afterWrite of a created document, then clears its mark. */
+  private async follow(stored: Stored<D>, ctx: WriteContext): Promise<void> {
+    if (!this.def.afterWrite) return;
+    await this.def.afterWrite(stored, ctx);
+    await this.store.coll.updateOne({ _id: stored._id } as never, { $unset: { _follow: '' } } as never);
+  }
+
+  /**
+   * Finishes creates whose process stopped between storing the document and updating the documents that follow it
+   * (a part's link on its zaak, a zaak's status and einddatum, ...): every afterWrite is idempotent, so it is run
+   * again for each document still marked after `graceMs` (a create in progress elsewhere is done well within that).
+   */
+  async settle(graceMs: number): Promise<number> {
+    if (!this.def.afterWrite) return 0;
+    const system = new Caller('system', 'system', 'Platform', { heeftAlleAutorisaties: true });
+    const marked = await this.store.find({ _follow: { $lt: new Date(Date.now() - graceMs) } }, { sort: { _follow: 1 }, limit: 100 });
+    for (const doc of marked) await this.follow(doc, this.ctx(system, doc._id));
+    return marked.length;
+  }
+
+  ctx(caller: Caller, uuid: string): WriteContext {
     return { caller, api: this.api, uuid, url: this.url(uuid) };
   }
 
@@ -176,9 +209,7 @@ export class Resource<D extends Document> {
         const uuid = randomUUID();
         const ctx = this.ctx(caller, uuid);
         const doc = await this.prepare(body as Record<string, unknown>, ctx);
-        const stored = await this.store.insert(uuid, doc, this.events(doc, uuid, 'create'));
-        await def.afterWrite?.(stored, ctx);
-        return this.toApi(stored);
+        return this.toApi(await this.insert(doc, ctx));
       },
     });
   }

@@ -12,6 +12,8 @@ import { afterKey, decodeCursor, encodeCursor, keyOf, PageAnchors, querySignatur
 export interface StoredMeta {
   _id: string;
   _created: Date;
+  /** Set while the writes that follow a create (Resource.afterWrite) are not done. */
+  _follow?: Date;
   _outbox?: OutboxEvent[];
   _pending?: true;
   _tombstone?: true;
@@ -105,6 +107,8 @@ export class Store<T extends Document> {
   async ensureIndexes(indexes: { key: IndexSpecification; unique?: boolean; sparse?: boolean }[] = []): Promise<void> {
     await this.coll.createIndex({ _pending: 1 }, { sparse: true });
     await this.coll.createIndex({ _tombstone: 1 }, { sparse: true });
+    // Creates whose follow-up writes are not done yet (Resource.settle).
+    await this.coll.createIndex({ _follow: 1 }, { sparse: true });
     // The relay reads pointers oldest first for its collections (`$in` with a sort: the sort field leads).
     await this.pointers.createIndex({ at: 1, collection: 1 });
     await this.coll.createIndex({ _created: 1, _id: 1 });

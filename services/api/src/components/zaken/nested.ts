@@ -38,6 +38,7 @@ const ZaakPartParams = zod.object({ zaak_uuid: zod.string(), uuid: zod.string() 
 
 interface NestedDef {
   path: string;
+  storeAs: string;
   resource: string;
   schema: zod.ZodType;
   input: zod.ZodObject;
@@ -50,6 +51,7 @@ interface NestedDef {
 function registerNested(z: Zaken, def: NestedDef): NestedResource {
   const r = new NestedResource(z.api, {
     collection: def.path,
+    storeAs: def.storeAs,
     resource: def.resource,
     schema: def.schema,
     input: def.input,
@@ -57,6 +59,7 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
     operations: [],
     kanaal: 'zaken',
     kenmerken: (doc) => ({ bronorganisatie: String(doc._bronorganisatie ?? ''), zaaktype: String(doc._zaaktype ?? ''), vertrouwelijkheidaanduiding: String(doc._vertrouwelijkheidaanduiding ?? '') }),
+    afterWrite: def.link ? async (stored) => void (await z.zaken.store.coll.updateOne({ _id: String(stored._zaakUuid) }, { $addToSet: { [def.link!]: stored._id } } as never)) : undefined,
   });
   const zaakFor = async (caller: Caller, uuid: string, scopes: readonly string[]) => {
     const zaak = await z.zaken.getOr404(uuid);
@@ -91,11 +94,8 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
     handler: async ({ caller, params, body }) => {
       const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.create);
       mustMayChangeClosed(caller, zaak);
-      const uuid = randomUUID();
       const doc = await prepare(zaak, body as Doc);
-      const stored = await r.store.insert(uuid, doc, r.events(doc, uuid, 'create'));
-      if (def.link) await z.zaken.store.coll.updateOne({ _id: zaak._id }, { $addToSet: { [def.link]: uuid } } as never);
-      return r.toApi(stored);
+      return r.toApi(await r.insert(doc, r.ctx(caller, randomUUID())));
     },
   });
   z.api.route({
@@ -140,6 +140,7 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
 export function registerZaakeigenschappen(z: Zaken): NestedResource {
   return registerNested(z, {
     path: 'zaakeigenschappen',
+    storeAs: 'zaakeigenschappen',
     resource: 'zaakeigenschap',
     schema: ZaakEigenschap,
     input: ZaakEigenschapInput,
@@ -157,6 +158,7 @@ export function registerZaakeigenschappen(z: Zaken): NestedResource {
 export function registerZaakbesluiten(z: Zaken): NestedResource {
   return registerNested(z, {
     path: 'besluiten',
+    storeAs: 'zaakbesluiten',
     resource: 'zaakbesluit',
     schema: ZaakBesluit,
     input: ZaakBesluitInput,
