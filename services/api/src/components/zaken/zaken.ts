@@ -252,7 +252,6 @@ function sortOf(ordering: unknown): Sort {
 
 function registerReads(z: Zaken, zaken: Resource<Doc>): void {
   const geo = { supported: true };
-  const page = PageQuery;
   const list = async (req: { url: string }, caller: Caller, q: Doc, rawPage: unknown, cursor: unknown) => {
     const tree = parseExpand(q.expand);
     const p = parsePage(rawPage);
@@ -290,7 +289,7 @@ function registerReads(z: Zaken, zaken: Resource<Doc>): void {
     operationId: 'zaak_list',
     summary: 'Alle zaken opvragen.',
     scopes: READ,
-    query: ZaakQuery.extend(page.shape),
+    query: ZaakQuery.extend(PageQuery.shape),
     response: Page,
     handler: ({ req, caller, query }) => list(req, caller, query as Doc, (query as Doc).page, (query as Doc).cursor),
   });
@@ -300,7 +299,7 @@ function registerReads(z: Zaken, zaken: Resource<Doc>): void {
     operationId: 'zaak__zoek',
     summary: 'Zoek zaken met de filters in de body (voorkeur boven GET met een BSN in de URL).',
     scopes: READ,
-    query: page,
+    query: PageQuery,
     body: ZaakZoek,
     status: 200,
     response: Page,
