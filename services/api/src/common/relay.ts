@@ -85,10 +85,16 @@ export class OutboxRelay {
     return sent;
   }
 
-  /** Sends the events of these documents in one batch, then removes them from the documents. */
+  /**
+   * Sends the events of these documents in one batch, then removes them from the documents (documents found by the
+   * scan without events only lose their scan flag).
+   */
   private async publish(producer: Producer, store: Store<Document>, docs: Stored<Document>[]): Promise<number> {
     const events = docs.flatMap((d) => d._outbox ?? []);
-    if (!events.length) return 0;
+    if (!events.length) {
+      await store.published(docs);
+      return 0;
+    }
     await producer.sendBatch({
       acks: -1,
       topicMessages: [...groupBy(events, (e) => e.topic)].map(([topic, evs]) => ({
@@ -96,7 +102,7 @@ export class OutboxRelay {
         messages: evs.map((e) => ({ key: e.key, value: JSON.stringify(e.payload), headers: { [EVENT_ID_HEADER]: e.id } })),
       })),
     });
-    for (const d of docs) await store.published(d._id, (d._outbox ?? []).map((e) => e.id));
+    await store.published(docs);
     return events.length;
   }
 

@@ -311,16 +311,20 @@ export class Store<T extends Document> {
   }
 
   /**
-   * Marks events as published: pulls them, then drops a finished tombstone (tombstones take no new events) or clears
-   * the scan flag. Only the flag: an event pushed meanwhile stays in `_outbox` and its pointer brings the relay back.
-   * Every filter is by `_id` alone, the one lookup every MongoDB-compatible store serves from an index.
+   * Marks the events of these documents as published, in three writes however many documents: pulls the events,
+   * drops the tombstones left without events (tombstones take no new events), and clears the scan flag of the other
+   * documents left without events. Only those: an event pushed meanwhile stays in `_outbox`, keeps the flag, and its
+   * pointer brings the relay back. Every filter is by `_id`, the lookup every MongoDB-compatible store serves from an
+   * index.
    */
-  async published(uuid: string, ids: string[]): Promise<void> {
-    const byId = { _id: uuid } as Filter<Stored<T>>;
-    const after = await this.coll.findOneAndUpdate(byId, { $pull: { _outbox: { id: { $in: ids } } } } as never, { returnDocument: 'after' });
-    if (!after || after._outbox?.length) return;
-    if (after._tombstone) await this.coll.deleteOne(byId);
-    else await this.coll.updateOne(byId, { $unset: { _pending: '' } } as never);
+  async published(docs: { _id: string; _outbox?: OutboxEvent[] }[]): Promise<void> {
+    if (!docs.length) return;
+    const byIds = { _id: { $in: docs.map((d) => d._id) } } as Filter<Stored<T>>;
+    const done = { ...byIds, _outbox: { $size: 0 } } as Filter<Stored<T>>;
+    const ids = docs.flatMap((d) => (d._outbox ?? []).map((e) => e.id));
+    if (ids.length) await this.coll.updateMany(byIds, { $pull: { _outbox: { id: { $in: ids } } } } as never);
+    await this.coll.deleteMany({ ...done, _tombstone: true } as Filter<Stored<T>>);
+    await this.coll.updateMany(done, { $unset: { _pending: '' } } as never);
   }
 
   /** Writes the outbox pointer of a document that is about to receive events (before the document itself). */
