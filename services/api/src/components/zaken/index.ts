@@ -10,7 +10,7 @@ import {
 } from './onderdelen';
 import { syncPartFacts } from './parts';
 import { References } from './refs';
-import { registerRollen, registerZaakobjecten } from './rollen';
+import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten } from './rollen';
 import type { Doc } from './schemas';
 import { registerResultaten, registerStatussen } from './statussen';
 import { PART_LINKS, registerZaken } from './zaken';
@@ -181,30 +181,45 @@ function settleFollowUps(z: Zaken): void {
   z.api.app.addHook('onClose', async () => clearInterval(timer));
 }
 
+/** An index for an exact-match filter on `field`, in list order (it also serves the filter's count). */
+const byField = (...fields: string[]) => ({ key: { ...Object.fromEntries(fields.map((f) => [f, 1])), _created: 1, _id: 1 } });
+/** Zaak list filters by equality (and `__isnull`), and by range (`__gt`, `__lt`, ...: after the list order, ESR). */
+const ZAAK_EQ = ['identificatie', 'bronorganisatie', 'archiefnominatie', 'archiefactiedatum', 'archiefstatus', 'startdatum', 'registratiedatum', 'einddatum', 'einddatumGepland', 'uiterlijkeEinddatumAfdoening'];
+const ZAAK_RANGE = ['archiefactiedatum', 'startdatum', 'registratiedatum', 'einddatum', 'einddatumGepland', 'uiterlijkeEinddatumAfdoening', '_vertrouwelijkheid'];
+/** `ordering` values (each also after the zaaktype of an autorisatie, with its vertrouwelijkheid bound last). */
+const ZAAK_ORDERING = ['startdatum', 'einddatum', 'publicatiedatum', 'archiefactiedatum', 'registratiedatum', 'identificatie'];
+
 async function ensureIndexes(z: Zaken): Promise<void> {
   await z.zaken.store.ensureIndexes([
     { key: { bronorganisatie: 1, identificatie: 1 }, unique: true, sparse: true },
     { key: { zaaktype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } },
     { key: { zaaktype: 1, _vertrouwelijkheid: 1 } },
-    { key: { startdatum: 1, _id: 1 } },
-    { key: { einddatum: 1, _id: 1 } },
-    { key: { registratiedatum: 1, _id: 1 } },
-    { key: { archiefactiedatum: 1, _id: 1 } },
-    { key: { publicatiedatum: 1, _id: 1 } },
-    { key: { identificatie: 1, _id: 1 } },
+    ...[...ZAAK_EQ, '_vertrouwelijkheid'].map((f) => byField(f)),
+    ...ZAAK_RANGE.map((f) => ({ key: { _created: 1, _id: 1, [f]: 1 } })),
+    ...ZAAK_ORDERING.map((f) => ({ key: { [f]: 1, _id: 1 } })),
+    ...ZAAK_ORDERING.map((f) => ({ key: { zaaktype: 1, [f]: 1, _id: 1, _vertrouwelijkheid: 1 } })),
     { key: { zaakgeometrie: '2dsphere' } as never, sparse: true },
   ]);
   const parts: Resource<Doc>[] = [z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken];
   // Authorised lists: the zaaktype of one autorisatie, the list order, then its vertrouwelijkheid bound.
   for (const p of [...parts, z.zaakeigenschappen, z.zaakbesluiten]) {
-    await p.store.ensureIndexes([{ key: { zaak: 1, _created: 1, _id: 1 } }, { key: { _zaaktype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } }, { key: { _zaaktype: 1, _vertrouwelijkheid: 1 } }]);
+    await p.store.ensureIndexes([byField('zaak'), { key: { _zaaktype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } }, { key: { _zaaktype: 1, _vertrouwelijkheid: 1 } }]);
   }
-  await z.zaakeigenschappen.store.ensureIndexes([{ key: { _zaakUuid: 1, _created: 1, _id: 1 } }]);
-  await z.zaakbesluiten.store.ensureIndexes([{ key: { _zaakUuid: 1, _created: 1, _id: 1 } }]);
+  await z.zaakeigenschappen.store.ensureIndexes([byField('_zaakUuid')]);
+  await z.zaakbesluiten.store.ensureIndexes([byField('_zaakUuid')]);
+  // Each list filter of each part (the rol filters also serve /zaken?rol__...).
+  await z.statussen.store.ensureIndexes([byField('statustype'), byField('indicatieLaatstGezetteStatus')]);
+  await z.resultaten.store.ensureIndexes([byField('resultaattype')]);
   await z.rollen.store.ensureIndexes([
-    { key: { betrokkeneType: 1, 'betrokkeneIdentificatie.inpBsn': 1 } },
-    { key: { betrokkene: 1 } },
-    { key: { roltype: 1 } },
+    ...[...new Set(Object.values(IDENTIFICATIE_FILTERS).map(([, f]) => f))].map((f) => byField('betrokkeneType', `betrokkeneIdentificatie.${f}`)),
+    byField('betrokkeneType'),
+    byField('betrokkene'),
+    byField('roltype'),
+    byField('omschrijving'),
+    byField('omschrijvingGeneriek'),
   ]);
-  await z.zaakinformatieobjecten.store.ensureIndexes([{ key: { informatieobject: 1 } }]);
+  await z.zaakobjecten.store.ensureIndexes([byField('object'), byField('objectType')]);
+  await z.zaakinformatieobjecten.store.ensureIndexes([byField('informatieobject')]);
+  await z.zaakcontactmomenten.store.ensureIndexes([byField('contactmoment')]);
+  await z.zaakverzoeken.store.ensureIndexes([byField('verzoek')]);
 }

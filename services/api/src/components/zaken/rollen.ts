@@ -9,7 +9,7 @@ import { Rol, RolInput, RolQuery, ZaakObject, ZaakObjectInput, ZaakObjectQuery, 
 import { PART_LINKS } from './zaken';
 
 /** `betrokkeneIdentificatie__natuurlijkPersoon__inpBsn` and friends: query name -> (betrokkeneType, stored field). */
-const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {
+export const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {
   natuurlijkPersoon__inpBsn: ['natuurlijk_persoon', 'inpBsn'],
   natuurlijkPersoon__anpIdentificatie: ['natuurlijk_persoon', 'anpIdentificatie'],
   natuurlijkPersoon__inpA_nummer: ['natuurlijk_persoon', 'inpA_nummer'],

@@ -206,6 +206,12 @@ const DATE_OPS: Record<string, string> = { gt: '$gt', gte: '$gte', lt: '$lt', lt
 const SIMPLE = ['identificatie', 'bronorganisatie', 'zaaktype', 'archiefnominatie', 'archiefstatus'];
 const DATES = ['archiefactiedatum', 'startdatum', 'registratiedatum', 'einddatum', 'einddatumGepland', 'uiterlijkeEinddatumAfdoening'];
 
+/** `field` equal to one of `values`: a `$or` of equalities (up to 50 values; more is an `$in`). */
+function anyOf(field: string, values: string[]): Filter<Document> {
+  if (values.length === 1) return { [field]: values[0] };
+  return values.length > 0 && values.length <= 50 ? { $or: values.map((v) => ({ [field]: v })) } : { [field]: { $in: values } };
+}
+
 function listOf(v: unknown): string[] {
   return Array.isArray(v) ? v.map(String) : String(v).split(',').map((s) => s.trim()).filter(Boolean);
 }
@@ -215,18 +221,19 @@ export async function zaakFilter(z: Zaken, q: Doc, caller: Caller, geoSupported 
   const parts: Filter<Document>[] = [authFilter(caller, ZAAK_AUTH_FIELDS)];
   const f: Doc = {};
   for (const k of SIMPLE) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
-  for (const k of ['bronorganisatie', 'archiefnominatie', 'archiefstatus']) if (q[`${k}__in`] !== undefined) f[k] = { $in: listOf(q[`${k}__in`]) };
+  // `__in` as one equality per value: each is served by the field's index in list order (an $in with a sort is not).
+  for (const k of ['bronorganisatie', 'archiefnominatie', 'archiefstatus', 'zaaktype']) if (q[`${k}__in`] !== undefined) parts.push(anyOf(k, listOf(q[`${k}__in`])));
   for (const field of DATES) {
     const cond: Doc = {};
     if (q[field] !== undefined) f[field] = q[field];
     for (const [suffix, op] of Object.entries(DATE_OPS)) if (q[`${field}__${suffix}`] !== undefined) cond[op] = q[`${field}__${suffix}`];
     const isnull = q[`${field}__isnull`];
-    if (isnull !== undefined) cond[isnull === true || isnull === 'true' || isnull === 'True' ? '$eq' : '$ne'] = null;
+    // isnull=false as "any date" (dates are strings), a range an index bounds, unlike `$ne: null`
+    if (isnull !== undefined) Object.assign(cond, isnull === true || isnull === 'true' || isnull === 'True' ? { $eq: null } : { $gte: '' });
     if (Object.keys(cond).length) f[field] = cond;
   }
   if (q.maximaleVertrouwelijkheidaanduiding) f._vertrouwelijkheid = { $lte: vertrouwelijkheidRank(String(q.maximaleVertrouwelijkheidaanduiding)) };
   if (q.uuid__in) f._id = { $in: listOf(q.uuid__in) };
-  if (q.zaaktype__in) f.zaaktype = { $in: listOf(q.zaaktype__in) };
   const within = (q.zaakgeometrie as Doc | undefined)?.within;
   if (within) f.zaakgeometrie = geoSupported ? { $geoWithin: { $geometry: within } } : { $ne: null };
   parts.push(f as Filter<Document>);
