@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Resource } from '../src/common/resource';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { startApp, token, type TestApp } from './harness';
@@ -18,6 +19,7 @@ afterAll(async () => {
 
 const get = (url: string, tok?: string) => t.call('GET', url, undefined, { headers: CRS, ...(tok ? { token: tok } : {}) });
 const send = (method: string, url: string, body: unknown, tok?: string) => t.call(method, url, body, { headers: CRS, ...(tok ? { token: tok } : {}) });
+const ZRC_URL = `http://127.0.0.1:8000${ZRC}`;
 const param = (res: { json(): any }) => res.json().invalidParams?.[0] as { name: string; code: string } | undefined;
 
 /** A client whose only autorisatie is the given Zaken scopes for one zaaktype up to a vertrouwelijkheidaanduiding. */
@@ -47,6 +49,12 @@ describe('zaken', () => {
     const dup = await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype, { identificatie: a.identificatie }));
     expect(dup.statusCode).toBe(400);
     expect(param(dup)).toMatchObject({ name: 'identificatie', code: 'identificatie-niet-uniek' });
+  });
+
+  it('accepts a zaaktype whose identificatie was sent as a number, as text', async () => {
+    const zt = await zaaktypeMetOnderdelen(t, sl, { identificatie: 20 });
+    expect((await t.call('GET', zt.zaaktype)).json().identificatie).toBe('20');
+    expect((await createZ(t, 'zaken', zaakBody(zt.zaaktype))).zaaktype).toBe(zt.zaaktype);
   });
 
   it('needs Accept-Crs and Content-Crs EPSG:4326 (412 missing, 406 other)', async () => {
@@ -79,6 +87,8 @@ describe('zaken', () => {
     const deel = await createZ(t, 'zaken', zaakBody(s.zaaktype, { hoofdzaak: hoofd.url }));
     expect((await get(hoofd.url)).json().deelzaken).toEqual([deel.url]);
     expect(param(await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype, { hoofdzaak: deel.url })))).toMatchObject({ code: 'deelzaak-als-hoofdzaak' });
+    expect(param(await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype, { hoofdzaak: `${sl.url}/zaken/${randomUUID()}` })))).toMatchObject({ name: 'hoofdzaak', code: 'no_match' });
+    expect(param(await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype, { hoofdzaak: `${ZRC_URL}/zaken/${randomUUID()}` })))).toMatchObject({ name: 'hoofdzaak', code: 'does_not_exist' });
     expect(param(await send('PATCH', hoofd.url, { hoofdzaak: hoofd.url }))).toMatchObject({ name: 'hoofdzaak', code: 'self-forbidden' });
     const kanaal = await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype, { communicatiekanaal: sl.html }));
     expect(param(kanaal)).toMatchObject({ name: 'communicatiekanaal', code: 'invalid-resource' });
@@ -101,6 +111,9 @@ describe('statussen, resultaten and closing a zaak', () => {
 
     const limited = await zakenClient('zrc-no-force', ['zaken.lezen', 'zaken.bijwerken', 'zaken.statussen.toevoegen'], s.zaaktype);
     expect((await send('PATCH', zaak.url, { omschrijving: 'x' }, limited)).statusCode).toBe(403);
+    // invalid input is a 400 before the closed zaak's 403 (zrc-007e: a second resultaat is `unique`)
+    expect(param(await send('POST', `${ZRC}/resultaten`, { zaak: zaak.url, resultaattype: s.resultaattype }, limited))).toMatchObject({ code: 'unique' });
+    expect((await send('POST', `${ZRC}/rollen`, { zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'medewerker', roltoelichting: 'x', betrokkene: 'https://x.example/m' }, limited)).statusCode).toBe(403);
     expect((await send('POST', `${ZRC}/statussen`, { zaak: zaak.url, statustype: s.statustypen.begin, datumStatusGezet: '2024-03-06T10:00:00' }, limited)).statusCode).toBe(403);
     expect((await send('PATCH', zaak.url, { omschrijving: 'geforceerd' })).statusCode).toBe(200);
 

@@ -100,7 +100,8 @@ export const ZaakTypenRelatieInput = z.preprocess(
 
 export const ZaakTypeInput = z
   .object({
-    identificatie: z.string().min(1).max(50),
+    // Clients written against the reference implementation send numbers too (`"identificatie": 20`), stored as text.
+    identificatie: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().min(1).max(50)),
     omschrijving: z.string().min(1).max(80),
     omschrijvingGeneriek: text(80).optional(),
     vertrouwelijkheidaanduiding: VERTROUWELIJKHEID,

@@ -25,12 +25,22 @@ export function addDuration(datum: string, duur: string): string | null {
   const d = new Date(`${datum.slice(0, 10)}T00:00:00Z`);
   if (Number.isNaN(d.getTime())) return null;
   const [, y, mo, w, dd] = m.map((v) => Number(v ?? 0));
-  d.setUTCFullYear(d.getUTCFullYear() + y!, d.getUTCMonth() + mo!, d.getUTCDate() + w! * 7 + dd!);
-  return d.toISOString().slice(0, 10);
+  // Years and months keep the day, clamped to the last day of the month reached (2024-02-29 + P1Y = 2025-02-28),
+  // as calendar arithmetic does; weeks and days are added after.
+  const months = d.getUTCFullYear() * 12 + d.getUTCMonth() + y! * 12 + mo!;
+  const lastDay = new Date(Date.UTC(Math.floor(months / 12), (months % 12) + 1, 0)).getUTCDate();
+  const out = new Date(Date.UTC(Math.floor(months / 12), months % 12, Math.min(d.getUTCDate(), lastDay)));
+  out.setUTCDate(out.getUTCDate() + w! * 7 + dd!);
+  return out.toISOString().slice(0, 10);
 }
 
+/** The latest of some dates (YYYY-MM-DD, also unpadded like 2008-1-1, optionally with a time); null when none. */
 function latest(dates: unknown[]): string | null {
-  const valid = dates.filter((v): v is string => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v)).map((v) => v.slice(0, 10));
+  const valid: string[] = [];
+  for (const v of dates) {
+    const m = typeof v === 'string' ? /^(\d{4})-(\d{1,2})-(\d{1,2})(?:$|T)/.exec(v) : null;
+    if (m) valid.push(`${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}`);
+  }
   return valid.length ? valid.sort().at(-1)! : null;
 }
 
@@ -54,11 +64,16 @@ export async function brondatum(resultaattype: Doc, src: BrondatumSources): Prom
     case 'gerelateerde_zaak':
       return latest((await src.relevanteZaken()).map((z) => z.einddatum));
     case 'zaakobject': {
-      const objecten = (await src.zaakobjecten()).filter((o) => o.objectType === proc.objecttype && typeof o.object === 'string' && o.object);
+      // The kenmerk of each zaakobject of the objecttype: from the object it points at, or from the
+      // objectIdentificatie the zaakobject itself holds.
       const values: unknown[] = [];
-      for (const o of objecten) {
-        const { status, body } = await src.fetchJson(String(o.object));
-        if (status === 200 && body && typeof body === 'object') values.push((body as Record<string, unknown>)[kenmerk]);
+      for (const o of (await src.zaakobjecten()).filter((x) => x.objectType === proc.objecttype)) {
+        if (typeof o.object === 'string' && o.object) {
+          const { status, body } = await src.fetchJson(o.object);
+          if (status === 200 && body && typeof body === 'object') values.push((body as Record<string, unknown>)[kenmerk]);
+        } else if (o.objectIdentificatie && typeof o.objectIdentificatie === 'object') {
+          values.push((o.objectIdentificatie as Record<string, unknown>)[kenmerk]);
+        }
       }
       return latest(values);
     }

@@ -80,9 +80,10 @@ export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
       mustBeUnchanged(current, input, ['zaak', ...(def.immutable ?? [])]);
       const zaak = await zaakOf(z, String(input.zaak));
       mustMayOnZaak(ctx.caller, zaak, current ? def.scopes.update : def.scopes.create);
-      if (def.closedNeedsForce !== false) mustMayChangeClosed(ctx.caller, zaak);
       let doc = withDefaults(input, def.defaults ?? {});
       if (def.rules) doc = await def.rules(doc, zaak, ctx, current);
+      // After the rules: invalid input is a 400 whether or not the zaak is closed (a second resultaat: `unique`).
+      if (def.closedNeedsForce !== false) mustMayChangeClosed(ctx.caller, zaak);
       return { ...doc, ...partFacts(zaak), _bronorganisatie: zaak.bronorganisatie, _zaakUuid: zaak._id };
     },
     afterWrite: async (stored, ctx, previous) => {

@@ -150,8 +150,11 @@ async function checkReferences(z: Zaken, doc: Doc, zaaktype: Doc, ctx: WriteCont
   if (doc.hoofdzaak) {
     const hoofdzaakUrl = String(doc.hoofdzaak);
     if (hoofdzaakUrl === ctx.url) throw ZgwError.field('hoofdzaak', 'self-forbidden', 'Een zaak kan niet zijn eigen hoofdzaak zijn.');
-    const hoofdzaak = await z.zaken.byUrl(hoofdzaakUrl);
-    if (!hoofdzaak) throw ZgwError.field('hoofdzaak', 'bad-url', `${hoofdzaakUrl} is geen zaak van deze Zaken API.`);
+    // A local relation: a URL that is no zaak URL of this API is `no_match`, one of a zaak that is not there `does_not_exist`.
+    const uuid = z.zaken.uuidOf(hoofdzaakUrl);
+    if (!uuid) throw ZgwError.field('hoofdzaak', 'no_match', `${hoofdzaakUrl} is geen zaak-URL van deze Zaken API.`);
+    const hoofdzaak = await z.zaken.store.get(uuid);
+    if (!hoofdzaak) throw ZgwError.field('hoofdzaak', 'does_not_exist', `De zaak ${hoofdzaakUrl} bestaat niet.`);
     if (hoofdzaak.hoofdzaak) throw ZgwError.field('hoofdzaak', 'deelzaak-als-hoofdzaak', 'De hoofdzaak is zelf een deelzaak.');
   }
 }
