@@ -236,6 +236,17 @@ describe('a zaak resolves its zaaktype relations on its startdatum', () => {
     expect((await relate(zaakNu, iot.oud)).statusCode).toBe(400);
   });
 
+  it('shows its zaaktype in expand with the relations of its startdatum', async () => {
+    const expanded = async (zaak: string) =>
+      (await t.call('GET', `${zaak}?expand=zaaktype`, undefined, { headers: { 'accept-crs': 'EPSG:4326' } })).json()._expand.zaaktype;
+    expect((await expanded(zaakOud)).informatieobjecttypen).toEqual([iot.oud]);
+    expect((await expanded(zaakNu)).informatieobjecttypen).toEqual([iot.nu]);
+    const list = (await t.call('GET', `${ZRC}/zaken?expand=zaaktype`, undefined, { headers: { 'accept-crs': 'EPSG:4326' } })).json().results;
+    const byUrl = new Map(list.map((z: { url: string; _expand: { zaaktype: { informatieobjecttypen: string[] } } }) => [z.url, z._expand.zaaktype.informatieobjecttypen]));
+    expect(byUrl.get(zaakOud)).toEqual([iot.oud]);
+    expect(byUrl.get(zaakNu)).toEqual([iot.nu]);
+  });
+
   it('zrc-017 refuses a version valid only later, a concept passed over for a published one, and another catalogus', async () => {
     for (const other of [iot.toekomst, iot.concept, ander]) {
       const res = await relate(zaakNu, other);

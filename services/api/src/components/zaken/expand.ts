@@ -63,6 +63,7 @@ function urlsIn(value: unknown): string[] {
 /** Loads and renders objects by URL: one query per collection; Catalogi objects through the Catalogi cache. */
 class Loader {
   private readonly resources: Resource<Doc>[];
+  private readonly raw = new Map<string, { r: Resource<Doc>; doc: Stored<Doc> }>();
 
   constructor(
     private readonly z: Zaken,
@@ -95,8 +96,8 @@ class Loader {
         const isCatalogi = r.api !== this.z.api;
         for (const doc of await r.store.find({ _id: { $in: ids } } as never)) {
           if (!isCatalogi && !this.readable(r, doc)) continue;
-          // Cached Catalogi objects are shared: each expansion gets its own copy to add `_expand` to.
-          const rendered = isCatalogi ? structuredClone(await r.api.cached(`expand:${r.url(doc._id)}`, () => r.toApi(doc))) : await r.toApi(doc);
+          const rendered = isCatalogi ? await this.catalogi(r, doc) : await r.toApi(doc);
+          if (isCatalogi) this.raw.set(String(rendered.url), { r, doc });
           out.set(String(rendered.url), rendered);
         }
       }),
@@ -106,6 +107,18 @@ class Loader {
       }),
     ]);
     return out;
+  }
+
+  /** A Catalogi object loaded before, as it shows on `datum` (its relations resolved on that date). */
+  async at(url: string, datum: string): Promise<Doc | undefined> {
+    const raw = this.raw.get(url);
+    return raw ? this.catalogi(raw.r, raw.doc, datum) : undefined;
+  }
+
+  /** Cached Catalogi renderings are shared: each expansion gets its own copy to add `_expand` to. */
+  private async catalogi(r: Resource<Doc>, doc: Stored<Doc>, datum?: string): Promise<Doc> {
+    const query = datum ? { datumGeldigheid: datum } : undefined;
+    return structuredClone(await r.api.cached(`expand:${r.url(doc._id)}@${datum ?? ''}`, () => r.toApi(doc, query)));
   }
 
   private readable(r: Resource<Doc>, doc: Stored<Doc>): boolean {
@@ -125,10 +138,21 @@ async function expandLevel(loader: Loader, objects: Doc[], tree: ExpandTree, dep
     if (depth > 1 && !objects.some((o) => field in o)) throw invalid(`"${field}" is geen veld van de uitgeklapte objecten.`);
     const many = objects.some((o) => Array.isArray(o[field]));
     const found = await loader.load(objects.flatMap((o) => urlsIn(o[field])));
-    const children = [...found.values()];
+    // A zaak sees its Catalogi objects as they were on its startdatum (their relations resolved on that date).
+    const seen = new Map<Doc, Doc[]>();
+    for (const obj of objects) {
+      const datum = typeof obj.startdatum === 'string' ? obj.startdatum : undefined;
+      const list: Doc[] = [];
+      for (const u of urlsIn(obj[field])) {
+        const doc = (datum ? await loader.at(u, datum) : undefined) ?? found.get(u);
+        if (doc) list.push(doc);
+      }
+      seen.set(obj, list);
+    }
+    const children = [...new Set([...seen.values()].flat())];
     if (Object.keys(sub).length && children.length) await expandLevel(loader, children, sub, depth + 1);
     for (const obj of objects) {
-      const list = urlsIn(obj[field]).map((u) => found.get(u)).filter((d): d is Doc => d !== undefined);
+      const list = seen.get(obj)!;
       (obj._expand as Doc)[field] = many || Array.isArray(obj[field]) ? list : (list[0] ?? {});
     }
   }
