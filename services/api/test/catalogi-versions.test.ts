@@ -30,7 +30,7 @@ const TODAY = new Date().toISOString().slice(0, 10);
 
 /** Documents of a Documenten API (not served here), each of one informatieobjecttype. */
 interface DocumentServer {
-  add(informatieobjecttype: string): string;
+  add(informatieobjecttype: string, fields?: Record<string, unknown>): string;
   close(): Promise<void>;
 }
 
@@ -44,9 +44,9 @@ async function startDocumentServer(): Promise<DocumentServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    add: (informatieobjecttype) => {
+    add: (informatieobjecttype, fields = {}) => {
       const path = `/enkelvoudiginformatieobjecten/${served.size + 1}`;
-      served.set(path, { url: `${base}${path}`, informatieobjecttype, titel: 'document', bronorganisatie: '000000000' });
+      served.set(path, { url: `${base}${path}`, informatieobjecttype, titel: 'document', bronorganisatie: '000000000', ...fields });
       return `${base}${path}`;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
@@ -209,6 +209,8 @@ describe('a zaak resolves its zaaktype relations on its startdatum', () => {
   let zaakOud: string;
   let zaakNu: string;
   let ander: string;
+  let eind: string;
+  let zaaktype: string;
 
   beforeAll(async () => {
     cat = await catalogus(t, 'VRZ');
@@ -219,7 +221,9 @@ describe('a zaak resolves its zaaktype relations on its startdatum', () => {
     await publish(t, ander);
     const zt = await create(t, 'zaaktypen', zaaktypeBody(cat, { identificatie: 'AANVRAAG', beginGeldigheid: '2019-01-01' }));
     await create(t, 'zaaktype-informatieobjecttypen', { zaaktype: zt.url, informatieobjecttype: 'aanvraag', volgnummer: 1, richting: 'inkomend' });
+    eind = (await create(t, 'statustypen', { zaaktype: zt.url, omschrijving: 'eind', volgnummer: 1 })).url;
     await publish(t, zt.url);
+    zaaktype = zt.url;
     zaakOud = (await createZ(t, 'zaken', zaakBody(zt.url, { startdatum: '2020-06-01' }))).url;
     zaakNu = (await createZ(t, 'zaken', zaakBody(zt.url, { startdatum: TODAY }))).url;
   });
@@ -234,6 +238,18 @@ describe('a zaak resolves its zaaktype relations on its startdatum', () => {
     expect(later.json().invalidParams[0]).toMatchObject({ name: 'nonFieldErrors', code: 'missing-zaaktype-informatieobjecttype-relation' });
     expect((await relate(zaakNu, iot.nu)).statusCode).toBe(201);
     expect((await relate(zaakNu, iot.oud)).statusCode).toBe(400);
+  });
+
+  it('zrc-007: a zaak closes only when each informatieobject has an indicatieGebruiksrecht', async () => {
+    const close = async (indicatieGebruiksrecht: boolean | null) => {
+      const zaak = (await createZ(t, 'zaken', zaakBody(zaaktype, { startdatum: TODAY }))).url;
+      expect((await t.call('POST', `${ZRC}/zaakinformatieobjecten`, { zaak, informatieobject: docs.add(iot.nu, { indicatieGebruiksrecht }) })).statusCode).toBe(201);
+      return t.call('POST', `${ZRC}/statussen`, { zaak, statustype: eind, datumStatusGezet: `${TODAY}T10:00:00Z` });
+    };
+    const refused = await close(null);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().invalidParams[0]).toMatchObject({ name: 'nonFieldErrors', code: 'indicatiegebruiksrecht-unset' });
+    expect((await close(false)).statusCode).toBe(201);
   });
 
   it('shows its zaaktype in expand with the relations of its startdatum', async () => {

@@ -2,9 +2,10 @@ import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { ZgwError } from '../../common/errors';
 import { archiveringBijAfsluiten } from './archief';
-import { AANMAKEN, GEFORCEERD, HEROPENEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, mayOnZaak, nonField, type Zaken } from './context';
+import { AANMAKEN, GEFORCEERD, HEROPENEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, idsIn, mayOnZaak, nonField, type Zaken } from './context';
 import { registerPart } from './parts';
 import { Resultaat, ResultaatInput, ResultaatQuery, Status, StatusInput, StatusQuery, type Doc } from './schemas';
+import { PART_LINKS } from './zaken';
 
 /** Whether `statustype` is the eindstatus of its zaaktype: the one with the highest volgnummer. */
 async function isEindstatus(z: Zaken, statustype: Stored<Doc>): Promise<boolean> {
@@ -33,6 +34,7 @@ export function registerStatussen(z: Zaken): Resource<Doc> {
       const statustype = await z.refs.mustCatalogus('statustypen', 'statustype', String(doc.statustype));
       if (statustype.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het statustype hoort niet bij het zaaktype van de zaak.');
       const eind = await isEindstatus(z, statustype);
+      if (eind) await mustHaveGebruiksrechten(z, zaak);
       // A closed zaak gets another eindstatus only with geforceerd-bijwerken, and is reopened only with heropenen.
       if (zaak.einddatum && !mayOnZaak(ctx.caller, zaak, [eind ? GEFORCEERD : HEROPENEN])) {
         throw ZgwError.forbidden(eind ? 'De zaak is afgesloten; dit vereist zaken.geforceerd-bijwerken.' : 'Een zaak heropenen vereist de scope zaken.heropenen.');
@@ -96,4 +98,18 @@ export function registerResultaten(z: Zaken): Resource<Doc> {
     },
     render: (doc) => ({ uuid: doc._id }),
   });
+}
+
+/**
+ * zrc-007: a zaak is closed only when each of its informatieobjecten says whether usage rights apply
+ * (`indicatieGebruiksrecht` not null).
+ */
+async function mustHaveGebruiksrechten(z: Zaken, zaak: Stored<Doc>): Promise<void> {
+  const zios = await z.zaakinformatieobjecten.store.find(idsIn((zaak[PART_LINKS.zaakinformatieobjecten] as string[]) ?? []));
+  for (const zio of zios) {
+    const { status, body } = await z.api.deps.fetchJson(String(zio.informatieobject));
+    if (status === 200 && body && typeof body === 'object' && 'indicatieGebruiksrecht' in body && (body as Doc).indicatieGebruiksrecht === null) {
+      throw nonField('indicatiegebruiksrecht-unset', `Het informatieobject ${String(zio.informatieobject)} heeft geen indicatieGebruiksrecht; zet die voor de zaak wordt afgesloten.`);
+    }
+  }
 }
