@@ -21,6 +21,8 @@ function toParam(issue: z.core.$ZodIssue, input: unknown): InvalidParam {
   const at = valueAt(input, issue.path);
   const custom = (issue as { params?: { code?: string } }).params?.code;
   if (custom) return { name, code: custom, reason: issue.message };
+  // A missing field is `required` whatever its schema (an enum, a union of "" and a URL, ...).
+  if (!at.present && issue.code !== 'unrecognized_keys') return { name, code: 'required', reason: 'Dit veld is vereist.' };
   switch (issue.code) {
     case 'invalid_type':
       if (!at.present || at.value === undefined) return { name, code: 'required', reason: 'Dit veld is vereist.' };
@@ -39,7 +41,8 @@ function toParam(issue: z.core.$ZodIssue, input: unknown): InvalidParam {
       if (issue.origin === 'array') return { name, code: 'min_length', reason: `Deze lijst moet minimaal ${issue.minimum} elementen bevatten.` };
       return { name, code: 'min_value', reason: `Zorg ervoor dat deze waarde groter is dan of gelijk aan ${issue.minimum}.` };
     case 'invalid_value':
-      return { name, code: 'invalid_choice', reason: `"${String(at.value)}" is een ongeldige keuze.` };
+      // Only plain values are echoed: a (deeply nested) object or array is no choice at all.
+      return { name, code: 'invalid_choice', reason: ['string', 'number', 'boolean'].includes(typeof at.value) ? `"${String(at.value)}" is een ongeldige keuze.` : 'Dit is geen geldige keuze.' };
     case 'invalid_format':
       if (issue.format === 'url') return { name, code: 'invalid', reason: 'Voer een geldige URL in.' };
       if (issue.format === 'date') return { name, code: 'invalid', reason: 'Datum heeft het verkeerde formaat, gebruik YYYY-MM-DD.' };
