@@ -1,3 +1,5 @@
+import { ZgwError } from '../../common/errors';
+
 /**
  * `zaakgeometrie.within` for stores without `$geoWithin` (the local stand-in): whether every position of a geometry
  * lies inside an area (Polygon or MultiPolygon, ray casting on the plane; holes respected), or equals a Point.
@@ -40,4 +42,19 @@ export function within(geometry: unknown, area: unknown): boolean {
   if (a.type === 'MultiPolygon') return pts.every((p) => (a.coordinates as Position[][][]).some((poly) => inPolygon(p, poly)));
   if (a.type === 'Point') return pts.every((p) => p[0] === (a.coordinates as Position)[0] && p[1] === (a.coordinates as Position)[1]);
   return false;
+}
+
+/** MongoDB's codes for a geometry it cannot index (on a write) or an area it cannot use (BadValue on a query). */
+const CANNOT_INDEX = 16755;
+const BAD_VALUE = 2;
+
+/**
+ * A geometry that passes the GeoJSON schema and that MongoDB still refuses (a self-intersecting ring, a polygon
+ * spanning a hemisphere) is the client's mistake: a 400 on `field`. MongoDB's own message stays out of the answer.
+ */
+export function refusedGeometry(err: unknown, field: string): ZgwError | undefined {
+  const e = err as { name?: string; code?: unknown; message?: string } | undefined;
+  if (e?.name !== 'MongoServerError') return undefined;
+  const geo = e.code === CANNOT_INDEX || (e.code === BAD_VALUE && /geo|loop|edge|polygon|longitude|latitude|coordinates/i.test(String(e.message)));
+  return geo ? ZgwError.field(field, 'invalid', 'De geometrie is ongeldig (bijvoorbeeld een ring die zichzelf snijdt).') : undefined;
 }

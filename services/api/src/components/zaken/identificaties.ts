@@ -219,8 +219,33 @@ export const ObjectOpenbareRuimte = z
   .object({ identificatie, wplWoonplaatsNaam: str(80), gorOpenbareRuimteNaam: str(80) })
   .meta({ id: 'ObjectOpenbareRuimte' });
 
+/** How deep free JSON may nest: MongoDB stores at most 100 levels in a whole document. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether free JSON nests at most `max` levels and has no NUL in a key (which BSON cannot hold); iterative, so any depth is safe to ask about. */
+function storable(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length; depth++) {
+    const next: unknown[] = [];
+    for (const v of level) {
+      if (v === null || typeof v !== 'object') continue;
+      if (depth >= max) return false;
+      if (!Array.isArray(v) && Object.keys(v).some((k) => k.includes('\0'))) return false;
+      for (const child of Object.values(v)) next.push(child);
+    }
+    level = next;
+  }
+  return true;
+}
+
 /** Free JSON, kept exactly as sent: arrays stay arrays, duplicates included. */
-export const ObjectOverige = z.object({ overigeData: z.record(z.string(), z.unknown()) }).meta({ id: 'ObjectOverige' });
+export const ObjectOverige = z
+  .object({
+    overigeData: z.record(z.string(), z.unknown()).refine((v) => storable(v), {
+      message: `overigeData mag hoogstens ${MAX_JSON_DEPTH} niveaus diep zijn en geen NUL-teken in een sleutel hebben.`,
+    }),
+  })
+  .meta({ id: 'ObjectOverige' });
 
 export const ObjectPand = z.object({ identificatie }).meta({ id: 'ObjectPand' });
 
@@ -315,8 +340,21 @@ export const ObjectTypeOverigeDefinitie = z
 
 // ---------------------------------------------------------------- GeoJSON
 
-/** The spec's Point2D: exactly two numbers (no altitude). */
-const Point2D = z.array(z.number()).min(2).max(2).meta({ id: 'Point2D' });
+/**
+ * The spec's Point2D: exactly two numbers (no altitude), longitude then latitude within their ranges: what a
+ * 2dsphere index can hold (MongoDB refuses the whole document otherwise).
+ */
+const Point2D = z
+  .array(z.number())
+  .min(2)
+  .max(2)
+  .refine(([x, y]) => Math.abs(x!) <= 180 && Math.abs(y!) <= 90, { message: 'Een positie is [lengtegraad, breedtegraad] binnen [-180, 180] en [-90, 90].' })
+  .meta({ id: 'Point2D' });
+/** A linear ring (RFC 7946 3.1.6): at least four positions, the last equal to the first. */
+const LinearRing = z
+  .array(Point2D)
+  .min(4)
+  .refine((ring) => ring[0]![0] === ring.at(-1)![0] && ring[0]![1] === ring.at(-1)![1], { message: 'Een ring moet gesloten zijn: de laatste positie is de eerste.' });
 const geometry = <const T extends string, C extends z.ZodType>(type: T, coordinates: C) =>
   z.object({ type: z.literal(type), coordinates }).meta({ id: type });
 
@@ -325,8 +363,8 @@ const simple = [
   geometry('MultiPoint', z.array(Point2D)),
   geometry('LineString', z.array(Point2D).min(2)),
   geometry('MultiLineString', z.array(z.array(Point2D))),
-  geometry('Polygon', z.array(z.array(Point2D))),
-  geometry('MultiPolygon', z.array(z.array(z.array(Point2D)))),
+  geometry('Polygon', z.array(LinearRing).min(1)),
+  geometry('MultiPolygon', z.array(z.array(LinearRing).min(1))),
 ] as const;
 
 /** Members are the six coordinate geometries: RFC 7946 advises against nested collections. */

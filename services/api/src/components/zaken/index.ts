@@ -4,6 +4,7 @@ import { ZgwError, sendProblem } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import type { BrondatumSources } from './archief';
 import { catalogiOf, idsIn, type Zaken } from './context';
+import { refusedGeometry } from './geo';
 import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen } from './nested';
 import {
   registerKlantcontacten, registerZaakcontactmomenten, registerZaakinformatieobjecten, registerZaakverzoeken,
@@ -42,6 +43,7 @@ export const zaken: ComponentDef = {
     registerAudittrail(z);
     keepZaakLinks(z);
     requireCrs(api);
+    answerRefusedGeometries(api);
     api.deps.components.set('zaken', z);
     await ensureIndexes(z);
     // Repairs the maintained counts per authorisation bucket (a crash between a write and its count adjustment).
@@ -189,6 +191,13 @@ const ZAAK_RANGE = ['archiefactiedatum', 'startdatum', 'registratiedatum', 'eind
 /** `ordering` values (each also after the zaaktype of an autorisatie, with its vertrouwelijkheid bound last). */
 const ZAAK_ORDERING = ['startdatum', 'einddatum', 'publicatiedatum', 'archiefactiedatum', 'registratiedatum', 'identificatie'];
 
+/** A geometry MongoDB refuses is a 400 on zaakgeometrie (on `_zoek`: its area); other errors go on to the app's handler. */
+function answerRefusedGeometries(api: ComponentApi): void {
+  api.app.setErrorHandler((err, req) => {
+    throw refusedGeometry(err, req.routeOptions.url?.endsWith('/_zoek') ? 'zaakgeometrie.within' : 'zaakgeometrie') ?? err;
+  });
+}
+
 async function ensureIndexes(z: Zaken): Promise<void> {
   await z.zaken.store.ensureIndexes([
     { key: { bronorganisatie: 1, identificatie: 1 }, unique: true, sparse: true },
@@ -199,6 +208,8 @@ async function ensureIndexes(z: Zaken): Promise<void> {
     ...ZAAK_ORDERING.map((f) => ({ key: { [f]: 1, _id: 1 } })),
     ...ZAAK_ORDERING.map((f) => ({ key: { zaaktype: 1, [f]: 1, _id: 1, _vertrouwelijkheid: 1 } })),
     { key: { zaakgeometrie: '2dsphere' } as never, sparse: true },
+    // `_zoek` on an area in list order.
+    { key: { _created: 1, _id: 1, zaakgeometrie: '2dsphere' } as never },
   ]);
   const parts: Resource<Doc>[] = [z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken];
   // Authorised lists: the zaaktype of one autorisatie, the list order, then its vertrouwelijkheid bound.
@@ -222,4 +233,6 @@ async function ensureIndexes(z: Zaken): Promise<void> {
   await z.zaakinformatieobjecten.store.ensureIndexes([byField('informatieobject')]);
   await z.zaakcontactmomenten.store.ensureIndexes([byField('contactmoment')]);
   await z.zaakverzoeken.store.ensureIndexes([byField('verzoek')]);
+  // The audit trail of a zaak, oldest first (the collection is written by the audit service).
+  await z.api.deps.db.collection('audittrail').createIndex({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 });
 }

@@ -40,9 +40,12 @@ export function rolFilterOfZaakQuery(q: Doc): Filter<Document> | undefined {
   return rolFilter(q, 'rol__');
 }
 
-/** Validates an identificatie against the schema of its type; field names carry the identificatie's own name. */
+/**
+ * Validates an identificatie against the schema of its type; field names carry the identificatie's own name. A type
+ * without an identificatie in the standard (a besluit, enkelvoudig_document or status zaakobject) keeps none.
+ */
 function parseIdentificatie(schema: { safeParse(v: unknown): { success: boolean; data?: unknown; error?: unknown } } | undefined, name: string, value: unknown): unknown {
-  if (value === undefined || value === null || !schema) return value ?? null;
+  if (value === undefined || value === null || !schema) return null;
   const r = schema.safeParse(value);
   if (!r.success) {
     throw ZgwError.validation(invalidParams(r.error as never, value).map((p) => ({ ...p, name: p.name === 'nonFieldErrors' ? name : `${name}.${p.name}` })));
@@ -95,7 +98,9 @@ export function registerZaakobjecten(z: Zaken): Resource<Doc> {
     defaults: { object: '', zaakobjecttype: '', objectTypeOverige: '', objectTypeOverigeDefinitie: null, relatieomschrijving: '', objectIdentificatie: null },
     exact: ['object', 'objectType'],
     rules: async (doc, zaak) => {
-      if (!doc.object && !doc.objectIdentificatie) throw nonField('invalid-zaakobject', 'Geef object (een URL) of objectIdentificatie op.');
+      // Stored exactly as sent: overigeData may hold identical entries (no set semantics anywhere).
+      const identificatie = parseIdentificatie(objectIdentificatie[doc.objectType as ObjectType], 'objectIdentificatie', doc.objectIdentificatie);
+      if (!doc.object && !identificatie) throw nonField('invalid-zaakobject', 'Geef object (een URL) of objectIdentificatie op.');
       if (doc.objectType === 'overige' && !doc.objectTypeOverige && !doc.objectTypeOverigeDefinitie) {
         throw ZgwError.field('objectTypeOverige', 'required', 'Bij objectType "overige" hoort objectTypeOverige of objectTypeOverigeDefinitie.');
       }
@@ -103,9 +108,7 @@ export function registerZaakobjecten(z: Zaken): Resource<Doc> {
         const zot = await z.refs.mustCatalogus('zaakobjecttypen', 'zaakobjecttype', String(doc.zaakobjecttype));
         if (zot.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het zaakobjecttype hoort niet bij het zaaktype van de zaak.');
       }
-      // Stored exactly as sent: overigeData may hold identical entries (no set semantics anywhere).
-      const schema = objectIdentificatie[doc.objectType as ObjectType];
-      return { ...doc, objectIdentificatie: parseIdentificatie(schema, 'objectIdentificatie', doc.objectIdentificatie) };
+      return { ...doc, objectIdentificatie: identificatie };
     },
     render: (doc) => ({ uuid: doc._id }),
   });
