@@ -33,7 +33,9 @@ function valueFor(name: string, schema: { format?: string; enum?: string[] } = {
   if (name.endsWith('__isnull')) return 'true';
   if (name === 'zaak') return zaak.url;
   if (name === 'zaaktype') return s.zaaktype;
-  if (name.endsWith('__in')) return name.startsWith('bronorganisatie') ? '000000000,123456782' : 'vernietigen,blijvend_bewaren';
+  if (name.startsWith('bronorganisatie__in')) return '000000000,123456782';
+  if (name.startsWith('archiefstatus__in')) return 'nog_te_archiveren,gearchiveerd';
+  if (name.endsWith('__in')) return 'vernietigen,blijvend_bewaren';
   if (/type$/.test(name)) return `${sl.url}/not-a-type`;
   if (/(betrokkene|object|informatieobject|contactmoment|verzoek)$/.test(name)) return 'https://elders.example/x';
   return '123456782';

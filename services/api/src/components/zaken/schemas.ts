@@ -100,20 +100,28 @@ export const Zaak = ZaakInput.extend({
   _expand: z.record(z.string(), z.unknown()).optional(),
 }).meta({ id: 'Zaak' });
 
+/** A filter on a URL field (`format: uri` in the standard): anything else is a 400 naming the parameter. */
+const urlFilter = z.url().optional();
+/** A boolean query parameter, as Django's filters take it. */
+const ISNULL = z.enum(['true', 'false', 'True', 'False', '1', '0']);
+/** A comma-separated `__in` parameter whose every value is one of `values`. */
+const csvOf = (values: readonly string[]) =>
+  z.string().refine((v) => v.split(',').every((x) => x.trim() === '' || values.includes(x.trim())), { message: `Kies uit: ${values.join(', ')}.` });
+
 /** The list filters of GET /zaken (query strings) — `_zoek` takes the same names in its body. */
 const ZAAK_FILTERS = {
   identificatie: z.string().optional(),
   bronorganisatie: z.string().optional(),
   bronorganisatie__in: z.string().optional(),
-  zaaktype: z.string().optional(),
+  zaaktype: urlFilter,
   archiefnominatie: ARCHIEFNOMINATIE.optional(),
-  archiefnominatie__in: z.string().optional(),
+  archiefnominatie__in: csvOf(ARCHIEFNOMINATIE.options).optional(),
   archiefactiedatum: date.optional(),
   archiefactiedatum__lt: date.optional(),
   archiefactiedatum__gt: date.optional(),
-  archiefactiedatum__isnull: z.string().optional(),
+  archiefactiedatum__isnull: ISNULL.optional(),
   archiefstatus: ARCHIEFSTATUS.optional(),
-  archiefstatus__in: z.string().optional(),
+  archiefstatus__in: csvOf(ARCHIEFSTATUS.options).optional(),
   startdatum: date.optional(),
   startdatum__gt: date.optional(),
   startdatum__gte: date.optional(),
@@ -125,7 +133,7 @@ const ZAAK_FILTERS = {
   einddatum: date.optional(),
   einddatum__gt: date.optional(),
   einddatum__lt: date.optional(),
-  einddatum__isnull: z.string().optional(),
+  einddatum__isnull: ISNULL.optional(),
   einddatumGepland: date.optional(),
   einddatumGepland__gt: date.optional(),
   einddatumGepland__lt: date.optional(),
@@ -133,7 +141,7 @@ const ZAAK_FILTERS = {
   uiterlijkeEinddatumAfdoening__gt: date.optional(),
   uiterlijkeEinddatumAfdoening__lt: date.optional(),
   rol__betrokkeneType: BETROKKENE_TYPE.optional(),
-  rol__betrokkene: z.string().optional(),
+  rol__betrokkene: urlFilter,
   rol__omschrijvingGeneriek: ROL_OMSCHRIJVING_GENERIEK.optional(),
   maximaleVertrouwelijkheidaanduiding: VERTROUWELIJKHEID.optional(),
   rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: z.string().max(9).optional(),
@@ -155,8 +163,8 @@ export const ZaakZoek = z
   .object({
     ...ZAAK_FILTERS,
     bronorganisatie__in: z.array(z.string()).optional(),
-    archiefnominatie__in: z.array(z.string()).optional(),
-    archiefstatus__in: z.array(z.string()).optional(),
+    archiefnominatie__in: z.array(ARCHIEFNOMINATIE).optional(),
+    archiefstatus__in: z.array(ARCHIEFSTATUS).optional(),
     archiefactiedatum__isnull: z.boolean().optional(),
     einddatum__isnull: z.boolean().optional(),
     uuid__in: z.array(z.uuid()).optional(),
@@ -187,8 +195,8 @@ export const Status = StatusInput.extend({
 }).meta({ id: 'Status' });
 
 export const StatusQuery = z.object({
-  zaak: z.string().optional(),
-  statustype: z.string().optional(),
+  zaak: urlFilter,
+  statustype: urlFilter,
   indicatieLaatstGezetteStatus: z.enum(['true', 'false']).optional(),
 });
 
@@ -196,7 +204,7 @@ export const StatusQuery = z.object({
 
 export const ResultaatInput = z.object({ zaak: url, resultaattype: url, toelichting: text(1000).optional() }).meta({ id: 'ResultaatRequest' });
 export const Resultaat = ResultaatInput.extend({ url, uuid: z.uuid() }).meta({ id: 'Resultaat' });
-export const ResultaatQuery = z.object({ zaak: z.string().optional(), resultaattype: z.string().optional() });
+export const ResultaatQuery = z.object({ zaak: urlFilter, resultaattype: urlFilter });
 
 // ---------------------------------------------------------------- Rol
 
@@ -225,8 +233,8 @@ export const Rol = RolInput.extend({
 }).meta({ id: 'Rol' });
 
 export const RolQuery = z.object({
-  zaak: z.string().optional(),
-  betrokkene: z.string().optional(),
+  zaak: urlFilter,
+  betrokkene: urlFilter,
   betrokkeneType: BETROKKENE_TYPE.optional(),
   betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: z.string().max(9).optional(),
   betrokkeneIdentificatie__natuurlijkPersoon__anpIdentificatie: z.string().max(17).optional(),
@@ -236,7 +244,7 @@ export const RolQuery = z.object({
   betrokkeneIdentificatie__vestiging__vestigingsNummer: z.string().max(24).optional(),
   betrokkeneIdentificatie__organisatorischeEenheid__identificatie: z.string().optional(),
   betrokkeneIdentificatie__medewerker__identificatie: z.string().max(24).optional(),
-  roltype: z.string().optional(),
+  roltype: urlFilter,
   omschrijving: z.string().optional(),
   omschrijvingGeneriek: ROL_OMSCHRIJVING_GENERIEK.optional(),
 });
@@ -258,7 +266,7 @@ export const ZaakObjectInput = z
   .meta({ id: 'ZaakObjectRequest' });
 
 export const ZaakObject = ZaakObjectInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakObject' });
-export const ZaakObjectQuery = z.object({ zaak: z.string().optional(), object: z.string().optional(), objectType: OBJECT_TYPE.optional() });
+export const ZaakObjectQuery = z.object({ zaak: urlFilter, object: urlFilter, objectType: OBJECT_TYPE.optional() });
 
 // ---------------------------------------------------------------- ZaakInformatieObject
 
@@ -280,7 +288,7 @@ export const ZaakInformatieObject = ZaakInformatieObjectInput.extend({
   registratiedatum: z.string(),
 }).meta({ id: 'ZaakInformatieObject' });
 
-export const ZaakInformatieObjectQuery = z.object({ zaak: z.string().optional(), informatieobject: z.string().optional() });
+export const ZaakInformatieObjectQuery = z.object({ zaak: urlFilter, informatieobject: urlFilter });
 
 // ---------------------------------------------------------------- KlantContact, ZaakContactMoment, ZaakVerzoek
 
@@ -295,15 +303,15 @@ export const KlantContactInput = z
   })
   .meta({ id: 'KlantContactRequest' });
 export const KlantContact = KlantContactInput.extend({ url, uuid: z.uuid(), identificatie: z.string() }).meta({ id: 'KlantContact' });
-export const ZaakQueryOnly = z.object({ zaak: z.string().optional() });
+export const ZaakQueryOnly = z.object({ zaak: urlFilter });
 
 export const ZaakContactMomentInput = z.object({ zaak: url, contactmoment: url }).meta({ id: 'ZaakContactMomentRequest' });
 export const ZaakContactMoment = ZaakContactMomentInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakContactMoment' });
-export const ZaakContactMomentQuery = z.object({ zaak: z.string().optional(), contactmoment: z.string().optional() });
+export const ZaakContactMomentQuery = z.object({ zaak: urlFilter, contactmoment: urlFilter });
 
 export const ZaakVerzoekInput = z.object({ zaak: url, verzoek: url }).meta({ id: 'ZaakVerzoekRequest' });
 export const ZaakVerzoek = ZaakVerzoekInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakVerzoek' });
-export const ZaakVerzoekQuery = z.object({ zaak: z.string().optional(), verzoek: z.string().optional() });
+export const ZaakVerzoekQuery = z.object({ zaak: urlFilter, verzoek: urlFilter });
 
 // ---------------------------------------------------------------- nested under a zaak: zaakeigenschappen, besluiten
 

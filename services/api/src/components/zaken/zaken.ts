@@ -5,7 +5,7 @@ import { UuidParams } from '../../common/component';
 import { ZgwError } from '../../common/errors';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../../common/pagination';
 import { Resource, type WriteContext } from '../../common/resource';
-import { publicFields, type Stored } from '../../common/store';
+import { LIVE, publicFields, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import {
@@ -220,25 +220,29 @@ function listOf(v: unknown): string[] {
 }
 
 /** The MongoDB filter of the /zaken list filters and the `_zoek` body (which also has uuid__in, zaaktype__in, zaakgeometrie). */
-export async function zaakFilter(z: Zaken, q: Doc, caller: Caller, geoSupported = true): Promise<Filter<Document>> {
+export async function zaakFilter(z: Zaken, q: Doc, caller: Caller, withArea = true): Promise<Filter<Document>> {
   const parts: Filter<Document>[] = [authFilter(caller, ZAAK_AUTH_FIELDS)];
   const f: Doc = {};
   for (const k of SIMPLE) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
   // `__in` as one equality per value: each is served by the field's index in list order (an $in with a sort is not).
-  for (const k of ['bronorganisatie', 'archiefnominatie', 'archiefstatus', 'zaaktype']) if (q[`${k}__in`] !== undefined) parts.push(anyOf(k, listOf(q[`${k}__in`])));
+  for (const k of ['bronorganisatie', 'archiefnominatie', 'archiefstatus', 'zaaktype']) {
+    // An empty list (`?archiefstatus__in=`) filters nothing, as an empty filter value does.
+    const values = q[`${k}__in`] === undefined ? [] : listOf(q[`${k}__in`]);
+    if (values.length) parts.push(anyOf(k, values));
+  }
   for (const field of DATES) {
     const cond: Doc = {};
     if (q[field] !== undefined) f[field] = q[field];
     for (const [suffix, op] of Object.entries(DATE_OPS)) if (q[`${field}__${suffix}`] !== undefined) cond[op] = q[`${field}__${suffix}`];
     const isnull = q[`${field}__isnull`];
     // isnull=false as "any date" (dates are strings), a range an index bounds, unlike `$ne: null`
-    if (isnull !== undefined) Object.assign(cond, isnull === true || isnull === 'true' || isnull === 'True' ? { $eq: null } : { $gte: '' });
+    if (isnull !== undefined) Object.assign(cond, isnull === true || ['true', 'True', '1'].includes(String(isnull)) ? { $eq: null } : { $gte: '' });
     if (Object.keys(cond).length) f[field] = cond;
   }
   if (q.maximaleVertrouwelijkheidaanduiding) f._vertrouwelijkheid = { $lte: vertrouwelijkheidRank(String(q.maximaleVertrouwelijkheidaanduiding)) };
   if (q.uuid__in) f._id = { $in: listOf(q.uuid__in) };
   const within = (q.zaakgeometrie as Doc | undefined)?.within;
-  if (within) f.zaakgeometrie = geoSupported ? { $geoWithin: { $geometry: within } } : { $ne: null };
+  if (within && withArea) f.zaakgeometrie = { $geoWithin: { $geometry: within } };
   parts.push(f as Filter<Document>);
   const rolFilter = rolFilterOfZaakQuery(q);
   if (rolFilter) {
@@ -266,26 +270,26 @@ function registerReads(z: Zaken, zaken: Resource<Doc>): void {
     const tree = parseExpand(q.expand);
     const p = parsePage(rawPage);
     const request = { page: p, size: PAGE_SIZE, sort: sortOf(q.ordering), cursor: typeof cursor === 'string' ? cursor : undefined };
-    const query = async (geoSupported: boolean) => {
-      const filter = await zaakFilter(z, q, caller, geoSupported);
+    const query = async () => {
+      const filter = await zaakFilter(z, q, caller);
       // Only the autorisaties restrict the list: its count is the sum of the maintained counts of their buckets.
       const authOnly = !caller.all && sameFilter(filter, authFilter(caller, ZAAK_AUTH_FIELDS));
       return zaken.store.page(filter, authOnly ? { ...request, count: () => zaken.store.countBuckets(authBuckets(caller)) } : request);
     };
+    const area = (q.zaakgeometrie as Doc | undefined)?.within;
+    // A store without $geoWithin (the local stand-in): the area is applied here, to the zaken the other filters find.
+    const inArea = async () => {
+      const filter = { ...(await zaakFilter(z, q, caller, false)), ...LIVE };
+      const candidates = await zaken.store.coll.find(filter as never, { projection: { zaakgeometrie: 1 }, sort: { _created: 1, _id: 1 } }).toArray();
+      return zaken.store.page(idsIn(candidates.filter((d) => within(d.zaakgeometrie, area)).map((d) => d._id)), request);
+    };
     let result;
     try {
-      result = await query(geo.supported);
+      result = area && !geo.supported ? await inArea() : await query();
     } catch (err) {
-      if (!/\$geoWithin is not yet implemented/.test(String((err as Error).message))) throw err;
+      if (!area || !/\$geoWithin is not yet implemented/.test(String((err as Error).message))) throw err;
       geo.supported = false;
-      result = await query(false);
-    }
-    const area = (q.zaakgeometrie as Doc | undefined)?.within;
-    if (area && !geo.supported) {
-      // The store cannot do $geoWithin: the geometry condition is applied here, over the zaken that have a geometry.
-      const candidates = await zaken.store.coll.find((await zaakFilter(z, q, caller, false)) as never, { projection: { zaakgeometrie: 1 } }).toArray();
-      const ids = candidates.filter((d) => within(d.zaakgeometrie, area)).map((d) => d._id);
-      result = await zaken.store.page(idsIn(ids), request);
+      result = await inArea();
     }
     const { count, items, ...cont } = result;
     const results = await Promise.all(items.map((d) => zaken.toApi(d)));
