@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { loadConfig, scrub } from '../src';
+import { createLogger, loadConfig, scrub, scrubUrl } from '../src';
 
 describe('scrub', () => {
   it('masks nine-digit runs (BSNs) in URLs and text, and leaves other numbers alone', () => {
@@ -9,6 +9,28 @@ describe('scrub', () => {
     );
     expect(scrub('bsn 123456789 and 999999999')).toBe('bsn ********* and *********');
     expect(scrub('rsin=0000000001 page=12345678')).toBe('rsin=0000000001 page=12345678');
+    // Percent-encoded digits are digits; UUIDs stay whole.
+    expect(scrub('inpBsn=%31%31%31222%33%33%33&x=1112%322333')).toBe('inpBsn=*********&x=*********');
+    expect(scrub('zaken/0d5f3b1e-1234-4567-8abc-123456789abc')).toBe('zaken/0d5f3b1e-1234-4567-8abc-123456789abc');
+  });
+
+  it('masks every query parameter named for a BSN in a URL, whatever its value looks like', () => {
+    expect(scrubUrl('/zaken?rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn=111%20222%20333&page=2')).toBe(
+      '/zaken?rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn=*********&page=2',
+    );
+    expect(scrubUrl('/p?BSN=12-34&inp%42sn=9&bsnx=1&zaak=http%3A%2F%2Fx%2F123456789')).toBe('/p?BSN=*********&inp%42sn=*********&bsnx=1&zaak=http%3A%2F%2Fx%2F*********');
+    expect(scrubUrl('/zaken/111222333')).toBe('/zaken/*********');
+  });
+});
+
+describe('createLogger', () => {
+  it('scrubs BSNs from every line it writes, error messages and stacks included', () => {
+    const lines: string[] = [];
+    const log = createLogger('t', 'trace', { write: (line: string) => void lines.push(line) });
+    log.error({ err: new Error('dup key: { inpBsn: "111222333" }'), reqId: '0d5f3b1e-1234-4567-8abc-123456789abc' }, 'failed for 999888777');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toMatch(/111222333|999888777/);
+    expect(lines[0]).toContain('0d5f3b1e-1234-4567-8abc-123456789abc');
   });
 });
 

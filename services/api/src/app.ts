@@ -1,6 +1,6 @@
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { releaseLabel, scrub, type Logger } from '@zgw/shared';
+import { releaseLabel, scrubUrl, type Logger } from '@zgw/shared';
 import { mountComponent, type ComponentDef, type Deps } from './common/component';
 import { registerCredentialAdmin } from './admin/credentials';
 import { registerErrorHandling } from './common/errors';
@@ -18,7 +18,7 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
     {
       serializers: {
         // URLs can carry BSNs in filters: they are scrubbed before any log line is written.
-        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: scrub(req.url), remoteAddress: req.ip }),
+        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: scrubUrl(req.url), remoteAddress: req.ip }),
       },
     },
   );

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { DestinationStream } from '@zgw/shared';
 import { createSigner } from 'fast-jwt';
 import { connectMongo, createKafka, createLogger, loadConfig, type Config, type Mongo } from '@zgw/shared';
 import { buildApp } from '../src/app';
@@ -37,6 +38,8 @@ export interface StartOptions {
   shareWith?: TestApp;
   /** Run the cache broadcast between instances, as `main` does. */
   broadcast?: boolean;
+  /** Where the log lines go (with LOG_LEVEL set): the product's own logger, writing here instead of stdout. */
+  logTo?: DestinationStream;
 }
 
 /** A fresh API on the real engines: its own database and its own Kafka topic prefix (unless shared). */
@@ -45,7 +48,7 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
   const topicPrefix = opts.shareWith?.topicPrefix ?? `test-${id}-`;
   const dbName = opts.shareWith?.config.MONGODB_DB ?? `zgw_test_${id}`;
   const config = loadConfig({ ...process.env, MONGODB_DB: dbName, KAFKA_TOPIC_PREFIX: topicPrefix, PUBLIC_BASE_URL: BASE, LOG_LEVEL: 'silent', OUTBOX_POLL_MS: '200', ...env });
-  const log = createLogger('test', config.LOG_LEVEL);
+  const log = createLogger('test', config.LOG_LEVEL, opts.logTo);
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `test-${id}`), topicPrefix, config.OUTBOX_POLL_MS, log);
   const deps = createDeps(config, mongo.db, log, relay);
