@@ -12,6 +12,8 @@ export interface Referentielijsten {
   resultaat: Record<'vast' | 'nihil' | 'bestaansduur' | 'leeg' | 'ander', string>;
   omschrijving: string;
   html: string;
+  /** Serves any other JSON document at `path` (objects of other registrations that a test links to); returns its URL. */
+  add(path: string, body: Record<string, unknown>): string;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startReferentielijsten(): Promise<Referentielijsten> {
     },
     omschrijving: add('resultaattypeomschrijvingen/e6a0c939-3404-45b0-88e3-76c94fb80ea7', { omschrijving: 'Afgewezen', definitie: 'd', opmerking: '' }),
     html: `${base}/html`,
+    add,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
