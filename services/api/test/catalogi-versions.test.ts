@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startApp, type TestApp } from './harness';
 import {
   ZTC, besluittypeBody, catalogus, create, iotBody, publish, startReferentielijsten, zaaktypeBody, type Referentielijsten,
@@ -14,43 +12,21 @@ import { ZRC, createZ, zaakBody } from './zaken.fixtures';
 
 let t: TestApp;
 let sl: Referentielijsten;
-let docs: DocumentServer;
 beforeAll(async () => {
   sl = await startReferentielijsten();
-  docs = await startDocumentServer();
   t = await startApp({ REFERENTIELIJSTEN_URL: sl.url });
 });
 afterAll(async () => {
   await t.close();
   await sl.close();
-  await docs.close();
 });
 
 const TODAY = new Date().toISOString().slice(0, 10);
 
-/** Documents of a Documenten API (not served here), each of one informatieobjecttype. */
-interface DocumentServer {
-  add(informatieobjecttype: string, fields?: Record<string, unknown>): string;
-  close(): Promise<void>;
-}
-
-async function startDocumentServer(): Promise<DocumentServer> {
-  const served = new Map<string, unknown>();
-  const server: Server = createServer((req, res) => {
-    const doc = served.get(req.url ?? '');
-    res.writeHead(doc ? 200 : 404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(doc ?? { detail: 'not found' }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    add: (informatieobjecttype, fields = {}) => {
-      const path = `/enkelvoudiginformatieobjecten/${served.size + 1}`;
-      served.set(path, { url: `${base}${path}`, informatieobjecttype, titel: 'document', bronorganisatie: '000000000', ...fields });
-      return `${base}${path}`;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+/** A document of a Documenten API (not served here) of one informatieobjecttype, served by the stand-in server. */
+let documents = 0;
+function document(informatieobjecttype: string, fields: Record<string, unknown> = {}): string {
+  return sl.add(`enkelvoudiginformatieobjecten/${++documents}`, { informatieobjecttype, titel: 'document', bronorganisatie: '000000000', ...fields });
 }
 
 /**
@@ -229,7 +205,7 @@ describe('a zaak resolves its zaaktype relations on its startdatum', () => {
   });
 
   const relate = (zaak: string, informatieobjecttype: string) =>
-    t.call('POST', `${ZRC}/zaakinformatieobjecten`, { zaak, informatieobject: docs.add(informatieobjecttype) });
+    t.call('POST', `${ZRC}/zaakinformatieobjecten`, { zaak, informatieobject: document(informatieobjecttype) });
 
   it('zrc-017 counts the informatieobjecttype version valid on the startdatum, not today', async () => {
     expect((await relate(zaakOud, iot.oud)).statusCode).toBe(201);
@@ -243,7 +219,7 @@ describe('a zaak resolves its zaaktype relations on its startdatum', () => {
   it('zrc-007: a zaak closes only when each informatieobject has an indicatieGebruiksrecht', async () => {
     const close = async (indicatieGebruiksrecht: boolean | null) => {
       const zaak = (await createZ(t, 'zaken', zaakBody(zaaktype, { startdatum: TODAY }))).url;
-      expect((await t.call('POST', `${ZRC}/zaakinformatieobjecten`, { zaak, informatieobject: docs.add(iot.nu, { indicatieGebruiksrecht }) })).statusCode).toBe(201);
+      expect((await t.call('POST', `${ZRC}/zaakinformatieobjecten`, { zaak, informatieobject: document(iot.nu, { indicatieGebruiksrecht }) })).statusCode).toBe(201);
       return t.call('POST', `${ZRC}/statussen`, { zaak, statustype: eind, datumStatusGezet: `${TODAY}T10:00:00Z` });
     };
     const refused = await close(null);
