@@ -143,4 +143,29 @@ describe('counts maintained per authorisation bucket', () => {
     expect(await store.recount()).toBe(1);
     expect((await list()).count).toBe((await visible()).length);
   });
+
+  it('counts the parts of zaken (rollen) the same way, also when a zaak changes vertrouwelijkheidaanduiding', async () => {
+    const clientId = 'zrc-rollen-reader';
+    await t.client(clientId, 'secret-2');
+    await t.call('POST', '/autorisaties/api/v1/applicaties', {
+      clientIds: [clientId],
+      label: clientId,
+      autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: s.zaaktype, maxVertrouwelijkheidaanduiding: 'intern' }],
+    });
+    const reader = token(clientId, 'secret-2');
+    const zaken = (await get(`${ZRC}/zaken`, reader)).json().results.slice(0, 3) as { url: string }[];
+    for (const zaak of zaken) {
+      await createZ(t, 'rollen', { zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'medewerker', roltoelichting: 'x', betrokkene: 'https://x.example/m' });
+    }
+    const visible = async () => t.mongo.db.collection('rollen').countDocuments({ _zaaktype: s.zaaktype, _vertrouwelijkheid: { $lte: 2 }, _tombstone: { $exists: false } } as never);
+    const count = jest.spyOn(Store.prototype, 'count');
+    expect((await get(`${ZRC}/rollen`, reader)).json().count).toBe(await visible());
+    expect(await visible()).toBeGreaterThanOrEqual(3);
+    expect((await t.call('PATCH', zaken[0]!.url, { vertrouwelijkheidaanduiding: 'geheim' }, { headers: CRS })).statusCode).toBe(200);
+    const after = (await get(`${ZRC}/rollen`, reader)).json();
+    expect(after.count).toBe(await visible());
+    expect(after.results.map((r: { zaak: string }) => r.zaak)).not.toContain(zaken[0]!.url);
+    expect(count).not.toHaveBeenCalled();
+    count.mockRestore();
+  });
 });

@@ -33,6 +33,8 @@ export interface ResourceDef<D extends Document> {
   /** List filters (query parameters other than `page`). */
   query?: z.ZodObject;
   filter?: (query: Record<string, unknown>, caller: Caller) => Filter<Document> | Promise<Filter<Document>>;
+  /** How to count a list without counting documents (e.g. maintained counts), when this filter allows it. */
+  count?: (filter: Filter<Document>, caller: Caller) => (() => Promise<number>) | undefined;
   sort?: Sort;
   scopes: { read: readonly string[]; create: readonly string[]; update: readonly string[]; destroy: readonly string[] };
   operations?: Operation[];
@@ -187,7 +189,7 @@ export class Resource<D extends Document> {
         const { page: rawPage, cursor } = q as { page?: string; cursor?: string };
         const page = parsePage(rawPage);
         return this.api.cached(req.url, async () => {
-          const { count, items, ...cont } = await this.store.page(filter, { page, size: PAGE_SIZE, sort: def.sort, cursor });
+          const { count, items, ...cont } = await this.store.page(filter, { page, size: PAGE_SIZE, sort: def.sort, cursor, count: def.count?.(filter, caller) });
           const requestUrl = `${this.api.deps.urls.base}${req.url}`;
           return envelope(requestUrl, page, count, await Promise.all(items.map((d) => this.toApi(d, q))), cont);
         });

@@ -244,6 +244,18 @@ export class Store<T extends Document> {
     return fixed;
   }
 
+  /**
+   * Sets `fields` on every live document matching `filter`, all of which share one bucket (a zaak's parts when its
+   * vertrouwelijkheidaanduiding changes), and moves their count to the new bucket.
+   */
+  async moveBucket(filter: Filter<Document>, fields: Document): Promise<void> {
+    const first = this.counts ? await this.findOne(filter) : null;
+    const r = await this.coll.updateMany({ ...filter, ...LIVE } as Filter<Stored<T>>, { $set: fields } as never);
+    if (!first || !this.counts || !r.modifiedCount || !this.counts.fields.some((f) => (first as Document)[f] !== fields[f])) return;
+    await this.adjust(first, -r.modifiedCount);
+    await this.adjust({ ...first, ...fields }, r.modifiedCount);
+  }
+
   private async adjust(doc: Document | undefined, delta: number): Promise<void> {
     if (!this.counts || !doc) return;
     const values = this.counts.fields.map((f) => doc[f] ?? null);

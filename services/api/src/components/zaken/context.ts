@@ -82,6 +82,11 @@ export function authBuckets(caller: Caller, scope = LEZEN): [string, number][] {
   return [...max].flatMap(([zaaktype, rank]) => Array.from({ length: rank + 1 }, (_, r) => [zaaktype, r] as [string, number]));
 }
 
+/** Whether two filters are the same (a list filter that is just the autorisaties: `authFilter`). */
+export function sameFilter(a: Filter<Document>, b: Filter<Document>): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** Whether the caller holds one of `scopes` for the zaak's zaaktype and vertrouwelijkheidaanduiding. */
 export function mayOnZaak(caller: Caller, zaak: Doc, scopes: readonly string[]): boolean {
   return scopes.some((s) => caller.allows(COMPONENT, s, 'zaaktype', String(zaak.zaaktype), String(zaak.vertrouwelijkheidaanduiding)));

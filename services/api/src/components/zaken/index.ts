@@ -47,7 +47,8 @@ export const zaken: ComponentDef = {
     api.deps.components.set('zaken', z);
     await ensureIndexes(z);
     // Repairs the maintained counts per authorisation bucket (a crash between a write and its count adjustment).
-    const fixed = await z.zaken.store.recount();
+    let fixed = 0;
+    for (const r of [z.zaken, z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken]) fixed += await r.store.recount();
     if (fixed) api.deps.log.warn({ buckets: fixed }, 'zaken: corrected maintained counts');
     settleFollowUps(z);
   },

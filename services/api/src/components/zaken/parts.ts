@@ -5,7 +5,7 @@ import { Resource, type Operation, type ResourceDef, type WriteContext } from '.
 import type { Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
-  LEZEN, PART_AUTH_FIELDS, authFilter, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, partFacts, withDefaults,
+  LEZEN, PART_AUTH_FIELDS, authBuckets, authFilter, sameFilter, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, partFacts, withDefaults,
   zaakOfPart, type Zaken,
 } from './context';
 import type { Doc } from './schemas';
@@ -68,6 +68,8 @@ export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
       return { bronorganisatie: String(doc._bronorganisatie ?? ''), zaaktype: String(facts.zaaktype), vertrouwelijkheidaanduiding: String(facts.vertrouwelijkheidaanduiding) };
     },
     visible: (doc, caller) => mayOnZaak(caller, zaakOfPart(doc), [LEZEN, ...def.scopes.create, ...def.scopes.update, ...def.scopes.destroy]),
+    // Lists only the autorisaties restrict are counted from the counts kept per authorisation bucket.
+    count: (filter, caller) => (!caller.all && sameFilter(filter, authFilter(caller, PART_AUTH_FIELDS)) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined),
     filter: async (q, caller) => {
       const f: Doc = {};
       if (q.zaak) f.zaak = q.zaak;
@@ -106,6 +108,7 @@ export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
     },
     render: def.render,
   });
+  resource.store.countBy(['_zaaktype', '_vertrouwelijkheid']);
   return resource;
 }
 
@@ -113,5 +116,5 @@ export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
 export async function syncPartFacts(z: Zaken, zaak: Stored<Doc>): Promise<void> {
   const facts = partFacts(zaak);
   const parts = [z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken, z.zaakeigenschappen, z.zaakbesluiten];
-  for (const part of parts) await part.store.coll.updateMany({ zaak: z.zaken.url(zaak._id) } as never, { $set: facts } as never);
+  for (const part of parts) await part.store.moveBucket({ zaak: z.zaken.url(zaak._id) }, facts);
 }

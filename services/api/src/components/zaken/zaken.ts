@@ -9,7 +9,7 @@ import { LIVE, publicFields, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import {
-  AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, LEZEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, VERWIJDEREN, ZAAK_AUTH_FIELDS, authBuckets, authFilter,
+  AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, LEZEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, VERWIJDEREN, ZAAK_AUTH_FIELDS, authBuckets, authFilter, sameFilter,
   idsIn, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, withDefaults, type Zaken,
 } from './context';
 import { expand, parseExpand } from './expand';
@@ -251,10 +251,6 @@ export async function zaakFilter(z: Zaken, q: Doc, caller: Caller, withArea = tr
   }
   const real = parts.filter((p) => Object.keys(p).length);
   return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };
-}
-
-function sameFilter(a: Filter<Document>, b: Filter<Document>): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function sortOf(ordering: unknown): Sort {
