@@ -8,6 +8,7 @@ import type { CacheRegion, Caches } from './cache';
 import { ZgwError, sendProblem } from './errors';
 import { ComponentDocument } from './openapi';
 import type { OutboxRelay } from './relay';
+import type { Resource } from './resource';
 import { Store } from './store';
 import { UUID, type Urls } from './urls';
 import { parseOrThrow } from './validation';
@@ -74,6 +75,8 @@ export const UuidParams = z.object({ uuid: z.string() });
 export class ComponentApi {
   readonly doc: ComponentDocument;
   readonly base: string;
+  /** The component's resources (each registers itself), for the follow-up sweep. */
+  readonly resources: Resource<import('mongodb').Document>[] = [];
   private readonly cache: CacheRegion;
 
   constructor(
@@ -180,8 +183,30 @@ export async function mountComponent(app: FastifyInstance, def: ComponentDef, de
       scope.get('/schema/openapi.json', async (_req, reply) => reply.type('application/json').send(api.doc.json()));
       scope.get('/schema/openapi.yaml', async (_req, reply) => reply.type('application/yaml').send(api.doc.yaml()));
       await def.register(api);
+      settleFollowUps(scope, api);
     },
     { prefix: `/${def.name}/api/v1` },
   );
   return api;
+}
+
+/** How long a create may take before its follow-up writes are redone by another process (see Resource.settle). */
+const SETTLE_GRACE_MS = 60_000;
+
+/**
+ * Every half minute, finishes the creates that a stopped process left half done (a part stored but not yet linked
+ * on its zaak, a status stored without the zaak's status and einddatum, ...): see Resource.settle.
+ */
+function settleFollowUps(scope: FastifyInstance, api: ComponentApi): void {
+  const resources = api.resources.filter((r) => r.def.afterWrite);
+  if (!resources.length) return;
+  const run = async () => {
+    for (const r of resources) {
+      const n = await r.settle(SETTLE_GRACE_MS);
+      if (n) api.deps.log.warn({ collection: r.store.name, documents: n }, 'finished the follow-up writes of interrupted creates');
+    }
+  };
+  const timer = setInterval(() => void run().catch((err: Error) => api.deps.log.error({ err: err.message }, 'follow-up sweep failed')), SETTLE_GRACE_MS / 2);
+  timer.unref();
+  scope.addHook('onClose', async () => clearInterval(timer));
 }

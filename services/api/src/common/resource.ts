@@ -68,6 +68,7 @@ export class Resource<D extends Document> {
     readonly def: ResourceDef<D>,
   ) {
     this.store = api.store<D>(def.storeAs ?? def.collection);
+    api.resources.push(this as never);
     const ops = new Set(def.operations ?? ALL_OPERATIONS);
     if (ops.has('list')) this.listRoute();
     if (ops.has('create')) this.createRoute();

@@ -50,7 +50,6 @@ export const zaken: ComponentDef = {
     let fixed = 0;
     for (const r of [z.zaken, z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken]) fixed += await r.store.recount();
     if (fixed) api.deps.log.warn({ buckets: fixed }, 'zaken: corrected maintained counts');
-    settleFollowUps(z);
   },
 };
 
@@ -162,26 +161,6 @@ function requireCrs(api: ComponentApi): void {
     if (error) return sendProblem(req, reply, error);
     reply.header('Content-Crs', 'EPSG:4326');
   });
-}
-
-/** How long a create may take before its follow-up writes are redone by another (see Resource.settle). */
-const SETTLE_GRACE_MS = 60_000;
-
-/**
- * Every half minute, finishes the creates that a stopped process left half done: a part stored but not yet linked
- * on its zaak, a status stored without the zaak's status and einddatum, a deelzaak not yet on its hoofdzaak.
- */
-function settleFollowUps(z: Zaken): void {
-  const resources = [z.zaken, z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken, z.zaakeigenschappen, z.zaakbesluiten];
-  const run = async () => {
-    for (const r of resources) {
-      const n = await r.settle(SETTLE_GRACE_MS);
-      if (n) z.api.deps.log.warn({ collection: r.store.name, documents: n }, 'zaken: finished follow-up writes of interrupted creates');
-    }
-  };
-  const timer = setInterval(() => void run().catch((err: Error) => z.api.deps.log.error({ err: err.message }, 'zaken: follow-up sweep failed')), SETTLE_GRACE_MS / 2);
-  timer.unref();
-  z.api.app.addHook('onClose', async () => clearInterval(timer));
 }
 
 /** An index for an exact-match filter on `field`, in list order (it also serves the filter's count). */
