@@ -168,7 +168,7 @@ export class Store<T extends Document> {
   private async jump(filter: Filter<Document>, sort: Sort, sig: string, page: number, size: number): Promise<Stored<T>[]> {
     const offset = (page - 1) * size;
     if (offset <= this.maxSkip) return this.find(filter, { sort, skip: offset, limit: size });
-    let from = this.anchors.nearest(sig, page);
+    const from = this.anchors.nearest(sig, page);
     // No boundary near: walk forward from the nearest one (or the start) by sort keys alone, remembering each
     // boundary, so the next jump into this region is a seek. Only a client that jumps far without ever following
     // `next` pays this walk, once.
@@ -183,7 +183,6 @@ export class Store<T extends Document> {
       for (let i = 1; i <= pages; i++) this.anchors.set(sig, at + i, keyOf(batch[i * size - 1]!, sort));
       at += pages;
       key = keyOf(batch[batch.length - 1]!, sort);
-      from = { page: at, key };
     }
     const skip = (page - at) * size;
     return this.find(key ? { $and: [filter, afterKey(sort, key)] } : filter, { sort, skip, limit: size });
