@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/engines.sh - local engines for development and tests, on 127.0.0.1 only:
-#   mongo     MongoDB-wire stand-in: de.bwaldvogel mongo-java-server (H2 file backend)
+#   mongo     MongoDB-wire stand-in: de.bwaldvogel mongo-java-server, with a durable store of our own
+#             (documents in memory, every change journaled before it is acknowledged; mongo-java/DurableStore.java)
 #   kafka     Apache Kafka broker, KRaft single node (broker + controller in one JVM)
 #   temporal  Temporal dev server (`temporal server start-dev`, SQLite file)
 #
@@ -18,8 +19,10 @@
 #   ZGW_CACHE_DIR        installs (default ~/.cache/zgw; outside the repo)
 #   ZGW_DATA_DIR         data, logs, pid files (default <repo>/.data)
 #   ZGW_ENGINES_FRESH=1  `start` wipes the data of the engines it starts first
-#   ZGW_MONGO_PORT (27017)  ZGW_MONGO_BACKEND (h2|memory, default h2)  ZGW_MONGO_HEAP (1g)
-#   ZGW_MONGO_CACHE_MB (384, H2 page cache; keep it above the data size for speed)
+#   ZGW_MONGO_PORT (27017)  ZGW_MONGO_BACKEND (durable|memory, default durable; memory keeps nothing)
+#   ZGW_MONGO_HEAP (4g: the whole data set lives in it; about 2 KB per small document)
+#   ZGW_MONGO_FSYNC (on; off: each write still reaches the OS before it is acknowledged, so it survives
+#                    kill -9 of the engine, but not a power cut)
 #   ZGW_MONGO_LOG_LEVEL (warn; info logs every connection)
 #   ZGW_KAFKA_PORT (9092)   ZGW_KAFKA_CONTROLLER_PORT (9093)  ZGW_KAFKA_HEAP (512m)
 #   ZGW_KAFKA_PARTITIONS (1, default partitions of auto-created topics)
@@ -31,7 +34,7 @@
 set -euo pipefail
 
 # ------------------------------------------------------------------ pinned versions
-MONGO_JAVA_SERVER_VERSION=1.47.0     # Maven Central de.bwaldvogel:mongo-java-server(-h2-backend)
+MONGO_JAVA_SERVER_VERSION=1.47.0     # Maven Central de.bwaldvogel:mongo-java-server
 MONGO_SERVER_VERSION=MONGO_5_0       # MongoDB version the stand-in reports (wire protocol)
 KAFKA_VERSION=3.9.2                  # Maven Central org.apache.kafka:kafka_2.13 (3.x: see kafka/pom.xml)
 SLF4J_RELOAD4J_VERSION=1.7.36        # Maven Central org.slf4j:slf4j-reload4j (Kafka's log binding)
@@ -54,9 +57,9 @@ RUN_DIR="$DATA_DIR/run"
 
 HOST=127.0.0.1
 MONGO_PORT="${ZGW_MONGO_PORT:-27017}"
-MONGO_BACKEND="${ZGW_MONGO_BACKEND:-h2}"
-MONGO_HEAP="${ZGW_MONGO_HEAP:-1g}"
-MONGO_CACHE_MB="${ZGW_MONGO_CACHE_MB:-384}"
+MONGO_BACKEND="${ZGW_MONGO_BACKEND:-durable}"
+MONGO_HEAP="${ZGW_MONGO_HEAP:-4g}"
+MONGO_FSYNC="${ZGW_MONGO_FSYNC:-on}"
 MONGO_LOG_LEVEL="${ZGW_MONGO_LOG_LEVEL:-warn}"
 KAFKA_PORT="${ZGW_KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${ZGW_KAFKA_CONTROLLER_PORT:-9093}"
@@ -208,7 +211,7 @@ need_go() {
 stamp_of() {
   local name="$1" files=()
   case "$name" in
-    mongo) files=("$ENGINES_SRC/mongo-java/pom.xml" "$ENGINES_SRC/mongo-java/MongoLauncher.java") ;;
+    mongo) files=("$ENGINES_SRC/mongo-java/pom.xml" "$ENGINES_SRC"/mongo-java/*.java) ;;
     kafka) files=("$ENGINES_SRC/kafka/pom.xml" "$ENGINES_SRC/kafka/KafkaReady.java"
       "$ENGINES_SRC/kafka/log4j.properties" "$ENGINES_SRC/kafka/tools-log4j.properties") ;;
     temporal) files=() ;;
@@ -269,7 +272,7 @@ install_mongo() {
   rm -rf "$tmp" && mkdir -p "$tmp/lib" "$tmp/classes"
   mvn_copy_deps mongo "$ENGINES_SRC/mongo-java/pom.xml" "$tmp/lib" \
     -Dmongo-java-server.version="$MONGO_JAVA_SERVER_VERSION"
-  run_logged mongo javac -nowarn -d "$tmp/classes" -cp "$tmp/lib/*" "$ENGINES_SRC/mongo-java/MongoLauncher.java"
+  run_logged mongo javac -nowarn -d "$tmp/classes" -cp "$tmp/lib/*" "$ENGINES_SRC"/mongo-java/*.java
   stamp_of mongo >"$tmp/.installed"
   rm -rf "$MONGO_HOME" && mv "$tmp" "$MONGO_HOME"
 }
@@ -401,7 +404,9 @@ launch() {
 start_mongo() {
   local args=(--host "$HOST" --port "$MONGO_PORT" --backend "$MONGO_BACKEND" --server-version "$MONGO_SERVER_VERSION")
   mkdir -p "$DATA_DIR/mongo"
-  [[ "$MONGO_BACKEND" != h2 ]] || args+=(--file "$DATA_DIR/mongo/mongo.mv" --cache-mb "$MONGO_CACHE_MB")
+  [[ "$MONGO_BACKEND" != durable ]] || args+=(--dir "$DATA_DIR/mongo/store" --fsync "$MONGO_FSYNC")
+  [[ ! -f "$DATA_DIR/mongo/mongo.mv" ]] ||
+    note "mongo: $DATA_DIR/mongo/mongo.mv is a store of the former H2 backend and is not read; the data is in $DATA_DIR/mongo/store (delete mongo.mv)"
   launch mongo java "$(marker_of mongo)" -Xms64m -Xmx"$MONGO_HEAP" -XX:+UseSerialGC \
     -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
     -Dorg.slf4j.simpleLogger.defaultLogLevel="$MONGO_LOG_LEVEL" -Dorg.slf4j.simpleLogger.showDateTime=true \
@@ -701,8 +706,8 @@ main() {
   [[ "$TEMPORAL_UI_PORT" == 0 ]] || check_port_var ZGW_TEMPORAL_UI_PORT "$TEMPORAL_UI_PORT"
   [[ -z "$TEMPORAL_HTTP_PORT" ]] || check_port_var ZGW_TEMPORAL_HTTP_PORT "$TEMPORAL_HTTP_PORT"
   [[ -z "$TEMPORAL_METRICS_PORT" ]] || check_port_var ZGW_TEMPORAL_METRICS_PORT "$TEMPORAL_METRICS_PORT"
-  [[ "$MONGO_BACKEND" == h2 || "$MONGO_BACKEND" == memory ]] || die "ZGW_MONGO_BACKEND must be h2 or memory"
-  [[ "$MONGO_CACHE_MB" =~ ^[0-9]+$ ]] || die "ZGW_MONGO_CACHE_MB must be a number (MB)"
+  [[ "$MONGO_BACKEND" == durable || "$MONGO_BACKEND" == memory ]] || die "ZGW_MONGO_BACKEND must be durable or memory"
+  [[ "$MONGO_FSYNC" == on || "$MONGO_FSYNC" == off ]] || die "ZGW_MONGO_FSYNC must be on or off"
   [[ "$START_TIMEOUT" =~ ^[0-9]+$ ]] || die "ZGW_ENGINES_TIMEOUT must be a number of seconds"
   [[ "$STOP_TIMEOUT" =~ ^[0-9]+$ ]] || die "ZGW_ENGINES_STOP_TIMEOUT must be a number of seconds"
 

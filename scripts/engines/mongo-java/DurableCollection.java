@@ -1,0 +1,130 @@
+// A collection of the durable stand-in: documents live in memory in numbered slots (as in the library's memory
+// backend) and every change of a slot is appended to the store's journal while the collection's lock is held, so the
+// journal order is the order of the changes. Slots freed by deletes are reused.
+
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.AbstractSynchronizedMongoCollection;
+import de.bwaldvogel.mongo.backend.CollectionOptions;
+import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.DocumentWithPosition;
+import de.bwaldvogel.mongo.backend.QueryResult;
+import de.bwaldvogel.mongo.bson.Document;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+final class DurableCollection extends AbstractSynchronizedMongoCollection<Integer> {
+    private final DurableStore store;
+    private final ArrayList<Document> slots;
+    private final ArrayDeque<Integer> free = new ArrayDeque<>();
+    private int live;
+    private final AtomicLong dataSize = new AtomicLong();
+
+    DurableCollection(MongoDatabase database, String name, CollectionOptions options, CursorRegistry cursors,
+                      DurableStore store, ArrayList<Document> recovered) {
+        super(database, name, options, cursors);
+        this.store = store;
+        this.slots = recovered != null ? recovered : new ArrayList<>();
+        for (int i = 0; i < slots.size(); i++) {
+            if (slots.get(i) == null) {
+                free.add(i);
+            } else {
+                live++;
+            }
+        }
+    }
+
+    @Override
+    protected Integer addDocumentInternal(Document document) {
+        Integer position = free.poll();
+        if (position == null) {
+            position = slots.size();
+            slots.add(document);
+        } else {
+            slots.set(position, document);
+        }
+        live++;
+        store.put(getFullName(), position, document);
+        return position;
+    }
+
+    @Override
+    protected void handleUpdate(Integer position, Document oldDocument, Document newDocument) {
+        store.put(getFullName(), position, newDocument);
+    }
+
+    @Override
+    protected void removeDocument(Integer position) {
+        slots.set(position, null);
+        free.add(position);
+        live--;
+        store.delete(getFullName(), position);
+    }
+
+    @Override
+    protected Document getDocument(Integer position) {
+        return slots.get(position);
+    }
+
+    @Override
+    protected QueryResult matchDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
+                                         Document fieldSelector) {
+        int n = slots.size();
+        IntStream order = isNaturalDescending(orderBy) ? IntStream.range(0, n).map(i -> n - 1 - i) : IntStream.range(0, n);
+        Stream<Document> documents = order.mapToObj(slots::get).filter(d -> d != null);
+        return matchDocumentsFromStream(documents, query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+    }
+
+    @Override
+    protected Stream<DocumentWithPosition<Integer>> streamAllDocumentsWithPosition() {
+        return IntStream.range(0, slots.size())
+            .filter(i -> slots.get(i) != null)
+            .mapToObj(i -> new DocumentWithPosition<>(slots.get(i), i));
+    }
+
+    @Override
+    protected Integer findDocumentPosition(Document document) {
+        int position = slots.indexOf(document);
+        return position < 0 ? null : position;
+    }
+
+    @Override
+    public synchronized int count() {
+        return live;
+    }
+
+    @Override
+    public synchronized boolean isEmpty() {
+        return live == 0;
+    }
+
+    @Override
+    protected void updateDataSize(int sizeDelta) {
+        dataSize.addAndGet(sizeDelta);
+    }
+
+    @Override
+    protected int getDataSize() {
+        // recovered documents are not measured at start (that would encode every one of them again)
+        return (int) Math.max(0, Math.min(Integer.MAX_VALUE, dataSize.get()));
+    }
+
+    @Override
+    public synchronized void drop() {
+        super.drop();
+        slots.clear();
+        free.clear();
+        live = 0;
+        store.drop(getFullName());
+    }
+
+    @Override
+    public synchronized void renameTo(MongoDatabase newDatabase, String newCollectionName) {
+        String from = getFullName();
+        super.renameTo(newDatabase, newCollectionName);
+        store.rename(from, getFullName());
+    }
+}

@@ -1,0 +1,468 @@
+// The files behind the durable stand-in (DurableBackend): a snapshot and a write-ahead journal in one folder.
+//
+//   snapshot        header "ZGWSNAP1" + generation, then one PUT record per stored document
+//   journal-<gen>   header "ZGWJRNL1" + generation, then every change since that snapshot, in order
+//
+// A record is [int length][int crc32 of the payload][payload]; the payload is [byte type][namespace][int position]
+// followed by the document (PUT, as BSON) or the new namespace (RENAME). Records are physical: "the document at this
+// slot of db.collection is now X / is gone", so replaying them is exact, whatever the command that caused them.
+//
+// Durability: a write command appends its records while it runs and, before its reply goes out, the thread calls
+// commitThread(), which writes everything appended so far and fsyncs it (group commit: one fsync covers every thread
+// waiting). So a reply the client sees means its change is on disk; kill -9 or a power cut loses nothing acknowledged.
+// A torn record at the end of the journal (a crash during a write) is cut off at the next start.
+//
+// Start: snapshot + journal are read into memory; when the journal has grown large it is folded into a new snapshot
+// (written aside, fsynced, renamed over the old one), so a restart never replays an ever-growing history.
+
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.wire.bson.BsonDecoder;
+import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.zip.CRC32;
+
+final class DurableStore implements Closeable {
+    static final byte PUT = 1, DELETE = 2, DROP = 3, RENAME = 4;
+    private static final byte[] SNAPSHOT_MAGIC = "ZGWSNAP1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] JOURNAL_MAGIC = "ZGWJRNL1".getBytes(StandardCharsets.US_ASCII);
+    private static final int HEADER = 16;
+    private static final int MAX_RECORD = 64 << 20;
+    /** A journal larger than this (and than half the snapshot) is folded into a new snapshot at start. */
+    private static final long FOLD_MIN_BYTES = 64L << 20;
+
+    private final Path dir;
+    private final boolean fsync;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    /** namespace ("db.collection") -> documents by slot, until the collection is opened (take). */
+    private final Map<String, ArrayList<Document>> recovered = new LinkedHashMap<>();
+
+    private FileChannel journal;
+    private long generation;
+
+    // appended records not yet written; guarded by `this`
+    private ByteBuf pending = Unpooled.buffer(1 << 16);
+    private long appended;
+    // written and fsynced up to this sequence number; advanced under flushLock
+    private volatile long durable;
+    private final Object flushLock = new Object();
+    private volatile IOException failure;
+    private final ThreadLocal<long[]> lastOfThread = ThreadLocal.withInitial(() -> new long[1]);
+
+    private DurableStore(Path dir, boolean fsync) throws IOException {
+        this.dir = dir;
+        this.fsync = fsync;
+        Files.createDirectories(dir);
+        lockChannel = FileChannel.open(dir.resolve("LOCK"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        lock = lockChannel.tryLock();
+        if (lock == null) {
+            throw new IOException("the store in " + dir + " is in use by another process");
+        }
+    }
+
+    /** Opens (or creates) the store in dir: reads the snapshot and replays the journal into memory. */
+    static DurableStore open(Path dir, boolean fsync) throws IOException {
+        DurableStore store = new DurableStore(dir, fsync);
+        store.recover();
+        return store;
+    }
+
+    // ------------------------------------------------------------------ recovery
+
+    private void recover() throws IOException {
+        long t0 = System.nanoTime();
+        Path snapshot = dir.resolve("snapshot");
+        long snapshotBytes = 0;
+        long documents = 0;
+        if (Files.exists(snapshot)) {
+            snapshotBytes = Files.size(snapshot);
+            try (DataInputStream in = input(snapshot)) {
+                generation = readHeader(in, SNAPSHOT_MAGIC, snapshot);
+                long[] read = replay(in, snapshot, true);
+                documents = read[1];
+            }
+        }
+        Path journalFile = journalPath(generation);
+        long journalBytes = 0;
+        long changes = 0;
+        if (Files.exists(journalFile)) {
+            long valid = HEADER;
+            try (DataInputStream in = input(journalFile)) {
+                if (readHeaderOrEmpty(in, journalFile) == generation) {
+                    long[] read = replay(in, journalFile, false);
+                    valid = HEADER + read[0];
+                    changes = read[1];
+                } else {
+                    valid = 0; // no complete header: nothing was ever committed to it
+                }
+            }
+            long size = Files.size(journalFile);
+            if (valid < size) {
+                System.out.println("DurableStore: cutting " + (size - valid) + " bytes of an unfinished write off " + journalFile.getFileName());
+            }
+            journalBytes = valid;
+            if (valid < HEADER) {
+                Files.delete(journalFile);
+            } else if (valid < size) {
+                try (FileChannel ch = FileChannel.open(journalFile, StandardOpenOption.WRITE)) {
+                    ch.truncate(valid);
+                    ch.force(true);
+                }
+            }
+        }
+        removeStrayFiles();
+        if (journalBytes > FOLD_MIN_BYTES && journalBytes > snapshotBytes / 2) {
+            writeSnapshot(generation + 1);
+        }
+        openJournal();
+        System.out.printf("DurableStore: opened %s in %d ms: %d namespaces, snapshot %d documents (%d MB), journal %d changes (%d MB), fsync %s%n",
+            dir, (System.nanoTime() - t0) / 1_000_000, recovered.size(), documents, snapshotBytes >> 20, changes, journalBytes >> 20,
+            fsync ? "on" : "off");
+    }
+
+    private static DataInputStream input(Path file) throws IOException {
+        return new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 20));
+    }
+
+    private static long readHeader(DataInputStream in, byte[] magic, Path file) throws IOException {
+        byte[] got = new byte[magic.length];
+        in.readFully(got);
+        if (!Arrays.equals(got, magic)) {
+            throw new IOException(file + " is not a store file of this version");
+        }
+        return in.readLong();
+    }
+
+    /** The journal's generation, or -1 when its header is incomplete (a crash right after creating it). */
+    private static long readHeaderOrEmpty(DataInputStream in, Path file) throws IOException {
+        try {
+            return readHeader(in, JOURNAL_MAGIC, file);
+        } catch (EOFException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Applies the records of in to the recovered state; returns {bytes of complete records, records}. In the journal a
+     * short or corrupt record ends the replay (the tail of a write a crash interrupted); in a snapshot it is an error.
+     */
+    private long[] replay(DataInputStream in, Path file, boolean strict) throws IOException {
+        long bytes = 0;
+        long records = 0;
+        CRC32 crc = new CRC32();
+        byte[] buf = new byte[1 << 16];
+        while (true) {
+            int length;
+            int sum;
+            try {
+                length = in.readInt();
+                sum = in.readInt();
+            } catch (EOFException e) {
+                break;
+            }
+            if (length <= 0 || length > MAX_RECORD) {
+                if (strict) {
+                    throw new IOException(file + ": bad record length " + length + " at byte " + (HEADER + bytes));
+                }
+                break;
+            }
+            if (buf.length < length) {
+                buf = new byte[Math.max(length, buf.length * 2)];
+            }
+            try {
+                in.readFully(buf, 0, length);
+            } catch (EOFException e) {
+                if (strict) {
+                    throw new IOException(file + ": truncated at byte " + (HEADER + bytes));
+                }
+                break;
+            }
+            crc.reset();
+            crc.update(buf, 0, length);
+            if ((int) crc.getValue() != sum) {
+                if (strict) {
+                    throw new IOException(file + ": checksum mismatch at byte " + (HEADER + bytes));
+                }
+                break;
+            }
+            apply(Unpooled.wrappedBuffer(buf, 0, length));
+            bytes += 8 + length;
+            records++;
+        }
+        return new long[] {bytes, records};
+    }
+
+    private void apply(ByteBuf record) {
+        byte type = record.readByte();
+        String ns = readString(record);
+        int position = record.readInt();
+        switch (type) {
+            case PUT: {
+                Document document = BsonDecoder.decodeBson(record);
+                ArrayList<Document> slots = recovered.computeIfAbsent(ns, k -> new ArrayList<>());
+                while (slots.size() <= position) {
+                    slots.add(null);
+                }
+                slots.set(position, document);
+                break;
+            }
+            case DELETE: {
+                ArrayList<Document> slots = recovered.get(ns);
+                if (slots != null && position < slots.size()) {
+                    slots.set(position, null);
+                }
+                break;
+            }
+            case DROP:
+                recovered.remove(ns);
+                break;
+            case RENAME: {
+                String to = readString(record);
+                ArrayList<Document> slots = recovered.remove(ns);
+                if (slots != null) {
+                    recovered.put(to, slots);
+                }
+                break;
+            }
+            default:
+                throw new IllegalStateException("unknown record type " + type);
+        }
+    }
+
+    private static String readString(ByteBuf buf) {
+        int n = buf.readInt();
+        String s = buf.toString(buf.readerIndex(), n, StandardCharsets.UTF_8);
+        buf.skipBytes(n);
+        return s;
+    }
+
+    private Path journalPath(long gen) {
+        return dir.resolve("journal-" + gen);
+    }
+
+    private void removeStrayFiles() throws IOException {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                boolean oldJournal = name.startsWith("journal-") && !name.equals("journal-" + generation);
+                if (oldJournal || name.equals("snapshot.tmp")) {
+                    Files.delete(file);
+                }
+            }
+        }
+    }
+
+    /** Writes the recovered state as snapshot `gen` (aside, fsynced, renamed into place) and drops the old journal. */
+    private void writeSnapshot(long gen) throws IOException {
+        long t0 = System.nanoTime();
+        Path tmp = dir.resolve("snapshot.tmp");
+        ByteBuf buf = Unpooled.buffer(1 << 16);
+        long count = 0;
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+             OutputStream out = new BufferedOutputStream(java.nio.channels.Channels.newOutputStream(ch), 1 << 20)) {
+            DataOutputStream data = new DataOutputStream(out);
+            data.write(SNAPSHOT_MAGIC);
+            data.writeLong(gen);
+            for (Map.Entry<String, ArrayList<Document>> entry : recovered.entrySet()) {
+                ArrayList<Document> slots = entry.getValue();
+                for (int position = 0; position < slots.size(); position++) {
+                    Document document = slots.get(position);
+                    if (document != null) {
+                        buf.clear();
+                        encode(buf, PUT, entry.getKey(), position, document, null);
+                        buf.readBytes(out, buf.readableBytes());
+                        count++;
+                    }
+                }
+            }
+            data.flush();
+            ch.force(true);
+        } finally {
+            buf.release();
+        }
+        try {
+            Files.move(tmp, dir.resolve("snapshot"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            throw new IOException("the store folder must allow atomic renames", e);
+        }
+        syncDirectory();
+        Files.deleteIfExists(journalPath(generation));
+        generation = gen;
+        System.out.printf("DurableStore: folded the journal into snapshot %d (%d documents) in %d ms%n",
+            gen, count, (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    private void openJournal() throws IOException {
+        Path file = journalPath(generation);
+        boolean fresh = !Files.exists(file);
+        journal = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        if (fresh) {
+            ByteBuffer header = ByteBuffer.allocate(HEADER);
+            header.put(JOURNAL_MAGIC).putLong(generation).flip();
+            while (header.hasRemaining()) {
+                journal.write(header);
+            }
+            journal.force(true);
+            syncDirectory();
+        }
+        journal.position(journal.size());
+    }
+
+    private void syncDirectory() throws IOException {
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
+        } catch (IOException e) {
+            // some file systems cannot open a directory for syncing; the rename itself is still atomic
+        }
+    }
+
+    // ------------------------------------------------------------------ state handed to the backend
+
+    /** Database names that have recovered collections. */
+    TreeSet<String> recoveredDatabases() {
+        TreeSet<String> names = new TreeSet<>();
+        for (String ns : recovered.keySet()) {
+            names.add(ns.substring(0, ns.indexOf('.')));
+        }
+        return names;
+    }
+
+    /** The recovered slots of a namespace, handed over once to the collection that opens it (null if none). */
+    synchronized ArrayList<Document> take(String ns) {
+        return recovered.remove(ns);
+    }
+
+    /** Forgets what no collection claimed at start (its records are re-written on the next fold only if claimed). */
+    synchronized void endRecovery() {
+        if (!recovered.isEmpty()) {
+            System.out.println("DurableStore: namespaces without a collection entry, kept in the files only: " + recovered.keySet());
+            recovered.clear();
+        }
+    }
+
+    // ------------------------------------------------------------------ journal
+
+    synchronized void put(String ns, int position, Document document) {
+        append(PUT, ns, position, document, null);
+    }
+
+    synchronized void delete(String ns, int position) {
+        append(DELETE, ns, position, null, null);
+    }
+
+    synchronized void drop(String ns) {
+        append(DROP, ns, 0, null, null);
+    }
+
+    synchronized void rename(String from, String to) {
+        append(RENAME, from, 0, null, to);
+    }
+
+    private void append(byte type, String ns, int position, Document document, String to) {
+        encode(pending, type, ns, position, document, to);
+        appended++;
+        lastOfThread.get()[0] = appended;
+    }
+
+    private static void encode(ByteBuf out, byte type, String ns, int position, Document document, String to) {
+        int start = out.writerIndex();
+        out.writeInt(0).writeInt(0);
+        out.writeByte(type);
+        writeString(out, ns);
+        out.writeInt(position);
+        if (document != null) {
+            BsonEncoder.encodeDocument(document, out);
+        }
+        if (to != null) {
+            writeString(out, to);
+        }
+        int length = out.writerIndex() - start - 8;
+        CRC32 crc = new CRC32();
+        crc.update(out.nioBuffer(start + 8, length));
+        out.setInt(start, length);
+        out.setInt(start + 4, (int) crc.getValue());
+    }
+
+    private static void writeString(ByteBuf out, String s) {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(bytes.length).writeBytes(bytes);
+    }
+
+    /** Makes every record this thread appended durable (written and, with fsync on, forced to disk). */
+    void commitThread() throws IOException {
+        long mine = lastOfThread.get()[0];
+        if (mine <= durable) {
+            return;
+        }
+        synchronized (flushLock) {
+            if (failure != null) {
+                throw failure;
+            }
+            if (mine <= durable) {
+                return; // another thread's fsync covered it
+            }
+            ByteBuf batch;
+            long upTo;
+            synchronized (this) {
+                batch = pending;
+                upTo = appended;
+                pending = Unpooled.buffer(Math.max(1 << 16, Math.min(batch.capacity(), 1 << 22)));
+            }
+            try {
+                for (ByteBuffer b : batch.nioBuffers()) {
+                    while (b.hasRemaining()) {
+                        journal.write(b);
+                    }
+                }
+                if (fsync) {
+                    journal.force(false);
+                }
+            } catch (IOException e) {
+                failure = e;
+                throw e;
+            } finally {
+                batch.release();
+            }
+            durable = upTo;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        synchronized (this) {
+            lastOfThread.get()[0] = appended;
+        }
+        try {
+            commitThread();
+        } finally {
+            journal.close();
+            lock.release();
+            lockChannel.close();
+        }
+    }
+}
