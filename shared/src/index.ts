@@ -5,3 +5,4 @@ export * from './mongo';
 export * from './events';
 export * from './kafka';
 export * from './consumer';
+export * from './audit';
