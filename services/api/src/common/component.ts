@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from 'mongodb';
 import { z } from 'zod';
-import type { Config, Logger } from '@zgw/shared';
+import type { AuditEntry, Config, Logger } from '@zgw/shared';
 import type { Authenticator, Caller } from './auth';
 import type { CacheRegion, Caches } from './cache';
 import { ZgwError, sendProblem } from './errors';
@@ -40,6 +40,8 @@ export interface ComponentDef {
    * reference data whose responses do not depend on who asks beyond the scopes (Catalogi).
    */
   cacheReads?: boolean;
+  /** Audited components (Zaken, Documenten, Besluiten): every write and every read produces an audit entry. */
+  audit?: { bron: AuditEntry['bron'] };
   register(api: ComponentApi): Promise<void> | void;
 }
 

@@ -22,6 +22,7 @@ export const zaken: ComponentDef = {
   code: 'zrc',
   title: 'Zaken API',
   version: '1.5.1',
+  audit: { bron: 'ZRC' },
   async register(api) {
     const catalogi = catalogiOf(api);
     const z = { api, catalogi, refs: new References(api.deps, catalogi) } as ZakenComponent;
