@@ -1,3 +1,5 @@
+import type { AuditEntry } from './audit';
+
 /** The ZGW notification message (NRC `Message`), as published on every kanaal topic. */
 export interface Notificatie {
   kanaal: string;
@@ -14,7 +16,7 @@ export interface OutboxEvent {
   id: string;
   topic: string;
   key: string;
-  payload: Notificatie | Record<string, unknown>;
+  payload: Notificatie | AuditEntry | Record<string, unknown>;
   createdAt: Date;
 }
 

@@ -17,6 +17,8 @@ export interface Autorisatie {
 }
 
 export interface ApplicatieRights {
+  /** The applicatie's label (how the audit trail names the client); not a right. */
+  label?: string;
   heeftAlleAutorisaties?: boolean;
   alleenIsGereedVoorPublicatie?: boolean;
   autorisaties?: Autorisatie[];
@@ -123,7 +125,7 @@ export class Authenticator {
     const rights = await this.applicaties.getOrLoad(clientId, async () => {
       const app = await this.db.collection('applicaties').findOne(
         { clientIds: clientId, ...LIVE },
-        { projection: { _id: 0, heeftAlleAutorisaties: 1, alleenIsGereedVoorPublicatie: 1, autorisaties: 1 } },
+        { projection: { _id: 0, label: 1, heeftAlleAutorisaties: 1, alleenIsGereedVoorPublicatie: 1, autorisaties: 1 } },
       );
       return (app ?? { autorisaties: [] }) as ApplicatieRights;
     });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import type { Document, Filter, Sort } from 'mongodb';
 import { z } from 'zod';
-import type { Notificatie } from '@zgw/shared';
+import { AUDIT_TOPIC, AUDITTRAIL_COLLECTION, type AuditEntry, type Notificatie, type OutboxEvent } from '@zgw/shared';
 import { Caller } from './auth';
 import { UuidParams, type ComponentApi } from './component';
 import { ZgwError } from './errors';
@@ -16,7 +17,17 @@ export interface WriteContext {
   api: ComponentApi;
   uuid: string;
   url: string;
+  /** The request's `X-Audit-Toelichting`, for the audit trail. */
+  toelichting?: string;
 }
+
+type WriteActie = 'create' | 'update' | 'partial_update' | 'destroy';
+const AUDIT_ACTIE: Record<WriteActie, { weergave: string; resultaat: number }> = {
+  create: { weergave: 'Object aangemaakt', resultaat: 201 },
+  update: { weergave: 'Object bijgewerkt', resultaat: 200 },
+  partial_update: { weergave: 'Object deels bijgewerkt', resultaat: 200 },
+  destroy: { weergave: 'Object verwijderd', resultaat: 204 },
+};
 
 export interface ResourceDef<D extends Document> {
   /** Collection and URL segment, e.g. `applicaties`. */
@@ -44,6 +55,8 @@ export interface ResourceDef<D extends Document> {
   kanaal?: string;
   hoofdObject?: (doc: D, url: string) => string;
   kenmerken?: (doc: D) => Record<string, string>;
+  /** How the audit trail names an object (`resourceWeergave`); default its URL. */
+  weergave?: (doc: D) => string;
   /** Business rules and derived fields; the returned document is what is stored. */
   prepare?: (data: Record<string, unknown>, ctx: WriteContext, current?: Stored<D>) => Promise<D>;
   /** Runs after a create or update is stored (keeping other documents in step with this one). */
@@ -57,6 +70,13 @@ export interface ResourceDef<D extends Document> {
   readFilter?: (query: Record<string, unknown>) => Filter<Document>;
   /** Extra response fields computed at read time (e.g. reverse relations); `query` is the GET's (detail or paginated list). */
   render?: (doc: Stored<D>, url: string, query?: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
+}
+
+let lastAudit = 0;
+/** The time of an audit entry: strictly increasing within a process, so a trail sorted by time keeps the write order. */
+function auditClock(): string {
+  lastAudit = Math.max(Date.now(), lastAudit + 1);
+  return new Date(lastAudit).toISOString();
 }
 
 /** A ZGW resource with its standard operations, notifications and OpenAPI entries. */
@@ -122,10 +142,58 @@ export class Resource<D extends Document> {
     };
   }
 
-  events(doc: D, uuid: string, actie: string) {
-    if (!this.def.kanaal) return [];
-    const n = this.notificatie(doc, uuid, actie);
-    return [newEvent(this.def.kanaal, n.hoofdObject, n)];
+  /** The events of a write: its notification and, in an audited component, its audit trail entry. */
+  events(doc: D, uuid: string, actie: WriteActie, audit?: AuditEntry): OutboxEvent[] {
+    const events: OutboxEvent[] = [];
+    if (this.def.kanaal) {
+      const n = this.notificatie(doc, uuid, actie);
+      events.push(newEvent(this.def.kanaal, n.hoofdObject, n));
+    }
+    if (audit) events.push({ ...newEvent(AUDIT_TOPIC, audit.hoofdObject, audit), id: audit.uuid });
+    return events;
+  }
+
+  /** The audit trail entry of a write (the standard's AuditTrail), or undefined when the component is not audited. */
+  auditEntry(ctx: WriteContext, actie: WriteActie, uuid: string, oud?: D, nieuw?: D): AuditEntry | undefined {
+    const audit = this.api.def.audit;
+    if (!audit) return undefined;
+    const url = this.url(uuid);
+    const doc = (nieuw ?? oud)!;
+    const view = (d?: D) => (d ? { url, ...publicFields(d as Stored<D>) } : null);
+    return {
+      uuid: randomUUID(),
+      bron: audit.bron,
+      applicatieId: ctx.caller.clientId,
+      applicatieWeergave: ctx.caller.rights.label ?? ctx.caller.clientId,
+      gebruikersId: ctx.caller.userId,
+      gebruikersWeergave: ctx.caller.userRepresentation,
+      actie,
+      actieWeergave: AUDIT_ACTIE[actie].weergave,
+      resultaat: AUDIT_ACTIE[actie].resultaat,
+      hoofdObject: this.def.hoofdObject ? this.def.hoofdObject(doc, url) : url,
+      resource: this.def.resource,
+      resourceUrl: url,
+      toelichting: ctx.toelichting ?? '',
+      resourceWeergave: this.def.weergave?.(doc) ?? url,
+      aanmaakdatum: auditClock(),
+      wijzigingen: { oud: view(oud), nieuw: view(nieuw) },
+    };
+  }
+
+  /**
+   * Stores the audit entry of a write that just landed, so the writer sees it in the audit trail at once. The same
+   * entry travels through the outbox to the audit service, which stores it only if absent: never twice. A failure
+   * here loses nothing (the outbox has it), so it is logged, not raised.
+   */
+  private async keepAudit(entry: AuditEntry | undefined): Promise<void> {
+    if (!entry) return;
+    try {
+      await this.api.deps.db
+        .collection<{ _id: string }>(AUDITTRAIL_COLLECTION)
+        .updateOne({ _id: entry.uuid }, { $setOnInsert: entry }, { upsert: true });
+    } catch (err) {
+      this.api.deps.log.warn({ err: (err as Error).message, entry: entry.uuid }, 'audit entry not stored at once; the audit service stores it from the outbox');
+    }
   }
 
   /**
@@ -134,9 +202,27 @@ export class Resource<D extends Document> {
    */
   async insert(doc: D, ctx: WriteContext): Promise<Stored<D>> {
     const marked = this.def.afterWrite ? ({ ...doc, _follow: new Date() } as D) : doc;
-    const stored = await this.store.insert(ctx.uuid, marked, this.events(doc, ctx.uuid, 'create'));
+    const audit = this.auditEntry(ctx, 'create', ctx.uuid, undefined, doc);
+    const stored = await this.store.insert(ctx.uuid, marked, this.events(doc, ctx.uuid, 'create', audit));
+    await this.keepAudit(audit);
     await this.follow(stored, ctx);
     return stored;
+  }
+
+  /** Stores a changed document with its notification and audit entry; null when it was deleted meanwhile. */
+  async update(current: Stored<D>, doc: D, ctx: WriteContext, actie: 'update' | 'partial_update'): Promise<Stored<D> | null> {
+    const audit = this.auditEntry(ctx, actie, current._id, current, doc);
+    const stored = await this.store.replace(current, doc, this.events(doc, current._id, actie, audit));
+    if (stored) await this.keepAudit(audit);
+    return stored;
+  }
+
+  /** Deletes a document with its notification and audit entry; false when it was already gone. */
+  async destroy(current: Stored<D>, ctx: WriteContext): Promise<boolean> {
+    const audit = this.auditEntry(ctx, 'destroy', current._id, current);
+    const removed = await this.store.remove(current, this.events(current as D, current._id, 'destroy', audit));
+    if (removed) await this.keepAudit(audit);
+    return removed;
   }
 
   /** Runs afterWrite of a created document, then clears its mark. */
@@ -159,8 +245,9 @@ export class Resource<D extends Document> {
     return marked.length;
   }
 
-  ctx(caller: Caller, uuid: string): WriteContext {
-    return { caller, api: this.api, uuid, url: this.url(uuid) };
+  ctx(caller: Caller, uuid: string, req?: FastifyRequest): WriteContext {
+    const toelichting = req?.headers['x-audit-toelichting'];
+    return { caller, api: this.api, uuid, url: this.url(uuid), toelichting: Array.isArray(toelichting) ? toelichting.join(', ') : toelichting };
   }
 
   private async prepare(data: Record<string, unknown>, ctx: WriteContext, current?: Stored<D>): Promise<D> {
@@ -208,9 +295,9 @@ export class Resource<D extends Document> {
       scopes: def.scopes.create,
       body: def.input,
       response: def.schema,
-      handler: async ({ caller, body }) => {
+      handler: async ({ req, caller, body }) => {
         const uuid = randomUUID();
-        const ctx = this.ctx(caller, uuid);
+        const ctx = this.ctx(caller, uuid, req);
         const doc = await this.prepare(body as Record<string, unknown>, ctx);
         return this.toApi(await this.insert(doc, ctx));
       },
@@ -253,12 +340,12 @@ export class Resource<D extends Document> {
       params: UuidParams,
       body,
       response: def.schema,
-      handler: async ({ caller, params, body: data }) => {
+      handler: async ({ req, caller, params, body: data }) => {
         const current = await this.getOr404(params.uuid, caller);
-        const ctx = this.ctx(caller, current._id);
+        const ctx = this.ctx(caller, current._id, req);
         const merged = partial ? { ...publicFields(current), ...(data as object) } : (data as Record<string, unknown>);
         const doc = await this.prepare(merged, ctx, current);
-        const stored = await this.store.replace(current, doc, this.events(doc, current._id, partial ? 'partial_update' : 'update'));
+        const stored = await this.update(current, doc, ctx, partial ? 'partial_update' : 'update');
         if (!stored) throw ZgwError.notFound(`${def.resource} ${params.uuid} bestaat niet meer.`);
         await def.afterWrite?.(stored, ctx, current);
         return this.toApi(stored);
@@ -275,11 +362,11 @@ export class Resource<D extends Document> {
       summary: `Verwijder een ${def.resource}.`,
       scopes: def.scopes.destroy,
       params: UuidParams,
-      handler: async ({ caller, params }) => {
+      handler: async ({ req, caller, params }) => {
         const current = await this.getOr404(params.uuid, caller);
-        const ctx = this.ctx(caller, current._id);
+        const ctx = this.ctx(caller, current._id, req);
         await def.beforeDestroy?.(current, ctx);
-        await this.store.remove(current, this.events(current as D, current._id, 'destroy'));
+        await this.destroy(current, ctx);
         await def.afterDestroy?.(current, ctx);
         return undefined;
       },

@@ -91,11 +91,11 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
   z.api.route({
     method: 'POST', path: base, operationId: `${def.resource}_create`, summary: `Maak een ${def.resource} aan.`, scopes: def.scopes.create,
     params: ZaakParams, body: def.input, response: def.schema,
-    handler: async ({ caller, params, body }) => {
+    handler: async ({ req, caller, params, body }) => {
       const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.create);
       mustMayChangeClosed(caller, zaak);
       const doc = await prepare(zaak, body as Doc);
-      return r.toApi(await r.insert(doc, r.ctx(caller, randomUUID())));
+      return r.toApi(await r.insert(doc, r.ctx(caller, randomUUID(), req)));
     },
   });
   z.api.route({
@@ -109,13 +109,13 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
         method: partial ? 'PATCH' : 'PUT', path: `${base}/:uuid`, operationId: `${def.resource}_${partial ? 'partial_update' : 'update'}`,
         summary: `Werk een ${def.resource} bij.`, scopes: def.scopes.update ?? UPDATE, params: ZaakPartParams,
         body: partial ? def.input.partial() : def.input, response: def.schema,
-        handler: async ({ caller, params, body }) => {
+        handler: async ({ req, caller, params, body }) => {
           const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.update ?? UPDATE);
           mustMayChangeClosed(caller, zaak);
           const current = await partFor(zaak, params.uuid);
           const merged = partial ? { ...publicFields(current), ...(body as Doc) } : (body as Doc);
           const doc = await prepare(zaak, merged, current);
-          const stored = await r.store.replace(current, doc, r.events(doc, current._id, partial ? 'partial_update' : 'update'));
+          const stored = await r.update(current, doc, r.ctx(caller, current._id, req), partial ? 'partial_update' : 'update');
           if (!stored) throw ZgwError.notFound();
           return r.toApi(stored);
         },
@@ -125,11 +125,11 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
   z.api.route({
     method: 'DELETE', path: `${base}/:uuid`, operationId: `${def.resource}_delete`, summary: `Verwijder een ${def.resource}.`,
     scopes: def.scopes.destroy, params: ZaakPartParams,
-    handler: async ({ caller, params }) => {
+    handler: async ({ req, caller, params }) => {
       const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.destroy);
       mustMayChangeClosed(caller, zaak);
       const current = await partFor(zaak, params.uuid);
-      await r.store.remove(current, r.events(current, current._id, 'destroy'));
+      await r.destroy(current, r.ctx(caller, current._id, req));
       if (def.link) await z.zaken.store.coll.updateOne({ _id: zaak._id }, { $pull: { [def.link]: current._id } } as never);
       return undefined;
     },

@@ -79,10 +79,11 @@ export function registerZaken(z: Zaken): Resource<Doc> {
       zaaktype: String(doc.zaaktype),
       vertrouwelijkheidaanduiding: String(doc.vertrouwelijkheidaanduiding),
     }),
+    weergave: (doc) => String(doc.identificatie),
     visible: (doc, caller) => mayOnZaak(caller, doc, ANY_ZAAK_SCOPE),
     prepare: (data, ctx, current) => prepare(z, data, ctx, current),
     beforeDestroy: async (current, ctx) => mustMayOnZaak(ctx.caller, current, [VERWIJDEREN]),
-    afterDestroy: async (current) => removeParts(z, current),
+    afterDestroy: async (current, ctx) => removeParts(z, current, ctx),
     render: (doc, url) => renderLinks(z, doc, url),
   });
   registerReads(z, zaken);
@@ -191,15 +192,15 @@ async function mustBeUnique(z: Zaken, doc: Doc): Promise<void> {
   if (taken) throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
 }
 
-/** Deleting a zaak deletes its parts and its deelzaken (zrc-023), each with its own notification. */
-async function removeParts(z: Zaken, zaak: Stored<Doc>): Promise<void> {
+/** Deleting a zaak deletes its parts and its deelzaken (zrc-023), each with its own notification and audit entry. */
+async function removeParts(z: Zaken, zaak: Stored<Doc>, ctx: WriteContext): Promise<void> {
   const url = z.zaken.url(zaak._id);
   const parts = [z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken, z.zaakeigenschappen, z.zaakbesluiten];
   for (const part of parts) {
-    for (const doc of await part.store.find({ zaak: url })) await part.store.remove(doc, part.events(doc, doc._id, 'destroy'));
+    for (const doc of await part.store.find({ zaak: url })) await part.destroy(doc, ctx);
   }
   for (const deelzaak of await z.zaken.store.find(idsIn((zaak[PART_LINKS.deelzaken] as string[]) ?? []))) {
-    if (await z.zaken.store.remove(deelzaak, z.zaken.events(deelzaak, deelzaak._id, 'destroy'))) await removeParts(z, deelzaak);
+    if (await z.zaken.destroy(deelzaak, ctx)) await removeParts(z, deelzaak, ctx);
   }
 }
 
