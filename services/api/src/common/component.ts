@@ -68,6 +68,10 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   status?: number;
   /** Detail GETs answer with an ETag and honour If-None-Match. */
   etag?: boolean;
+  /** The media type of the request body in the OpenAPI document (default application/json). */
+  bodyType?: string;
+  /** The handler sends the response itself (a file, streamed) with this media type; the wrapper only returns the reply. */
+  sends?: string;
   handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<unknown>;
 }
 
@@ -118,12 +122,14 @@ export class ComponentApi {
       request: {
         params: spec.params as z.ZodObject | undefined,
         query: spec.query as z.ZodObject | undefined,
-        body: spec.body ? { content: { 'application/json': { schema: spec.body } }, required: true } : undefined,
+        body: spec.body ? { content: { [spec.bodyType ?? 'application/json']: { schema: spec.body } }, required: true } : undefined,
       },
       responses: {
-        [status]: spec.response
-          ? { description: 'OK', content: { 'application/json': { schema: spec.response } } }
-          : { description: status === 204 ? 'No content' : 'OK' },
+        [status]: spec.sends
+          ? { description: 'OK', content: { [spec.sends]: { schema: { type: 'string', format: 'binary' } } } }
+          : spec.response
+            ? { description: 'OK', content: { 'application/json': { schema: spec.response } } }
+            : { description: status === 204 ? 'No content' : 'OK' },
       },
     });
     this.app.route({
@@ -156,7 +162,7 @@ export class ComponentApi {
           // the authenticator keeps).
           if (spec.method !== 'GET') this.deps.caches.clear(this.def.name);
         }
-        if (reply.sent) return reply;
+        if (reply.sent || spec.sends) return reply;
         if (status === 204) return reply.code(204).send();
         const payload = JSON.stringify(result);
         if (spec.etag) {
