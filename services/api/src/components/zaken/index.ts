@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { ensureAudittrailIndex } from '../../common/audittrail';
 import type { ComponentApi, ComponentDef } from '../../common/component';
 import { ZgwError, sendProblem } from '../../common/errors';
 import type { Resource } from '../../common/resource';
@@ -215,5 +216,5 @@ async function ensureIndexes(z: Zaken): Promise<void> {
   await z.zaakcontactmomenten.store.ensureIndexes([byField('contactmoment')]);
   await z.zaakverzoeken.store.ensureIndexes([byField('verzoek')]);
   // The audit trail of a zaak, oldest first (the collection is written by the audit service).
-  await z.api.deps.db.collection('audittrail').createIndex({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 });
+  await ensureAudittrailIndex(z.api.deps.db);
 }

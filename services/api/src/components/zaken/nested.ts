@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z as zod } from 'zod';
 import type { Notificatie } from '@zgw/shared';
+import { registerAudittrail as registerCommonAudittrail } from '../../common/audittrail';
 import type { Caller } from '../../common/auth';
 import { ZgwError } from '../../common/errors';
 import { Resource } from '../../common/resource';
@@ -9,7 +10,7 @@ import { parseOrThrow } from '../../common/validation';
 import {
   BIJWERKEN, LEZEN, READ, UPDATE, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, partFacts, type Zaken,
 } from './context';
-import { AuditTrail, ZaakBesluit, ZaakBesluitInput, ZaakEigenschap, ZaakEigenschapInput, type Doc } from './schemas';
+import { ZaakBesluit, ZaakBesluitInput, ZaakEigenschap, ZaakEigenschapInput, type Doc } from './schemas';
 import { PART_LINKS } from './zaken';
 
 /**
@@ -171,27 +172,7 @@ export function registerZaakbesluiten(z: Zaken): NestedResource {
   });
 }
 
-/** The audit trail of a zaak: entries kept in collection `audittrail` by the audit service, oldest first. */
+/** The audit trail of a zaak (see common/audittrail). */
 export function registerAudittrail(z: Zaken): void {
-  const coll = z.api.deps.db.collection<Doc & { _id: string }>('audittrail');
-  const view = ({ _id, ...rest }: Doc & { _id: string }) => ({ uuid: _id, ...Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('_'))) });
-  z.api.route({
-    method: 'GET', path: '/zaken/:zaak_uuid/audittrail', operationId: 'audittrail_list', summary: 'Alle audit trail regels van een zaak.',
-    scopes: ['audittrails.lezen'], params: ZaakParams, response: zod.array(AuditTrail),
-    handler: async ({ params }) => {
-      const zaak = await z.zaken.getOr404(params.zaak_uuid);
-      const entries = await coll.find({ hoofdObject: z.zaken.url(zaak._id) }).sort({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 }).toArray();
-      return entries.map(view);
-    },
-  });
-  z.api.route({
-    method: 'GET', path: '/zaken/:zaak_uuid/audittrail/:uuid', operationId: 'audittrail_read', summary: 'Een audit trail regel.',
-    scopes: ['audittrails.lezen'], params: ZaakPartParams, response: AuditTrail,
-    handler: async ({ params }) => {
-      const zaak = await z.zaken.getOr404(params.zaak_uuid);
-      const entry = await coll.findOne({ _id: params.uuid, hoofdObject: z.zaken.url(zaak._id) });
-      if (!entry) throw ZgwError.notFound('Deze audit trail regel bestaat niet.');
-      return view(entry);
-    },
-  });
+  registerCommonAudittrail(z.api, z.zaken, 'zaak_uuid');
 }

@@ -321,23 +321,4 @@ export const ZaakEigenschap = ZaakEigenschapInput.extend({ url, uuid: z.uuid(), 
 export const ZaakBesluitInput = z.object({ besluit: url }).meta({ id: 'ZaakBesluitRequest' });
 export const ZaakBesluit = ZaakBesluitInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakBesluit' });
 
-export const AuditTrail = z
-  .object({
-    uuid: z.uuid(),
-    bron: z.string(),
-    applicatieId: z.string(),
-    applicatieWeergave: z.string(),
-    gebruikersId: z.string(),
-    gebruikersWeergave: z.string(),
-    actie: z.string(),
-    actieWeergave: z.string(),
-    resultaat: z.number().int(),
-    hoofdObject: url,
-    resource: z.string(),
-    resourceUrl: url,
-    toelichting: z.string(),
-    resourceWeergave: z.string(),
-    aanmaakdatum: z.string(),
-    wijzigingen: z.object({ oud: z.unknown(), nieuw: z.unknown() }),
-  })
-  .meta({ id: 'AuditTrail' });
+export { AuditTrail } from '../../common/audittrail';

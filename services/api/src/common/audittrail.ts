@@ -1,0 +1,68 @@
+import type { Db, Document } from 'mongodb';
+import { z } from 'zod';
+import { AUDITTRAIL_COLLECTION } from '@zgw/shared';
+import type { ComponentApi } from './component';
+import { ZgwError } from './errors';
+import type { Resource } from './resource';
+
+export const AuditTrail = z
+  .object({
+    uuid: z.uuid(),
+    bron: z.string(),
+    applicatieId: z.string(),
+    applicatieWeergave: z.string(),
+    gebruikersId: z.string(),
+    gebruikersWeergave: z.string(),
+    actie: z.string(),
+    actieWeergave: z.string(),
+    resultaat: z.number().int(),
+    hoofdObject: z.url(),
+    resource: z.string(),
+    resourceUrl: z.url(),
+    toelichting: z.string(),
+    resourceWeergave: z.string(),
+    aanmaakdatum: z.string(),
+    wijzigingen: z.object({ oud: z.unknown(), nieuw: z.unknown() }),
+  })
+  .meta({ id: 'AuditTrail' });
+
+type Entry = Document & { _id: string };
+
+const view = ({ _id, ...rest }: Entry) => ({ uuid: _id, ...Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('_'))) });
+
+/** The trail of one main object, oldest first: the index its list and detail use. */
+export async function ensureAudittrailIndex(db: Db): Promise<void> {
+  await db.collection(AUDITTRAIL_COLLECTION).createIndex({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 });
+}
+
+/**
+ * `/<collection>/{<param>}/audittrail` and its detail: the audit trail of one main object (a zaak, a document, a
+ * besluit), entries kept in collection `audittrail` (written at once by the API and by the audit service), oldest
+ * first. A main object that is gone has no trail to show (404).
+ */
+export function registerAudittrail(api: ComponentApi, owner: Resource<Document>, param: string): void {
+  const coll = api.deps.db.collection<Entry>(AUDITTRAIL_COLLECTION);
+  const Params = z.object({ [param]: z.string() });
+  const DetailParams = Params.extend({ uuid: z.string() });
+  const base = `/${owner.def.collection}/:${param}/audittrail`;
+  const ownerUrl = async (params: Record<string, string>) => owner.url((await owner.getOr404(params[param]!))._id);
+  api.route({
+    method: 'GET', path: base, operationId: 'audittrail_list', summary: `Alle audit trail regels van een ${owner.def.resource}.`,
+    scopes: ['audittrails.lezen'], params: Params, response: z.array(AuditTrail),
+    handler: async ({ params }) => {
+      const hoofdObject = await ownerUrl(params as Record<string, string>);
+      const entries = await coll.find({ hoofdObject }).sort({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 }).toArray();
+      return entries.map(view);
+    },
+  });
+  api.route({
+    method: 'GET', path: `${base}/:uuid`, operationId: 'audittrail_read', summary: 'Een audit trail regel.',
+    scopes: ['audittrails.lezen'], params: DetailParams, response: AuditTrail,
+    handler: async ({ params }) => {
+      const hoofdObject = await ownerUrl(params as Record<string, string>);
+      const entry = await coll.findOne({ _id: (params as Record<string, string>).uuid!, hoofdObject });
+      if (!entry) throw ZgwError.notFound('Deze audit trail regel bestaat niet.');
+      return view(entry);
+    },
+  });
+}
