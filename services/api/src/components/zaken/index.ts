@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { ensureAudittrailIndex } from '../../common/audittrail';
+import { GenummerdeIdentificaties } from '../../common/identificaties';
 import type { ComponentApi, ComponentDef } from '../../common/component';
 import { ZgwError, sendProblem } from '../../common/errors';
 import type { Resource } from '../../common/resource';
@@ -57,46 +58,10 @@ export const zaken: ComponentDef = {
 
 export type ZakenComponent = Zaken;
 
-/**
- * Identificaties unique per bronorganisatie: `ZAAK-<year>-<number>`, one counter per bronorganisatie and year.
- * Creates that need a number from the same counter at the same time share one counter update: the numbers are
- * reserved together with one `$inc` and handed out in order. One round trip serves many concurrent creates, and no
- * two of them ever read the same counter value, also on stores whose findAndModify is not atomic under concurrency.
- */
-export class Identificaties {
-  private readonly queues = new Map<string, { resolve(n: number): void; reject(err: unknown): void }[]>();
-
-  constructor(private readonly db: Db) {}
-
-  async next(bronorganisatie: string, startdatum: string): Promise<string> {
-    const year = startdatum.slice(0, 4);
-    const n = await this.reserve(`${bronorganisatie}/${year}`);
-    return `ZAAK-${year}-${String(n).padStart(10, '0')}`;
-  }
-
-  private reserve(key: string): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const queue = this.queues.get(key);
-      if (queue) return void queue.push({ resolve, reject });
-      this.queues.set(key, [{ resolve, reject }]);
-      void this.drain(key);
-    });
-  }
-
-  /** Reserves numbers for everyone waiting on `key`, one update per round, until nobody waits. */
-  private async drain(key: string): Promise<void> {
-    const counters = this.db.collection<{ _id: string; n: number }>('zaak_identificaties');
-    for (let waiting = this.queues.get(key)!; waiting.length; waiting = this.queues.get(key)!) {
-      const batch = waiting.splice(0);
-      try {
-        const counter = await counters.findOneAndUpdate({ _id: key }, { $inc: { n: batch.length } }, { upsert: true, returnDocument: 'after' });
-        const first = counter!.n - batch.length + 1;
-        batch.forEach((w, i) => w.resolve(first + i));
-      } catch (err) {
-        batch.forEach((w) => w.reject(err));
-      }
-    }
-    this.queues.delete(key);
+/** Zaak identificaties: `ZAAK-<year>-<number>`, one counter per bronorganisatie and year (see common/identificaties). */
+export class Identificaties extends GenummerdeIdentificaties {
+  constructor(db: Db) {
+    super(db, 'zaak_identificaties', 'ZAAK');
   }
 }
 
