@@ -70,6 +70,8 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   etag?: boolean;
   /** The media type of the request body in the OpenAPI document (default application/json). */
   bodyType?: string;
+  /** The body may be left out (then it is validated as `{}`). */
+  optionalBody?: boolean;
   /** The handler sends the response itself (a file, streamed) with this media type; the wrapper only returns the reply. */
   sends?: string;
   handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<unknown>;
@@ -122,7 +124,7 @@ export class ComponentApi {
       request: {
         params: spec.params as z.ZodObject | undefined,
         query: spec.query as z.ZodObject | undefined,
-        body: spec.body ? { content: { [spec.bodyType ?? 'application/json']: { schema: spec.body } }, required: true } : undefined,
+        body: spec.body ? { content: { [spec.bodyType ?? 'application/json']: { schema: spec.body } }, required: !spec.optionalBody } : undefined,
       },
       responses: {
         [status]: spec.sends
@@ -147,7 +149,7 @@ export class ComponentApi {
         }
         const params = spec.params ? parseOrThrow(spec.params, rawParams) : rawParams;
         const query = spec.query ? parseOrThrow(spec.query, req.query ?? {}) : req.query;
-        let body: unknown = req.body;
+        let body: unknown = req.body ?? (spec.optionalBody ? {} : undefined);
         if (spec.body) {
           if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
             throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
