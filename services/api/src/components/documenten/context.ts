@@ -1,0 +1,121 @@
+import type { Document, Filter } from 'mongodb';
+import type { Caller } from '../../common/auth';
+import type { ComponentApi } from '../../common/component';
+import { ZgwError } from '../../common/errors';
+import type { GenummerdeIdentificaties } from '../../common/identificaties';
+import type { Resource, WriteContext } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
+import type { Catalogi } from '../catalogi/context';
+import type { References } from '../zaken/refs';
+import type { InhoudStore } from './inhoud';
+import type { Doc } from './schemas';
+import type { Versies } from './versies';
+
+export const COMPONENT = 'drc';
+export const LEZEN = 'documenten.lezen';
+export const AANMAKEN = 'documenten.aanmaken';
+export const BIJWERKEN = 'documenten.bijwerken';
+export const GEFORCEERD_BIJWERKEN = 'documenten.geforceerd-bijwerken';
+export const VERWIJDEREN = 'documenten.verwijderen';
+export const LOCK = 'documenten.lock';
+export const GEFORCEERD_UNLOCK = 'documenten.geforceerd-unlock';
+
+export const READ = [LEZEN];
+export const UPDATE = [BIJWERKEN, GEFORCEERD_BIJWERKEN];
+/** Every scope that lets a client see a document at all. */
+export const ANY_DOCUMENT_SCOPE = [LEZEN, AANMAKEN, BIJWERKEN, GEFORCEERD_BIJWERKEN, VERWIJDEREN, LOCK, GEFORCEERD_UNLOCK];
+
+/** Every Documenten resource and service, so that the rules of one can read and update the others. */
+export interface Documenten {
+  api: ComponentApi;
+  catalogi: Catalogi;
+  refs: References;
+  inhoud: InhoudStore;
+  versies: Versies;
+  identificaties: GenummerdeIdentificaties;
+  informatieobjecten: Resource<Doc>;
+  gebruiksrechten: Resource<Doc>;
+  objectinformatieobjecten: Resource<Doc>;
+  /** Keeps the objects of a document in step after an update (their authorisation copies). */
+  onDocumentChanged?(stored: Stored<Doc>, previous: Stored<Doc>): Promise<void>;
+  /** Rules and cascades of deleting a document (its relations, its gebruiksrechten). */
+  beforeDocumentDestroy?(current: Stored<Doc>, ctx: WriteContext): Promise<void>;
+  afterDocumentDestroy?(current: Stored<Doc>, ctx: WriteContext): Promise<void>;
+  /** Rules of unlocking (bestandsdelen complete). */
+  beforeUnlock?(current: Stored<Doc>): Promise<void>;
+}
+
+export function nonField(code: string, reason: string): ZgwError {
+  return ZgwError.field('nonFieldErrors', code, reason);
+}
+
+/**
+ * Where a document's authorisation facts live: on the document its `informatieobjecttype` and `_vertrouwelijkheid`
+ * (the rank of its vertrouwelijkheidaanduiding); on the objects that belong to a document (gebruiksrechten,
+ * objectinformatieobjecten, verzendingen) copies of both, so every list applies the autorisaties inside its query.
+ */
+export const EIO_AUTH_FIELDS = { type: 'informatieobjecttype', rank: '_vertrouwelijkheid' } as const;
+export const PART_AUTH_FIELDS = { type: '_informatieobjecttype', rank: '_vertrouwelijkheid' } as const;
+
+/**
+ * The condition that limits a query to what the caller may handle with `scope`: per autorisatie of the Documenten
+ * component with that scope, its informatieobjecttype up to its maxVertrouwelijkheidaanduiding. Nothing for a caller
+ * with all rights; a condition that matches nothing for a caller without any.
+ */
+export function authFilter(caller: Caller, fields: { type: string; rank: string }, scope = LEZEN): Filter<Document> {
+  if (caller.all) return {};
+  const branches = (caller.rights.autorisaties ?? [])
+    .filter((a) => a.component === COMPONENT && a.scopes.includes(scope) && a.informatieobjecttype)
+    .map((a) => ({ [fields.type]: a.informatieobjecttype, [fields.rank]: { $lte: vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar') } }));
+  if (!branches.length) return { _id: { $in: [] } };
+  return branches.length === 1 ? branches[0]! : { $or: branches };
+}
+
+/** The (informatieobjecttype, vertrouwelijkheid rank) buckets `authFilter` matches, as keys of maintained counts. */
+export function authBuckets(caller: Caller, scope = LEZEN): [string, number][] {
+  const max = new Map<string, number>();
+  for (const a of caller.rights.autorisaties ?? []) {
+    if (a.component !== COMPONENT || !a.scopes.includes(scope) || !a.informatieobjecttype) continue;
+    const rank = vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar');
+    max.set(a.informatieobjecttype, Math.max(rank, max.get(a.informatieobjecttype) ?? -1));
+  }
+  return [...max].flatMap(([type, rank]) => Array.from({ length: rank + 1 }, (_, r) => [type, r] as [string, number]));
+}
+
+export function sameFilter(a: Filter<Document>, b: Filter<Document>): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Whether the caller holds one of `scopes` for the document's informatieobjecttype and vertrouwelijkheidaanduiding. */
+export function mayOnDocument(caller: Caller, doc: Doc, scopes: readonly string[]): boolean {
+  return scopes.some((s) => caller.allows(COMPONENT, s, 'informatieobjecttype', String(doc.informatieobjecttype), String(doc.vertrouwelijkheidaanduiding)));
+}
+
+export function mustMayOnDocument(caller: Caller, doc: Doc, scopes: readonly string[]): void {
+  if (!mayOnDocument(caller, doc, scopes)) {
+    throw ZgwError.forbidden(`Deze actie vereist een van de scopes ${scopes.join(', ')} voor het informatieobjecttype van het document.`);
+  }
+}
+
+/** The document facts an object of a document carries for authorisation (see PART_AUTH_FIELDS). */
+export function partFacts(eio: Doc): Doc {
+  return { _informatieobjecttype: eio.informatieobjecttype, _vertrouwelijkheid: vertrouwelijkheidRank(String(eio.vertrouwelijkheidaanduiding)) };
+}
+
+/** The informatieobjecttype and vertrouwelijkheidaanduiding of the document a stored part belongs to. */
+export function documentOfPart(part: Doc): Doc {
+  return { informatieobjecttype: part._informatieobjecttype, vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDINGEN[Number(part._vertrouwelijkheid)] };
+}
+
+export function and(...parts: Filter<Document>[]): Filter<Document> {
+  const real = parts.filter((p) => Object.keys(p).length);
+  return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };
+}
+
+/** Fills absent optional fields with the standard's empty values, so reads always show every field. */
+export function withDefaults(data: Doc, defaults: Record<string, unknown>): Doc {
+  const out: Doc = { ...data };
+  for (const [k, v] of Object.entries(defaults)) if (out[k] === undefined) out[k] = Array.isArray(v) ? [...v] : v;
+  return out;
+}

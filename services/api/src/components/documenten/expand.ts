@@ -1,0 +1,92 @@
+import type { Caller } from '../../common/auth';
+import { ZgwError } from '../../common/errors';
+import type { Resource } from '../../common/resource';
+import { LEZEN, mayOnDocument, type Documenten } from './context';
+import type { Doc } from './schemas';
+
+/**
+ * `expand` on the Documenten lists and details: comma-separated link fields, nested with dots. A document expands
+ * its informatieobjecttype; gebruiksrechten, objectinformatieobjecten and verzendingen their informatieobject; deeper
+ * levels follow any link field of the expanded object (Catalogi objects in-process, other URLs fetched). Results sit
+ * in `_expand`: a to-one link as the object (`{}` when empty), a to-many link as an array.
+ */
+const MAX_DEPTH = 5;
+
+export interface ExpandTree {
+  [field: string]: ExpandTree;
+}
+
+function invalid(reason: string): ZgwError {
+  return ZgwError.field('expand', 'invalid-expand-field', reason);
+}
+
+export function parseExpand(raw: unknown, allowed: readonly string[]): ExpandTree | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw !== 'string') throw invalid('expand moet een tekst zijn met komma-gescheiden paden.');
+  const tree: ExpandTree = {};
+  for (const path of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const parts = path.split('.');
+    if (parts.length > MAX_DEPTH) throw invalid(`"${path}" is dieper dan ${MAX_DEPTH} niveaus.`);
+    if (!allowed.includes(parts[0]!)) throw invalid(`"${parts[0]}" is geen uit te klappen veld; kies uit ${allowed.join(', ')}.`);
+    if (parts.some((p) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(p))) throw invalid(`"${path}" is geen geldig expand-pad.`);
+    let node = tree;
+    for (const part of parts) node = node[part] ??= {};
+  }
+  return tree;
+}
+
+const isUrl = (v: unknown): v is string => typeof v === 'string' && /^https?:\/\//.test(v);
+
+function urlsIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter(isUrl);
+  return isUrl(value) ? [value] : [];
+}
+
+/** Loads objects by URL: documents (only those the caller may read), Catalogi objects, and anything else fetched. */
+async function load(d: Documenten, caller: Caller, urls: string[]): Promise<Map<string, Doc>> {
+  const out = new Map<string, Doc>();
+  const c = d.catalogi;
+  const catalogi: Resource<Doc>[] = [
+    c.catalogussen, c.zaaktypen, c.statustypen, c.roltypen, c.resultaattypen, c.eigenschappen, c.zaakobjecttypen, c.informatieobjecttypen, c.besluittypen, c.ziot,
+  ];
+  await Promise.all(
+    [...new Set(urls)].map(async (u) => {
+      const eioId = d.informatieobjecten.uuidOf(u);
+      if (eioId) {
+        const doc = await d.informatieobjecten.store.get(eioId);
+        if (doc && mayOnDocument(caller, doc, [LEZEN])) out.set(u, await d.informatieobjecten.toApi(doc));
+        return;
+      }
+      const r = catalogi.find((res) => res.uuidOf(u));
+      if (r) {
+        const id = r.uuidOf(u)!;
+        const rendered = await c.api.cached(`expand:${u}@`, async () => {
+          const doc = await r.store.get(id);
+          return doc ? r.toApi(doc) : null;
+        });
+        // Cached renderings are shared: each expansion gets its own copy to add `_expand` to.
+        if (rendered) out.set(u, structuredClone(rendered));
+        return;
+      }
+      const { status, body } = await d.api.deps.fetchJson(u);
+      if (status === 200 && body && typeof body === 'object' && !Array.isArray(body)) out.set(u, body as Doc);
+    }),
+  );
+  return out;
+}
+
+/** Adds `_expand` to every object (in place), following `tree`. */
+export async function expandDocuments(d: Documenten, caller: Caller, objects: Doc[], tree: ExpandTree | undefined, depth = 1): Promise<void> {
+  if (!tree || !objects.length) return;
+  for (const obj of objects) obj._expand ??= {};
+  for (const [field, sub] of Object.entries(tree)) {
+    if (depth > 1 && !objects.some((o) => field in o)) throw invalid(`"${field}" is geen veld van de uitgeklapte objecten.`);
+    const found = await load(d, caller, objects.flatMap((o) => urlsIn(o[field])));
+    const children = [...new Set(found.values())];
+    if (Object.keys(sub).length && children.length) await expandDocuments(d, caller, children, sub, depth + 1);
+    for (const obj of objects) {
+      const list = urlsIn(obj[field]).map((u) => found.get(u)).filter((x): x is Doc => !!x);
+      (obj._expand as Doc)[field] = Array.isArray(obj[field]) ? list : (list[0] ?? {});
+    }
+  }
+}

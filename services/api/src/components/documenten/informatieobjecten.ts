@@ -1,0 +1,424 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Document, Filter } from 'mongodb';
+import { z } from 'zod';
+import type { Caller } from '../../common/auth';
+import { UuidParams } from '../../common/component';
+import { ZgwError } from '../../common/errors';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../../common/pagination';
+import { Resource, type WriteContext } from '../../common/resource';
+import { LIVE, publicFields, type Stored } from '../../common/store';
+import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
+import {
+  AANMAKEN, ANY_DOCUMENT_SCOPE, EIO_AUTH_FIELDS, GEFORCEERD_UNLOCK, LEZEN, LOCK, READ, UPDATE, VERWIJDEREN, and, authBuckets, authFilter,
+  mayOnDocument, mustMayOnDocument, nonField, sameFilter, withDefaults, type Documenten,
+} from './context';
+import { expandDocuments, parseExpand } from './expand';
+import type { Bestand } from './inhoud';
+import { takeUpload } from './json-body';
+import {
+  DownloadQuery, EnkelvoudigInformatieObject, EnkelvoudigInformatieObjectInput, EnkelvoudigInformatieObjectPatch, EnkelvoudigInformatieObjectQuery,
+  EnkelvoudigInformatieObjectReadQuery, EnkelvoudigInformatieObjectUpdate, EnkelvoudigInformatieObjectWithLock, EnkelvoudigInformatieObjectZoek,
+  LockResponse, NOT_FOR_RECEIVED, UnlockRequest, type Doc,
+} from './schemas';
+import type { Versie } from './versies';
+
+export const COLLECTION = 'enkelvoudiginformatieobjecten';
+/** What `expand` may name on a document. */
+const EIO_LINKS = ['informatieobjecttype'];
+
+const DEFAULTS: Doc = {
+  status: '',
+  formaat: '',
+  bestandsnaam: '',
+  link: '',
+  beschrijving: '',
+  ontvangstdatum: null,
+  verzenddatum: null,
+  indicatieGebruiksrecht: null,
+  verschijningsvorm: '',
+  ondertekening: { soort: '', datum: null },
+  integriteit: { algoritme: '', waarde: '', datum: null },
+  trefwoorden: [],
+  inhoudIsVervallen: null,
+};
+
+/** Fields the API computes; never stored from a request. */
+const COMPUTED = ['url', 'inhoud', 'locked', 'bestandsdelen', 'lock'];
+
+export function registerInformatieobjecten(d: Documenten): Resource<Doc> {
+  const eio: Resource<Doc> = new Resource<Doc>(d.api, {
+    collection: COLLECTION,
+    resource: 'enkelvoudiginformatieobject',
+    schema: EnkelvoudigInformatieObject,
+    input: EnkelvoudigInformatieObjectInput,
+    scopes: { read: READ, create: [AANMAKEN], update: UPDATE, destroy: [VERWIJDEREN] },
+    operations: [],
+    kanaal: 'documenten',
+    kenmerken: (doc) => ({
+      bronorganisatie: String(doc.bronorganisatie),
+      informatieobjecttype: String(doc.informatieobjecttype),
+      vertrouwelijkheidaanduiding: String(doc.vertrouwelijkheidaanduiding),
+    }),
+    weergave: (doc) => String(doc.identificatie),
+    visible: (doc, caller) => mayOnDocument(caller, doc, ANY_DOCUMENT_SCOPE),
+    render: (doc, url) => render(doc, url),
+  });
+  registerWrites(d, eio);
+  registerReads(d, eio);
+  registerLocks(d, eio);
+  return eio;
+}
+
+/** The fields the API computes for a stored document (or one of its versions, whose lock is the document's). */
+function render(doc: Doc, url: string, current?: Doc): Doc {
+  const canonical = current ?? doc;
+  return {
+    inhoud: doc._inhoud ? `${url}/download?versie=${String(doc.versie)}` : null,
+    locked: Boolean(canonical._lock),
+    bestandsdelen: [],
+  };
+}
+
+// ---------------------------------------------------------------- writes
+
+/**
+ * The rules of a create or update; returns the document to store (without its content, see `withContent`).
+ * The informatieobjecttype must be a published one of the Catalogi API (in-process when it is ours).
+ */
+async function prepare(d: Documenten, input: Doc, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
+  const { caller } = ctx;
+  if (current && input.informatieobjecttype !== current.informatieobjecttype) {
+    throw ZgwError.field('informatieobjecttype', 'wijzigen-niet-toegelaten', 'Het informatieobjecttype mag niet gewijzigd worden.');
+  }
+  const iot = await d.refs.mustCatalogus('informatieobjecttypen', 'informatieobjecttype', String(input.informatieobjecttype));
+  if (iot.concept !== false) throw ZgwError.field('informatieobjecttype', 'not-published', 'Het informatieobjecttype is nog niet gepubliceerd.');
+
+  const doc = withDefaults(Object.fromEntries(Object.entries(input).filter(([k]) => !COMPUTED.includes(k))), DEFAULTS);
+  if (!doc.vertrouwelijkheidaanduiding) doc.vertrouwelijkheidaanduiding = iot.vertrouwelijkheidaanduiding;
+  doc._vertrouwelijkheid = vertrouwelijkheidRank(String(doc.vertrouwelijkheidaanduiding));
+  // drc-005: a received document (ontvangstdatum) is past being edited or decided on.
+  if (doc.ontvangstdatum && NOT_FOR_RECEIVED.includes(String(doc.status))) {
+    throw ZgwError.field('status', 'invalid_for_received', `De status mag niet "${String(doc.status)}" zijn als er een ontvangstdatum is.`);
+  }
+  // drc-006: the indication follows the gebruiksrechten; it is set by creating them, not by hand.
+  if (!current && doc.indicatieGebruiksrecht === true) {
+    throw ZgwError.field('indicatieGebruiksrecht', 'missing-gebruiksrechten', "De indicatie wordt 'ja' door gebruiksrechten aan te maken.");
+  }
+  if (current && doc.indicatieGebruiksrecht !== true && (await hasGebruiksrechten(d, ctx.url))) {
+    throw ZgwError.field('indicatieGebruiksrecht', 'existing-gebruiksrechten', 'De indicatie kan niet weg zolang er gebruiksrechten zijn.');
+  }
+  mustMayOnDocument(caller, doc, current ? UPDATE : [AANMAKEN]);
+  if (!doc.identificatie) doc.identificatie = current?.identificatie || (await d.identificaties.next(String(doc.bronorganisatie), String(doc.creatiedatum)));
+  if (!current || doc.identificatie !== current.identificatie || doc.bronorganisatie !== current.bronorganisatie) await mustBeUnique(d, doc, ctx.uuid);
+  doc.versie = current ? Number(current.versie) + 1 : 1;
+  doc.beginRegistratie = new Date().toISOString();
+  return doc;
+}
+
+async function hasGebruiksrechten(d: Documenten, url: string): Promise<boolean> {
+  return Boolean(d.gebruiksrechten && (await d.gebruiksrechten.store.findOne({ informatieobject: url })));
+}
+
+async function mustBeUnique(d: Documenten, doc: Doc, uuid: string): Promise<void> {
+  const taken = await d.informatieobjecten.store.findOne({ bronorganisatie: doc.bronorganisatie, identificatie: doc.identificatie });
+  if (taken && taken._id !== uuid) throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
+}
+
+/**
+ * The content of a write: the file its `inhoud` was streamed into by the body parser, or its base64 text decoded
+ * now. An empty `inhoud` is no content. When `bestandsomvang` is given with content, it must be the content's size.
+ */
+async function contentOf(d: Documenten, input: Doc, streamed: Bestand | undefined): Promise<Bestand | undefined> {
+  let file = streamed;
+  if (!file && typeof input.inhoud === 'string' && input.inhoud !== '') file = await d.inhoud.fromBase64(input.inhoud);
+  if (file && file.size === 0) {
+    await d.inhoud.delete([file.id]);
+    return undefined;
+  }
+  if (file && typeof input.bestandsomvang === 'number' && input.bestandsomvang !== file.size) {
+    await d.inhoud.delete([file.id]);
+    throw ZgwError.field('bestandsomvang', 'file-size', `De inhoud is ${file.size} bytes, niet ${input.bestandsomvang}.`);
+  }
+  return file;
+}
+
+function registerWrites(d: Documenten, eio: Resource<Doc>): void {
+  const { api } = d;
+  api.route({
+    method: 'POST',
+    path: `/${COLLECTION}`,
+    operationId: 'enkelvoudiginformatieobject_create',
+    summary: 'Maak een (ENKELVOUDIG) INFORMATIEOBJECT aan.',
+    scopes: [AANMAKEN],
+    body: EnkelvoudigInformatieObjectInput,
+    response: EnkelvoudigInformatieObjectWithLock,
+    handler: async ({ req, caller, body }) => {
+      const streamed = takeUpload(req);
+      let file: Bestand | undefined;
+      try {
+        const input = body as Doc;
+        const uuid = randomUUID();
+        const ctx = eio.ctx(caller, uuid, req);
+        const doc = await prepare(d, input, ctx);
+        file = await contentOf(d, input, streamed);
+        doc._inhoud = file?.id ?? null;
+        doc.bestandsomvang = file ? file.size : (input.bestandsomvang ?? null);
+        await d.versies.keep(uuid, doc);
+        const stored = await insertUnique(eio, doc, ctx);
+        return eio.toApi(stored);
+      } catch (err) {
+        await d.inhoud.delete([streamed?.id, file?.id].filter((f): f is string => !!f));
+        throw err;
+      }
+    },
+  });
+  for (const partial of [false, true]) {
+    api.route({
+      method: partial ? 'PATCH' : 'PUT',
+      path: `/${COLLECTION}/:uuid`,
+      operationId: `enkelvoudiginformatieobject_${partial ? 'partial_update' : 'update'}`,
+      summary: `Werk een (ENKELVOUDIG) INFORMATIEOBJECT ${partial ? 'deels' : 'in zijn geheel'} bij (een nieuwe versie).`,
+      scopes: UPDATE,
+      params: UuidParams,
+      body: partial ? EnkelvoudigInformatieObjectPatch : EnkelvoudigInformatieObjectUpdate,
+      response: EnkelvoudigInformatieObject,
+      handler: async ({ req, caller, params, body }) => {
+        const streamed = takeUpload(req);
+        let file: Bestand | undefined;
+        try {
+          const input = body as Doc;
+          const current = await eio.getOr404(params.uuid);
+          mustMayOnDocument(caller, current, UPDATE);
+          mustHoldLock(current, input.lock);
+          const ctx = eio.ctx(caller, current._id, req);
+          const merged = partial ? { ...publicFields(current), ...input } : input;
+          const doc = await prepare(d, merged, ctx, current);
+          file = await contentOf(d, input, streamed);
+          doc._inhoud = file ? file.id : (current._inhoud ?? null);
+          doc.bestandsomvang = file ? file.size : (current.bestandsomvang ?? null);
+          await d.versies.keep(current._id, doc);
+          const stored = await eio.update(current, doc, ctx, partial ? 'partial_update' : 'update');
+          if (!stored) throw ZgwError.notFound(`enkelvoudiginformatieobject ${params.uuid} bestaat niet meer.`);
+          await d.onDocumentChanged?.(stored, current);
+          return eio.toApi(stored);
+        } catch (err) {
+          await d.inhoud.delete([streamed?.id, file?.id].filter((f): f is string => !!f));
+          throw err;
+        }
+      },
+    });
+  }
+  api.route({
+    method: 'DELETE',
+    path: `/${COLLECTION}/:uuid`,
+    operationId: 'enkelvoudiginformatieobject_destroy',
+    summary: 'Verwijder een (ENKELVOUDIG) INFORMATIEOBJECT, met al zijn versies, inhoud en gebruiksrechten.',
+    scopes: [VERWIJDEREN],
+    params: UuidParams,
+    handler: async ({ req, caller, params }) => {
+      const current = await eio.getOr404(params.uuid);
+      mustMayOnDocument(caller, current, [VERWIJDEREN]);
+      const ctx = eio.ctx(caller, current._id, req);
+      await d.beforeDocumentDestroy?.(current, ctx);
+      if (await eio.destroy(current, ctx)) {
+        await d.afterDocumentDestroy?.(current, ctx);
+        const files = await d.versies.files(current._id);
+        await d.versies.removeAll(current._id);
+        await d.inhoud.delete(files);
+      }
+      return undefined;
+    },
+  });
+}
+
+/** Inserts a new document; a concurrent create that took the same identificatie first is `identificatie-niet-uniek`. */
+async function insertUnique(eio: Resource<Doc>, doc: Doc, ctx: WriteContext): Promise<Stored<Doc>> {
+  try {
+    return await eio.insert(doc, ctx);
+  } catch (err) {
+    if ((err as { code?: number }).code === 11000) {
+      throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
+    }
+    throw err;
+  }
+}
+
+/** drc-009: a document changes only while locked, and only by whoever holds its lock. */
+function mustHoldLock(current: Doc, lock: unknown): void {
+  if (!current._lock) throw nonField('unlocked', 'Het document is niet gelockt; lock het eerst.');
+  if (lock === undefined) throw nonField('missing-lock-id', 'Geef de lock van het document mee.');
+  if (lock !== current._lock) throw nonField('incorrect-lock-id', 'De lock is niet juist.');
+}
+
+// ---------------------------------------------------------------- locks
+
+function registerLocks(d: Documenten, eio: Resource<Doc>): void {
+  const { api } = d;
+  api.route({
+    method: 'POST',
+    path: `/${COLLECTION}/:uuid/lock`,
+    operationId: 'enkelvoudiginformatieobject_lock',
+    summary: 'Vergrendel een (ENKELVOUDIG) INFORMATIEOBJECT: alleen wie de lock heeft, kan het bijwerken.',
+    scopes: [LOCK],
+    params: UuidParams,
+    status: 200,
+    response: LockResponse,
+    handler: async ({ caller, params }) => {
+      const current = await eio.getOr404(params.uuid);
+      mustMayOnDocument(caller, current, [LOCK]);
+      const lock = randomBytes(16).toString('hex');
+      const r = await eio.store.coll.updateOne({ _id: current._id, _lock: { $exists: false }, ...LIVE } as never, { $set: { _lock: lock } } as never);
+      if (!r.matchedCount) throw nonField('existing-lock', 'Het document is al gelockt.');
+      return { lock };
+    },
+  });
+  api.route({
+    method: 'POST',
+    path: `/${COLLECTION}/:uuid/unlock`,
+    operationId: 'enkelvoudiginformatieobject_unlock',
+    summary: 'Ontgrendel een (ENKELVOUDIG) INFORMATIEOBJECT: met zijn lock, of geforceerd (documenten.geforceerd-unlock).',
+    scopes: [LOCK, GEFORCEERD_UNLOCK],
+    params: UuidParams,
+    body: UnlockRequest,
+    optionalBody: true,
+    status: 204,
+    handler: async ({ caller, params, body }) => {
+      const current = await eio.getOr404(params.uuid);
+      const forced = mayOnDocument(caller, current, [GEFORCEERD_UNLOCK]);
+      if (!forced) {
+        mustMayOnDocument(caller, current, [LOCK]);
+        if ((body as Doc).lock !== current._lock) throw nonField('incorrect-lock-id', 'De lock is niet juist.');
+      }
+      await d.beforeUnlock?.(current);
+      await eio.store.coll.updateOne({ _id: current._id, ...LIVE } as never, { $unset: { _lock: '' } } as never);
+      return undefined;
+    },
+  });
+}
+
+// ---------------------------------------------------------------- reads
+
+/** The version a detail or download asks for: the current one, `?versie=`, `?registratieOp=`, or both. */
+async function versionOf(d: Documenten, current: Stored<Doc>, q: Doc): Promise<Doc> {
+  if (q.versie === undefined && q.registratieOp === undefined) return current;
+  let v: Versie | null = null;
+  if (q.versie !== undefined) {
+    v = Number(q.versie) === Number(current.versie) ? (current as unknown as Versie) : await d.versies.get(current._id, Number(q.versie));
+    if (v && q.registratieOp !== undefined && String(v.beginRegistratie) > new Date(String(q.registratieOp)).toISOString()) v = null;
+  } else {
+    v = await d.versies.at(current._id, String(q.registratieOp));
+  }
+  if (!v) throw ZgwError.notFound('Deze versie van het document bestaat niet.');
+  return v;
+}
+
+/** The filter of the list and `_zoek`, the autorisaties included. */
+function listFilter(q: Doc, caller: Caller): Filter<Document> {
+  const f: Doc = {};
+  if (q.identificatie) f.identificatie = q.identificatie;
+  if (q.bronorganisatie) f.bronorganisatie = q.bronorganisatie;
+  const ids = (q.uuid__in ?? q.uuid_In) as string[] | undefined;
+  if (ids) f._id = { $in: ids };
+  const trefwoorden = typeof q.trefwoorden === 'string' ? q.trefwoorden.split(',').map((t) => t.trim()).filter(Boolean) : [];
+  // Any of the trefwoorden: one equality per value, each served by the multikey index in list order.
+  const parts: Filter<Document>[] = [authFilter(caller, EIO_AUTH_FIELDS), f as Filter<Document>];
+  if (trefwoorden.length === 1) parts.push({ trefwoorden: trefwoorden[0] });
+  else if (trefwoorden.length) parts.push({ $or: trefwoorden.map((t) => ({ trefwoorden: t })) });
+  return and(...parts);
+}
+
+function registerReads(d: Documenten, eio: Resource<Doc>): void {
+  const { api } = d;
+  const Page = z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(EnkelvoudigInformatieObject) });
+  const list = async (req: FastifyRequest, caller: Caller, q: Doc, rawPage: unknown, cursor: unknown) => {
+    const tree = parseExpand(q.expand, EIO_LINKS);
+    const page = parsePage(rawPage);
+    const filter = listFilter(q, caller);
+    // Only the autorisaties restrict the list: its count is the sum of the maintained counts of their buckets.
+    const authOnly = !caller.all && sameFilter(filter, authFilter(caller, EIO_AUTH_FIELDS));
+    const { count, items, ...cont } = await eio.store.page(filter, {
+      page,
+      size: PAGE_SIZE,
+      cursor: typeof cursor === 'string' ? cursor : undefined,
+      count: authOnly ? () => eio.store.countBuckets(authBuckets(caller)) : undefined,
+    });
+    const results = await Promise.all(items.map((doc) => eio.toApi(doc)));
+    await expandDocuments(d, caller, results, tree);
+    return envelope(`${api.deps.urls.base}${req.url}`, page, count, results, cont);
+  };
+  api.route({
+    method: 'GET',
+    path: `/${COLLECTION}`,
+    operationId: 'enkelvoudiginformatieobject_list',
+    summary: 'Alle (ENKELVOUDIGe) INFORMATIEOBJECTen opvragen.',
+    scopes: READ,
+    query: EnkelvoudigInformatieObjectQuery.extend(PageQuery.shape),
+    response: Page,
+    handler: ({ req, caller, query }) => list(req, caller, query as Doc, (query as Doc).page, (query as Doc).cursor),
+  });
+  api.route({
+    method: 'POST',
+    path: `/${COLLECTION}/_zoek`,
+    operationId: 'enkelvoudiginformatieobject__zoek',
+    summary: 'Zoek (ENKELVOUDIGe) INFORMATIEOBJECTen met de filters in de body.',
+    scopes: READ,
+    query: PageQuery,
+    body: EnkelvoudigInformatieObjectZoek,
+    status: 200,
+    response: Page,
+    handler: ({ req, caller, query, body }) => list(req, caller, body as Doc, (query as Doc).page, (query as Doc).cursor),
+  });
+  api.route({
+    method: 'GET',
+    path: `/${COLLECTION}/:uuid`,
+    operationId: 'enkelvoudiginformatieobject_retrieve',
+    summary: 'Een specifiek (ENKELVOUDIG) INFORMATIEOBJECT opvragen, of een eerdere versie ervan.',
+    scopes: READ,
+    params: UuidParams,
+    query: EnkelvoudigInformatieObjectReadQuery,
+    response: EnkelvoudigInformatieObject,
+    etag: true,
+    handler: async ({ caller, params, query }) => {
+      const q = query as Doc;
+      const tree = parseExpand(q.expand, EIO_LINKS);
+      const current = await eio.getOr404(params.uuid);
+      if (!mayOnDocument(caller, current, [LEZEN])) throw ZgwError.forbidden();
+      const version = await versionOf(d, current, q);
+      const url = eio.url(current._id);
+      const body = { url, ...publicFields(version as Stored<Doc>), ...render(version, url, current) };
+      await expandDocuments(d, caller, [body], tree);
+      return body;
+    },
+  });
+  api.route({
+    method: 'GET',
+    path: `/${COLLECTION}/:uuid/download`,
+    operationId: 'enkelvoudiginformatieobject_download',
+    summary: 'Download de binaire data van het (ENKELVOUDIG) INFORMATIEOBJECT.',
+    scopes: READ,
+    params: UuidParams,
+    query: DownloadQuery,
+    sends: 'application/octet-stream',
+    handler: async ({ reply, caller, params, query }) => {
+      const current = await eio.getOr404(params.uuid);
+      if (!mayOnDocument(caller, current, [LEZEN])) throw ZgwError.forbidden();
+      const version = await versionOf(d, current, query as Doc);
+      await sendContent(d, reply, version);
+    },
+  });
+}
+
+/** Streams a version's content: never read whole into memory. */
+async function sendContent(d: Documenten, reply: FastifyReply, version: Doc): Promise<void> {
+  const id = typeof version._inhoud === 'string' ? version._inhoud : undefined;
+  const size = id ? await d.inhoud.size(id) : undefined;
+  if (!id || size === undefined) throw ZgwError.notFound('Dit document heeft (nog) geen inhoud.');
+  const name = String(version.bestandsnaam || version.identificatie || 'inhoud');
+  reply
+    .code(200)
+    .header('Content-Type', 'application/octet-stream')
+    .header('Content-Length', String(size))
+    .header('Content-Disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`);
+  await reply.send(d.inhoud.download(id));
+}

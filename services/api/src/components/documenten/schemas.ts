@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { VERTROUWELIJKHEID, date, dateTime, url } from '../zaken/schemas';
+
+/**
+ * Documenten API 1.5.0 resources. As in Zaken: an input schema per resource with only the writable fields and an
+ * output schema for the OpenAPI document; read-only and derived fields are set by the resource's rules.
+ */
+
+export type Doc = Record<string, unknown>;
+
+const text = (max: number) => z.string().max(max);
+const required = (max: number) => z.string().min(1).max(max);
+const rsin = z.string().regex(/^\d{9}$/, { message: 'Een RSIN bestaat uit 9 cijfers.' });
+const blank = z.literal('');
+
+/** The tag file's StatusEnum (a superset of the four values of VNG's 1.5.0 text). */
+export const STATUS = z.enum(['in_bewerking', 'concept', 'definitief', 'ter_vaststelling', 'vastgesteld', 'gearchiveerd']);
+/** Statuses a received document cannot have (drc-005: `invalid_for_received`). */
+export const NOT_FOR_RECEIVED = ['in_bewerking', 'ter_vaststelling'];
+const SOORT = z.enum(['analoog', 'digitaal', 'pki']);
+const ALGORITME = z.enum(['crc_16', 'crc_32', 'crc_64', 'fletcher_4', 'fletcher_8', 'fletcher_16', 'fletcher_32', 'hmac', 'md5', 'sha_1', 'sha_256', 'sha_512', 'sha_3']);
+export const OBJECT_TYPE = z.enum(['besluit', 'zaak', 'verzoek']);
+export const AARD_RELATIE = z.enum(['afzender', 'geadresseerde']);
+
+const Ondertekening = z.object({ soort: z.union([SOORT, blank]), datum: date.nullable() }).meta({ id: 'Ondertekening' });
+const Integriteit = z.object({ algoritme: z.union([ALGORITME, blank]), waarde: text(128), datum: date.nullable() }).meta({ id: 'Integriteit' });
+
+// ---------------------------------------------------------------- EnkelvoudigInformatieObject
+
+const EIO_FIELDS = {
+  identificatie: text(40).optional(),
+  bronorganisatie: rsin,
+  creatiedatum: date,
+  titel: required(200),
+  vertrouwelijkheidaanduiding: z.union([VERTROUWELIJKHEID, blank]).optional(),
+  auteur: required(200),
+  status: z.union([STATUS, blank]).optional(),
+  formaat: text(255).optional(),
+  taal: z.string().length(3),
+  bestandsnaam: text(255).optional(),
+  /** Base64 content; large files go by bestandsdelen (`bestandsomvang` with `inhoud` empty or null). */
+  inhoud: z.string().nullable().optional(),
+  bestandsomvang: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional(),
+  link: z.union([blank, url.max(200)]).optional(),
+  beschrijving: text(1000).optional(),
+  ontvangstdatum: date.nullable().optional(),
+  verzenddatum: date.nullable().optional(),
+  indicatieGebruiksrecht: z.boolean().nullable().optional(),
+  verschijningsvorm: z.string().optional(),
+  ondertekening: Ondertekening.nullable().optional(),
+  integriteit: Integriteit.nullable().optional(),
+  informatieobjecttype: url.max(200),
+  trefwoorden: z.array(required(100)).nullable().optional(),
+  inhoudIsVervallen: z.boolean().nullable().optional(),
+};
+
+export const EnkelvoudigInformatieObjectInput = z.object(EIO_FIELDS).meta({ id: 'EnkelvoudigInformatieObjectCreateLockRequest' });
+const lock = z.string().min(1).max(100);
+export const EnkelvoudigInformatieObjectUpdate = z.object({ ...EIO_FIELDS, lock }).meta({ id: 'EnkelvoudigInformatieObjectWithLockRequest' });
+export const EnkelvoudigInformatieObjectPatch = EnkelvoudigInformatieObjectInput.partial()
+  .extend({ lock: lock.optional() })
+  .meta({ id: 'PatchedEnkelvoudigInformatieObjectWithLockRequest' });
+
+export const BestandsDeel = z
+  .object({ url, volgnummer: z.number().int(), omvang: z.number().int(), voltooid: z.boolean(), lock: z.string() })
+  .meta({ id: 'BestandsDeel' });
+
+export const EnkelvoudigInformatieObject = EnkelvoudigInformatieObjectInput.extend({
+  url,
+  identificatie: z.string(),
+  versie: z.number().int(),
+  beginRegistratie: z.string(),
+  inhoud: url.nullable(),
+  locked: z.boolean(),
+  bestandsdelen: z.array(BestandsDeel),
+  _expand: z.record(z.string(), z.unknown()).optional(),
+}).meta({ id: 'EnkelvoudigInformatieObject' });
+
+/** The lock an update needs is returned once, by POST …/lock (and by a create with bestandsdelen). */
+export const EnkelvoudigInformatieObjectWithLock = EnkelvoudigInformatieObject.extend({ lock: z.string().optional() }).meta({
+  id: 'EnkelvoudigInformatieObjectWithLock',
+});
+
+export const EnkelvoudigInformatieObjectQuery = z.object({
+  identificatie: z.string().optional(),
+  bronorganisatie: z.string().optional(),
+  trefwoorden: z.string().optional(),
+  expand: z.string().optional(),
+});
+
+export const EnkelvoudigInformatieObjectReadQuery = z.object({
+  versie: z.coerce.number().int().min(1).optional(),
+  registratieOp: dateTime.optional(),
+  expand: z.string().optional(),
+});
+
+export const DownloadQuery = EnkelvoudigInformatieObjectReadQuery.omit({ expand: true });
+
+export const EnkelvoudigInformatieObjectZoek = z
+  .object({
+    uuid__in: z.array(z.uuid()).optional(),
+    /** The tag file's spelling of uuid__in. */
+    uuid_In: z.array(z.uuid()).optional(),
+    identificatie: z.string().optional(),
+    bronorganisatie: z.string().optional(),
+    expand: z.string().optional(),
+  })
+  .meta({ id: 'EIOZoekRequest' });
+
+export const LockResponse = z.object({ lock: z.string() }).meta({ id: 'LockEnkelvoudigInformatieObject' });
+export const UnlockRequest = z.object({ lock: z.string().max(100).optional() }).meta({ id: 'UnlockEnkelvoudigInformatieObjectRequest' });
+
+// ---------------------------------------------------------------- Gebruiksrechten
+
+export const GebruiksrechtenInput = z
+  .object({ informatieobject: url, startdatum: dateTime, einddatum: dateTime.nullable().optional(), omschrijvingVoorwaarden: z.string().min(1) })
+  .meta({ id: 'GebruiksrechtenRequest' });
+export const Gebruiksrechten = GebruiksrechtenInput.extend({ url, einddatum: dateTime.nullable(), _expand: z.record(z.string(), z.unknown()).optional() }).meta({
+  id: 'Gebruiksrechten',
+});
+const dateTimeFilter = dateTime.optional();
+export const GebruiksrechtenQuery = z.object({
+  informatieobject: url.optional(),
+  startdatum__lt: dateTimeFilter,
+  startdatum__lte: dateTimeFilter,
+  startdatum__gt: dateTimeFilter,
+  startdatum__gte: dateTimeFilter,
+  einddatum__lt: dateTimeFilter,
+  einddatum__lte: dateTimeFilter,
+  einddatum__gt: dateTimeFilter,
+  einddatum__gte: dateTimeFilter,
+  expand: z.string().optional(),
+});
+
+// ---------------------------------------------------------------- ObjectInformatieObject
+
+export const ObjectInformatieObjectInput = z
+  .object({ informatieobject: url, object: url.max(1000), objectType: OBJECT_TYPE })
+  .meta({ id: 'ObjectInformatieObjectRequest' });
+export const ObjectInformatieObject = ObjectInformatieObjectInput.extend({ url, _expand: z.record(z.string(), z.unknown()).optional() }).meta({
+  id: 'ObjectInformatieObject',
+});
+export const ObjectInformatieObjectQuery = z.object({ object: url.optional(), informatieobject: url.optional(), expand: z.string().optional() });
+
+export const ExpandQuery = z.object({ expand: z.string().optional() });

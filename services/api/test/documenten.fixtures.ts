@@ -1,0 +1,48 @@
+import { catalogus, create, iotBody, publish } from './catalogi.fixtures';
+import type { TestApp } from './harness';
+
+export const DRC = '/documenten/api/v1';
+export const EIO = `${DRC}/enkelvoudiginformatieobjecten`;
+
+/** A published informatieobjecttype in a new catalogus. */
+export async function informatieobjecttype(t: TestApp, over: Record<string, unknown> = {}): Promise<string> {
+  const cat = await catalogus(t, `D${Math.floor(Math.random() * 10000)}`);
+  const iot = await create(t, 'informatieobjecttypen', iotBody(cat, over));
+  await publish(t, iot.url);
+  return iot.url;
+}
+
+export const eioBody = (informatieobjecttype: string, over: Record<string, unknown> = {}) => ({
+  bronorganisatie: '000000000',
+  creatiedatum: '2024-03-01',
+  titel: 'Aanvraag',
+  auteur: 'J. de Vries',
+  taal: 'dut',
+  inhoud: Buffer.from('hallo wereld').toString('base64'),
+  informatieobjecttype,
+  ...over,
+});
+
+/** POSTs a document; throws with the body when it is not a 201. */
+export async function createEio(t: TestApp, body: unknown, opts: { token?: string } = {}): Promise<Record<string, any>> {
+  const res = await t.call('POST', EIO, body, opts);
+  if (res.statusCode !== 201) throw new Error(`POST ${EIO} gave ${res.statusCode}: ${res.body}`);
+  return res.json();
+}
+
+export async function lock(t: TestApp, url: string, opts: { token?: string } = {}): Promise<string> {
+  const res = await t.call('POST', `${url}/lock`, undefined, opts);
+  if (res.statusCode !== 200) throw new Error(`lock gave ${res.statusCode}: ${res.body}`);
+  return res.json().lock;
+}
+
+/** A client whose applicatie has these Documenten autorisaties. */
+export async function drcClient(t: TestApp, clientId: string, autorisaties: Record<string, unknown>[]): Promise<void> {
+  await t.client(clientId, `${clientId}-secret`);
+  const res = await t.call('POST', '/autorisaties/api/v1/applicaties', {
+    clientIds: [clientId],
+    label: clientId,
+    autorisaties: autorisaties.map((a) => ({ component: 'drc', ...a })),
+  });
+  if (res.statusCode !== 201) throw new Error(`applicatie: ${res.body}`);
+}
