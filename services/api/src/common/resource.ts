@@ -272,7 +272,7 @@ export class Resource<D extends Document> {
         const filter = def.filter ? await def.filter(q, caller) : {};
         if (def.plainList) {
           const items = await this.store.find(filter, { sort: def.sort });
-          return Promise.all(items.filter((d) => !def.visible || def.visible(d, caller)).map((d) => this.toApi(d)));
+          return Promise.all(items.filter((d) => !def.visible || def.visible(d, caller)).map((d) => this.toApi(d, q)));
         }
         const { page: rawPage, cursor } = q as { page?: string; cursor?: string };
         const page = parsePage(rawPage);
