@@ -1,6 +1,6 @@
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
-import type { ComponentApi } from '../../common/component';
+import type { ComponentApi, Deps } from '../../common/component';
 import { ZgwError } from '../../common/errors';
 import type { GenummerdeIdentificaties } from '../../common/identificaties';
 import type { Resource, WriteContext } from '../../common/resource';
@@ -26,6 +26,24 @@ export const UPDATE = [BIJWERKEN, GEFORCEERD_BIJWERKEN];
 /** Every scope that lets a client see a document at all. */
 export const ANY_DOCUMENT_SCOPE = [LEZEN, AANMAKEN, BIJWERKEN, GEFORCEERD_BIJWERKEN, VERWIJDEREN, LOCK, GEFORCEERD_UNLOCK];
 
+/**
+ * What other components of this platform use to link documents: the Zaken API (and the Besluiten API) read their
+ * informatieobjecten in-process and keep the objectinformatieobjecten in step with their links.
+ */
+export interface DocumentLinks {
+  /** The API view of one of this platform's documents: undefined when the URL is not ours, null when nothing is there. */
+  document(url: string): Promise<Doc | null | undefined>;
+  /** Records that `object` links the document: its objectinformatieobject (once; doing it again changes nothing). */
+  link(informatieobject: string, object: string, objectType: 'zaak' | 'besluit', caller: Caller): Promise<void>;
+  /** Removes the objectinformatieobject of that link, if there is one. */
+  unlink(informatieobject: string, object: string, caller: Caller): Promise<void>;
+}
+
+/** The document links of the Documenten API mounted on this platform, if it is. */
+export function documentLinksOf(deps: Deps): DocumentLinks | undefined {
+  return (deps.components.get('documenten') as Documenten | undefined)?.links;
+}
+
 /** Every Documenten resource and service, so that the rules of one can read and update the others. */
 export interface Documenten {
   api: ComponentApi;
@@ -37,6 +55,7 @@ export interface Documenten {
   informatieobjecten: Resource<Doc>;
   gebruiksrechten: Resource<Doc>;
   objectinformatieobjecten: Resource<Doc>;
+  links: DocumentLinks;
   /** Keeps the objects of a document in step after an update (their authorisation copies). */
   onDocumentChanged?(stored: Stored<Doc>, previous: Stored<Doc>): Promise<void>;
   /** Rules and cascades of deleting a document (its relations, its gebruiksrechten). */

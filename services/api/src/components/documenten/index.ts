@@ -3,7 +3,10 @@ import type { ComponentApi, ComponentDef } from '../../common/component';
 import { GenummerdeIdentificaties } from '../../common/identificaties';
 import type { Catalogi } from '../catalogi/context';
 import { References } from '../zaken/refs';
-import { AANMAKEN, UPDATE, type Documenten } from './context';
+import { AANMAKEN, UPDATE, nonField, type Documenten } from './context';
+import { registerGebruiksrechten } from './gebruiksrechten';
+import { documentLinks, registerObjectinformatieobjecten } from './objectinformatieobjecten';
+import { syncPartFacts } from './parts';
 import { COLLECTION, registerInformatieobjecten } from './informatieobjecten';
 import { InhoudStore } from './inhoud';
 import { streamInhoudBodies } from './json-body';
@@ -33,13 +36,36 @@ export const documenten: ComponentDef = {
     d.informatieobjecten = registerInformatieobjecten(d);
     // Lists restricted only by autorisaties are counted from these.
     d.informatieobjecten.store.countBy(['informatieobjecttype', '_vertrouwelijkheid']);
+    d.gebruiksrechten = registerGebruiksrechten(d);
+    d.objectinformatieobjecten = registerObjectinformatieobjecten(d);
+    d.links = documentLinks(d);
+    keepPartsInStep(d);
     registerAudittrail(api, d.informatieobjecten, 'enkelvoudiginformatieobject_uuid');
     api.deps.components.set('documenten', d);
     await ensureIndexes(d);
-    const fixed = await d.informatieobjecten.store.recount();
+    let fixed = 0;
+    for (const r of [d.informatieobjecten, d.gebruiksrechten, d.objectinformatieobjecten]) fixed += await r.store.recount();
     if (fixed) api.deps.log.warn({ buckets: fixed }, 'documenten: corrected maintained counts');
   },
 };
+
+/**
+ * A document's objects follow it: their authorisation copies move with its vertrouwelijkheidaanduiding; it cannot go
+ * while a zaak or besluit links it (drc-008: `pending-relations`); its gebruiksrechten go with it.
+ */
+function keepPartsInStep(d: Documenten): void {
+  d.onDocumentChanged = async (stored, previous) => {
+    if (stored.vertrouwelijkheidaanduiding !== previous.vertrouwelijkheidaanduiding) await syncPartFacts(d, stored, [d.gebruiksrechten, d.objectinformatieobjecten]);
+  };
+  d.beforeDocumentDestroy = async (current) => {
+    if (await d.objectinformatieobjecten.store.findOne({ informatieobject: d.informatieobjecten.url(current._id) })) {
+      throw nonField('pending-relations', 'Het document is nog aan zaken of besluiten gekoppeld; verwijder eerst die relaties.');
+    }
+  };
+  d.afterDocumentDestroy = async (current, ctx) => {
+    for (const g of await d.gebruiksrechten.store.find({ informatieobject: d.informatieobjecten.url(current._id) })) await d.gebruiksrechten.destroy(g, ctx);
+  };
+}
 
 function catalogiOf(api: ComponentApi): Catalogi {
   const c = api.deps.components.get('catalogi') as Catalogi | undefined;
@@ -60,6 +86,18 @@ async function ensureIndexes(d: Documenten): Promise<void> {
     byField('bronorganisatie'),
     byField('trefwoorden'),
   ]);
+  // The objects of a document: by document (and in list order), by their own filters, and under autorisaties.
+  const parts = { key: { _informatieobjecttype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } };
+  const partCounts = { key: { _informatieobjecttype: 1, _vertrouwelijkheid: 1 } };
+  await d.gebruiksrechten.store.ensureIndexes([
+    parts,
+    partCounts,
+    { key: { informatieobject: 1, _created: 1, _id: 1, startdatum: 1, einddatum: 1 } },
+    { key: { informatieobject: 1, _created: 1, _id: 1, einddatum: 1 } },
+    { key: { _created: 1, _id: 1, startdatum: 1, einddatum: 1 } },
+    { key: { _created: 1, _id: 1, einddatum: 1 } },
+  ]);
+  await d.objectinformatieobjecten.store.ensureIndexes([parts, partCounts, byField('informatieobject'), byField('informatieobject', 'object'), byField('object')]);
   await d.versies.ensureIndexes();
   await d.inhoud.ensureIndexes();
   await ensureAudittrailIndex(d.api.deps.db);

@@ -1,4 +1,5 @@
-import type { Resource } from '../../common/resource';
+import type { Resource, WriteContext } from '../../common/resource';
+import { documentLinksOf } from '../documenten/context';
 import { ZgwError } from '../../common/errors';
 import { informatieobjecttypenOn } from '../catalogi/zaaktypen';
 import { BIJWERKEN, GEFORCEERD, READ, UPDATE, nonField, type Zaken } from './context';
@@ -10,7 +11,7 @@ import {
 } from './schemas';
 import { PART_LINKS } from './zaken';
 
-/** An informatieobject of the Documenten API: an object with these fields (until that API is served here, fetched). */
+/** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
 const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');
 
 export function registerZaakinformatieobjecten(z: Zaken): Resource<Doc> {
@@ -29,7 +30,7 @@ export function registerZaakinformatieobjecten(z: Zaken): Resource<Doc> {
     exact: ['informatieobject'],
     rules: async (doc, zaak, _ctx, current) => {
       if (!current) {
-        const { status, body } = await z.api.deps.fetchJson(String(doc.informatieobject));
+        const { status, body } = await z.refs.informatieobject(String(doc.informatieobject));
         if (status !== 200) throw ZgwError.field('informatieobject', 'bad-url', `${doc.informatieobject} gaf status ${status || 'geen antwoord'}.`);
         if (!body || typeof body !== 'object' || !isInformatieobject(body as Doc)) {
           throw ZgwError.field('informatieobject', 'invalid-resource', `${doc.informatieobject} is geen informatieobject.`);
@@ -46,12 +47,20 @@ export function registerZaakinformatieobjecten(z: Zaken): Resource<Doc> {
         registratiedatum: current?.registratiedatum ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
       };
     },
-    afterWrite: async (stored) => {
+    afterWrite: async (stored, _zaak, ctx, previous) => {
       const statusId = stored.status ? z.statussen.uuidOf(String(stored.status)) : undefined;
       if (statusId) await z.statussen.store.coll.updateOne({ _id: statusId }, { $addToSet: { _zaakinformatieobjecten: stored._id } } as never);
+      // A document of this platform records the link as its objectinformatieobject.
+      if (!previous) await documentLinksOf(z.api.deps)?.link(String(stored.informatieobject), String(stored.zaak), 'zaak', ctx.caller);
     },
+    afterDestroy: (current, ctx) => unlinkDocument(z, current, ctx),
     render: (doc) => ({ uuid: doc._id }),
   });
+}
+
+/** Removes the objectinformatieobject of a zaakinformatieobject that goes (when the document is one of ours). */
+export async function unlinkDocument(z: Zaken, zio: Doc, ctx: WriteContext): Promise<void> {
+  await documentLinksOf(z.api.deps)?.unlink(String(zio.informatieobject), String(zio.zaak), ctx.caller);
 }
 
 /**

@@ -3,6 +3,7 @@ import { ZgwError, type InvalidParam } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import type { Catalogi } from '../catalogi/context';
+import { documentLinksOf } from '../documenten/context';
 import type { Doc } from './schemas';
 
 export type CatalogiType = 'zaaktypen' | 'statustypen' | 'resultaattypen' | 'roltypen' | 'eigenschappen' | 'zaakobjecttypen' | 'informatieobjecttypen' | 'besluittypen';
@@ -50,6 +51,13 @@ export class References {
       return { name, code: 'invalid-resource', reason: `De URL ${url} wijst niet naar het verwachte soort object.` };
     }
     return undefined;
+  }
+
+  /** A document by URL: one of this platform's documents read in-process (404 when gone), any other fetched. */
+  async informatieobject(url: string): Promise<{ status: number; body: unknown }> {
+    const local = await documentLinksOf(this.deps)?.document(url);
+    if (local !== undefined) return local ? { status: 200, body: local } : { status: 404, body: undefined };
+    return this.deps.fetchJson(url);
   }
 
   private isCatalogiUrl(url: string): boolean {

@@ -107,7 +107,7 @@ export function registerResultaten(z: Zaken): Resource<Doc> {
 async function mustHaveGebruiksrechten(z: Zaken, zaak: Stored<Doc>): Promise<void> {
   const zios = await z.zaakinformatieobjecten.store.find(idsIn((zaak[PART_LINKS.zaakinformatieobjecten] as string[]) ?? []));
   for (const zio of zios) {
-    const { status, body } = await z.api.deps.fetchJson(String(zio.informatieobject));
+    const { status, body } = await z.refs.informatieobject(String(zio.informatieobject));
     if (status === 200 && body && typeof body === 'object' && 'indicatieGebruiksrecht' in body && (body as Doc).indicatieGebruiksrecht === null) {
       throw nonField('indicatiegebruiksrecht-unset', `Het informatieobject ${String(zio.informatieobject)} heeft geen indicatieGebruiksrecht; zet die voor de zaak wordt afgesloten.`);
     }

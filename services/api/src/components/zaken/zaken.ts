@@ -16,6 +16,7 @@ import { expand, parseExpand } from './expand';
 import { within } from './geo';
 import { hasKeys, throwIfAny } from './refs';
 import { Zaak, ZaakInput, ZaakQuery, ZaakReadQuery, ZaakZoek, type Doc } from './schemas';
+import { unlinkDocument } from './onderdelen';
 import { rolFilterOfZaakQuery } from './rollen';
 
 const DEFAULTS: Doc = {
@@ -180,7 +181,7 @@ async function checkArchief(z: Zaken, doc: Doc, current?: Doc): Promise<void> {
   if (!doc.archiefactiedatum) throw ZgwError.field('archiefactiedatum', 'archiefactiedatum-not-set', 'Zet eerst de archiefactiedatum.');
   const zios = await z.zaakinformatieobjecten.store.find(idsIn((current[PART_LINKS.zaakinformatieobjecten] as string[]) ?? []));
   for (const zio of zios) {
-    const { status, body } = await z.api.deps.fetchJson(String(zio.informatieobject));
+    const { status, body } = await z.refs.informatieobject(String(zio.informatieobject));
     if (status === 200 && (body as Doc | undefined)?.status !== 'gearchiveerd') {
       throw ZgwError.field('archiefstatus', 'documents-not-archived', 'Alle informatieobjecten van de zaak moeten eerst gearchiveerd zijn.');
     }
@@ -197,7 +198,9 @@ async function removeParts(z: Zaken, zaak: Stored<Doc>, ctx: WriteContext): Prom
   const url = z.zaken.url(zaak._id);
   const parts = [z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken, z.zaakeigenschappen, z.zaakbesluiten];
   for (const part of parts) {
-    for (const doc of await part.store.find({ zaak: url })) await part.destroy(doc, ctx);
+    for (const doc of await part.store.find({ zaak: url })) {
+      if ((await part.destroy(doc, ctx)) && part === z.zaakinformatieobjecten) await unlinkDocument(z, doc, ctx);
+    }
   }
   for (const deelzaak of await z.zaken.store.find(idsIn((zaak[PART_LINKS.deelzaken] as string[]) ?? []))) {
     if (await z.zaken.destroy(deelzaak, ctx)) await removeParts(z, deelzaak, ctx);

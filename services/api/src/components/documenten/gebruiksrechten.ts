@@ -1,0 +1,49 @@
+import type { Document, Filter } from 'mongodb';
+import type { Resource } from '../../common/resource';
+import { LIVE, type Stored } from '../../common/store';
+import { AANMAKEN, BIJWERKEN, READ, VERWIJDEREN, type Documenten } from './context';
+import { registerPart } from './parts';
+import { Gebruiksrechten, GebruiksrechtenInput, GebruiksrechtenQuery, type Doc } from './schemas';
+
+const RANGES: Record<string, string> = { lt: '$lt', lte: '$lte', gt: '$gt', gte: '$gte' };
+
+/** Gebruiksrechten of a document; the document's `indicatieGebruiksrecht` says whether it has any (drc-006). */
+export function registerGebruiksrechten(d: Documenten): Resource<Doc> {
+  return registerPart(d, {
+    collection: 'gebruiksrechten',
+    resource: 'gebruiksrechten',
+    schema: Gebruiksrechten,
+    input: GebruiksrechtenInput,
+    query: GebruiksrechtenQuery,
+    scopes: { read: READ, create: [AANMAKEN], update: [BIJWERKEN], destroy: [VERWIJDEREN] },
+    operations: ['list', 'create', 'read', 'update', 'partial_update', 'destroy'],
+    plainList: true,
+    notify: true,
+    defaults: { einddatum: null },
+    filter: (q) => {
+      const f: Filter<Document> = {};
+      for (const field of ['startdatum', 'einddatum']) {
+        const cond: Doc = {};
+        for (const [suffix, op] of Object.entries(RANGES)) if (q[`${field}__${suffix}`] !== undefined) cond[op] = q[`${field}__${suffix}`];
+        if (Object.keys(cond).length) f[field] = cond;
+      }
+      return f;
+    },
+    afterWrite: async (stored, eio, _ctx, previous) => {
+      if (!previous) await setIndicatie(d, eio, true);
+    },
+    afterDestroy: async (current) => {
+      const eio = await d.informatieobjecten.byUrl(String(current.informatieobject));
+      if (eio && !(await d.gebruiksrechten.store.findOne({ informatieobject: current.informatieobject }))) await setIndicatie(d, eio, null);
+    },
+  });
+}
+
+/**
+ * The document's indication follows its gebruiksrechten: set on the document and its current version, without a
+ * new version (the document's content and description did not change).
+ */
+async function setIndicatie(d: Documenten, eio: Stored<Doc>, value: boolean | null): Promise<void> {
+  await d.informatieobjecten.store.coll.updateOne({ _id: eio._id, ...LIVE } as never, { $set: { indicatieGebruiksrecht: value } } as never);
+  await d.versies.coll.updateOne({ _id: `${eio._id}:${String(eio.versie)}` }, { $set: { indicatieGebruiksrecht: value } });
+}

@@ -1,0 +1,119 @@
+import type { Document, Filter } from 'mongodb';
+import type { z } from 'zod';
+import { Caller } from '../../common/auth';
+import { ZgwError } from '../../common/errors';
+import { Resource, type Operation, type ResourceDef, type WriteContext } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { parseOrThrow } from '../../common/validation';
+import {
+  LEZEN, PART_AUTH_FIELDS, and, authBuckets, authFilter, documentOfPart, mayOnDocument, mustMayOnDocument, partFacts, sameFilter, withDefaults,
+  type Documenten,
+} from './context';
+import { expandDocuments, parseExpand } from './expand';
+import type { Doc } from './schemas';
+
+/**
+ * An object that belongs to one document (gebruiksrechten, objectinformatieobject, verzending): it names its
+ * document in `informatieobject` for good, is authorised by that document's informatieobjecttype and
+ * vertrouwelijkheid (copied onto it, so lists filter inside the query), and expands its `informatieobject`.
+ */
+export interface PartDef {
+  collection: string;
+  resource: string;
+  schema: z.ZodType;
+  input: z.ZodObject;
+  patchInput?: z.ZodObject;
+  query: z.ZodObject;
+  scopes: ResourceDef<Doc>['scopes'];
+  operations: Operation[];
+  plainList?: boolean;
+  /** Notified on kanaal `documenten` with the document's kenmerken. */
+  notify?: boolean;
+  defaults?: Doc;
+  /** List filters besides `informatieobject`, as exact matches on the stored field of the same name. */
+  exact?: string[];
+  filter?: (q: Doc) => Filter<Document>;
+  rules?: (doc: Doc, eio: Stored<Doc>, ctx: WriteContext, current?: Stored<Doc>) => Promise<Doc>;
+  afterWrite?: (stored: Stored<Doc>, eio: Stored<Doc>, ctx: WriteContext, previous?: Stored<Doc>) => Promise<void>;
+  beforeDestroy?: (current: Stored<Doc>, ctx: WriteContext) => Promise<void>;
+  afterDestroy?: (current: Stored<Doc>, ctx: WriteContext) => Promise<void>;
+}
+
+/** Reads expanded documents for objects the caller may already see (they share the document's autorisaties). */
+const SYSTEM = new Caller('system', 'system', 'Platform', { heeftAlleAutorisaties: true });
+
+/** The document a part's `informatieobject` names: `no_match` when it is no document URL of this API, `does_not_exist` when gone. */
+export async function documentOf(d: Documenten, url: string, name = 'informatieobject'): Promise<Stored<Doc>> {
+  const uuid = d.informatieobjecten.uuidOf(url);
+  if (!uuid) throw ZgwError.field(name, 'no_match', `${url} is geen document van deze Documenten API.`);
+  const eio = await d.informatieobjecten.store.get(uuid);
+  if (!eio) throw ZgwError.field(name, 'does_not_exist', `Het document ${url} bestaat niet.`);
+  return eio;
+}
+
+export function registerPart(d: Documenten, def: PartDef): Resource<Doc> {
+  const scopesOf = (s: ResourceDef<Doc>['scopes']) => [LEZEN, ...s.create, ...s.update, ...s.destroy];
+  const resource: Resource<Doc> = new Resource<Doc>(d.api, {
+    collection: def.collection,
+    resource: def.resource,
+    schema: def.schema,
+    input: def.input,
+    patchInput: def.patchInput,
+    query: def.query,
+    readQuery: def.query.pick({ expand: true }),
+    scopes: def.scopes,
+    operations: def.operations,
+    plainList: def.plainList,
+    kanaal: def.notify ? 'documenten' : undefined,
+    hoofdObject: (doc) => String(doc.informatieobject),
+    kenmerken: (doc) => {
+      const facts = documentOfPart(doc);
+      return { bronorganisatie: String(doc._bronorganisatie ?? ''), informatieobjecttype: String(facts.informatieobjecttype), vertrouwelijkheidaanduiding: String(facts.vertrouwelijkheidaanduiding) };
+    },
+    visible: (doc, caller) => mayOnDocument(caller, documentOfPart(doc), scopesOf(def.scopes)),
+    count: (filter, caller) => (!caller.all && sameFilter(filter, authFilter(caller, PART_AUTH_FIELDS)) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined),
+    filter: (q, caller) => {
+      const f: Doc = {};
+      if (q.informatieobject) f.informatieobject = q.informatieobject;
+      for (const k of def.exact ?? []) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
+      return and(authFilter(caller, PART_AUTH_FIELDS), f as Filter<Document>, def.filter ? def.filter(q) : {});
+    },
+    prepare: async (data, ctx, current) => {
+      const input = parseOrThrow(def.input, data) as Doc;
+      if (current && input.informatieobject !== current.informatieobject) {
+        throw ZgwError.field('informatieobject', 'wijzigen-niet-toegelaten', 'informatieobject mag niet gewijzigd worden.');
+      }
+      const eio = await documentOf(d, String(input.informatieobject));
+      mustMayOnDocument(ctx.caller, eio, current ? def.scopes.update : def.scopes.create);
+      let doc = withDefaults(input, def.defaults ?? {});
+      if (def.rules) doc = await def.rules(doc, eio, ctx, current);
+      return { ...doc, ...partFacts(eio), _bronorganisatie: eio.bronorganisatie };
+    },
+    afterWrite: def.afterWrite
+      ? async (stored, ctx, previous) => {
+          const eio = await d.informatieobjecten.byUrl(String(stored.informatieobject));
+          if (eio) await def.afterWrite!(stored, eio, ctx, previous);
+        }
+      : undefined,
+    beforeDestroy: async (current, ctx) => {
+      mustMayOnDocument(ctx.caller, documentOfPart(current), def.scopes.destroy);
+      await def.beforeDestroy?.(current, ctx);
+    },
+    afterDestroy: def.afterDestroy,
+    render: async (doc, _url, query) => {
+      const tree = parseExpand(query?.expand, ['informatieobject']);
+      if (!tree) return {};
+      const view: Doc = { informatieobject: doc.informatieobject };
+      await expandDocuments(d, SYSTEM, [view], tree);
+      return { _expand: view._expand };
+    },
+  });
+  resource.store.countBy(['_informatieobjecttype', '_vertrouwelijkheid']);
+  return resource;
+}
+
+/** Keeps the authorisation copies on every object of a document in step when its vertrouwelijkheidaanduiding changes. */
+export async function syncPartFacts(d: Documenten, eio: Stored<Doc>, parts: Resource<Doc>[]): Promise<void> {
+  const facts = partFacts(eio);
+  for (const part of parts) await part.store.moveBucket({ informatieobject: d.informatieobjecten.url(eio._id) }, facts);
+}
