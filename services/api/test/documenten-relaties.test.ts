@@ -108,6 +108,22 @@ describe('objectinformatieobjecten', () => {
     expect(param(missing)).toMatchObject({ name: 'informatieobject', code: 'bad-url' });
   });
 
+  it('give the Zaken rules on documents the document as it is (zrc-007, zrc-022)', async () => {
+    const zaak = await createZ(t, 'zaken', zaakBody(zaaktype));
+    const eio = await createEio(t, eioBody(iot));
+    await createZ(t, 'zaakinformatieobjecten', { zaak: zaak.url, informatieobject: eio.url });
+    const archive = () => t.call('PATCH', zaak.url, { archiefstatus: 'gearchiveerd' }, { headers: CRS });
+    expect(param(await archive())).toMatchObject({ name: 'archiefstatus', code: 'documents-not-archived' });
+    const l = await lock(t, eio.url);
+    expect((await t.call('PATCH', eio.url, { status: 'gearchiveerd', lock: l })).statusCode).toBe(200);
+    expect(param(await archive())).toMatchObject({ name: 'archiefnominatie', code: 'archiefnominatie-not-set' });
+
+    const eind = (await t.call('GET', zaaktype)).json().statustypen as string[];
+    const last = (await Promise.all(eind.map(async (u) => (await t.call('GET', u)).json()))).sort((a, b) => b.volgnummer - a.volgnummer)[0];
+    const status = await t.call('POST', `${ZRC}/statussen`, { zaak: zaak.url, statustype: last.url, datumStatusGezet: '2024-03-05T10:00:00Z' }, { headers: CRS });
+    expect(param(status)).toMatchObject({ code: 'indicatiegebruiksrecht-unset' });
+  });
+
   it('refuse objects that are not there or not of their type (drc-002)', async () => {
     const eio = await createEio(t, eioBody(iot));
     const r1 = await t.call('POST', OIO, { informatieobject: eio.url, object: 'http://127.0.0.1:8000/zaken/api/v1/zaken/00000000-0000-4000-8000-000000000000', objectType: 'zaak' });

@@ -177,8 +177,7 @@ function checkBetaling(doc: Doc): void {
 /** zrc-022: leaving nog_te_archiveren needs archiefnominatie and archiefactiedatum (and archived documents). */
 async function checkArchief(z: Zaken, doc: Doc, current?: Doc): Promise<void> {
   if (!current || doc.archiefstatus === 'nog_te_archiveren') return;
-  if (!doc.archiefnominatie) throw ZgwError.field('archiefnominatie', 'archiefnominatie-not-set', 'Zet eerst de archiefnominatie.');
-  if (!doc.archiefactiedatum) throw ZgwError.field('archiefactiedatum', 'archiefactiedatum-not-set', 'Zet eerst de archiefactiedatum.');
+  // The documents come first: the standard's tests expect documents-not-archived before the missing fields.
   const zios = await z.zaakinformatieobjecten.store.find(idsIn((current[PART_LINKS.zaakinformatieobjecten] as string[]) ?? []));
   for (const zio of zios) {
     const { status, body } = await z.refs.informatieobject(String(zio.informatieobject));
@@ -186,6 +185,8 @@ async function checkArchief(z: Zaken, doc: Doc, current?: Doc): Promise<void> {
       throw ZgwError.field('archiefstatus', 'documents-not-archived', 'Alle informatieobjecten van de zaak moeten eerst gearchiveerd zijn.');
     }
   }
+  if (!doc.archiefnominatie) throw ZgwError.field('archiefnominatie', 'archiefnominatie-not-set', 'Zet eerst de archiefnominatie.');
+  if (!doc.archiefactiedatum) throw ZgwError.field('archiefactiedatum', 'archiefactiedatum-not-set', 'Zet eerst de archiefactiedatum.');
 }
 
 async function mustBeUnique(z: Zaken, doc: Doc): Promise<void> {
