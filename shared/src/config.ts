@@ -20,6 +20,7 @@ const schema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(2000),
   CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
   PAGE_SKIP_LIMIT: z.coerce.number().int().min(100).default(10_000),
+  DRC_BESTANDSDEEL_BYTES: z.coerce.number().int().min(1024).default(100 * 1024 * 1024),
 });
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };
