@@ -8,6 +8,7 @@ import type { Stored } from '../../common/store';
 import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import type { Catalogi } from '../catalogi/context';
 import type { References } from '../zaken/refs';
+import type { Bestandsdelen } from './bestandsdelen';
 import type { InhoudStore } from './inhoud';
 import type { Doc } from './schemas';
 import type { Versies } from './versies';
@@ -50,6 +51,7 @@ export interface Documenten {
   catalogi: Catalogi;
   refs: References;
   inhoud: InhoudStore;
+  bestandsdelen: Bestandsdelen;
   versies: Versies;
   identificaties: GenummerdeIdentificaties;
   informatieobjecten: Resource<Doc>;
@@ -61,8 +63,6 @@ export interface Documenten {
   /** Rules and cascades of deleting a document (its relations, its gebruiksrechten). */
   beforeDocumentDestroy?(current: Stored<Doc>, ctx: WriteContext): Promise<void>;
   afterDocumentDestroy?(current: Stored<Doc>, ctx: WriteContext): Promise<void>;
-  /** Rules of unlocking (bestandsdelen complete). */
-  beforeUnlock?(current: Stored<Doc>): Promise<void>;
 }
 
 export function nonField(code: string, reason: string): ZgwError {

@@ -3,6 +3,7 @@ import type { ComponentApi, ComponentDef } from '../../common/component';
 import { GenummerdeIdentificaties } from '../../common/identificaties';
 import type { Catalogi } from '../catalogi/context';
 import { References } from '../zaken/refs';
+import { Bestandsdelen } from './bestandsdelen';
 import { AANMAKEN, UPDATE, nonField, type Documenten } from './context';
 import { registerGebruiksrechten } from './gebruiksrechten';
 import { documentLinks, registerObjectinformatieobjecten } from './objectinformatieobjecten';
@@ -33,6 +34,8 @@ export const documenten: ComponentDef = {
     const base = `/${api.def.name}/api/v1/${COLLECTION}`;
     // The document writes take their base64 content as a stream (see json-body.ts).
     streamInhoudBodies(api, d.inhoud, new Map([[`POST ${base}`, [AANMAKEN]], [`PUT ${base}/:uuid`, UPDATE], [`PATCH ${base}/:uuid`, UPDATE]]));
+    d.bestandsdelen = new Bestandsdelen(d);
+    d.bestandsdelen.register();
     d.informatieobjecten = registerInformatieobjecten(d);
     // Lists restricted only by autorisaties are counted from these.
     d.informatieobjecten.store.countBy(['informatieobjecttype', '_vertrouwelijkheid']);
@@ -99,6 +102,7 @@ async function ensureIndexes(d: Documenten): Promise<void> {
   ]);
   await d.objectinformatieobjecten.store.ensureIndexes([parts, partCounts, byField('informatieobject'), byField('informatieobject', 'object'), byField('object')]);
   await d.versies.ensureIndexes();
+  await d.bestandsdelen.ensureIndexes();
   await d.inhoud.ensureIndexes();
   await ensureAudittrailIndex(d.api.deps.db);
 }

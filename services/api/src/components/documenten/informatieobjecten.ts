@@ -14,8 +14,7 @@ import {
   mayOnDocument, mustMayOnDocument, nonField, sameFilter, withDefaults, type Documenten,
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
-import type { Bestand } from './inhoud';
-import { takeUpload } from './json-body';
+import { takeUpload, type Bestand } from './inhoud';
 import {
   DownloadQuery, EnkelvoudigInformatieObject, EnkelvoudigInformatieObjectInput, EnkelvoudigInformatieObjectPatch, EnkelvoudigInformatieObjectQuery,
   EnkelvoudigInformatieObjectReadQuery, EnkelvoudigInformatieObjectUpdate, EnkelvoudigInformatieObjectWithLock, EnkelvoudigInformatieObjectZoek,
@@ -62,7 +61,7 @@ export function registerInformatieobjecten(d: Documenten): Resource<Doc> {
     }),
     weergave: (doc) => String(doc.identificatie),
     visible: (doc, caller) => mayOnDocument(caller, doc, ANY_DOCUMENT_SCOPE),
-    render: (doc, url) => render(doc, url),
+    render: (doc, url) => render(d, doc, url),
   });
   registerWrites(d, eio);
   registerReads(d, eio);
@@ -70,13 +69,14 @@ export function registerInformatieobjecten(d: Documenten): Resource<Doc> {
   return eio;
 }
 
-/** The fields the API computes for a stored document (or one of its versions, whose lock is the document's). */
-function render(doc: Doc, url: string, current?: Doc): Doc {
-  const canonical = current ?? doc;
+/** The fields the API computes for a stored document (or one of its versions, whose lock and parts are the document's). */
+async function render(d: Documenten, doc: Doc, url: string, current?: Stored<Doc>, lock?: string): Promise<Doc> {
+  const canonical = (current ?? doc) as Stored<Doc>;
+  const hasContent = Array.isArray(doc._inhoud) ? doc._inhoud.length > 0 : Boolean(doc._inhoud);
   return {
-    inhoud: doc._inhoud ? `${url}/download?versie=${String(doc.versie)}` : null,
+    inhoud: hasContent ? `${url}/download?versie=${String(doc.versie)}` : null,
     locked: Boolean(canonical._lock),
-    bestandsdelen: [],
+    bestandsdelen: canonical.versie === doc.versie ? await d.bestandsdelen.view(canonical, lock) : [],
   };
 }
 
@@ -164,9 +164,12 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
         file = await contentOf(d, input, streamed);
         doc._inhoud = file?.id ?? null;
         doc.bestandsomvang = file ? file.size : (input.bestandsomvang ?? null);
+        // No content but a size: the content comes in bestandsdelen, while the document is locked for its creator.
+        const lock = !file && wantsParts(input) ? await startParts(d, uuid, doc) : undefined;
         await d.versies.keep(uuid, doc);
         const stored = await insertUnique(eio, doc, ctx);
-        return eio.toApi(stored);
+        const url = eio.url(uuid);
+        return { url, ...publicFields(stored), ...(await render(d, stored, url, undefined, lock)), ...(lock ? { lock } : {}) };
       } catch (err) {
         await d.inhoud.delete([streamed?.id, file?.id].filter((f): f is string => !!f));
         throw err;
@@ -197,6 +200,13 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
           file = await contentOf(d, input, streamed);
           doc._inhoud = file ? file.id : (current._inhoud ?? null);
           doc.bestandsomvang = file ? file.size : (current.bestandsomvang ?? null);
+          if (!file && wantsParts(input)) {
+            // New content in bestandsdelen: this version has none until they are uploaded and the document unlocked.
+            await d.bestandsdelen.remove(current._id);
+            doc._inhoud = null;
+            doc.bestandsomvang = input.bestandsomvang;
+            doc._delen = await d.bestandsdelen.create(current._id, Number(input.bestandsomvang));
+          }
           await d.versies.keep(current._id, doc);
           const stored = await eio.update(current, doc, ctx, partial ? 'partial_update' : 'update');
           if (!stored) throw ZgwError.notFound(`enkelvoudiginformatieobject ${params.uuid} bestaat niet meer.`);
@@ -226,10 +236,23 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
         const files = await d.versies.files(current._id);
         await d.versies.removeAll(current._id);
         await d.inhoud.delete(files);
+        await d.bestandsdelen.remove(current._id);
       }
       return undefined;
     },
   });
+}
+
+/** Whether a write asks for bestandsdelen: a `bestandsomvang` above 0 with `inhoud` left out, empty or null. */
+function wantsParts(input: Doc): boolean {
+  return typeof input.bestandsomvang === 'number' && input.bestandsomvang > 0 && !input.inhoud;
+}
+
+/** Creates the bestandsdelen of a new document and locks it; returns the lock. */
+async function startParts(d: Documenten, uuid: string, doc: Doc): Promise<string> {
+  doc._delen = await d.bestandsdelen.create(uuid, Number(doc.bestandsomvang));
+  doc._lock = randomBytes(16).toString('hex');
+  return String(doc._lock);
 }
 
 /** Inserts a new document; a concurrent create that took the same identificatie first is `identificatie-niet-uniek`. */
@@ -290,7 +313,8 @@ function registerLocks(d: Documenten, eio: Resource<Doc>): void {
         mustMayOnDocument(caller, current, [LOCK]);
         if ((body as Doc).lock !== current._lock) throw nonField('incorrect-lock-id', 'De lock is niet juist.');
       }
-      await d.beforeUnlock?.(current);
+      // Whoever holds the lock finishes the upload; a forced unlock without it gives up an unfinished one.
+      await d.bestandsdelen.complete(current, forced && (body as Doc).lock !== current._lock);
       await eio.store.coll.updateOne({ _id: current._id, ...LIVE } as never, { $unset: { _lock: '' } } as never);
       return undefined;
     },
@@ -386,7 +410,7 @@ function registerReads(d: Documenten, eio: Resource<Doc>): void {
       if (!mayOnDocument(caller, current, [LEZEN])) throw ZgwError.forbidden();
       const version = await versionOf(d, current, q);
       const url = eio.url(current._id);
-      const body = { url, ...publicFields(version as Stored<Doc>), ...render(version, url, current) };
+      const body = { url, ...publicFields(version as Stored<Doc>), ...(await render(d, version, url, current)) };
       await expandDocuments(d, caller, [body], tree);
       return body;
     },
@@ -411,7 +435,8 @@ function registerReads(d: Documenten, eio: Resource<Doc>): void {
 
 /** Streams a version's content: never read whole into memory. */
 async function sendContent(d: Documenten, reply: FastifyReply, version: Doc): Promise<void> {
-  const id = typeof version._inhoud === 'string' ? version._inhoud : undefined;
+  const raw = version._inhoud;
+  const id = typeof raw === 'string' || (Array.isArray(raw) && raw.length) ? (raw as string | string[]) : undefined;
   const size = id ? await d.inhoud.size(id) : undefined;
   if (!id || size === undefined) throw ZgwError.notFound('Dit document heeft (nog) geen inhoud.');
   const name = String(version.bestandsnaam || version.identificatie || 'inhoud');

@@ -1,7 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
 import { GridFSBucket, type Db, type GridFSBucketWriteStream } from 'mongodb';
 import { ZgwError } from '../../common/errors';
+
+/** Files streamed in by a body parser, until the request's handler takes them (or the request ends). */
+const uploads = new WeakMap<FastifyRequest, Bestand>();
+
+export function keepUpload(req: FastifyRequest, file: Bestand): void {
+  uploads.set(req, file);
+}
+
+/** The file the request's content was streamed into, if any; from now on the caller removes it when the write fails. */
+export function takeUpload(req: FastifyRequest): Bestand | undefined {
+  const file = uploads.get(req);
+  uploads.delete(req);
+  return file;
+}
 
 /** A stored file: its id in the content store and its size in bytes. */
 export interface Bestand {
@@ -69,13 +84,28 @@ export class InhoudStore {
     }
   }
 
-  download(id: string): Readable {
-    return this.bucket.openDownloadStream(id as never);
+  /** The content of one file, or of several in sequence (a document uploaded in bestandsdelen), as one stream. */
+  download(ids: string | string[]): Readable {
+    if (typeof ids === 'string') return this.bucket.openDownloadStream(ids as never);
+    const out = new PassThrough();
+    void (async () => {
+      for (const id of ids) {
+        for await (const chunk of this.bucket.openDownloadStream(id as never)) {
+          if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+        }
+      }
+      out.end();
+    })().catch((err: Error) => out.destroy(err));
+    return out;
   }
 
-  async size(id: string): Promise<number | undefined> {
-    const file = await this.db.collection<{ _id: string; length: number }>(`${BUCKET}.files`).findOne({ _id: id });
-    return file?.length;
+  /** The size of a file, or of several together; undefined when one is missing. */
+  async size(ids: string | string[]): Promise<number | undefined> {
+    const list = typeof ids === 'string' ? [ids] : ids;
+    const files = await this.db.collection<{ _id: string; length: number }>(`${BUCKET}.files`).find({ _id: { $in: list } }).toArray();
+    if (files.length !== new Set(list).size) return undefined;
+    const byId = new Map(files.map((f) => [f._id, f.length]));
+    return list.reduce((n, id) => n + byId.get(id)!, 0);
   }
 
   /** Removes files; one already gone is no error. */

@@ -1,17 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ComponentApi } from '../../common/component';
 import { ZgwError } from '../../common/errors';
-import { Base64Decoder, type Bestand, type InhoudStore, type Upload } from './inhoud';
-
-/** Files streamed in by the body parser, until the request's handler takes them (or the request ends). */
-const uploads = new WeakMap<FastifyRequest, Bestand>();
-
-/** The file the request's `inhoud` was streamed into, if any; from now on the caller removes it when the write fails. */
-export function takeUpload(req: FastifyRequest): Bestand | undefined {
-  const file = uploads.get(req);
-  uploads.delete(req);
-  return file;
-}
+import { Base64Decoder, keepUpload, takeUpload, type Bestand, type InhoudStore, type Upload } from './inhoud';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -57,7 +47,7 @@ export function streamInhoudBodies(api: ComponentApi, store: InhoudStore, stream
     }
     if (file) {
       delete (body as Record<string, unknown>)[KEY];
-      uploads.set(req, file);
+      keepUpload(req, file);
     }
     return body;
   });

@@ -1,7 +1,8 @@
 import type { Collection, Db } from 'mongodb';
 import type { Doc } from './schemas';
 
-export type Versie = Doc & { _id: string; _eio: string; _inhoud?: string | null; versie: number; beginRegistratie: string };
+/** `_inhoud`: the file of the content, or the files of its bestandsdelen in order; null without content. */
+export type Versie = Doc & { _id: string; _eio: string; _inhoud?: string | string[] | null; versie: number; beginRegistratie: string };
 
 /**
  * Every version of every document (`enkelvoudiginformatieobject_versies`), the current one included: what
@@ -39,7 +40,7 @@ export class Versies {
   /** The ids of every file the document's versions hold. */
   async files(uuid: string): Promise<string[]> {
     const docs = await this.coll.find({ _eio: uuid }, { projection: { _inhoud: 1 } }).toArray();
-    return [...new Set(docs.map((d) => d._inhoud).filter((f): f is string => typeof f === 'string'))];
+    return [...new Set(docs.flatMap((d) => (Array.isArray(d._inhoud) ? d._inhoud : [d._inhoud])).filter((f): f is string => typeof f === 'string'))];
   }
 
   async removeAll(uuid: string): Promise<void> {
