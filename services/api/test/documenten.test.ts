@@ -192,6 +192,19 @@ describe('enkelvoudiginformatieobjecten: lists and autorisaties', () => {
     expect(seen).not.toContain(secret.url);
     expect(seen).not.toContain(foreign.url);
     expect(res.json().count).toBe(seen.length);
+    // Every filter applies under the autorisaties too.
+    const tagged = await createEio(t, eioBody(iot, { identificatie: 'AUTH-1', bronorganisatie: '222333444', trefwoorden: ['auth'], vertrouwelijkheidaanduiding: 'openbaar' }));
+    for (const q of ['identificatie=AUTH-1', 'bronorganisatie=222333444', 'trefwoorden=auth']) {
+      const filtered = (await t.call('GET', `${EIO}?${q}`, undefined, { token: reader })).json();
+      expect(filtered).toMatchObject({ count: 1, results: [{ url: tagged.url }] });
+    }
+    const gr = await t.call('POST', `${DRC}/gebruiksrechten`, { informatieobject: open.url, startdatum: '2024-01-01T00:00:00Z', omschrijvingVoorwaarden: 'x' });
+    expect(gr.statusCode).toBe(201);
+    const grs = (await t.call('GET', `${DRC}/gebruiksrechten?informatieobject=${encodeURIComponent(open.url)}`, undefined, { token: reader })).json();
+    expect(grs.map((g: { url: string }) => g.url)).toEqual([gr.json().url]);
+    expect((await t.call('GET', `${DRC}/gebruiksrechten?informatieobject=${encodeURIComponent(secret.url)}`, undefined, { token: reader })).json()).toEqual([]);
+    expect((await t.call('GET', `${DRC}/objectinformatieobjecten?informatieobject=${encodeURIComponent(open.url)}`, undefined, { token: reader })).json()).toEqual([]);
+    expect((await t.call('GET', `${DRC}/objectinformatieobjecten?object=${encodeURIComponent(open.url)}`, undefined, { token: reader })).json()).toEqual([]);
     expect((await t.call('GET', open.url, undefined, { token: reader })).statusCode).toBe(200);
     expect((await t.call('GET', secret.url, undefined, { token: reader })).statusCode).toBe(403);
     expect((await download(foreign.url, '', { token: reader })).statusCode).toBe(403);

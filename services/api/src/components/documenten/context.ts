@@ -57,6 +57,7 @@ export interface Documenten {
   informatieobjecten: Resource<Doc>;
   gebruiksrechten: Resource<Doc>;
   objectinformatieobjecten: Resource<Doc>;
+  verzendingen: Resource<Doc>;
   links: DocumentLinks;
   /** Keeps the objects of a document in step after an update (their authorisation copies). */
   onDocumentChanged?(stored: Stored<Doc>, previous: Stored<Doc>): Promise<void>;

@@ -11,6 +11,7 @@ import { syncPartFacts } from './parts';
 import { COLLECTION, registerInformatieobjecten } from './informatieobjecten';
 import { InhoudStore } from './inhoud';
 import { streamInhoudBodies } from './json-body';
+import { registerVerzendingen } from './verzendingen';
 import { Versies } from './versies';
 
 /** Documenten API 1.5.0 (DRC): documents with their content, versions and locks, on the informatieobjecttypen of the Catalogi API. */
@@ -41,24 +42,25 @@ export const documenten: ComponentDef = {
     d.informatieobjecten.store.countBy(['informatieobjecttype', '_vertrouwelijkheid']);
     d.gebruiksrechten = registerGebruiksrechten(d);
     d.objectinformatieobjecten = registerObjectinformatieobjecten(d);
+    d.verzendingen = registerVerzendingen(d);
     d.links = documentLinks(d);
     keepPartsInStep(d);
     registerAudittrail(api, d.informatieobjecten, 'enkelvoudiginformatieobject_uuid');
     api.deps.components.set('documenten', d);
     await ensureIndexes(d);
     let fixed = 0;
-    for (const r of [d.informatieobjecten, d.gebruiksrechten, d.objectinformatieobjecten]) fixed += await r.store.recount();
+    for (const r of [d.informatieobjecten, d.gebruiksrechten, d.objectinformatieobjecten, d.verzendingen]) fixed += await r.store.recount();
     if (fixed) api.deps.log.warn({ buckets: fixed }, 'documenten: corrected maintained counts');
   },
 };
 
 /**
  * A document's objects follow it: their authorisation copies move with its vertrouwelijkheidaanduiding; it cannot go
- * while a zaak or besluit links it (drc-008: `pending-relations`); its gebruiksrechten go with it.
+ * while a zaak or besluit links it (drc-008: `pending-relations`); its gebruiksrechten and verzendingen go with it.
  */
 function keepPartsInStep(d: Documenten): void {
   d.onDocumentChanged = async (stored, previous) => {
-    if (stored.vertrouwelijkheidaanduiding !== previous.vertrouwelijkheidaanduiding) await syncPartFacts(d, stored, [d.gebruiksrechten, d.objectinformatieobjecten]);
+    if (stored.vertrouwelijkheidaanduiding !== previous.vertrouwelijkheidaanduiding) await syncPartFacts(d, stored, [d.gebruiksrechten, d.objectinformatieobjecten, d.verzendingen]);
   };
   d.beforeDocumentDestroy = async (current) => {
     if (await d.objectinformatieobjecten.store.findOne({ informatieobject: d.informatieobjecten.url(current._id) })) {
@@ -66,7 +68,9 @@ function keepPartsInStep(d: Documenten): void {
     }
   };
   d.afterDocumentDestroy = async (current, ctx) => {
-    for (const g of await d.gebruiksrechten.store.find({ informatieobject: d.informatieobjecten.url(current._id) })) await d.gebruiksrechten.destroy(g, ctx);
+    for (const part of [d.gebruiksrechten, d.verzendingen]) {
+      for (const doc of await part.store.find({ informatieobject: d.informatieobjecten.url(current._id) })) await part.destroy(doc, ctx);
+    }
   };
 }
 
@@ -78,6 +82,11 @@ function catalogiOf(api: ComponentApi): Catalogi {
 
 /** An index for an exact-match filter on `field`, in list order (it also serves the filter's count). */
 const byField = (...fields: string[]) => ({ key: { ...Object.fromEntries(fields.map((f) => [f, 1])), _created: 1, _id: 1 } });
+/** A filter under autorisaties: the filter, the type of one autorisatie, the list order, its vertrouwelijkheid bound; and their count. */
+const authorisedBy = (field: string, type: string) => [
+  { key: { [field]: 1, [type]: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } },
+  { key: { [field]: 1, [type]: 1, _vertrouwelijkheid: 1 } },
+];
 
 async function ensureIndexes(d: Documenten): Promise<void> {
   await d.informatieobjecten.store.ensureIndexes([
@@ -88,19 +97,37 @@ async function ensureIndexes(d: Documenten): Promise<void> {
     byField('identificatie'),
     byField('bronorganisatie'),
     byField('trefwoorden'),
+    ...['identificatie', 'bronorganisatie', 'trefwoorden'].flatMap((f) => authorisedBy(f, 'informatieobjecttype')),
   ]);
   // The objects of a document: by document (and in list order), by their own filters, and under autorisaties.
   const parts = { key: { _informatieobjecttype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } };
   const partCounts = { key: { _informatieobjecttype: 1, _vertrouwelijkheid: 1 } };
+  const byDocument = authorisedBy('informatieobject', '_informatieobjecttype');
   await d.gebruiksrechten.store.ensureIndexes([
     parts,
     partCounts,
+    ...byDocument,
     { key: { informatieobject: 1, _created: 1, _id: 1, startdatum: 1, einddatum: 1 } },
     { key: { informatieobject: 1, _created: 1, _id: 1, einddatum: 1 } },
     { key: { _created: 1, _id: 1, startdatum: 1, einddatum: 1 } },
     { key: { _created: 1, _id: 1, einddatum: 1 } },
   ]);
-  await d.objectinformatieobjecten.store.ensureIndexes([parts, partCounts, byField('informatieobject'), byField('informatieobject', 'object'), byField('object')]);
+  await d.verzendingen.store.ensureIndexes([
+    parts,
+    partCounts,
+    ...byDocument,
+    ...['aardRelatie', 'betrokkene'].flatMap((f) => [byField(f), ...authorisedBy(f, '_informatieobjecttype')]),
+    byField('informatieobject'),
+  ]);
+  await d.objectinformatieobjecten.store.ensureIndexes([
+    parts,
+    partCounts,
+    ...byDocument,
+    ...authorisedBy('object', '_informatieobjecttype'),
+    byField('informatieobject'),
+    byField('informatieobject', 'object'),
+    byField('object'),
+  ]);
   await d.versies.ensureIndexes();
   await d.bestandsdelen.ensureIndexes();
   await d.inhoud.ensureIndexes();

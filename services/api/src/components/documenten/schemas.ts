@@ -143,3 +143,49 @@ export const ObjectInformatieObject = ObjectInformatieObjectInput.extend({ url, 
 export const ObjectInformatieObjectQuery = z.object({ object: url.optional(), informatieobject: url.optional(), expand: z.string().optional() });
 
 export const ExpandQuery = z.object({ expand: z.string().optional() });
+
+// ---------------------------------------------------------------- Verzending
+
+const BinnenlandsAdres = z
+  .object({
+    huisletter: text(1).optional(),
+    huisnummer: z.number().int().min(1).max(99999),
+    huisnummerToevoeging: text(4).optional(),
+    naamOpenbareRuimte: required(80),
+    postcode: text(6).optional(),
+    woonplaatsnaam: required(80),
+  })
+  .meta({ id: 'BinnenlandsCorrespondentieadresVerzending' });
+const BuitenlandsAdres = z
+  .object({ adresBuitenland1: required(35), adresBuitenland2: text(35).optional(), adresBuitenland3: text(35).optional(), landPostadres: url.max(200) })
+  .meta({ id: 'BuitenlandsCorrespondentieadresVerzending' });
+const Postadres = z
+  .object({
+    postBusOfAntwoordnummer: z.number().int().min(1).max(9999),
+    postadresPostcode: required(6),
+    postadresType: z.enum(['antwoordnummer', 'postbusnummer']),
+    woonplaatsnaam: required(80),
+  })
+  .meta({ id: 'BuitenlandsCorrespondentiepostadresVerzending' });
+
+export const VerzendingInput = z
+  .object({
+    betrokkene: url.max(200),
+    informatieobject: url,
+    aardRelatie: AARD_RELATIE,
+    toelichting: text(200).optional(),
+    ontvangstdatum: date.nullable().optional(),
+    verzenddatum: date.nullable().optional(),
+    contactPersoon: url.max(1000),
+    contactpersoonnaam: text(40).optional(),
+    binnenlandsCorrespondentieadres: BinnenlandsAdres.nullable().optional(),
+    buitenlandsCorrespondentieadres: BuitenlandsAdres.nullable().optional(),
+    correspondentiePostadres: Postadres.nullable().optional(),
+    faxnummer: text(15).nullable().optional(),
+    emailadres: text(100).nullable().optional(),
+    mijnOverheid: z.boolean().optional(),
+    telefoonnummer: text(15).nullable().optional(),
+  })
+  .meta({ id: 'VerzendingRequest' });
+export const Verzending = VerzendingInput.extend({ url, _expand: z.record(z.string(), z.unknown()).optional() }).meta({ id: 'Verzending' });
+export const VerzendingQuery = z.object({ aardRelatie: AARD_RELATIE.optional(), informatieobject: url.optional(), betrokkene: url.optional(), expand: z.string().optional() });
