@@ -57,6 +57,8 @@ export interface ReadEntry {
   hoofdObject?: string;
   /** Lists and `_zoek`: the number of results the query matched. */
   aantal?: number;
+  /** `_zoek`: the search filters of the request body (BSNs masked). */
+  zoek?: Record<string, unknown>;
   resultaat: number;
   aanmaakdatum: string;
 }
