@@ -21,6 +21,10 @@ const schema = z.object({
   CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
   PAGE_SKIP_LIMIT: z.coerce.number().int().min(100).default(10_000),
   DRC_BESTANDSDEEL_BYTES: z.coerce.number().int().min(1024).default(100 * 1024 * 1024),
+  AUDIT_READS: z.enum(['on', 'off']).default('on'),
+  AUDIT_SPOOL_DIR: z.string().min(1).default('.data/audit-spool'),
+  AUDIT_EXCLUDE_CLIENT_IDS: z.string().default(''),
+  AUDIT_SETTINGS_POLL_MS: z.coerce.number().int().min(100).default(3000),
 });
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };
