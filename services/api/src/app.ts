@@ -2,6 +2,7 @@ import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { releaseLabel, scrubUrl, type Logger } from '@zgw/shared';
 import { mountComponent, type ComponentDef, type Deps } from './common/component';
+import { registerAuditAdmin } from './admin/audit';
 import { registerCredentialAdmin } from './admin/credentials';
 import { registerErrorHandling } from './common/errors';
 import { COMPONENTS } from './components';
@@ -43,6 +44,13 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
   });
 
   await registerCredentialAdmin(app, deps);
+  await registerAuditAdmin(app, deps);
+  // The audit trail of reads: its publisher runs while the app does; what it could not send stays in the spool.
+  const reads = deps.reads;
+  if (reads) {
+    app.addHook('onReady', async () => reads.start());
+    app.addHook('onClose', async () => reads.stop());
+  }
   for (const def of components) await mountComponent(app, def, deps);
   return app;
 }

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
-import type { Config, Logger } from '@zgw/shared';
+import { createKafka, type Config, type Logger } from '@zgw/shared';
+import { ReadAudit } from './common/audit-reads';
 import { Authenticator } from './common/auth';
 import { Caches } from './common/cache';
 import type { Deps } from './common/component';
@@ -34,6 +35,7 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
     relay,
     urls: new Urls(config.PUBLIC_BASE_URL),
     auth: new Authenticator(db, new Credentials(db), config.JWT_LEEWAY_SECONDS, caches),
+    reads: new ReadAudit(config, db, log, createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-reads`)),
     fetchJson,
     components: new Map(),
   };

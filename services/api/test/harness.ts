@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { DestinationStream } from '@zgw/shared';
 import { createSigner } from 'fast-jwt';
@@ -47,7 +50,9 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
   const id = randomUUID().slice(0, 8);
   const topicPrefix = opts.shareWith?.topicPrefix ?? `test-${id}-`;
   const dbName = opts.shareWith?.config.MONGODB_DB ?? `zgw_test_${id}`;
-  const config = loadConfig({ ...process.env, MONGODB_DB: dbName, KAFKA_TOPIC_PREFIX: topicPrefix, PUBLIC_BASE_URL: BASE, LOG_LEVEL: 'silent', OUTBOX_POLL_MS: '200', ...env });
+  // Each app spools its read entries in a directory of its own (one machine each), removed when it closes.
+  const spool = env.AUDIT_SPOOL_DIR ? undefined : join(tmpdir(), `zgw-test-spool-${id}`);
+  const config = loadConfig({ ...process.env, MONGODB_DB: dbName, KAFKA_TOPIC_PREFIX: topicPrefix, PUBLIC_BASE_URL: BASE, LOG_LEVEL: 'silent', OUTBOX_POLL_MS: '200', AUDIT_SPOOL_DIR: spool, ...env });
   const log = createLogger('test', config.LOG_LEVEL, opts.logTo);
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `test-${id}`), topicPrefix, config.OUTBOX_POLL_MS, log);
@@ -82,6 +87,7 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
       await app.close();
       await mongo.db.dropDatabase().catch(() => undefined);
       await mongo.client.close();
+      if (spool) rmSync(spool, { recursive: true, force: true });
     },
   };
 }

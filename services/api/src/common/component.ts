@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from 'mongodb';
 import { z } from 'zod';
 import type { AuditEntry, Config, Logger } from '@zgw/shared';
+import { readActie, type ReadAudit } from './audit-reads';
 import type { Authenticator, Caller } from './auth';
 import type { CacheRegion, Caches } from './cache';
 import { ZgwError, sendProblem } from './errors';
@@ -22,6 +23,8 @@ export interface Deps {
   auth: Authenticator;
   caches: Caches;
   relay?: OutboxRelay;
+  /** The audit trail of reads (audited components record every successful read here). */
+  reads?: ReadAudit;
   /** Fetches a JSON document from another service (selectielijst, external references). */
   fetchJson: (url: string) => Promise<{ status: number; body: unknown }>;
   /** What a component offers the components mounted after it (Catalogi for Zaken, ...), by component name. */
@@ -115,6 +118,9 @@ export class ComponentApi {
 
   route<P extends z.ZodType = z.ZodObject, Q extends z.ZodType = z.ZodObject, B extends z.ZodType = z.ZodUnknown>(spec: RouteSpec<P, Q, B>): void {
     const status = spec.status ?? (spec.method === 'POST' ? 201 : spec.method === 'DELETE' ? 204 : 200);
+    const audit = this.def.audit;
+    // Reads of an audited component (detail, list, `_zoek`, download) leave a read entry; HEAD requests do not.
+    const reading = audit && (spec.method === 'GET' || spec.method === 'POST') ? readActie(spec.operationId) : undefined;
     this.doc.add({
       method: spec.method.toLowerCase() as 'get',
       path: spec.path.replace(/:(\w+)/g, '{$1}'),
@@ -164,14 +170,25 @@ export class ComponentApi {
           // the authenticator keeps).
           if (spec.method !== 'GET') this.deps.caches.clear(this.def.name);
         }
-        if (reply.sent || spec.sends) return reply;
+        // The read entry is in the spool before the response leaves (a download's stream has started by then).
+        const recordRead = (code: number) => {
+          if (reading && req.method !== 'HEAD') this.deps.reads?.record({ bron: audit!.bron, actie: reading, operationId: spec.operationId, req, caller, result, body, status: code, base: this.deps.urls.base });
+        };
+        if (reply.sent || spec.sends) {
+          recordRead(reply.statusCode);
+          return reply;
+        }
         if (status === 204) return reply.code(204).send();
         const payload = JSON.stringify(result);
         if (spec.etag) {
           const etag = `"${createHash('sha1').update(payload).digest('hex')}"`;
           reply.header('ETag', etag);
-          if (req.headers['if-none-match'] === etag) return reply.code(304).send();
+          if (req.headers['if-none-match'] === etag) {
+            recordRead(304);
+            return reply.code(304).send();
+          }
         }
+        recordRead(status);
         if (status === 201 && result && typeof result === 'object' && 'url' in result) reply.header('Location', String(result.url));
         return reply.code(status).type('application/json').send(payload);
       },

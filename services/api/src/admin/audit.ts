@@ -1,0 +1,118 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AUDIT_EXCLUSIONS_SETTING, AUDIT_READS_COLLECTION, exclusionList, type ReadEntry } from '@zgw/shared';
+import { SETTINGS_COLLECTION, type ExclusionsSetting } from '../common/audit-reads';
+import type { Deps } from '../common/component';
+import { ZgwError } from '../common/errors';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/pagination';
+import { Store } from '../common/store';
+import { parseOrThrow } from '../common/validation';
+
+/** At most this many exclusions, each at most this long (a client id is short; a list this long is a mistake). */
+const MAX_EXCLUSIONS = 500;
+const MAX_EXCLUSION_LENGTH = 255;
+
+const ExclusionsInput = z.object({
+  clientIds: z
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1)
+        .max(MAX_EXCLUSION_LENGTH)
+        .refine((s) => !s.includes(',') && !/\p{Cc}/u.test(s), { message: 'Een client id of patroon bevat geen komma of stuurteken.', params: { code: 'invalid' } }),
+    )
+    .max(MAX_EXCLUSIONS),
+});
+
+const Moment = z
+  .string()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), { message: 'Verwacht een datum of datum-tijd (ISO 8601).', params: { code: 'invalid' } })
+  .transform((s) => new Date(s).toISOString());
+
+const ReadsQuery = z
+  .object({
+    clientId: z.string().min(1).optional(),
+    hoofdObject: z.string().min(1).optional(),
+    vanaf: Moment.optional(),
+    tot: Moment.optional(),
+  })
+  .extend(PageQuery.shape);
+
+/** A stored read entry as the auditor sees it. */
+type StoredRead = ReadEntry & { _id: string };
+const view = ({ _id, ...rest }: Record<string, unknown>) => ({ uuid: _id, ...Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('_') && k !== 'uuid')) });
+
+/** The indexes that serve the auditor's two questions: one client's reads, and the reads of one main object, in a period. */
+export async function ensureAuditReadsIndexes(deps: Deps): Promise<void> {
+  const coll = deps.db.collection(AUDIT_READS_COLLECTION);
+  await coll.createIndex({ clientId: 1, aanmaakdatum: 1, _id: 1 });
+  await coll.createIndex({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 });
+}
+
+/**
+ * Administration of the audit trail of reads (only callers that may change autorisaties):
+ * - `GET/PUT/DELETE /admin/api/v1/audit/exclusions`: the client ids whose reads are not recorded. A stored list
+ *   replaces AUDIT_EXCLUDE_CLIENT_IDS for every instance (each re-reads it every AUDIT_SETTINGS_POLL_MS; this one at
+ *   once) and holds across restarts; DELETE returns to the environment's list.
+ * - `GET /admin/api/v1/audit/reads?clientId=|hoofdObject=&vanaf=&tot=`: the recorded reads, oldest first, paginated.
+ */
+export async function registerAuditAdmin(app: FastifyInstance, deps: Deps): Promise<void> {
+  const settings = deps.db.collection<ExclusionsSetting>(SETTINGS_COLLECTION);
+  const reads = new Store<StoredRead>(deps.db, AUDIT_READS_COLLECTION, () => undefined);
+  reads.maxSkip = deps.config.PAGE_SKIP_LIMIT;
+  await ensureAuditReadsIndexes(deps);
+
+  const admin = async (req: FastifyRequest) => {
+    const caller = await deps.auth.authenticate(req);
+    if (!caller.hasScope('autorisaties.bijwerken')) throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen de audit trail van het lezen beheren en inzien.');
+    return caller;
+  };
+  const current = async () => {
+    const doc = await settings.findOne({ _id: AUDIT_EXCLUSIONS_SETTING });
+    if (doc) return { clientIds: doc.clientIds, bron: 'beheer', updatedAt: doc.updatedAt, updatedBy: doc.updatedBy };
+    return { clientIds: exclusionsFromEnv(deps), bron: 'AUDIT_EXCLUDE_CLIENT_IDS', updatedAt: null, updatedBy: null };
+  };
+
+  app.get('/admin/api/v1/audit/exclusions', async (req) => {
+    await admin(req);
+    return current();
+  });
+  app.put('/admin/api/v1/audit/exclusions', async (req) => {
+    const caller = await admin(req);
+    const body = req.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
+    const { clientIds } = parseOrThrow(ExclusionsInput, body);
+    const unique = [...new Set(clientIds)];
+    const doc = { clientIds: unique, updatedAt: new Date().toISOString(), updatedBy: caller.clientId };
+    await settings.updateOne({ _id: AUDIT_EXCLUSIONS_SETTING }, { $set: doc }, { upsert: true });
+    deps.reads?.applyExclusions(unique);
+    req.log.info({ exclusions: unique.length, by: caller.clientId }, 'audit read exclusions changed');
+    return { ...doc, bron: 'beheer' };
+  });
+  app.delete('/admin/api/v1/audit/exclusions', async (req, reply) => {
+    const caller = await admin(req);
+    await settings.deleteOne({ _id: AUDIT_EXCLUSIONS_SETTING });
+    deps.reads?.applyExclusions(undefined);
+    req.log.info({ by: caller.clientId }, 'audit read exclusions reset to the environment\'s');
+    return reply.code(204).send();
+  });
+
+  app.get('/admin/api/v1/audit/reads', async (req) => {
+    await admin(req);
+    const q = parseOrThrow(ReadsQuery, req.query ?? {});
+    if (!q.clientId === !q.hoofdObject) {
+      throw ZgwError.field('nonFieldErrors', 'invalid', 'Geef precies een van clientId en hoofdObject op.');
+    }
+    if (q.vanaf && q.tot && q.vanaf > q.tot) throw ZgwError.field('tot', 'invalid', 'tot ligt voor vanaf.');
+    const period = q.vanaf || q.tot ? { aanmaakdatum: { ...(q.vanaf ? { $gte: q.vanaf } : {}), ...(q.tot ? { $lt: q.tot } : {}) } } : {};
+    const filter = { ...(q.clientId ? { clientId: q.clientId } : { hoofdObject: q.hoofdObject }), ...period };
+    const page = parsePage(q.page);
+    const { count, items, ...cont } = await reads.page(filter, { page, size: PAGE_SIZE, sort: { aanmaakdatum: 1, _id: 1 }, cursor: q.cursor });
+    return envelope(`${deps.urls.base}${req.url}`, page, count, items.map((d) => view(d as unknown as Record<string, unknown>)), cont);
+  });
+}
+
+function exclusionsFromEnv(deps: Deps): string[] {
+  return deps.reads?.environmentExclusions ?? exclusionList(deps.config.AUDIT_EXCLUDE_CLIENT_IDS);
+}

@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { Kafka, Producer } from 'kafkajs';
+import type { Db } from 'mongodb';
+import {
+  AUDIT_EXCLUSIONS_SETTING,
+  AUDIT_READS_TOPIC,
+  EVENT_ID_HEADER,
+  clientIdMatcher,
+  createProducer,
+  ensureTopics,
+  exclusionList,
+  scrub,
+  scrubUrl,
+  topicName,
+  type AuditEntry,
+  type Config,
+  type Logger,
+  type ReadEntry,
+} from '@zgw/shared';
+import type { Caller } from './auth';
+import { Spool, SpoolPublisher, type SpooledMessage } from './audit-spool';
+
+export const SETTINGS_COLLECTION = 'settings';
+
+/** The exclusions an administrator stored (collection `settings`, `_id` AUDIT_EXCLUSIONS_SETTING). */
+export interface ExclusionsSetting {
+  _id: string;
+  clientIds: string[];
+  updatedAt: string;
+  updatedBy: string;
+}
+
+/** The field of a part that names its main object, per component (a status names its zaak). */
+const MAIN_FIELD: Partial<Record<AuditEntry['bron'], string>> = { ZRC: 'zaak', DRC: 'informatieobject', BRC: 'besluit' };
+
+/** How a route's reads are recorded, from its operationId (`zaak_read`, `zaak_list`, `zaak__zoek`, ...). */
+export function readActie(operationId: string): ReadEntry['actie'] | undefined {
+  if (operationId.startsWith('audittrail_')) return undefined;
+  if (operationId.endsWith('__zoek')) return 'zoek';
+  if (operationId.endsWith('_list')) return 'list';
+  if (operationId.endsWith('_read') || operationId.endsWith('_retrieve')) return 'retrieve';
+  if (operationId.endsWith('_download')) return 'download';
+  return undefined;
+}
+
+/** A copy of a search body with every BSN masked: fields named for a BSN whatever their value, and nine-digit runs anywhere. */
+export function maskBsns(value: unknown, key = ''): unknown {
+  if (/bsn$/i.test(key) && value !== null && value !== undefined && value !== '') return '*********';
+  if (typeof value === 'string') return scrub(value);
+  if (typeof value === 'number') return /^\d{9}$/.test(String(value)) ? '*********' : value;
+  if (Array.isArray(value)) return value.map((v) => maskBsns(v, key));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskBsns(v, k)]));
+  return value;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+
+export interface ReadFacts {
+  bron: AuditEntry['bron'];
+  actie: ReadEntry['actie'];
+  operationId: string;
+  req: FastifyRequest;
+  caller: Caller;
+  /** What the handler returned (undefined for a download, which the handler sent itself). */
+  result: unknown;
+  body?: unknown;
+  status: number;
+  base: string;
+}
+
+/** The read entry of a successful read, without its uuid and time. */
+export function describeRead(f: ReadFacts): Omit<ReadEntry, 'uuid' | 'aanmaakdatum'> {
+  const field = MAIN_FIELD[f.bron];
+  const entry: Omit<ReadEntry, 'uuid' | 'aanmaakdatum'> = {
+    bron: f.bron,
+    clientId: f.caller.clientId,
+    gebruikersId: f.caller.userId,
+    gebruikersWeergave: f.caller.userRepresentation,
+    actie: f.actie,
+    resource: f.operationId.replace(/_+(list|read|retrieve|zoek|download)$/, ''),
+    request: scrubUrl(f.req.url),
+    resultaat: f.status,
+  };
+  const result = (f.result ?? undefined) as Record<string, unknown> | unknown[] | undefined;
+  if (f.actie === 'retrieve' || f.actie === 'download') {
+    const path = f.req.url.split('?')[0]!;
+    const url = (!Array.isArray(result) && str(result?.url)) || `${f.base}${f.actie === 'download' ? path.replace(/\/[^/]+\/?$/, '') : path}`;
+    entry.resourceUrl = url;
+    entry.hoofdObject = (field && !Array.isArray(result) && str(result?.[field])) || url;
+  } else {
+    const items = Array.isArray(result) ? result : Array.isArray(result?.results) ? (result.results as unknown[]) : [];
+    entry.aantal = !Array.isArray(result) && typeof result?.count === 'number' ? result.count : items.length;
+    // The main object when every result belongs to the same one (the parts of one zaak).
+    const mains = new Set(items.map((i) => (field && i && typeof i === 'object' ? str((i as Record<string, unknown>)[field]) : undefined)));
+    const [only] = mains;
+    if (items.length && mains.size === 1 && only) entry.hoofdObject = only;
+    if (f.actie === 'zoek' && f.body && typeof f.body === 'object') entry.zoek = maskBsns(f.body) as Record<string, unknown>;
+  }
+  return entry;
+}
+
+/**
+ * The audit trail of reads: every successful read of an audited component becomes a ReadEntry appended to this
+ * instance's local spool (a synchronous file write: no database round trip, nothing lost when the process is
+ * killed), which a background publisher sends to Kafka topic `audit-reads` (event id = entry uuid) for
+ * services/audit to store. Reads by client ids on the exclusion list leave no entry. The list is
+ * AUDIT_EXCLUDE_CLIENT_IDS until an administrator stores one (settings `audit.excludeClientIds`); every instance
+ * reads that setting every AUDIT_SETTINGS_POLL_MS.
+ */
+export class ReadAudit {
+  readonly enabled: boolean;
+  private readonly envList: string[];
+  private list: string[];
+  private fromSetting = false;
+  private matches: (clientId: string) => boolean;
+  private spool?: Spool;
+  private publisher?: SpoolPublisher;
+  private producer?: Producer;
+  private poll?: NodeJS.Timeout;
+  private started = false;
+
+  constructor(
+    private readonly config: Config,
+    private readonly db: Db,
+    private readonly log: Logger,
+    private readonly kafka: Kafka,
+  ) {
+    this.enabled = config.AUDIT_READS === 'on';
+    this.envList = exclusionList(config.AUDIT_EXCLUDE_CLIENT_IDS);
+    this.list = this.envList;
+    this.matches = clientIdMatcher(this.list);
+  }
+
+  /** The exclusions in force here, and whether an administrator set them (else they are the environment's). */
+  get exclusions(): { clientIds: string[]; fromSetting: boolean } {
+    return { clientIds: [...this.list], fromSetting: this.fromSetting };
+  }
+
+  /** The list from the environment variable (in force while no administrator has stored one). */
+  get environmentExclusions(): string[] {
+    return [...this.envList];
+  }
+
+  excluded(clientId: string): boolean {
+    return this.matches(clientId);
+  }
+
+  /** Puts a list in force at once (undefined: back to the environment's). */
+  applyExclusions(clientIds: string[] | undefined): void {
+    const next = clientIds ?? this.envList;
+    this.fromSetting = clientIds !== undefined;
+    if (next.join('\n') === this.list.join('\n')) return;
+    this.list = [...next];
+    this.matches = clientIdMatcher(this.list);
+    this.log.info({ exclusions: this.list.length, fromSetting: this.fromSetting }, 'audit read exclusions in force');
+  }
+
+  /** Re-reads the administrator's list. */
+  async refresh(): Promise<void> {
+    const doc = await this.db.collection<ExclusionsSetting>(SETTINGS_COLLECTION).findOne({ _id: AUDIT_EXCLUSIONS_SETTING });
+    this.applyExclusions(doc ? doc.clientIds : undefined);
+  }
+
+  /** Records a read (unless reads are off or the client is excluded). Synchronous: the entry is on disk on return. */
+  record(facts: ReadFacts): ReadEntry | undefined {
+    if (!this.enabled || this.excluded(facts.caller.clientId)) return undefined;
+    const entry: ReadEntry = { uuid: randomUUID(), ...describeRead(facts), aanmaakdatum: new Date().toISOString() };
+    this.spool ??= this.createSpool();
+    this.spool.append(JSON.stringify(entry));
+    this.publisher?.kick();
+    return entry;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.refresh().catch((err: Error) => this.log.warn({ err: err.message }, 'cannot read the audit read exclusions; the environment\'s list holds'));
+    this.poll = setInterval(
+      () => void this.refresh().catch((err: Error) => this.log.debug({ err: err.message }, 'cannot re-read the audit read exclusions')),
+      this.config.AUDIT_SETTINGS_POLL_MS,
+    );
+    this.poll.unref();
+    if (!this.enabled) return;
+    this.spool ??= this.createSpool();
+    this.publisher = new SpoolPublisher(this.spool, (batch) => this.send(batch), this.log, (e) => String(e.clientId ?? ''), { retryMs: this.config.OUTBOX_POLL_MS });
+    this.publisher.start();
+  }
+
+  async stop(): Promise<void> {
+    if (this.poll) clearInterval(this.poll);
+    await this.publisher?.stop();
+    await this.producer?.disconnect().catch(() => undefined);
+    this.producer = undefined;
+  }
+
+  get healthy(): boolean {
+    return this.publisher?.healthy ?? true;
+  }
+
+  /** This instance's spool directory (for tests and diagnostics). */
+  get spoolDir(): string | undefined {
+    return this.spool?.isOpen ? this.spool.dir : undefined;
+  }
+
+  private createSpool(): Spool {
+    const spool = new Spool(this.config.AUDIT_SPOOL_DIR);
+    spool.open();
+    return spool;
+  }
+
+  private async send(batch: SpooledMessage[]): Promise<void> {
+    try {
+      this.producer ??= await this.connect();
+      await this.producer.send({
+        topic: topicName(this.config.KAFKA_TOPIC_PREFIX, AUDIT_READS_TOPIC),
+        acks: -1,
+        messages: batch.map((m) => ({ key: m.key, value: m.value, headers: { [EVENT_ID_HEADER]: m.id } })),
+      });
+    } catch (err) {
+      const producer = this.producer;
+      this.producer = undefined;
+      await producer?.disconnect().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async connect(): Promise<Producer> {
+    await ensureTopics(this.kafka, this.config.KAFKA_TOPIC_PREFIX, [AUDIT_READS_TOPIC]);
+    return createProducer(this.kafka);
+  }
+}
