@@ -18,8 +18,8 @@ const ExclusionsInput = z.object({
       z
         .string()
         .trim()
-        .min(1)
         .max(MAX_EXCLUSION_LENGTH)
+        .refine((s) => s.length > 0, { message: 'Dit veld mag niet leeg zijn.', params: { code: 'blank' } })
         .refine((s) => !s.includes(',') && !/\p{Cc}/u.test(s), { message: 'Een client id of patroon bevat geen komma of stuurteken.', params: { code: 'invalid' } }),
     )
     .max(MAX_EXCLUSIONS),
