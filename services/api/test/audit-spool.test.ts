@@ -8,7 +8,6 @@ import { ADOPTED, Spool, SpoolPublisher, drainDir, readOffset, unsentBytes, type
 // The spool of read entries: lines on disk before `append` returns, sent in order by the publisher, the offset moved
 // only after a send succeeds, sent segments removed, and a dead instance's spool taken over by exactly one other.
 const log = createLogger('test', 'silent');
-const keyOf = (e: Record<string, unknown>) => String(e.clientId ?? '');
 const line = (uuid: string, clientId = 'c') => JSON.stringify({ uuid, clientId });
 const roots: string[] = [];
 const newRoot = () => {
@@ -42,19 +41,19 @@ describe('Spool and drainDir', () => {
     for (const id of ['a', 'b', 'c']) spool.append(line(id, `client-${id}`));
     const s = sink();
     s.down = true;
-    await expect(drainDir(spool.dir, spool.currentSegment, s.send, log, keyOf)).rejects.toThrow('broker unreachable');
+    await expect(drainDir(spool.dir, spool.currentSegment, s.send, log)).rejects.toThrow('broker unreachable');
     expect(await readOffset(spool.dir)).toEqual({ segment: 0, position: 0 });
     expect(await unsentBytes(spool.dir)).toBeGreaterThan(0);
 
     s.down = false;
-    expect((await drainDir(spool.dir, spool.currentSegment, s.send, log, keyOf)).sent).toBe(3);
-    expect(s.got.map((m) => [m.id, m.key])).toEqual([['a', 'client-a'], ['b', 'client-b'], ['c', 'client-c']]);
-    expect(JSON.parse(s.got[1]!.value)).toEqual({ uuid: 'b', clientId: 'client-b' });
+    expect((await drainDir(spool.dir, spool.currentSegment, s.send, log)).sent).toBe(3);
+    expect(s.ids()).toEqual(['a', 'b', 'c']);
+    expect(JSON.parse(s.got[1]!.value.toString())).toEqual({ uuid: 'b', clientId: 'client-b' });
     expect(await unsentBytes(spool.dir)).toBe(0);
     // Nothing again; a new line only.
-    expect((await drainDir(spool.dir, spool.currentSegment, s.send, log, keyOf)).sent).toBe(0);
+    expect((await drainDir(spool.dir, spool.currentSegment, s.send, log)).sent).toBe(0);
     spool.append(line('d'));
-    await drainDir(spool.dir, spool.currentSegment, s.send, log, keyOf);
+    await drainDir(spool.dir, spool.currentSegment, s.send, log);
     expect(s.ids()).toEqual(['a', 'b', 'c', 'd']);
     spool.close();
   });
@@ -67,7 +66,7 @@ describe('Spool and drainDir', () => {
     expect(spool.currentSegment).toBeGreaterThan(3);
     expect(segmentsIn(spool.dir).length).toBe(spool.currentSegment);
     const s = sink();
-    await drainDir(spool.dir, spool.currentSegment, s.send, log, keyOf);
+    await drainDir(spool.dir, spool.currentSegment, s.send, log);
     expect(s.ids()).toEqual(ids);
     expect(segmentsIn(spool.dir)).toEqual([`${String(spool.currentSegment).padStart(12, '0')}.jsonl`]);
     spool.close();
@@ -84,8 +83,8 @@ describe('Spool and drainDir', () => {
       two.append(line(`two-${i}`));
     }
     const [s1, s2] = [sink(), sink()];
-    await drainDir(one.dir, one.currentSegment, s1.send, log, keyOf);
-    await drainDir(two.dir, two.currentSegment, s2.send, log, keyOf);
+    await drainDir(one.dir, one.currentSegment, s1.send, log);
+    await drainDir(two.dir, two.currentSegment, s2.send, log);
     expect(s1.ids()).toEqual(Array.from({ length: 50 }, (_, i) => `one-${i}`));
     expect(s2.ids()).toEqual(Array.from({ length: 50 }, (_, i) => `two-${i}`));
     // Neither is abandoned while its instance runs: neither takes the other over.
@@ -104,7 +103,7 @@ describe('a stopped instance\'s spool', () => {
     const s = sink();
     first.append(line('sent-1'));
     first.append(line('sent-2'));
-    await drainDir(first.dir, first.currentSegment, s.send, log, keyOf);
+    await drainDir(first.dir, first.currentSegment, s.send, log);
     first.append(line('left-1'));
     first.append(line('left-2'));
     const leftDir = first.dir;
@@ -120,7 +119,7 @@ describe('a stopped instance\'s spool', () => {
     expect(existsSync(leftDir)).toBe(false);
 
     const later = sink();
-    const publisher = new SpoolPublisher(taker, later.send, log, keyOf);
+    const publisher = new SpoolPublisher(taker, later.send, log);
     expect(await publisher.drain()).toBe(2);
     expect(later.ids()).toEqual(['left-1', 'left-2']);
     expect(readdirSync(join(taker.dir, ADOPTED))).toEqual([]);
@@ -147,7 +146,7 @@ describe('a stopped instance\'s spool', () => {
 
     const next = new Spool(root);
     const s = sink();
-    const publisher = new SpoolPublisher(next, s.send, log, keyOf);
+    const publisher = new SpoolPublisher(next, s.send, log);
     next.open();
     expect(next.adoptAbandoned()).toEqual([dead]);
     expect(await publisher.drain()).toBe(100);
@@ -179,7 +178,7 @@ describe('SpoolPublisher', () => {
     const root = newRoot();
     const spool = new Spool(root);
     const s = sink();
-    const publisher = new SpoolPublisher(spool, s.send, log, keyOf, { delayMs: 10, retryMs: 20 });
+    const publisher = new SpoolPublisher(spool, s.send, log, { delayMs: 10, retryMs: 20 });
     publisher.start();
     spool.append(line('one'));
     publisher.kick();
@@ -201,7 +200,7 @@ describe('SpoolPublisher', () => {
     const spool = new Spool(root);
     const s = sink();
     s.down = true;
-    const publisher = new SpoolPublisher(spool, s.send, log, keyOf, { delayMs: 10, retryMs: 10_000 });
+    const publisher = new SpoolPublisher(spool, s.send, log, { delayMs: 10, retryMs: 10_000 });
     publisher.start();
     spool.append(line('waiting'));
     publisher.kick();
@@ -211,7 +210,7 @@ describe('SpoolPublisher', () => {
 
     const after = new Spool(root);
     const later = sink();
-    const next = new SpoolPublisher(after, later.send, log, keyOf, { delayMs: 10 });
+    const next = new SpoolPublisher(after, later.send, log, { delayMs: 10 });
     next.start();
     await until(() => later.got.length === 1);
     expect(later.ids()).toEqual(['waiting']);

@@ -183,7 +183,7 @@ export class ReadAudit {
     this.poll.unref();
     if (!this.enabled) return;
     this.spool ??= this.createSpool();
-    this.publisher = new SpoolPublisher(this.spool, (batch) => this.send(batch), this.log, (e) => String(e.clientId ?? ''), { retryMs: this.config.OUTBOX_POLL_MS });
+    this.publisher = new SpoolPublisher(this.spool, (batch) => this.send(batch), this.log, { retryMs: this.config.OUTBOX_POLL_MS });
     this.publisher.start();
   }
 
@@ -215,7 +215,7 @@ export class ReadAudit {
       await this.producer.send({
         topic: topicName(this.config.KAFKA_TOPIC_PREFIX, AUDIT_READS_TOPIC),
         acks: -1,
-        messages: batch.map((m) => ({ key: m.key, value: m.value, headers: { [EVENT_ID_HEADER]: m.id } })),
+        messages: batch.map((m) => ({ value: m.value, headers: { [EVENT_ID_HEADER]: m.id } })),
       });
     } catch (err) {
       const producer = this.producer;

@@ -213,11 +213,21 @@ function alive(pid: number): boolean {
   }
 }
 
-/** One spooled line to send: its id (event id), its key and the line itself. */
+/** One spooled line to send: its id (the entry's uuid, the event id) and the line itself. */
 export interface SpooledMessage {
   id: string;
-  key: string;
-  value: string;
+  value: Buffer;
+}
+
+const UUID_PREFIX = Buffer.from('{"uuid":"');
+
+/** The uuid of a spooled entry: read from the line's start (entries are written uuid first), else parsed. */
+function idOf(line: Buffer): string {
+  if (line.length > UUID_PREFIX.length + 37 && line.subarray(0, UUID_PREFIX.length).equals(UUID_PREFIX) && line[UUID_PREFIX.length + 36] === 0x22) {
+    return line.toString('latin1', UUID_PREFIX.length, UUID_PREFIX.length + 36);
+  }
+  const entry = JSON.parse(line.toString('utf8')) as { uuid?: unknown };
+  return String(entry.uuid ?? '');
 }
 
 /** Reads how far a spool directory has been sent. */
@@ -268,7 +278,6 @@ export async function drainDir(
   live: number | undefined,
   send: (batch: SpooledMessage[]) => Promise<void>,
   log: Logger,
-  keyOf: (entry: Record<string, unknown>) => string,
 ): Promise<{ sent: number; empty: boolean }> {
   let off = await readOffset(dir);
   let sent = 0;
@@ -297,11 +306,13 @@ export async function drainDir(
           break;
         }
         const batch: SpooledMessage[] = [];
-        for (const line of buf.subarray(0, end).toString('utf8').split('\n')) {
-          if (!line.trim()) continue;
+        for (let at = 0; at < end; ) {
+          const nl = buf.indexOf(10, at);
+          const line = buf.subarray(at, nl);
+          at = nl + 1;
+          if (!line.length) continue;
           try {
-            const entry = JSON.parse(line) as Record<string, unknown>;
-            batch.push({ id: String(entry.uuid ?? ''), key: keyOf(entry), value: line });
+            batch.push({ id: idOf(line), value: line });
           } catch {
             log.warn({ dir, segment: n }, 'skipping an unreadable line in the audit spool');
           }
@@ -345,10 +356,9 @@ export class SpoolPublisher {
     private readonly spool: Spool,
     private readonly send: (batch: SpooledMessage[]) => Promise<void>,
     private readonly log: Logger,
-    private readonly keyOf: (entry: Record<string, unknown>) => string,
     opts: { delayMs?: number; retryMs?: number; maintenanceMs?: number } = {},
   ) {
-    this.delayMs = opts.delayMs ?? 100;
+    this.delayMs = opts.delayMs ?? 250;
     this.retryMs = opts.retryMs ?? 2000;
     this.maintenanceMs = opts.maintenanceMs ?? 10_000;
   }
@@ -386,7 +396,7 @@ export class SpoolPublisher {
     let sent = 0;
     const adopted = join(this.spool.dir, ADOPTED);
     for (const name of await readdir(adopted).catch(() => [] as string[])) sent += await this.drainAdopted(join(adopted, name));
-    sent += (await drainDir(this.spool.dir, this.spool.currentSegment, this.send, this.log, this.keyOf)).sent;
+    sent += (await drainDir(this.spool.dir, this.spool.currentSegment, this.send, this.log)).sent;
     return sent;
   }
 
@@ -426,7 +436,7 @@ export class SpoolPublisher {
     let sent = 0;
     const nested = join(dir, ADOPTED);
     for (const name of await readdir(nested).catch(() => [] as string[])) sent += await this.drainAdopted(join(nested, name));
-    const result = await drainDir(dir, undefined, this.send, this.log, this.keyOf);
+    const result = await drainDir(dir, undefined, this.send, this.log);
     sent += result.sent;
     if (result.empty && !(await readdir(nested).catch(() => [] as string[])).length) await rm(dir, { recursive: true, force: true });
     return sent;
