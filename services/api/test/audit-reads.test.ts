@@ -5,6 +5,7 @@ import { AUDIT_EXCLUSIONS_SETTING, AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, EV
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { eventually, startApp, token, type TestApp } from './harness';
 import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';
+import { EIO, createEio, eioBody, informatieobjecttype } from './documenten.fixtures';
 
 // Every successful read of zaken (detail, list, _zoek) leaves a read entry on Kafka topic audit-reads, with no BSN in
 // it; reads by excluded client ids (environment, or the administrator's list that every instance follows) leave none.
@@ -152,6 +153,24 @@ describe('read entries', () => {
     expect(entries[1]!.request).toBe(`${ZRC}/zaken?${filter}=*********`);
     expect(entries[2]!.request).toMatch(/inpBsn=\*+$/);
     expect(entries.filter((e) => JSON.stringify(e).includes(BSN) || decodeURIComponent(JSON.stringify(e)).includes(BSN))).toEqual([]);
+  });
+
+  it('records the reads of documents too: detail, download and list (bron DRC)', async () => {
+    const eio = await createEio(t, eioBody(await informatieobjecttype(t)));
+    const from = received.length;
+    const tok = await as('zaaksysteem');
+    await get(eio.url, tok);
+    const download = await get(`${eio.url}/download`, tok);
+    expect(download.body).toBe('hallo wereld');
+    await get(`${EIO}?bronorganisatie=000000000`, tok);
+    const entries = await since(from);
+    expect(entries.map((e) => [e.bron, e.actie, e.resource, e.resourceUrl, e.hoofdObject])).toEqual([
+      ['DRC', 'retrieve', 'enkelvoudiginformatieobject', eio.url, eio.url],
+      ['DRC', 'download', 'enkelvoudiginformatieobject', eio.url, eio.url],
+      ['DRC', 'list', 'enkelvoudiginformatieobject', undefined, undefined],
+    ]);
+    expect(entries[1]!.request).toBe(`${new URL(eio.url).pathname}/download`);
+    expect(entries[2]!.aantal).toBeGreaterThanOrEqual(1);
   });
 
   it('records no HEAD, no failed read, no audit trail read and no write', async () => {
