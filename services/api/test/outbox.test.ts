@@ -33,7 +33,7 @@ it('publishes what an earlier process left without pointers, by the scan at star
   expect(await mongo.db.collection('dingen').countDocuments({ _pending: true })).toBe(0);
 });
 
-it('writes a pointer before the document and removes it once the events are out', async () => {
+it('writes a pointer with the document\'s events and removes it once the events are out', async () => {
   const uuid = randomUUID();
   const stored = await store.insert(uuid, { naam: 'a' }, [event()]);
   await store.replace(stored, { naam: 'b' }, [event()]);
@@ -48,10 +48,34 @@ it('writes a pointer before the document and removes it once the events are out'
   expect(await pointers()).toEqual([]);
 });
 
-it('drops a pointer whose document never got its events (a write that failed after the pointer)', async () => {
+it('drops a pointer whose document holds no events', async () => {
   await mongo.db.collection(OUTBOX_POINTERS).insertOne({ _id: 'dingen/nothing' as never, collection: 'dingen', doc: 'nothing', nonce: 'n', at: new Date() });
   expect(await relay.drain()).toBe(0);
   expect(await pointers()).toEqual([]);
+});
+
+it('leaves no event behind when writes land while the relay drains (a pointer is only there once its events are)', async () => {
+  const uuids = Array.from({ length: 20 }, () => randomUUID());
+  let draining = true;
+  let published = 0;
+  const drains = (async () => {
+    while (draining) published += await relay.drain();
+  })();
+  for (let round = 0; round < 5; round++) {
+    await Promise.all(
+      uuids.map(async (uuid) => {
+        const current = round === 0 ? undefined : await store.get(uuid);
+        if (current) await store.replace(current, { naam: `r${round}` }, [event()]);
+        else await store.insert(uuid, { naam: 'r0' }, [event()]);
+      }),
+    );
+  }
+  draining = false;
+  await drains;
+  published += await relay.drain();
+  expect(published).toBe(uuids.length * 5);
+  const left = await mongo.db.collection('dingen').countDocuments({ _id: { $in: uuids as never[] }, _pending: true });
+  expect(left).toBe(0);
 });
 
 it('publishes a deletion and then drops the tombstone', async () => {

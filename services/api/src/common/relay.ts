@@ -5,11 +5,14 @@ import { groupBy } from './group';
 import { OUTBOX_POINTERS, type OutboxPointer, type Store, type Stored } from './store';
 
 const BATCH = 200;
+/** How often the relay also scans every collection for waiting events (a safety net: see OUTBOX_POINTERS). */
+const SCAN_EVERY_MS = 5 * 60_000;
 
 /**
  * Publishes the events that writes leave in their documents' outboxes to Kafka, then removes them.
  * It finds its work through the outbox pointers (see OUTBOX_POINTERS), so a sweep costs nothing when nothing waits;
- * once per process it also scans every collection for waiting events, as a safety net.
+ * at start and every few minutes it also scans every collection for waiting events, as a safety net (events of a write
+ * whose process stopped before it wrote the pointer).
  * A write kicks it at once; a periodic sweep picks up what an earlier process left behind (crash, outage).
  * While Kafka is unreachable events simply wait in MongoDB; the API keeps answering.
  * Delivery is at least once: consumers deduplicate on the `event-id` header.
@@ -17,7 +20,7 @@ const BATCH = 200;
 export class OutboxRelay {
   private readonly stores = new Map<string, Store<Document>>();
   private pointers?: Collection<OutboxPointer>;
-  private scanned = false;
+  private scannedAt = 0;
   private producer?: Producer;
   private timer?: NodeJS.Timeout;
   private running = false;
@@ -62,13 +65,13 @@ export class OutboxRelay {
   async drain(): Promise<number> {
     const producer = await this.connect();
     let sent = 0;
-    if (!this.scanned) {
+    if (Date.now() - this.scannedAt >= SCAN_EVERY_MS) {
       for (const store of this.stores.values()) {
         for (let docs = await store.pending(BATCH); docs.length; docs = docs.length < BATCH ? [] : await store.pending(BATCH)) {
           sent += await this.publish(producer, store, docs);
         }
       }
-      this.scanned = true;
+      this.scannedAt = Date.now();
     }
     const names = [...this.stores.keys()];
     for (;;) {

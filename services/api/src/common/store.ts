@@ -22,10 +22,11 @@ export interface StoredMeta {
 export type Stored<T> = T & StoredMeta;
 
 /**
- * The collection of outbox pointers: one per document with unpublished events, written before the document (so no
- * event is ever without one) and removed by the relay once it has published them. The relay finds its work here
- * instead of scanning every resource collection. `nonce` changes with every write, so the relay never removes a
- * pointer for events that arrived while it was publishing.
+ * The collection of outbox pointers: one per document with unpublished events, written right after the document's
+ * write (so the relay, when it finds a pointer, finds the events it points at) and removed by the relay once it has
+ * published them. The relay finds its work here instead of scanning every resource collection. `nonce` changes with
+ * every write, so the relay never removes a pointer for events that arrived while it was publishing. A process that
+ * stops between a write and its pointer leaves events without one: the relay's periodic scan of `_pending` finds them.
  */
 export const OUTBOX_POINTERS = 'outbox';
 
@@ -263,8 +264,8 @@ export class Store<T extends Document> {
 
   async insert(uuid: string, data: T, events: OutboxEvent[]): Promise<Stored<T>> {
     const doc = { ...data, _id: uuid, _created: new Date(), ...outboxFields(events) } as Stored<T>;
-    await this.point(uuid, events);
     await this.coll.insertOne(doc as never);
+    await this.point(uuid, events);
     await this.adjust(doc, 1);
     this.written(events);
     return doc;
@@ -278,9 +279,9 @@ export class Store<T extends Document> {
     const update: Document = { $set: { ...data, ...(events.length ? { _pending: true } : {}) } };
     if (Object.keys(unset).length) update.$unset = unset;
     if (events.length) update.$push = { _outbox: { $each: events } };
-    await this.point(current._id, events);
     const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
     if (!r.matchedCount) return null;
+    await this.point(current._id, events);
     if (this.counts && this.counts.fields.some((f) => (current as Document)[f] !== (data as Document)[f])) {
       await this.adjust(current, -1);
       await this.adjust({ ...current, ...data }, 1);
@@ -301,9 +302,9 @@ export class Store<T extends Document> {
     for (const k of Object.keys(current)) if (!k.startsWith('_')) unset[k] = '';
     const update: Document = { $set: { _tombstone: true, _pending: true }, $push: { _outbox: { $each: events } } };
     if (Object.keys(unset).length) update.$unset = unset;
-    await this.point(current._id, events);
     const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
     if (r.matchedCount) {
+      await this.point(current._id, events);
       await this.adjust(current, -1);
       this.written(events);
     }
@@ -338,7 +339,7 @@ export class Store<T extends Document> {
     await this.coll.updateMany(done, { $unset: { _pending: '' } } as never);
   }
 
-  /** Writes the outbox pointer of a document that is about to receive events (before the document itself). */
+  /** Writes the outbox pointer of a document that has just received events. */
   private async point(uuid: string, events: OutboxEvent[]): Promise<void> {
     if (!events.length) return;
     const pointer = { collection: this.name, doc: uuid, nonce: randomUUID(), at: new Date() };
