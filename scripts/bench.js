@@ -1,82 +1,117 @@
 #!/usr/bin/env node
-// Benchmark (not a test): loads 10,000 zaaktypen over 50 catalogussen into a fresh database and measures
-// throughput and p50/p99 latency of Catalogi reads and writes at 1 and 16 concurrent clients, on 127.0.0.1.
-// Reads go to an API with its read cache warm (a detail GET picks a random zaaktype of the 10,000 each time) and,
-// for comparison, to a second instance on the same data with the cache off (CACHE_TTL_MS=0).
-// Prints a table and writes reports/bench.json. Usage: npm run bench [-- --zaaktypen N --seconds S --only TEXT]
-// (--only runs just the operations whose title contains TEXT, e.g. --only uuid).
+// Benchmark (not a test) of the API on 127.0.0.1, at 1 and 16 concurrent clients: throughput, p50/p99 latency and the
+// API process's own CPU time per request (utime + stime from /proc/<pid>/stat around each measurement).
+//
+// Suites:
+//   catalogi  10,000 zaaktypen over 50 catalogussen; list pages, random detail reads (read cache warm, and a second
+//             instance with the cache off for comparison) and creates.
+//   zaken     100,000 zaken loaded through the API (each with a rol with a BSN from a pool, so a BSN finds a handful
+//             of zaken; every 10th with a zaakobject); creates (with their event published to Kafka by the outbox
+//             relay), random detail reads, detail with expand=rollen,zaakobjecten, list page 1 and _zoek by BSN.
+//             Lists and _zoek run a fixed number of requests: the stand-in storage scans for every query but `_id`.
+//
+// Usage: npm run bench [-- --suite zaken|catalogi|all --only TEXT --seconds S --zaaktypen N --zaken N --keep]
+//   --only TEXT  runs just the operations whose title contains TEXT (e.g. --only uuid)
+//   --keep       keeps the bench databases (dropped at the end by default)
+// Environment: MONGODB_URL, KAFKA_BROKERS (as for the API), BENCH_PORT (8100), BENCH_NODE_ARGS (e.g. --cpu-prof).
+// Prints a table and writes reports/bench.json (one entry per suite; a suite not run keeps its previous entry).
 const { execFileSync, spawn } = require('node:child_process');
-const { mkdirSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
+const http = require('node:http');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { createSigner } = require('fast-jwt');
+const { MongoClient } = require('mongodb');
+const { Kafka, logLevel } = require('kafkajs');
 
 const root = path.join(__dirname, '..');
-const arg = (name, dflt) => {
+const option = (name) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+  return i > 0 ? process.argv[i + 1] : undefined;
 };
-const ZAAKTYPEN = arg('zaaktypen', 10000);
+const num = (name, dflt) => (option(name) === undefined ? dflt : Number(option(name)));
+const SUITE = option('suite') ?? 'all';
+if (!['all', 'zaken', 'catalogi'].includes(SUITE)) throw new Error(`--suite ${SUITE}: use zaken, catalogi or all`);
+const ZAAKTYPEN = num('zaaktypen', 10000);
 const CATALOGUSSEN = 50;
-const SECONDS = arg('seconds', 10);
-const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
+const ZAKEN = num('zaken', 100000);
+const SECONDS = num('seconds', 10);
+const ONLY = option('only') ?? '';
+const KEEP = process.argv.includes('--keep');
 const PORT = Number(process.env.BENCH_PORT ?? 8100);
-const BASE = `http://127.0.0.1:${PORT}`;
-const ZTC = `${BASE}/catalogi/api/v1`;
+const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
+const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 const token = createSigner({ key: 'bench-secret' })({ client_id: 'bench', user_id: 'bench', user_representation: 'Bench' });
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+const CRS = { 'accept-crs': 'EPSG:4326', 'content-crs': 'EPSG:4326' };
+const zrcHeaders = { ...headers, ...CRS };
 
-const zaaktype = (catalogus, i) => ({
-  identificatie: `ZT-${i}`, omschrijving: `Zaaktype ${i}`, vertrouwelijkheidaanduiding: 'openbaar', doel: 'bench', aanleiding: 'bench',
-  indicatieInternOfExtern: 'extern', handelingInitiator: 'indienen', onderwerp: 'bench', handelingBehandelaar: 'behandelen',
-  doorlooptijd: 'P10D', opschortingEnAanhoudingMogelijk: false, verlengingMogelijk: false, publicatieIndicatie: false,
-  productenOfDiensten: [], referentieproces: { naam: 'bench' }, catalogus, besluittypen: [], deelzaaktypen: [],
-  gerelateerdeZaaktypen: [], beginGeldigheid: '2024-01-01', versiedatum: '2024-01-01', verantwoordelijke: 'bench', trefwoorden: [`t${i % 10}`],
-});
+// ---------------------------------------------------------------- shared helpers
 
-async function post(url, body) {
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
-  if (res.status !== 201) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+
+/** One JSON request over a kept-alive connection (lighter than fetch while loading many objects). */
+function call(method, url, body, extra = {}) {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, agent, headers: { ...headers, ...extra, ...(payload ? { 'content-length': Buffer.byteLength(payload) } : {}) } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        resolve({ status: res.statusCode, text, json: () => JSON.parse(text) });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function post(url, body, extra) {
+  const res = await call('POST', url, body, extra);
+  if (res.status !== 201) throw new Error(`POST ${url}: ${res.status} ${res.text.slice(0, 500)}`);
   return res.json();
 }
 
-async function load() {
-  const catalogussen = [];
-  for (let c = 0; c < CATALOGUSSEN; c++) {
-    catalogussen.push((await post(`${ZTC}/catalogussen`, { domein: `B${String(c).padStart(4, '0')}`, rsin: '000000000', contactpersoonBeheerNaam: 'Bench' })).url);
-  }
-  let next = 0;
-  const ids = [];
-  const started = Date.now();
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < ZAAKTYPEN) {
-      const i = next++;
-      ids.push((await post(`${ZTC}/zaaktypen`, zaaktype(catalogussen[i % CATALOGUSSEN], i))).url);
-    }
-  }));
-  return { catalogussen, ids, loadSeconds: (Date.now() - started) / 1000 };
+/** CPU seconds (user + system) the process has used so far. */
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime (14) + stime (15)
 }
 
-function measure(title, connections, opts) {
-  if (!title.includes(ONLY)) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    autocannon({ duration: SECONDS, connections, headers, ...opts }, (err, r) => {
-      if (err) return reject(err);
-      resolve({
-        title, connections, requestsPerSecond: Math.round(r.requests.average), p50ms: r.latency.p50, p99ms: r.latency.p99,
-        non2xx: r.non2xx, errors: r.errors, total: r.requests.total,
-      });
-    });
+/**
+ * One autocannon run. `pid` is the API process whose CPU time is divided over the requests; `settle` runs after the
+ * load and before the CPU is read (creates wait there for the relay to publish their events).
+ */
+async function measure(title, connections, { pid, settle, ...opts }) {
+  if (!title.includes(ONLY)) return undefined;
+  const cpuBefore = cpuSeconds(pid);
+  const r = await new Promise((resolve, reject) => {
+    autocannon({ duration: SECONDS, connections, headers, ...opts }, (err, res) => (err ? reject(err) : resolve(res)));
   });
+  const extra = settle ? await settle() : {};
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  const total = r.requests.total || r['2xx'] + r.non2xx;
+  const row = {
+    title, connections, requestsPerSecond: Math.round(r.requests.average), p50ms: r.latency.p50, p99ms: r.latency.p99,
+    cpuMsPerRequest: total ? Number(((cpu * 1000) / total).toFixed(2)) : null, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts,
+    total, '2xx': r['2xx'], seconds: Number((r.duration ?? SECONDS).toFixed(1)), ...extra,
+  };
+  // A run of a fixed number of requests reports its rate over its own duration.
+  if (opts.amount) row.requestsPerSecond = Number((total / row.seconds).toFixed(1));
+  console.log(`  ${title} @${connections}: ${row.requestsPerSecond} req/s, p50 ${row.p50ms} ms, p99 ${row.p99ms} ms, ${row.cpuMsPerRequest} ms CPU/req${row.non2xx ? `, ${row.non2xx} non-2xx` : ''}`);
+  return row;
 }
 
 function startApi(port, db, env = {}) {
   const base = `http://127.0.0.1:${port}`;
   const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'services/api/dist/main.js'], {
-    cwd: root, stdio: ['ignore', 'ignore', 'inherit'],
+    cwd: root, stdio: ['ignore', 'inherit', 'inherit'], // warnings and errors only (LOG_LEVEL)
     env: { ...process.env, PORT: String(port), PUBLIC_BASE_URL: base, MONGODB_DB: db, LOG_LEVEL: 'warn', ZGW_CLIENTS: 'bench:bench-secret:all', ...env },
   });
-  return { base, proc };
+  return { base, proc, pid: proc.pid };
 }
 
 async function up(base) {
@@ -87,44 +122,86 @@ async function up(base) {
   }
 }
 
-/** Reads every zaaktype once (16 at a time), so the read cache holds them all: the steady state of a running API. */
-async function warm(paths) {
+/** Stops an API and waits for it to exit (the relay flushes and disconnects first). */
+function stopApi(api) {
+  if (api.proc.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    api.proc.once('exit', resolve);
+    api.proc.kill('SIGTERM');
+  });
+}
+
+/** Reads every path once (16 at a time), e.g. so the read cache holds them all: the steady state of a running API. */
+async function warm(base, paths, extra = {}) {
   let next = 0;
   await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < paths.length) await (await fetch(`${BASE}${paths[next++]}`, { headers })).arrayBuffer();
+    while (next < paths.length) await call('GET', `${base}${paths[next++]}`, undefined, extra);
   }));
 }
 
-const randomOf = (paths) => [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[Math.floor(Math.random() * paths.length)] }) }];
+const randomOf = (paths, extra = {}) => [{
+  method: 'GET',
+  setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...extra }, path: paths[Math.floor(Math.random() * paths.length)] }),
+}];
 
-async function main() {
-  execFileSync('npx', ['tsc', '-b'], { cwd: root, stdio: 'inherit' });
-  execFileSync('bash', ['scripts/engines.sh', 'start', 'mongo', 'kafka'], { cwd: root, stdio: 'inherit' });
-  const db = `zgw_bench_${Date.now()}`;
+const pathOf = (url) => new URL(url).pathname;
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+// ---------------------------------------------------------------- catalogi
+
+const zaaktype = (catalogus, i) => ({
+  identificatie: `ZT-${i}`, omschrijving: `Zaaktype ${i}`, vertrouwelijkheidaanduiding: 'openbaar', doel: 'bench', aanleiding: 'bench',
+  indicatieInternOfExtern: 'extern', handelingInitiator: 'indienen', onderwerp: 'bench', handelingBehandelaar: 'behandelen',
+  doorlooptijd: 'P10D', opschortingEnAanhoudingMogelijk: false, verlengingMogelijk: false, publicatieIndicatie: false,
+  productenOfDiensten: [], referentieproces: { naam: 'bench' }, catalogus, besluittypen: [], deelzaaktypen: [],
+  gerelateerdeZaaktypen: [], beginGeldigheid: '2024-01-01', versiedatum: '2024-01-01', verantwoordelijke: 'bench', trefwoorden: [`t${i % 10}`],
+});
+
+/**
+ * 10,000 zaaktypen; reads go to an API with its read cache warm (a detail GET picks a random zaaktype each time)
+ * and, for comparison, to a second instance on the same data with the cache off (CACHE_TTL_MS=0).
+ */
+async function catalogiSuite(db) {
   // The measured instance keeps entries for the whole run, so reads show the steady state of a warm cache (with the
   // default CACHE_TTL_MS of 10 s, an entry is reloaded at most every 10 s).
   const api = startApi(PORT, db, { CACHE_TTL_MS: '3600000' });
-  // A second instance on the same data with the read cache off, to show what a cache miss costs.
   const uncached = startApi(PORT + 1, db, { CACHE_TTL_MS: '0' });
+  const ZTC = `${api.base}/catalogi/api/v1`;
   const ZTC_UNCACHED = `${uncached.base}/catalogi/api/v1`;
   try {
     await up(api.base);
     await up(uncached.base);
-    const { catalogussen, ids, loadSeconds } = await load();
-    console.log(`loaded ${ids.length} zaaktypen over ${catalogussen.length} catalogussen in ${loadSeconds.toFixed(1)} s (${Math.round(ids.length / loadSeconds)}/s at 16 clients)`);
+    const catalogussen = [];
+    for (let c = 0; c < CATALOGUSSEN; c++) {
+      catalogussen.push((await post(`${ZTC}/catalogussen`, { domein: `B${String(c).padStart(4, '0')}`, rsin: '000000000', contactpersoonBeheerNaam: 'Bench' })).url);
+    }
+    let next = 0;
+    const ids = [];
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < ZAAKTYPEN) {
+        const i = next++;
+        ids.push((await post(`${ZTC}/zaaktypen`, zaaktype(catalogussen[i % CATALOGUSSEN], i))).url);
+      }
+    }));
+    const loadSeconds = (Date.now() - started) / 1000;
+    console.log(`catalogi: loaded ${ids.length} zaaktypen over ${catalogussen.length} catalogussen in ${loadSeconds.toFixed(1)} s (${Math.round(ids.length / loadSeconds)}/s at 16 clients)`);
     const deepPage = Math.ceil(ZAAKTYPEN / 100);
-    const paths = ids.map((u) => new URL(u).pathname);
+    const paths = ids.map(pathOf);
     const results = [];
     let n = ZAAKTYPEN;
     for (const connections of [1, 16]) {
-      results.push(await measure('GET /zaaktypen (page 1)', connections, { url: `${ZTC}/zaaktypen?status=alles` }));
-      results.push(await measure(`GET /zaaktypen (page ${deepPage})`, connections, { url: `${ZTC}/zaaktypen?status=alles&page=${deepPage}` }));
-      if ('GET /zaaktypen/{uuid}'.includes(ONLY)) await warm(paths);
-      results.push(await measure('GET /zaaktypen/{uuid}', connections, { url: BASE, requests: randomOf(paths) }));
-      results.push(await measure('GET /zaaktypen (page 1), no cache', connections, { url: `${ZTC_UNCACHED}/zaaktypen?status=alles` }));
-      results.push(await measure(`GET /zaaktypen (page ${deepPage}), no cache`, connections, { url: `${ZTC_UNCACHED}/zaaktypen?status=alles&page=${deepPage}` }));
-      results.push(await measure('GET /zaaktypen/{uuid}, no cache', connections, { url: uncached.base, requests: randomOf(paths) }));
+      const cached = { pid: api.pid };
+      const uncachedPid = { pid: uncached.pid };
+      results.push(await measure('GET /zaaktypen (page 1)', connections, { ...cached, url: `${ZTC}/zaaktypen?status=alles` }));
+      results.push(await measure(`GET /zaaktypen (page ${deepPage})`, connections, { ...cached, url: `${ZTC}/zaaktypen?status=alles&page=${deepPage}` }));
+      if ('GET /zaaktypen/{uuid}'.includes(ONLY)) await warm(api.base, paths);
+      results.push(await measure('GET /zaaktypen/{uuid}', connections, { ...cached, url: api.base, requests: randomOf(paths) }));
+      results.push(await measure('GET /zaaktypen (page 1), no cache', connections, { ...uncachedPid, url: `${ZTC_UNCACHED}/zaaktypen?status=alles` }));
+      results.push(await measure(`GET /zaaktypen (page ${deepPage}), no cache`, connections, { ...uncachedPid, url: `${ZTC_UNCACHED}/zaaktypen?status=alles&page=${deepPage}` }));
+      results.push(await measure('GET /zaaktypen/{uuid}, no cache', connections, { ...uncachedPid, url: uncached.base, requests: randomOf(paths) }));
       results.push(await measure('POST /zaaktypen', connections, {
+        ...cached,
         url: `${ZTC}/zaaktypen`,
         requests: [{
           method: 'POST',
@@ -136,13 +213,259 @@ async function main() {
         }],
       }));
     }
-    console.log('\n| operation | clients | req/s | p50 ms | p99 ms | non-2xx |\n|---|---|---|---|---|---|');
-    for (const r of results.filter(Boolean)) console.log(`| ${r.title} | ${r.connections} | ${r.requestsPerSecond} | ${r.p50ms} | ${r.p99ms} | ${r.non2xx} |`);
-    mkdirSync(path.join(root, 'reports'), { recursive: true });
-    writeFileSync(path.join(root, 'reports', 'bench.json'), JSON.stringify({ zaaktypen: ZAAKTYPEN, catalogussen: CATALOGUSSEN, seconds: SECONDS, loadSeconds, results }, null, 2));
+    return { zaaktypen: ZAAKTYPEN, catalogussen: CATALOGUSSEN, seconds: SECONDS, loadSeconds, results: results.filter(Boolean) };
   } finally {
-    api.proc.kill('SIGTERM');
-    uncached.proc.kill('SIGTERM');
+    await Promise.all([stopApi(api), stopApi(uncached)]);
+  }
+}
+
+// ---------------------------------------------------------------- zaken
+
+/** A valid BSN (elfproef) from a number below 10^8. */
+function bsn(n) {
+  const digits = String(n).padStart(8, '0').split('').map(Number);
+  for (let last = 0; last < 10; last++) {
+    const sum = digits.reduce((s, d, i) => s + d * (9 - i), 0) - last;
+    if (sum % 11 === 0 && !(digits.every((d) => d === 0) && last === 0)) return digits.join('') + last;
+  }
+  return undefined;
+}
+
+/** BSNs for the rollen: about five zaken per BSN, so `_zoek` by BSN finds a handful. */
+function bsnPool(size) {
+  const pool = [];
+  for (let n = 10000000; pool.length < size; n += 7919) {
+    const b = bsn(n % 100000000);
+    if (b) pool.push(b);
+  }
+  return pool;
+}
+
+const zaakBody = (zaaktypeUrl, i) => ({
+  bronorganisatie: '002220647', verantwoordelijkeOrganisatie: '002220647', zaaktype: zaaktypeUrl, startdatum: '2024-03-01',
+  omschrijving: `Melding ${i}`, toelichting: 'bench',
+});
+
+/** A catalogus with a published zaaktype that has a statustype and a roltype. */
+async function zaaktypeForZaken(ztc) {
+  const catalogus = (await post(`${ztc}/catalogussen`, { domein: 'ZBNCH', rsin: '002220647', contactpersoonBeheerNaam: 'Bench' })).url;
+  const zt = await post(`${ztc}/zaaktypen`, { ...zaaktype(catalogus, 0), identificatie: 'ZT-ZAKEN', omschrijving: 'Melding openbare ruimte' });
+  await post(`${ztc}/statustypen`, { zaaktype: zt.url, omschrijving: 'Ontvangen', volgnummer: 1 });
+  await post(`${ztc}/statustypen`, { zaaktype: zt.url, omschrijving: 'Afgehandeld', volgnummer: 2 });
+  const roltype = await post(`${ztc}/roltypen`, { zaaktype: zt.url, omschrijving: 'Melder', omschrijvingGeneriek: 'initiator' });
+  const res = await call('POST', `${zt.url}/publish`);
+  if (res.status !== 200) throw new Error(`publish ${zt.url}: ${res.status} ${res.text.slice(0, 500)}`);
+  return { zaaktype: zt.url, roltype: roltype.url };
+}
+
+/**
+ * Loads `count` zaken at 16 clients: each with a rol (natuurlijk_persoon, BSN from the pool), every 10th with a
+ * zaakobject. Shows progress every 5 s (count, rate, ETA, events waiting in the outbox).
+ */
+async function loadZaken(zrc, types, pool, count, outboxWaiting) {
+  const paths = [];
+  const withParts = [];
+  let next = 0;
+  let done = 0;
+  let objects = 0;
+  const started = Date.now();
+  let last = { at: started, done: 0 };
+  const progress = setInterval(async () => {
+    const now = Date.now();
+    const rate = (done - last.done) / ((now - last.at) / 1000);
+    const overall = done / ((now - started) / 1000);
+    last = { at: now, done };
+    const waiting = await outboxWaiting().catch(() => '?');
+    console.log(`  zaken ${done}/${count} (${Math.round(rate)}/s now, ${Math.round(overall)}/s overall, ETA ${seconds(((count - done) / Math.max(overall, 1)) * 1000)}); outbox: ${waiting} documents with events waiting`);
+  }, 5000);
+  try {
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < count) {
+        const i = next++;
+        const zaak = await post(`${zrc}/zaken`, zaakBody(types.zaaktype, i), CRS);
+        await post(`${zrc}/rollen`, {
+          zaak: zaak.url, roltype: types.roltype, betrokkeneType: 'natuurlijk_persoon', roltoelichting: 'melder',
+          betrokkeneIdentificatie: { inpBsn: pool[i % pool.length], geslachtsnaam: 'Jansen', voornamen: 'Jan' },
+        }, CRS);
+        if (i % 10 === 0) {
+          await post(`${zrc}/zaakobjecten`, { zaak: zaak.url, objectType: 'pand', objectIdentificatie: { identificatie: `0599100000${String(i).padStart(6, '0')}` } }, CRS);
+          objects++;
+          withParts.push(pathOf(zaak.url));
+        }
+        paths.push(pathOf(zaak.url));
+        done++;
+      }
+    }));
+  } finally {
+    clearInterval(progress);
+  }
+  return { paths, withParts, objects, loadSeconds: (Date.now() - started) / 1000 };
+}
+
+/** Waits until the relay has published every waiting event; returns how long that took. */
+async function drained(outboxWaiting, limitMs = 600_000) {
+  const started = Date.now();
+  for (let last = 0; ; ) {
+    const waiting = await outboxWaiting();
+    if (waiting === 0) return Date.now() - started;
+    if (Date.now() - started > limitMs) throw new Error(`the outbox still holds ${waiting} documents with events after ${seconds(limitMs)}`);
+    if (Date.now() - last > 5000) {
+      if (last) console.log(`  outbox: ${waiting} documents with events waiting`);
+      last = Date.now();
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function zakenSuite(db, mongo) {
+  const prefix = `bench${Date.now()}.`;
+  const api = startApi(PORT, db, { KAFKA_TOPIC_PREFIX: prefix });
+  const ZTC = `${api.base}/catalogi/api/v1`;
+  const ZRC = `${api.base}/zaken/api/v1`;
+  const database = mongo.db(db);
+  // Every document with unpublished events has a pointer; the relay removes it once they are published.
+  const outboxWaiting = () => database.collection('outbox').countDocuments({});
+  try {
+    await up(api.base);
+    const types = await zaaktypeForZaken(ZTC);
+    const pool = bsnPool(Math.max(1, Math.round(ZAKEN / 5)));
+    console.log(`zaken: loading ${ZAKEN} zaken through the API at 16 clients (each with a rol, every 10th with a zaakobject)`);
+    const loaded = await loadZaken(ZRC, types, pool, ZAKEN, outboxWaiting);
+    const loadRequests = ZAKEN * 2 + loaded.objects;
+    console.log(`zaken: loaded ${ZAKEN} zaken, ${ZAKEN} rollen and ${loaded.objects} zaakobjecten in ${loaded.loadSeconds.toFixed(1)} s `
+      + `(${Math.round(ZAKEN / loaded.loadSeconds)} zaken/s, ${Math.round(loadRequests / loaded.loadSeconds)} requests/s at 16 clients)`);
+    const loadLagMs = await drained(outboxWaiting);
+    console.log(`zaken: the relay published the load's last events ${seconds(loadLagMs)} after the load ended`);
+
+    // Sanity: _zoek by BSN finds a handful; expand shows the parts.
+    const zoek = await call('POST', `${ZRC}/zaken/_zoek`, { rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: pool[0] }, CRS);
+    const found = zoek.status === 200 ? zoek.json().count : `status ${zoek.status}`;
+    const expanded = await call('GET', `${api.base}${loaded.withParts[0]}?expand=rollen,zaakobjecten`, undefined, CRS);
+    const parts = expanded.status === 200 ? expanded.json()._expand : {};
+    console.log(`zaken: _zoek by one BSN finds ${found} zaken; expand=rollen,zaakobjecten shows ${parts.rollen?.length ?? 0} rol(len) and ${parts.zaakobjecten?.length ?? 0} zaakobject(en)`);
+    if (!(Number(found) > 0) || !parts.rollen?.length || !parts.zaakobjecten?.length) throw new Error('the loaded zaken are not found by _zoek or expand');
+
+    const pid = api.pid;
+    const results = [];
+    let n = ZAKEN;
+    let created = 0;
+    const listRequests = (connections) => Math.max(5, 2 * connections);
+    // JIT and connection warm-up of the read paths (not reported).
+    await new Promise((resolve, reject) => autocannon({ duration: 3, connections: 16, headers: zrcHeaders, url: api.base, requests: randomOf(loaded.paths) }, (e) => (e ? reject(e) : resolve())));
+    for (const connections of [1, 16]) {
+      const create = await measure('POST /zaken (create, event published)', connections, {
+        pid,
+        url: `${ZRC}/zaken`,
+        requests: [{
+          method: 'POST',
+          setupRequest: (req) => {
+            req.headers = { ...zrcHeaders };
+            req.body = JSON.stringify(zaakBody(types.zaaktype, n++));
+            return req;
+          },
+        }],
+        // The CPU of a create includes publishing its event: measured until the outbox is empty again.
+        settle: async () => {
+          const waiting = await outboxWaiting();
+          const lagMs = await drained(outboxWaiting);
+          return { outboxWaitingAtEnd: waiting, relayLagMs: lagMs };
+        },
+      });
+      if (create) created += create['2xx'];
+      results.push(create);
+      results.push(await measure('GET /zaken/{uuid}', connections, { pid, url: api.base, headers: zrcHeaders, requests: randomOf(loaded.paths) }));
+      results.push(await measure('GET /zaken/{uuid}?expand=rollen,zaakobjecten', connections, {
+        pid, url: api.base, headers: zrcHeaders, requests: randomOf(loaded.withParts.map((p) => `${p}?expand=rollen,zaakobjecten`)),
+      }));
+      results.push(await measure('GET /zaken (page 1)', connections, { pid, url: `${ZRC}/zaken`, headers: zrcHeaders, amount: listRequests(connections), timeout: 300 }));
+      results.push(await measure('POST /zaken/_zoek (BSN)', connections, {
+        pid,
+        url: `${ZRC}/zaken/_zoek`,
+        amount: listRequests(connections),
+        timeout: 300,
+        requests: [{
+          method: 'POST',
+          setupRequest: (req) => {
+            req.headers = { ...zrcHeaders };
+            req.body = JSON.stringify({ rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: pool[Math.floor(Math.random() * pool.length)] });
+            return req;
+          },
+        }],
+      }));
+    }
+
+    // Every event of every write reached Kafka: no document keeps events, and the zaken topic holds one message per
+    // zaak, rol and zaakobject created.
+    const finalLagMs = await drained(outboxWaiting);
+    const pendingDocs = (await Promise.all(['zaken', 'rollen', 'zaakobjecten'].map((c) => database.collection(c).countDocuments({ _pending: true })))).reduce((a, b) => a + b, 0);
+    const kafka = new Kafka({ brokers: KAFKA_BROKERS.split(','), clientId: 'zgw-bench', logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    const offsets = await admin.fetchTopicOffsets(`${prefix}zaken`);
+    await admin.disconnect();
+    const published = offsets.reduce((s, o) => s + Number(o.high) - Number(o.low), 0);
+    const expected = loadRequests + created;
+    const events = { expected, published, outboxPointers: await outboxWaiting(), documentsWithEvents: pendingDocs, finalLagMs };
+    console.log(`zaken: ${published} of ${expected} zaken events on Kafka topic ${prefix}zaken; ${events.outboxPointers} outbox pointers and ${pendingDocs} documents with events left`);
+    if (published < expected || pendingDocs || events.outboxPointers) throw new Error('not every event was published');
+
+    const detail16 = results.find((r) => r && r.title === 'GET /zaken/{uuid}' && r.connections === 16);
+    const create16 = results.find((r) => r && r.title.startsWith('POST /zaken (create') && r.connections === 16);
+    const targets = {
+      detailP99Under25ms: detail16 ? detail16.p99ms < 25 : null,
+      detailAtLeast1500PerSecond: detail16 ? detail16.requestsPerSecond >= 1500 : null,
+      createsAtLeast500PerSecond: create16 ? create16.requestsPerSecond >= 500 : null,
+    };
+    return {
+      zaken: ZAKEN, rollen: ZAKEN, zaakobjecten: loaded.objects, bsns: pool.length, seconds: SECONDS, loadSeconds: loaded.loadSeconds,
+      loadLagMs, results: results.filter(Boolean), events, targets,
+    };
+  } finally {
+    await stopApi(api);
+  }
+}
+
+// ---------------------------------------------------------------- main
+
+function table(suites) {
+  console.log('\n| suite | operation | clients | req/s | p50 ms | p99 ms | CPU ms/req | non-2xx |\n|---|---|---|---|---|---|---|---|');
+  for (const [name, s] of Object.entries(suites)) {
+    for (const r of s.results) console.log(`| ${name} | ${r.title} | ${r.connections} | ${r.requestsPerSecond} | ${r.p50ms} | ${r.p99ms} | ${r.cpuMsPerRequest} | ${r.non2xx} |`);
+  }
+}
+
+async function main() {
+  execFileSync('npx', ['tsc', '-b'], { cwd: root, stdio: 'inherit' });
+  execFileSync('bash', ['scripts/engines.sh', 'start', 'mongo', 'kafka'], { cwd: root, stdio: 'inherit' });
+  const mongo = await MongoClient.connect(MONGODB_URL);
+  const stamp = Date.now();
+  const suites = {};
+  const dbs = [];
+  try {
+    if (SUITE !== 'zaken') {
+      dbs.push(`zgw_bench_${stamp}`);
+      suites.catalogi = { at: new Date().toISOString(), ...(await catalogiSuite(dbs.at(-1))) };
+    }
+    if (SUITE !== 'catalogi') {
+      dbs.push(`zgw_bench_zaken_${stamp}`);
+      suites.zaken = { at: new Date().toISOString(), ...(await zakenSuite(dbs.at(-1), mongo)) };
+    }
+    table(suites);
+    const file = path.join(root, 'reports', 'bench.json');
+    let previous = {};
+    try { previous = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}; } catch { /* unreadable: replaced */ }
+    const kept = Object.fromEntries(['catalogi', 'zaken'].filter((k) => previous[k]?.results).map((k) => [k, previous[k]]));
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ cpuTicksPerSecond: CLK_TCK, ...kept, ...suites }, null, 2));
+    if (suites.zaken) {
+      const t = suites.zaken.targets;
+      const mark = (ok) => (ok === null ? 'not measured' : ok ? 'met' : 'NOT met');
+      console.log(`\nzaken targets at 16 clients: detail p99 < 25 ms ${mark(t.detailP99Under25ms)}; detail >= 1,500 req/s ${mark(t.detailAtLeast1500PerSecond)}; creates >= 500/s ${mark(t.createsAtLeast500PerSecond)}`);
+    }
+  } finally {
+    if (!KEEP) for (const db of dbs) await mongo.db(db).dropDatabase().catch(() => undefined);
+    await mongo.close();
+    agent.destroy();
   }
 }
 
