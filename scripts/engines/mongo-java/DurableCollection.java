@@ -7,11 +7,15 @@ import de.bwaldvogel.mongo.backend.AbstractSynchronizedMongoCollection;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.DocumentWithPosition;
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.bson.Document;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -67,6 +71,34 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     @Override
     protected Document getDocument(Integer position) {
         return slots.get(position);
+    }
+
+    /**
+     * The library serves a query from a unique index only when the query names exactly that index's fields, so
+     * `{_id: x, _tombstone: {$exists: false}}` (the platform's lookup of a live document) would scan every document.
+     * A query that also names `_id` (a value or `$in`) or all fields of another unique index (values, not arrays) is served from
+     * that index here: the index gives the candidates, and the whole query is still matched against each of them.
+     */
+    @Override
+    protected QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
+                                         Document fieldSelector) {
+        if (query.size() > 1) {
+            for (Index<Integer> index : getIndexes()) {
+                Document narrowed = new Document();
+                for (IndexKey key : index.getKeys()) {
+                    Object value = query.get(key.getKey());
+                    if (value == null || value instanceof Collection || (value instanceof Document && !((Document) value).keySet().equals(Set.of("$in")))) {
+                        narrowed = null;
+                        break;
+                    }
+                    narrowed.put(key.getKey(), value);
+                }
+                if (narrowed != null && index.canHandle(narrowed)) {
+                    return matchDocuments(query, index.getPositions(narrowed), orderBy, numberToSkip, limit, batchSize, fieldSelector);
+                }
+            }
+        }
+        return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
     }
 
     @Override

@@ -131,6 +131,22 @@ const freePort = () =>
     expect(await docs.countDocuments({ group: 5, n: 1 })).toBe(2000);
   }, 300_000);
 
+  it('answers a lookup by _id or a unique key with more conditions (served from the index) by every condition', async () => {
+    const live = { _tombstone: { $exists: false } };
+    expect((await docs.findOne({ _id: 'b42' as never, ...live }))?.code).toBe(42);
+    expect(await docs.findOne({ _id: 'b42' as never, group: 3 })).toBeNull();
+    expect(await docs.findOne({ _id: 'nothing' as never, ...live })).toBeNull();
+    const some = await docs.find({ _id: { $in: ['b1', 'b2', 'b13', 'nothing'] } as never, group: { $in: [1, 3] } }).toArray();
+    expect(some.map((d) => d._id).sort()).toEqual(['b1', 'b13']);
+    expect((await docs.findOne({ code: 77, group: 7 }))?._id).toBe('b77');
+    expect(await docs.findOne({ code: 77, group: 8 })).toBeNull();
+    // updates and deletes select their documents the same way
+    expect((await docs.updateOne({ _id: 'b44' as never, group: 5 }, { $set: { n: 9 } })).matchedCount).toBe(0);
+    expect((await docs.updateMany({ _id: { $in: ['b44', 'b45'] } as never, group: 5 }, { $set: { n: 1 } })).matchedCount).toBe(1);
+    expected.set('b45', 1);
+    expect((await docs.deleteMany({ _id: { $in: ['b46', 'b47'] } as never, group: 9 })).deletedCount).toBe(0);
+  });
+
   it('keeps every acknowledged insert, update and delete through a kill -9 in the middle of writing', async () => {
     let acked = 0;
     let killed = false;
