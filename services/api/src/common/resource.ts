@@ -61,6 +61,8 @@ export interface ResourceDef<D extends Document> {
   prepare?: (data: Record<string, unknown>, ctx: WriteContext, current?: Stored<D>) => Promise<D>;
   /** Runs after a create or update is stored (keeping other documents in step with this one). */
   afterWrite?: (stored: Stored<D>, ctx: WriteContext, previous?: Stored<D>) => Promise<void>;
+  /** Whether afterWrite has anything to do for this new document (default: always); when not, a create skips it. */
+  followsCreate?: (doc: D) => boolean;
   beforeDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
   afterDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
   /** Whether the caller may see this object at all (type-level authorisations); hidden objects are 403 on detail. */
@@ -201,28 +203,24 @@ export class Resource<D extends Document> {
    * is marked (`_follow`, see settle), so a process that stops in between leaves nothing undone.
    */
   async insert(doc: D, ctx: WriteContext): Promise<Stored<D>> {
-    const marked = this.def.afterWrite ? ({ ...doc, _follow: new Date() } as D) : doc;
+    const follows = !!this.def.afterWrite && (this.def.followsCreate?.(doc) ?? true);
+    const marked = follows ? ({ ...doc, _follow: new Date() } as D) : doc;
     const audit = this.auditEntry(ctx, 'create', ctx.uuid, undefined, doc);
-    const stored = await this.store.insert(ctx.uuid, marked, this.events(doc, ctx.uuid, 'create', audit));
-    await this.keepAudit(audit);
-    await this.follow(stored, ctx);
+    const stored = await this.store.insert(ctx.uuid, marked, this.events(doc, ctx.uuid, 'create', audit), () => this.keepAudit(audit));
+    if (follows) await this.follow(stored, ctx);
     return stored;
   }
 
   /** Stores a changed document with its notification and audit entry; null when it was deleted meanwhile. */
   async update(current: Stored<D>, doc: D, ctx: WriteContext, actie: 'update' | 'partial_update'): Promise<Stored<D> | null> {
     const audit = this.auditEntry(ctx, actie, current._id, current, doc);
-    const stored = await this.store.replace(current, doc, this.events(doc, current._id, actie, audit));
-    if (stored) await this.keepAudit(audit);
-    return stored;
+    return this.store.replace(current, doc, this.events(doc, current._id, actie, audit), () => this.keepAudit(audit));
   }
 
   /** Deletes a document with its notification and audit entry; false when it was already gone. */
   async destroy(current: Stored<D>, ctx: WriteContext): Promise<boolean> {
     const audit = this.auditEntry(ctx, 'destroy', current._id, current);
-    const removed = await this.store.remove(current, this.events(current as D, current._id, 'destroy', audit));
-    if (removed) await this.keepAudit(audit);
-    return removed;
+    return this.store.remove(current, this.events(current as D, current._id, 'destroy', audit), () => this.keepAudit(audit));
   }
 
   /** Runs afterWrite of a created document, then clears its mark. */

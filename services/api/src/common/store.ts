@@ -262,17 +262,21 @@ export class Store<T extends Document> {
     await this.counts.coll.updateOne({ _id: bucketId(values) }, { $inc: { n: delta }, $setOnInsert: { values } }, { upsert: true });
   }
 
-  async insert(uuid: string, data: T, events: OutboxEvent[]): Promise<Stored<T>> {
+  /**
+   * Stores a new document with its events. What follows the write (its outbox pointer, its bucket count and
+   * `alongside`, e.g. the read-your-writes copy of its audit entry) touches other documents only, so it runs
+   * concurrently, after the write.
+   */
+  async insert(uuid: string, data: T, events: OutboxEvent[], alongside?: () => Promise<void>): Promise<Stored<T>> {
     const doc = { ...data, _id: uuid, _created: new Date(), ...outboxFields(events) } as Stored<T>;
     await this.coll.insertOne(doc as never);
-    await this.point(uuid, events);
-    await this.adjust(doc, 1);
+    await Promise.all([this.point(uuid, events), this.adjust(doc, 1), alongside?.()]);
     this.written(events);
     return doc;
   }
 
   /** Stores the resource's new fields (PUT, or PATCH after merging); returns null when it no longer exists. */
-  async replace(current: Stored<T>, data: T, events: OutboxEvent[]): Promise<Stored<T> | null> {
+  async replace(current: Stored<T>, data: T, events: OutboxEvent[], alongside?: () => Promise<void>): Promise<Stored<T> | null> {
     const unset: Record<string, ''> = {};
     for (const k of Object.keys(current)) if (!k.startsWith('_') && !(k in data)) unset[k] = '';
     // One atomic update: fields and events together; events already waiting in the document stay.
@@ -281,11 +285,12 @@ export class Store<T extends Document> {
     if (events.length) update.$push = { _outbox: { $each: events } };
     const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
     if (!r.matchedCount) return null;
-    await this.point(current._id, events);
-    if (this.counts && this.counts.fields.some((f) => (current as Document)[f] !== (data as Document)[f])) {
-      await this.adjust(current, -1);
-      await this.adjust({ ...current, ...data }, 1);
-    }
+    const moved = this.counts && this.counts.fields.some((f) => (current as Document)[f] !== (data as Document)[f]);
+    await Promise.all([
+      this.point(current._id, events),
+      moved ? Promise.all([this.adjust(current, -1), this.adjust({ ...current, ...data }, 1)]) : undefined,
+      alongside?.(),
+    ]);
     this.written(events);
     // Internal fields that this write left alone (links kept by other writes) stay part of the returned document.
     const kept: Record<string, unknown> = {};
@@ -297,15 +302,14 @@ export class Store<T extends Document> {
    * Turns the document into a tombstone in one atomic update: its fields go, the events waiting in it stay and
    * the new ones join them, until the relay has published them all and drops the tombstone.
    */
-  async remove(current: Stored<T>, events: OutboxEvent[]): Promise<boolean> {
+  async remove(current: Stored<T>, events: OutboxEvent[], alongside?: () => Promise<void>): Promise<boolean> {
     const unset: Record<string, ''> = {};
     for (const k of Object.keys(current)) if (!k.startsWith('_')) unset[k] = '';
     const update: Document = { $set: { _tombstone: true, _pending: true }, $push: { _outbox: { $each: events } } };
     if (Object.keys(unset).length) update.$unset = unset;
     const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
     if (r.matchedCount) {
-      await this.point(current._id, events);
-      await this.adjust(current, -1);
+      await Promise.all([this.point(current._id, events), this.adjust(current, -1), alongside?.()]);
       this.written(events);
     }
     return r.matchedCount > 0;
@@ -318,24 +322,25 @@ export class Store<T extends Document> {
 
   /** The documents with these ids that still hold events. */
   async withEvents(ids: string[]): Promise<Stored<T>[]> {
-    const docs = (await this.coll.find({ _id: { $in: ids } } as Filter<Stored<T>>).toArray()) as Stored<T>[];
+    const docs = (await this.coll.find({ _id: { $in: ids } } as Filter<Stored<T>>, { projection: { _outbox: 1, _tombstone: 1 } }).toArray()) as Stored<T>[];
     return docs.filter((d) => d._outbox?.length);
   }
 
   /**
-   * Marks the events of these documents as published, in three writes however many documents: pulls the events,
+   * Marks the events of these documents as published, in at most three writes however many documents: pulls the events,
    * drops the tombstones left without events (tombstones take no new events), and clears the scan flag of the other
    * documents left without events. Only those: an event pushed meanwhile stays in `_outbox`, keeps the flag, and its
    * pointer brings the relay back. Every filter is by `_id`, the lookup every MongoDB-compatible store serves from an
    * index.
    */
-  async published(docs: { _id: string; _outbox?: OutboxEvent[] }[]): Promise<void> {
+  async published(docs: { _id: string; _outbox?: OutboxEvent[]; _tombstone?: true }[]): Promise<void> {
     if (!docs.length) return;
     const byIds = { _id: { $in: docs.map((d) => d._id) } } as Filter<Stored<T>>;
     const done = { ...byIds, _outbox: { $size: 0 } } as Filter<Stored<T>>;
     const ids = docs.flatMap((d) => (d._outbox ?? []).map((e) => e.id));
     if (ids.length) await this.coll.updateMany(byIds, { $pull: { _outbox: { id: { $in: ids } } } } as never);
-    await this.coll.deleteMany({ ...done, _tombstone: true } as Filter<Stored<T>>);
+    // A document becomes a tombstone only together with new events, which keep it out of `done` this round.
+    if (docs.some((d) => d._tombstone)) await this.coll.deleteMany({ ...done, _tombstone: true } as Filter<Stored<T>>);
     await this.coll.updateMany(done, { $unset: { _pending: '' } } as never);
   }
 

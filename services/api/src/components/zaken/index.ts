@@ -94,6 +94,8 @@ function brondatumSources(z: Zaken, zaak: Doc & { _id?: string }): BrondatumSour
 /** Keeps hoofdzaak.deelzaken and the parts' authorisation copies in step with zaak writes. */
 function keepZaakLinks(z: Zaken): void {
   const def = z.zaken.def;
+  // A new zaak has nothing to keep in step unless it is a deelzaak.
+  def.followsCreate = (doc) => !!doc.hoofdzaak;
   def.afterWrite = async (stored, _ctx, previous) => {
     const coll = z.zaken.store.coll;
     const oldHoofd = previous?.hoofdzaak ? z.zaken.uuidOf(String(previous.hoofdzaak)) : undefined;
