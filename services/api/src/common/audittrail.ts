@@ -1,6 +1,7 @@
 import type { Db, Document } from 'mongodb';
 import { z } from 'zod';
 import { AUDITTRAIL_COLLECTION } from '@zgw/shared';
+import type { Caller } from './auth';
 import type { ComponentApi } from './component';
 import { ZgwError } from './errors';
 import type { Resource } from './resource';
@@ -45,12 +46,13 @@ export function registerAudittrail(api: ComponentApi, owner: Resource<Document>,
   const Params = z.object({ [param]: z.string() });
   const DetailParams = Params.extend({ uuid: z.string() });
   const base = `/${owner.def.collection}/:${param}/audittrail`;
-  const ownerUrl = async (params: Record<string, string>) => owner.url((await owner.getOr404(params[param]!))._id);
+  // A main object that does not exist for the caller (Resource.callerFilter) has no trail for it either.
+  const ownerUrl = async (params: Record<string, string>, caller: Caller) => owner.url((await owner.getOr404(params[param]!, undefined, owner.callerCondition(caller)))._id);
   api.route({
     method: 'GET', path: base, operationId: 'audittrail_list', summary: `Alle audit trail regels van een ${owner.def.resource}.`,
     scopes: ['audittrails.lezen'], params: Params, response: z.array(AuditTrail),
-    handler: async ({ params }) => {
-      const hoofdObject = await ownerUrl(params as Record<string, string>);
+    handler: async ({ params, caller }) => {
+      const hoofdObject = await ownerUrl(params as Record<string, string>, caller);
       const entries = await coll.find({ hoofdObject }).sort({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 }).toArray();
       return entries.map(view);
     },
@@ -58,8 +60,8 @@ export function registerAudittrail(api: ComponentApi, owner: Resource<Document>,
   api.route({
     method: 'GET', path: `${base}/:uuid`, operationId: 'audittrail_read', summary: 'Een audit trail regel.',
     scopes: ['audittrails.lezen'], params: DetailParams, response: AuditTrail,
-    handler: async ({ params }) => {
-      const hoofdObject = await ownerUrl(params as Record<string, string>);
+    handler: async ({ params, caller }) => {
+      const hoofdObject = await ownerUrl(params as Record<string, string>, caller);
       const entry = await coll.findOne({ _id: (params as Record<string, string>).uuid!, hoofdObject });
       if (!entry) throw ZgwError.notFound('Deze audit trail regel bestaat niet.');
       return view(entry);

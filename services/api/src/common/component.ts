@@ -37,7 +37,15 @@ export interface ComponentDef {
   /** Autorisaties component code: ac, nrc, zrc, ztc, drc, brc. */
   code: string;
   title: string;
+  /** The version served when a request names none (and the only one, unless `versions` lists more). */
   version: string;
+  /**
+   * Versions served on request (`Api-Version` header), newest last; `version` is among them. Only components that
+   * list versions read the header (see `resolveVersion`).
+   */
+  versions?: readonly string[];
+  /** The version served without a header, when it is configurable (default `version`). */
+  defaultVersion?: (config: Config) => string;
   /**
    * Serve detail and list GETs from the component's read cache (cleared by every write to the component). Only for
    * reference data whose responses do not depend on who asks beyond the scopes (Catalogi).
@@ -55,6 +63,14 @@ export interface HandlerContext<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+}
+
+/** What a route validates and answers in one API version, where that differs from its default schemas. */
+export interface RouteVariant {
+  query?: z.ZodType;
+  body?: z.ZodType;
+  response?: z.ZodType;
+  summary?: string;
 }
 
 export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
@@ -77,14 +93,49 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   optionalBody?: boolean;
   /** The handler sends the response itself (a file, streamed) with this media type; the wrapper only returns the reply. */
   sends?: string;
+  /** Schemas of other API versions of the component, by version (see ComponentDef.versions). */
+  variants?: Readonly<Record<string, RouteVariant>>;
   handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<unknown>;
 }
 
 export const UuidParams = z.object({ uuid: z.string() });
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The API version this request is served in (components with several versions; see resolveVersion). */
+    apiVersion?: string;
+  }
+}
+
+/**
+ * The version a request asks for in its `Api-Version` header: none or the major version alone (`1`, already in the
+ * path) is the default; `major.minor` is the served version of that minor (`1.7` is 1.7.0); a full version must be
+ * served as it is. Anything else is a 406 that lists the versions served.
+ */
+export function resolveVersion(header: string | string[] | undefined, served: readonly string[], fallback: string): string {
+  const asked = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!asked) return fallback;
+  if (/^\d+$/.test(asked) && fallback.split('.')[0] === asked) return fallback;
+  if (/^\d+\.\d+$/.test(asked)) {
+    const match = served.filter((v) => v.startsWith(`${asked}.`));
+    if (match.length) return match[match.length - 1]!;
+  }
+  if (/^\d+\.\d+\.\d+$/.test(asked) && served.includes(asked)) return asked;
+  throw new ZgwError(
+    406,
+    'unsupported-api-version',
+    `API-versie "${asked.slice(0, 40)}" wordt niet ondersteund. Ondersteund: ${served.join(', ')} (ook als ${served.map((v) => v.split('.').slice(0, 2).join('.')).join(', ')}); zonder Api-Version header: ${fallback}.`,
+  );
+}
+
 /** One ZGW component mounted under `/<name>/api/v1`: routes, stores and its OpenAPI document. */
 export class ComponentApi {
+  /** The OpenAPI document of the default version. */
   readonly doc: ComponentDocument;
+  /** The OpenAPI document of every version served. */
+  readonly docs = new Map<string, ComponentDocument>();
+  /** The version served without an `Api-Version` header. */
+  readonly defaultVersion: string;
   readonly base: string;
   /** The component's resources (each registers itself), for the follow-up sweep. */
   readonly resources: Resource<import('mongodb').Document>[] = [];
@@ -96,8 +147,23 @@ export class ComponentApi {
     readonly deps: Deps,
   ) {
     this.base = deps.urls.api(def.name);
-    this.doc = new ComponentDocument(def.title, def.version, this.base);
+    this.defaultVersion = def.defaultVersion?.(deps.config) ?? def.version;
+    for (const v of def.versions ?? [def.version]) this.docs.set(v, new ComponentDocument(def.title, v, this.base, this.schemaLinks(v)));
+    this.doc = this.docs.get(this.defaultVersion)!;
     this.cache = deps.caches.region(def.name);
+  }
+
+  /** The version a request is served in (the default when the component has one version). */
+  version(req: FastifyRequest): string {
+    return req.apiVersion ?? this.defaultVersion;
+  }
+
+  /** Where the OpenAPI documents of the other versions are, for the description of version `v`'s document. */
+  private schemaLinks(v: string): string | undefined {
+    const others = (this.def.versions ?? []).filter((o) => o !== v);
+    if (!others.length) return undefined;
+    const link = (o: string) => `[${o}](${this.base}/schema/${o}/openapi.yaml)`;
+    return `Deze API dient de versies ${(this.def.versions ?? []).join(', ')}: kies met request header \`Api-Version\` (zonder header: ${this.defaultVersion}). Dit document beschrijft ${v}; zie ook ${others.map(link).join(', ')}.`;
   }
 
   /** A read through the component's cache when it caches reads (see ComponentDef.cacheReads). */
@@ -121,25 +187,30 @@ export class ComponentApi {
     const audit = this.def.audit;
     // Reads of an audited component (detail, list, `_zoek`, download) leave a read entry; HEAD requests do not.
     const reading = audit && (spec.method === 'GET' || spec.method === 'POST') ? readActie(spec.operationId) : undefined;
-    this.doc.add({
-      method: spec.method.toLowerCase() as 'get',
-      path: spec.path.replace(/:(\w+)/g, '{$1}'),
-      operationId: spec.operationId,
-      summary: spec.summary,
-      scopes: spec.scopes,
-      request: {
-        params: spec.params as z.ZodObject | undefined,
-        query: spec.query as z.ZodObject | undefined,
-        body: spec.body ? { content: { [spec.bodyType ?? 'application/json']: { schema: spec.body } }, required: !spec.optionalBody } : undefined,
-      },
-      responses: {
-        [status]: spec.sends
-          ? { description: 'OK', content: { [spec.sends]: { schema: { type: 'string', format: 'binary' } } } }
-          : spec.response
-            ? { description: 'OK', content: { 'application/json': { schema: spec.response } } }
-            : { description: status === 204 ? 'No content' : 'OK' },
-      },
-    });
+    for (const [version, doc] of this.docs) {
+      const v = spec.variants?.[version] ?? {};
+      const body = v.body ?? spec.body;
+      const response = v.response ?? spec.response;
+      doc.add({
+        method: spec.method.toLowerCase() as 'get',
+        path: spec.path.replace(/:(\w+)/g, '{$1}'),
+        operationId: spec.operationId,
+        summary: v.summary ?? spec.summary,
+        scopes: spec.scopes,
+        request: {
+          params: spec.params as z.ZodObject | undefined,
+          query: (v.query ?? spec.query) as z.ZodObject | undefined,
+          body: body ? { content: { [spec.bodyType ?? 'application/json']: { schema: body } }, required: !spec.optionalBody } : undefined,
+        },
+        responses: {
+          [status]: spec.sends
+            ? { description: 'OK', content: { [spec.sends]: { schema: { type: 'string', format: 'binary' } } } }
+            : response
+              ? { description: 'OK', content: { 'application/json': { schema: response } } }
+              : { description: status === 204 ? 'No content' : 'OK' },
+        },
+      });
+    }
     this.app.route({
       method: spec.method,
       url: spec.path,
@@ -153,14 +224,17 @@ export class ComponentApi {
         if (spec.scopes.length && !caller.hasAnyScope(spec.scopes)) {
           throw ZgwError.forbidden(`Deze actie vereist een van de scopes: ${spec.scopes.join(', ')}.`);
         }
+        const variant = req.apiVersion ? spec.variants?.[req.apiVersion] : undefined;
+        const querySchema = variant?.query ?? spec.query;
+        const bodySchema = variant?.body ?? spec.body;
         const params = spec.params ? parseOrThrow(spec.params, rawParams) : rawParams;
-        const query = spec.query ? parseOrThrow(spec.query, req.query ?? {}) : req.query;
+        const query = querySchema ? parseOrThrow(querySchema, req.query ?? {}) : req.query;
         let body: unknown = req.body ?? (spec.optionalBody ? {} : undefined);
-        if (spec.body) {
+        if (bodySchema) {
           if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
             throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
           }
-          body = parseOrThrow(spec.body, body);
+          body = parseOrThrow(bodySchema, body);
         }
         let result: unknown;
         try {
@@ -196,19 +270,38 @@ export class ComponentApi {
   }
 }
 
-/** Mounts a component: its prefix, API-version header, 404s in the ZGW format and the schema endpoints. */
+/**
+ * Mounts a component: its prefix, the version of each request (`Api-Version`, for components with several) and the
+ * `API-version` header of every response, 404s in the ZGW format and the schema endpoints: `/schema/openapi.yaml`
+ * (and `.json`) in the version asked for, and `/schema/<version>/openapi.yaml` of each version.
+ */
 export async function mountComponent(app: FastifyInstance, def: ComponentDef, deps: Deps): Promise<ComponentApi> {
   let api!: ComponentApi;
   await app.register(
     async (scope) => {
-      scope.addHook('onSend', async (_req, reply, payload) => {
-        reply.header('API-version', def.version);
+      api = new ComponentApi(scope, def, deps);
+      if (def.versions) {
+        scope.addHook('onRequest', async (req) => {
+          req.apiVersion = resolveVersion(req.headers['api-version'], def.versions!, api.defaultVersion);
+        });
+      }
+      scope.addHook('onSend', async (req, reply, payload) => {
+        reply.header('API-version', req.apiVersion ?? api.defaultVersion);
         return payload;
       });
       scope.setNotFoundHandler((req, reply) => sendProblem(req, reply, ZgwError.notFound('Deze URL bestaat niet.')));
-      api = new ComponentApi(scope, def, deps);
-      scope.get('/schema/openapi.json', async (_req, reply) => reply.type('application/json').send(api.doc.json()));
-      scope.get('/schema/openapi.yaml', async (_req, reply) => reply.type('application/yaml').send(api.doc.yaml()));
+      const docOf = (req: FastifyRequest) => api.docs.get(api.version(req))!;
+      scope.get('/schema/openapi.json', async (req, reply) => reply.type('application/json').send(docOf(req).json()));
+      scope.get('/schema/openapi.yaml', async (req, reply) => reply.type('application/yaml').send(docOf(req).yaml()));
+      if (def.versions) {
+        const pick = (req: FastifyRequest) => {
+          const doc = api.docs.get((req.params as { version: string }).version);
+          if (!doc) throw ZgwError.notFound(`Geen OpenAPI-document voor deze versie; er zijn ${[...api.docs.keys()].join(', ')}.`);
+          return doc;
+        };
+        scope.get('/schema/:version/openapi.json', async (req, reply) => reply.type('application/json').send(pick(req).json()));
+        scope.get('/schema/:version/openapi.yaml', async (req, reply) => reply.type('application/yaml').send(pick(req).yaml()));
+      }
       await def.register(api);
       settleFollowUps(scope, api);
     },

@@ -21,6 +21,7 @@ export class ComponentDocument {
     private readonly title: string,
     private readonly version: string,
     private readonly serverUrl: string,
+    private readonly description?: string,
   ) {
     this.registry.registerComponent('securitySchemes', 'JWT-Claims', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   }
@@ -45,7 +46,7 @@ export class ComponentDocument {
     if (!this.cache) {
       const doc = new OpenApiGeneratorV3(this.registry.definitions).generateDocument({
         openapi: '3.0.3',
-        info: { title: this.title, version: this.version },
+        info: { title: this.title, version: this.version, ...(this.description ? { description: this.description } : {}) },
         servers: [{ url: this.serverUrl }],
         security: [{ 'JWT-Claims': [] }],
       });

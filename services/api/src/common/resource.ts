@@ -67,11 +67,21 @@ export interface ResourceDef<D extends Document> {
   afterDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
   /** Whether the caller may see this object at all (type-level authorisations); hidden objects are 403 on detail. */
   visible?: (doc: Stored<D>, caller: Caller) => boolean;
+  /**
+   * Objects that do not exist for this caller (404 on every path, never in a list), as a condition of the query
+   * (Autorisaties 1.1: documents not ready for publication). Reads with such a condition bypass the read cache.
+   */
+  callerFilter?: (caller: Caller) => Filter<Document>;
   /** Query parameters of the detail GET, and the condition they put on the object itself (404 when unmet). */
   readQuery?: z.ZodObject;
   readFilter?: (query: Record<string, unknown>) => Filter<Document>;
-  /** Extra response fields computed at read time (e.g. reverse relations); `query` is the GET's (detail or paginated list). */
-  render?: (doc: Stored<D>, url: string, query?: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /**
+   * Extra response fields computed at read time (e.g. reverse relations); `query` is the GET's (detail or paginated
+   * list), `req` the request being answered (for its API version).
+   */
+  render?: (doc: Stored<D>, url: string, query?: Record<string, unknown>, req?: FastifyRequest) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** The response as the request's API version shows it (fields of other versions left out); default as it is. */
+  present?: (body: Record<string, unknown>, req?: FastifyRequest) => Record<string, unknown>;
 }
 
 let lastAudit = 0;
@@ -108,10 +118,11 @@ export class Resource<D extends Document> {
     return this.api.deps.urls.uuidOf(url, this.api.def.name, this.def.collection);
   }
 
-  async toApi(doc: Stored<D>, query?: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async toApi(doc: Stored<D>, query?: Record<string, unknown>, req?: FastifyRequest): Promise<Record<string, unknown>> {
     const url = this.url(doc._id);
-    const extra = this.def.render ? await this.def.render(doc, url, query) : {};
-    return { url, ...publicFields(doc), ...extra };
+    const extra = this.def.render ? await this.def.render(doc, url, query, req) : {};
+    const body = { url, ...publicFields(doc), ...extra };
+    return this.def.present ? this.def.present(body, req) : body;
   }
 
   /** The stored resource a URL points at, or undefined. */
@@ -120,8 +131,14 @@ export class Resource<D extends Document> {
     return uuid ? ((await this.store.get(uuid)) ?? undefined) : undefined;
   }
 
+  /** The condition callerFilter puts on this caller's queries ({} for none). */
+  callerCondition(caller: Caller | undefined): Filter<Document> {
+    return caller && this.def.callerFilter ? this.def.callerFilter(caller) : {};
+  }
+
+  /** The object by uuid; with a caller, only if it exists for that caller (callerFilter) and is visible (else 403). */
   async getOr404(uuid: string, caller?: Caller, filter: Filter<Document> = {}): Promise<Stored<D>> {
-    const doc = await this.store.findOne({ _id: uuid, ...filter } as Filter<Document>);
+    const doc = await this.store.findOne({ _id: uuid, ...filter, ...this.callerCondition(caller) } as Filter<Document>);
     if (!doc) throw ZgwError.notFound(`${this.def.resource} ${uuid} bestaat niet.`);
     if (caller) this.mustBeVisible(doc, caller);
     return doc;
@@ -270,14 +287,14 @@ export class Resource<D extends Document> {
         const filter = def.filter ? await def.filter(q, caller) : {};
         if (def.plainList) {
           const items = await this.store.find(filter, { sort: def.sort });
-          return Promise.all(items.filter((d) => !def.visible || def.visible(d, caller)).map((d) => this.toApi(d, q)));
+          return Promise.all(items.filter((d) => !def.visible || def.visible(d, caller)).map((d) => this.toApi(d, q, req)));
         }
         const { page: rawPage, cursor } = q as { page?: string; cursor?: string };
         const page = parsePage(rawPage);
         return this.api.cached(req.url, async () => {
           const { count, items, ...cont } = await this.store.page(filter, { page, size: PAGE_SIZE, sort: def.sort, cursor, count: def.count?.(filter, caller) });
           const requestUrl = `${this.api.deps.urls.base}${req.url}`;
-          return envelope(requestUrl, page, count, await Promise.all(items.map((d) => this.toApi(d, q))), cont);
+          return envelope(requestUrl, page, count, await Promise.all(items.map((d) => this.toApi(d, q, req))), cont);
         });
       },
     });
@@ -297,7 +314,7 @@ export class Resource<D extends Document> {
         const uuid = randomUUID();
         const ctx = this.ctx(caller, uuid, req);
         const doc = await this.prepare(body as Record<string, unknown>, ctx);
-        return this.toApi(await this.insert(doc, ctx));
+        return this.toApi(await this.insert(doc, ctx), undefined, req);
       },
     });
   }
@@ -316,10 +333,12 @@ export class Resource<D extends Document> {
       etag: true,
       handler: async ({ req, caller, params, query }) => {
         const q = (query ?? {}) as Record<string, unknown>;
-        const { doc, body } = await this.api.cached(req.url, async () => {
-          const stored = await this.getOr404(params.uuid, undefined, def.readFilter?.(q));
-          return { doc: stored, body: await this.toApi(stored, q) };
-        });
+        const own = this.callerCondition(caller);
+        const load = async () => {
+          const stored = await this.getOr404(params.uuid, undefined, { ...def.readFilter?.(q), ...own });
+          return { doc: stored, body: await this.toApi(stored, q, req) };
+        };
+        const { doc, body } = Object.keys(own).length ? await load() : await this.api.cached(req.url, load);
         this.mustBeVisible(doc, caller);
         return body;
       },
@@ -346,7 +365,7 @@ export class Resource<D extends Document> {
         const stored = await this.update(current, doc, ctx, partial ? 'partial_update' : 'update');
         if (!stored) throw ZgwError.notFound(`${def.resource} ${params.uuid} bestaat niet meer.`);
         await def.afterWrite?.(stored, ctx, current);
-        return this.toApi(stored);
+        return this.toApi(stored, undefined, req);
       },
     });
   }
