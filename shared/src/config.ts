@@ -21,6 +21,8 @@ const schema = z.object({
   CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
   PAGE_SKIP_LIMIT: z.coerce.number().int().min(100).default(10_000),
   DRC_BESTANDSDEEL_BYTES: z.coerce.number().int().min(1024).default(100 * 1024 * 1024),
+  /** The Documenten API version served to requests without an `Api-Version` header (`1.5` and `1.7` are accepted too). */
+  DRC_DEFAULT_VERSION: z.preprocess((v) => (typeof v === 'string' && /^\d+\.\d+$/.test(v.trim()) ? `${v.trim()}.0` : v), z.enum(['1.5.0', '1.7.0']).default('1.5.0')),
   AUDIT_READS: z.enum(['on', 'off']).default('on'),
   AUDIT_SPOOL_DIR: z.string().min(1).default('.data/audit-spool'),
   AUDIT_EXCLUDE_CLIENT_IDS: z.string().default(''),
