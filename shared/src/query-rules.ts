@@ -8,6 +8,8 @@ import type { FilterShape, IndexShape, QueryShape, SortShape } from './query-sha
  * the filter and every branch must be served on its own. A condition on `_id` by equality or `$in`, or on all
  * fields of a unique index, reads at most a few documents: such a query is served whatever else it holds.
  * A geospatial condition counts as a range on a `2dsphere`/`2d` index field, which serves nothing else.
+ * A partial index counts only when its filter is `{field: {$exists: true}}` (per field) and the query's condition on
+ * each such field guarantees the field exists (as for a sparse index): then every matching document is in it.
  */
 
 /**
@@ -123,7 +125,11 @@ interface Layout {
 /** Why `ix` does not serve the layout (undefined: it does), and how many leading index fields matched. */
 function fit(ix: IndexShape, layout: Layout, c: Conjunction): { reason?: string; matched: number } {
   const keys = ix.key;
-  if (ix.partial) return { reason: 'a partial index (not considered)', matched: 0 };
+  if (ix.partial) {
+    const filter = Object.entries(ix.partialFilter ?? {});
+    const implied = filter.length > 0 && filter.every(([f, k]) => k === 'exists' && [...(c.get(f) ?? [])].some((x) => EXISTING.has(x)));
+    if (!implied) return { reason: 'a partial index whose filter the query does not imply (only {field: {$exists: true}} filters are considered)', matched: 0 };
+  }
   if (ix.sparse && !keys.some(([f]) => [...(c.get(f) ?? [])].some((k) => EXISTING.has(k)))) {
     return { reason: 'sparse: it lacks documents without its fields, and the query does not exclude them', matched: 0 };
   }
@@ -280,8 +286,9 @@ export function checkLog(lines: Line[]): Report {
     if (line.op !== 'createIndexes' || line.origin === 'test') continue;
     const list = indexes.get(line.coll) ?? [];
     const ix = line as IndexShape;
-    const id = JSON.stringify([ix.key, !!ix.unique, !!ix.sparse, !!ix.partial]);
-    if (!list.some((x) => JSON.stringify([x.key, !!x.unique, !!x.sparse, !!x.partial]) === id)) list.push(ix);
+    const idOf = (x: IndexShape) => JSON.stringify([x.key, !!x.unique, !!x.sparse, x.partial ? (x.partialFilter ?? true) : false]);
+    const id = idOf(ix);
+    if (!list.some((x) => idOf(x) === id)) list.push(ix);
     indexes.set(line.coll, list);
   }
   for (const line of lines) {

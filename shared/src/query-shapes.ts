@@ -40,6 +40,8 @@ export interface IndexShape {
   unique?: boolean;
   sparse?: boolean;
   partial?: boolean;
+  /** The shape of a partial index's filter (see query-rules: only `$exists: true` filters can serve a query). */
+  partialFilter?: FilterShape;
 }
 
 export type CommandShape = QueryShape | IndexShape;
@@ -171,7 +173,7 @@ export function commandShapes(command: Doc): CommandShape[] {
         key: keyShape(ix.key),
         ...(ix.unique ? { unique: true } : {}),
         ...(ix.sparse ? { sparse: true } : {}),
-        ...(ix.partialFilterExpression ? { partial: true } : {}),
+        ...(ix.partialFilterExpression ? { partial: true, partialFilter: filterShape(ix.partialFilterExpression) } : {}),
       }));
     default:
       return [];

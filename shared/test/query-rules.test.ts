@@ -137,8 +137,14 @@ describe('index kinds', () => {
     expect(served(find({ zaaktype: 'eq' }), geo).ok).toBe(false);
   });
 
-  it('does not consider partial indexes', () => {
+  it('considers a partial index only when the query implies its {field: {$exists: true}} filter', () => {
     expect(served(find({ a: 'eq' }), ix({ a: 1 }, { partial: true })).ok).toBe(false);
+    const ready = ix({ g: 1, a: 1 }, { partial: true, partialFilter: { g: 'exists' } });
+    expect(served(find({ g: 'eq', a: 'eq' }), ready).ok).toBe(true);
+    expect(served(find({ g: 'null', a: 'eq' }), ready).ok).toBe(false);
+    expect(served(find({ a: 'eq' }), ix({ a: 1 }, { partial: true, partialFilter: { a: 'exists' } })).ok).toBe(true);
+    expect(served(find({ a: 'eq' }), ix({ a: 1 }, { partial: true, partialFilter: { g: 'exists' } })).ok).toBe(false);
+    expect(served(find({ g: 'eq', a: 'eq' }), ix({ g: 1, a: 1 }, { partial: true, partialFilter: { g: 'eq' } })).ok).toBe(false);
   });
 
   it('answers a count without a query from metadata', () => {

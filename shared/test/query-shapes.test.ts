@@ -79,7 +79,7 @@ describe('commandShapes', () => {
     const create = { createIndexes: 'c', indexes: [{ name: 'a_1_b_-1', key: new Map([['a', 1], ['b', -1]]), unique: true, sparse: true }, { key: { p: 1 }, partialFilterExpression: { p: { $exists: true } } }] };
     expect(commandShapes(create)).toEqual([
       { coll: 'c', op: 'createIndexes', key: [['a', 1], ['b', -1]], unique: true, sparse: true },
-      { coll: 'c', op: 'createIndexes', key: [['p', 1]], partial: true },
+      { coll: 'c', op: 'createIndexes', key: [['p', 1]], partial: true, partialFilter: { p: 'exists' } },
     ]);
     expect(commandShapes({ insert: 'c', documents: [{ a: 1 }] })).toEqual([]);
     expect(commandShapes({ getMore: 1, collection: 'c' })).toEqual([]);
