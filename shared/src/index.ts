@@ -6,3 +6,4 @@ export * from './events';
 export * from './kafka';
 export * from './consumer';
 export * from './audit';
+export * from './audit-indexes';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AUDIT_EXCLUSIONS_SETTING, AUDIT_READS_COLLECTION, exclusionList, type ReadEntry } from '@zgw/shared';
+import { AUDIT_EXCLUSIONS_SETTING, AUDIT_READS_COLLECTION, ensureAuditIndexes, exclusionList, type ReadEntry } from '@zgw/shared';
 import { SETTINGS_COLLECTION, type ExclusionsSetting } from '../common/audit-reads';
 import type { Deps } from '../common/component';
 import { ZgwError } from '../common/errors';
@@ -45,9 +45,7 @@ const view = ({ _id, ...rest }: Record<string, unknown>) => ({ uuid: _id, ...Obj
 
 /** The indexes that serve the auditor's two questions: one client's reads, and the reads of one main object, in a period. */
 export async function ensureAuditReadsIndexes(deps: Deps): Promise<void> {
-  const coll = deps.db.collection(AUDIT_READS_COLLECTION);
-  await coll.createIndex({ clientId: 1, aanmaakdatum: 1, _id: 1 });
-  await coll.createIndex({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 });
+  await ensureAuditIndexes(deps.db, AUDIT_READS_COLLECTION);
 }
 
 /**

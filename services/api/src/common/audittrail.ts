@@ -1,6 +1,6 @@
 import type { Db, Document } from 'mongodb';
 import { z } from 'zod';
-import { AUDITTRAIL_COLLECTION } from '@zgw/shared';
+import { AUDITTRAIL_COLLECTION, ensureAuditIndexes } from '@zgw/shared';
 import type { Caller } from './auth';
 import type { ComponentApi } from './component';
 import { ZgwError } from './errors';
@@ -33,7 +33,7 @@ const view = ({ _id, ...rest }: Entry) => ({ uuid: _id, ...Object.fromEntries(Ob
 
 /** The trail of one main object, oldest first: the index its list and detail use. */
 export async function ensureAudittrailIndex(db: Db): Promise<void> {
-  await db.collection(AUDITTRAIL_COLLECTION).createIndex({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 });
+  await ensureAuditIndexes(db, AUDITTRAIL_COLLECTION);
 }
 
 /**
