@@ -1,18 +1,17 @@
-import { consumeTopics, createKafka, createLogger, loadConfig, onShutdown } from '@zgw/shared';
+import { createLogger, loadConfig, onShutdown } from '@zgw/shared';
+import { startAuditWorker, type AuditWorker } from './worker';
 
 /**
- * Audit trail worker: consumes the `audit` topic. Storing audittrail entries (with client-id exclusions)
- * arrives with the Zaken, Documenten and Besluiten APIs, the components that have an audittrail.
+ * Audit trail worker: stores the write entries of topic `audit` in `audittrail` and the read entries of topic
+ * `audit-reads` in `auditreads`, each by uuid and only where absent (see worker.ts).
  */
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('audit', config.LOG_LEVEL);
-  const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-audit`);
-  const consumer = await consumeTopics(kafka, { groupId: 'zgw-audit', prefix: config.KAFKA_TOPIC_PREFIX, topics: ['audit'], log }, async (_topic, eventId) => {
-    log.debug({ eventId }, 'audit event received');
-  });
-  log.info('audit consuming');
-  onShutdown(log, () => consumer.stop());
+  let worker: AuditWorker | undefined;
+  // Registered first: a stop while MongoDB or Kafka is still awaited at start ends the process too.
+  onShutdown(log, async () => worker?.stop());
+  worker = await startAuditWorker(config, log);
 }
 
 main().catch((err) => {

@@ -1,0 +1,95 @@
+import type { Logger } from '@zgw/shared';
+import type { OffsetsByTopicPartition } from 'kafkajs';
+import { COLLECTION_OF, parseEntry, type StoredEntry } from './entries';
+import type { EntryStore } from './store';
+
+/** What the handler uses of kafkajs' `eachBatch` payload (so it can be driven without a broker). */
+export interface BatchPayload {
+  batch: { topic: string; partition: number; messages: { offset: string; value: Buffer | null }[] };
+  resolveOffset(offset: string): void;
+  heartbeat(): Promise<void>;
+  commitOffsetsIfNecessary(offsets?: OffsetsByTopicPartition): Promise<void>;
+  uncommittedOffsets(): OffsetsByTopicPartition;
+  isRunning(): boolean;
+  isStale(): boolean;
+}
+
+export interface BatchOptions {
+  store: EntryStore;
+  log: Logger;
+  /** KAFKA_TOPIC_PREFIX: removed from a topic's name to know what it carries. */
+  prefix: string;
+  /** Entries per insert (a Kafka batch can hold thousands). */
+  chunkSize?: number;
+  /** Backoff while the database cannot be reached: first wait, longest wait (ms). */
+  retry?: { initialMs: number; maxMs: number };
+  /** Waits `ms`, or less once `stop()` says so (tests replace it). */
+  sleep?: (ms: number, stop: () => boolean) => Promise<void>;
+}
+
+/** Waits `ms` in short steps, ending early once `stop()` holds (a shutdown does not wait out a long backoff). */
+export async function sleep(ms: number, stop: () => boolean): Promise<void> {
+  const until = Date.now() + ms;
+  while (!stop() && Date.now() < until) await new Promise((r) => setTimeout(r, Math.min(100, until - Date.now())));
+}
+
+/**
+ * The `eachBatch` of the audit worker: stores the batch's entries in chunks, and only once a chunk is stored resolves
+ * and commits the offset of its last message. So a stop or crash at any point leaves the uncommitted part to be
+ * delivered again (at least once), and storing by `_id` only where absent makes a second delivery harmless (never
+ * twice). A message that is no entry is logged (topic, partition, offset and why; never its content) and passed
+ * over with its chunk. While the database is unreachable the chunk is retried with backoff, with heartbeats to keep
+ * the partition, until it is stored or the consumer stops or rebalances (then nothing of it is committed).
+ */
+export function batchHandler(opts: BatchOptions): (payload: BatchPayload) => Promise<void> {
+  const { store, log, prefix } = opts;
+  const chunkSize = opts.chunkSize ?? 500;
+  const retry = opts.retry ?? { initialMs: 200, maxMs: 10_000 };
+  const wait = opts.sleep ?? sleep;
+  // One warning per outage, however many batches and retries it spans; one line when it is over.
+  let unreachableSince: number | undefined;
+
+  return async (payload) => {
+    const { batch } = payload;
+    const name = batch.topic.startsWith(prefix) ? batch.topic.slice(prefix.length) : batch.topic;
+    const collection = COLLECTION_OF[name];
+    const where = { topic: batch.topic, partition: batch.partition };
+    const halted = () => !payload.isRunning() || payload.isStale();
+
+    for (let i = 0; i < batch.messages.length; i += chunkSize) {
+      if (halted()) return;
+      const chunk = batch.messages.slice(i, i + chunkSize);
+      const entries: StoredEntry[] = [];
+      for (const message of chunk) {
+        const parsed = parseEntry(name, message.value);
+        if (parsed.entry) entries.push(parsed.entry);
+        else log.warn({ ...where, offset: message.offset, reason: parsed.reason }, 'audit message skipped: not an audit entry');
+      }
+      if (collection && entries.length) {
+        for (let delay = retry.initialMs; ; delay = Math.min(delay * 2, retry.maxMs)) {
+          try {
+            const r = await store.insertAbsent(collection, entries);
+            if (unreachableSince !== undefined) {
+              log.info({ ...where, downMs: Date.now() - unreachableSince }, 'audit store reachable again');
+              unreachableSince = undefined;
+            }
+            for (const x of r.rejected) log.error({ ...where, uuid: x.uuid, code: x.code }, 'audit entry refused by the database, skipped');
+            log.debug({ ...where, inserted: r.inserted, present: r.present }, 'audit entries stored');
+            break;
+          } catch (err) {
+            if (unreachableSince === undefined) {
+              unreachableSince = Date.now();
+              log.warn({ ...where, offset: chunk[0]!.offset, err: (err as Error).message }, 'audit store unreachable: the entries wait in Kafka, retried with backoff');
+            }
+          }
+          await wait(delay, halted);
+          if (halted()) return;
+          await payload.heartbeat();
+        }
+      }
+      payload.resolveOffset(chunk[chunk.length - 1]!.offset);
+      await payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
+      await payload.heartbeat();
+    }
+  };
+}

@@ -1,0 +1,53 @@
+import { AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION } from '@zgw/shared';
+
+/** An entry as stored: the message's entry with `_id` = its uuid (as the API stores the entries it writes itself). */
+export type StoredEntry = { _id: string; uuid: string } & Record<string, unknown>;
+
+export type AuditCollection = typeof AUDITTRAIL_COLLECTION | typeof AUDIT_READS_COLLECTION;
+
+/** The collection each consumed topic (without its prefix) is stored in. */
+export const COLLECTION_OF: Readonly<Record<string, AuditCollection>> = {
+  [AUDIT_TOPIC]: AUDITTRAIL_COLLECTION,
+  [AUDIT_READS_TOPIC]: AUDIT_READS_COLLECTION,
+};
+
+/**
+ * The fields an entry must have to be stored: its uuid (the `_id`), what the indexes and the auditor's queries use,
+ * and what says what happened. Other fields are kept as they are (a newer API may add some).
+ */
+const REQUIRED: Readonly<Record<string, readonly string[]>> = {
+  [AUDIT_TOPIC]: ['bron', 'actie', 'hoofdObject', 'resource', 'resourceUrl'],
+  [AUDIT_READS_TOPIC]: ['bron', 'actie', 'clientId', 'resource'],
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MOMENT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+
+export type Parsed = { entry: StoredEntry; reason?: undefined } | { entry?: undefined; reason: string };
+
+/**
+ * Reads one message of `topic` (`audit` or `audit-reads`) into the entry to store, or says why it cannot be stored.
+ * The reason names fields, never values (an entry may hold personal data).
+ */
+export function parseEntry(topic: string, value: Buffer | null | undefined): Parsed {
+  const required = REQUIRED[topic];
+  if (!required) return { reason: `unknown topic` };
+  if (!value?.length) return { reason: 'empty message' };
+  let data: unknown;
+  try {
+    data = JSON.parse(value.toString('utf8'));
+  } catch {
+    return { reason: 'not JSON' };
+  }
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return { reason: 'not a JSON object' };
+  const entry = data as Record<string, unknown>;
+  if (typeof entry.uuid !== 'string' || !UUID.test(entry.uuid)) return { reason: 'no valid uuid' };
+  if (typeof entry.aanmaakdatum !== 'string' || !MOMENT.test(entry.aanmaakdatum) || Number.isNaN(Date.parse(entry.aanmaakdatum))) {
+    return { reason: 'no valid aanmaakdatum' };
+  }
+  for (const field of required) if (typeof entry[field] !== 'string') return { reason: `no ${field}` };
+  if (entry.hoofdObject !== undefined && typeof entry.hoofdObject !== 'string') return { reason: 'hoofdObject is not a string' };
+  // MongoDB refuses top-level field names with a leading `$`; `_id` is ours to set.
+  for (const key of Object.keys(entry)) if (key.startsWith('$') || key === '_id') return { reason: `field name ${key.startsWith('$') ? 'starting with $' : '_id'}` };
+  return { entry: { _id: entry.uuid, ...entry } as StoredEntry };
+}
