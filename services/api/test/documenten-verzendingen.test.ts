@@ -18,6 +18,7 @@ const verzending = (informatieobject: string, over: Record<string, unknown> = {}
   informatieobject,
   betrokkene: 'https://klanten.example.org/api/v1/klanten/1',
   aardRelatie: 'geadresseerde',
+  verzenddatum: '2024-03-04',
   contactPersoon: 'https://medewerkers.example.org/api/v1/medewerkers/7',
   binnenlandsCorrespondentieadres: { huisnummer: 12, naamOpenbareRuimte: 'Dorpsstraat', woonplaatsnaam: 'Ons Dorp' },
   ...over,

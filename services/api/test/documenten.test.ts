@@ -170,7 +170,10 @@ describe('enkelvoudiginformatieobjecten: lists and autorisaties', () => {
     expect(await urls('identificatie=LIJST-A')).toEqual([a.url]);
     expect(await urls('bronorganisatie=111222333')).toEqual([a.url, b.url]);
     expect(await urls('trefwoorden=aanvraag')).toEqual([a.url]);
-    expect(await urls('trefwoorden=besluit,aanvraag')).toEqual([a.url, b.url]);
+    // Documents with every one of the trefwoorden, as the Catalogi filter of that name.
+    expect(await urls('trefwoorden=aanvraag,brief')).toEqual([a.url]);
+    expect(await urls('trefwoorden=besluit,aanvraag')).toEqual([]);
+    expect(await urls('trefwoorden=besluit')).toEqual([b.url]);
     const all = await t.call('GET', EIO);
     expect(all.json().count).toBeGreaterThanOrEqual(2);
     expect(all.json().next).toBeNull();

@@ -50,6 +50,7 @@ export class ComponentDocument {
         servers: [{ url: this.serverUrl }],
         security: [{ 'JWT-Claims': [] }],
       });
+      unversionNames(doc as unknown as Record<string, unknown>);
       this.cache = { json: JSON.stringify(doc), yaml: stringify(doc) };
     }
     return this.cache;
@@ -62,4 +63,29 @@ export class ComponentDocument {
   yaml(): string {
     return this.render().yaml;
   }
+}
+
+/**
+ * Schema ids are global, so a schema that differs between versions of a component carries its version in its id
+ * (`EnkelvoudigInformatieObject@1.7.0`); each version's document names it as the standard does.
+ */
+function unversionNames(doc: Record<string, unknown>): void {
+  const strip = (name: string) => name.replace(/@\d+\.\d+\.\d+$/, '');
+  const schemas = (doc.components as { schemas?: Record<string, unknown> } | undefined)?.schemas;
+  if (schemas) {
+    for (const name of Object.keys(schemas)) {
+      if (strip(name) === name) continue;
+      schemas[strip(name)] = schemas[name];
+      delete schemas[name];
+    }
+  }
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      const o = node as Record<string, unknown>;
+      if (typeof o.$ref === 'string') o.$ref = strip(o.$ref);
+      Object.values(o).forEach(walk);
+    }
+  };
+  walk(doc);
 }

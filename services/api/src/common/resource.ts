@@ -19,6 +19,8 @@ export interface WriteContext {
   url: string;
   /** The request's `X-Audit-Toelichting`, for the audit trail. */
   toelichting?: string;
+  /** The API version the write is made in (components with several; see ComponentDef.versions). */
+  version: string;
 }
 
 type WriteActie = 'create' | 'update' | 'partial_update' | 'destroy';
@@ -262,7 +264,14 @@ export class Resource<D extends Document> {
 
   ctx(caller: Caller, uuid: string, req?: FastifyRequest): WriteContext {
     const toelichting = req?.headers['x-audit-toelichting'];
-    return { caller, api: this.api, uuid, url: this.url(uuid), toelichting: Array.isArray(toelichting) ? toelichting.join(', ') : toelichting };
+    return {
+      caller,
+      api: this.api,
+      uuid,
+      url: this.url(uuid),
+      toelichting: Array.isArray(toelichting) ? toelichting.join(', ') : toelichting,
+      version: req ? this.api.version(req) : this.api.defaultVersion,
+    };
   }
 
   private async prepare(data: Record<string, unknown>, ctx: WriteContext, current?: Stored<D>): Promise<D> {

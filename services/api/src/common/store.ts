@@ -50,6 +50,14 @@ export interface BucketCount {
 
 const bucketId = (values: unknown[]): string => JSON.stringify(values);
 
+/** An index a resource declares; a partial one holds only the documents its filter matches. */
+export interface IndexDef {
+  key: IndexSpecification;
+  unique?: boolean;
+  sparse?: boolean;
+  partialFilterExpression?: Document;
+}
+
 export interface ListOptions {
   skip: number;
   limit: number;
@@ -105,7 +113,7 @@ export class Store<T extends Document> {
     return this;
   }
 
-  async ensureIndexes(indexes: { key: IndexSpecification; unique?: boolean; sparse?: boolean }[] = []): Promise<void> {
+  async ensureIndexes(indexes: IndexDef[] = []): Promise<void> {
     await this.coll.createIndex({ _pending: 1 }, { sparse: true });
     await this.coll.createIndex({ _tombstone: 1 }, { sparse: true });
     // Creates whose follow-up writes are not done yet (Resource.settle).
@@ -113,7 +121,9 @@ export class Store<T extends Document> {
     // The relay reads pointers oldest first for its collections (`$in` with a sort: the sort field leads).
     await this.pointers.createIndex({ at: 1, collection: 1 });
     await this.coll.createIndex({ _created: 1, _id: 1 });
-    for (const ix of indexes) await this.coll.createIndex(ix.key, { unique: ix.unique, sparse: ix.sparse });
+    for (const ix of indexes) {
+      await this.coll.createIndex(ix.key, { unique: ix.unique, sparse: ix.sparse, ...(ix.partialFilterExpression ? { partialFilterExpression: ix.partialFilterExpression } : {}) });
+    }
   }
 
   async get(uuid: string): Promise<Stored<T> | null> {
@@ -268,7 +278,7 @@ export class Store<T extends Document> {
    * concurrently, after the write.
    */
   async insert(uuid: string, data: T, events: OutboxEvent[], alongside?: () => Promise<void>): Promise<Stored<T>> {
-    const doc = { ...data, _id: uuid, _created: new Date(), ...outboxFields(events) } as Stored<T>;
+    const doc = { ...withoutUnsetInternals(data), _id: uuid, _created: new Date(), ...outboxFields(events) } as Stored<T>;
     await this.coll.insertOne(doc as never);
     await Promise.all([this.point(uuid, events), this.adjust(doc, 1), alongside?.()]);
     this.written(events);
@@ -279,8 +289,10 @@ export class Store<T extends Document> {
   async replace(current: Stored<T>, data: T, events: OutboxEvent[], alongside?: () => Promise<void>): Promise<Stored<T> | null> {
     const unset: Record<string, ''> = {};
     for (const k of Object.keys(current)) if (!k.startsWith('_') && !(k in data)) unset[k] = '';
+    // Internal fields the write sets to undefined go (e.g. a flag that only exists while true).
+    for (const [k, v] of Object.entries(data)) if (k.startsWith('_') && v === undefined) unset[k] = '';
     // One atomic update: fields and events together; events already waiting in the document stay.
-    const update: Document = { $set: { ...data, ...(events.length ? { _pending: true } : {}) } };
+    const update: Document = { $set: { ...withoutUnsetInternals(data), ...(events.length ? { _pending: true } : {}) } };
     if (Object.keys(unset).length) update.$unset = unset;
     if (events.length) update.$push = { _outbox: { $each: events } };
     const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
@@ -295,7 +307,7 @@ export class Store<T extends Document> {
     // Internal fields that this write left alone (links kept by other writes) stay part of the returned document.
     const kept: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(current)) if (k.startsWith('_') && k !== '_outbox' && k !== '_pending') kept[k] = v;
-    return { ...kept, ...data, _id: current._id, _created: current._created } as Stored<T>;
+    return withoutUnsetInternals({ ...kept, ...data, _id: current._id, _created: current._created }) as Stored<T>;
   }
 
   /**
@@ -354,6 +366,13 @@ export class Store<T extends Document> {
   private written(events: OutboxEvent[]): void {
     if (events.length) this.onWrite();
   }
+}
+
+/** The document without its internal fields whose value is undefined (not stored, rather than stored as null). */
+function withoutUnsetInternals<D extends object>(data: D): D {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) if (!(k.startsWith('_') && v === undefined)) out[k] = v;
+  return out as D;
 }
 
 function outboxFields(events: OutboxEvent[]): Partial<StoredMeta> {

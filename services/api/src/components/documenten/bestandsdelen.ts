@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
 import type { FastifyRequest } from 'fastify';
-import type { Collection } from 'mongodb';
+import type { Collection, Document, Filter } from 'mongodb';
 import { z } from 'zod';
 import { UuidParams } from '../../common/component';
 import { ZgwError } from '../../common/errors';
 import { LIVE, type Stored } from '../../common/store';
-import { BIJWERKEN, mustMayOnDocument, nonField, type Documenten } from './context';
+import { BIJWERKEN, mustMayOnDocument, nonField, readyFilter, type Documenten } from './context';
 import { keepUpload, takeUpload, type Bestand } from './inhoud';
 import { BestandsDeel, type Doc } from './schemas';
 
@@ -103,7 +103,7 @@ export class Bestandsdelen {
         const file = takeUpload(req);
         try {
           const deel = await this.coll.findOne({ _id: params.uuid });
-          const eio = deel ? await this.d.informatieobjecten.store.get(deel._eio) : null;
+          const eio = deel ? await this.d.informatieobjecten.store.findOne({ _id: deel._eio, ...readyFilter(caller) } as Filter<Document>) : null;
           if (!deel || !eio) throw ZgwError.notFound(`bestandsdeel ${params.uuid} bestaat niet.`);
           mustMayOnDocument(caller, eio, [BIJWERKEN]);
           if ((body as Doc).lock !== eio._lock) throw nonField('incorrect-lock-id', 'De lock is niet juist.');

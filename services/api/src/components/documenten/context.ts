@@ -4,7 +4,7 @@ import type { ComponentApi, Deps } from '../../common/component';
 import { ZgwError } from '../../common/errors';
 import type { GenummerdeIdentificaties } from '../../common/identificaties';
 import type { Resource, WriteContext } from '../../common/resource';
-import type { Stored } from '../../common/store';
+import type { IndexDef, Stored } from '../../common/store';
 import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import type { Catalogi } from '../catalogi/context';
 import type { References } from '../zaken/refs';
@@ -38,6 +38,14 @@ export interface DocumentLinks {
   link(informatieobject: string, object: string, objectType: 'zaak' | 'besluit', caller: Caller): Promise<void>;
   /** Removes the objectinformatieobject of that link, if there is one. */
   unlink(informatieobject: string, object: string, caller: Caller): Promise<void>;
+  /** Whether a URL names a document of this platform. */
+  owns(url: string): boolean;
+  /**
+   * The documents (of those URLs that are ours) that `caller` may read, as the Documenten API's default version shows
+   * them: by their informatieobjecttype and vertrouwelijkheid, and ready for publication when the caller's applicatie
+   * reads only those (Autorisaties 1.1). What the Zaken and Besluiten APIs `expand` of documents shows.
+   */
+  readable(urls: string[], caller: Caller): Promise<Map<string, Doc>>;
 }
 
 /** The document links of the Documenten API mounted on this platform, if it is. */
@@ -79,17 +87,58 @@ export const EIO_AUTH_FIELDS = { type: 'informatieobjecttype', rank: '_vertrouwe
 export const PART_AUTH_FIELDS = { type: '_informatieobjecttype', rank: '_vertrouwelijkheid' } as const;
 
 /**
+ * Autorisaties 1.1: an applicatie with `alleenIsGereedVoorPublicatie` reads only documents whose
+ * `isGereedVoorPublicatie` is true, and only their objects. A document ready for publication and each of its objects
+ * carry `_gereed: true` (absent otherwise), so the condition is part of every query and partial indexes of the ready
+ * documents serve it (see `withReadyTwins`).
+ */
+export const READY = '_gereed';
+
+export function onlyReady(caller: Caller): boolean {
+  return caller.rights.alleenIsGereedVoorPublicatie === true;
+}
+
+/** The condition that keeps documents (and their objects) not ready for publication from a caller that reads only those. */
+export function readyFilter(caller: Caller): Filter<Document> {
+  return onlyReady(caller) ? { [READY]: true } : {};
+}
+
+/** `_gereed` of a document about to be stored: true when ready for publication, else undefined (not stored). */
+export function readyMark(isGereedVoorPublicatie: unknown): true | undefined {
+  return isGereedVoorPublicatie === true ? true : undefined;
+}
+
+/**
  * The condition that limits a query to what the caller may handle with `scope`: per autorisatie of the Documenten
- * component with that scope, its informatieobjecttype up to its maxVertrouwelijkheidaanduiding. Nothing for a caller
- * with all rights; a condition that matches nothing for a caller without any.
+ * component with that scope, its informatieobjecttype up to its maxVertrouwelijkheidaanduiding; for a caller that
+ * reads only documents ready for publication, only those. Nothing else for a caller with all rights; a condition
+ * that matches nothing for a caller without any.
  */
 export function authFilter(caller: Caller, fields: { type: string; rank: string }, scope = LEZEN): Filter<Document> {
-  if (caller.all) return {};
+  const ready = readyFilter(caller);
+  if (caller.all) return ready;
   const branches = (caller.rights.autorisaties ?? [])
     .filter((a) => a.component === COMPONENT && a.scopes.includes(scope) && a.informatieobjecttype)
     .map((a) => ({ [fields.type]: a.informatieobjecttype, [fields.rank]: { $lte: vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar') } }));
   if (!branches.length) return { _id: { $in: [] } };
-  return branches.length === 1 ? branches[0]! : { $or: branches };
+  return { ...(branches.length === 1 ? branches[0]! : { $or: branches }), ...ready };
+}
+
+/**
+ * Whether a list with this filter is restricted only by the caller's autorisaties, so that its count is the sum of
+ * the maintained counts of their buckets (which do not split by readiness: not for a caller that reads only ready ones).
+ */
+export function countableByBuckets(caller: Caller, filter: Filter<Document>, fields: { type: string; rank: string }): boolean {
+  return !caller.all && !onlyReady(caller) && sameFilter(filter, authFilter(caller, fields));
+}
+
+/**
+ * Each index with its partial twin over the documents ready for publication (`_gereed` first): every query a
+ * declared index serves is then served with the condition of `readyFilter` too, from an index of the ready ones only.
+ */
+export function withReadyTwins(indexes: IndexDef[], plain: IndexDef[] = [{ key: { _created: 1, _id: 1 } }]): IndexDef[] {
+  const twin = (ix: IndexDef): IndexDef => ({ key: { [READY]: 1, ...(ix.key as Record<string, 1>) }, partialFilterExpression: { [READY]: { $exists: true } } });
+  return [...indexes, ...[...plain, ...indexes.filter((ix) => !ix.unique)].map(twin)];
 }
 
 /** The (informatieobjecttype, vertrouwelijkheid rank) buckets `authFilter` matches, as keys of maintained counts. */
@@ -118,9 +167,13 @@ export function mustMayOnDocument(caller: Caller, doc: Doc, scopes: readonly str
   }
 }
 
-/** The document facts an object of a document carries for authorisation (see PART_AUTH_FIELDS). */
+/** The document facts an object of a document carries for authorisation (see PART_AUTH_FIELDS and READY). */
 export function partFacts(eio: Doc): Doc {
-  return { _informatieobjecttype: eio.informatieobjecttype, _vertrouwelijkheid: vertrouwelijkheidRank(String(eio.vertrouwelijkheidaanduiding)) };
+  return {
+    _informatieobjecttype: eio.informatieobjecttype,
+    _vertrouwelijkheid: vertrouwelijkheidRank(String(eio.vertrouwelijkheidaanduiding)),
+    [READY]: readyMark(eio.isGereedVoorPublicatie),
+  };
 }
 
 /** The informatieobjecttype and vertrouwelijkheidaanduiding of the document a stored part belongs to. */

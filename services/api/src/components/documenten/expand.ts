@@ -1,7 +1,9 @@
+import type { FastifyRequest } from 'fastify';
+import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
 import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
-import { LEZEN, mayOnDocument, type Documenten } from './context';
+import { LEZEN, mayOnDocument, readyFilter, type Documenten } from './context';
 import type { Doc } from './schemas';
 
 /**
@@ -42,8 +44,11 @@ function urlsIn(value: unknown): string[] {
   return isUrl(value) ? [value] : [];
 }
 
-/** Loads objects by URL: documents (only those the caller may read), Catalogi objects, and anything else fetched. */
-async function load(d: Documenten, caller: Caller, urls: string[]): Promise<Map<string, Doc>> {
+/**
+ * Loads objects by URL: documents (only those the caller may read, in the request's version), Catalogi objects, and
+ * anything else fetched.
+ */
+async function load(d: Documenten, caller: Caller, urls: string[], req?: FastifyRequest): Promise<Map<string, Doc>> {
   const out = new Map<string, Doc>();
   const c = d.catalogi;
   const catalogi: Resource<Doc>[] = [
@@ -53,8 +58,8 @@ async function load(d: Documenten, caller: Caller, urls: string[]): Promise<Map<
     [...new Set(urls)].map(async (u) => {
       const eioId = d.informatieobjecten.uuidOf(u);
       if (eioId) {
-        const doc = await d.informatieobjecten.store.get(eioId);
-        if (doc && mayOnDocument(caller, doc, [LEZEN])) out.set(u, await d.informatieobjecten.toApi(doc));
+        const doc = await d.informatieobjecten.store.findOne({ _id: eioId, ...readyFilter(caller) } as Filter<Document>);
+        if (doc && mayOnDocument(caller, doc, [LEZEN])) out.set(u, await d.informatieobjecten.toApi(doc, undefined, req));
         return;
       }
       const r = catalogi.find((res) => res.uuidOf(u));
@@ -75,15 +80,15 @@ async function load(d: Documenten, caller: Caller, urls: string[]): Promise<Map<
   return out;
 }
 
-/** Adds `_expand` to every object (in place), following `tree`. */
-export async function expandDocuments(d: Documenten, caller: Caller, objects: Doc[], tree: ExpandTree | undefined, depth = 1): Promise<void> {
+/** Adds `_expand` to every object (in place), following `tree`; documents show as `req`'s version shows them. */
+export async function expandDocuments(d: Documenten, caller: Caller, objects: Doc[], tree: ExpandTree | undefined, req?: FastifyRequest, depth = 1): Promise<void> {
   if (!tree || !objects.length) return;
   for (const obj of objects) obj._expand ??= {};
   for (const [field, sub] of Object.entries(tree)) {
     if (depth > 1 && !objects.some((o) => field in o)) throw invalid(`"${field}" is geen veld van de uitgeklapte objecten.`);
-    const found = await load(d, caller, objects.flatMap((o) => urlsIn(o[field])));
+    const found = await load(d, caller, objects.flatMap((o) => urlsIn(o[field])), req);
     const children = [...new Set(found.values())];
-    if (Object.keys(sub).length && children.length) await expandDocuments(d, caller, children, sub, depth + 1);
+    if (Object.keys(sub).length && children.length) await expandDocuments(d, caller, children, sub, req, depth + 1);
     for (const obj of objects) {
       const list = urlsIn(obj[field]).map((u) => found.get(u)).filter((x): x is Doc => !!x);
       (obj._expand as Doc)[field] = Array.isArray(obj[field]) ? list : (list[0] ?? {});

@@ -4,22 +4,29 @@ import { GenummerdeIdentificaties } from '../../common/identificaties';
 import type { Catalogi } from '../catalogi/context';
 import { References } from '../zaken/refs';
 import { Bestandsdelen } from './bestandsdelen';
-import { AANMAKEN, UPDATE, nonField, type Documenten } from './context';
+import { AANMAKEN, READY, UPDATE, nonField, withReadyTwins, type Documenten } from './context';
 import { registerGebruiksrechten } from './gebruiksrechten';
-import { documentLinks, registerObjectinformatieobjecten } from './objectinformatieobjecten';
-import { syncPartFacts } from './parts';
-import { COLLECTION, registerInformatieobjecten } from './informatieobjecten';
+import { backfillObjecten, documentLinks, registerObjectinformatieobjecten } from './objectinformatieobjecten';
+import { syncPartFacts, syncReady } from './parts';
+import { COLLECTION, OBJECTEN, registerInformatieobjecten } from './informatieobjecten';
+import { V15, VERSIONS } from './schemas';
 import { InhoudStore } from './inhoud';
 import { streamInhoudBodies } from './json-body';
 import { registerVerzendingen } from './verzendingen';
 import { Versies } from './versies';
 
-/** Documenten API 1.5.0 (DRC): documents with their content, versions and locks, on the informatieobjecttypen of the Catalogi API. */
+/**
+ * Documenten API (DRC): documents with their content, versions and locks, on the informatieobjecttypen of the Catalogi
+ * API. 1.5.0, and 1.7.0 on request (`Api-Version: 1.7`); the default is DRC_DEFAULT_VERSION. Both versions share the
+ * stored documents: 1.5.0 shows and writes all but the fields 1.7.0 added.
+ */
 export const documenten: ComponentDef = {
   name: 'documenten',
   code: 'drc',
   title: 'Documenten API',
-  version: '1.5.0',
+  version: V15,
+  versions: VERSIONS,
+  defaultVersion: (config) => config.DRC_DEFAULT_VERSION,
   audit: { bron: 'DRC' },
   async register(api) {
     const catalogi = catalogiOf(api);
@@ -51,6 +58,8 @@ export const documenten: ComponentDef = {
     let fixed = 0;
     for (const r of [d.informatieobjecten, d.gebruiksrechten, d.objectinformatieobjecten, d.verzendingen]) fixed += await r.store.recount();
     if (fixed) api.deps.log.warn({ buckets: fixed }, 'documenten: corrected maintained counts');
+    const linked = await backfillObjecten(d);
+    if (linked) api.deps.log.info({ objectinformatieobjecten: linked }, 'documenten: recorded the objects of earlier links on their documents');
   },
 };
 
@@ -59,8 +68,10 @@ export const documenten: ComponentDef = {
  * while a zaak or besluit links it (drc-008: `pending-relations`); its gebruiksrechten and verzendingen go with it.
  */
 function keepPartsInStep(d: Documenten): void {
+  const parts = () => [d.gebruiksrechten, d.objectinformatieobjecten, d.verzendingen];
   d.onDocumentChanged = async (stored, previous) => {
-    if (stored.vertrouwelijkheidaanduiding !== previous.vertrouwelijkheidaanduiding) await syncPartFacts(d, stored, [d.gebruiksrechten, d.objectinformatieobjecten, d.verzendingen]);
+    if (stored.vertrouwelijkheidaanduiding !== previous.vertrouwelijkheidaanduiding) await syncPartFacts(d, stored, parts());
+    if (stored[READY] !== previous[READY]) await syncReady(d, stored, parts());
   };
   d.beforeDocumentDestroy = async (current) => {
     if (await d.objectinformatieobjecten.store.findOne({ informatieobject: d.informatieobjecten.url(current._id) })) {
@@ -89,45 +100,57 @@ const authorisedBy = (field: string, type: string) => [
 ];
 
 async function ensureIndexes(d: Documenten): Promise<void> {
-  await d.informatieobjecten.store.ensureIndexes([
-    { key: { bronorganisatie: 1, identificatie: 1 }, unique: true },
-    // Authorised lists: the informatieobjecttype of one autorisatie, the list order, then its vertrouwelijkheid bound.
-    { key: { informatieobjecttype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } },
-    { key: { informatieobjecttype: 1, _vertrouwelijkheid: 1 } },
-    byField('identificatie'),
-    byField('bronorganisatie'),
-    byField('trefwoorden'),
-    ...['identificatie', 'bronorganisatie', 'trefwoorden'].flatMap((f) => authorisedBy(f, 'informatieobjecttype')),
-  ]);
+  // Every index has a partial twin over the documents (and objects) ready for publication: the same queries of an
+  // applicatie that reads only those (Autorisaties 1.1) are served from an index of the ready ones (withReadyTwins).
+  await d.informatieobjecten.store.ensureIndexes(
+    withReadyTwins([
+      { key: { bronorganisatie: 1, identificatie: 1 }, unique: true },
+      // Authorised lists: the informatieobjecttype of one autorisatie, the list order, then its vertrouwelijkheid bound.
+      { key: { informatieobjecttype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } },
+      { key: { informatieobjecttype: 1, _vertrouwelijkheid: 1 } },
+      byField('identificatie'),
+      byField('bronorganisatie'),
+      byField('trefwoorden'),
+      // 1.7: the objects a document is linked to (objectinformatieobjecten_object, _objectType).
+      byField(OBJECTEN),
+      ...['identificatie', 'bronorganisatie', 'trefwoorden', OBJECTEN].flatMap((f) => authorisedBy(f, 'informatieobjecttype')),
+    ]),
+  );
   // The objects of a document: by document (and in list order), by their own filters, and under autorisaties.
   const parts = { key: { _informatieobjecttype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } };
   const partCounts = { key: { _informatieobjecttype: 1, _vertrouwelijkheid: 1 } };
   const byDocument = authorisedBy('informatieobject', '_informatieobjecttype');
-  await d.gebruiksrechten.store.ensureIndexes([
-    parts,
-    partCounts,
-    ...byDocument,
-    { key: { informatieobject: 1, _created: 1, _id: 1, startdatum: 1, einddatum: 1 } },
-    { key: { informatieobject: 1, _created: 1, _id: 1, einddatum: 1 } },
-    { key: { _created: 1, _id: 1, startdatum: 1, einddatum: 1 } },
-    { key: { _created: 1, _id: 1, einddatum: 1 } },
-  ]);
-  await d.verzendingen.store.ensureIndexes([
-    parts,
-    partCounts,
-    ...byDocument,
-    ...['aardRelatie', 'betrokkene'].flatMap((f) => [byField(f), ...authorisedBy(f, '_informatieobjecttype')]),
-    byField('informatieobject'),
-  ]);
-  await d.objectinformatieobjecten.store.ensureIndexes([
-    parts,
-    partCounts,
-    ...byDocument,
-    ...authorisedBy('object', '_informatieobjecttype'),
-    byField('informatieobject'),
-    byField('informatieobject', 'object'),
-    byField('object'),
-  ]);
+  await d.gebruiksrechten.store.ensureIndexes(
+    withReadyTwins([
+      parts,
+      partCounts,
+      ...byDocument,
+      { key: { informatieobject: 1, _created: 1, _id: 1, startdatum: 1, einddatum: 1 } },
+      { key: { informatieobject: 1, _created: 1, _id: 1, einddatum: 1 } },
+      { key: { _created: 1, _id: 1, startdatum: 1, einddatum: 1 } },
+      { key: { _created: 1, _id: 1, einddatum: 1 } },
+    ]),
+  );
+  await d.verzendingen.store.ensureIndexes(
+    withReadyTwins([
+      parts,
+      partCounts,
+      ...byDocument,
+      ...['aardRelatie', 'betrokkene'].flatMap((f) => [byField(f), ...authorisedBy(f, '_informatieobjecttype')]),
+      byField('informatieobject'),
+    ]),
+  );
+  await d.objectinformatieobjecten.store.ensureIndexes(
+    withReadyTwins([
+      parts,
+      partCounts,
+      ...byDocument,
+      ...authorisedBy('object', '_informatieobjecttype'),
+      byField('informatieobject'),
+      byField('informatieobject', 'object'),
+      byField('object'),
+    ]),
+  );
   await d.versies.ensureIndexes();
   await d.bestandsdelen.ensureIndexes();
   await d.inhoud.ensureIndexes();

@@ -10,15 +10,18 @@ import { Resource, type WriteContext } from '../../common/resource';
 import { LIVE, publicFields, type Stored } from '../../common/store';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import {
-  AANMAKEN, ANY_DOCUMENT_SCOPE, EIO_AUTH_FIELDS, GEFORCEERD_UNLOCK, LEZEN, LOCK, READ, UPDATE, VERWIJDEREN, and, authBuckets, authFilter,
-  mayOnDocument, mustMayOnDocument, nonField, sameFilter, withDefaults, type Documenten,
+  AANMAKEN, ANY_DOCUMENT_SCOPE, EIO_AUTH_FIELDS, GEFORCEERD_UNLOCK, LEZEN, LOCK, READ, READY, UPDATE, VERWIJDEREN, and, authBuckets, authFilter,
+  countableByBuckets, mayOnDocument, mustMayOnDocument, nonField, onlyReady, readyFilter, readyMark, withDefaults, type Documenten,
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
+import { chooseFields, parseFields } from './fields';
 import { takeUpload, type Bestand } from './inhoud';
 import {
-  DownloadQuery, EnkelvoudigInformatieObject, EnkelvoudigInformatieObjectInput, EnkelvoudigInformatieObjectPatch, EnkelvoudigInformatieObjectQuery,
-  EnkelvoudigInformatieObjectReadQuery, EnkelvoudigInformatieObjectUpdate, EnkelvoudigInformatieObjectWithLock, EnkelvoudigInformatieObjectZoek,
-  LockResponse, NOT_FOR_RECEIVED, UnlockRequest, type Doc,
+  DEFAULTS_17, DownloadQuery, EnkelvoudigInformatieObject, EnkelvoudigInformatieObject17, EnkelvoudigInformatieObjectInput,
+  EnkelvoudigInformatieObjectInput17, EnkelvoudigInformatieObjectPatch, EnkelvoudigInformatieObjectPatch17, EnkelvoudigInformatieObjectQuery,
+  EnkelvoudigInformatieObjectQuery17, EnkelvoudigInformatieObjectReadQuery, EnkelvoudigInformatieObjectUpdate, EnkelvoudigInformatieObjectUpdate17,
+  EnkelvoudigInformatieObjectWithLock, EnkelvoudigInformatieObjectWithLock17, EnkelvoudigInformatieObjectZoek, EnkelvoudigInformatieObjectZoek17,
+  FIELDS_17, LockResponse, NOT_FOR_RECEIVED, UnlockRequest, V15, V17, type Doc,
 } from './schemas';
 import type { Versie } from './versies';
 
@@ -40,7 +43,22 @@ const DEFAULTS: Doc = {
   integriteit: { algoritme: '', waarde: '', datum: null },
   trefwoorden: [],
   inhoudIsVervallen: null,
+  ...DEFAULTS_17,
 };
+
+/**
+ * A document as version `version` shows it: 1.5.0 without the fields it does not have; 1.7.0 with them (their
+ * defaults on documents stored before they existed) and `trefwoorden` always a list.
+ */
+export function present(body: Doc, version: string): Doc {
+  if (version === V15) {
+    for (const f of FIELDS_17) delete body[f];
+    return body;
+  }
+  for (const [k, v] of Object.entries(DEFAULTS_17)) if (body[k] === undefined) body[k] = v;
+  if (body.trefwoorden === null || body.trefwoorden === undefined) body.trefwoorden = [];
+  return body;
+}
 
 /** Fields the API computes; never stored from a request. */
 const COMPUTED = ['url', 'inhoud', 'locked', 'bestandsdelen', 'lock'];
@@ -61,7 +79,9 @@ export function registerInformatieobjecten(d: Documenten): Resource<Doc> {
     }),
     weergave: (doc) => String(doc.identificatie),
     visible: (doc, caller) => mayOnDocument(caller, doc, ANY_DOCUMENT_SCOPE),
+    callerFilter: readyFilter,
     render: (doc, url) => render(d, doc, url),
+    present: (body, req) => present(body, req ? d.api.version(req) : d.api.defaultVersion),
   });
   registerWrites(d, eio);
   registerReads(d, eio);
@@ -113,6 +133,7 @@ async function prepare(d: Documenten, input: Doc, ctx: WriteContext, current?: S
   if (!current || doc.identificatie !== current.identificatie || doc.bronorganisatie !== current.bronorganisatie) await mustBeUnique(d, doc, ctx.uuid);
   doc.versie = current ? Number(current.versie) + 1 : 1;
   doc.beginRegistratie = new Date().toISOString();
+  doc[READY] = readyMark(doc.isGereedVoorPublicatie);
   return doc;
 }
 
@@ -153,6 +174,7 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
     scopes: [AANMAKEN],
     body: EnkelvoudigInformatieObjectInput,
     response: EnkelvoudigInformatieObjectWithLock,
+    variants: { [V17]: { body: EnkelvoudigInformatieObjectInput17, response: EnkelvoudigInformatieObjectWithLock17 } },
     handler: async ({ req, caller, body }) => {
       const streamed = takeUpload(req);
       let file: Bestand | undefined;
@@ -169,7 +191,7 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
         await d.versies.keep(uuid, doc);
         const stored = await insertUnique(eio, doc, ctx);
         const url = eio.url(uuid);
-        return { url, ...publicFields(stored), ...(await render(d, stored, url, undefined, lock)), ...(lock ? { lock } : {}) };
+        return present({ url, ...publicFields(stored), ...(await render(d, stored, url, undefined, lock)), ...(lock ? { lock } : {}) }, api.version(req));
       } catch (err) {
         await d.inhoud.delete([streamed?.id, file?.id].filter((f): f is string => !!f));
         throw err;
@@ -186,16 +208,19 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
       params: UuidParams,
       body: partial ? EnkelvoudigInformatieObjectPatch : EnkelvoudigInformatieObjectUpdate,
       response: EnkelvoudigInformatieObject,
+      variants: { [V17]: { body: partial ? EnkelvoudigInformatieObjectPatch17 : EnkelvoudigInformatieObjectUpdate17, response: EnkelvoudigInformatieObject17 } },
       handler: async ({ req, caller, params, body }) => {
         const streamed = takeUpload(req);
         let file: Bestand | undefined;
         try {
           const input = body as Doc;
-          const current = await eio.getOr404(params.uuid);
+          const current = await eio.getOr404(params.uuid, undefined, eio.callerCondition(caller));
           mustMayOnDocument(caller, current, UPDATE);
           mustHoldLock(current, input.lock);
           const ctx = eio.ctx(caller, current._id, req);
-          const merged = partial ? { ...publicFields(current), ...input } : input;
+          const merged = partial ? { ...publicFields(current), ...input } : { ...input };
+          // A 1.5 client does not know the 1.7 fields: its PUT leaves them as they are.
+          if (!partial && api.version(req) === V15) for (const f of FIELDS_17) if (current[f] !== undefined) merged[f] = current[f];
           const doc = await prepare(d, merged, ctx, current);
           file = await contentOf(d, input, streamed);
           doc._inhoud = file ? file.id : (current._inhoud ?? null);
@@ -211,7 +236,7 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
           const stored = await eio.update(current, doc, ctx, partial ? 'partial_update' : 'update');
           if (!stored) throw ZgwError.notFound(`enkelvoudiginformatieobject ${params.uuid} bestaat niet meer.`);
           await d.onDocumentChanged?.(stored, current);
-          return eio.toApi(stored);
+          return eio.toApi(stored, undefined, req);
         } catch (err) {
           await d.inhoud.delete([streamed?.id, file?.id].filter((f): f is string => !!f));
           throw err;
@@ -227,7 +252,7 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
     scopes: [VERWIJDEREN],
     params: UuidParams,
     handler: async ({ req, caller, params }) => {
-      const current = await eio.getOr404(params.uuid);
+      const current = await eio.getOr404(params.uuid, undefined, eio.callerCondition(caller));
       mustMayOnDocument(caller, current, [VERWIJDEREN]);
       const ctx = eio.ctx(caller, current._id, req);
       await d.beforeDocumentDestroy?.(current, ctx);
@@ -288,7 +313,7 @@ function registerLocks(d: Documenten, eio: Resource<Doc>): void {
     status: 200,
     response: LockResponse,
     handler: async ({ caller, params }) => {
-      const current = await eio.getOr404(params.uuid);
+      const current = await eio.getOr404(params.uuid, undefined, eio.callerCondition(caller));
       mustMayOnDocument(caller, current, [LOCK]);
       const lock = randomBytes(16).toString('hex');
       const r = await eio.store.coll.updateOne({ _id: current._id, _lock: { $exists: false }, ...LIVE } as never, { $set: { _lock: lock } } as never);
@@ -307,7 +332,7 @@ function registerLocks(d: Documenten, eio: Resource<Doc>): void {
     optionalBody: true,
     status: 204,
     handler: async ({ caller, params, body }) => {
-      const current = await eio.getOr404(params.uuid);
+      const current = await eio.getOr404(params.uuid, undefined, eio.callerCondition(caller));
       const forced = mayOnDocument(caller, current, [GEFORCEERD_UNLOCK]);
       if (!forced) {
         mustMayOnDocument(caller, current, [LOCK]);
@@ -323,8 +348,11 @@ function registerLocks(d: Documenten, eio: Resource<Doc>): void {
 
 // ---------------------------------------------------------------- reads
 
-/** The version a detail or download asks for: the current one, `?versie=`, `?registratieOp=`, or both. */
-async function versionOf(d: Documenten, current: Stored<Doc>, q: Doc): Promise<Doc> {
+/**
+ * The version a detail or download asks for: the current one, `?versie=`, `?registratieOp=`, or both. A caller that
+ * reads only documents ready for publication reads only versions that were (the current one is: see the caller's query).
+ */
+async function versionOf(d: Documenten, current: Stored<Doc>, q: Doc, caller: Caller): Promise<Doc> {
   if (q.versie === undefined && q.registratieOp === undefined) return current;
   let v: Versie | null = null;
   if (q.versie !== undefined) {
@@ -333,43 +361,54 @@ async function versionOf(d: Documenten, current: Stored<Doc>, q: Doc): Promise<D
   } else {
     v = await d.versies.at(current._id, String(q.registratieOp));
   }
-  if (!v) throw ZgwError.notFound('Deze versie van het document bestaat niet.');
+  if (!v || (onlyReady(caller) && v.isGereedVoorPublicatie !== true)) throw ZgwError.notFound('Deze versie van het document bestaat niet.');
   return v;
 }
 
-/** The filter of the list and `_zoek`, the autorisaties included. */
+/**
+ * The filter of the list and `_zoek`, the autorisaties included. `trefwoorden`: documents with every one of them
+ * (as the Catalogi API's filter of the same name); `objectinformatieobjecten_object`/`_objectType` (1.7): documents
+ * linked to that object, or to any object of that type (see OBJECTEN).
+ */
 function listFilter(q: Doc, caller: Caller): Filter<Document> {
   const f: Doc = {};
   if (q.identificatie) f.identificatie = q.identificatie;
   if (q.bronorganisatie) f.bronorganisatie = q.bronorganisatie;
   const ids = (q.uuid__in ?? q.uuid_In) as string[] | undefined;
   if (ids) f._id = { $in: ids };
-  const trefwoorden = typeof q.trefwoorden === 'string' ? q.trefwoorden.split(',').map((t) => t.trim()).filter(Boolean) : [];
-  // Any of the trefwoorden: one equality per value, each served by the multikey index in list order.
-  const parts: Filter<Document>[] = [authFilter(caller, EIO_AUTH_FIELDS), f as Filter<Document>];
-  if (trefwoorden.length === 1) parts.push({ trefwoorden: trefwoorden[0] });
-  else if (trefwoorden.length) parts.push({ $or: trefwoorden.map((t) => ({ trefwoorden: t })) });
-  return and(...parts);
+  const trefwoorden = typeof q.trefwoorden === 'string' ? [...new Set(q.trefwoorden.split(',').map((t) => t.trim()).filter(Boolean))] : [];
+  if (trefwoorden.length) f.trefwoorden = trefwoorden.length === 1 ? trefwoorden[0] : { $all: trefwoorden };
+  const objecten = [q.objectinformatieobjecten_object, q.objectinformatieobjecten_objectType].filter((v): v is string => typeof v === 'string' && v !== '');
+  if (objecten.length) f[OBJECTEN] = objecten.length === 1 ? objecten[0] : { $all: objecten };
+  return and(authFilter(caller, EIO_AUTH_FIELDS), f as Filter<Document>);
 }
+
+/**
+ * `_objecten` on a document: the URL and the objectType of every object it is linked to (its objectinformatieobjecten,
+ * kept in step by them), so the 1.7 filters on them are one multikey index lookup. URLs and the three types never
+ * coincide.
+ */
+export const OBJECTEN = '_objecten';
 
 function registerReads(d: Documenten, eio: Resource<Doc>): void {
   const { api } = d;
   const Page = z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(EnkelvoudigInformatieObject) });
+  const Page17 = Page.extend({ results: z.array(EnkelvoudigInformatieObject17) });
   const list = async (req: FastifyRequest, caller: Caller, q: Doc, rawPage: unknown, cursor: unknown) => {
     const tree = parseExpand(q.expand, EIO_LINKS);
+    const fields = parseFields(q.fields, tree);
     const page = parsePage(rawPage);
     const filter = listFilter(q, caller);
-    // Only the autorisaties restrict the list: its count is the sum of the maintained counts of their buckets.
-    const authOnly = !caller.all && sameFilter(filter, authFilter(caller, EIO_AUTH_FIELDS));
     const { count, items, ...cont } = await eio.store.page(filter, {
       page,
       size: PAGE_SIZE,
       cursor: typeof cursor === 'string' ? cursor : undefined,
-      count: authOnly ? () => eio.store.countBuckets(authBuckets(caller)) : undefined,
+      // Only the autorisaties restrict the list: its count is the sum of the maintained counts of their buckets.
+      count: countableByBuckets(caller, filter, EIO_AUTH_FIELDS) ? () => eio.store.countBuckets(authBuckets(caller)) : undefined,
     });
-    const results = await Promise.all(items.map((doc) => eio.toApi(doc)));
+    const results = await Promise.all(items.map((doc) => eio.toApi(doc, undefined, req)));
     await expandDocuments(d, caller, results, tree);
-    return envelope(`${api.deps.urls.base}${req.url}`, page, count, results, cont);
+    return envelope(`${api.deps.urls.base}${req.url}`, page, count, fields ? results.map((r) => chooseFields(r, fields)) : results, cont);
   };
   api.route({
     method: 'GET',
@@ -379,6 +418,7 @@ function registerReads(d: Documenten, eio: Resource<Doc>): void {
     scopes: READ,
     query: EnkelvoudigInformatieObjectQuery.extend(PageQuery.shape),
     response: Page,
+    variants: { [V17]: { query: EnkelvoudigInformatieObjectQuery17.extend(PageQuery.shape), response: Page17 } },
     handler: ({ req, caller, query }) => list(req, caller, query as Doc, (query as Doc).page, (query as Doc).cursor),
   });
   api.route({
@@ -391,6 +431,7 @@ function registerReads(d: Documenten, eio: Resource<Doc>): void {
     body: EnkelvoudigInformatieObjectZoek,
     status: 200,
     response: Page,
+    variants: { [V17]: { body: EnkelvoudigInformatieObjectZoek17, response: Page17 } },
     handler: ({ req, caller, query, body }) => list(req, caller, body as Doc, (query as Doc).page, (query as Doc).cursor),
   });
   api.route({
@@ -402,15 +443,16 @@ function registerReads(d: Documenten, eio: Resource<Doc>): void {
     params: UuidParams,
     query: EnkelvoudigInformatieObjectReadQuery,
     response: EnkelvoudigInformatieObject,
+    variants: { [V17]: { response: EnkelvoudigInformatieObject17 } },
     etag: true,
-    handler: async ({ caller, params, query }) => {
+    handler: async ({ req, caller, params, query }) => {
       const q = query as Doc;
       const tree = parseExpand(q.expand, EIO_LINKS);
-      const current = await eio.getOr404(params.uuid);
+      const current = await eio.getOr404(params.uuid, undefined, eio.callerCondition(caller));
       if (!mayOnDocument(caller, current, [LEZEN])) throw ZgwError.forbidden();
-      const version = await versionOf(d, current, q);
+      const version = await versionOf(d, current, q, caller);
       const url = eio.url(current._id);
-      const body = { url, ...publicFields(version as Stored<Doc>), ...(await render(d, version, url, current)) };
+      const body = present({ url, ...publicFields(version as Stored<Doc>), ...(await render(d, version, url, current)) }, api.version(req));
       await expandDocuments(d, caller, [body], tree);
       return body;
     },
@@ -425,9 +467,9 @@ function registerReads(d: Documenten, eio: Resource<Doc>): void {
     query: DownloadQuery,
     sends: 'application/octet-stream',
     handler: async ({ reply, caller, params, query }) => {
-      const current = await eio.getOr404(params.uuid);
+      const current = await eio.getOr404(params.uuid, undefined, eio.callerCondition(caller));
       if (!mayOnDocument(caller, current, [LEZEN])) throw ZgwError.forbidden();
-      const version = await versionOf(d, current, query as Doc);
+      const version = await versionOf(d, current, query as Doc, caller);
       await sendContent(d, reply, version);
     },
   });

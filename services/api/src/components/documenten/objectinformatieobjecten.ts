@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
 import { ZgwError, type InvalidParam } from '../../common/errors';
 import type { Resource } from '../../common/resource';
-import type { Stored } from '../../common/store';
+import { LIVE, type Stored } from '../../common/store';
 import { hasKeys } from '../zaken/refs';
-import type { Zaken } from '../zaken/context';
-import { AANMAKEN, READ, VERWIJDEREN, nonField, partFacts, type DocumentLinks, type Documenten } from './context';
+import { AANMAKEN, LEZEN, READ, VERWIJDEREN, mayOnDocument, nonField, partFacts, readyFilter, type DocumentLinks, type Documenten } from './context';
+import { OBJECTEN } from './informatieobjecten';
 import { registerPart } from './parts';
 import { ObjectInformatieObject, ObjectInformatieObjectInput, ObjectInformatieObjectQuery, type Doc } from './schemas';
 
@@ -16,12 +17,28 @@ const SHAPES: Record<string, (body: Record<string, unknown>) => boolean> = {
   verzoek: hasKeys('url'),
 };
 
-/** The relation collection in the registration of each object type, and its field naming the object. */
-const RELATIONS: Record<string, { path: string; field: string; collection: string } | undefined> = {
-  zaak: { path: 'zaken', field: 'zaak', collection: 'zaakinformatieobjecten' },
-  besluit: { path: 'besluiten', field: 'besluit', collection: 'besluitinformatieobjecten' },
+/**
+ * The registration of each object type: its collection, the collection of its relations to documents and their field
+ * naming the object; `component` is the name under which this platform's API of that registration offers its
+ * resources in-process (`deps.components`: `zaken` with `zaken` and `zaakinformatieobjecten`, `besluiten` with
+ * `besluiten` and `besluitinformatieobjecten`). Objects of other registrations are asked over HTTP.
+ */
+const RELATIONS: Record<string, { component: string; path: string; field: string; collection: string } | undefined> = {
+  zaak: { component: 'zaken', path: 'zaken', field: 'zaak', collection: 'zaakinformatieobjecten' },
+  besluit: { component: 'besluiten', path: 'besluiten', field: 'besluit', collection: 'besluitinformatieobjecten' },
   verzoek: undefined,
 };
+
+/** This platform's registration of an object, when the object is one of its objects: its objects and relations. */
+function localRegistration(d: Documenten, objectType: string, object: string): { objects: Resource<Doc>; relations: Resource<Doc>; field: string } | undefined {
+  const relation = RELATIONS[objectType];
+  if (!relation) return undefined;
+  const api = d.api.deps.components.get(relation.component) as Record<string, Resource<Doc> | undefined> | undefined;
+  const objects = api?.[relation.path];
+  const relations = api?.[relation.collection];
+  if (!objects?.uuidOf || !relations?.store || !objects.uuidOf(object)) return undefined;
+  return { objects, relations, field: relation.field };
+}
 
 /**
  * Objectinformatieobjecten: which zaken and besluiten a document belongs to. The Zaken API of this platform keeps
@@ -55,11 +72,41 @@ export function registerObjectinformatieobjecten(d: Documenten): Resource<Doc> {
         throw nonField('inconsistent-relation', `De ${String(current.objectType)} heeft dit informatieobject nog in zijn registratie; verwijder de relatie daar.`);
       }
     },
+    afterWrite: async (stored, eio) => linked(d, eio, stored),
+    afterDestroy: async (current) => unlinked(d, current),
   });
 }
 
-function zakenOf(d: Documenten): Zaken | undefined {
-  return d.api.deps.components.get('zaken') as Zaken | undefined;
+/** A new link: its object and objectType join the document's `_objecten` (the 1.7 list filters). */
+async function linked(d: Documenten, eio: Stored<Doc>, oio: Doc): Promise<void> {
+  await d.informatieobjecten.store.coll.updateOne({ _id: eio._id, ...LIVE } as never, { $addToSet: { [OBJECTEN]: { $each: [oio.object, oio.objectType] } } } as never);
+}
+
+/** A link gone: its object leaves the document's `_objecten`, and its objectType when no other link has that type. */
+async function unlinked(d: Documenten, oio: Doc): Promise<void> {
+  const uuid = d.informatieobjecten.uuidOf(String(oio.informatieobject));
+  if (!uuid) return;
+  const others = await d.objectinformatieobjecten.store.find({ informatieobject: oio.informatieobject });
+  const gone = [oio.object, ...(others.some((o) => o.objectType === oio.objectType) ? [] : [oio.objectType])];
+  await d.informatieobjecten.store.coll.updateOne({ _id: uuid, ...LIVE } as never, { $pull: { [OBJECTEN]: { $in: gone } } } as never);
+}
+
+/**
+ * Fills `_objecten` of the documents linked before it existed, once per database (the mark in `migrations`): every
+ * objectinformatieobject in creation order, each a single update of its document.
+ */
+export async function backfillObjecten(d: Documenten): Promise<number> {
+  const marks = d.api.deps.db.collection<{ _id: string; at: Date }>('migrations');
+  const id = 'documenten.objecten';
+  if (await marks.findOne({ _id: id })) return 0;
+  let n = 0;
+  for await (const oio of d.objectinformatieobjecten.store.coll.find(LIVE as never).sort({ _created: 1, _id: 1 })) {
+    const uuid = d.informatieobjecten.uuidOf(String(oio.informatieobject));
+    if (uuid) await linked(d, { _id: uuid } as Stored<Doc>, oio as Doc);
+    n++;
+  }
+  await marks.updateOne({ _id: id }, { $setOnInsert: { at: new Date() } }, { upsert: true });
+  return n;
 }
 
 function linkOf(d: Documenten, informatieobject: string, object: string): Promise<Stored<Doc> | undefined> {
@@ -69,10 +116,8 @@ function linkOf(d: Documenten, informatieobject: string, object: string): Promis
 
 /** `bad-url` when the object does not answer, `invalid-resource` when it is not of its objectType. */
 async function objectError(d: Documenten, objectType: string, object: string): Promise<InvalidParam | undefined> {
-  const zaken = zakenOf(d);
-  if (objectType === 'zaak' && zaken?.zaken.uuidOf(object)) {
-    return (await zaken.zaken.byUrl(object)) ? undefined : { name: 'object', code: 'bad-url', reason: `De zaak ${object} bestaat niet.` };
-  }
+  const local = localRegistration(d, objectType, object);
+  if (local) return (await local.objects.byUrl(object)) ? undefined : { name: 'object', code: 'bad-url', reason: `De ${objectType} ${object} bestaat niet.` };
   return d.refs.remote('object', object, SHAPES[objectType] ?? (() => true));
 }
 
@@ -81,10 +126,11 @@ async function objectError(d: Documenten, objectType: string, object: string): P
  * besluitinformatieobject); undefined when that cannot be asked (a verzoek, or no answer).
  */
 async function relationHeld(d: Documenten, objectType: string, object: string, informatieobject: string): Promise<boolean | undefined> {
-  const zaken = zakenOf(d);
-  if (objectType === 'zaak' && zaken?.zaken.uuidOf(object)) {
-    const zios = await zaken.zaakinformatieobjecten.store.find({ informatieobject });
-    return zios.some((z) => z.zaak === object);
+  const local = localRegistration(d, objectType, object);
+  if (local) {
+    // By document (few relations each): the lookup the registration's own informatieobject filter uses.
+    const relations = await local.relations.store.find({ informatieobject });
+    return relations.some((r) => r[local.field] === object);
   }
   const relation = RELATIONS[objectType];
   const at = relation ? object.lastIndexOf(`/${relation.path}/`) : -1;
@@ -98,7 +144,18 @@ async function relationHeld(d: Documenten, objectType: string, object: string, i
 
 /** The links the Zaken API keeps in step (see DocumentLinks). */
 export function documentLinks(d: Documenten): DocumentLinks {
+  const eio = d.informatieobjecten;
   return {
+    owns: (url) => !!eio.uuidOf(url),
+    readable: async (urls, caller) => {
+      const ids = [...new Set(urls.map((u) => eio.uuidOf(u)).filter((u): u is string => !!u))];
+      const out = new Map<string, Doc>();
+      if (!ids.length) return out;
+      for (const doc of await eio.store.find({ _id: { $in: ids }, ...readyFilter(caller) } as Filter<Document>)) {
+        if (mayOnDocument(caller, doc, [LEZEN])) out.set(eio.url(doc._id), await eio.toApi(doc));
+      }
+      return out;
+    },
     document: async (url) => {
       const uuid = d.informatieobjecten.uuidOf(url);
       if (!uuid) return undefined;
@@ -115,7 +172,7 @@ export function documentLinks(d: Documenten): DocumentLinks {
     },
     unlink: async (informatieobject, object, caller: Caller) => {
       const link = await linkOf(d, informatieobject, object);
-      if (link) await d.objectinformatieobjecten.destroy(link, d.objectinformatieobjecten.ctx(caller, link._id));
+      if (link && (await d.objectinformatieobjecten.destroy(link, d.objectinformatieobjecten.ctx(caller, link._id)))) await unlinked(d, link);
     },
   };
 }

@@ -3,11 +3,11 @@ import type { z } from 'zod';
 import { Caller } from '../../common/auth';
 import { ZgwError } from '../../common/errors';
 import { Resource, type Operation, type ResourceDef, type WriteContext } from '../../common/resource';
-import type { Stored } from '../../common/store';
+import { LIVE, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
-  LEZEN, PART_AUTH_FIELDS, and, authBuckets, authFilter, documentOfPart, mayOnDocument, mustMayOnDocument, partFacts, sameFilter, withDefaults,
-  type Documenten,
+  LEZEN, PART_AUTH_FIELDS, READY, and, authBuckets, authFilter, countableByBuckets, documentOfPart, mayOnDocument, mustMayOnDocument, partFacts,
+  readyFilter, readyMark, withDefaults, type Documenten,
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
 import type { Doc } from './schemas';
@@ -42,11 +42,14 @@ export interface PartDef {
 /** Reads expanded documents for objects the caller may already see (they share the document's autorisaties). */
 const SYSTEM = new Caller('system', 'system', 'Platform', { heeftAlleAutorisaties: true });
 
-/** The document a part's `informatieobject` names: `no_match` when it is no document URL of this API, `does_not_exist` when gone. */
-export async function documentOf(d: Documenten, url: string, name = 'informatieobject'): Promise<Stored<Doc>> {
+/**
+ * The document a part's `informatieobject` names: `no_match` when it is no document URL of this API, `does_not_exist`
+ * when gone (or, for a caller that reads only documents ready for publication, not ready).
+ */
+export async function documentOf(d: Documenten, url: string, name = 'informatieobject', caller?: Caller): Promise<Stored<Doc>> {
   const uuid = d.informatieobjecten.uuidOf(url);
   if (!uuid) throw ZgwError.field(name, 'no_match', `${url} is geen document van deze Documenten API.`);
-  const eio = await d.informatieobjecten.store.get(uuid);
+  const eio = await d.informatieobjecten.store.findOne({ _id: uuid, ...(caller ? readyFilter(caller) : {}) } as Filter<Document>);
   if (!eio) throw ZgwError.field(name, 'does_not_exist', `Het document ${url} bestaat niet.`);
   return eio;
 }
@@ -71,7 +74,9 @@ export function registerPart(d: Documenten, def: PartDef): Resource<Doc> {
       return { bronorganisatie: String(doc._bronorganisatie ?? ''), informatieobjecttype: String(facts.informatieobjecttype), vertrouwelijkheidaanduiding: String(facts.vertrouwelijkheidaanduiding) };
     },
     visible: (doc, caller) => mayOnDocument(caller, documentOfPart(doc), scopesOf(def.scopes)),
-    count: (filter, caller) => (!caller.all && sameFilter(filter, authFilter(caller, PART_AUTH_FIELDS)) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined),
+    // The objects of a document not ready for publication do not exist for a caller that reads only ready ones.
+    callerFilter: readyFilter,
+    count: (filter, caller) => (countableByBuckets(caller, filter, PART_AUTH_FIELDS) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined),
     filter: (q, caller) => {
       const f: Doc = {};
       if (q.informatieobject) f.informatieobject = q.informatieobject;
@@ -83,7 +88,7 @@ export function registerPart(d: Documenten, def: PartDef): Resource<Doc> {
       if (current && input.informatieobject !== current.informatieobject) {
         throw ZgwError.field('informatieobject', 'wijzigen-niet-toegelaten', 'informatieobject mag niet gewijzigd worden.');
       }
-      const eio = await documentOf(d, String(input.informatieobject));
+      const eio = await documentOf(d, String(input.informatieobject), 'informatieobject', ctx.caller);
       mustMayOnDocument(ctx.caller, eio, current ? def.scopes.update : def.scopes.create);
       let doc = withDefaults(input, def.defaults ?? {});
       if (def.rules) doc = await def.rules(doc, eio, ctx, current);
@@ -100,11 +105,11 @@ export function registerPart(d: Documenten, def: PartDef): Resource<Doc> {
       await def.beforeDestroy?.(current, ctx);
     },
     afterDestroy: def.afterDestroy,
-    render: async (doc, _url, query) => {
+    render: async (doc, _url, query, req) => {
       const tree = parseExpand(query?.expand, ['informatieobject']);
       if (!tree) return {};
       const view: Doc = { informatieobject: doc.informatieobject };
-      await expandDocuments(d, SYSTEM, [view], tree);
+      await expandDocuments(d, SYSTEM, [view], tree, req);
       return { _expand: view._expand };
     },
   });
@@ -114,6 +119,12 @@ export function registerPart(d: Documenten, def: PartDef): Resource<Doc> {
 
 /** Keeps the authorisation copies on every object of a document in step when its vertrouwelijkheidaanduiding changes. */
 export async function syncPartFacts(d: Documenten, eio: Stored<Doc>, parts: Resource<Doc>[]): Promise<void> {
-  const facts = partFacts(eio);
-  for (const part of parts) await part.store.moveBucket({ informatieobject: d.informatieobjecten.url(eio._id) }, facts);
+  const { _informatieobjecttype, _vertrouwelijkheid } = partFacts(eio);
+  for (const part of parts) await part.store.moveBucket({ informatieobject: d.informatieobjecten.url(eio._id) }, { _informatieobjecttype, _vertrouwelijkheid });
+}
+
+/** Keeps `_gereed` on every object of a document in step when its isGereedVoorPublicatie changes (see READY). */
+export async function syncReady(d: Documenten, eio: Stored<Doc>, parts: Resource<Doc>[]): Promise<void> {
+  const update = readyMark(eio.isGereedVoorPublicatie) ? { $set: { [READY]: true } } : { $unset: { [READY]: '' } };
+  for (const part of parts) await part.store.coll.updateMany({ informatieobject: d.informatieobjecten.url(eio._id), ...LIVE } as never, update as never);
 }

@@ -2,11 +2,21 @@ import { z } from 'zod';
 import { VERTROUWELIJKHEID, date, dateTime, url } from '../zaken/schemas';
 
 /**
- * Documenten API 1.5.0 resources. As in Zaken: an input schema per resource with only the writable fields and an
+ * Documenten API 1.5.0 resources, and the 1.7.0 variants of those that differ (see VERSIONS). As in Zaken: an input schema per resource with only the writable fields and an
  * output schema for the OpenAPI document; read-only and derived fields are set by the resource's rules.
  */
 
 export type Doc = Record<string, unknown>;
+
+/** The versions served: 1.5.0, and 1.7.0 (with the 1.6.0 additions) on request (`Api-Version: 1.7`). */
+export const V15 = '1.5.0';
+export const V17 = '1.7.0';
+export const VERSIONS = [V15, V17] as const;
+/** Document fields that 1.5.0 does not have: left out of its responses, left as they are by its writes. */
+export const FIELDS_17 = ['isGereedVoorPublicatie', 'tonenAanInitiator'] as const;
+/** Their values on a document that does not have them yet (created before 1.7, or by a 1.5 client). */
+export const DEFAULTS_17: Doc = { isGereedVoorPublicatie: false, tonenAanInitiator: false };
+const v17 = (id: string) => ({ id: `${id}@${V17}` });
 
 const text = (max: number) => z.string().max(max);
 const required = (max: number) => z.string().min(1).max(max);
@@ -106,6 +116,62 @@ export const EnkelvoudigInformatieObjectZoek = z
     expand: z.string().optional(),
   })
   .meta({ id: 'EIOZoekRequest' });
+
+// ---------------------------------------------------------------- EnkelvoudigInformatieObject 1.7.0
+
+const EIO_FIELDS_17 = {
+  ...EIO_FIELDS,
+  /** 1.7: a list (not null); still PATCHable and a list filter. */
+  trefwoorden: z.array(required(100)).optional(),
+  /** 1.7: whether the document is ready for publication (null: not known yet); Autorisaties 1.1 reads only `true`. */
+  isGereedVoorPublicatie: z.boolean().nullable().optional(),
+  /** 1.6: whether the initiator of the zaak may see the document. */
+  tonenAanInitiator: z.boolean().optional(),
+};
+
+export const EnkelvoudigInformatieObjectInput17 = z.object(EIO_FIELDS_17).meta(v17('EnkelvoudigInformatieObjectCreateLockRequest'));
+export const EnkelvoudigInformatieObjectUpdate17 = z.object({ ...EIO_FIELDS_17, lock }).meta(v17('EnkelvoudigInformatieObjectWithLockRequest'));
+export const EnkelvoudigInformatieObjectPatch17 = EnkelvoudigInformatieObjectInput17.partial()
+  .extend({ lock: lock.optional() })
+  .meta(v17('PatchedEnkelvoudigInformatieObjectWithLockRequest'));
+export const EnkelvoudigInformatieObject17 = EnkelvoudigInformatieObjectInput17.extend({
+  url,
+  identificatie: z.string(),
+  versie: z.number().int(),
+  beginRegistratie: z.string(),
+  inhoud: url.nullable(),
+  locked: z.boolean(),
+  bestandsdelen: z.array(BestandsDeel),
+  trefwoorden: z.array(z.string()),
+  isGereedVoorPublicatie: z.boolean().nullable(),
+  tonenAanInitiator: z.boolean(),
+  _expand: z.record(z.string(), z.unknown()).optional(),
+}).meta(v17('EnkelvoudigInformatieObject'));
+export const EnkelvoudigInformatieObjectWithLock17 = EnkelvoudigInformatieObject17.extend({ lock: z.string().optional() }).meta(
+  v17('EnkelvoudigInformatieObjectWithLock'),
+);
+
+/** 1.7 list filters: also the objects the document is linked to (its objectinformatieobjecten). */
+export const EnkelvoudigInformatieObjectQuery17 = EnkelvoudigInformatieObjectQuery.extend({
+  objectinformatieobjecten_object: url.optional(),
+  objectinformatieobjecten_objectType: OBJECT_TYPE.optional(),
+});
+
+/**
+ * `fields` on `_zoek` (1.7, as the Zaken API 1.6 `_zoek` has it): the response fields to return, names of the
+ * document's fields; an object `{"<expanded field>": ["<its fields>", ...]}` chooses the fields of an expansion
+ * (`"*"`: all), nested as deep as the expansion.
+ */
+export type FieldChoice = string | { [field: string]: FieldChoice[] };
+const fieldName = z.string().min(1).max(100);
+/** Nested as deep as `expand` goes (five levels), spelled out level by level: the OpenAPI document has no recursion. */
+const fieldChoice = (depth: number): z.ZodType<FieldChoice> =>
+  depth === 0 ? fieldName : z.union([fieldName, z.record(fieldName, z.array(fieldChoice(depth - 1)).min(1))]);
+export const FieldChoice = fieldChoice(5);
+
+export const EnkelvoudigInformatieObjectZoek17 = EnkelvoudigInformatieObjectZoek.extend({
+  fields: z.array(FieldChoice).min(1).optional(),
+}).meta(v17('EIOZoekRequest'));
 
 export const LockResponse = z.object({ lock: z.string() }).meta({ id: 'LockEnkelvoudigInformatieObject' });
 export const UnlockRequest = z.object({ lock: z.string().max(100).optional() }).meta({ id: 'UnlockEnkelvoudigInformatieObjectRequest' });

@@ -1,9 +1,13 @@
+import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import { AANMAKEN, BIJWERKEN, READ, VERWIJDEREN, type Documenten } from './context';
 import { registerPart } from './parts';
-import { Verzending, VerzendingInput, VerzendingQuery, type Doc } from './schemas';
+import { V15, Verzending, VerzendingInput, VerzendingQuery, type Doc } from './schemas';
 
-/** Verzendingen: to whom a document was sent or from whom it was received, and how (a paginated list). */
+/**
+ * Verzendingen: to whom a document was sent or from whom it was received, and how (a paginated list). In 1.5.0 an
+ * outgoing document (aardRelatie `geadresseerde`) needs its verzenddatum; from 1.6.0 on it is optional.
+ */
 export function registerVerzendingen(d: Documenten): Resource<Doc> {
   return registerPart(d, {
     collection: 'verzendingen',
@@ -14,6 +18,12 @@ export function registerVerzendingen(d: Documenten): Resource<Doc> {
     scopes: { read: READ, create: [AANMAKEN], update: [BIJWERKEN], destroy: [VERWIJDEREN] },
     operations: ['list', 'create', 'read', 'update', 'partial_update', 'destroy'],
     exact: ['aardRelatie', 'betrokkene'],
+    rules: async (doc, _eio, ctx) => {
+      if (ctx.version === V15 && doc.aardRelatie === 'geadresseerde' && !doc.verzenddatum) {
+        throw ZgwError.field('verzenddatum', 'required', "De verzenddatum is verplicht als aardRelatie 'geadresseerde' is (Documenten API 1.5; vanaf 1.6 optioneel).");
+      }
+      return doc;
+    },
     defaults: {
       toelichting: '',
       ontvangstdatum: null,
