@@ -2,6 +2,7 @@ import type { Caller } from '../../common/auth';
 import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
+import { documentLinksOf } from '../documenten/context';
 import { mayOnZaak, LEZEN, zaakOfPart, type Zaken } from './context';
 import type { Doc } from './schemas';
 
@@ -81,7 +82,14 @@ class Loader {
     const out = new Map<string, Doc>();
     const byResource = new Map<Resource<Doc>, string[]>();
     const remote: string[] = [];
+    // This platform's documents, read in-process as the caller may read them (their autorisaties, Autorisaties 1.1).
+    const documenten = documentLinksOf(this.z.api.deps);
+    const documents: string[] = [];
     for (const u of new Set(urls)) {
+      if (documenten?.owns(u)) {
+        documents.push(u);
+        continue;
+      }
       const eigenschap = /\/zaken\/[0-9a-f-]{36}\/zaakeigenschappen\/([0-9a-f-]{36})$/i.exec(u);
       if (eigenschap && u.startsWith(this.z.api.base)) {
         byResource.set(this.z.zaakeigenschappen, [...(byResource.get(this.z.zaakeigenschappen) ?? []), eigenschap[1]!]);
@@ -92,6 +100,7 @@ class Loader {
       else remote.push(u);
     }
     await Promise.all([
+      documents.length ? documenten!.readable(documents, this.caller).then((found) => found.forEach((doc, u) => out.set(u, doc))) : undefined,
       ...[...byResource].map(async ([r, ids]) => {
         const isCatalogi = r.api !== this.z.api;
         for (const doc of await r.store.find({ _id: { $in: ids } } as never)) {
