@@ -153,6 +153,8 @@ describe('the 1.7 fields', () => {
       [{ trefwoorden: null }, 'trefwoorden', 'null'],
       [{ trefwoorden: [''] }, 'trefwoorden.0', 'blank'],
       [{ trefwoorden: ['x'.repeat(101)] }, 'trefwoorden.0', 'max_length'],
+      // 1.7's StatusEnum has four values.
+      [{ status: 'concept' }, 'status', 'invalid'],
     ];
     for (const [over, name, code] of cases) {
       const res = await as17('POST', EIO, eioBody(iot, over));
@@ -165,6 +167,7 @@ describe('the 1.7 fields', () => {
     expect(res.statusCode).toBe(400);
     expect(param(res).name).toBe('isGereedVoorPublicatie');
     expect((await as17('GET', eio.url)).json()).toMatchObject({ versie: 1, isGereedVoorPublicatie: false });
+    expect((await t.call('POST', EIO, eioBody(iot, { status: 'concept' }))).statusCode).toBe(201);
     // In 1.5 the fields are unknown, so nothing to refuse: the write leaves them as they are.
     expect((await t.call('PATCH', eio.url, { isGereedVoorPublicatie: 'nee', lock: l })).statusCode).toBe(200);
   });

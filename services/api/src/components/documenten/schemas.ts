@@ -119,8 +119,12 @@ export const EnkelvoudigInformatieObjectZoek = z
 
 // ---------------------------------------------------------------- EnkelvoudigInformatieObject 1.7.0
 
+/** 1.7's StatusEnum: the four values of the standard (1.5.0's tag file also had concept and vastgesteld). */
+const STATUS_17 = z.enum(['in_bewerking', 'ter_vaststelling', 'definitief', 'gearchiveerd']);
+
 const EIO_FIELDS_17 = {
   ...EIO_FIELDS,
+  status: z.union([STATUS_17, blank]).optional(),
   /** 1.7: a list (not null); still PATCHable and a list filter. */
   trefwoorden: z.array(required(100)).optional(),
   /** 1.7: whether the document is ready for publication (null: not known yet); Autorisaties 1.1 reads only `true`. */
