@@ -74,6 +74,20 @@ it('answers bad input to every operation with a ZGW 4xx', async () => {
     const opts = label.endsWith('no token') ? { token: null } : {};
     p.expect(label, await t.call(method, path, body, opts), status, name, code);
   }
+  // Versions: an unsupported Api-Version is refused before the body is read (no content stored); 1.7 fields checked.
+  const versioned: [string, string, string, unknown, Record<string, string>, number, string?, string?][] = [
+    ['version: 1.6 on create with inhoud', 'POST', EIO, eioBody(iot), { 'api-version': '1.6' }, 406],
+    ['version: 2 on a list', 'GET', EIO, undefined, { 'api-version': '2' }, 406],
+    ['version: text on download', 'GET', `${eio.url}/download`, undefined, { 'api-version': 'nieuwste' }, 406],
+    ['version: 1.7.9 on a lock', 'POST', `${eio.url}/lock`, undefined, { 'api-version': '1.7.9' }, 406],
+    ['1.7: isGereedVoorPublicatie', 'POST', EIO, eioBody(iot, { isGereedVoorPublicatie: 'ja' }), { 'api-version': '1.7' }, 400, 'isGereedVoorPublicatie', 'invalid'],
+    ['1.7: tonenAanInitiator', 'PATCH', eio.url, { tonenAanInitiator: 'nee', lock: l }, { 'api-version': '1.7' }, 400, 'tonenAanInitiator', 'invalid'],
+    ['1.7: trefwoorden null', 'POST', EIO, eioBody(iot, { trefwoorden: null }), { 'api-version': '1.7' }, 400, 'trefwoorden', 'null'],
+    ['1.7: objectType filter', 'GET', `${EIO}?objectinformatieobjecten_objectType=x`, undefined, { 'api-version': '1.7' }, 400, 'objectinformatieobjecten_objectType'],
+    ['1.7: fields not a list', 'POST', `${EIO}/_zoek`, { uuid__in: [], fields: 'url' }, { 'api-version': '1.7' }, 400, 'fields'],
+    ['1.7: fields of no expansion', 'POST', `${EIO}/_zoek`, { uuid__in: [], fields: [{ informatieobjecttype: ['url'] }] }, { 'api-version': '1.7' }, 400, 'fields', 'invalid-fields'],
+  ];
+  for (const [label, method, path, body, headers, status, name, code] of versioned) p.expect(label, await t.call(method, path, body, { headers }), status, name, code);
   const multipart = await t.app.inject({
     method: 'PUT',
     url: `${DRC}/bestandsdelen/${MISSING}`,
