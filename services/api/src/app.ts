@@ -32,8 +32,10 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
   registerErrorHandling(app);
   tolerateEmptyJsonBodies(app);
 
-  const versions = Object.fromEntries(components.map((c) => [c.name, c.version]));
-  app.get('/', async () => ({ release: releaseLabel(), components: versions }));
+  // Each component's version without an Api-Version header, and every version of those that serve several.
+  const versions = Object.fromEntries(components.map((c) => [c.name, c.defaultVersion?.(deps.config) ?? c.version]));
+  const served = Object.fromEntries(components.filter((c) => c.versions).map((c) => [c.name, c.versions]));
+  app.get('/', async () => ({ release: releaseLabel(), components: versions, versions: served }));
   app.get('/health', async (_req, reply) => {
     try {
       await deps.db.command({ ping: 1 });

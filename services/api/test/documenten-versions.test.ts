@@ -93,6 +93,9 @@ describe('choosing the version', () => {
     expect(yaml.body).toMatch(/version: 1\.7\.0/);
     expect((await t.call('GET', `${DRC}/schema/1.5.0/openapi.json`, undefined, { token: null })).json().info.version).toBe('1.5.0');
     expect((await t.call('GET', `${DRC}/schema/1.6.0/openapi.json`, undefined, { token: null })).statusCode).toBe(404);
+    const root = (await t.call('GET', '/', undefined, { token: null })).json();
+    expect(root.components.documenten).toBe('1.5.0');
+    expect(root.versions).toEqual({ documenten: ['1.5.0', '1.7.0'] });
   });
 });
 
@@ -260,6 +263,7 @@ describe('DRC_DEFAULT_VERSION', () => {
       expect(old.json()).not.toHaveProperty('tonenAanInitiator');
       expect((await app.call('GET', `${DRC}/schema/openapi.json`, undefined, { token: null })).json().info.version).toBe('1.7.0');
       expect((await app.call('GET', eio.url, undefined, { headers: { 'api-version': '1' } })).headers['api-version']).toBe('1.7.0');
+      expect((await app.call('GET', '/', undefined, { token: null })).json().components.documenten).toBe('1.7.0');
     } finally {
       await app.close();
     }
