@@ -137,7 +137,10 @@ export function countableByBuckets(caller: Caller, filter: Filter<Document>, fie
  * declared index serves is then served with the condition of `readyFilter` too, from an index of the ready ones only.
  */
 export function withReadyTwins(indexes: IndexDef[], plain: IndexDef[] = [{ key: { _created: 1, _id: 1 } }]): IndexDef[] {
-  const twin = (ix: IndexDef): IndexDef => ({ key: { [READY]: 1, ...(ix.key as Record<string, 1>) }, partialFilterExpression: { [READY]: { $exists: true } } });
+  const twin = (ix: IndexDef): IndexDef => ({
+    key: { [READY]: 1, ...(ix.key as Record<string, 1>) },
+    partialFilterExpression: { ...ix.partialFilterExpression, [READY]: { $exists: true } },
+  });
   return [...indexes, ...[...plain, ...indexes.filter((ix) => !ix.unique)].map(twin)];
 }
 

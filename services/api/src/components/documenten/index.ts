@@ -111,9 +111,9 @@ async function ensureIndexes(d: Documenten): Promise<void> {
       byField('identificatie'),
       byField('bronorganisatie'),
       byField('trefwoorden'),
-      // 1.7: the objects a document is linked to (objectinformatieobjecten_object, _objectType).
-      byField(OBJECTEN),
-      ...['identificatie', 'bronorganisatie', 'trefwoorden', OBJECTEN].flatMap((f) => authorisedBy(f, 'informatieobjecttype')),
+      ...['identificatie', 'bronorganisatie', 'trefwoorden'].flatMap((f) => authorisedBy(f, 'informatieobjecttype')),
+      // 1.7: the objects a document is linked to (objectinformatieobjecten_object, _objectType), over linked documents only.
+      ...[byField(OBJECTEN), ...authorisedBy(OBJECTEN, 'informatieobjecttype')].map((ix) => ({ ...ix, partialFilterExpression: { [OBJECTEN]: { $exists: true } } })),
     ]),
   );
   // The objects of a document: by document (and in list order), by their own filters, and under autorisaties.
