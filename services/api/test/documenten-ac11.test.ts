@@ -90,7 +90,8 @@ describe.each([
 
   it('sees only them in the lists of documents and their counts, whatever the filter', async () => {
     for (const tok of [pub, pubAll]) {
-      for (const q of ['', '?trefwoorden=ac11', '?bronorganisatie=000000000', `?identificatie=${hidden.identificatie}`, `?identificatie=${ready.identificatie}`]) {
+      const byZaak = `?objectinformatieobjecten_object=${encodeURIComponent(zaak.url)}&objectinformatieobjecten_objectType=zaak`;
+      for (const q of ['', '?trefwoorden=ac11', '?bronorganisatie=000000000', `?identificatie=${hidden.identificatie}`, `?identificatie=${ready.identificatie}`, byZaak]) {
         const res = await as(tok, 'GET', `${EIO}${q}`);
         expect(res.statusCode).toBe(200);
         const expected = q.includes(hidden.identificatie) ? [] : [ready.url];
