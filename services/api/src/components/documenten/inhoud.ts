@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PassThrough, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { GridFSBucket, type Db, type GridFSBucketWriteStream } from 'mongodb';
 import { ZgwError } from '../../common/errors';
@@ -27,6 +27,8 @@ export interface Bestand {
 const BUCKET = 'inhoud';
 /** GridFS's default chunk size: big enough for few round trips, small enough to keep each write small. */
 const CHUNK_BYTES = 255 * 1024;
+/** How many chunks a download reads at once (about 4 MB). */
+const CHUNKS_PER_READ = 16;
 
 /**
  * The content of documents, in GridFS (bucket `inhoud`) in the same MongoDB: every file is written and read as a
@@ -84,19 +86,31 @@ export class InhoudStore {
     }
   }
 
-  /** The content of one file, or of several in sequence (a document uploaded in bestandsdelen), as one stream. */
+  /**
+   * The content of one file, or of several in sequence (a document uploaded in bestandsdelen), as one stream. Chunks
+   * are read CHUNKS_PER_READ at a time by `files_id` and their numbers (all fields of the chunks' unique index), each
+   * read only when the consumer wants more: at most that many chunks are in memory, whatever batches the store would
+   * send for an open cursor (a MongoDB-compatible store may send a whole file in one).
+   */
   download(ids: string | string[]): Readable {
-    if (typeof ids === 'string') return this.bucket.openDownloadStream(ids as never);
-    const out = new PassThrough();
-    void (async () => {
-      for (const id of ids) {
-        for await (const chunk of this.bucket.openDownloadStream(id as never)) {
-          if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+    const list = typeof ids === 'string' ? [ids] : ids;
+    const files = this.db.collection<{ _id: string; length: number; chunkSize: number }>(`${BUCKET}.files`);
+    const chunks = this.db.collection<{ files_id: string; n: number; data: { buffer: Uint8Array } }>(`${BUCKET}.chunks`);
+    async function* read(): AsyncGenerator<Buffer> {
+      for (const id of list) {
+        const file = await files.findOne({ _id: id });
+        if (!file) throw new Error(`inhoud ${id}: no such file`);
+        const count = Math.ceil(file.length / file.chunkSize);
+        for (let first = 0; first < count; first += CHUNKS_PER_READ) {
+          const numbers = Array.from({ length: Math.min(CHUNKS_PER_READ, count - first) }, (_, i) => first + i);
+          const docs = await chunks.find({ files_id: id, n: { $in: numbers } }).toArray();
+          docs.sort((a, b) => a.n - b.n);
+          if (docs.length !== numbers.length || docs.some((d, i) => d.n !== numbers[i])) throw new Error(`inhoud ${id}: chunks missing from ${first}`);
+          for (const d of docs) yield Buffer.from(d.data.buffer);
         }
       }
-      out.end();
-    })().catch((err: Error) => out.destroy(err));
-    return out;
+    }
+    return Readable.from(read(), { objectMode: false, highWaterMark: CHUNK_BYTES });
   }
 
   /** The size of a file, or of several together; undefined when one is missing. */
