@@ -9,11 +9,19 @@
 //             of zaken; every 10th with a zaakobject); creates (with their event published to Kafka by the outbox
 //             relay), random detail reads, detail with expand=rollen,zaakobjecten, list page 1 and _zoek by BSN.
 //             Lists and _zoek run a fixed number of requests: the stand-in storage scans for every query but `_id`.
+//   documents  1,000,000 enkelvoudiginformatieobjecten: the first --via-api (5,000) created through the API, the rest
+//             bulk-loaded as copies of one of those (bench/documents-loader.js); creates with 10 KB content,
+//             download, detail, list page 1 and page 10,000 of the unfiltered list (bench/documents.js).
+//   documents-large  one 1 GiB document (--large-mib) uploaded in bestandsdelen and downloaded, the API's RSS
+//             sampled during both.
+//   `all` runs catalogi and zaken; the documents suites run when named.
 //
-// Usage: npm run bench [-- --suite zaken|catalogi|all --only TEXT --seconds S --zaaktypen N --zaken N --keep]
+// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|all --only TEXT --seconds S --zaaktypen N
+//        --zaken N --documents N --via-api N --large-mib M --keep]
 //   --only TEXT  runs just the operations whose title contains TEXT (e.g. --only uuid)
 //   --keep       keeps the bench databases (dropped at the end by default)
-// Environment: MONGODB_URL, KAFKA_BROKERS (as for the API), BENCH_PORT (8100), BENCH_NODE_ARGS (e.g. --cpu-prof).
+// Environment: MONGODB_URL, KAFKA_BROKERS (as for the API; when unset, scripts/engines.sh starts the default engines),
+// BENCH_PORT (8100), BENCH_NODE_ARGS (e.g. --cpu-prof).
 // Prints a table and writes reports/bench.json (one entry per suite; a suite not run keeps its previous entry).
 const { execFileSync, spawn } = require('node:child_process');
 const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
@@ -23,6 +31,7 @@ const autocannon = require('autocannon');
 const { createSigner } = require('fast-jwt');
 const { MongoClient } = require('mongodb');
 const { Kafka, logLevel } = require('kafkajs');
+const { documentsSuite, largeSuite } = require('./bench/documents');
 
 const root = path.join(__dirname, '..');
 const option = (name) => {
@@ -31,10 +40,16 @@ const option = (name) => {
 };
 const num = (name, dflt) => (option(name) === undefined ? dflt : Number(option(name)));
 const SUITE = option('suite') ?? 'all';
-if (!['all', 'zaken', 'catalogi'].includes(SUITE)) throw new Error(`--suite ${SUITE}: use zaken, catalogi or all`);
+const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large'];
+if (![...SUITES, 'all'].includes(SUITE)) throw new Error(`--suite ${SUITE}: use ${SUITES.join(', ')} or all`);
+/** `all` runs every suite but the long ones (documents: a million documents; documents-large: 1 GiB). */
+const runs = (name) => SUITE === name || (SUITE === 'all' && ['catalogi', 'zaken'].includes(name));
 const ZAAKTYPEN = num('zaaktypen', 10000);
 const CATALOGUSSEN = 50;
 const ZAKEN = num('zaken', 100000);
+const DOCUMENTS = num('documents', 1000000);
+const VIA_API = num('via-api', 5000);
+const LARGE_MIB = num('large-mib', 1024);
 const SECONDS = num('seconds', 10);
 const ONLY = option('only') ?? '';
 const KEEP = process.argv.includes('--keep');
@@ -436,27 +451,43 @@ function table(suites) {
 
 async function main() {
   execFileSync('npx', ['tsc', '-b'], { cwd: root, stdio: 'inherit' });
-  execFileSync('bash', ['scripts/engines.sh', 'start', 'mongo', 'kafka'], { cwd: root, stdio: 'inherit' });
+  // Engines named by MONGODB_URL / KAFKA_BROKERS are used as they are; the others are started (the defaults).
+  const engines = [!process.env.MONGODB_URL && 'mongo', !process.env.KAFKA_BROKERS && 'kafka'].filter(Boolean);
+  if (engines.length) execFileSync('bash', ['scripts/engines.sh', 'start', ...engines], { cwd: root, stdio: 'inherit' });
   const mongo = await MongoClient.connect(MONGODB_URL);
   const stamp = Date.now();
   const suites = {};
   const dbs = [];
   try {
-    if (SUITE !== 'zaken') {
+    if (runs('catalogi')) {
       dbs.push(`zgw_bench_${stamp}`);
       suites.catalogi = { at: new Date().toISOString(), ...(await catalogiSuite(dbs.at(-1))) };
     }
-    if (SUITE !== 'catalogi') {
+    if (runs('zaken')) {
       dbs.push(`zgw_bench_zaken_${stamp}`);
       suites.zaken = { at: new Date().toISOString(), ...(await zakenSuite(dbs.at(-1), mongo)) };
+    }
+    const helpers = { call, post, measure, startApi, up, stopApi, drained, randomOf, pathOf, seconds, headers, PORT, ONLY, SECONDS };
+    if (runs('documents')) {
+      dbs.push(`zgw_bench_documents_${stamp}`);
+      suites.documents = { at: new Date().toISOString(), ...(await documentsSuite(helpers, dbs.at(-1), mongo, { documents: DOCUMENTS, viaApi: VIA_API })) };
+    }
+    if (runs('documents-large')) {
+      dbs.push(`zgw_bench_documents_large_${stamp}`);
+      suites['documents-large'] = { at: new Date().toISOString(), ...(await largeSuite(helpers, dbs.at(-1), { bytes: LARGE_MIB * 1024 * 1024 })) };
     }
     table(suites);
     const file = path.join(root, 'reports', 'bench.json');
     let previous = {};
     try { previous = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}; } catch { /* unreadable: replaced */ }
-    const kept = Object.fromEntries(['catalogi', 'zaken'].filter((k) => previous[k]?.results).map((k) => [k, previous[k]]));
+    const kept = Object.fromEntries(SUITES.filter((k) => previous[k]?.results).map((k) => [k, previous[k]]));
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify({ cpuTicksPerSecond: CLK_TCK, ...kept, ...suites }, null, 2));
+    const large = suites['documents-large'];
+    if (large) {
+      console.log(`\ndocuments-large: ${large.bytes / 1048576} MiB; API RSS ${large.baselineRssMb} MB before; upload ${large.upload.seconds.toFixed(1)} s, `
+        + `max RSS +${large.upload.rssGrowthMb} MB; download ${large.download.seconds.toFixed(1)} s, max RSS +${large.download.rssGrowthMb} MB`);
+    }
     if (suites.zaken) {
       const t = suites.zaken.targets;
       const mark = (ok) => (ok === null ? 'not measured' : ok ? 'met' : 'NOT met');
