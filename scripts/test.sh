@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test against the real engines: type check, then jest (tests that stop an engine run alone, last),
+# Runs every test against the real engines (or those named: `npm test -- <path or pattern>`): type check, then jest
+# (tests that stop an engine run alone, last),
 # then the query-index check on every query shape the tests sent (see README, Development).
 # Engines: MONGODB_URL + KAFKA_BROKERS when set; else testcontainers where Docker runs; else scripts/engines.sh.
 set -uo pipefail
@@ -10,8 +11,13 @@ queries=$(mktemp -d)
 export ZGW_TEST_SUMMARY="$summary"
 export ZGW_QUERY_LOG="$queries"
 rc=0
-npx jest --forceExit --testPathIgnorePatterns outage "$@" || rc=1
-npx jest --forceExit --runInBand --testPathPatterns outage "$@" || rc=1
+if [ $# -gt 0 ]; then
+  # Only the tests named (paths or patterns, and any other jest option), one at a time.
+  npx jest --forceExit --runInBand "$@" || rc=1
+else
+  npx jest --forceExit --testPathIgnorePatterns outage || rc=1
+  npx jest --forceExit --runInBand --testPathPatterns outage || rc=1
+fi
 awk '{p+=$1; f+=$2} END {printf "tests: %d passed, %d failed\n", p, f}' "$summary"
 node scripts/query-check.js "$queries" ${1+--allow-empty} || rc=1
 rm -rf "$summary" "$queries"
