@@ -1,8 +1,9 @@
 import type { ComponentDef } from '../common/component';
 import { autorisaties } from './autorisaties';
+import { besluiten } from './besluiten';
 import { catalogi } from './catalogi';
 import { documenten } from './documenten';
 import { zaken } from './zaken';
 
 /** Every ZGW component this service serves, in the order they are mounted. */
-export const COMPONENTS: ComponentDef[] = [autorisaties, catalogi, zaken, documenten];
+export const COMPONENTS: ComponentDef[] = [autorisaties, catalogi, zaken, documenten, besluiten];

@@ -7,6 +7,7 @@ import type { Stored } from '../../common/store';
 import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import type { Catalogi } from '../catalogi/context';
 import type { BrondatumSources } from './archief';
+import type { ZaakBesluitLinks } from './nested';
 import type { References } from './refs';
 import type { Doc } from './schemas';
 
@@ -38,6 +39,8 @@ export interface Zaken {
   zaakverzoeken: Resource<Doc>;
   zaakeigenschappen: Resource<Doc>;
   zaakbesluiten: Resource<Doc>;
+  /** How the Besluiten API of this platform keeps the zaakbesluiten in step with the `zaak` of its besluiten. */
+  besluitLinks: ZaakBesluitLinks;
   identificaties: { next(bronorganisatie: string, startdatum: string): Promise<string> };
   brondatumSources(zaak: Doc): BrondatumSources;
 }

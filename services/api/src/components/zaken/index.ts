@@ -7,7 +7,7 @@ import type { Resource } from '../../common/resource';
 import type { BrondatumSources } from './archief';
 import { catalogiOf, idsIn, type Zaken } from './context';
 import { refusedGeometry } from './geo';
-import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen } from './nested';
+import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen, zaakbesluitLinks } from './nested';
 import {
   registerKlantcontacten, registerZaakcontactmomenten, registerZaakinformatieobjecten, registerZaakverzoeken,
 } from './onderdelen';
@@ -43,6 +43,7 @@ export const zaken: ComponentDef = {
     z.zaakverzoeken = registerZaakverzoeken(z);
     z.zaakeigenschappen = registerZaakeigenschappen(z);
     z.zaakbesluiten = registerZaakbesluiten(z);
+    z.besluitLinks = zaakbesluitLinks(z, z.zaakbesluiten);
     registerAudittrail(z);
     keepZaakLinks(z);
     requireCrs(api);
@@ -70,7 +71,8 @@ function brondatumSources(z: Zaken, zaak: Doc & { _id?: string }): BrondatumSour
   return {
     zaak,
     refs: z.refs,
-    fetchJson: z.api.deps.fetchJson,
+    // This platform's besluiten, documents and zaken are read in-process, anything else fetched.
+    fetchJson: (url) => z.refs.json(url),
     hoofdzaak: async () => (zaak.hoofdzaak ? ((await z.zaken.byUrl(String(zaak.hoofdzaak))) ?? undefined) : undefined),
     eigenschappen: () => z.zaakeigenschappen.store.find(idsIn(ids(PART_LINKS.eigenschappen))),
     zaakobjecten: () => z.zaakobjecten.store.find(idsIn(ids(PART_LINKS.zaakobjecten))),
@@ -83,7 +85,7 @@ function brondatumSources(z: Zaken, zaak: Doc & { _id?: string }): BrondatumSour
       const links = await z.zaakbesluiten.store.find({ _zaakUuid: zaak._id });
       const out: Doc[] = [];
       for (const l of links) {
-        const { status, body } = await z.api.deps.fetchJson(String(l.besluit));
+        const { status, body } = await z.refs.json(String(l.besluit));
         if (status === 200 && body && typeof body === 'object') out.push(body as Doc);
       }
       return out;

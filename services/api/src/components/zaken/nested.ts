@@ -7,6 +7,7 @@ import { ZgwError } from '../../common/errors';
 import { Resource } from '../../common/resource';
 import { publicFields, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
+import { besluitenOf } from '../besluiten/context';
 import {
   BIJWERKEN, LEZEN, READ, UPDATE, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, partFacts, type Zaken,
 } from './context';
@@ -47,6 +48,13 @@ interface NestedDef {
   update?: boolean;
   link?: string;
   rules: (doc: Doc, zaak: Stored<Doc>) => Promise<Doc>;
+  /** A rule of the DELETE operation (not of removals the platform makes itself). */
+  beforeDestroy?: (current: Stored<Doc>, zaak: Stored<Doc>) => Promise<void>;
+}
+
+/** The zaak facts a nested resource carries: its authorisation copies and the zaak it hangs under. */
+function nestedFacts(zaak: Stored<Doc>): Doc {
+  return { ...partFacts(zaak), _zaakUuid: zaak._id, _bronorganisatie: zaak.bronorganisatie, _vertrouwelijkheidaanduiding: zaak.vertrouwelijkheidaanduiding };
 }
 
 function registerNested(z: Zaken, def: NestedDef): NestedResource {
@@ -78,7 +86,7 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
     if (input.zaak !== undefined && input.zaak !== zaakUrl) throw ZgwError.field('zaak', 'wijzigen-niet-toegelaten', 'zaak moet de zaak uit het pad zijn.');
     mustBeUnchanged(current, input, ['eigenschap', 'besluit']);
     const doc = await def.rules({ ...input, zaak: zaakUrl }, zaak);
-    return { ...doc, ...partFacts(zaak), _zaakUuid: zaak._id, _bronorganisatie: zaak.bronorganisatie, _vertrouwelijkheidaanduiding: zaak.vertrouwelijkheidaanduiding };
+    return { ...doc, ...nestedFacts(zaak) };
   };
   const base = `/zaken/:zaak_uuid/${def.path}`;
   z.api.route({
@@ -130,6 +138,7 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
       const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.destroy);
       mustMayChangeClosed(caller, zaak);
       const current = await partFor(zaak, params.uuid);
+      await def.beforeDestroy?.(current, zaak);
       await r.destroy(current, r.ctx(caller, current._id, req));
       if (def.link) await z.zaken.store.coll.updateOne({ _id: zaak._id }, { $pull: { [def.link]: current._id } } as never);
       return undefined;
@@ -164,12 +173,52 @@ export function registerZaakbesluiten(z: Zaken): NestedResource {
     schema: ZaakBesluit,
     input: ZaakBesluitInput,
     scopes: { create: [BIJWERKEN], destroy: [BIJWERKEN] },
-    rules: async (doc) => {
-      const error = await z.refs.remote('besluit', String(doc.besluit), (b) => 'besluittype' in b);
-      if (error) throw ZgwError.validation([error]);
-      return { besluit: doc.besluit, zaak: doc.zaak };
+    rules: async (doc, zaak) => {
+      const besluit = String(doc.besluit);
+      // A besluit of this platform names its zaak itself: the link follows it (and is made by the Besluiten API).
+      const local = await besluitenOf(z.api.deps)?.besluit(besluit);
+      if (local === null) throw ZgwError.field('besluit', 'bad-url', `Het besluit ${besluit} bestaat niet.`);
+      if (local && local.zaak !== doc.zaak) throw nonField('inconsistent-relation', 'Het besluit hoort volgens de Besluiten API niet bij deze zaak.');
+      if (local === undefined) {
+        const error = await z.refs.remote('besluit', besluit, (b) => 'besluittype' in b);
+        if (error) throw ZgwError.validation([error]);
+      }
+      if ((await z.zaakbesluiten.store.find({ _zaakUuid: zaak._id })).some((l) => l.besluit === besluit)) {
+        throw nonField('unique', 'Dit besluit is al aan deze zaak gekoppeld.');
+      }
+      return { besluit, zaak: doc.zaak };
+    },
+    beforeDestroy: async (current) => {
+      const local = await besluitenOf(z.api.deps)?.besluit(String(current.besluit));
+      if (local && local.zaak === current.zaak) {
+        throw nonField('inconsistent-relation', 'Het besluit verwijst nog naar deze zaak; wijzig of verwijder het besluit in de Besluiten API.');
+      }
     },
   });
+}
+
+/** What the Besluiten API of this platform uses to keep a zaak's besluiten in step with the `zaak` of its besluiten. */
+export interface ZaakBesluitLinks {
+  /** Records the besluit under the zaak (once; doing it again changes nothing). */
+  link(zaak: Stored<Doc>, besluit: string, caller: Caller): Promise<void>;
+  /** Removes the besluit from the zaak, if it is there. */
+  unlink(zaakUrl: string, besluit: string, caller: Caller): Promise<void>;
+}
+
+export function zaakbesluitLinks(z: Zaken, r: Resource<Doc>): ZaakBesluitLinks {
+  // By zaak (few besluiten each), then by besluit: the lookup the zaak's own list uses.
+  const linkOf = async (zaakUuid: string, besluit: string) => (await r.store.find({ _zaakUuid: zaakUuid })).find((l) => l.besluit === besluit);
+  return {
+    link: async (zaak, besluit, caller) => {
+      if (await linkOf(zaak._id, besluit)) return;
+      await r.insert({ besluit, zaak: z.zaken.url(zaak._id), ...nestedFacts(zaak) }, r.ctx(caller, randomUUID()));
+    },
+    unlink: async (zaakUrl, besluit, caller) => {
+      const zaakUuid = z.zaken.uuidOf(zaakUrl);
+      const link = zaakUuid ? await linkOf(zaakUuid, besluit) : undefined;
+      if (link) await r.destroy(link, r.ctx(caller, link._id));
+    },
+  };
 }
 
 /** The audit trail of a zaak (see common/audittrail). */

@@ -3,6 +3,7 @@ import { ZgwError, type InvalidParam } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import type { Catalogi } from '../catalogi/context';
+import { besluitenOf } from '../besluiten/context';
 import { documentLinksOf } from '../documenten/context';
 import type { Doc } from './schemas';
 
@@ -58,6 +59,28 @@ export class References {
     const local = await documentLinksOf(this.deps)?.document(url);
     if (local !== undefined) return local ? { status: 200, body: local } : { status: 404, body: undefined };
     return this.deps.fetchJson(url);
+  }
+
+  /**
+   * A JSON object by URL as the rules and the archiving dates read it: this platform's documents, besluiten and zaken
+   * in-process (404 when gone; a request to ourselves would carry no credentials), anything else fetched.
+   */
+  async json(url: string): Promise<{ status: number; body: unknown }> {
+    const readers = [(u: string) => documentLinksOf(this.deps)?.document(u), (u: string) => besluitenOf(this.deps)?.besluit(u), (u: string) => this.zaak(u)];
+    for (const read of readers) {
+      const local = await read(url);
+      if (local !== undefined) return local ? { status: 200, body: local } : { status: 404, body: undefined };
+    }
+    return this.deps.fetchJson(url);
+  }
+
+  /** One of this platform's zaken as its API shows it: undefined when the URL is not ours, null when it is gone. */
+  private async zaak(url: string): Promise<Doc | null | undefined> {
+    const zaken = (this.deps.components.get('zaken') as { zaken?: Resource<Doc> } | undefined)?.zaken;
+    const uuid = zaken?.uuidOf(url);
+    if (!zaken || !uuid) return undefined;
+    const doc = await zaken.store.get(uuid);
+    return doc ? zaken.toApi(doc) : null;
   }
 
   private isCatalogiUrl(url: string): boolean {

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import type { Document, Filter } from 'mongodb';
+import type { Caller } from '../../common/auth';
+import { UuidParams } from '../../common/component';
+import { ZgwError } from '../../common/errors';
+import { Resource } from '../../common/resource';
+import { publicFields } from '../../common/store';
+import { parseOrThrow } from '../../common/validation';
+import { documentLinksOf } from '../documenten/context';
+import { hasKeys } from '../zaken/refs';
+import {
+  AANMAKEN, ANY_BESLUIT_SCOPE, BIJWERKEN, PART_AUTH_FIELD, READ, VERWIJDEREN, and, authFilter, mayOnBesluittype, mustBeUnchanged,
+  mustMayOnBesluittype, nonField, type Besluiten,
+} from './context';
+import { expand } from './expand';
+import { BesluitInformatieObject, BesluitInformatieObjectInput, BesluitInformatieObjectQuery, BesluitInformatieObjectReadQuery, type Doc } from './schemas';
+
+/** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
+const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');
+
+/**
+ * Besluitinformatieobjecten: the documents a besluit is laid down in. Each carries its besluit's besluittype
+ * (`_besluittype`) for the autorisaties inside every query; a document of this platform records the link as its
+ * objectinformatieobject (brc-005), removed again with the link.
+ */
+export function registerBesluitinformatieobjecten(b: Besluiten): Resource<Doc> {
+  const bios: Resource<Doc> = new Resource<Doc>(b.api, {
+    collection: 'besluitinformatieobjecten',
+    resource: 'besluitinformatieobject',
+    schema: BesluitInformatieObject,
+    input: BesluitInformatieObjectInput,
+    query: BesluitInformatieObjectQuery,
+    readQuery: BesluitInformatieObjectReadQuery,
+    scopes: { read: READ, create: [AANMAKEN], update: [BIJWERKEN], destroy: [VERWIJDEREN] },
+    operations: ['list', 'read', 'destroy'],
+    plainList: true,
+    // The audit trail of the besluit shows its besluitinformatieobjecten; the standard notifies besluit writes only.
+    hoofdObject: (doc) => String(doc.besluit),
+    visible: (doc, caller) => mayOnBesluittype(caller, doc[PART_AUTH_FIELD], ANY_BESLUIT_SCOPE),
+    filter: (q, caller) => {
+      const f: Doc = {};
+      for (const k of ['besluit', 'informatieobject']) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
+      return and(authFilter(caller, PART_AUTH_FIELD), f as Filter<Document>);
+    },
+    beforeDestroy: async (current, ctx) => mustMayOnBesluittype(ctx.caller, current[PART_AUTH_FIELD], [VERWIJDEREN]),
+    followsCreate: (doc) => !!documentLinksOf(b.api.deps)?.owns(String(doc.informatieobject)),
+    afterWrite: async (stored, ctx) => documentLinksOf(b.api.deps)?.link(String(stored.informatieobject), String(stored.besluit), 'besluit', ctx.caller),
+    afterDestroy: (current, ctx) => unlinkDocument(b, current, ctx.caller),
+    render: async (doc, url, query, req) => (query?.expand && req?.caller ? { _expand: await expand(b, req.caller, { ...publicFields(doc), url }, String(query.expand)) } : {}),
+  });
+  registerCreate(b, bios);
+  registerUpdates(b, bios);
+  return bios;
+}
+
+/** Removes the objectinformatieobject of a besluitinformatieobject that goes (when the document is one of ours). */
+export async function unlinkDocument(b: Besluiten, bio: Doc, caller: Caller): Promise<void> {
+  await documentLinksOf(b.api.deps)?.unlink(String(bio.informatieobject), String(bio.besluit), caller);
+}
+
+/**
+ * The rules of a create: the besluit one of this API (`no_match`, `does_not_exist`) that the caller may add to; the
+ * informatieobject a document that answers (brc-003: `bad-url`, `invalid-resource`) of an informatieobjecttype of
+ * the besluittype (brc-007); each document once per besluit (`unique`).
+ */
+async function prepare(b: Besluiten, data: Doc, caller: Caller): Promise<Doc> {
+  const input = parseOrThrow(BesluitInformatieObjectInput, data) as Doc;
+  const besluitUrl = String(input.besluit);
+  const uuid = b.besluiten.uuidOf(besluitUrl);
+  if (!uuid) throw ZgwError.field('besluit', 'no_match', `${besluitUrl} is geen besluit-URL van deze Besluiten API.`);
+  const besluit = await b.besluiten.store.get(uuid);
+  if (!besluit) throw ZgwError.field('besluit', 'does_not_exist', `Het besluit ${besluitUrl} bestaat niet.`);
+  mustMayOnBesluittype(caller, besluit.besluittype, [AANMAKEN]);
+
+  const informatieobject = String(input.informatieobject);
+  const { status, body } = await b.refs.informatieobject(informatieobject);
+  if (status !== 200) throw ZgwError.field('informatieobject', 'bad-url', `${informatieobject} gaf status ${status || 'geen antwoord'}.`);
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !isInformatieobject(body as Doc)) {
+    throw ZgwError.field('informatieobject', 'invalid-resource', `${informatieobject} is geen informatieobject.`);
+  }
+  if (!(await besluittypeKnows(b, String(besluit.besluittype), String((body as Doc).informatieobjecttype)))) {
+    throw nonField('missing-besluittype-informatieobjecttype-relation', 'Het informatieobjecttype van het document hoort niet bij het besluittype van het besluit.');
+  }
+  // By besluit (few documents each), then by document.
+  if ((await b.besluitinformatieobjecten.store.find({ besluit: besluitUrl })).some((l) => l.informatieobject === informatieobject)) {
+    throw nonField('unique', 'Dit informatieobject is al aan dit besluit gekoppeld.');
+  }
+  return { informatieobject, besluit: besluitUrl, [PART_AUTH_FIELD]: besluit.besluittype, _besluitUuid: besluit._id };
+}
+
+/**
+ * brc-007: whether the besluittype lists the informatieobjecttype. Ours name them by omschrijving within the
+ * catalogus (the 1.3 history model: every version of that omschrijving counts); another Catalogi API's list URLs.
+ */
+async function besluittypeKnows(b: Besluiten, besluittypeUrl: string, informatieobjecttype: string): Promise<boolean> {
+  const c = b.catalogi;
+  const local = c.besluittypen.uuidOf(besluittypeUrl);
+  const besluittype = local ? await c.api.cached(`doc:${besluittypeUrl}`, async () => (await c.besluittypen.byUrl(besluittypeUrl)) ?? null) : null;
+  if (besluittype) {
+    const names = (besluittype.informatieobjecttypen as string[] | undefined) ?? [];
+    const iot = c.informatieobjecttypen.uuidOf(informatieobjecttype)
+      ? await c.api.cached(`doc:${informatieobjecttype}`, async () => (await c.informatieobjecttypen.byUrl(informatieobjecttype)) ?? null)
+      : ((await b.refs.json(informatieobjecttype)).body as Doc | undefined);
+    return !!iot && iot.catalogus === besluittype.catalogus && names.includes(String(iot.omschrijving));
+  }
+  const { status, body } = await b.refs.json(besluittypeUrl);
+  const listed = status === 200 && body && typeof body === 'object' ? (body as Doc).informatieobjecttypen : undefined;
+  return Array.isArray(listed) && listed.includes(informatieobjecttype);
+}
+
+/** The create; the same document linked twice at the same moment is `unique` too (the unique index decides). */
+function registerCreate(b: Besluiten, bios: Resource<Doc>): void {
+  b.api.route({
+    method: 'POST',
+    path: '/besluitinformatieobjecten',
+    operationId: 'besluitinformatieobject_create',
+    summary: 'Maak een BESLUIT-INFORMATIEOBJECT relatie aan.',
+    scopes: [AANMAKEN],
+    body: BesluitInformatieObjectInput,
+    response: BesluitInformatieObject,
+    handler: async ({ req, caller, body }) => {
+      const ctx = bios.ctx(caller, randomUUID(), req);
+      const doc = await prepare(b, body as Doc, caller);
+      try {
+        return await bios.toApi(await bios.insert(doc, ctx), undefined, req);
+      } catch (err) {
+        if ((err as { code?: number }).code === 11000) throw nonField('unique', 'Dit informatieobject is al aan dit besluit gekoppeld.');
+        throw err;
+      }
+    },
+  });
+}
+
+/**
+ * brc-004: a besluitinformatieobject never changes its besluit or informatieobject. The standard's rule names
+ * `besluitinformatieobject_update` and `_partial_update`: they answer `wijzigen-niet-toegelaten` for any change and
+ * the object as it is otherwise (there is nothing else to change).
+ */
+function registerUpdates(b: Besluiten, bios: Resource<Doc>): void {
+  for (const partial of [false, true]) {
+    b.api.route({
+      method: partial ? 'PATCH' : 'PUT',
+      path: '/besluitinformatieobjecten/:uuid',
+      operationId: `besluitinformatieobject_${partial ? 'partial_update' : 'update'}`,
+      summary: `Werk een BESLUIT-INFORMATIEOBJECT relatie ${partial ? 'deels ' : ''}bij: besluit en informatieobject liggen vast.`,
+      scopes: [BIJWERKEN],
+      params: UuidParams,
+      body: partial ? BesluitInformatieObjectInput.partial() : BesluitInformatieObjectInput,
+      response: BesluitInformatieObject,
+      handler: async ({ req, caller, params, body }) => {
+        const current = await bios.getOr404(params.uuid, caller);
+        mustMayOnBesluittype(caller, current[PART_AUTH_FIELD], [BIJWERKEN]);
+        mustBeUnchanged(current, parseOrThrow(partial ? BesluitInformatieObjectInput.partial() : BesluitInformatieObjectInput, body) as Doc, ['besluit', 'informatieobject']);
+        return bios.toApi(current, undefined, req);
+      },
+    });
+  }
+}

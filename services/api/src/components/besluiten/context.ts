@@ -1,0 +1,116 @@
+import type { Document, Filter } from 'mongodb';
+import type { Caller } from '../../common/auth';
+import type { ComponentApi, Deps } from '../../common/component';
+import { ZgwError } from '../../common/errors';
+import type { GenummerdeIdentificaties } from '../../common/identificaties';
+import type { Resource } from '../../common/resource';
+import type { Catalogi } from '../catalogi/context';
+import type { Zaken } from '../zaken/context';
+import type { References } from '../zaken/refs';
+import type { Doc } from './schemas';
+
+export const COMPONENT = 'brc';
+export const LEZEN = 'besluiten.lezen';
+export const AANMAKEN = 'besluiten.aanmaken';
+export const BIJWERKEN = 'besluiten.bijwerken';
+export const VERWIJDEREN = 'besluiten.verwijderen';
+
+export const READ = [LEZEN];
+/** Every scope that lets a client see a besluit at all (reads need besluiten.lezen; writes check their own scope). */
+export const ANY_BESLUIT_SCOPE = [LEZEN, AANMAKEN, BIJWERKEN, VERWIJDEREN];
+
+/**
+ * What other components of this platform use of the Besluiten API: the Zaken API reads besluiten in-process (the
+ * archiving dates of a zaak, its zaakbesluiten), the Documenten API checks besluit links (through `besluiten` and
+ * `besluitinformatieobjecten`).
+ */
+export interface BesluitLinks {
+  /** Whether a URL names a besluit of this platform. */
+  owns(url: string): boolean;
+  /** The API view of one of this platform's besluiten: undefined when the URL is not ours, null when nothing is there. */
+  besluit(url: string): Promise<Doc | null | undefined>;
+}
+
+/** Every Besluiten resource and service, so that the rules of one can read and update the others. */
+export interface Besluiten {
+  api: ComponentApi;
+  catalogi: Catalogi;
+  refs: References;
+  identificaties: GenummerdeIdentificaties;
+  besluiten: Resource<Doc>;
+  besluitinformatieobjecten: Resource<Doc>;
+  links: BesluitLinks;
+}
+
+/** The besluit links of the Besluiten API mounted on this platform, if it is. */
+export function besluitenOf(deps: Deps): BesluitLinks | undefined {
+  return (deps.components.get('besluiten') as Besluiten | undefined)?.links;
+}
+
+/** The Zaken API of this platform, if it is mounted (its zaken and zaakbesluiten are kept in step in-process). */
+export function zakenOf(b: Besluiten): Zaken | undefined {
+  return b.api.deps.components.get('zaken') as Zaken | undefined;
+}
+
+export function nonField(code: string, reason: string): ZgwError {
+  return ZgwError.field('nonFieldErrors', code, reason);
+}
+
+/**
+ * Where a besluit's authorisation fact lives: on the besluit its `besluittype`; on its besluitinformatieobjecten a
+ * copy (`_besluittype`), so every list applies the caller's autorisaties inside the query. The Besluiten API
+ * authorises by besluittype alone (Autorisaties: no maxVertrouwelijkheidaanduiding for brc).
+ */
+export const BESLUIT_AUTH_FIELD = 'besluittype';
+export const PART_AUTH_FIELD = '_besluittype';
+
+/** The besluittypen the caller holds `scope` for, or undefined for a caller with all rights. */
+export function besluittypenWith(caller: Caller, scope = LEZEN): string[] | undefined {
+  if (caller.all) return undefined;
+  const types = (caller.rights.autorisaties ?? [])
+    .filter((a) => a.component === COMPONENT && a.scopes.includes(scope) && a.besluittype)
+    .map((a) => a.besluittype!);
+  return [...new Set(types)];
+}
+
+/**
+ * The condition that limits a query to what the caller may read: one equality per authorised besluittype (each
+ * served by the field's index in list order, which an `$in` with a sort is not). Nothing for a caller with all
+ * rights; a condition that matches nothing for a caller without any.
+ */
+export function authFilter(caller: Caller, field: string): Filter<Document> {
+  const types = besluittypenWith(caller);
+  if (!types) return {};
+  if (!types.length) return { _id: { $in: [] } };
+  return types.length === 1 ? { [field]: types[0] } : { $or: types.map((t) => ({ [field]: t })) };
+}
+
+/** Whether the caller holds one of `scopes` for the besluittype. */
+export function mayOnBesluittype(caller: Caller, besluittype: unknown, scopes: readonly string[]): boolean {
+  return scopes.some((s) => caller.allows(COMPONENT, s, 'besluittype', String(besluittype)));
+}
+
+export function mustMayOnBesluittype(caller: Caller, besluittype: unknown, scopes: readonly string[]): void {
+  if (!mayOnBesluittype(caller, besluittype, scopes)) {
+    throw ZgwError.forbidden(`Deze actie vereist een van de scopes ${scopes.join(', ')} voor het besluittype van het besluit.`);
+  }
+}
+
+/** Fields that may not change after creation: `wijzigen-niet-toegelaten`, one entry per changed field. */
+export function mustBeUnchanged(current: Doc | undefined, next: Doc, fields: readonly string[]): void {
+  if (!current) return;
+  const changed = fields.filter((f) => next[f] !== undefined && current[f] !== undefined && next[f] !== current[f]);
+  if (changed.length) {
+    throw ZgwError.validation(changed.map((name) => ({ name, code: 'wijzigen-niet-toegelaten', reason: `${name} mag niet gewijzigd worden.` })));
+  }
+}
+
+export function and(...parts: Filter<Document>[]): Filter<Document> {
+  const real = parts.filter((p) => Object.keys(p).length);
+  return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };
+}
+
+/** Today as the API's dates are written (YYYY-MM-DD, UTC). */
+export function vandaag(): string {
+  return new Date().toISOString().slice(0, 10);
+}

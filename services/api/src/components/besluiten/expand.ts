@@ -1,0 +1,103 @@
+import type { Caller } from '../../common/auth';
+import type { Resource } from '../../common/resource';
+import { documentLinksOf } from '../documenten/context';
+import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../zaken/context';
+import { LEZEN, mayOnBesluittype, zakenOf, type Besluiten } from './context';
+import type { Doc } from './schemas';
+
+/**
+ * `expand` (Besluiten 1.1.0): a besluit expands its besluittype and zaak, a besluitinformatieobject its besluit and
+ * informatieobject; deeper levels follow any link field of the expanded object. Every expanded object is its own
+ * endpoint's representation as the caller may read it (besluiten by besluittype, zaken by zaaktype and
+ * vertrouwelijkheid, documents by their autorisaties and readiness for publication); what the caller may not read is
+ * left out as if absent. A to-one link becomes the object (`{}` when empty), a to-many link an array; deeper levels
+ * sit in the embedded object's own `_expand`. The paths were checked with the query (schemas.ts).
+ */
+
+interface Tree {
+  [field: string]: Tree;
+}
+
+function parse(raw: string): Tree {
+  const tree: Tree = {};
+  for (const path of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+    let node = tree;
+    for (const part of path.split('.')) node = node[part] ??= {};
+  }
+  return tree;
+}
+
+const isUrl = (v: unknown): v is string => typeof v === 'string' && /^https?:\/\//.test(v);
+const urlsIn = (value: unknown): string[] => (Array.isArray(value) ? value.filter(isUrl) : isUrl(value) ? [value] : []);
+
+/** Loads objects by URL as the caller may read them: ours in-process, others fetched. */
+class Loader {
+  constructor(
+    private readonly b: Besluiten,
+    private readonly caller: Caller,
+  ) {}
+
+  async load(urls: string[]): Promise<Map<string, Doc>> {
+    const out = new Map<string, Doc>();
+    const documenten = documentLinksOf(this.b.api.deps);
+    const documents = urls.filter((u) => documenten?.owns(u));
+    if (documents.length) for (const [u, doc] of await documenten!.readable(documents, this.caller)) out.set(u, doc);
+    await Promise.all(
+      urls.filter((u) => !documenten?.owns(u)).map(async (u) => {
+        const doc = await this.one(u);
+        if (doc) out.set(u, doc);
+      }),
+    );
+    return out;
+  }
+
+  private async one(url: string): Promise<Doc | undefined> {
+    const { b, caller } = this;
+    const besluit = b.besluiten.uuidOf(url);
+    if (besluit) {
+      const doc = await b.besluiten.store.get(besluit);
+      return doc && mayOnBesluittype(caller, doc.besluittype, [LEZEN]) ? b.besluiten.toApi(doc) : undefined;
+    }
+    const zaken = zakenOf(b);
+    const zakenParts: Resource<Doc>[] = zaken ? [zaken.zaken, zaken.statussen, zaken.resultaten, zaken.rollen, zaken.zaakobjecten, zaken.zaakinformatieobjecten] : [];
+    const part = zakenParts.find((r) => r.uuidOf(url));
+    if (part) {
+      const doc = await part.store.get(part.uuidOf(url)!);
+      if (!doc || !mayOnZaak(caller, part === zaken!.zaken ? doc : zaakOfPart(doc), [ZAKEN_LEZEN])) return undefined;
+      return part.toApi(doc);
+    }
+    const c = b.catalogi;
+    const catalogi = [c.catalogussen, c.zaaktypen, c.statustypen, c.roltypen, c.resultaattypen, c.eigenschappen, c.zaakobjecttypen, c.informatieobjecttypen, c.besluittypen, c.ziot];
+    const type = catalogi.find((r) => r.uuidOf(url));
+    if (type) {
+      const rendered = await c.api.cached(`expand:${url}@`, async () => {
+        const doc = await type.store.get(type.uuidOf(url)!);
+        return doc ? type.toApi(doc) : null;
+      });
+      // Cached renderings are shared: each expansion gets its own copy to add `_expand` to.
+      return rendered ? structuredClone(rendered) : undefined;
+    }
+    const { status, body } = await b.api.deps.fetchJson(url);
+    return status === 200 && body && typeof body === 'object' && !Array.isArray(body) ? (body as Doc) : undefined;
+  }
+}
+
+async function expandLevel(loader: Loader, objects: Doc[], tree: Tree): Promise<void> {
+  for (const obj of objects) obj._expand ??= {};
+  for (const [field, sub] of Object.entries(tree)) {
+    const found = await loader.load([...new Set(objects.flatMap((o) => urlsIn(o[field])))]);
+    const children = [...new Set(found.values())];
+    if (Object.keys(sub).length && children.length) await expandLevel(loader, children, sub);
+    for (const obj of objects) {
+      const list = urlsIn(obj[field]).map((u) => found.get(u)).filter((x): x is Doc => !!x);
+      (obj._expand as Doc)[field] = Array.isArray(obj[field]) ? list : (list[0] ?? {});
+    }
+  }
+}
+
+/** The `_expand` of one besluit or besluitinformatieobject (its API view with `url`) for `expand` as asked. */
+export async function expand(b: Besluiten, caller: Caller, object: Doc, raw: string): Promise<Doc> {
+  const obj: Doc = { ...object };
+  await expandLevel(new Loader(b, caller), [obj], parse(raw));
+  return obj._expand as Doc;
+}

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { date, url } from '../zaken/schemas';
+
+/**
+ * Besluiten API 1.0.2 resources, with the 1.1.0 `expand` on the lists and details (compatible: a client that does
+ * not send it sees 1.0.2). As in Zaken: an input schema per resource with only the writable fields and an output
+ * schema for the OpenAPI document; read-only and derived fields are set by the resource's rules.
+ */
+
+export type Doc = Record<string, unknown>;
+
+const text = (max: number) => z.string().max(max);
+const rsin = z.string().regex(/^\d{9}$/, { message: 'Een RSIN bestaat uit 9 cijfers.' });
+const blank = z.literal('');
+const urlFilter = z.url().optional();
+
+export const VERVALREDENEN = {
+  tijdelijk: 'Besluit met tijdelijke werking',
+  ingetrokken_overheid: 'Besluit ingetrokken door overheid',
+  ingetrokken_belanghebbende: 'Besluit ingetrokken o.v.v. belanghebbende',
+} as const;
+export const VERVALREDEN = z.enum(Object.keys(VERVALREDENEN) as [keyof typeof VERVALREDENEN, ...(keyof typeof VERVALREDENEN)[]]);
+
+/** The link fields the first level of `expand` may name, per resource (Besluiten 1.1.0). */
+export const EXPANDABLE = {
+  besluit: ['besluittype', 'zaak'],
+  besluitinformatieobject: ['besluit', 'informatieobject'],
+} as const;
+/** How deep `expand` follows links (`besluit.zaak.zaaktype` is three). */
+export const MAX_EXPAND_DEPTH = 5;
+
+/**
+ * `expand`: comma-separated paths nested with dots, whose first segment is one of `allowed`. A bad path is a 400
+ * `invalid-expand-field` on `expand` (checked here, so a list with no results refuses it too).
+ */
+function expandParam(allowed: readonly string[]) {
+  return z
+    .string()
+    .superRefine((raw, ctx) => {
+      for (const path of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+        const parts = path.split('.');
+        const reason = !allowed.includes(parts[0]!)
+          ? `"${parts[0]}" is geen uit te klappen veld; kies uit ${allowed.join(', ')}.`
+          : parts.length > MAX_EXPAND_DEPTH
+            ? `"${path}" is dieper dan ${MAX_EXPAND_DEPTH} niveaus.`
+            : parts.some((p) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(p))
+              ? `"${path}" is geen geldig expand-pad.`
+              : undefined;
+        if (reason) ctx.addIssue({ code: 'custom', message: reason, params: { code: 'invalid-expand-field' } });
+      }
+    })
+    .optional()
+    .describe('Haal details van gelinkte resources direct op, komma-gescheiden; dieper geneste resources met de punt-notatie.');
+}
+
+// ---------------------------------------------------------------- Besluit
+
+export const BesluitInput = z
+  .object({
+    identificatie: text(50).optional(),
+    verantwoordelijkeOrganisatie: rsin,
+    besluittype: url.max(200),
+    zaak: z.union([blank, url.max(200)]).nullable().optional(),
+    datum: date,
+    toelichting: z.string().optional(),
+    bestuursorgaan: text(50).optional(),
+    ingangsdatum: date,
+    vervaldatum: date.nullable().optional(),
+    vervalreden: z.union([VERVALREDEN, blank]).optional(),
+    publicatiedatum: date.nullable().optional(),
+    verzenddatum: date.nullable().optional(),
+    uiterlijkeReactiedatum: date.nullable().optional(),
+  })
+  .meta({ id: 'BesluitRequest' });
+
+export const Besluit = BesluitInput.extend({
+  url,
+  identificatie: z.string(),
+  zaak: z.union([blank, url]),
+  toelichting: z.string(),
+  bestuursorgaan: z.string(),
+  vervaldatum: date.nullable(),
+  vervalreden: z.union([VERVALREDEN, blank]),
+  vervalredenWeergave: z.string(),
+  publicatiedatum: date.nullable(),
+  verzenddatum: date.nullable(),
+  uiterlijkeReactiedatum: date.nullable(),
+  _expand: z.record(z.string(), z.unknown()).optional(),
+}).meta({ id: 'Besluit' });
+
+export const BesluitQuery = z.object({
+  identificatie: z.string().optional(),
+  verantwoordelijkeOrganisatie: z.string().optional(),
+  besluittype: urlFilter,
+  zaak: urlFilter,
+  expand: expandParam(EXPANDABLE.besluit),
+});
+export const BesluitReadQuery = z.object({ expand: expandParam(EXPANDABLE.besluit) });
+
+// ---------------------------------------------------------------- BesluitInformatieObject
+
+export const BesluitInformatieObjectInput = z
+  .object({ informatieobject: url.min(1), besluit: url })
+  .meta({ id: 'BesluitInformatieObjectRequest' });
+
+export const BesluitInformatieObject = BesluitInformatieObjectInput.extend({
+  url,
+  _expand: z.record(z.string(), z.unknown()).optional(),
+}).meta({ id: 'BesluitInformatieObject' });
+
+export const BesluitInformatieObjectQuery = z.object({
+  besluit: urlFilter,
+  informatieobject: urlFilter,
+  expand: expandParam(EXPANDABLE.besluitinformatieobject),
+});
+export const BesluitInformatieObjectReadQuery = z.object({ expand: expandParam(EXPANDABLE.besluitinformatieobject) });
+
+export { AuditTrail } from '../../common/audittrail';

@@ -1,0 +1,65 @@
+import { besluittypeBody, catalogus, create, iotBody, publish } from './catalogi.fixtures';
+import { BASE, token, type TestApp } from './harness';
+
+export const BRC = '/besluiten/api/v1';
+export const BESLUITEN = `${BRC}/besluiten`;
+export const BIO = `${BRC}/besluitinformatieobjecten`;
+export const MISSING = '00000000-0000-4000-8000-000000000000';
+
+export interface BesluitSetup {
+  catalogus: string;
+  /** A published besluittype whose informatieobjecttypen hold `informatieobjecttype`. */
+  besluittype: string;
+  /** A published informatieobjecttype (omschrijving `besluitdocument`). */
+  informatieobjecttype: string;
+}
+
+/** A catalogus with a published informatieobjecttype and a published besluittype that knows it. */
+export async function besluittypeMetDocumenttype(t: TestApp, over: Record<string, unknown> = {}): Promise<BesluitSetup> {
+  const cat = await catalogus(t, `B${Math.floor(Math.random() * 100000)}`);
+  const iot = await create(t, 'informatieobjecttypen', iotBody(cat, { omschrijving: 'besluitdocument' }));
+  await publish(t, iot.url);
+  const bt = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'vergunning', informatieobjecttypen: ['besluitdocument'], ...over }));
+  await publish(t, bt.url);
+  return { catalogus: cat, besluittype: bt.url, informatieobjecttype: iot.url };
+}
+
+/** Another published besluittype in the same catalogus. */
+export async function besluittype(t: TestApp, cat: string, over: Record<string, unknown> = {}): Promise<string> {
+  const bt = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: `ander ${Math.random()}`, ...over }));
+  await publish(t, bt.url);
+  return bt.url;
+}
+
+export const besluitBody = (besluittype: string, over: Record<string, unknown> = {}) => ({
+  verantwoordelijkeOrganisatie: '000000000',
+  besluittype,
+  datum: '2024-03-01',
+  ingangsdatum: '2024-03-02',
+  ...over,
+});
+
+/** POSTs to a Besluiten collection; throws with the body when it is not a 201. */
+export async function createB(t: TestApp, path: string, body: unknown, opts: { token?: string } = {}): Promise<Record<string, any>> {
+  const res = await t.call('POST', path.startsWith('/') ? path : `${BRC}/${path}`, body, opts);
+  if (res.statusCode !== 201) throw new Error(`POST ${path} gave ${res.statusCode}: ${res.body}`);
+  return res.json();
+}
+
+/** A client whose applicatie has these Besluiten autorisaties (and any others given with their component); returns its token. */
+export async function brcClient(t: TestApp, clientId: string, autorisaties: Record<string, unknown>[]): Promise<string> {
+  await t.client(clientId, `${clientId}-secret`);
+  const res = await t.call('POST', '/autorisaties/api/v1/applicaties', {
+    clientIds: [clientId],
+    label: clientId,
+    autorisaties: autorisaties.map((a) => ({ component: 'brc', ...a })),
+  });
+  if (res.statusCode !== 201) throw new Error(`applicatie: ${res.body}`);
+  return token(clientId, `${clientId}-secret`);
+}
+
+/** The URL of a resource of this platform's API that does not exist. */
+export const missing = (collection: string) => `${BASE}${BRC}/${collection}/${MISSING}`;
+
+/** The first invalidParams entry of a 400 answer. */
+export const param = (res: { json(): any }) => (res.json().invalidParams as { name: string; code: string }[])[0];
