@@ -3,9 +3,13 @@
 # (tests that stop an engine run alone, last),
 # then the query-index check on every query shape the tests sent (see README, Development).
 # Engines: MONGODB_URL + KAFKA_BROKERS when set; else testcontainers where Docker runs; else scripts/engines.sh.
+# Browser: Debian's chromium for the end-to-end tests (scripts/browser.sh installs it when missing).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 npx tsc -b || { echo "typecheck: 0 passed, 1 failed"; exit 1; }
+# The end-to-end tests of the admin screens drive Debian's chromium (installed here when missing; see browser.sh).
+ZGW_CHROMIUM=$(bash scripts/browser.sh) || echo "test: no browser; the end-to-end tests of the admin screens will fail" >&2
+export ZGW_CHROMIUM
 summary=$(mktemp)
 queries=$(mktemp -d)
 export ZGW_TEST_SUMMARY="$summary"
