@@ -27,6 +27,29 @@ const schema = z.object({
   AUDIT_SPOOL_DIR: z.string().min(1).default('.data/audit-spool'),
   AUDIT_EXCLUDE_CLIENT_IDS: z.string().default(''),
   AUDIT_SETTINGS_POLL_MS: z.coerce.number().int().min(100).default(3000),
+  /** Notificaties: an abonnement whose attempts have all failed this long is locked (default one week). */
+  NRC_LOCK_AFTER_HOURS: z.coerce.number().positive().default(168),
+  /** How long notifications that matched an abonnement, and finished deliveries, are kept (for resends and the admin screen). */
+  NRC_RETENTION_DAYS: z.coerce.number().positive().default(14),
+  /** The wait before the next attempt after 1, 2, ... consecutive failures (seconds; the last step repeats). */
+  NRC_BACKOFF_SECONDS: z.string().regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'positive numbers separated by commas').default('30,60,300,900,3600,10800,21600,43200'),
+  /** How long a receiver may take to answer a delivery (and the callback check of a new abonnement). */
+  NRC_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Deliveries in flight at once, over all abonnementen, and to one abonnement. */
+  NRC_CONCURRENCY: z.coerce.number().int().min(1).default(200),
+  NRC_ABONNEMENT_CONCURRENCY: z.coerce.number().int().min(1).default(8),
+  /** Pending deliveries of one abonnement the notifier holds in memory; the rest wait in MongoDB until there is room. */
+  NRC_QUEUE_LIMIT: z.coerce.number().int().min(10).default(20_000),
+  /** How often the notifier re-reads abonnementen, their state, kanalen and resend requests. */
+  NRC_REFRESH_MS: z.coerce.number().int().min(50).default(2000),
+  /** Whether a new or changed abonnement's callback must answer a test notification with 2xx (off: not checked). */
+  NRC_CALLBACK_CHECK: z.enum(['on', 'off']).default('on'),
+  /** The first administrator of the admin screens, created at start while there is none (see README, Admin screens). */
+  ADMIN_INITIAL_USER: z.string().trim().min(1).max(100).default('admin'),
+  ADMIN_INITIAL_PASSWORD: z.string().default(''),
+  /** An admin session ends after this many minutes without a request, and after ADMIN_SESSION_MAX_HOURS in any case. */
+  ADMIN_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).default(30),
+  ADMIN_SESSION_MAX_HOURS: z.coerce.number().int().min(1).default(12),
 });
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };
