@@ -7,3 +7,4 @@ export * from './kafka';
 export * from './consumer';
 export * from './audit';
 export * from './audit-indexes';
+export * from './nrc';

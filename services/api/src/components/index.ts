@@ -3,7 +3,8 @@ import { autorisaties } from './autorisaties';
 import { besluiten } from './besluiten';
 import { catalogi } from './catalogi';
 import { documenten } from './documenten';
+import { notificaties } from './notificaties';
 import { zaken } from './zaken';
 
 /** Every ZGW component this service serves, in the order they are mounted. */
-export const COMPONENTS: ComponentDef[] = [autorisaties, catalogi, zaken, documenten, besluiten];
+export const COMPONENTS: ComponentDef[] = [autorisaties, catalogi, zaken, documenten, besluiten, notificaties];

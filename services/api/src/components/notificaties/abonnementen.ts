@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { NOTIFICATION_ID_HEADER, NRC_ABONNEMENTEN, NRC_DELIVERIES, NRC_STATUS } from '@zgw/shared';
+import { ZgwError, type InvalidParam } from '../../common/errors';
+import { Resource } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { parseOrThrow } from '../../common/validation';
+import { CONSUMEREN, READ, type Notificaties } from './context';
+import { Abonnement, AbonnementInput, AbonnementPatch, type AbonnementDoc } from './schemas';
+
+/**
+ * ABONNEMENT: a callback URL with the Authorization header to send, and the kanalen (with kenmerk filters) it
+ * receives. Every kanaal must exist and filter only on its kenmerken; the callback must accept a test notification
+ * (NRC_CALLBACK_CHECK). Delivery is the notifier's (services/notifier); its state per abonnement is kept apart
+ * (nrc_abonnement_status), so a change here never resets a lock.
+ */
+export function registerAbonnementen(n: Notificaties): Resource<AbonnementDoc> {
+  const { deps } = n.api;
+  return new Resource<AbonnementDoc>(n.api, {
+    collection: 'abonnement',
+    storeAs: NRC_ABONNEMENTEN,
+    resource: 'abonnement',
+    schema: Abonnement,
+    input: AbonnementInput,
+    patchInput: AbonnementPatch,
+    plainList: true,
+    scopes: { read: READ, create: [CONSUMEREN], update: [CONSUMEREN], destroy: [CONSUMEREN] },
+    prepare: async (data, _ctx, current) => {
+      const input = parseOrThrow(AbonnementInput, data);
+      const errors = await checkKanalen(n, input.kanalen);
+      if (errors.length) throw ZgwError.validation(errors);
+      const changed = !current || current.callbackUrl !== input.callbackUrl || current.auth !== input.auth;
+      if (changed && deps.config.NRC_CALLBACK_CHECK === 'on') await checkCallback(input.callbackUrl, input.auth, deps.config.NRC_DELIVERY_TIMEOUT_MS);
+      return { callbackUrl: input.callbackUrl, auth: input.auth, kanalen: input.kanalen.map((k) => ({ naam: k.naam, filters: k.filters ?? {} })) };
+    },
+    // Its pending deliveries go with it; the notifier drops its queue at its next refresh.
+    afterDestroy: async (current: Stored<AbonnementDoc>) => {
+      await deps.db.collection(NRC_DELIVERIES).deleteMany({ abonnement: current._id, state: 'pending' });
+      await deps.db.collection<{ _id: string }>(NRC_STATUS).deleteOne({ _id: current._id });
+    },
+  });
+}
+
+/** Each kanaal of an abonnement exists, and its filters name only that kanaal's kenmerken. */
+async function checkKanalen(n: Notificaties, groups: AbonnementDoc['kanalen']): Promise<InvalidParam[]> {
+  const errors: InvalidParam[] = [];
+  const names = [...new Set(groups.map((g) => g.naam))];
+  const found = new Map((await n.kanalen.store.find({ naam: { $in: names } })).map((k) => [k.naam, k]));
+  groups.forEach((g, i) => {
+    const kanaal = found.get(g.naam);
+    if (!kanaal) {
+      errors.push({ name: `kanalen.${i}.naam`, code: 'does_not_exist', reason: `Kanaal met naam "${g.naam}" bestaat niet.` });
+      return;
+    }
+    const unknown = Object.keys(g.filters ?? {}).filter((k) => !kanaal.filters.includes(k));
+    if (unknown.length) {
+      errors.push({
+        name: `kanalen.${i}.filters`,
+        code: 'kenmerken-inconsistent',
+        reason: `Kanaal "${g.naam}" kent de kenmerken ${unknown.join(', ')} niet; wel: ${kanaal.filters.join(', ') || '(geen)'}.`,
+      });
+    }
+  });
+  return errors;
+}
+
+/**
+ * The callback check of the standard's reference implementation: a test notification (kanaal `test`) POSTed with the
+ * abonnement's Authorization header must be accepted (any 2xx; the reference asks 204, the answer receivers are
+ * specified to give). Redirects are not followed: deliveries do not follow them either.
+ */
+export async function checkCallback(url: string, auth: string, timeoutMs: number): Promise<void> {
+  const message = {
+    kanaal: 'test',
+    hoofdObject: 'http://some.hoofdobject.nl/',
+    resource: 'some_resource',
+    resourceUrl: 'http://some.resource.nl/',
+    actie: 'create',
+    aanmaakdatum: new Date().toISOString(),
+    kenmerken: {},
+  };
+  let problem: string | undefined;
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: auth, [NOTIFICATION_ID_HEADER]: randomUUID() },
+      body: JSON.stringify(message),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    if (res.status < 200 || res.status > 299) problem = `antwoordde met HTTP ${res.status}`;
+  } catch (err) {
+    problem = (err as Error).name === 'TimeoutError' ? `antwoordde niet binnen ${timeoutMs} ms` : 'is niet bereikbaar';
+  }
+  if (problem) {
+    throw ZgwError.field('callbackUrl', 'invalid-callback-url', `De opgegeven callback URL kan geen notificaties ontvangen: een testnotificatie ${problem}.`);
+  }
+}

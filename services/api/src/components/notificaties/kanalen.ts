@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { KANAAL_KENMERKEN, KANALEN, NRC_KANALEN } from '@zgw/shared';
+import { ZgwError } from '../../common/errors';
+import { Resource } from '../../common/resource';
+import { parseOrThrow } from '../../common/validation';
+import { PUBLICEREN, READ, type Notificaties } from './context';
+import { Kanaal, KanaalInput, KanaalQuery, type KanaalDoc } from './schemas';
+
+/** Where the standard documents the kenmerken of the platform's own kanalen. */
+const DOCUMENTATIE = 'https://vng-realisatie.github.io/gemma-zaken/standaard/';
+
+/** MongoDB's duplicate key error: a unique index refused the write. */
+const DUPLICATE_KEY = 11000;
+
+/**
+ * KANAAL: unique by naam (a producer checks whether one exists before registering it); created, listed and read,
+ * never changed or removed (the standard has no such operations). The platform's own kanalen exist from the start.
+ */
+export function registerKanalen(n: Notificaties): Resource<KanaalDoc> {
+  const kanalen: Resource<KanaalDoc> = new Resource<KanaalDoc>(n.api, {
+    collection: 'kanaal',
+    storeAs: NRC_KANALEN,
+    resource: 'kanaal',
+    schema: Kanaal,
+    input: KanaalInput,
+    query: KanaalQuery,
+    filter: (q) => (q.naam !== undefined ? { naam: q.naam } : {}),
+    plainList: true,
+    operations: ['list', 'create', 'read'],
+    scopes: { read: READ, create: [PUBLICEREN], update: [PUBLICEREN], destroy: [PUBLICEREN] },
+    prepare: async (data) => {
+      const input = parseOrThrow(KanaalInput, data);
+      if (await kanalen.store.findOne({ naam: input.naam })) throw taken(input.naam);
+      return { naam: input.naam, documentatieLink: input.documentatieLink ?? '', filters: [...new Set(input.filters)] };
+    },
+  });
+  // Two creates of one naam at once: the unique index refuses the second, which gets the same 400.
+  const insert = kanalen.insert.bind(kanalen);
+  kanalen.insert = async (doc, ctx) => {
+    try {
+      return await insert(doc, ctx);
+    } catch (err) {
+      if ((err as { code?: number }).code === DUPLICATE_KEY) throw taken(doc.naam);
+      throw err;
+    }
+  };
+  return kanalen;
+}
+
+function taken(naam: string): ZgwError {
+  return ZgwError.field('naam', 'unique', `Er bestaat al een kanaal met de naam "${naam}".`);
+}
+
+/** A uuid derived from the naam, so every instance creates the same kanaal at its first start (and never two). */
+export function platformKanaalUuid(naam: string): string {
+  const h = createHash('sha1').update(`zgw-kanaal:${naam}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)}${h.slice(18, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * Creates the platform's own kanalen (zaken, documenten, ...) with their kenmerken as filters when missing: by a
+ * fixed uuid and only where absent, so instances starting together create each once, and a kanaal of that naam
+ * registered earlier by a client is left as it is.
+ */
+export async function ensurePlatformKanalen(kanalen: Resource<KanaalDoc>): Promise<void> {
+  for (const naam of KANALEN) {
+    if (await kanalen.store.findOne({ naam })) continue;
+    const doc = { naam, documentatieLink: DOCUMENTATIE, filters: [...(KANAAL_KENMERKEN[naam] ?? [])], _created: new Date() };
+    try {
+      await kanalen.store.coll.updateOne({ _id: platformKanaalUuid(naam) } as never, { $setOnInsert: doc } as never, { upsert: true });
+    } catch (err) {
+      if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err;
+    }
+  }
+}
