@@ -1,4 +1,4 @@
-import { besluittypeBody, catalogus, create, iotBody, publish } from './catalogi.fixtures';
+import { besluittypeBody, catalogus, create, iotBody, publish, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
 import { BASE, token, type TestApp } from './harness';
 
 export const BRC = '/besluiten/api/v1';
@@ -16,12 +16,42 @@ export interface BesluitSetup {
 
 /** A catalogus with a published informatieobjecttype and a published besluittype that knows it. */
 export async function besluittypeMetDocumenttype(t: TestApp, over: Record<string, unknown> = {}): Promise<BesluitSetup> {
-  const cat = await catalogus(t, `B${Math.floor(Math.random() * 100000)}`);
+  const cat = await catalogus(t, `B${Math.floor(Math.random() * 10000)}`);
   const iot = await create(t, 'informatieobjecttypen', iotBody(cat, { omschrijving: 'besluitdocument' }));
   await publish(t, iot.url);
   const bt = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'vergunning', informatieobjecttypen: ['besluitdocument'], ...over }));
   await publish(t, bt.url);
   return { catalogus: cat, besluittype: bt.url, informatieobjecttype: iot.url };
+}
+
+export interface ZaakBesluitSetup extends BesluitSetup {
+  /** A published zaaktype whose besluittypen hold `besluittype`, with a begin and eind statustype. */
+  zaaktype: string;
+  statustypen: { begin: string; eind: string };
+  /** Resultaattypen whose archiving brondatum is the latest ingangsdatum, or vervaldatum, of the zaak's besluiten. */
+  resultaattypen: { ingangsdatum: string; vervaldatum: string };
+}
+
+/** Besluittype and informatieobjecttype as above, and a zaaktype of the same catalogus that knows the besluittype. */
+export async function zaaktypeMetBesluittype(t: TestApp, sl: Referentielijsten): Promise<ZaakBesluitSetup> {
+  const setup = await besluittypeMetDocumenttype(t);
+  const zt = await create(t, 'zaaktypen', zaaktypeBody(setup.catalogus, { selectielijstProcestype: sl.procestype, besluittypen: [setup.besluittype], informatieobjecttypen: [] }));
+  const part = (collection: string, body: Record<string, unknown>) => create(t, collection, { zaaktype: zt.url, ...body });
+  const begin = await part('statustypen', { omschrijving: 'begin', volgnummer: 1 });
+  const eind = await part('statustypen', { omschrijving: 'eind', volgnummer: 2 });
+  const resultaattype = (omschrijving: string, afleidingswijze: string) =>
+    part('resultaattypen', {
+      omschrijving,
+      resultaattypeomschrijving: sl.omschrijving,
+      selectielijstklasse: sl.resultaat.vast,
+      archiefnominatie: 'vernietigen',
+      archiefactietermijn: 'P5Y',
+      brondatumArchiefprocedure: { afleidingswijze, procestermijn: null, datumkenmerk: '', einddatumBekend: false, objecttype: '', registratie: '' },
+    });
+  const ingangsdatum = await resultaattype('Verleend', 'ingangsdatum_besluit');
+  const vervaldatum = await resultaattype('Verlopen', 'vervaldatum_besluit');
+  await publish(t, zt.url);
+  return { ...setup, zaaktype: zt.url, statustypen: { begin: begin.url, eind: eind.url }, resultaattypen: { ingangsdatum: ingangsdatum.url, vervaldatum: vervaldatum.url } };
 }
 
 /** Another published besluittype in the same catalogus. */
