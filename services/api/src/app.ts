@@ -4,6 +4,7 @@ import { releaseLabel, scrubUrl, type Logger } from '@zgw/shared';
 import { mountComponent, type ComponentDef, type Deps } from './common/component';
 import { registerAuditAdmin } from './admin/audit';
 import { registerCredentialAdmin } from './admin/credentials';
+import { registerNotificatiesAdmin } from './admin/notificaties';
 import { registerErrorHandling } from './common/errors';
 import { COMPONENTS } from './components';
 
@@ -47,6 +48,7 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
 
   await registerCredentialAdmin(app, deps);
   await registerAuditAdmin(app, deps);
+  await registerNotificatiesAdmin(app, deps);
   // The audit trail of reads: its publisher runs while the app does; what it could not send stays in the spool.
   const reads = deps.reads;
   if (reads) {
