@@ -28,8 +28,11 @@ export interface ZaakBesluitSetup extends BesluitSetup {
   /** A published zaaktype whose besluittypen hold `besluittype`, with a begin and eind statustype. */
   zaaktype: string;
   statustypen: { begin: string; eind: string };
-  /** Resultaattypen whose archiving brondatum is the latest ingangsdatum, or vervaldatum, of the zaak's besluiten. */
-  resultaattypen: { ingangsdatum: string; vervaldatum: string };
+  /**
+   * Resultaattypen whose archiving brondatum is the latest ingangsdatum, or vervaldatum, of the zaak's besluiten, or
+   * the latest `datum` of the besluiten its zaakobjecten of objectType besluit point at (P5Y each).
+   */
+  resultaattypen: { ingangsdatum: string; vervaldatum: string; zaakobject: string };
 }
 
 /** Besluittype and informatieobjecttype as above, and a zaaktype of the same catalogus that knows the besluittype. */
@@ -39,19 +42,20 @@ export async function zaaktypeMetBesluittype(t: TestApp, sl: Referentielijsten):
   const part = (collection: string, body: Record<string, unknown>) => create(t, collection, { zaaktype: zt.url, ...body });
   const begin = await part('statustypen', { omschrijving: 'begin', volgnummer: 1 });
   const eind = await part('statustypen', { omschrijving: 'eind', volgnummer: 2 });
-  const resultaattype = (omschrijving: string, afleidingswijze: string) =>
+  const resultaattype = (omschrijving: string, afleidingswijze: string, over: Record<string, unknown> = {}) =>
     part('resultaattypen', {
       omschrijving,
       resultaattypeomschrijving: sl.omschrijving,
       selectielijstklasse: sl.resultaat.vast,
       archiefnominatie: 'vernietigen',
       archiefactietermijn: 'P5Y',
-      brondatumArchiefprocedure: { afleidingswijze, procestermijn: null, datumkenmerk: '', einddatumBekend: false, objecttype: '', registratie: '' },
+      brondatumArchiefprocedure: { afleidingswijze, procestermijn: null, datumkenmerk: '', einddatumBekend: false, objecttype: '', registratie: '', ...over },
     });
   const ingangsdatum = await resultaattype('Verleend', 'ingangsdatum_besluit');
   const vervaldatum = await resultaattype('Verlopen', 'vervaldatum_besluit');
+  const zaakobject = await resultaattype('Besloten', 'zaakobject', { objecttype: 'besluit', datumkenmerk: 'datum' });
   await publish(t, zt.url);
-  return { ...setup, zaaktype: zt.url, statustypen: { begin: begin.url, eind: eind.url }, resultaattypen: { ingangsdatum: ingangsdatum.url, vervaldatum: vervaldatum.url } };
+  return { ...setup, zaaktype: zt.url, statustypen: { begin: begin.url, eind: eind.url }, resultaattypen: { ingangsdatum: ingangsdatum.url, vervaldatum: vervaldatum.url, zaakobject: zaakobject.url } };
 }
 
 /** Another published besluittype in the same catalogus. */

@@ -637,8 +637,12 @@ describe('the same operations with valid input', () => {
       const path = pathOf(op);
       if (op.kind === 'create') {
         const url = op.path.includes('{zaak_uuid}') ? pathOf(op).replace(/\/$/, '') : `${ZRC}${op.path}`;
-        // a second resultaat of a zaak is refused (unique): create it for the other zaak
-        const body = op.resource === 'resultaten' ? { ...bodies.resultaten, zaak: otherZaak.url } : bodies[op.resource];
+        // a second resultaat of a zaak is refused (unique): create it for the other zaak; a besluit is linked once
+        const body = op.resource === 'resultaten'
+          ? { ...bodies.resultaten, zaak: otherZaak.url }
+          : op.resource === 'besluiten'
+            ? { besluit: sl.add(`besluiten/${randomUUID()}`, { besluittype: 'https://elders.example/besluittypen/1' }) }
+            : bodies[op.resource];
         const res = await call('POST', url, body);
         expect({ op: `${op.method} ${op.path}`, status: res.statusCode }).toEqual({ op: `${op.method} ${op.path}`, status: 201 });
         expect(res.json().url).toMatch(/^http/);

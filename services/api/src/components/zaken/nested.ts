@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z as zod } from 'zod';
-import type { Notificatie } from '@zgw/shared';
+import type { AuditEntry, Notificatie } from '@zgw/shared';
 import { registerAudittrail as registerCommonAudittrail } from '../../common/audittrail';
 import type { Caller } from '../../common/auth';
 import { ZgwError } from '../../common/errors';
@@ -32,6 +32,23 @@ export class NestedResource extends Resource<Doc> {
     const n = super.notificatie(doc, uuid, actie);
     const url = this.urlOf({ ...doc, _id: uuid });
     return { ...n, resourceUrl: url, hoofdObject: String(doc.zaak) };
+  }
+
+  /** The audit entry of a write names the nested URL and belongs to the zaak's trail. */
+  override auditEntry(...args: Parameters<Resource<Doc>['auditEntry']>): AuditEntry | undefined {
+    const entry = super.auditEntry(...args);
+    if (!entry) return undefined;
+    const [, , uuid, oud, nieuw] = args;
+    const doc = (nieuw ?? oud)!;
+    const url = this.urlOf({ ...doc, _id: uuid });
+    const view = (v: Record<string, unknown> | null) => (v ? { ...v, url } : null);
+    return {
+      ...entry,
+      hoofdObject: String(doc.zaak),
+      resourceUrl: url,
+      resourceWeergave: url,
+      wijzigingen: { oud: view(entry.wijzigingen.oud), nieuw: view(entry.wijzigingen.nieuw) },
+    };
   }
 }
 
