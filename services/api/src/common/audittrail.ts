@@ -41,13 +41,18 @@ export async function ensureAudittrailIndex(db: Db): Promise<void> {
  * besluit), entries kept in collection `audittrail` (written at once by the API and by the audit service), oldest
  * first. A main object that is gone has no trail to show (404).
  */
-export function registerAudittrail(api: ComponentApi, owner: Resource<Document>, param: string): void {
+export function registerAudittrail(api: ComponentApi, owner: Resource<Document>, param: string, mayRead?: (doc: Document, caller: Caller) => boolean): void {
   const coll = api.deps.db.collection<Entry>(AUDITTRAIL_COLLECTION);
   const Params = z.object({ [param]: z.string() });
   const DetailParams = Params.extend({ uuid: z.string() });
   const base = `/${owner.def.collection}/:${param}/audittrail`;
-  // A main object that does not exist for the caller (Resource.callerFilter) has no trail for it either.
-  const ownerUrl = async (params: Record<string, string>, caller: Caller) => owner.url((await owner.getOr404(params[param]!, undefined, owner.callerCondition(caller)))._id);
+  // A main object that does not exist for the caller (Resource.callerFilter) has no trail for it either; `mayRead`
+  // is whether the caller holds audittrails.lezen for this object (its type), 403 otherwise.
+  const ownerUrl = async (params: Record<string, string>, caller: Caller) => {
+    const doc = await owner.getOr404(params[param]!, undefined, owner.callerCondition(caller));
+    if (mayRead && !mayRead(doc, caller)) throw ZgwError.forbidden('Deze actie vereist de scope audittrails.lezen voor het type van dit object.');
+    return owner.url(doc._id);
+  };
   api.route({
     method: 'GET', path: base, operationId: 'audittrail_list', summary: `Alle audit trail regels van een ${owner.def.resource}.`,
     scopes: ['audittrails.lezen'], params: Params, response: z.array(AuditTrail),

@@ -6,7 +6,7 @@ import type { Catalogi } from '../catalogi/context';
 import { References } from '../zaken/refs';
 import { registerBesluitinformatieobjecten } from './besluitinformatieobjecten';
 import { registerBesluiten } from './besluiten';
-import { PART_AUTH_FIELD, type BesluitLinks, type Besluiten } from './context';
+import { PART_AUTH_FIELD, mayOnBesluittype, type BesluitLinks, type Besluiten } from './context';
 
 /**
  * Besluiten API 1.0.2 (BRC), with the 1.1.0 `expand`: besluiten on the besluittypen of the Catalogi API, the
@@ -30,7 +30,8 @@ export const besluiten: ComponentDef = {
     b.besluiten = registerBesluiten(b);
     b.besluitinformatieobjecten = registerBesluitinformatieobjecten(b);
     b.links = besluitLinks(b);
-    registerAudittrail(api, b.besluiten, 'besluit_uuid');
+    // The trail of a besluit is read with audittrails.lezen for its besluittype.
+    registerAudittrail(api, b.besluiten, 'besluit_uuid', (doc, caller) => mayOnBesluittype(caller, doc.besluittype, ['audittrails.lezen']));
     api.deps.components.set('besluiten', b);
     await ensureIndexes(b);
     const fixed = await b.besluiten.store.recount();
