@@ -1,12 +1,14 @@
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { releaseLabel, scrubUrl, type Logger } from '@zgw/shared';
-import { mountComponent, type ComponentDef, type Deps } from './common/component';
+import { mountComponent, type ComponentApi, type ComponentDef, type Deps } from './common/component';
 import { registerAuditAdmin } from './admin/audit';
 import { registerCredentialAdmin } from './admin/credentials';
 import { registerNotificatiesAdmin } from './admin/notificaties';
+import { registerAdminUi } from './admin/ui';
 import { registerErrorHandling } from './common/errors';
 import { COMPONENTS } from './components';
+import { REFERENCE_PATH, registerApiReference } from './reference';
 
 export interface AppOptions {
   deps: Deps;
@@ -36,7 +38,8 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
   // Each component's version without an Api-Version header, and every version of those that serve several.
   const versions = Object.fromEntries(components.map((c) => [c.name, c.defaultVersion?.(deps.config) ?? c.version]));
   const served = Object.fromEntries(components.filter((c) => c.versions).map((c) => [c.name, c.versions]));
-  app.get('/', async () => ({ release: releaseLabel(), components: versions, versions: served }));
+  const links = { apiReferentie: `${deps.urls.base}${REFERENCE_PATH}`, beheer: `${deps.urls.base}/admin/` };
+  app.get('/', async () => ({ release: releaseLabel(), components: versions, versions: served, links }));
   app.get('/health', async (_req, reply) => {
     try {
       await deps.db.command({ ping: 1 });
@@ -46,6 +49,10 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
     return { status: 'ok', mongodb: 'ok', ...(health ? await health() : {}) };
   });
 
+  // The admin screens first: their session hook opens the admin JSON endpoints registered after them.
+  const apis: ComponentApi[] = [];
+  await registerAdminUi(app, deps, apis);
+  registerApiReference(app, deps, apis);
   await registerCredentialAdmin(app, deps);
   await registerAuditAdmin(app, deps);
   await registerNotificatiesAdmin(app, deps);
@@ -55,7 +62,7 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
     app.addHook('onReady', async () => reads.start());
     app.addHook('onClose', async () => reads.stop());
   }
-  for (const def of components) await mountComponent(app, def, deps);
+  for (const def of components) apis.push(await mountComponent(app, def, deps));
   return app;
 }
 

@@ -65,6 +65,8 @@ export class Caller {
 declare module 'fastify' {
   interface FastifyRequest {
     caller?: Caller;
+    /** An administrator logged in on the admin screens (their session; set only for the admin JSON endpoints). */
+    adminCaller?: Caller;
   }
 }
 
@@ -96,6 +98,7 @@ export class Authenticator {
   }
 
   async authenticate(req: FastifyRequest): Promise<Caller> {
+    if (req.adminCaller) return req.adminCaller;
     const header = req.headers.authorization;
     if (!header) throw ZgwError.unauthorized('Authenticatiegegevens zijn niet opgegeven: stuur een Authorization: Bearer <JWT> header.');
     const match = /^Bearer\s+(\S+)$/i.exec(header);

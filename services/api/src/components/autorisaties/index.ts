@@ -9,6 +9,11 @@ import { Applicatie, ApplicatieInput, ApplicatiePatch, ApplicatieQuery, type App
 const READ = ['autorisaties.lezen'];
 const WRITE = ['autorisaties.bijwerken'];
 
+/** What the Autorisaties component offers the rest of the platform. */
+export interface Autorisaties {
+  applicaties: Resource<ApplicatieDoc>;
+}
+
 /** Autorisaties API 1.1.0 (1.0.0 clients keep working: the only addition is an optional field). */
 export const autorisaties: ComponentDef = {
   name: 'autorisaties',
@@ -43,6 +48,8 @@ export const autorisaties: ComponentDef = {
       },
     });
     await applicaties.store.ensureIndexes([{ key: { clientIds: 1 }, unique: true, sparse: true }]);
+    // The admin screens manage applicaties through the same resource (rules, notifications).
+    api.deps.components.set('autorisaties', { applicaties } satisfies Autorisaties);
 
     api.route({
       method: 'GET',

@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { releaseLabel } from '@zgw/shared';
+import type { ComponentApi, Deps } from '../../common/component';
+import { ZgwError } from '../../common/errors';
+import { registerApplicatieScreens } from './applicaties';
+import { registerAbonnementScreens } from './abonnementen';
+import { registerAuditScreens } from './audit';
+import { adminCaller, sessionOf, type AdminUi } from './context';
+import { field, formOf, parseForm } from './forms';
+import { html } from '../../common/html';
+import { csrfField, redirect, REFERENCE, sendPage, UI } from './layout';
+import { passwordProblem } from './passwords';
+import { AdminSessions, csrfMatches, parseCookies, serializeCookie, type Session } from './sessions';
+import { CSS, JS } from './static';
+import { AdminUsers, ensureInitialAdmin } from './users';
+
+export const SESSION_COOKIE = 'zgw_beheer';
+/** The login form's own token (double submit: cookie and form field), so no other site can log a browser in. */
+const LOGIN_COOKIE = 'zgw_beheer_login';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const FORM_LIMIT = 256 * 1024;
+
+/**
+ * The admin screens under /admin: their own login (administrators with a name and password, not ZGW clients),
+ * sessions in MongoDB (HttpOnly, SameSite=Strict cookie, path /admin), a CSRF token on every state-changing request.
+ * A session also opens the admin JSON endpoints (/admin/api/...) to the screens, with the CSRF token in
+ * `X-CSRF-Token` on anything but a read: the screens use those endpoints as any client would.
+ * `apis` holds the mounted components once they are mounted.
+ */
+export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: readonly ComponentApi[]): Promise<void> {
+  const users = new AdminUsers(deps.db);
+  const sessions = new AdminSessions(deps.db, deps.config.ADMIN_SESSION_IDLE_MINUTES * 60_000, deps.config.ADMIN_SESSION_MAX_HOURS * 3_600_000);
+  await sessions.ensureIndexes();
+  await ensureInitialAdmin(users, deps.config, deps.log);
+  const secure = deps.config.PUBLIC_BASE_URL.startsWith('https:');
+  const ui: AdminUi = { deps, root: app, apis };
+  const ownHosts = new Set([new URL(deps.config.PUBLIC_BASE_URL).host]);
+  const crossSite = (req: FastifyRequest) => fromOtherSite(req, ownHosts);
+
+  // The admin JSON endpoints take an admin session in place of a ZGW token (never the ZGW APIs themselves).
+  app.addHook('onRequest', async (req) => {
+    if (req.headers.authorization || !req.routeOptions.url?.startsWith('/admin/api/')) return;
+    const token = parseCookies(req.headers.cookie)[SESSION_COOKIE];
+    if (!token) return;
+    const session = await sessions.get(token);
+    if (!session) return;
+    if (!SAFE_METHODS.has(req.method) && (!csrfMatches(req.headers['x-csrf-token'], session.csrf) || crossSite(req))) {
+      throw new ZgwError(403, 'csrf', 'Een wijziging met een beheersessie vraagt het CSRF-token van die sessie in header X-CSRF-Token.');
+    }
+    req.adminCaller = adminCaller(session.user);
+  });
+
+  await app.register(
+    async (scope) => {
+      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_req, body, done) => {
+        done(null, parseForm(String(body)));
+      });
+      scope.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+        const status = err instanceof ZgwError ? err.status : err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
+        if (status >= 500) req.log.error({ err }, 'admin screen failed');
+        const message = status >= 500 ? 'Er ging iets mis; zie de serverlog.' : err.message;
+        return sendPage(reply, { title: 'Fout', user: req.adminSession?.user, csrf: req.adminSession?.csrf, errors: [message], status }, html`<p><a href="${UI}/">Naar het overzicht</a></p>`);
+      });
+      scope.setNotFoundHandler((req, reply) =>
+        sendPage(reply, { title: 'Niet gevonden', user: req.adminSession?.user, status: 404 }, html`<p>Deze pagina bestaat niet. <a href="${UI}/">Naar het overzicht</a></p>`),
+      );
+
+      // Every route but the public ones needs a live session; every state-changing one the session's CSRF token.
+      scope.addHook('preHandler', async (req, reply) => {
+        if (req.routeOptions.config.adminPublic) return;
+        const session = await sessions.get(parseCookies(req.headers.cookie)[SESSION_COOKIE]);
+        if (!session) {
+          const next = req.method === 'GET' ? `?next=${encodeURIComponent(req.url)}` : '?verlopen=1';
+          return redirect(reply, `${UI}/login${next}`);
+        }
+        req.adminSession = session;
+        if (!SAFE_METHODS.has(req.method) && (!csrfMatches(formOf(req.body)._csrf, session.csrf) || crossSite(req))) {
+          req.log.warn({ user: session.user, url: req.url }, 'admin form refused: CSRF token missing or wrong');
+          return sendPage(
+            reply,
+            { title: 'Niet uitgevoerd', user: session.user, csrf: session.csrf, status: 403, errors: ['Dit formulier is verlopen of komt niet van deze site (CSRF-controle). Er is niets gewijzigd.'] },
+            html`<p><a href="${UI}/">Naar het overzicht</a></p>`,
+          );
+        }
+        return undefined;
+      });
+
+      scope.get('/static/admin.css', { config: { adminPublic: true } }, async (_req, reply) =>
+        reply.header('Cache-Control', 'public, max-age=3600').header('X-Content-Type-Options', 'nosniff').type('text/css; charset=utf-8').send(CSS),
+      );
+      scope.get('/static/admin.js', { config: { adminPublic: true } }, async (_req, reply) =>
+        reply.header('Cache-Control', 'public, max-age=3600').header('X-Content-Type-Options', 'nosniff').type('text/javascript; charset=utf-8').send(JS),
+      );
+
+      const loginPage = (reply: FastifyReply, req: FastifyRequest, opts: { errors?: string[]; notice?: string; status?: number; next?: string }) => {
+        const token = parseCookies(req.headers.cookie)[LOGIN_COOKIE] ?? randomBytes(24).toString('base64url');
+        reply.header('Set-Cookie', serializeCookie(LOGIN_COOKIE, token, { path: `${UI}/login`, maxAgeSeconds: 3600, secure }));
+        return sendPage(
+          reply,
+          { title: 'Inloggen', errors: opts.errors, notice: opts.notice, status: opts.status },
+          html`<form class="login" method="post" action="${UI}/login">
+  <input type="hidden" name="_login" value="${token}">
+  <input type="hidden" name="next" value="${opts.next ?? ''}">
+  <label for="naam">Naam</label><input id="naam" name="naam" type="text" autocomplete="username" required autofocus>
+  <label for="wachtwoord">Wachtwoord</label><input id="wachtwoord" name="wachtwoord" type="password" autocomplete="current-password" required>
+  <div class="actions"><button type="submit">Inloggen</button></div>
+</form>
+<p class="muted">Nog geen beheerder? Zie de README, "Admin screens": ADMIN_INITIAL_PASSWORD of <code>npm run admin -- add &lt;naam&gt;</code>.</p>`,
+        );
+      };
+
+      scope.get<{ Querystring: { next?: string; uit?: string; verlopen?: string } }>('/login', { config: { adminPublic: true } }, async (req, reply) => {
+        if (await sessions.get(parseCookies(req.headers.cookie)[SESSION_COOKIE])) return redirect(reply, `${UI}/`);
+        const q = req.query;
+        const notice = q.uit ? 'U bent uitgelogd.' : q.verlopen ? 'Uw sessie is verlopen; log opnieuw in.' : undefined;
+        return loginPage(reply, req, { notice, next: safeNext(q.next) });
+      });
+
+      scope.post('/login', { config: { adminPublic: true } }, async (req, reply) => {
+        const form = formOf(req.body);
+        const expected = parseCookies(req.headers.cookie)[LOGIN_COOKIE];
+        if (!expected || !csrfMatches(field(form, '_login'), expected) || crossSite(req)) {
+          return loginPage(reply, req, { status: 403, errors: ['Het inlogformulier is verlopen of komt niet van deze site. Probeer het opnieuw.'] });
+        }
+        const result = await users.login(field(form, 'naam'), typeof form.wachtwoord === 'string' ? form.wachtwoord : '');
+        if (!result.ok) {
+          req.log.warn({ reason: result.reason }, 'admin login refused');
+          const error = result.reason === 'blocked' ? 'Te veel mislukte pogingen: probeer het over enkele minuten opnieuw.' : 'Onjuiste naam of wachtwoord.';
+          return loginPage(reply, req, { status: result.reason === 'blocked' ? 429 : 401, errors: [error], next: safeNext(field(form, 'next')) });
+        }
+        await sessions.purge();
+        await sessions.destroy(parseCookies(req.headers.cookie)[SESSION_COOKIE]);
+        const session = await sessions.create(result.user);
+        req.log.info({ user: result.user }, 'administrator logged in');
+        reply.header('Set-Cookie', [sessionCookie(session, secure, deps.config.ADMIN_SESSION_MAX_HOURS), serializeCookie(LOGIN_COOKIE, '', { path: `${UI}/login`, maxAgeSeconds: 0, secure })]);
+        return redirect(reply, safeNext(field(form, 'next')) ?? `${UI}/`);
+      });
+
+      scope.post('/logout', async (req, reply) => {
+        const session = sessionOf(req);
+        await sessions.destroy(session.token);
+        req.log.info({ user: session.user }, 'administrator logged out');
+        reply.header('Set-Cookie', serializeCookie(SESSION_COOKIE, '', { path: UI, maxAgeSeconds: 0, secure }));
+        return redirect(reply, `${UI}/login?uit=1`);
+      });
+
+      scope.get('/', async (req, reply) => {
+        const session = sessionOf(req);
+        const versions = apis.map((a) => html`<li>${a.def.title} <span class="muted">${a.defaultVersion}</span></li>`);
+        return sendPage(
+          reply,
+          { title: 'Beheer', user: session.user, csrf: session.csrf, nav: 'home' },
+          html`<div class="cards">
+  <section class="card"><h2><a href="${UI}/applicaties">Applicaties</a></h2><p>Client ids, secrets en autorisaties van de applicaties die de API's gebruiken.</p></section>
+  <section class="card"><h2><a href="${UI}/abonnementen">Abonnementen</a></h2><p>Abonnementen op notificaties: status, laatste pogingen, ontgrendelen en opnieuw versturen.</p></section>
+  <section class="card"><h2><a href="${UI}/audit">Audit</a></h2><p>Client ids waarvan het lezen niet in de audit trail komt.</p></section>
+  <section class="card"><h2><a href="${REFERENCE}">API-referentie</a></h2><p>De OpenAPI-documenten van alle componenten, leesbaar.</p></section>
+</div>
+<h2>Platform</h2>
+<p>Release <strong>${releaseLabel()}</strong></p>
+<ul>${versions}</ul>`,
+        );
+      });
+
+      scope.get('/wachtwoord', async (req, reply) => {
+        const session = sessionOf(req);
+        return sendPage(reply, { title: 'Wachtwoord wijzigen', user: session.user, csrf: session.csrf, nav: 'wachtwoord' }, passwordForm(session));
+      });
+      scope.post('/wachtwoord', async (req, reply) => {
+        const session = sessionOf(req);
+        const form = formOf(req.body);
+        const current = typeof form.huidig === 'string' ? form.huidig : '';
+        const next = typeof form.nieuw === 'string' ? form.nieuw : '';
+        const errors: string[] = [];
+        const problem = passwordProblem(next);
+        if (problem) errors.push(problem);
+        if (next !== form.herhaal) errors.push('Het nieuwe wachtwoord en de herhaling verschillen.');
+        if (!errors.length && !(await users.login(session.user, current)).ok) errors.push('Het huidige wachtwoord klopt niet.');
+        if (errors.length) return sendPage(reply, { title: 'Wachtwoord wijzigen', user: session.user, csrf: session.csrf, nav: 'wachtwoord', errors, status: 400 }, passwordForm(session));
+        await users.setPassword(session.user, next);
+        // Every other session of this administrator ends; this one continues under a new token.
+        await sessions.destroyAllOf(session.user);
+        const fresh = await sessions.create(session.user);
+        req.log.info({ user: session.user }, 'administrator changed their password');
+        reply.header('Set-Cookie', sessionCookie(fresh, secure, deps.config.ADMIN_SESSION_MAX_HOURS));
+        return sendPage(reply, { title: 'Wachtwoord wijzigen', user: fresh.user, csrf: fresh.csrf, nav: 'wachtwoord', notice: 'Uw wachtwoord is gewijzigd; andere sessies zijn beëindigd.' }, html``);
+      });
+
+      registerApplicatieScreens(scope, ui);
+      registerAbonnementScreens(scope, ui);
+      registerAuditScreens(scope, ui);
+    },
+    { prefix: UI },
+  );
+}
+
+function passwordForm(session: Session) {
+  return html`<form method="post" action="${UI}/wachtwoord" class="login">${csrfField(session.csrf)}
+  <input type="text" name="naam" value="${session.user}" autocomplete="username" hidden>
+  <label for="huidig">Huidig wachtwoord</label><input id="huidig" name="huidig" type="password" autocomplete="current-password" required>
+  <label for="nieuw">Nieuw wachtwoord (minstens 12 tekens)</label><input id="nieuw" name="nieuw" type="password" autocomplete="new-password" required minlength="12">
+  <label for="herhaal">Herhaal het nieuwe wachtwoord</label><input id="herhaal" name="herhaal" type="password" autocomplete="new-password" required>
+  <div class="actions"><button type="submit">Wijzigen</button></div>
+</form>`;
+}
+
+function sessionCookie(session: Session, secure: boolean, maxHours: number): string {
+  return serializeCookie(SESSION_COOKIE, session.token, { path: UI, maxAgeSeconds: maxHours * 3600, secure });
+}
+
+/** Where to go after login: only a page of the admin screens (no other host, no protocol-relative URL). */
+function safeNext(next: string | undefined): string | undefined {
+  if (!next || next.length > 500) return undefined;
+  if (next !== UI && !next.startsWith(`${UI}/`)) return undefined;
+  if (next.startsWith('//') || /[\\\s]/.test(next) || next.startsWith(`${UI}/login`)) return undefined;
+  return next;
+}
+
+/**
+ * A request that the browser says comes from another site (Fetch metadata, or an Origin other than this host or
+ * PUBLIC_BASE_URL's): refused for changes even with a token, as a second line behind the token and the SameSite cookie.
+ */
+export function fromOtherSite(req: FastifyRequest, ownHosts: ReadonlySet<string>): boolean {
+  if (req.headers['sec-fetch-site'] === 'cross-site') return true;
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    const host = new URL(origin).host;
+    return !(host === req.headers.host || ownHosts.has(host));
+  } catch {
+    return true; // "null" (a sandboxed or opaque origin) and anything unreadable
+  }
+}

@@ -1,0 +1,92 @@
+import type { FastifyReply } from 'fastify';
+import { html, type Html } from '../../common/html';
+import { REFERENCE_PATH } from '../../reference';
+
+export const UI = '/admin';
+export const REFERENCE = REFERENCE_PATH;
+
+/** What every admin page sends besides its body: no caching, no framing, scripts and styles only from here. */
+export const PAGE_HEADERS: Record<string, string> = {
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+};
+
+export interface PageOptions {
+  title: string;
+  /** The logged-in administrator and the session's CSRF token (absent on the login page). */
+  user?: string;
+  csrf?: string;
+  /** Which navigation entry is current. */
+  nav?: 'applicaties' | 'abonnementen' | 'audit' | 'wachtwoord' | 'home';
+  notice?: string;
+  errors?: string[];
+  status?: number;
+}
+
+const NAV: [NonNullable<PageOptions['nav']>, string, string][] = [
+  ['applicaties', `${UI}/applicaties`, 'Applicaties'],
+  ['abonnementen', `${UI}/abonnementen`, 'Abonnementen'],
+  ['audit', `${UI}/audit`, 'Audit'],
+];
+
+export function csrfField(csrf: string | undefined): Html {
+  return html`<input type="hidden" name="_csrf" value="${csrf ?? ''}">`;
+}
+
+export function layout(opts: PageOptions, body: Html): Html {
+  const nav = opts.user
+    ? html`<nav aria-label="Hoofdmenu">${NAV.map(([key, href, label]) => html`<a href="${href}"${opts.nav === key ? html` aria-current="page"` : ''}>${label}</a>`)}<a href="${REFERENCE}">API-referentie</a></nav>
+      <form class="session" method="post" action="${UI}/logout">${csrfField(opts.csrf)}<a href="${UI}/wachtwoord" title="Wachtwoord wijzigen">${opts.user}</a><button type="submit">Uitloggen</button></form>`
+    : html`<nav aria-label="Hoofdmenu"><a href="${REFERENCE}">API-referentie</a></nav>`;
+  return html`<!doctype html>
+<html lang="nl">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${opts.title} · ZGW beheer</title>
+<link rel="stylesheet" href="${UI}/static/admin.css">
+<script src="${UI}/static/admin.js" defer></script>
+</head>
+<body>
+<header><a class="brand" href="${UI}/">ZGW beheer</a>${nav}</header>
+<main>
+<h1>${opts.title}</h1>
+${opts.notice ? html`<p class="notice" role="status">${opts.notice}</p>` : ''}
+${opts.errors?.length ? html`<div class="errors" role="alert"><ul>${opts.errors.map((e) => html`<li>${e}</li>`)}</ul></div>` : ''}
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+export function sendPage(reply: FastifyReply, opts: PageOptions, body: Html): FastifyReply {
+  return reply
+    .code(opts.status ?? 200)
+    .headers(PAGE_HEADERS)
+    .type('text/html; charset=utf-8')
+    .send(layout(opts, body).value);
+}
+
+/** After a successful POST: see the result with a GET (a reload does not send the form again). */
+export function redirect(reply: FastifyReply, to: string): FastifyReply {
+  return reply.code(303).header('Location', to).header('Cache-Control', 'no-store').send();
+}
+
+/** Previous/next links of a paginated list (`cursor` continues from the page shown, as the APIs' links do). */
+export function pager(path: string, params: Record<string, string | undefined>, page: number, count: number, size: number, cont: { next?: string; previous?: string }): Html {
+  const link = (p: number, cursor?: string) => {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
+    q.set('page', String(p));
+    if (cursor) q.set('cursor', cursor);
+    return `${path}?${q.toString()}`;
+  };
+  const pages = Math.max(1, Math.ceil(count / size));
+  const prev = page > 1 ? html`<a rel="prev" href="${link(page - 1, page > 2 ? cont.previous : undefined)}">« Vorige</a>` : html`<span></span>`;
+  const next = page < pages && cont.next ? html`<a rel="next" href="${link(page + 1, cont.next)}">Volgende »</a>` : html`<span></span>`;
+  return html`<nav class="pager" aria-label="Pagina's">${prev}<span>Pagina ${page} van ${pages} (${count} in totaal)</span>${next}</nav>`;
+}

@@ -1,0 +1,117 @@
+import type { Collection, Db } from 'mongodb';
+import type { Config, Logger } from '@zgw/shared';
+import { decoyHash, hashPassword, MIN_PASSWORD_LENGTH, passwordProblem, verifyPassword } from './passwords';
+
+export const ADMIN_USERS_COLLECTION = 'adminusers';
+
+export interface AdminUser {
+  _id: string; // the user name
+  password: string; // scrypt hash (passwords.ts)
+  createdAt: Date;
+  passwordChangedAt: Date;
+  /** Failed logins since the last good one; from the fifth on, logins wait (blockedUntil). */
+  failures?: number;
+  blockedUntil?: Date;
+}
+
+/** After this many failed logins in a row, each further one makes the account wait longer, up to MAX_BLOCK_MS. */
+const FREE_FAILURES = 5;
+const MAX_BLOCK_MS = 15 * 60_000;
+
+export type LoginResult = { ok: true; user: string } | { ok: false; reason: 'invalid' | 'blocked' };
+
+export const USER_NAME = /^[A-Za-z0-9._@-]{1,100}$/;
+
+/** The administrators of the admin screens (not ZGW clients: they log in with a name and password). */
+export class AdminUsers {
+  readonly coll: Collection<AdminUser>;
+
+  constructor(
+    db: Db,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.coll = db.collection<AdminUser>(ADMIN_USERS_COLLECTION);
+  }
+
+  /** Whether any administrator exists (from the collection's metadata: no scan). */
+  async any(): Promise<boolean> {
+    return (await this.coll.estimatedDocumentCount()) > 0;
+  }
+
+  /** Creates an administrator; false when the name is taken. */
+  async create(name: string, password: string): Promise<boolean> {
+    checkUser(name, password);
+    const at = this.now();
+    try {
+      await this.coll.insertOne({ _id: name, password: await hashPassword(password), createdAt: at, passwordChangedAt: at });
+      return true;
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) return false;
+      throw err;
+    }
+  }
+
+  /** Sets a new password (and lifts a block); false when there is no such administrator. */
+  async setPassword(name: string, password: string): Promise<boolean> {
+    checkUser(name, password);
+    const res = await this.coll.updateOne(
+      { _id: name },
+      { $set: { password: await hashPassword(password), passwordChangedAt: this.now(), failures: 0 }, $unset: { blockedUntil: '' } },
+    );
+    return res.matchedCount > 0;
+  }
+
+  async remove(name: string): Promise<boolean> {
+    return (await this.coll.deleteOne({ _id: name })).deletedCount > 0;
+  }
+
+  async list(): Promise<{ name: string; createdAt: Date; passwordChangedAt: Date }[]> {
+    const docs = await this.coll.find({}, { projection: { password: 0 } }).sort({ _id: 1 }).limit(1000).toArray();
+    return docs.map((d) => ({ name: d._id, createdAt: d.createdAt, passwordChangedAt: d.passwordChangedAt }));
+  }
+
+  /**
+   * Checks a login. An unknown name costs the same hash as a known one, and says the same ("invalid"), so names
+   * cannot be probed. From the fifth failure in a row the account waits 1, 2, 4, ... minutes (at most 15) before it
+   * takes a password again; a good login resets the count.
+   */
+  async login(name: string, password: string): Promise<LoginResult> {
+    const user = USER_NAME.test(name) ? await this.coll.findOne({ _id: name }) : null;
+    if (!user) {
+      await verifyPassword(password, await decoyHash());
+      return { ok: false, reason: 'invalid' };
+    }
+    const now = this.now();
+    if (user.blockedUntil && user.blockedUntil > now) return { ok: false, reason: 'blocked' };
+    if (await verifyPassword(password, user.password)) {
+      if (user.failures) await this.coll.updateOne({ _id: name }, { $set: { failures: 0 }, $unset: { blockedUntil: '' } });
+      return { ok: true, user: name };
+    }
+    const failures = (user.failures ?? 0) + 1;
+    const blockedUntil = failures >= FREE_FAILURES ? new Date(now.getTime() + Math.min(60_000 * 2 ** (failures - FREE_FAILURES), MAX_BLOCK_MS)) : undefined;
+    await this.coll.updateOne({ _id: name }, { $set: { failures, ...(blockedUntil ? { blockedUntil } : {}) } });
+    return { ok: false, reason: 'invalid' };
+  }
+}
+
+function checkUser(name: string, password: string): void {
+  if (!USER_NAME.test(name)) throw new Error('a user name has 1 to 100 letters, digits or . _ @ -');
+  if (passwordProblem(password)) throw new Error(`a password has ${MIN_PASSWORD_LENGTH} to 1024 characters`);
+}
+
+/**
+ * The first administrator: while there is none, ADMIN_INITIAL_PASSWORD creates ADMIN_INITIAL_USER with it at start
+ * (several instances starting at once create it once). An existing administrator is never changed by it.
+ */
+export async function ensureInitialAdmin(users: AdminUsers, config: Config, log: Logger): Promise<void> {
+  if (await users.any()) return;
+  if (!config.ADMIN_INITIAL_PASSWORD) {
+    log.warn('no administrator for the admin screens yet: set ADMIN_INITIAL_PASSWORD, or run `npm run admin -- add <name>`');
+    return;
+  }
+  if (!USER_NAME.test(config.ADMIN_INITIAL_USER)) throw new Error('ADMIN_INITIAL_USER: 1 to 100 letters, digits or . _ @ -');
+  if (passwordProblem(config.ADMIN_INITIAL_PASSWORD)) throw new Error(`ADMIN_INITIAL_PASSWORD: at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (await users.create(config.ADMIN_INITIAL_USER, config.ADMIN_INITIAL_PASSWORD)) {
+    log.info({ user: config.ADMIN_INITIAL_USER }, 'first administrator created from ADMIN_INITIAL_PASSWORD');
+  }
+}
