@@ -1,19 +1,18 @@
-import { KANALEN, consumeTopics, createKafka, createLogger, loadConfig, onShutdown } from '@zgw/shared';
+import { createLogger, loadConfig, onShutdown } from '@zgw/shared';
+import { startNotifier, type Notifier } from './worker';
 
 /**
- * NRC fan-out worker: consumes every kanaal topic. Matching abonnementen and delivering to their callbacks
- * arrives with the Notificaties API; until then it records what it would fan out.
+ * NRC fan-out worker: consumes the topic of every kanaal, delivers each notification to the abonnementen whose
+ * filters it matches, with retries, a record of every attempt and the lock of abonnementen that fail too long
+ * (see worker.ts).
  */
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('notifier', config.LOG_LEVEL);
-  const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-notifier`);
-  const consumer = await consumeTopics(kafka, { groupId: 'zgw-notifier', prefix: config.KAFKA_TOPIC_PREFIX, topics: KANALEN, log }, async (kanaal, eventId, value) => {
-    const n = value as { resource?: string; actie?: string };
-    log.debug({ kanaal, eventId, resource: n.resource, actie: n.actie }, 'notification received');
-  });
-  log.info({ kanalen: KANALEN }, 'notifier consuming');
-  onShutdown(log, () => consumer.stop());
+  let notifier: Notifier | undefined;
+  // Registered first: a stop while MongoDB or Kafka is still awaited at start ends the process too.
+  onShutdown(log, async () => notifier?.stop());
+  notifier = await startNotifier(config, log);
 }
 
 main().catch((err) => {
