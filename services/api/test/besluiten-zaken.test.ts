@@ -81,6 +81,25 @@ describe("a zaak's besluiten", () => {
   });
 });
 
+describe('a zaak with besluiten of this platform', () => {
+  it('is not deleted while a besluit names it, nor with a deelzaak that one names', async () => {
+    const z = await zaak();
+    const besluit = await createB(t, BESLUITEN, besluitBody(s.besluittype, { zaak: z.url }));
+    expect(param(await t.call('DELETE', z.url, undefined, { headers: CRS }))).toMatchObject({ name: 'nonFieldErrors', code: 'pending-besluit-relation' });
+    expect((await t.call('GET', z.url, undefined, { headers: CRS })).statusCode).toBe(200);
+    expect((await t.call('PATCH', besluit.url, { zaak: '' })).statusCode).toBe(200);
+    expect((await t.call('DELETE', z.url, undefined, { headers: CRS })).statusCode).toBe(204);
+
+    const hoofdzaak = await zaak();
+    const deelzaak = await createZ(t, 'zaken', zaakBody(s.zaaktype, { hoofdzaak: hoofdzaak.url }));
+    const b2 = await createB(t, BESLUITEN, besluitBody(s.besluittype, { zaak: deelzaak.url }));
+    expect(param(await t.call('DELETE', hoofdzaak.url, undefined, { headers: CRS }))).toMatchObject({ code: 'pending-besluit-relation' });
+    expect((await t.call('DELETE', b2.url)).statusCode).toBe(204);
+    expect((await t.call('DELETE', hoofdzaak.url, undefined, { headers: CRS })).statusCode).toBe(204);
+    expect((await t.call('GET', deelzaak.url, undefined, { headers: CRS })).statusCode).toBe(404);
+  });
+});
+
 describe('archiving dates of a closing zaak from its besluiten (zrc-021)', () => {
   /** Closes a new zaak with this resultaattype after `prepare`; returns the zaak as it is then. */
   async function close(resultaattype: string, prepare: (zaakUrl: string) => Promise<void>): Promise<Record<string, any>> {

@@ -29,6 +29,8 @@ export interface BesluitLinks {
   owns(url: string): boolean;
   /** The API view of one of this platform's besluiten: undefined when the URL is not ours, null when nothing is there. */
   besluit(url: string): Promise<Doc | null | undefined>;
+  /** Whether a besluit of this platform names this zaak. */
+  anyOfZaak(zaakUrl: string): Promise<boolean>;
 }
 
 /** Every Besluiten resource and service, so that the rules of one can read and update the others. */

@@ -54,6 +54,7 @@ function besluitLinks(b: Besluiten): BesluitLinks {
       const doc = await b.besluiten.store.get(uuid);
       return doc ? b.besluiten.toApi(doc) : null;
     },
+    anyOfZaak: async (zaakUrl) => !!(await b.besluiten.store.findOne({ zaak: zaakUrl })),
   };
 }
 

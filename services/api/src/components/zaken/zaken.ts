@@ -12,6 +12,7 @@ import {
   AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, LEZEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, VERWIJDEREN, ZAAK_AUTH_FIELDS, authBuckets, authFilter, sameFilter,
   idsIn, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, withDefaults, type Zaken,
 } from './context';
+import { besluitenOf } from '../besluiten/context';
 import { expand, parseExpand } from './expand';
 import { within } from './geo';
 import { hasKeys, throwIfAny } from './refs';
@@ -83,7 +84,10 @@ export function registerZaken(z: Zaken): Resource<Doc> {
     weergave: (doc) => String(doc.identificatie),
     visible: (doc, caller) => mayOnZaak(caller, doc, ANY_ZAAK_SCOPE),
     prepare: (data, ctx, current) => prepare(z, data, ctx, current),
-    beforeDestroy: async (current, ctx) => mustMayOnZaak(ctx.caller, current, [VERWIJDEREN]),
+    beforeDestroy: async (current, ctx) => {
+      mustMayOnZaak(ctx.caller, current, [VERWIJDEREN]);
+      await mustHaveNoBesluiten(z, current);
+    },
     afterDestroy: async (current, ctx) => removeParts(z, current, ctx),
     render: (doc, url) => renderLinks(z, doc, url),
   });
@@ -192,6 +196,19 @@ async function checkArchief(z: Zaken, doc: Doc, current?: Doc): Promise<void> {
 async function mustBeUnique(z: Zaken, doc: Doc): Promise<void> {
   const taken = await z.zaken.store.findOne({ bronorganisatie: doc.bronorganisatie, identificatie: doc.identificatie });
   if (taken) throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
+}
+
+/**
+ * A zaak that a besluit of this platform names (or a deelzaak that would go with it) stays until that besluit is
+ * deleted or given another zaak: the besluit would point at nothing (`pending-besluit-relation`).
+ */
+async function mustHaveNoBesluiten(z: Zaken, zaak: Stored<Doc>): Promise<void> {
+  const besluiten = besluitenOf(z.api.deps);
+  if (!besluiten) return;
+  if (await besluiten.anyOfZaak(z.zaken.url(zaak._id))) {
+    throw nonField('pending-besluit-relation', 'Verwijder eerst de besluiten van deze zaak (of koppel ze aan een andere zaak).');
+  }
+  for (const deelzaak of await z.zaken.store.find(idsIn((zaak[PART_LINKS.deelzaken] as string[]) ?? []))) await mustHaveNoBesluiten(z, deelzaak);
 }
 
 /** Deleting a zaak deletes its parts and its deelzaken (zrc-023), each with its own notification and audit entry. */
