@@ -354,3 +354,51 @@ describe('admin command', () => {
     expect((await new AdminBrowser(t).login('cli-beheer', 'typed in password here')).statusCode).toBe(401);
   });
 });
+
+describe('API reference', () => {
+  it('GET / links the reference and the admin screens', async () => {
+    const root = (await t.call('GET', '/', undefined, { token: null })).json();
+    expect(root.links).toEqual({ apiReferentie: 'http://127.0.0.1:8000/api-referentie', beheer: 'http://127.0.0.1:8000/admin/' });
+  });
+
+  it('lists every component with its versions and OpenAPI files, without a token', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api-referentie' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+    for (const name of ['autorisaties', 'catalogi', 'zaken', 'documenten']) expect(res.body).toContain(`href="/api-referentie/${name}"`);
+    expect(res.body).toContain('href="/api-referentie/documenten/1.7.0"');
+    expect(res.body).toContain('href="http://127.0.0.1:8000/zaken/api/v1/schema/openapi.yaml"');
+  });
+
+  it('renders each component from the document it serves: every operation, every schema', async () => {
+    const doc = (await t.call('GET', '/zaken/api/v1/schema/openapi.json')).json();
+    const page = (await t.app.inject({ method: 'GET', url: '/api-referentie/zaken' })).body;
+    const operationIds = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    expect(operationIds.length).toBeGreaterThan(50);
+    for (const id of operationIds) expect(page).toContain(`id="op-${id}"`);
+    for (const name of Object.keys(doc.components.schemas)) expect(page).toContain(`id="schema-${name.replace(/[^A-Za-z0-9_.-]/g, '-')}"`);
+    expect(page).not.toContain('<script');
+  });
+
+  it('serves each version of a component with several, linking the others; unknown ones are 404', async () => {
+    const v17 = (await t.app.inject({ method: 'GET', url: '/api-referentie/documenten/1.7.0' })).body;
+    const v15 = (await t.app.inject({ method: 'GET', url: '/api-referentie/documenten/1.5.0' })).body;
+    expect(v17).toContain('isGereedVoorPublicatie');
+    expect(v15).not.toContain('isGereedVoorPublicatie');
+    expect(v17).toContain('href="/api-referentie/documenten/1.5.0"');
+    expect(v17).toContain('href="http://127.0.0.1:8000/documenten/api/v1/schema/1.7.0/openapi.json"');
+    expect((await t.app.inject({ method: 'GET', url: '/api-referentie/documenten/9.9.9' })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: '/api-referentie/onbekend' })).statusCode).toBe(404);
+  });
+
+  it('loads nothing from elsewhere: no scripts, styles only from this host', async () => {
+    const page = (await t.app.inject({ method: 'GET', url: '/api-referentie/catalogi' })).body;
+    expect(page).not.toContain('<script');
+    const sources = [...page.matchAll(/<(?:link|img|script)[^>]+(?:href|src)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sources).toEqual(['/api-referentie/static/reference.css']);
+    const css = await t.app.inject({ method: 'GET', url: '/api-referentie/static/reference.css' });
+    expect(css.headers['content-type']).toContain('text/css');
+    expect(css.body).not.toMatch(/url\(|@import/);
+  });
+});

@@ -32,6 +32,7 @@ th { background: var(--side); }
 .m-delete { background: #a8261c; } .m-head, .m-options { background: #5b6675; }
 .status { font-weight: 700; }
 .s2 { color: #1d6b34; } .s3 { color: #0b5cad; } .s4 { color: #8a5a00; } .s5 { color: #a8261c; }
+td:first-child > code { white-space: nowrap; word-break: normal; }
 .req { color: #a8261c; font-weight: 700; }
 .rules { color: var(--muted); font-size: .85em; }
 .tag { background: #fbe9e7; color: #a8261c; font-size: .75rem; padding: 0 .3rem; border-radius: 3px; }

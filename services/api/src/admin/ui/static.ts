@@ -29,6 +29,7 @@ textarea { min-height: 8rem; }
 button, .button { font: inherit; padding: .35rem .9rem; border-radius: 3px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: #fff; color: var(--accent); }
 button.danger { background: var(--danger); border-color: var(--danger); }
+button:disabled { opacity: .45; cursor: not-allowed; }
 .actions { display: flex; gap: .6rem; flex-wrap: wrap; margin: 1rem 0; align-items: center; }
 .notice { background: #e3f3e8; border: 1px solid #9fd0ad; color: var(--ok); padding: .6rem .9rem; }
 .errors { background: #fbe9e7; border: 1px solid #e3a59e; color: var(--danger); padding: .2rem .9rem; }
