@@ -119,14 +119,15 @@ function isLocalZaak(b: Besluiten, zaak: unknown): boolean {
  */
 async function checkZaak(b: Besluiten, url: string, besluittype: Stored<Doc>): Promise<void> {
   const zaken = zakenOf(b);
-  let zaak: Doc | undefined;
+  let zaak: Doc;
   if (zaken?.zaken.uuidOf(url)) {
-    zaak = (await zaken.zaken.byUrl(url)) ?? undefined;
-    if (!zaak) throw ZgwError.field('zaak', 'bad-url', `De zaak ${url} bestaat niet.`);
+    const local = await zaken.zaken.byUrl(url);
+    if (!local) throw ZgwError.field('zaak', 'bad-url', `De zaak ${url} bestaat niet.`);
+    zaak = local;
   } else {
-    const error = await b.refs.remote('zaak', url, hasKeys('zaaktype', 'bronorganisatie'));
-    if (error) throw ZgwError.validation([error]);
-    zaak = (await b.api.deps.fetchJson(url)).body as Doc;
+    const { error, body } = await b.refs.remoteObject('zaak', url, hasKeys('zaaktype', 'bronorganisatie'));
+    if (error || !body) throw ZgwError.validation([error!]);
+    zaak = body;
   }
   if (!(await zaaktypeKnows(b, String(zaak.zaaktype), besluittype))) {
     throw nonField('zaaktype-mismatch', 'Het besluittype hoort niet bij het zaaktype van de zaak.');

@@ -46,12 +46,17 @@ export class References {
 
   /** A URL to another API: `bad-url` when it does not answer 200, `invalid-resource` when the answer is not `shape`. */
   async remote(name: string, url: string, shape: Shape): Promise<InvalidParam | undefined> {
+    return (await this.remoteObject(name, url, shape)).error;
+  }
+
+  /** As `remote`, with the object the URL answered when it is of that shape. */
+  async remoteObject(name: string, url: string, shape: Shape): Promise<{ error?: InvalidParam; body?: Record<string, unknown> }> {
     const { status, body } = await this.deps.fetchJson(url);
-    if (status !== 200) return { name, code: 'bad-url', reason: `De URL ${url} gaf status ${status || 'geen antwoord'}.` };
+    if (status !== 200) return { error: { name, code: 'bad-url', reason: `De URL ${url} gaf status ${status || 'geen antwoord'}.` } };
     if (!body || typeof body !== 'object' || Array.isArray(body) || !shape(body as Record<string, unknown>)) {
-      return { name, code: 'invalid-resource', reason: `De URL ${url} wijst niet naar het verwachte soort object.` };
+      return { error: { name, code: 'invalid-resource', reason: `De URL ${url} wijst niet naar het verwachte soort object.` } };
     }
-    return undefined;
+    return { body: body as Record<string, unknown> };
   }
 
   /** A document by URL: one of this platform's documents read in-process (404 when gone), any other fetched. */
