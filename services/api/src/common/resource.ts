@@ -6,6 +6,7 @@ import { AUDIT_TOPIC, AUDITTRAIL_COLLECTION, type AuditEntry, type Notificatie, 
 import { Caller } from './auth';
 import { UuidParams, type ComponentApi } from './component';
 import { ZgwError } from './errors';
+import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from './pagination';
 import { newEvent, publicFields, type Store, type Stored } from './store';
 
@@ -209,9 +210,7 @@ export class Resource<D extends Document> {
   private async keepAudit(entry: AuditEntry | undefined): Promise<void> {
     if (!entry) return;
     try {
-      await this.api.deps.db
-        .collection<{ _id: string }>(AUDITTRAIL_COLLECTION)
-        .updateOne({ _id: entry.uuid }, { $setOnInsert: entry }, { upsert: true });
+      await batcherOf(this.api.deps.db, AUDITTRAIL_COLLECTION).write(entry.uuid, { updateOne: { filter: { _id: entry.uuid }, update: { $setOnInsert: entry }, upsert: true } }, laterWins);
     } catch (err) {
       this.api.deps.log.warn({ err: (err as Error).message, entry: entry.uuid }, 'audit entry not stored at once; the audit service stores it from the outbox');
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document, Filter, IndexSpecification, Sort } from 'mongodb';
 import type { OutboxEvent } from '@zgw/shared';
+import { batcherOf, incrementsAdd, laterWins } from './write-batch';
 import { afterKey, decodeCursor, encodeCursor, keyOf, PageAnchors, querySignature, reverse, sortFields, type Cursor } from './keyset';
 
 /**
@@ -269,7 +270,8 @@ export class Store<T extends Document> {
   private async adjust(doc: Document | undefined, delta: number): Promise<void> {
     if (!this.counts || !doc) return;
     const values = this.counts.fields.map((f) => doc[f] ?? null);
-    await this.counts.coll.updateOne({ _id: bucketId(values) }, { $inc: { n: delta }, $setOnInsert: { values } }, { upsert: true });
+    const _id = bucketId(values);
+    await batcherOf(this.coll.db, this.counts.coll.collectionName).write(_id, { updateOne: { filter: { _id }, update: { $inc: { n: delta }, $setOnInsert: { values } }, upsert: true } }, incrementsAdd);
   }
 
   /**
@@ -360,7 +362,8 @@ export class Store<T extends Document> {
   private async point(uuid: string, events: OutboxEvent[]): Promise<void> {
     if (!events.length) return;
     const pointer = { collection: this.name, doc: uuid, nonce: randomUUID(), at: new Date() };
-    await this.pointers.updateOne({ _id: `${this.name}/${uuid}` }, { $set: pointer }, { upsert: true });
+    const _id = `${this.name}/${uuid}`;
+    await batcherOf(this.coll.db, OUTBOX_POINTERS).write(_id, { updateOne: { filter: { _id }, update: { $set: pointer }, upsert: true } }, laterWins);
   }
 
   private written(events: OutboxEvent[]): void {
