@@ -243,6 +243,13 @@ describe('applicaties screen', () => {
     const page = await b.get(`/admin/applicaties/${uuid}`);
     expect(page.body).toContain('name="alleenIsGereedVoorPublicatie"');
     const iot = 'http://127.0.0.1:8000/catalogi/api/v1/informatieobjecttypen/9b1c3a34-0c5a-4a7e-9a6b-5d6c0b1f7e21';
+    // "Autorisatie toevoegen" shows the form again with one more row, keeping what was typed, and saves nothing.
+    const more = await b.post(`/admin/applicaties/${uuid}`, { actie: 'rij', label: 'Lezer (concept)', clientIds: 'lezer\nander', rows: '1', 'a0.component': 'drc', 'a0.scopes': ['documenten.lezen'], 'a0.type': iot, 'a0.max': 'openbaar' });
+    expect(more.statusCode).toBe(200);
+    expect(more.body.match(/data-autorisatie/g)).toHaveLength(2);
+    expect(more.body).toContain('value="Lezer (concept)"');
+    expect(more.body).not.toContain('name="clientId" value="ander"'); // secrets: only the client ids it has
+    expect((await t.call('GET', `/autorisaties/api/v1/applicaties/${uuid}`)).json().label).toBe('Lezer');
     const both = await b.post(`/admin/applicaties/${uuid}`, {
       actie: 'opslaan', label: 'Lezer', clientIds: 'lezer', heeftAlleAutorisaties: '1', rows: '1', 'a0.component': 'drc', 'a0.scopes': ['documenten.lezen'], 'a0.type': iot, 'a0.max': 'openbaar',
     });

@@ -95,7 +95,8 @@ ${pager(BASE, { zoek }, page, count, PAGE, cont)}`,
     );
   });
 
-  const editor = (req: FastifyRequest, reply: FastifyReply, draft: Draft, opts: { uuid?: string; errors?: string[]; notice?: string; status?: number; secrets?: Set<string> }) => {
+  /** `stored`: the client ids the applicatie has now (its secrets section; the draft may differ until it is saved). */
+  const editor = (req: FastifyRequest, reply: FastifyReply, draft: Draft, opts: { uuid?: string; stored?: string[]; errors?: string[]; notice?: string; status?: number; secrets?: Set<string> }) => {
     const session = sessionOf(req);
     const action = opts.uuid ? `${BASE}/${opts.uuid}` : `${BASE}/nieuw`;
     const choices = scopeChoices();
@@ -115,7 +116,7 @@ ${pager(BASE, { zoek }, page, count, PAGE, cont)}`,
 </fieldset>
 <div class="actions"><button type="submit" name="actie" value="opslaan">${opts.uuid ? 'Opslaan' : 'Aanmaken'}</button><a href="${BASE}">Annuleren</a></div>
 </form>
-${opts.uuid ? secretsSection(opts.uuid, draft.clientIds, opts.secrets ?? new Set(), session.csrf) : ''}
+${opts.uuid ? secretsSection(opts.uuid, opts.stored ?? draft.clientIds, opts.secrets ?? new Set(), session.csrf) : ''}
 ${opts.uuid ? html`<h2>Verwijderen</h2><form method="post" action="${BASE}/${opts.uuid}/verwijderen" data-confirm="Deze applicatie verwijderen?">${csrfField(session.csrf)}
   <label class="check"><input type="checkbox" name="secrets" value="1" checked> Ook de secrets van haar client ids verwijderen</label>
   <div class="actions"><button type="submit" class="danger">Applicatie verwijderen</button></div></form>` : ''}`;
@@ -157,7 +158,7 @@ ${opts.uuid ? html`<h2>Verwijderen</h2><form method="post" action="${BASE}/${opt
     const form = formOf(req.body);
     const draft = readDraft(form);
     const secrets = await secretsOf(creds, current.clientIds);
-    if (field(form, 'actie') === 'rij') return editor(req, reply, { ...draft, rows: [...draft.rows, blankRow()] }, { uuid: current._id, secrets });
+    if (field(form, 'actie') === 'rij') return editor(req, reply, { ...draft, rows: [...draft.rows, blankRow()] }, { uuid: current._id, stored: current.clientIds, secrets });
     const caller = adminCaller(sessionOf(req).user);
     const applicaties = resource();
     const ctx = applicaties.ctx(caller, current._id);
@@ -165,7 +166,7 @@ ${opts.uuid ? html`<h2>Verwijderen</h2><form method="post" action="${BASE}/${opt
     try {
       doc = await applicaties.def.prepare!(toInput(draft), ctx, current);
     } catch (err) {
-      return invalid(err, draft, (errors) => editor(req, reply, withBlank(draft), { uuid: current._id, errors, status: 400, secrets }));
+      return invalid(err, draft, (errors) => editor(req, reply, withBlank(draft), { uuid: current._id, stored: current.clientIds, errors, status: 400, secrets }));
     }
     const stored = await applicaties.update(current, doc, ctx, 'update');
     deps.caches.clear(AUTORISATIES_CACHE);
