@@ -14,10 +14,12 @@
 //             download, detail, list page 1 and page 10,000 of the unfiltered list (bench/documents.js).
 //   documents-large  one 1 GiB document (--large-mib) uploaded in bestandsdelen and downloaded, the API's RSS
 //             sampled during both.
-//   `all` runs catalogi and zaken; the documents suites run when named.
+//   notifier  deliveries/s from --events (10,000) to --receivers (100) local receivers, one of which answers after
+//             --slow-ms (5,000), through services/notifier as its own process (bench/notifier.js).
+//   `all` runs catalogi and zaken; the documents and notifier suites run when named.
 //
-// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|all --only TEXT --seconds S --zaaktypen N
-//        --zaken N --documents N --via-api N --large-mib M --keep]
+// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|all --only TEXT --seconds S --zaaktypen N
+//        --zaken N --documents N --via-api N --large-mib M --events N --receivers N --slow-ms MS --keep]
 //   --only TEXT  runs just the operations whose title contains TEXT (e.g. --only uuid)
 //   --keep       keeps the bench databases (dropped at the end by default)
 // Environment: MONGODB_URL, KAFKA_BROKERS (as for the API; when unset, scripts/engines.sh starts the default engines),
@@ -32,6 +34,7 @@ const { createSigner } = require('fast-jwt');
 const { MongoClient } = require('mongodb');
 const { Kafka, logLevel } = require('kafkajs');
 const { documentsSuite, largeSuite } = require('./bench/documents');
+const { notifierSuite } = require('./bench/notifier');
 
 const root = path.join(__dirname, '..');
 const option = (name) => {
@@ -40,7 +43,7 @@ const option = (name) => {
 };
 const num = (name, dflt) => (option(name) === undefined ? dflt : Number(option(name)));
 const SUITE = option('suite') ?? 'all';
-const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large'];
+const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier'];
 if (![...SUITES, 'all'].includes(SUITE)) throw new Error(`--suite ${SUITE}: use ${SUITES.join(', ')} or all`);
 /** `all` runs every suite but the long ones (documents: a million documents; documents-large: 1 GiB). */
 const runs = (name) => SUITE === name || (SUITE === 'all' && ['catalogi', 'zaken'].includes(name));
@@ -471,6 +474,10 @@ async function main() {
     if (runs('documents')) {
       dbs.push(`zgw_bench_documents_${stamp}`);
       suites.documents = { at: new Date().toISOString(), ...(await documentsSuite(helpers, dbs.at(-1), mongo, { documents: DOCUMENTS, viaApi: VIA_API })) };
+    }
+    if (runs('notifier')) {
+      dbs.push(`zgw_bench_notifier_${stamp}`);
+      suites.notifier = { at: new Date().toISOString(), ...(await notifierSuite(helpers, dbs.at(-1), { events: num('events', 10000), receivers: num('receivers', 100), slowMs: num('slow-ms', 5000), ticks: CLK_TCK })) };
     }
     if (runs('documents-large')) {
       dbs.push(`zgw_bench_documents_large_${stamp}`);
