@@ -347,9 +347,14 @@ export class Deliverer {
     this.flushing = (async () => {
       try {
         if (ops.length) await this.deliveries.bulkWrite(ops, { ordered: true });
-        for (const lane of dirty) {
-          const { _id, ...fields } = lane.status;
-          await this.statuses.updateOne({ _id, state: { $ne: 'locked' } }, { $set: fields });
+        if (dirty.length) {
+          await this.statuses.bulkWrite(
+            dirty.map((lane) => {
+              const { _id, ...fields } = lane.status;
+              return { updateOne: { filter: { _id, state: { $ne: 'locked' } }, update: { $set: fields } } };
+            }),
+            { ordered: false },
+          );
         }
         for (const lane of locks) {
           await this.deliveries.updateMany({ abonnement: lane.id, state: 'pending' }, { $set: { state: 'failed', doneAt: lane.status.lockedAt! }, $unset: { nextAt: '' } });
