@@ -15,6 +15,8 @@ import de.bwaldvogel.mongo.bson.Document;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
@@ -43,6 +45,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
 
     @Override
     protected Integer addDocumentInternal(Document document) {
+        Compact.document(document);
         Integer position = free.poll();
         if (position == null) {
             position = slots.size();
@@ -57,6 +60,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
 
     @Override
     protected void handleUpdate(Integer position, Document oldDocument, Document newDocument) {
+        Compact.values(newDocument);
         store.put(getFullName(), position, newDocument);
     }
 
@@ -77,7 +81,8 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
      * The library serves a query from a unique index only when the query names exactly that index's fields, so
      * `{_id: x, _tombstone: {$exists: false}}` (the platform's lookup of a live document) would scan every document.
      * A query that also names `_id` (a value or `$in`) or all fields of another unique index (values, not arrays) is served from
-     * that index here: the index gives the candidates, and the whole query is still matched against each of them.
+     * that index here: the index gives the candidates, and the whole query is still matched against each of them. `$in`
+ * on fields of a compound unique index is served by one lookup per combination of values.
      */
     @Override
     protected QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
@@ -93,12 +98,56 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                     }
                     narrowed.put(key.getKey(), value);
                 }
-                if (narrowed != null && index.canHandle(narrowed)) {
+                if (narrowed == null) {
+                    continue;
+                }
+                if (index.canHandle(narrowed)) {
                     return matchDocuments(query, index.getPositions(narrowed), orderBy, numberToSkip, limit, batchSize, fieldSelector);
+                }
+                // A compound unique index with `$in` on some of its fields (the library serves `$in` on single-field
+                // indexes only): one lookup per combination of values, e.g. a file's chunks by `files_id` and numbers.
+                List<Document> lookups = combinations(narrowed);
+                if (lookups != null && !lookups.isEmpty() && index.canHandle(lookups.get(0))) {
+                    LinkedHashSet<Integer> positions = new LinkedHashSet<>();
+                    for (Document lookup : lookups) {
+                        for (Integer position : index.getPositions(lookup)) {
+                            positions.add(position);
+                        }
+                    }
+                    return matchDocuments(query, positions, orderBy, numberToSkip, limit, batchSize, fieldSelector);
                 }
             }
         }
         return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+    }
+
+    /** At most this many lookups stand in for one query with `$in` on a compound index (more: the query scans). */
+    private static final int MAX_LOOKUPS = 1000;
+
+    /** The equality queries whose union a query with `$in` on some of these fields is; null when there are too many. */
+    private static List<Document> combinations(Document narrowed) {
+        List<Document> out = new ArrayList<>();
+        out.add(new Document());
+        for (String key : narrowed.keySet()) {
+            Object value = narrowed.get(key);
+            Collection<?> values = value instanceof Document ? (Collection<?>) ((Document) value).get("$in") : List.of(value);
+            if (values == null || (long) out.size() * values.size() > MAX_LOOKUPS) {
+                return null;
+            }
+            List<Document> next = new ArrayList<>();
+            for (Document partial : out) {
+                for (Object v : values) {
+                    if (v == null || v instanceof Collection || v instanceof Document) {
+                        return null;
+                    }
+                    Document d = new Document(partial);
+                    d.put(key, v);
+                    next.add(d);
+                }
+            }
+            out = next;
+        }
+        return out;
     }
 
     @Override

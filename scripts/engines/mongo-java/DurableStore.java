@@ -224,6 +224,7 @@ final class DurableStore implements Closeable {
         switch (type) {
             case PUT: {
                 Document document = BsonDecoder.decodeBson(record);
+                Compact.document(document);
                 ArrayList<Document> slots = recovered.computeIfAbsent(ns, k -> new ArrayList<>());
                 while (slots.size() <= position) {
                     slots.add(null);

@@ -147,6 +147,31 @@ const freePort = () =>
     expect((await docs.deleteMany({ _id: { $in: ['b46', 'b47'] } as never, group: 9 })).deletedCount).toBe(0);
   });
 
+  it('answers $in on the fields of a compound unique index (one lookup per combination) by every condition', async () => {
+    const parts = store.client!.db('t').collection('delen');
+    await parts.createIndex({ file: 1, n: 1 }, { unique: true });
+    await parts.insertMany(Array.from({ length: 60 }, (_, i) => ({ file: `f${i % 3}`, n: Math.floor(i / 3), size: i })));
+    const some = await parts.find({ file: 'f1', n: { $in: [0, 2, 5, 99] } }).toArray();
+    expect(some.map((d) => [d.file, d.n]).sort()).toEqual([['f1', 0], ['f1', 2], ['f1', 5]]);
+    const both = await parts.find({ file: { $in: ['f0', 'f2'] }, n: { $in: [1, 3] }, size: { $lt: 10 } }).toArray();
+    expect(both.map((d) => d.size).sort((a, b) => a - b)).toEqual([3, 5, 9]);
+    // more combinations than are looked up one by one: the same answer by a scan
+    const many = await parts.find({ file: 'f2', n: { $in: Array.from({ length: 2000 }, (_, i) => i) } }).toArray();
+    expect(many).toHaveLength(20);
+  });
+
+  it('keeps documents as written while it shares their repeated strings (names, values, nested, in lists)', async () => {
+    const shared = store.client!.db('t').collection('gedeeld');
+    const doc = (i: number) => ({ _id: `g${i}`, type: 'https://example.org/catalogi/api/v1/informatieobjecttypen/1', taal: 'nld', nested: { taal: 'nld', list: ['nld', i, { taal: 'eng' }] } });
+    await shared.insertMany([doc(1), doc(2)] as never[]);
+    await shared.updateOne({ _id: 'g2' as never }, { $set: { 'nested.taal': 'eng', extra: ['nld', 'fry'] }, $push: { 'nested.list': 'nld' } });
+    expect(await shared.find({}).sort({ _id: 1 }).toArray()).toEqual([
+      doc(1),
+      { ...doc(2), nested: { taal: 'eng', list: ['nld', 2, { taal: 'eng' }, 'nld'] }, extra: ['nld', 'fry'] },
+    ]);
+    expect(await shared.countDocuments({ 'nested.taal': 'nld' })).toBe(1);
+  });
+
   it('keeps every acknowledged insert, update and delete through a kill -9 in the middle of writing', async () => {
     let acked = 0;
     let killed = false;
