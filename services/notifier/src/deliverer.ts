@@ -26,6 +26,13 @@ const MAX_SLEEP_MS = 1000;
 /** Results are written together: after this many, or this long after the first. */
 const FLUSH_OPS = 500;
 const FLUSH_LINGER_MS = 20;
+/**
+ * No new attempt starts while this many results wait to be written: MongoDB sets the pace, memory stays bounded, and
+ * so does what a crash would send again.
+ */
+const MAX_UNWRITTEN = 5000;
+/** An abonnement's state is written at once when it changes (active, failing, locked); its counters at most this often. */
+const STATUS_EVERY_MS = 1000;
 
 /**
  * Delivers pending deliveries lane by lane (one lane per abonnement), independently of the Kafka intake: a slow or
@@ -60,6 +67,7 @@ export class Deliverer {
   private toLock: Lane[] = [];
   private flushing?: Promise<void>;
   private flushTimer?: NodeJS.Timeout;
+  private statusTimer?: NodeJS.Timeout;
   private storeFailures = 0;
 
   constructor(private readonly o: DelivererOptions) {
@@ -196,13 +204,14 @@ export class Deliverer {
     if (this.stopping) return;
     const now = this.o.clock.now();
     const lanes = [...this.lanes.values()];
-    if (this.storeFailures === 0) {
+    if (this.storeFailures === 0 && this.ops.length < MAX_UNWRITTEN) {
       for (const lane of lanes) {
         if (lane.failing && lane.inflight === 0 && now >= lane.status.failingSince!.getTime() + this.o.lockAfterMs) this.lock(lane, now);
       }
-      for (let progress = true; progress && this.inflight < this.o.concurrency; ) {
+      const room = () => this.inflight < this.o.concurrency && this.ops.length < MAX_UNWRITTEN;
+      for (let progress = true; progress && room(); ) {
         progress = false;
-        for (let i = 0; i < lanes.length && this.inflight < this.o.concurrency; i++) {
+        for (let i = 0; i < lanes.length && room(); i++) {
           const lane = lanes[(this.rr + i) % lanes.length]!;
           if (this.mayStart(lane, now)) {
             this.start(lane, lane.queue.pop()!);
@@ -329,19 +338,21 @@ export class Deliverer {
   }
 
   /**
-   * Writes the recorded results: the deliveries (in order), then each changed abonnement state (never over a lock it
-   * does not know of), then the deliveries of newly locked lanes given up. On failure all of it is kept and tried
-   * again with backoff, and no new attempt starts meanwhile.
+   * Writes the recorded results: the deliveries (in order), then the abonnement states that changed (never over a
+   * lock it does not know of; counters alone at most every STATUS_EVERY_MS, unless `all`), then the deliveries of newly
+   * locked lanes given up. On failure all of it is kept and tried again with backoff, and no new attempt starts
+   * meanwhile.
    */
-  flush(): Promise<void> {
-    if (this.flushing) return this.flushing.then(() => (this.ops.length || this.dirty.size || this.toLock.length ? this.flush() : undefined));
+  flush(all = false): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => (this.ops.length || this.toLock.length || (all && this.dirty.size) ? this.flush(all) : undefined));
     if (this.flushTimer) {
       clearTimeout(this.flushTimer);
       this.flushTimer = undefined;
     }
     const ops = this.ops.splice(0);
-    const dirty = [...this.dirty];
-    this.dirty.clear();
+    const at = Date.now();
+    const dirty = [...this.dirty].filter((l) => all || l.status.state !== l.writtenState || at - l.writtenAt >= STATUS_EVERY_MS);
+    for (const l of dirty) this.dirty.delete(l);
     const locks = this.toLock.splice(0);
     if (!ops.length && !dirty.length && !locks.length) return Promise.resolve();
     this.flushing = (async () => {
@@ -359,6 +370,10 @@ export class Deliverer {
         for (const lane of locks) {
           await this.deliveries.updateMany({ abonnement: lane.id, state: 'pending' }, { $set: { state: 'failed', doneAt: lane.status.lockedAt! }, $unset: { nextAt: '' } });
         }
+        for (const l of dirty) {
+          l.writtenAt = at;
+          l.writtenState = l.status.state;
+        }
         if (this.storeFailures) this.o.log.info('delivery results written again: MongoDB reachable');
         this.storeFailures = 0;
       } catch (err) {
@@ -370,6 +385,14 @@ export class Deliverer {
         retry.unref();
       } finally {
         this.flushing = undefined;
+        // Counters held back are written on a later round.
+        if (this.dirty.size && !this.statusTimer && !this.stopping) {
+          this.statusTimer = setTimeout(() => {
+            this.statusTimer = undefined;
+            void this.flush();
+          }, STATUS_EVERY_MS);
+          this.statusTimer.unref();
+        }
         this.schedulePump();
       }
     })();
@@ -383,7 +406,7 @@ export class Deliverer {
       this.pump();
       if (this.running.size) await Promise.race(this.running);
       else {
-        await this.flush();
+        await this.flush(true);
         const now = this.o.clock.now();
         const busy = [...this.lanes.values()].some((l) => l.reloading || this.mayStart(l, now) || (l.failing && !l.inflight && now >= l.status.failingSince!.getTime() + this.o.lockAfterMs));
         if (!busy && !this.running.size && !this.ops.length && !this.dirty.size && !this.toLock.length) return;
@@ -398,9 +421,10 @@ export class Deliverer {
     if (this.timer) clearTimeout(this.timer);
     await Promise.allSettled([...this.running]);
     for (let i = 0; i < 5 && (this.ops.length || this.dirty.size || this.toLock.length); i++) {
-      await this.flush();
+      await this.flush(true);
       if (this.storeFailures) await new Promise((r) => setTimeout(r, 500));
     }
     if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.statusTimer) clearTimeout(this.statusTimer);
   }
 }

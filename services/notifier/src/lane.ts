@@ -39,6 +39,9 @@ export class Lane {
   overflow = false;
   removed = false;
   reloading?: Promise<void>;
+  /** When its state was last written, and which state (see Deliverer.flush). */
+  writtenAt = 0;
+  writtenState?: string;
 
   constructor(
     readonly id: string,
