@@ -9,6 +9,7 @@
 //             of zaken; every 10th with a zaakobject); creates (with their event published to Kafka by the outbox
 //             relay), random detail reads, detail with expand=rollen,zaakobjecten, list page 1 and _zoek by BSN.
 //             Lists and _zoek run a fixed number of requests: the stand-in storage scans for every query but `_id`.
+//             Detail reads again on a second instance with AUDIT_READS=off: the cost of recording reads.
 //   documents  1,000,000 enkelvoudiginformatieobjecten: the first --via-api (5,000) created through the API, the rest
 //             bulk-loaded as copies of one of those (bench/documents-loader.js); creates with 10 KB content,
 //             download, detail, list page 1 and page 10,000 of the unfiltered list (bench/documents.js).
@@ -410,6 +411,18 @@ async function zakenSuite(db, mongo) {
           },
         }],
       }));
+    }
+
+    // The same detail reads on a second instance that records no reads (AUDIT_READS=off): what recording costs.
+    const unaudited = startApi(PORT + 1, db, { KAFKA_TOPIC_PREFIX: prefix, AUDIT_READS: 'off' });
+    try {
+      await up(unaudited.base);
+      await new Promise((resolve, reject) => autocannon({ duration: 3, connections: 16, headers: zrcHeaders, url: unaudited.base, requests: randomOf(loaded.paths) }, (e) => (e ? reject(e) : resolve())));
+      for (const connections of [1, 16]) {
+        results.push(await measure('GET /zaken/{uuid} (reads not recorded)', connections, { pid: unaudited.pid, url: unaudited.base, headers: zrcHeaders, requests: randomOf(loaded.paths) }));
+      }
+    } finally {
+      await stopApi(unaudited);
     }
 
     // Every event of every write reached Kafka: no document keeps events, and the zaken topic holds one message per
