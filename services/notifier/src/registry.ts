@@ -33,8 +33,19 @@ export class Registry {
     return this.byKanaal.get(kanaal) ?? [];
   }
 
-  /** Re-reads now (a reading in progress that started before is not enough: it may miss what was just stored). */
+  /**
+   * Re-reads now. Readings run one after the other (an older reading applied after a newer one would drop what the
+   * newer found), and one in progress that started before is not enough: it may miss what was just stored.
+   */
   refresh(): Promise<void> {
+    const run = this.queue.catch(() => undefined).then(() => this.read());
+    this.queue = run;
+    return run;
+  }
+
+  private queue: Promise<void> = Promise.resolve();
+
+  private read(): Promise<void> {
     const startedAt = Date.now();
     const done = (async () => {
       const [abonnementen, statuses, kanalen] = await Promise.all([
@@ -52,7 +63,8 @@ export class Registry {
       const topics = [...new Set([...KANALEN, ...kanalen.map((k) => kanaalTopic(k.naam))])];
       if (topics.length !== this.topics.length || topics.some((t) => !this.topics.includes(t))) {
         this.topics = topics;
-        await this.onTopics(topics);
+        // Not awaited: the consumer is replaced, and a reading may run inside its own batch (freshFor).
+        void Promise.resolve(this.onTopics(topics)).catch(() => undefined);
       }
     })();
     const current = { startedAt, done };

@@ -128,7 +128,16 @@ class Intake {
     private readonly handler: ReturnType<typeof intakeHandler>,
   ) {}
 
-  async subscribe(topics: string[]): Promise<void> {
+  private chain: Promise<void> = Promise.resolve();
+
+  /** Subscribes to these topics, after any subscribing in progress. */
+  subscribe(topics: string[]): Promise<void> {
+    const run = this.chain.catch(() => undefined).then(() => this.replace(topics));
+    this.chain = run;
+    return run;
+  }
+
+  private async replace(topics: string[]): Promise<void> {
     if (this.stopped) return;
     await this.consumer?.disconnect().catch(() => undefined);
     await ensureTopics(this.kafka, this.prefix, topics);
@@ -147,6 +156,7 @@ class Intake {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    await this.chain.catch(() => undefined);
     await this.consumer?.disconnect();
   }
 }
