@@ -211,6 +211,13 @@ describe('enkelvoudiginformatieobjecten: lists and autorisaties', () => {
     expect((await t.call('GET', open.url, undefined, { token: reader })).statusCode).toBe(200);
     expect((await t.call('GET', secret.url, undefined, { token: reader })).statusCode).toBe(403);
     expect((await download(foreign.url, '', { token: reader })).statusCode).toBe(403);
+    // The audit trail needs audittrails.lezen for the document's type and vertrouwelijkheidaanduiding as well.
+    expect((await t.call('GET', `${open.url}/audittrail`, undefined, { token: reader })).statusCode).toBe(403);
+    await drcClient(t, 'drc-auditor', [{ scopes: ['documenten.lezen', 'audittrails.lezen'], informatieobjecttype: iot, maxVertrouwelijkheidaanduiding: 'zaakvertrouwelijk' }]);
+    const auditor = token('drc-auditor', 'drc-auditor-secret');
+    expect((await t.call('GET', `${open.url}/audittrail`, undefined, { token: auditor })).statusCode).toBe(200);
+    expect((await t.call('GET', `${secret.url}/audittrail`, undefined, { token: auditor })).statusCode).toBe(403);
+    expect((await t.call('GET', `${foreign.url}/audittrail`, undefined, { token: auditor })).statusCode).toBe(403);
     // Writing needs its own scope for the type.
     expectProblem(await t.call('POST', EIO, eioBody(iot), { token: reader }), 403);
     expect(await t.call('GET', `${DRC}/schema/openapi.json`).then((r) => r.statusCode)).toBe(200);

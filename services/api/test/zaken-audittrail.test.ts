@@ -45,6 +45,31 @@ const trail = async (zaakUrl: string) => {
 };
 
 describe('audit trail of zaken: writes', () => {
+  it('shows the trail of a zaak only to a client with audittrails.lezen for its zaaktype and vertrouwelijkheidaanduiding', async () => {
+    const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype, { vertrouwelijkheidaanduiding: 'openbaar' }));
+    const geheim = await createZ(t, 'zaken', zaakBody(s.zaaktype, { vertrouwelijkheidaanduiding: 'geheim' }));
+    const client = async (clientId: string, scopes: string[], zaaktype: string) => {
+      await t.client(clientId, `${clientId}-secret`);
+      const res = await t.call('POST', '/autorisaties/api/v1/applicaties', {
+        clientIds: [clientId], label: clientId,
+        autorisaties: [{ component: 'zrc', scopes, zaaktype, maxVertrouwelijkheidaanduiding: 'zaakvertrouwelijk' }],
+      });
+      expect(res.statusCode).toBe(201);
+      return token(clientId, `${clientId}-secret`);
+    };
+    const [entry] = await trail(zaak.url);
+    const reader = await client('zrc-trail-reader', ['zaken.lezen'], s.zaaktype);
+    const auditor = await client('zrc-trail-auditor', ['zaken.lezen', 'audittrails.lezen'], s.zaaktype);
+    const elsewhere = await client('zrc-trail-elsewhere', ['zaken.lezen', 'audittrails.lezen'], `${s.zaaktype.slice(0, -36)}00000000-0000-4000-8000-000000000000`);
+    for (const url of [`${zaak.url}/audittrail`, `${zaak.url}/audittrail/${entry!.uuid}`]) {
+      expect((await t.call('GET', url, undefined, { token: reader })).statusCode).toBe(403);
+      expect((await t.call('GET', url, undefined, { token: auditor })).statusCode).toBe(200);
+    }
+    // Another zaaktype, or above the client's maxVertrouwelijkheidaanduiding: no trail either.
+    expect((await t.call('GET', `${zaak.url}/audittrail`, undefined, { token: elsewhere })).statusCode).toBe(403);
+    expect((await t.call('GET', `${geheim.url}/audittrail`, undefined, { token: auditor })).statusCode).toBe(403);
+  });
+
   it('records a create with every field of the standard, visible in the trail right after the write', async () => {
     const res = await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype), { 'x-audit-toelichting': 'Aangemaakt na telefonische melding' });
     expect(res.statusCode).toBe(201);

@@ -4,7 +4,7 @@ import { GenummerdeIdentificaties } from '../../common/identificaties';
 import type { Catalogi } from '../catalogi/context';
 import { References } from '../zaken/refs';
 import { Bestandsdelen } from './bestandsdelen';
-import { AANMAKEN, READY, UPDATE, nonField, withReadyTwins, type Documenten } from './context';
+import { AANMAKEN, READY, UPDATE, mayOnDocument, nonField, withReadyTwins, type Documenten } from './context';
 import { registerGebruiksrechten } from './gebruiksrechten';
 import { backfillObjecten, documentLinks, registerObjectinformatieobjecten } from './objectinformatieobjecten';
 import { syncPartFacts, syncReady } from './parts';
@@ -52,7 +52,8 @@ export const documenten: ComponentDef = {
     d.verzendingen = registerVerzendingen(d);
     d.links = documentLinks(d);
     keepPartsInStep(d);
-    registerAudittrail(api, d.informatieobjecten, 'enkelvoudiginformatieobject_uuid');
+    // Read with audittrails.lezen for the document's informatieobjecttype, up to its maxVertrouwelijkheidaanduiding.
+    registerAudittrail(api, d.informatieobjecten, 'enkelvoudiginformatieobject_uuid', (doc, caller) => mayOnDocument(caller, doc, ['audittrails.lezen']));
     api.deps.components.set('documenten', d);
     await ensureIndexes(d);
     let fixed = 0;

@@ -9,7 +9,7 @@ import { publicFields, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import { besluitenOf } from '../besluiten/context';
 import {
-  BIJWERKEN, LEZEN, READ, UPDATE, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, partFacts, type Zaken,
+  BIJWERKEN, LEZEN, READ, UPDATE, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, partFacts, type Zaken,
 } from './context';
 import { ZaakBesluit, ZaakBesluitInput, ZaakEigenschap, ZaakEigenschapInput, type Doc } from './schemas';
 import { PART_LINKS } from './zaken';
@@ -240,5 +240,6 @@ export function zaakbesluitLinks(z: Zaken, r: Resource<Doc>): ZaakBesluitLinks {
 
 /** The audit trail of a zaak (see common/audittrail). */
 export function registerAudittrail(z: Zaken): void {
-  registerCommonAudittrail(z.api, z.zaken, 'zaak_uuid');
+  // Read with audittrails.lezen for the zaak's zaaktype, up to its maxVertrouwelijkheidaanduiding.
+  registerCommonAudittrail(z.api, z.zaken, 'zaak_uuid', (zaak, caller) => mayOnZaak(caller, zaak, ['audittrails.lezen']));
 }
