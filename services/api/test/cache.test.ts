@@ -100,6 +100,20 @@ describe('read cache across instances', () => {
     expect(await eventually(async () => (await b.call('GET', zt.url)).json().statustypen.includes(st.url))).toBe(true);
   });
 
+  it('a write clears (and sends to the others) only a region the instances keep: Zaken and Documenten keep none', async () => {
+    const clear = jest.spyOn(a.deps.caches, 'clear');
+    try {
+      const crs = { 'accept-crs': 'EPSG:4326', 'content-crs': 'EPSG:4326' };
+      expect((await a.call('POST', '/zaken/api/v1/zaken', {}, { headers: crs })).statusCode).toBe(400);
+      expect((await a.call('POST', '/documenten/api/v1/enkelvoudiginformatieobjecten', {})).statusCode).toBe(400);
+      expect(clear).not.toHaveBeenCalled();
+      await catalogus(a);
+      expect(clear.mock.calls.map(([region]) => region)).toEqual(['catalogi']);
+    } finally {
+      clear.mockRestore();
+    }
+  });
+
   it('an applicatie changed on one instance governs the other', async () => {
     const tok = await limitedClient(a, 'cache-multi', ['catalogi.lezen']);
     expect((await b.call('GET', `${ZTC}/catalogussen`, undefined, { token: tok })).statusCode).toBe(200);

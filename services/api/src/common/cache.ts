@@ -66,6 +66,11 @@ export class Caches {
     return r as CacheRegion<V>;
   }
 
+  /** Whether this instance keeps region `name` (every instance keeps the same regions). */
+  has(name: string): boolean {
+    return this.regions.has(name);
+  }
+
   /** Clears a region here and, through the broadcast, in every other instance. */
   clear(name: string): void {
     this.clearLocal(name);

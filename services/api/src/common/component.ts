@@ -139,7 +139,8 @@ export class ComponentApi {
   readonly base: string;
   /** The component's resources (each registers itself), for the follow-up sweep. */
   readonly resources: Resource<import('mongodb').Document>[] = [];
-  private readonly cache: CacheRegion;
+  /** The component's read cache, when it caches reads (see ComponentDef.cacheReads). */
+  private readonly cache?: CacheRegion;
 
   constructor(
     readonly app: FastifyInstance,
@@ -150,7 +151,7 @@ export class ComponentApi {
     this.defaultVersion = def.defaultVersion?.(deps.config) ?? def.version;
     for (const v of def.versions ?? [def.version]) this.docs.set(v, new ComponentDocument(def.title, v, this.base, this.schemaLinks(v)));
     this.doc = this.docs.get(this.defaultVersion)!;
-    this.cache = deps.caches.region(def.name);
+    if (def.cacheReads) this.cache = deps.caches.region(def.name);
   }
 
   /** The version a request is served in (the default when the component has one version). */
@@ -168,7 +169,7 @@ export class ComponentApi {
 
   /** A read through the component's cache when it caches reads (see ComponentDef.cacheReads). */
   cached<T>(key: string, load: () => Promise<T>): Promise<T> {
-    return this.def.cacheReads ? this.cache.getOrLoad(key, load) : load();
+    return this.cache ? this.cache.getOrLoad(key, load) : load();
   }
 
   store<T extends object>(collection: string): Store<T & import('mongodb').Document> {
@@ -240,9 +241,10 @@ export class ComponentApi {
         try {
           result = await spec.handler({ req, reply, caller, params, query, body } as never);
         } finally {
-          // Every write, even a failed one, clears the component's cache region (for Autorisaties: the applicaties
-          // the authenticator keeps).
-          if (spec.method !== 'GET') this.deps.caches.clear(this.def.name);
+          // Every write, even a failed one, clears the component's cache region where this instance keeps one (its
+          // read cache; for Autorisaties: the applicaties the authenticator keeps), here and in the other instances.
+          // Components that keep none (Zaken, Documenten, ...) send nothing: a create costs no cache message.
+          if (spec.method !== 'GET' && this.deps.caches.has(this.def.name)) this.deps.caches.clear(this.def.name);
         }
         // The read entry is in the spool before the response leaves (a download's stream has started by then).
         const recordRead = (code: number) => {
