@@ -8,3 +8,4 @@ export * from './consumer';
 export * from './audit';
 export * from './audit-indexes';
 export * from './nrc';
+export * from './worker';

@@ -1,18 +1,9 @@
-import type { Logger } from '@zgw/shared';
-import type { OffsetsByTopicPartition } from 'kafkajs';
+import { sleep, type BatchPayload, type Logger } from '@zgw/shared';
 import { COLLECTION_OF, parseEntry, type StoredEntry } from './entries';
 import type { EntryStore } from './store';
 
-/** What the handler uses of kafkajs' `eachBatch` payload (so it can be driven without a broker). */
-export interface BatchPayload {
-  batch: { topic: string; partition: number; messages: { offset: string; value: Buffer | null }[] };
-  resolveOffset(offset: string): void;
-  heartbeat(): Promise<void>;
-  commitOffsetsIfNecessary(offsets?: OffsetsByTopicPartition): Promise<void>;
-  uncommittedOffsets(): OffsetsByTopicPartition;
-  isRunning(): boolean;
-  isStale(): boolean;
-}
+
+export type { BatchPayload } from '@zgw/shared';
 
 export interface BatchOptions {
   store: EntryStore;
@@ -27,11 +18,6 @@ export interface BatchOptions {
   sleep?: (ms: number, stop: () => boolean) => Promise<void>;
 }
 
-/** Waits `ms` in short steps, ending early once `stop()` holds (a shutdown does not wait out a long backoff). */
-export async function sleep(ms: number, stop: () => boolean): Promise<void> {
-  const until = Date.now() + ms;
-  while (!stop() && Date.now() < until) await new Promise((r) => setTimeout(r, Math.min(100, until - Date.now())));
-}
 
 /**
  * The `eachBatch` of the audit worker: stores the batch's entries in chunks, and only once a chunk is stored resolves

@@ -1,8 +1,8 @@
 import {
-  AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION, connectMongo, createKafka, ensureAuditIndexes, ensureTopics, topicName,
+  AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION, connectMongo, createKafka, ensureAuditIndexes, ensureTopics, sleep, topicName, untilDone,
   type Config, type Logger, type Mongo,
 } from '@zgw/shared';
-import { batchHandler, sleep, type BatchOptions } from './batch';
+import { batchHandler, type BatchOptions } from './batch';
 import { MongoEntryStore, type EntryStore } from './store';
 
 export interface AuditWorker {
@@ -65,18 +65,3 @@ export async function startAuditWorker(config: Config, log: Logger, opts: Worker
   };
 }
 
-/** Runs `step` until it succeeds, with backoff up to 10 s; one warning while it fails, one line when it works. */
-async function untilDone<T>(log: Logger, what: string, step: () => Promise<T>): Promise<T> {
-  let failing = false;
-  for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
-    try {
-      const result = await step();
-      if (failing) log.info(`${what} reachable`);
-      return result;
-    } catch (err) {
-      if (!failing) log.warn({ err: (err as Error).message }, `${what} unreachable at start: retried with backoff`);
-      failing = true;
-    }
-    await sleep(delay, () => false);
-  }
-}

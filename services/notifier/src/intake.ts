@@ -1,25 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { OffsetsByTopicPartition } from 'kafkajs';
 import { MongoBulkWriteError, type Db } from 'mongodb';
 import {
-  EVENT_ID_HEADER, NRC_DELIVERIES, NRC_NOTIFICATIES, deliveryId, matches,
-  type DeliveryDoc, type KeptNotificatie, type Logger, type Notificatie,
+  EVENT_ID_HEADER, NRC_DELIVERIES, NRC_NOTIFICATIES, deliveryId, matches, sleep,
+  type BatchPayload, type DeliveryDoc, type KeptNotificatie, type Logger, type Notificatie,
 } from '@zgw/shared';
 import type { Clock } from './clock';
 import type { Deliverer } from './deliverer';
 import { payload, type Entry, type Payload } from './lane';
 import type { Registry } from './registry';
 
-/** What the handler uses of kafkajs' `eachBatch` payload (so it can be driven without a broker). */
-export interface BatchPayload {
-  batch: { topic: string; partition: number; messages: { offset: string; value: Buffer | null; timestamp: string; headers?: Record<string, unknown> }[] };
-  resolveOffset(offset: string): void;
-  heartbeat(): Promise<void>;
-  commitOffsetsIfNecessary(offsets?: OffsetsByTopicPartition): Promise<void>;
-  uncommittedOffsets(): OffsetsByTopicPartition;
-  isRunning(): boolean;
-  isStale(): boolean;
-}
+
+export type { BatchPayload } from '@zgw/shared';
 
 export interface IntakeOptions {
   db: Db;
@@ -35,11 +26,6 @@ export interface IntakeOptions {
 
 const DUPLICATE_KEY = 11000;
 
-/** Waits `ms` in short steps, ending early once `stop()` holds. */
-export async function sleep(ms: number, stop: () => boolean): Promise<void> {
-  const until = Date.now() + ms;
-  while (!stop() && Date.now() < until) await new Promise((r) => setTimeout(r, Math.min(100, until - Date.now())));
-}
 
 /**
  * The `eachBatch` of the notifier: for each chunk of notifications, the matching abonnementen (their kanaal and

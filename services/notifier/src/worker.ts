@@ -1,11 +1,11 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import {
-  connectMongo, createKafka, ensureNrcIndexes, ensureTopics, parseBackoff, topicName,
+  connectMongo, createKafka, ensureNrcIndexes, ensureTopics, parseBackoff, sleep, topicName, untilDone,
   type Config, type Logger,
 } from '@zgw/shared';
 import { systemClock, type Clock } from './clock';
 import { Deliverer } from './deliverer';
-import { intakeHandler, sleep } from './intake';
+import { intakeHandler } from './intake';
 import { Registry } from './registry';
 import { processResends } from './resends';
 import { sweep } from './retention';
@@ -161,18 +161,3 @@ class Intake {
   }
 }
 
-/** Runs `step` until it succeeds, with backoff up to 10 s; one warning while it fails, one line when it works. */
-async function untilDone<T>(log: Logger, what: string, step: () => Promise<T>): Promise<T> {
-  let failing = false;
-  for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
-    try {
-      const result = await step();
-      if (failing) log.info(`${what} reachable`);
-      return result;
-    } catch (err) {
-      if (!failing) log.warn({ err: (err as Error).message }, `${what} unreachable at start: retried with backoff`);
-      failing = true;
-    }
-    await sleep(delay, () => false);
-  }
-}

@@ -1,0 +1,35 @@
+import type { OffsetsByTopicPartition } from 'kafkajs';
+import type { Logger } from './logger';
+
+/** What the workers use of kafkajs' `eachBatch` payload (so their handlers can be driven without a broker). */
+export interface BatchPayload {
+  batch: { topic: string; partition: number; messages: { offset: string; value: Buffer | null; timestamp?: string; headers?: Record<string, unknown> }[] };
+  resolveOffset(offset: string): void;
+  heartbeat(): Promise<void>;
+  commitOffsetsIfNecessary(offsets?: OffsetsByTopicPartition): Promise<void>;
+  uncommittedOffsets(): OffsetsByTopicPartition;
+  isRunning(): boolean;
+  isStale(): boolean;
+}
+
+/** Waits `ms`, or less once `stop()` says so (checked every 100 ms). */
+export async function sleep(ms: number, stop: () => boolean): Promise<void> {
+  const until = Date.now() + ms;
+  while (!stop() && Date.now() < until) await new Promise((r) => setTimeout(r, Math.min(100, until - Date.now())));
+}
+
+/** Runs `step` until it succeeds, with backoff up to 10 s; one warning while it fails, one line when it works. */
+export async function untilDone<T>(log: Logger, what: string, step: () => Promise<T>): Promise<T> {
+  let failing = false;
+  for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
+    try {
+      const result = await step();
+      if (failing) log.info(`${what} reachable`);
+      return result;
+    } catch (err) {
+      if (!failing) log.warn({ err: (err as Error).message }, `${what} unreachable at start: retried with backoff`);
+      failing = true;
+    }
+    await sleep(delay, () => false);
+  }
+}
