@@ -42,6 +42,11 @@ const schema = z.object({
   NRC_QUEUE_LIMIT: z.coerce.number().int().min(10).default(20_000),
   /** How often the notifier re-reads abonnementen, their state, kanalen and resend requests. */
   NRC_REFRESH_MS: z.coerce.number().int().min(50).default(2000),
+  /**
+   * The notifier's lease: the instance holding it delivers, others stand by and take over once it has not been
+   * renewed for this long (or at once when released by a stop). At least twice NRC_DELIVERY_TIMEOUT_MS.
+   */
+  NRC_LEASE_SECONDS: z.coerce.number().positive().default(30),
   /** Whether a new or changed abonnement's callback must answer a test notification with 2xx (off: not checked). */
   NRC_CALLBACK_CHECK: z.enum(['on', 'off']).default('on'),
   /** The first administrator of the admin screens, created at start while there is none (see README, Admin screens). */

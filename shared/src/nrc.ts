@@ -22,6 +22,24 @@ export const NRC_RESENDS = 'nrc_resends';
 /** The lease that makes one notifier instance the active one; `_id` = 'notifier'. */
 export const NRC_LEASES = 'nrc_leases';
 
+/**
+ * The notifier's lease (see services/notifier/src/lease.ts). `term` is new at every acquisition and release,
+ * `renewals` counts the renewals of the term: a standby takes over once `term:renewals` stays the same for the lease
+ * time on its own clock. `expiresAt` is the holder's wall clock plus `leaseMs`, for people reading it.
+ */
+export interface LeaseDoc {
+  _id: string;
+  /** The instance holding it (host, pid and a random part), null once released. */
+  owner: string | null;
+  term: string;
+  renewals: number;
+  leaseMs: number;
+  acquiredAt: Date | null;
+  renewedAt: Date | null;
+  expiresAt: Date;
+  releasedAt?: Date;
+}
+
 /** The notification id a delivery carries in this request header (the `event-id` of the platform's event). */
 export const NOTIFICATION_ID_HEADER = 'X-Notificatie-Id';
 

@@ -18,10 +18,14 @@ export async function sleep(ms: number, stop: () => boolean): Promise<void> {
   while (!stop() && Date.now() < until) await new Promise((r) => setTimeout(r, Math.min(100, until - Date.now())));
 }
 
-/** Runs `step` until it succeeds, with backoff up to 10 s; one warning while it fails, one line when it works. */
-export async function untilDone<T>(log: Logger, what: string, step: () => Promise<T>): Promise<T> {
+/**
+ * Runs `step` until it succeeds, with backoff up to 10 s; one warning while it fails, one line when it works. Once
+ * `stop()` says so it throws instead of trying again.
+ */
+export async function untilDone<T>(log: Logger, what: string, step: () => Promise<T>, stop: () => boolean = () => false): Promise<T> {
   let failing = false;
   for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
+    if (stop()) throw new Error(`stopped while waiting for ${what}`);
     try {
       const result = await step();
       if (failing) log.info(`${what} reachable`);
@@ -30,6 +34,6 @@ export async function untilDone<T>(log: Logger, what: string, step: () => Promis
       if (!failing) log.warn({ err: (err as Error).message }, `${what} unreachable at start: retried with backoff`);
       failing = true;
     }
-    await sleep(delay, () => false);
+    await sleep(delay, stop);
   }
 }
