@@ -19,6 +19,11 @@ export interface DelivererOptions {
   lockAfterMs: number;
   backoffMs: readonly number[];
   queueLimit: number;
+  /**
+   * Whether attempts may start now (the lease: only while an attempt started now ends within its term). Checked
+   * before every start; while it says no, nothing starts and nothing is locked.
+   */
+  allowed?: () => boolean;
 }
 
 /** The longest a timer sleeps, so a clock that jumps (tests) is noticed. */
@@ -69,6 +74,7 @@ export class Deliverer {
   private flushTimer?: NodeJS.Timeout;
   private statusTimer?: NodeJS.Timeout;
   private storeFailures = 0;
+  private closed = false;
 
   constructor(private readonly o: DelivererOptions) {
     this.deliveries = o.db.collection<DeliveryDoc>(NRC_DELIVERIES);
@@ -204,7 +210,7 @@ export class Deliverer {
     if (this.stopping) return;
     const now = this.o.clock.now();
     const lanes = [...this.lanes.values()];
-    if (this.storeFailures === 0 && this.ops.length < MAX_UNWRITTEN) {
+    if (this.storeFailures === 0 && this.ops.length < MAX_UNWRITTEN && this.allowed()) {
       for (const lane of lanes) {
         if (lane.failing && lane.inflight === 0 && now >= lane.status.failingSince!.getTime() + this.o.lockAfterMs) this.lock(lane, now);
       }
@@ -227,6 +233,10 @@ export class Deliverer {
     let wake = Infinity;
     for (const lane of lanes) wake = Math.min(wake, this.wakeOf(lane));
     this.arm(wake, now);
+  }
+
+  private allowed(): boolean {
+    return !this.o.allowed || this.o.allowed();
   }
 
   private mayStart(lane: Lane, now: number): boolean {
@@ -344,6 +354,7 @@ export class Deliverer {
    * meanwhile.
    */
   flush(all = false): Promise<void> {
+    if (this.closed) return Promise.resolve();
     if (this.flushing) return this.flushing.then(() => (this.ops.length || this.toLock.length || (all && this.dirty.size) ? this.flush(all) : undefined));
     if (this.flushTimer) {
       clearTimeout(this.flushTimer);
@@ -408,14 +419,18 @@ export class Deliverer {
       else {
         await this.flush(true);
         const now = this.o.clock.now();
-        const busy = [...this.lanes.values()].some((l) => l.reloading || this.mayStart(l, now) || (l.failing && !l.inflight && now >= l.status.failingSince!.getTime() + this.o.lockAfterMs));
+        const busy = this.allowed() && [...this.lanes.values()].some((l) => l.reloading || this.mayStart(l, now) || (l.failing && !l.inflight && now >= l.status.failingSince!.getTime() + this.o.lockAfterMs));
         if (!busy && !this.running.size && !this.ops.length && !this.dirty.size && !this.toLock.length) return;
       }
     }
     throw new Error('deliveries did not settle');
   }
 
-  /** Stops starting attempts, lets those in flight finish (each within the timeout) and writes their results. */
+  /**
+   * Stops starting attempts, lets those in flight finish (each within the timeout) and writes their results (tried
+   * five times). What could not be written is dropped: those deliveries are pending still, and sent again (same id)
+   * by whichever instance delivers next.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
@@ -424,7 +439,9 @@ export class Deliverer {
       await this.flush(true);
       if (this.storeFailures) await new Promise((r) => setTimeout(r, 500));
     }
+    this.closed = true;
     if (this.flushTimer) clearTimeout(this.flushTimer);
     if (this.statusTimer) clearTimeout(this.statusTimer);
+    if (this.ops.length) this.o.log.warn({ results: this.ops.length }, 'delivery results not written at stop: those deliveries will be sent again');
   }
 }

@@ -1,29 +1,40 @@
 import type { Consumer, Kafka } from 'kafkajs';
+import type { Db } from 'mongodb';
 import {
-  connectMongo, createKafka, ensureNrcIndexes, ensureTopics, parseBackoff, sleep, topicName, untilDone,
+  connectMongo, createKafka, ensureNrcIndexes, ensureTopics, parseBackoff, topicName, untilDone,
   type Config, type Logger,
 } from '@zgw/shared';
 import { systemClock, type Clock } from './clock';
 import { Deliverer } from './deliverer';
 import { intakeHandler } from './intake';
+import { Lease } from './lease';
 import { Registry } from './registry';
 import { processResends } from './resends';
 import { sweep } from './retention';
 import { httpSender, type Sender } from './send';
 
 export interface Notifier {
+  /** This instance's lease: only while it holds it does the worker below run. */
+  readonly lease: Lease;
+  /** Whether the worker runs (the lease is held and the worker started). */
+  readonly active: boolean;
+  /** The running worker's deliverer and registry (a standby has none: these throw). */
   readonly deliverer: Deliverer;
   readonly registry: Registry;
-  /** Re-reads abonnementen, kanalen and resend requests now (as every NRC_REFRESH_MS). */
+  /** Resolves once the worker runs. */
+  whenActive(): Promise<void>;
+  /** Re-reads abonnementen, kanalen and resend requests now (as every NRC_REFRESH_MS); nothing on a standby. */
   refresh(): Promise<void>;
-  /** Removes what is past the retention now (as every hour). */
+  /** Removes what is past the retention now (as every hour); nothing on a standby. */
   sweep(): Promise<{ notificaties: number; deliveries: number }>;
-  /** Stops consuming, lets deliveries in flight finish and writes their results, then closes. */
+  /** Stops consuming, lets deliveries in flight finish and writes their results, releases the lease, then closes. */
   stop(): Promise<void>;
 }
 
 export interface NotifierOptions {
   clock?: Clock;
+  /** What the lease measures its durations on (monotonic by default). */
+  leaseClock?: Clock;
   send?: Sender;
 }
 
@@ -34,13 +45,32 @@ const SWEEP_EVERY_MS = 3_600_000;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
+/** The work of one term of the lease. */
+interface Worker {
+  deliverer: Deliverer;
+  registry: Registry;
+  refresh(): Promise<void>;
+  sweep(): Promise<{ notificaties: number; deliveries: number }>;
+  stop(): Promise<void>;
+}
+
 /**
  * The NRC fan-out worker: consumes the topic of every kanaal, records a delivery for each matching abonnement
  * (intake.ts), delivers them lane by lane with retries and the lock (deliverer.ts), carries out resends and keeps
  * what it keeps for NRC_RETENTION_DAYS. Waits for MongoDB and Kafka at start if they are not there yet.
+ *
+ * Any number of instances may run: all of that runs only in the one holding the lease (lease.ts); the others stand
+ * by and take over when it stops or stops renewing. Each term starts afresh from MongoDB (the abonnementen, their
+ * state, the pending deliveries) and joins the consumer group, whose uncommitted messages it reads again; the
+ * recording by id where absent makes that harmless.
  */
 export async function startNotifier(config: Config, log: Logger, opts: NotifierOptions = {}): Promise<Notifier> {
   const clock = opts.clock ?? systemClock;
+  const leaseMs = config.NRC_LEASE_SECONDS * 1000;
+  const timeoutMs = config.NRC_DELIVERY_TIMEOUT_MS;
+  if (leaseMs < 2 * timeoutMs) {
+    throw new Error(`NRC_LEASE_SECONDS (${config.NRC_LEASE_SECONDS}) must be at least twice NRC_DELIVERY_TIMEOUT_MS (${timeoutMs} ms): a delivery starts only when it ends within the lease`);
+  }
   const mongo = await untilDone(log, 'MongoDB', async () => {
     const m = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
     try {
@@ -51,36 +81,145 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
       throw err;
     }
   });
-  const deliverer = new Deliverer({
+  const send = opts.send ?? httpSender(clock, timeoutMs);
+  const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-notifier`);
+
+  let stopped = false;
+  let worker: Worker | undefined;
+  let starting: Promise<Worker | undefined> | undefined;
+  let ending: Promise<void> | undefined;
+  let activated: (() => void)[] = [];
+
+  const lease: Lease = new Lease({
     db: mongo.db,
     log,
+    leaseMs,
+    clock: opts.leaseClock,
+    mayAcquire: () => !stopped && !worker && !starting && !ending,
+    onAcquired: () => void begin(),
+    onLost: () => void end(),
+  });
+
+  /** Starts the term's worker; gives the term up if it cannot start. */
+  const begin = (): Promise<Worker | undefined> => {
+    const run = startWorker({ config, log, db: mongo.db, kafka, clock, send, allowed: () => lease.valid(timeoutMs) }, () => stopped || !lease.holding)
+      .then((w) => {
+        worker = w;
+        for (const r of activated.splice(0)) r();
+        return w;
+      })
+      .catch((err: Error) => {
+        if (lease.holding && !stopped) {
+          log.error({ err: err.message }, 'notifier worker did not start: the lease is given up and taken again');
+          lease.drop('worker did not start');
+        }
+        return undefined;
+      })
+      .finally(() => {
+        if (starting === run) starting = undefined;
+      });
+    starting = run;
+    return run;
+  };
+
+  /** Ends the term's worker (the lease lost, or a stop); a next term begins only after this. */
+  const end = (): Promise<void> => {
+    ending ??= (async () => {
+      try {
+        await starting;
+        const w = worker;
+        worker = undefined;
+        await w?.stop();
+      } catch (err) {
+        log.error({ err: (err as Error).message }, 'notifier worker did not stop cleanly');
+      } finally {
+        ending = undefined;
+      }
+    })();
+    return ending;
+  };
+
+  await lease.tick();
+  await starting;
+  if (!lease.holding) log.info({ owner: lease.owner }, 'notifier standing by: another instance holds the lease');
+  const ticker = setInterval(() => void lease.tick(), lease.interval);
+
+  const current = (): Worker => {
+    if (!worker) throw new Error('this notifier instance does not hold the lease');
+    return worker;
+  };
+  return {
+    lease,
+    get active() {
+      return worker !== undefined;
+    },
+    get deliverer() {
+      return current().deliverer;
+    },
+    get registry() {
+      return current().registry;
+    },
+    whenActive: () => (worker ? Promise.resolve() : new Promise<void>((r) => activated.push(r))),
+    refresh: async () => worker?.refresh(),
+    sweep: async () => (worker ? worker.sweep() : { notificaties: 0, deliveries: 0 }),
+    stop: async () => {
+      stopped = true;
+      await end();
+      // Renewed while the worker stopped (its attempts end within the term), released only once it has.
+      clearInterval(ticker);
+      await lease.release().catch((err: Error) => log.warn({ err: err.message }, 'lease not released: another instance takes over once it runs out'));
+      activated = [];
+      await mongo.client.close();
+    },
+  };
+}
+
+interface WorkerContext {
+  config: Config;
+  log: Logger;
+  db: Db;
+  kafka: Kafka;
+  clock: Clock;
+  send: Sender;
+  allowed: () => boolean;
+}
+
+/** The worker of one term; `abort()` says the term ended meanwhile (then it stops what it started and throws). */
+async function startWorker(c: WorkerContext, abort: () => boolean): Promise<Worker> {
+  const { config, log, db, clock } = c;
+  const deliverer = new Deliverer({
+    db,
+    log,
     clock,
-    send: opts.send ?? httpSender(clock, config.NRC_DELIVERY_TIMEOUT_MS),
+    send: c.send,
     concurrency: config.NRC_CONCURRENCY,
     perLane: config.NRC_ABONNEMENT_CONCURRENCY,
     lockAfterMs: config.NRC_LOCK_AFTER_HOURS * HOUR,
     backoffMs: parseBackoff(config.NRC_BACKOFF_SECONDS),
     queueLimit: config.NRC_QUEUE_LIMIT,
+    allowed: c.allowed,
   });
   const prefix = config.KAFKA_TOPIC_PREFIX;
-  const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-notifier`);
   let intake: Intake | undefined;
-  const registry = new Registry(mongo.db, deliverer, async (topics) => {
+  const registry = new Registry(db, deliverer, async (topics) => {
     // A new kanaal: consume its topic too (the group starts a new topic at its beginning, so nothing is missed).
     if (intake) await intake.subscribe(topics).catch((err: Error) => log.error({ err: err.message }, 'could not subscribe to the new kanaal topics'));
   });
-  await registry.ensureIndexes();
   const refresh = async () => {
     await registry.refresh();
-    await processResends(mongo.db, deliverer, (id) => deliverer.lane(id)?.target, clock, log);
+    await processResends(db, deliverer, (id) => deliverer.lane(id)?.target, clock, log);
   };
-  await untilDone(log, 'MongoDB', () => registry.refresh());
-
-  intake = new Intake(kafka, prefix, log, intakeHandler({ db: mongo.db, registry, deliverer, clock, log }));
   try {
-    await untilDone(log, 'Kafka', () => intake!.subscribe(registry.topics));
+    await untilDone(log, 'MongoDB', async () => {
+      await registry.ensureIndexes();
+      await registry.refresh();
+    }, abort);
+    intake = new Intake(c.kafka, prefix, log, intakeHandler({ db, registry, deliverer, clock, log }));
+    await untilDone(log, 'Kafka', () => intake!.subscribe(registry.topics), abort);
+    if (abort()) throw new Error('the term ended while the worker started');
   } catch (err) {
-    await mongo.client.close().catch(() => undefined);
+    await intake?.stop().catch(() => undefined);
+    await deliverer.stop();
     throw err;
   }
   log.info({ topics: registry.topics, prefix, group: groupId(prefix) }, 'notifier consuming');
@@ -94,7 +233,7 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
       .finally(() => (refreshing = undefined));
   }, config.NRC_REFRESH_MS);
   const retentionMs = config.NRC_RETENTION_DAYS * DAY;
-  const doSweep = () => sweep(mongo.db, clock.now(), retentionMs);
+  const doSweep = () => sweep(db, clock.now(), retentionMs);
   const sweepTimer = setInterval(() => void doSweep().catch((err: Error) => log.warn({ err: err.message }, 'retention sweep failed')), SWEEP_EVERY_MS);
   void doSweep().catch(() => undefined);
   deliverer.schedulePump();
@@ -108,10 +247,9 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
       stopped = true;
       clearInterval(refreshTimer);
       clearInterval(sweepTimer);
-      await intake?.stop();
+      await intake?.stop().catch((err: Error) => log.warn({ err: err.message }, 'notifier consumer did not disconnect cleanly'));
       await refreshing;
       await deliverer.stop();
-      await mongo.client.close();
     },
   };
 }

@@ -95,7 +95,16 @@ describe('restarts', () => {
       r.release();
 
       w.clock.t = Date.now();
+      // The killed process still holds the lease: this one stands by until the lease has gone unrenewed for its
+      // time (the process's 60 s, which the lease document carries), then takes over.
       await w.startNotifier();
+      expect(w.notifier.active).toBe(false);
+      w.leaseClock.advance(59_999);
+      await w.notifier.lease.tick();
+      expect(w.notifier.active).toBe(false);
+      w.leaseClock.advance(1);
+      await w.notifier.lease.tick();
+      await w.notifier.whenActive();
       const after = await w.publish({ bronorganisatie: `${org}-k` });
       expect(await eventually(async () => urlsOf(r).includes(after) && r.ids().length >= 5)).toBe(true);
       await w.notifier.deliverer.settle();
@@ -154,7 +163,7 @@ async function createAbonnement(r: Receiver, org: string): Promise<void> {
 function startChild(): ChildProcess {
   const c = w.config();
   return spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
-    env: { ...process.env, MONGODB_DB: c.MONGODB_DB, KAFKA_TOPIC_PREFIX: c.KAFKA_TOPIC_PREFIX, LOG_LEVEL: 'silent', NRC_REFRESH_MS: '300', NRC_DELIVERY_TIMEOUT_MS: '30000' },
+    env: { ...process.env, MONGODB_DB: c.MONGODB_DB, KAFKA_TOPIC_PREFIX: c.KAFKA_TOPIC_PREFIX, LOG_LEVEL: 'silent', NRC_REFRESH_MS: '300', NRC_DELIVERY_TIMEOUT_MS: '30000', NRC_LEASE_SECONDS: '60' },
     stdio: 'ignore',
   });
 }

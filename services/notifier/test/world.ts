@@ -16,6 +16,8 @@ export { eventually };
 export interface World {
   t: TestApp;
   clock: ManualClock;
+  /** The clock the lease of the notifiers started here measures on (it moves only when the test moves it). */
+  leaseClock: ManualClock;
   notifier: Notifier;
   env: Record<string, string>;
   config(): Config;
@@ -35,15 +37,17 @@ export const uuidOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 export async function world(env: Record<string, string> = {}): Promise<World> {
   const t = await startApp({ NRC_DELIVERY_TIMEOUT_MS: '5000', ...env });
   const clock = new ManualClock();
+  const leaseClock = new ManualClock(0);
   const nrcEnv = { NRC_REFRESH_MS: '300', NRC_DELIVERY_TIMEOUT_MS: '5000', ...env };
   const config = () => loadConfig({ ...process.env, MONGODB_DB: t.config.MONGODB_DB, KAFKA_TOPIC_PREFIX: t.topicPrefix, LOG_LEVEL: 'silent', ...nrcEnv });
   const w: World = {
     t,
     clock,
+    leaseClock,
     env: nrcEnv,
     notifier: undefined as never,
     config,
-    startNotifier: async () => (w.notifier = await startNotifier(config(), silent, { clock })),
+    startNotifier: async () => (w.notifier = await startNotifier(config(), silent, { clock, leaseClock })),
     abonnement: async (r, kanalen, auth = `Bearer ${randomUUID()}`) => {
       const res = await t.call('POST', `${NRC}/abonnement`, { callbackUrl: r.url, auth, kanalen });
       if (res.statusCode !== 201) throw new Error(`abonnement: ${res.statusCode} ${res.body}`);
