@@ -247,9 +247,12 @@ async function startWorker(c: WorkerContext, abort: () => boolean): Promise<Work
       stopped = true;
       clearInterval(refreshTimer);
       clearInterval(sweepTimer);
-      await intake?.stop().catch((err: Error) => log.warn({ err: err.message }, 'notifier consumer did not disconnect cleanly'));
+      // Both at once: no attempt starts while the consumer leaves the group (what is recorded meanwhile stays pending).
+      await Promise.all([
+        intake?.stop().catch((err: Error) => log.warn({ err: err.message }, 'notifier consumer did not disconnect cleanly')),
+        deliverer.stop(),
+      ]);
       await refreshing;
-      await deliverer.stop();
     },
   };
 }
