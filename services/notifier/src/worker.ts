@@ -49,6 +49,10 @@ const DAY = 24 * HOUR;
 interface Worker {
   deliverer: Deliverer;
   registry: Registry;
+  /** Resolves once it consumes; rejects only if it could not start for another reason than a stop. */
+  ready: Promise<void>;
+  /** Whether it has started and not been stopped. */
+  readonly running: boolean;
   refresh(): Promise<void>;
   sweep(): Promise<{ notificaties: number; deliveries: number }>;
   stop(): Promise<void>;
@@ -86,7 +90,6 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
 
   let stopped = false;
   let worker: Worker | undefined;
-  let starting: Promise<Worker | undefined> | undefined;
   let ending: Promise<void> | undefined;
   let activated: (() => void)[] = [];
 
@@ -95,38 +98,31 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
     log,
     leaseMs,
     clock: opts.leaseClock,
-    mayAcquire: () => !stopped && !worker && !starting && !ending,
-    onAcquired: () => void begin(),
+    mayAcquire: () => !stopped && !worker && !ending,
+    onAcquired: () => begin(),
     onLost: () => void end(),
   });
 
   /** Starts the term's worker; gives the term up if it cannot start. */
-  const begin = (): Promise<Worker | undefined> => {
-    const run = startWorker({ config, log, db: mongo.db, kafka, clock, send, allowed: () => lease.valid(timeoutMs) }, () => stopped || !lease.holding)
-      .then((w) => {
-        worker = w;
-        for (const r of activated.splice(0)) r();
-        return w;
-      })
-      .catch((err: Error) => {
-        if (lease.holding && !stopped) {
-          log.error({ err: err.message }, 'notifier worker did not start: the lease is given up and taken again');
-          lease.drop('worker did not start');
-        }
-        return undefined;
-      })
-      .finally(() => {
-        if (starting === run) starting = undefined;
-      });
-    starting = run;
-    return run;
+  const begin = (): void => {
+    const w = startWorker({ config, log, db: mongo.db, kafka, clock, send, allowed: () => lease.valid(timeoutMs) });
+    worker = w;
+    w.ready.then(
+      () => {
+        if (worker === w) for (const r of activated.splice(0)) r();
+      },
+      (err: Error) => {
+        if (worker !== w || stopped) return;
+        log.error({ err: err.message }, 'notifier worker did not start: the lease is given up and taken again');
+        lease.drop('worker did not start');
+      },
+    );
   };
 
-  /** Ends the term's worker (the lease lost, or a stop); a next term begins only after this. */
+  /** Ends the term's worker (the lease lost, or a stop), at whatever stage; a next term begins only after this. */
   const end = (): Promise<void> => {
     ending ??= (async () => {
       try {
-        await starting;
         const w = worker;
         worker = undefined;
         await w?.stop();
@@ -140,7 +136,7 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
   };
 
   await lease.tick();
-  await starting;
+  await worker?.ready.catch(() => undefined);
   if (!lease.holding) log.info({ owner: lease.owner }, 'notifier standing by: another instance holds the lease');
   const ticker = setInterval(() => void lease.tick(), lease.interval);
 
@@ -151,7 +147,7 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
   return {
     lease,
     get active() {
-      return worker !== undefined;
+      return worker?.running ?? false;
     },
     get deliverer() {
       return current().deliverer;
@@ -159,9 +155,9 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
     get registry() {
       return current().registry;
     },
-    whenActive: () => (worker ? Promise.resolve() : new Promise<void>((r) => activated.push(r))),
-    refresh: async () => worker?.refresh(),
-    sweep: async () => (worker ? worker.sweep() : { notificaties: 0, deliveries: 0 }),
+    whenActive: () => (worker?.running ? Promise.resolve() : new Promise<void>((r) => activated.push(r))),
+    refresh: async () => (worker?.running ? worker.refresh() : undefined),
+    sweep: async () => (worker?.running ? worker.sweep() : { notificaties: 0, deliveries: 0 }),
     stop: async () => {
       stopped = true;
       await end();
@@ -184,8 +180,11 @@ interface WorkerContext {
   allowed: () => boolean;
 }
 
-/** The worker of one term; `abort()` says the term ended meanwhile (then it stops what it started and throws). */
-async function startWorker(c: WorkerContext, abort: () => boolean): Promise<Worker> {
+/**
+ * The worker of one term, returned at once: it starts in the background (waiting for MongoDB and Kafka as long as
+ * it takes) and stops at any stage, a start in progress included.
+ */
+function startWorker(c: WorkerContext): Worker {
   const { config, log, db, clock } = c;
   const deliverer = new Deliverer({
     db,
@@ -200,58 +199,67 @@ async function startWorker(c: WorkerContext, abort: () => boolean): Promise<Work
     allowed: c.allowed,
   });
   const prefix = config.KAFKA_TOPIC_PREFIX;
-  let intake: Intake | undefined;
-  const registry = new Registry(db, deliverer, async (topics) => {
+  let consuming = false;
+  const registry: Registry = new Registry(db, deliverer, async (topics) => {
     // A new kanaal: consume its topic too (the group starts a new topic at its beginning, so nothing is missed).
-    if (intake) await intake.subscribe(topics).catch((err: Error) => log.error({ err: err.message }, 'could not subscribe to the new kanaal topics'));
+    if (consuming) await intake.subscribe(topics).catch((err: Error) => log.error({ err: err.message }, 'could not subscribe to the new kanaal topics'));
   });
+  const intake = new Intake(c.kafka, prefix, log, intakeHandler({ db, registry, deliverer, clock, log }));
   const refresh = async () => {
     await registry.refresh();
     await processResends(db, deliverer, (id) => deliverer.lane(id)?.target, clock, log);
   };
-  try {
+  const retentionMs = config.NRC_RETENTION_DAYS * DAY;
+  const doSweep = () => sweep(db, clock.now(), retentionMs);
+
+  let stopped = false;
+  let running = false;
+  let refreshing: Promise<void> | undefined;
+  let refreshTimer: NodeJS.Timeout | undefined;
+  let sweepTimer: NodeJS.Timeout | undefined;
+  const ready = (async () => {
     await untilDone(log, 'MongoDB', async () => {
       await registry.ensureIndexes();
       await registry.refresh();
-    }, abort);
-    intake = new Intake(c.kafka, prefix, log, intakeHandler({ db, registry, deliverer, clock, log }));
-    await untilDone(log, 'Kafka', () => intake!.subscribe(registry.topics), abort);
-    if (abort()) throw new Error('the term ended while the worker started');
-  } catch (err) {
-    await intake?.stop().catch(() => undefined);
-    await deliverer.stop();
-    throw err;
-  }
-  log.info({ topics: registry.topics, prefix, group: groupId(prefix) }, 'notifier consuming');
-
-  let stopped = false;
-  let refreshing: Promise<void> | undefined;
-  const refreshTimer = setInterval(() => {
-    if (refreshing || stopped) return;
-    refreshing = refresh()
-      .catch((err: Error) => log.warn({ err: err.message }, 'could not re-read abonnementen'))
-      .finally(() => (refreshing = undefined));
-  }, config.NRC_REFRESH_MS);
-  const retentionMs = config.NRC_RETENTION_DAYS * DAY;
-  const doSweep = () => sweep(db, clock.now(), retentionMs);
-  const sweepTimer = setInterval(() => void doSweep().catch((err: Error) => log.warn({ err: err.message }, 'retention sweep failed')), SWEEP_EVERY_MS);
-  void doSweep().catch(() => undefined);
-  deliverer.schedulePump();
+    }, () => stopped);
+    consuming = true;
+    await untilDone(log, 'Kafka', () => intake.subscribe(registry.topics), () => stopped);
+    if (stopped) throw new Error('stopped while starting');
+    log.info({ topics: registry.topics, prefix, group: groupId(prefix) }, 'notifier consuming');
+    refreshTimer = setInterval(() => {
+      if (refreshing || stopped) return;
+      refreshing = refresh()
+        .catch((err: Error) => log.warn({ err: err.message }, 'could not re-read abonnementen'))
+        .finally(() => (refreshing = undefined));
+    }, config.NRC_REFRESH_MS);
+    sweepTimer = setInterval(() => void doSweep().catch((err: Error) => log.warn({ err: err.message }, 'retention sweep failed')), SWEEP_EVERY_MS);
+    void doSweep().catch(() => undefined);
+    deliverer.schedulePump();
+    running = true;
+  })();
+  ready.catch(() => undefined);
 
   return {
     deliverer,
     registry,
+    ready,
+    get running() {
+      return running;
+    },
     refresh,
     sweep: doSweep,
     stop: async () => {
+      const started = running;
       stopped = true;
+      running = false;
       clearInterval(refreshTimer);
       clearInterval(sweepTimer);
       // Both at once: no attempt starts while the consumer leaves the group (what is recorded meanwhile stays pending).
-      await Promise.all([
-        intake?.stop().catch((err: Error) => log.warn({ err: err.message }, 'notifier consumer did not disconnect cleanly')),
-        deliverer.stop(),
-      ]);
+      const leaving = intake.stop().catch((err: Error) => log.warn({ err: err.message }, 'notifier consumer did not disconnect cleanly'));
+      // A consumer still joining cannot leave before the join ends (kafkajs waits for the request, which can take the
+      // session timeout of a member that died): not waited for. It handles nothing once stopped.
+      await Promise.all([started ? leaving : undefined, deliverer.stop()]);
+      if (started) await ready.catch(() => undefined);
       await refreshing;
     },
   };
@@ -282,21 +290,30 @@ class Intake {
     if (this.stopped) return;
     await this.consumer?.disconnect().catch(() => undefined);
     await ensureTopics(this.kafka, this.prefix, topics);
+    if (this.stopped) return;
     const consumer = this.kafka.consumer({ groupId: groupId(this.prefix), retry: { retries: 100, initialRetryTime: 500, maxRetryTime: 10_000 } });
     consumer.on(consumer.events.CRASH, ({ payload }) => this.log.error({ err: payload.error?.message, restart: payload.restart }, 'notifier consumer stopped on an error'));
     this.consumer = consumer;
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: topics.map((t) => topicName(this.prefix, t)), fromBeginning: true });
-      await consumer.run({ eachBatchAutoResolve: false, eachBatch: (p) => this.handler(p as never) });
+      // Once stopped, a batch is not handled (nor its offset committed): the consumer may still be leaving the group.
+      await consumer.run({
+        eachBatchAutoResolve: false,
+        eachBatch: async (p) => {
+          if (!this.stopped) await this.handler({ ...p, isRunning: () => !this.stopped && p.isRunning() } as never);
+        },
+      });
     } catch (err) {
       await consumer.disconnect().catch(() => undefined);
-      throw err;
+      if (!this.stopped) throw err;
     }
   }
 
+  /** Disconnects, also while joining the group (which can take the session timeout of a member that died). */
   async stop(): Promise<void> {
     this.stopped = true;
+    await this.consumer?.disconnect().catch(() => undefined);
     await this.chain.catch(() => undefined);
     await this.consumer?.disconnect();
   }
