@@ -115,11 +115,6 @@ export class Lease {
     this.lose(reason);
   }
 
-  /** Stops the rounds without releasing (a holder then runs out, as after a crash; tests). */
-  close(): void {
-    this.closed = true;
-  }
-
   private async renew(term: string): Promise<void> {
     const sent = this.clock.now();
     const wall = Date.now();

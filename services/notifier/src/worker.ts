@@ -136,9 +136,9 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
   };
 
   await lease.tick();
+  const ticker = setInterval(() => void lease.tick(), lease.interval);
   await worker?.ready.catch(() => undefined);
   if (!lease.holding) log.info({ owner: lease.owner }, 'notifier standing by: another instance holds the lease');
-  const ticker = setInterval(() => void lease.tick(), lease.interval);
 
   const current = (): Worker => {
     if (!worker) throw new Error('this notifier instance does not hold the lease');
