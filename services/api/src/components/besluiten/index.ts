@@ -1,8 +1,8 @@
 import { ensureAudittrailIndex, registerAudittrail } from '../../common/audittrail';
-import type { ComponentApi, ComponentDef } from '../../common/component';
+import type { ComponentDef } from '../../common/component';
 import { GenummerdeIdentificaties } from '../../common/identificaties';
 import type { IndexDef } from '../../common/store';
-import type { Catalogi } from '../catalogi/context';
+import { catalogiOf } from '../catalogi/context';
 import { References } from '../zaken/refs';
 import { registerBesluitinformatieobjecten } from './besluitinformatieobjecten';
 import { registerBesluiten } from './besluiten';
@@ -38,12 +38,6 @@ export const besluiten: ComponentDef = {
     if (fixed) api.deps.log.warn({ buckets: fixed }, 'besluiten: corrected maintained counts');
   },
 };
-
-function catalogiOf(api: ComponentApi): Catalogi {
-  const c = api.deps.components.get('catalogi') as Catalogi | undefined;
-  if (!c) throw new Error('De Besluiten API heeft de Catalogi API nodig; mount die eerst.');
-  return c;
-}
 
 function besluitLinks(b: Besluiten): BesluitLinks {
   return {

@@ -15,6 +15,13 @@ export const WRITE_OR_FORCED = ['catalogi.schrijven', GEFORCEERD_SCHRIJVEN];
 export const DELETE_OR_FORCED = ['catalogi.schrijven', GEFORCEERD_VERWIJDEREN];
 
 /** Every Catalogi resource, so rules of one type can read the others. Filled in by `register`. */
+/** The Catalogi API of this platform, as the components that build on it use it (it is mounted before them). */
+export function catalogiOf(api: ComponentApi): Catalogi {
+  const c = api.deps.components.get('catalogi') as Catalogi | undefined;
+  if (!c) throw new Error(`De ${api.def.title} heeft de Catalogi API nodig; mount die eerst.`);
+  return c;
+}
+
 export interface Catalogi {
   api: ComponentApi;
   selectielijst: SelectielijstClient;

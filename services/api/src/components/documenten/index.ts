@@ -1,7 +1,7 @@
 import { ensureAudittrailIndex, registerAudittrail } from '../../common/audittrail';
-import type { ComponentApi, ComponentDef } from '../../common/component';
+import type { ComponentDef } from '../../common/component';
 import { GenummerdeIdentificaties } from '../../common/identificaties';
-import type { Catalogi } from '../catalogi/context';
+import { catalogiOf } from '../catalogi/context';
 import { References } from '../zaken/refs';
 import { Bestandsdelen } from './bestandsdelen';
 import { AANMAKEN, READY, UPDATE, mayOnDocument, nonField, withReadyTwins, type Documenten } from './context';
@@ -84,12 +84,6 @@ function keepPartsInStep(d: Documenten): void {
       for (const doc of await part.store.find({ informatieobject: d.informatieobjecten.url(current._id) })) await part.destroy(doc, ctx);
     }
   };
-}
-
-function catalogiOf(api: ComponentApi): Catalogi {
-  const c = api.deps.components.get('catalogi') as Catalogi | undefined;
-  if (!c) throw new Error('De Documenten API heeft de Catalogi API nodig; mount die eerst.');
-  return c;
 }
 
 /** An index for an exact-match filter on `field`, in list order (it also serves the filter's count). */

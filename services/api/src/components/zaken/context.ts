@@ -124,12 +124,6 @@ export function withDefaults(data: Doc, defaults: Record<string, unknown>): Doc 
   return out;
 }
 
-export function catalogiOf(api: ComponentApi): Catalogi {
-  const c = api.deps.components.get('catalogi') as Catalogi | undefined;
-  if (!c) throw new Error('De Zaken API heeft de Catalogi API nodig; mount die eerst.');
-  return c;
-}
-
 export type StoredDoc = Stored<Doc>;
 
 /** The zaak facts a part of a zaak carries for authorisation (see PART_AUTH_FIELDS). */

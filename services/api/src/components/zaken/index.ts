@@ -5,7 +5,8 @@ import type { ComponentApi, ComponentDef } from '../../common/component';
 import { ZgwError, sendProblem } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import type { BrondatumSources } from './archief';
-import { catalogiOf, idsIn, type Zaken } from './context';
+import { catalogiOf } from '../catalogi/context';
+import { idsIn, type Zaken } from './context';
 import { refusedGeometry } from './geo';
 import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen, zaakbesluitLinks } from './nested';
 import {
