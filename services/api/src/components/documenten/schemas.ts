@@ -75,7 +75,8 @@ export const BestandsDeel = z
   .object({ url, volgnummer: z.number().int(), omvang: z.number().int(), voltooid: z.boolean(), lock: z.string() })
   .meta({ id: 'BestandsDeel' });
 
-export const EnkelvoudigInformatieObject = EnkelvoudigInformatieObjectInput.extend({
+/** What a document's responses add to its writable fields, in both versions. */
+const EIO_READ_FIELDS = {
   url,
   identificatie: z.string(),
   versie: z.number().int(),
@@ -84,7 +85,9 @@ export const EnkelvoudigInformatieObject = EnkelvoudigInformatieObjectInput.exte
   locked: z.boolean(),
   bestandsdelen: z.array(BestandsDeel),
   _expand: z.record(z.string(), z.unknown()).optional(),
-}).meta({ id: 'EnkelvoudigInformatieObject' });
+};
+
+export const EnkelvoudigInformatieObject = EnkelvoudigInformatieObjectInput.extend(EIO_READ_FIELDS).meta({ id: 'EnkelvoudigInformatieObject' });
 
 /** The lock an update needs is returned once, by POST …/lock (and by a create with bestandsdelen). */
 export const EnkelvoudigInformatieObjectWithLock = EnkelvoudigInformatieObject.extend({ lock: z.string().optional() }).meta({
@@ -139,17 +142,10 @@ export const EnkelvoudigInformatieObjectPatch17 = EnkelvoudigInformatieObjectInp
   .extend({ lock: lock.optional() })
   .meta(v17('PatchedEnkelvoudigInformatieObjectWithLockRequest'));
 export const EnkelvoudigInformatieObject17 = EnkelvoudigInformatieObjectInput17.extend({
-  url,
-  identificatie: z.string(),
-  versie: z.number().int(),
-  beginRegistratie: z.string(),
-  inhoud: url.nullable(),
-  locked: z.boolean(),
-  bestandsdelen: z.array(BestandsDeel),
+  ...EIO_READ_FIELDS,
   trefwoorden: z.array(z.string()),
   isGereedVoorPublicatie: z.boolean().nullable(),
   tonenAanInitiator: z.boolean(),
-  _expand: z.record(z.string(), z.unknown()).optional(),
 }).meta(v17('EnkelvoudigInformatieObject'));
 export const EnkelvoudigInformatieObjectWithLock17 = EnkelvoudigInformatieObject17.extend({ lock: z.string().optional() }).meta(
   v17('EnkelvoudigInformatieObjectWithLock'),
