@@ -1,7 +1,7 @@
-import { create, iotBody, publish, startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
-import { DRC, EIO, createEio, eioBody, lock } from './documenten.fixtures';
+import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
+import { DRC, EIO, createEio, eioBody, lock, zaaktypeMetBijlage } from './documenten.fixtures';
 import { startApp, token, type TestApp } from './harness';
-import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen } from './zaken.fixtures';
+import { CRS, ZRC, createZ, zaakBody } from './zaken.fixtures';
 
 /**
  * Autorisaties 1.1: an applicatie with `alleenIsGereedVoorPublicatie` reads only documents whose isGereedVoorPublicatie
@@ -41,13 +41,7 @@ const parts: Record<string, { gr: string; vz: string; oio: string }> = {};
 beforeAll(async () => {
   sl = await startReferentielijsten();
   t = await startApp({ REFERENTIELIJSTEN_URL: sl.url });
-  const s = await zaaktypeMetOnderdelen(t, sl);
-  zaaktype = s.zaaktype;
-  const { catalogus } = (await t.call('GET', zaaktype)).json();
-  const type = await create(t, 'informatieobjecttypen', iotBody(catalogus, { omschrijving: 'bijlage' }));
-  await publish(t, type.url);
-  iot = type.url;
-  await create(t, 'zaaktype-informatieobjecttypen', { zaaktype, informatieobjecttype: 'bijlage', volgnummer: 1, richting: 'inkomend' });
+  ({ zaaktype, iot } = await zaaktypeMetBijlage(t, sl));
   pub = await publicatieClient('publicatie', {
     autorisaties: [
       { component: 'drc', scopes: DRC_SCOPES, informatieobjecttype: iot, maxVertrouwelijkheidaanduiding: 'zeer_geheim' },

@@ -1,7 +1,7 @@
 import { create, iotBody, publish, startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
-import { DRC, EIO, createEio, eioBody, lock } from './documenten.fixtures';
+import { DRC, EIO, createEio, eioBody, lock, zaaktypeMetBijlage } from './documenten.fixtures';
 import { startApp, type TestApp } from './harness';
-import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen } from './zaken.fixtures';
+import { CRS, ZRC, createZ, zaakBody } from './zaken.fixtures';
 
 // Gebruiksrechten keep their document's indicatieGebruiksrecht in step (drc-006); objectinformatieobjecten follow the
 // zaakinformatieobjecten of the Zaken API in-process and guard their own rules (drc-002..004, drc-008).
@@ -13,13 +13,7 @@ let zaaktype: string;
 beforeAll(async () => {
   sl = await startReferentielijsten();
   t = await startApp({ REFERENTIELIJSTEN_URL: sl.url });
-  const s = await zaaktypeMetOnderdelen(t, sl);
-  zaaktype = s.zaaktype;
-  const { catalogus } = (await t.call('GET', zaaktype)).json();
-  const type = await create(t, 'informatieobjecttypen', iotBody(catalogus, { omschrijving: 'bijlage' }));
-  await publish(t, type.url);
-  iot = type.url;
-  await create(t, 'zaaktype-informatieobjecttypen', { zaaktype, informatieobjecttype: 'bijlage', volgnummer: 1, richting: 'inkomend' });
+  ({ zaaktype, iot } = await zaaktypeMetBijlage(t, sl));
 });
 afterAll(async () => {
   await t.close();

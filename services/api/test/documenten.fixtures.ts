@@ -1,5 +1,6 @@
-import { catalogus, create, iotBody, publish } from './catalogi.fixtures';
+import { catalogus, create, iotBody, publish, type Referentielijsten } from './catalogi.fixtures';
 import type { TestApp } from './harness';
+import { zaaktypeMetOnderdelen } from './zaken.fixtures';
 
 export const DRC = '/documenten/api/v1';
 export const EIO = `${DRC}/enkelvoudiginformatieobjecten`;
@@ -10,6 +11,19 @@ export async function informatieobjecttype(t: TestApp, over: Record<string, unkn
   const iot = await create(t, 'informatieobjecttypen', iotBody(cat, over));
   await publish(t, iot.url);
   return iot.url;
+}
+
+/**
+ * A zaaktype with its onderdelen (zaken.fixtures) whose documents may be of a published informatieobjecttype
+ * `bijlage` of its catalogus (its zaaktype-informatieobjecttype, inkomend).
+ */
+export async function zaaktypeMetBijlage(t: TestApp, sl: Referentielijsten): Promise<{ zaaktype: string; iot: string }> {
+  const { zaaktype } = await zaaktypeMetOnderdelen(t, sl);
+  const { catalogus: cat } = (await t.call('GET', zaaktype)).json();
+  const type = await create(t, 'informatieobjecttypen', iotBody(cat, { omschrijving: 'bijlage' }));
+  await publish(t, type.url);
+  await create(t, 'zaaktype-informatieobjecttypen', { zaaktype, informatieobjecttype: 'bijlage', volgnummer: 1, richting: 'inkomend' });
+  return { zaaktype, iot: type.url };
 }
 
 export const eioBody = (informatieobjecttype: string, over: Record<string, unknown> = {}) => ({

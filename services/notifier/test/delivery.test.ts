@@ -1,23 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { Receiver } from './receivers';
+import { Receivers } from './receivers';
 import { NRC, eventually, receivedAtLeast, urlsOf, world, type World } from './world';
 
 // End to end on the engines: notifications published through the API travel the outbox, Kafka and the notifier to
 // the callbacks of the abonnementen whose kanaal and filters they match.
 let w: World;
-const receivers: Receiver[] = [];
-const receiver = async () => {
-  const r = await Receiver.start();
-  receivers.push(r);
-  return r;
-};
+const receivers = new Receivers();
+const receiver = () => receivers.start();
 
 beforeAll(async () => {
   w = await world();
 });
 afterAll(async () => {
   await w?.close();
-  for (const r of receivers) await r.close();
+  await receivers.closeAll();
 });
 
 describe('fan-out', () => {

@@ -3,7 +3,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { NRC_DELIVERIES, NRC_LEASES, NRC_NOTIFICATIES, deliveryId, type DeliveryDoc, type KeptNotificatie, type LeaseDoc } from '@zgw/shared';
 import { startNotifier, type Notifier } from '../src/worker';
-import { ManualClock, Receiver } from './receivers';
+import { countIds, ManualClock, Receivers } from './receivers';
 import { eventually, receivedAtLeast, silent, urlsOf, uuidOf, world, type World } from './world';
 
 // Several notifier instances on one installation: only the one holding the lease delivers. Each instance measures
@@ -11,14 +11,9 @@ import { eventually, receivedAtLeast, silent, urlsOf, uuidOf, world, type World 
 const LEASE_MS = 30_000;
 const TIMEOUT_MS = 5_000;
 let w: World;
-const receivers: Receiver[] = [];
+const receivers = new Receivers();
 const running: Notifier[] = [];
-const receiver = async () => {
-  const r = await Receiver.start();
-  receivers.push(r);
-  return r;
-};
-const count = (ids: string[]) => ids.reduce((m, id) => m.set(id, (m.get(id) ?? 0) + 1), new Map<string, number>());
+const receiver = () => receivers.start();
 
 /** Starts an instance on the test's database and topics (MongoDB through `mongoUrl` if given), with its own lease clock. */
 async function instance(mongoUrl?: string): Promise<{ n: Notifier; clock: ManualClock }> {
@@ -42,7 +37,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await w?.t.close();
-  for (const r of receivers) await r.close();
+  await receivers.closeAll();
 });
 
 describe('two instances', () => {
@@ -77,7 +72,7 @@ describe('two instances', () => {
     expect(await eventually(async () => published.every((u) => urlsOf(r).includes(u)))).toBe(true);
     await holder.n.deliverer.settle();
     expect(r.ids()).toHaveLength(7);
-    expect([...count(r.ids()).values()].every((c) => c === 1)).toBe(true);
+    expect([...countIds(r.ids()).values()].every((c) => c === 1)).toBe(true);
     expect(r.ids().slice(0, 5).sort()).toEqual([...ids].sort());
 
     // A renewal in between: the standby counts the lease time from the renewal it saw last, so it waits.
@@ -118,7 +113,7 @@ describe('two instances', () => {
     expect(await receivedAtLeast(r, 5)).toBe(true);
     await standby.n.deliverer.settle();
     expect(r.ids()).toHaveLength(5);
-    expect([...count(r.ids()).values()]).toEqual([1, 1, 1, 1, 1]);
+    expect([...countIds(r.ids()).values()]).toEqual([1, 1, 1, 1, 1]);
     expect((await w.deliveries(url)).map((d) => [d.state, d.tries])).toEqual(Array(5).fill(['delivered', 1]));
   });
 });

@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { NRC_NOTIFICATIES } from '@zgw/shared';
-import { DAY, HOUR, Receiver } from './receivers';
+import { DAY, HOUR, Receivers } from './receivers';
 import { eventually, receivedAtLeast, urlsOf, uuidOf, world, type World } from './world';
 
 // Retries, the one-week lock, unlock and resend, with a clock the test moves (a week passes in milliseconds).
 let w: World;
-const receivers: Receiver[] = [];
-const receiver = async () => {
-  const r = await Receiver.start();
-  receivers.push(r);
-  return r;
-};
+const receivers = new Receivers();
+const receiver = () => receivers.start();
 const SECOND = 1000;
 
 beforeAll(async () => {
@@ -18,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await w?.close();
-  for (const r of receivers) await r.close();
+  await receivers.closeAll();
 });
 
 /** Moves the clock and lets the notifier do what became due. */

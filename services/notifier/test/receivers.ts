@@ -97,6 +97,24 @@ export class Receiver {
 }
 
 /** A clock the test moves. */
+/** The receivers a test file starts, closed together at its end. */
+export class Receivers {
+  private readonly started: Receiver[] = [];
+
+  async start(): Promise<Receiver> {
+    const r = await Receiver.start();
+    this.started.push(r);
+    return r;
+  }
+
+  async closeAll(): Promise<void> {
+    for (const r of this.started) await r.close();
+  }
+}
+
+/** How many times each id occurs. */
+export const countIds = (ids: string[]): Map<string, number> => ids.reduce((m, id) => m.set(id, (m.get(id) ?? 0) + 1), new Map<string, number>());
+
 export class ManualClock {
   constructor(public t = Date.parse('2026-01-05T09:00:00Z')) {}
   now(): number {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { EVENT_ID_HEADER, NRC_DELIVERIES, type DeliveryDoc } from '@zgw/shared';
 import { intakeHandler, type BatchPayload } from '../src/intake';
-import { Receiver } from './receivers';
+import { countIds, Receiver, Receivers } from './receivers';
 import { NRC, eventually, receivedAtLeast, silent, urlsOf, world, type World } from './world';
 
 // What at-least-once means here, tested as claimed:
@@ -14,13 +14,8 @@ import { NRC, eventually, receivedAtLeast, silent, urlsOf, world, type World } f
 // - Kafka messages consumed again after a crash before the commit record nothing twice.
 // And a receiver that does not answer holds only its own abonnement's slots.
 let w: World;
-const receivers: Receiver[] = [];
-const receiver = async () => {
-  const r = await Receiver.start();
-  receivers.push(r);
-  return r;
-};
-const count = (ids: string[]) => ids.reduce((m, id) => m.set(id, (m.get(id) ?? 0) + 1), new Map<string, number>());
+const receivers = new Receivers();
+const receiver = () => receivers.start();
 
 beforeAll(async () => {
   w = await world({ NRC_ABONNEMENT_CONCURRENCY: '4' });
@@ -28,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await w?.close();
-  for (const r of receivers) await r.close();
+  await receivers.closeAll();
 });
 
 describe('a slow receiver', () => {
@@ -68,7 +63,7 @@ describe('restarts', () => {
     expect(await eventually(async () => urlsOf(r).includes(after))).toBe(true);
     await w.notifier.deliverer.settle();
     expect(r.ids()).toHaveLength(4);
-    expect([...count(r.ids()).values()]).toEqual([1, 1, 1, 1]);
+    expect([...countIds(r.ids()).values()]).toEqual([1, 1, 1, 1]);
     const ds = await w.t.mongo.db.collection<DeliveryDoc>(NRC_DELIVERIES).find({ abonnement: url.slice(url.lastIndexOf('/') + 1) }).toArray();
     expect(ds.map((d) => [d.state, d.tries])).toEqual([['delivered', 1], ['delivered', 1], ['delivered', 1], ['delivered', 1]]);
   });
@@ -112,7 +107,7 @@ describe('restarts', () => {
       const after = await w.publish({ bronorganisatie: `${org}-k` });
       expect(await eventually(async () => urlsOf(r).includes(after) && r.ids().length >= 5)).toBe(true);
       await w.notifier.deliverer.settle();
-      const seen = count(r.ids());
+      const seen = countIds(r.ids());
       // The two that were in flight came twice (same id), the one published after the takeover once.
       expect(firstIds).toHaveLength(2);
       for (const id of firstIds) expect(seen.get(id)).toBe(2);
