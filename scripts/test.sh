@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test against the real engines (or those named: `npm test -- <path or pattern>`): type check, then jest
 # (tests that stop an engine run alone, last),
-# then the query-index check on every query shape the tests sent (see README, Development).
+# then the query-index check on every query shape the tests sent, and the local store's own check that every query
+# it answered from an index it answered as a scan does (see README, Development).
 # Engines: MONGODB_URL + KAFKA_BROKERS when set; else testcontainers where Docker runs; else scripts/engines.sh.
 # Browser: Debian's chromium for the end-to-end tests (scripts/browser.sh installs it when missing).
 set -uo pipefail
@@ -14,6 +15,8 @@ summary=$(mktemp)
 queries=$(mktemp -d)
 export ZGW_TEST_SUMMARY="$summary"
 export ZGW_QUERY_LOG="$queries"
+# The local store started for the tests answers every query it serves from an index by a scan too, and compares.
+export ZGW_MONGO_VERIFY=1
 rc=0
 if [ $# -gt 0 ]; then
   # Only the tests named (paths or patterns, and any other jest option), one at a time.
@@ -24,5 +27,7 @@ else
 fi
 awk '{p+=$1; f+=$2} END {printf "tests: %d passed, %d failed\n", p, f}' "$summary"
 node scripts/query-check.js "$queries" ${1+--allow-empty} || rc=1
+[ -n "${MONGODB_URL:-}" ] || eval "$(bash scripts/engines.sh env 2>/dev/null)"
+node scripts/store-check.js || rc=1
 rm -rf "$summary" "$queries"
 exit $rc

@@ -10,10 +10,17 @@ import de.bwaldvogel.mongo.wire.message.MongoMessage;
 import de.bwaldvogel.mongo.wire.message.MongoQuery;
 import io.netty.channel.Channel;
 
+import de.bwaldvogel.mongo.oplog.NoopOplog;
+
 import java.io.IOException;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 final class DurableBackend extends AbstractMongoBackend {
     private final DurableStore store;
+
+    private final List<DurableDatabase> databases = new CopyOnWriteArrayList<>();
 
     DurableBackend(DurableStore store) {
         this.store = store;
@@ -21,11 +28,52 @@ final class DurableBackend extends AbstractMongoBackend {
             resolveDatabase(name);
         }
         store.endRecovery();
+        Thread sweeper = new Thread(this::sweepExpired, "ttl-sweeper");
+        sweeper.setDaemon(true);
+        sweeper.start();
     }
 
     @Override
     protected MongoDatabase openOrCreateDatabase(String databaseName) {
-        return new DurableDatabase(databaseName, getCursorRegistry(), store);
+        DurableDatabase database = new DurableDatabase(databaseName, getCursorRegistry(), store);
+        databases.add(database);
+        return database;
+    }
+
+    /** Seconds between two passes of the TTL sweeper (MongoDB's TTL monitor runs every 60 seconds). */
+    static final long TTL_SECONDS = Long.parseLong(System.getenv().getOrDefault("ZGW_MONGO_TTL_SECONDS", "60"));
+
+    /**
+     * Removes the documents a TTL index says have expired: those whose indexed date (the earliest, for an array of
+     * dates) lies more than expireAfterSeconds in the past, as MongoDB's TTL monitor does. Each removal is journaled
+     * like any delete.
+     */
+    private void sweepExpired() {
+        while (true) {
+            try {
+                Thread.sleep(TTL_SECONDS * 1000);
+                Instant now = Instant.now();
+                for (DurableDatabase database : databases) {
+                    for (DurableCollection collection : database.collections()) {
+                        for (OrderedIndex index : collection.orderedIndexes()) {
+                            if (index.expireAfterSeconds() == null || index.fields().length != 1) {
+                                continue;
+                            }
+                            Instant cutoff = now.minusSeconds(index.expireAfterSeconds());
+                            int removed = collection.deleteDocuments(new Document(index.fields()[0], new Document("$lt", cutoff)), 0, NoopOplog.get());
+                            commit();
+                            if (removed > 0) {
+                                System.out.println("DurableBackend: removed " + removed + " expired documents from " + collection.getFullName());
+                            }
+                        }
+                    }
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                System.err.println("DurableBackend: the TTL sweep failed, trying again in " + TTL_SECONDS + " s: " + e);
+            }
+        }
     }
 
     @Override

@@ -8,19 +8,23 @@ import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.DocumentWithPosition;
 import de.bwaldvogel.mongo.backend.Index;
-import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.backend.QueryResult;
+import de.bwaldvogel.mongo.backend.ZgwBridge;
 import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.exception.IndexBuildFailedException;
+import de.bwaldvogel.mongo.exception.MongoServerError;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashSet;
+import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
-import java.util.Set;
+import java.util.Spliterator;
+import java.util.Spliterators;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 
 final class DurableCollection extends AbstractSynchronizedMongoCollection<Integer> {
     private final DurableStore store;
@@ -77,77 +81,121 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         return slots.get(position);
     }
 
-    /**
-     * The library serves a query from a unique index only when the query names exactly that index's fields, so
-     * `{_id: x, _tombstone: {$exists: false}}` (the platform's lookup of a live document) would scan every document.
-     * A query that also names `_id` (a value or `$in`) or all fields of another unique index (values, not arrays) is served from
-     * that index here: the index gives the candidates, and the whole query is still matched against each of them. `$in`
- * on fields of a compound unique index is served by one lookup per combination of values.
-     */
-    @Override
-    protected QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
-                                         Document fieldSelector) {
-        if (query.size() > 1) {
-            for (Index<Integer> index : getIndexes()) {
-                Document narrowed = new Document();
-                for (IndexKey key : index.getKeys()) {
-                    Object value = query.get(key.getKey());
-                    if (value == null || value instanceof Collection || (value instanceof Document && !((Document) value).keySet().equals(Set.of("$in")))) {
-                        narrowed = null;
-                        break;
-                    }
-                    narrowed.put(key.getKey(), value);
-                }
-                if (narrowed == null) {
-                    continue;
-                }
-                if (index.canHandle(narrowed)) {
-                    return matchDocuments(query, index.getPositions(narrowed), orderBy, numberToSkip, limit, batchSize, fieldSelector);
-                }
-                // A compound unique index with `$in` on some of its fields (the library serves `$in` on single-field
-                // indexes only): one lookup per combination of values, e.g. a file's chunks by `files_id` and numbers.
-                List<Document> lookups = combinations(narrowed);
-                if (lookups != null && !lookups.isEmpty() && index.canHandle(lookups.get(0))) {
-                    LinkedHashSet<Integer> positions = new LinkedHashSet<>();
-                    for (Document lookup : lookups) {
-                        for (Integer position : index.getPositions(lookup)) {
-                            positions.add(position);
-                        }
-                    }
-                    return matchDocuments(query, positions, orderBy, numberToSkip, limit, batchSize, fieldSelector);
-                }
+    /** The collection's ordered indexes (every index but a geo or text one, which serve nothing here). */
+    List<OrderedIndex> orderedIndexes() {
+        List<OrderedIndex> out = new ArrayList<>();
+        for (Index<Integer> index : getIndexes()) {
+            if (index instanceof OrderedIndex) {
+                out.add((OrderedIndex) index);
             }
-        }
-        return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
-    }
-
-    /** At most this many lookups stand in for one query with `$in` on a compound index (more: the query scans). */
-    private static final int MAX_LOOKUPS = 1000;
-
-    /** The equality queries whose union a query with `$in` on some of these fields is; null when there are too many. */
-    private static List<Document> combinations(Document narrowed) {
-        List<Document> out = new ArrayList<>();
-        out.add(new Document());
-        for (String key : narrowed.keySet()) {
-            Object value = narrowed.get(key);
-            Collection<?> values = value instanceof Document ? (Collection<?>) ((Document) value).get("$in") : List.of(value);
-            if (values == null || (long) out.size() * values.size() > MAX_LOOKUPS) {
-                return null;
-            }
-            List<Document> next = new ArrayList<>();
-            for (Document partial : out) {
-                for (Object v : values) {
-                    if (v == null || v instanceof Collection || v instanceof Document) {
-                        return null;
-                    }
-                    Document d = new Document(partial);
-                    d.put(key, v);
-                    next.add(d);
-                }
-            }
-            out = next;
         }
         return out;
+    }
+
+    /**
+     * Every read, count, update and delete finds its documents here: from the index the planner chooses, or by a scan
+     * of every document when none serves the query (see QueryPlanner).
+     */
+    @Override
+    protected synchronized QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
+                                                      Document fieldSelector) {
+        long started = System.nanoTime();
+        try {
+            QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), query, orderBy, limit > 0 ? numberToSkip + limit : 0);
+            QueryPlanner.Counters counters = ((DurableDatabase) getDatabase()).counters;
+            if (plan == null) {
+                QueryPlanner.count(counters, false);
+                if (!QueryPlanner.SCAN.get() && !getCollectionName().startsWith("system.")) {
+                    QueryPlanner.logScan(getFullName(), query, orderBy, live);
+                }
+                return matchDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+            }
+            Stream<Document> documents;
+            Comparator<Document> comparator = null;
+            if (plan.sorted && plan.sortFields.length > 0) {
+                Iterator<Integer> positions = QueryPlanner.sortedPositions(plan);
+                documents = StreamSupport.stream(Spliterators.spliteratorUnknownSize(positions, Spliterator.ORDERED), false).map(slots::get);
+            } else {
+                int[] positions = QueryPlanner.naturalPositions(plan, isNaturalDescending(orderBy));
+                documents = IntStream.of(positions).mapToObj(slots::get);
+                if (!plan.sorted) {
+                    comparator = deriveComparator(orderBy);
+                }
+            }
+            List<Document> result = matchDocumentsFromStream(query, documents, numberToSkip, limit, 0, comparator, fieldSelector).collectDocuments();
+            QueryPlanner.count(counters, true);
+            if (QueryPlanner.VERIFY) {
+                List<Document> scanned = matchDocuments(query, orderBy, numberToSkip, limit, 0, fieldSelector).collectDocuments();
+                QueryPlanner.verify(getFullName(), query, orderBy, plan, result, scanned);
+            }
+            return createQueryResult(result, batchSize);
+        } finally {
+            QueryTimes.record(System.nanoTime() - started);
+        }
+    }
+
+    /** The documents a query selects (in order, skipped and limited), for an aggregation that starts with $match. */
+    synchronized List<Document> select(Document query, Document orderBy, int skip, int limit) {
+        List<Document> out = new ArrayList<>();
+        for (Document d : queryDocuments(query, orderBy, skip, limit, 0, null)) {
+            out.add(d);
+        }
+        return out;
+    }
+
+    /** Builds a new index from the documents at once (sorted, then loaded), instead of one insertion per document. */
+    @Override
+    public synchronized void addIndex(Index<Integer> index) {
+        if (index instanceof OrderedIndex) {
+            OrderedIndex ordered = (OrderedIndex) index;
+            ordered.documents(slots::get);
+            boolean exists = getIndexes().stream().anyMatch(i -> i.getName().equals(index.getName()));
+            if (!exists && live > 0) {
+                List<Document> documents = new ArrayList<>(live);
+                List<Integer> positions = new ArrayList<>(live);
+                for (int i = 0; i < slots.size(); i++) {
+                    if (slots.get(i) != null) {
+                        documents.add(slots.get(i));
+                        positions.add(i);
+                    }
+                }
+                try {
+                    ordered.build(documents, positions::get, this, live);
+                } catch (MongoServerError e) {
+                    throw new IndexBuildFailedException(e, this);
+                }
+            }
+        }
+        super.addIndex(index);
+    }
+
+    /** Removes a document from every index by its position (found by a unique index, or by looking). */
+    @Override
+    public synchronized void removeDocument(Document document) {
+        Integer position = null;
+        for (Index<Integer> index : getIndexes()) {
+            if (index.isUnique()) {
+                position = index.getPosition(document);
+                if (position != null) {
+                    break;
+                }
+            }
+        }
+        if (position == null) {
+            position = findDocumentPosition(document);
+        }
+        if (position == null || slots.get(position) == null) {
+            return;
+        }
+        for (Index<Integer> index : getIndexes()) {
+            if (index instanceof OrderedIndex) {
+                ((OrderedIndex) index).remove(document, position);
+            } else {
+                index.remove(document);
+            }
+        }
+        updateDataSize(-ZgwBridge.calculateSize(document));
+        removeDocument(position);
     }
 
     @Override

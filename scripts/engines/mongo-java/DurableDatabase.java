@@ -1,18 +1,36 @@
 // A database of the durable stand-in: its collections are DurableCollections that start from what the store
-// recovered; unique indexes are kept in memory and rebuilt from the documents at start (their definitions are
-// documents of system.indexes, journaled like any other).
+// recovered. Every index is an OrderedIndex kept in memory and rebuilt from the documents at start (the definitions are
+// documents of system.indexes, journaled like any other). Commands that select documents reach the QueryPlanner:
+// find, count, distinct, update, delete and findAndModify through the collection, and an aggregation's leading
+// $match/$sort/$skip/$limit here (the library would feed every document of the collection to the pipeline).
 
+import de.bwaldvogel.mongo.MongoCollection;
 import de.bwaldvogel.mongo.backend.AbstractSynchronizedMongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.DatabaseResolver;
+import de.bwaldvogel.mongo.backend.EmptyIndex;
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
-import de.bwaldvogel.mongo.backend.memory.index.MemoryUniqueIndex;
+import de.bwaldvogel.mongo.backend.ZgwBridge;
+import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.exception.IndexNotFoundException;
+import de.bwaldvogel.mongo.exception.MongoServerError;
+import de.bwaldvogel.mongo.oplog.Oplog;
+import io.netty.channel.Channel;
 
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
     private final DurableStore store;
+    /** The description of the index being created (the library passes on only its name, keys and sparse flag). */
+    private final ThreadLocal<Document> creating = new ThreadLocal<>();
+    final QueryPlanner.Counters counters = new QueryPlanner.Counters();
 
     DurableDatabase(String name, CursorRegistry cursors, DurableStore store) {
         super(name, cursors);
@@ -20,15 +38,179 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
         initializeNamespacesAndIndexes();
     }
 
+    /** Every collection opened, by name (a dropped one stays until one of its name is opened again: harmless). */
+    private final Map<String, DurableCollection> opened = new ConcurrentHashMap<>();
+
     @Override
     protected DurableCollection openOrCreateCollection(String collectionName, CollectionOptions options) {
-        return new DurableCollection(this, collectionName, options, cursorRegistry, store,
+        DurableCollection collection = new DurableCollection(this, collectionName, options, cursorRegistry, store,
             store.take(getDatabaseName() + "." + collectionName));
+        opened.put(collectionName, collection);
+        return collection;
+    }
+
+    Collection<DurableCollection> collections() {
+        return opened.values();
+    }
+
+    @Override
+    protected synchronized void addIndex(Document indexDescription) {
+        Document outer = creating.get(); // creating an index may create its collection, and that the _id index
+        creating.set(indexDescription);
+        try {
+            super.addIndex(indexDescription);
+        } finally {
+            creating.set(outer);
+        }
     }
 
     @Override
     protected Index<Integer> openOrCreateUniqueIndex(String collectionName, String indexName, List<IndexKey> keys, boolean sparse) {
-        return new MemoryUniqueIndex(indexName, keys, sparse);
+        return ordered(collectionName, indexName, keys, true, sparse);
+    }
+
+    @Override
+    protected Index<Integer> openOrCreateSecondaryIndex(String collectionName, String indexName, List<IndexKey> keys, boolean sparse) {
+        Document description = description(collectionName, indexName);
+        Document key = description == null ? null : (Document) description.get("key");
+        if (key != null && key.values().stream().anyMatch(v -> v instanceof String)) {
+            return new EmptyIndex<>(indexName, keys); // 2dsphere, text, hashed: geo queries scan, as before
+        }
+        return ordered(collectionName, indexName, keys, false, sparse);
+    }
+
+    private OrderedIndex ordered(String collectionName, String indexName, List<IndexKey> keys, boolean unique, boolean sparse) {
+        Document description = description(collectionName, indexName);
+        Document partial = description == null ? null : (Document) description.get("partialFilterExpression");
+        Object ttl = description == null ? null : description.get("expireAfterSeconds");
+        return new OrderedIndex(indexName, keys, unique, sparse, partial, ttl instanceof Number ? ((Number) ttl).longValue() : null);
+    }
+
+    /** The full description of an index: the one being created, or the stored one (at start). */
+    private Document description(String collectionName, String indexName) {
+        Document current = creating.get();
+        String ns = getDatabaseName() + "." + collectionName;
+        if (current != null && indexName.equals(current.get("name"))) {
+            return current;
+        }
+        MongoCollection<Integer> indexes = getOrCreateIndexesCollection();
+        for (Document d : indexes.handleQuery(new Document("ns", ns).append("name", indexName))) {
+            return d;
+        }
+        return null;
+    }
+
+    @Override
+    public Document handleCommand(Channel channel, String command, Document query, DatabaseResolver databaseResolver, Oplog oplog) {
+        if (command.equalsIgnoreCase("zgwQueryStats")) {
+            return QueryTimes.stats(Boolean.TRUE.equals(query.get("reset")), counters);
+        }
+        Object hint = query.get("hint");
+        boolean scan = hint instanceof Document && ((Document) hint).containsKey("$natural");
+        if (scan) {
+            QueryPlanner.SCAN.set(Boolean.TRUE);
+        }
+        try {
+            if (command.equalsIgnoreCase("aggregate")) {
+                Document response = aggregateFromIndex(query, databaseResolver, oplog);
+                if (response != null) {
+                    return response;
+                }
+            } else if (command.equalsIgnoreCase("dropIndexes") || command.equalsIgnoreCase("deleteIndexes")) {
+                return dropIndexes(query.get(command).toString(), query.get("index"));
+            }
+            return super.handleCommand(channel, command, query, databaseResolver, oplog);
+        } finally {
+            QueryPlanner.SCAN.remove();
+        }
+    }
+
+    /**
+     * An aggregation that starts with $match: the match (with a $sort, $skip and $limit that follow it) is read through
+     * the planner, and only the documents it selects go through the rest of the pipeline.
+     */
+    @SuppressWarnings("unchecked")
+    private Document aggregateFromIndex(Document query, DatabaseResolver databaseResolver, Oplog oplog) {
+        Object p = query.get("pipeline");
+        if (!(p instanceof List) || query.containsKey("let")) {
+            return null;
+        }
+        List<Document> pipeline = Aggregation.parse(p);
+        String collectionName = query.get("aggregate").toString();
+        MongoCollection<Integer> collection = resolveCollection(collectionName, false);
+        if (pipeline.isEmpty() || !(collection instanceof DurableCollection) || !pipeline.get(0).containsKey("$match")) {
+            return null;
+        }
+        List<Document> matches = new ArrayList<>();
+        int i = 0;
+        while (i < pipeline.size() && pipeline.get(i).size() == 1 && pipeline.get(i).get("$match") instanceof Document) {
+            matches.add((Document) pipeline.get(i).get("$match"));
+            i++;
+        }
+        Document sort = null;
+        int skip = 0, limit = 0;
+        if (i < pipeline.size() && pipeline.get(i).get("$sort") instanceof Document) {
+            sort = (Document) pipeline.get(i++).get("$sort");
+        }
+        if (i < pipeline.size() && pipeline.get(i).get("$skip") instanceof Number) {
+            skip = ((Number) pipeline.get(i++).get("$skip")).intValue();
+        }
+        if (i < pipeline.size() && pipeline.get(i).get("$limit") instanceof Number) {
+            limit = ((Number) pipeline.get(i++).get("$limit")).intValue();
+            if (limit <= 0) {
+                return null; // let the library refuse it
+            }
+        }
+        Document match = matches.size() == 1 ? matches.get(0) : new Document("$and", matches);
+        List<Document> selected = ((DurableCollection) collection).select(match, sort, skip, limit);
+        Aggregation rest = Aggregation.fromPipeline(pipeline.subList(i, pipeline.size()), databaseResolver, this, collection, oplog);
+        return ZgwBridge.cursorResponse(collection.getFullName(), rest.runStages(selected.stream()));
+    }
+
+    /** dropIndexes as MongoDB has it: "*" (all but _id), a name, a key pattern, or a list of names. */
+    private Document dropIndexes(String collectionName, Object index) {
+        MongoCollection<Integer> collection = resolveCollection(collectionName, false);
+        if (collection == null) {
+            throw new MongoServerError(26, "NamespaceNotFound", "ns not found " + getDatabaseName() + "." + collectionName);
+        }
+        MongoCollection<Integer> descriptions = getOrCreateIndexesCollection();
+        List<Document> own = new ArrayList<>();
+        for (Document d : descriptions.handleQuery(new Document("ns", collection.getFullName()))) {
+            own.add(d);
+        }
+        List<Document> drop = new ArrayList<>();
+        if ("*".equals(index)) {
+            for (Document d : own) {
+                if (!"_id_".equals(d.get("name"))) {
+                    drop.add(d);
+                }
+            }
+        } else {
+            List<Object> wanted = index instanceof Collection ? new ArrayList<>((Collection<Object>) index) : List.of(index);
+            for (Object w : wanted) {
+                Document found = null;
+                for (Document d : own) {
+                    if (w instanceof String ? w.equals(d.get("name")) : w.equals(d.get("key"))) {
+                        found = d;
+                    }
+                }
+                if (found == null) {
+                    throw new IndexNotFoundException("index not found with name [" + w + "]");
+                }
+                if ("_id_".equals(found.get("name"))) {
+                    throw new MongoServerError(72, "InvalidOptions", "cannot drop _id index");
+                }
+                drop.add(found);
+            }
+        }
+        int before = own.size();
+        for (Document d : drop) {
+            collection.dropIndex((String) d.get("name"));
+            descriptions.deleteDocuments(new Document("ns", collection.getFullName()).append("name", d.get("name")), 1);
+        }
+        Document response = new Document("nIndexesWas", before);
+        ZgwBridge.markOkay(response);
+        return response;
     }
 
     @Override

@@ -40,6 +40,7 @@ class LocalStore {
     const cp = `${this.home}/lib/*:${this.home}/classes`;
     const proc = spawn('java', ['-Xmx1g', '-XX:+UseSerialGC', '-cp', cp, 'MongoLauncher', '--port', String(this.port), '--dir', this.dir, '--fsync', 'on'], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ZGW_MONGO_TTL_SECONDS: '1' }, // the TTL sweeper every second (MongoDB's: 60 s)
     });
     this.proc = proc;
     const log = (chunk: Buffer) => (this.output += chunk.toString());
@@ -98,6 +99,9 @@ const freePort = () =>
     store = new LocalStore(home, await freePort());
     docs = await store.start();
     await docs.createIndex({ code: 1 }, { unique: true });
+    // secondary indexes, rebuilt from the documents at every start (see the kill -9 test)
+    await docs.createIndex({ n: 1, code: -1 });
+    await docs.createIndex({ group: 1, _id: 1 }, { sparse: true });
   }, 120_000);
 
   afterAll(async () => {
@@ -218,6 +222,44 @@ const freePort = () =>
     expect(wrong.slice(0, 10)).toEqual([]);
     expect(acked).toBeGreaterThanOrEqual(3000);
   }, 300_000);
+
+  it('removes documents a TTL index says have expired, and keeps the others', async () => {
+    const sessions = store.client!.db('t').collection('sessies');
+    await sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+    await sessions.createIndex({ at: 1 }, { expireAfterSeconds: 3600 });
+    const past = new Date(Date.now() - 60_000);
+    await sessions.insertMany([
+      { _id: 'expired' as never, expiresAt: past },
+      { _id: 'later' as never, expiresAt: new Date(Date.now() + 3_600_000) },
+      { _id: 'not-a-date' as never, expiresAt: 'tomorrow' },
+      { _id: 'hour-old' as never, at: new Date(Date.now() - 7_200_000) },
+      { _id: 'recent' as never, at: past },
+    ]);
+    const deadline = Date.now() + 15_000;
+    while ((await sessions.countDocuments({})) > 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect((await sessions.find({}).sort({ _id: 1 }).toArray()).map((d) => d._id)).toEqual(['later', 'not-a-date', 'recent']);
+  });
+
+  it('answers from its indexes after the kill -9 as a scan of the documents does (the indexes are rebuilt at start)', async () => {
+    const queries: [Record<string, unknown>, Record<string, 1 | -1>][] = [
+      [{ n: { $gte: 10, $lt: 40 } }, { n: 1, code: -1 }],
+      [{ n: { $in: [-5, -17, 3] } }, { code: -1 }],
+      [{ group: 99 }, { _id: 1 }],
+      [{ group: { $in: [3, 99] }, n: { $gt: 100 } }, { _id: -1 }],
+      [{ code: { $gte: 1_000_000 } }, { code: 1 }],
+    ];
+    for (const [filter, sort] of queries) {
+      const planned = await docs.find(filter).sort(sort).limit(500).toArray();
+      const scanned = await docs.find(filter, { hint: { $natural: 1 } }).sort(sort).limit(500).toArray();
+      expect(planned.length).toBeGreaterThan(0);
+      expect(planned).toEqual(scanned);
+    }
+    const stats = await store.client!.db('t').command({ zgwQueryStats: 1 });
+    expect(stats.database.indexed).toBeGreaterThanOrEqual(queries.length);
+    // and a unique key still refuses a duplicate, leaving no trace in the other indexes
+    await expect(docs.insertOne({ _id: 'dup-n' as never, code: 42, n: 123_456 })).rejects.toMatchObject({ code: 11000 });
+    expect(await docs.find({ n: 123_456 }).toArray()).toEqual([]);
+  });
 
   it('reopens after a large load and a clean stop, having folded the journal into a snapshot', async () => {
     const out = await store.stop('SIGTERM');

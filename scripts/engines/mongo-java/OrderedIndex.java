@@ -1,0 +1,488 @@
+// An index of the durable stand-in, kept as MongoDB keeps one: an ordered set of (key, position) entries, one per
+// document, or one per array element for a field that holds an array (multikey). Every index the platform declares
+// is one of these, _id included: unique, sparse, partial ({field: {$exists: true}} and any other filter the matcher
+// understands) and TTL (expireAfterSeconds, enforced by the database's sweeper). Keys are ordered by the same value
+// comparator the library sorts documents with, so walking an index gives exactly the order a sort of the documents
+// gives; entries with equal keys are ordered by position (the collection's natural order), as a stable sort leaves
+// them. The planner (QueryPlanner) reads ranges of it.
+
+import de.bwaldvogel.mongo.MongoCollection;
+import de.bwaldvogel.mongo.backend.DefaultQueryMatcher;
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.Missing;
+import de.bwaldvogel.mongo.backend.Utils;
+import de.bwaldvogel.mongo.backend.ValueComparator;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.exception.CannotIndexParallelArraysError;
+import de.bwaldvogel.mongo.exception.DuplicateKeyError;
+
+import java.util.AbstractSet;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NavigableSet;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.function.IntFunction;
+import java.util.stream.Collectors;
+
+final class OrderedIndex extends Index<Integer> {
+    /** Bounds of a key range: below or above every value, whatever the field's direction. */
+    static final Object LOW = new Object() { public String toString() { return "MinKey"; } };
+    static final Object HIGH = new Object() { public String toString() { return "MaxKey"; } };
+
+    static final class Entry {
+        final Object[] key;
+        final int position;
+
+        Entry(Object[] key, int position) {
+            this.key = key;
+            this.position = position;
+        }
+    }
+
+    private final String[] fields;
+    private final boolean[] ascending;
+    private final boolean unique;
+    private final boolean sparse;
+    /** Documents not matching it are not in the index; null when the index is not partial. */
+    private final Document partialFilter;
+    /** Seconds after the date in the (single) field at which a document expires; null when not a TTL index. */
+    private final Long expireAfterSeconds;
+    /** Per field: some document held an array there (never reset, as in MongoDB). */
+    private final boolean[] multikey;
+    private final Comparator<Entry> order;
+    private final TreeSet<Entry> entries;
+    private final DefaultQueryMatcher matcher = new DefaultQueryMatcher();
+    /** Documents by position, to tell whether a conflicting entry belongs to the document being updated. */
+    private IntFunction<Document> documents = position -> null;
+
+    OrderedIndex(String name, List<IndexKey> keys, boolean unique, boolean sparse, Document partialFilter, Long expireAfterSeconds) {
+        super(name, keys, sparse);
+        this.fields = keys.stream().map(IndexKey::getKey).toArray(String[]::new);
+        this.ascending = new boolean[fields.length];
+        for (int i = 0; i < fields.length; i++) {
+            ascending[i] = keys.get(i).isAscending();
+        }
+        this.unique = unique;
+        this.sparse = sparse;
+        this.partialFilter = partialFilter;
+        this.expireAfterSeconds = expireAfterSeconds;
+        this.multikey = new boolean[fields.length];
+        this.order = (a, b) -> {
+            int c = compareKeys(a.key, b.key);
+            return c != 0 ? c : Integer.compare(a.position, b.position);
+        };
+        this.entries = new TreeSet<>(order);
+    }
+
+    void documents(IntFunction<Document> documents) {
+        this.documents = documents;
+    }
+
+    String[] fields() {
+        return fields;
+    }
+
+    boolean ascending(int field) {
+        return ascending[field];
+    }
+
+    boolean multikey(int field) {
+        return multikey[field];
+    }
+
+    boolean anyMultikey() {
+        for (boolean m : multikey) {
+            if (m) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    Document partialFilter() {
+        return partialFilter;
+    }
+
+    Long expireAfterSeconds() {
+        return expireAfterSeconds;
+    }
+
+    @Override
+    public boolean isUnique() {
+        return unique;
+    }
+
+    @Override
+    protected boolean isSparse() {
+        return sparse;
+    }
+
+    boolean sparse() {
+        return sparse;
+    }
+
+    @Override
+    public boolean hasSameOptions(Index<?> other) {
+        if (!(other instanceof OrderedIndex)) {
+            return false;
+        }
+        OrderedIndex o = (OrderedIndex) other;
+        return unique == o.unique && sparse == o.sparse && java.util.Objects.equals(partialFilter, o.partialFilter)
+            && java.util.Objects.equals(expireAfterSeconds, o.expireAfterSeconds) && getKeys().toString().equals(o.getKeys().toString());
+    }
+
+    /** Compares two keys field by field in the index's directions; LOW and HIGH bound every value. */
+    int compareKeys(Object[] a, Object[] b) {
+        for (int i = 0; i < fields.length; i++) {
+            int c = compareField(i, a[i], b[i]);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
+    }
+
+    int compareField(int i, Object x, Object y) {
+        if (x == y) {
+            return 0;
+        }
+        if (x == LOW || y == HIGH) {
+            return -1;
+        }
+        if (x == HIGH || y == LOW) {
+            return 1;
+        }
+        return ascending[i] ? ValueComparator.asc().compare(x, y) : ValueComparator.desc().compare(x, y);
+    }
+
+    // ------------------------------------------------------------------ keys of a document
+
+    /** Whether the document belongs in this index at all (sparse: some key field exists; partial: the filter matches). */
+    private boolean indexes(Document document) {
+        if (partialFilter != null && !matcher.matches(document, partialFilter)) {
+            return false;
+        }
+        if (sparse) {
+            for (String field : fields) {
+                if (!(Utils.getSubdocumentValueCollectionAware(document, field) instanceof Missing)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * The keys of a document: one, or one per element of the (at most one) field that holds an array, equal elements
+     * once. Missing and null both index as null; an empty array indexes as itself (it sorts before null).
+     */
+    List<Object[]> keysOf(Document document, boolean[] arrays) {
+        if (!indexes(document)) {
+            return List.of();
+        }
+        Object[] values = new Object[fields.length];
+        int arrayField = -1;
+        List<String> arrayPaths = null;
+        for (int i = 0; i < fields.length; i++) {
+            Object value = Utils.getSubdocumentValueCollectionAware(document, fields[i]);
+            if (value instanceof Missing) {
+                value = null;
+            }
+            if (value instanceof Collection) {
+                if (arrays != null) {
+                    arrays[i] = true;
+                }
+                if (arrayField >= 0) {
+                    if (arrayPaths == null) {
+                        arrayPaths = new ArrayList<>(List.of(fields[arrayField]));
+                    }
+                    arrayPaths.add(fields[i]);
+                }
+                arrayField = i;
+            }
+            values[i] = value;
+        }
+        if (arrayPaths != null) {
+            throw new CannotIndexParallelArraysError(arrayPaths);
+        }
+        if (arrayField < 0) {
+            return java.util.Collections.singletonList(values);
+        }
+        Collection<?> elements = (Collection<?>) values[arrayField];
+        if (elements.isEmpty()) {
+            return java.util.Collections.singletonList(values);
+        }
+        final int f = arrayField;
+        TreeSet<Object> distinct = new TreeSet<>((x, y) -> compareField(f, x, y));
+        for (Object element : elements) {
+            distinct.add(element instanceof Missing ? null : element);
+        }
+        List<Object[]> keys = new ArrayList<>(distinct.size());
+        for (Object element : distinct) {
+            Object[] key = values.clone();
+            key[f] = element;
+            keys.add(key);
+        }
+        return keys;
+    }
+
+    // ------------------------------------------------------------------ the library's interface
+
+    @Override
+    public Integer getPosition(Document document) {
+        if (!unique) {
+            return null;
+        }
+        for (Object[] key : keysOf(document, null)) {
+            Entry e = first(key);
+            if (e != null) {
+                return e.position;
+            }
+        }
+        return null;
+    }
+
+    private Entry first(Object[] key) {
+        Entry e = entries.ceiling(new Entry(key, Integer.MIN_VALUE));
+        return e != null && compareKeys(e.key, key) == 0 ? e : null;
+    }
+
+    /** A unique index refuses a key another document holds (null counts: only a sparse index skips documents). */
+    private void checkUnique(Document document, Object self, MongoCollection<Integer> collection) {
+        if (!unique) {
+            return;
+        }
+        for (Object[] key : keysOf(document, null)) {
+            for (Entry e : entries.subSet(new Entry(key, Integer.MIN_VALUE), true, new Entry(key, Integer.MAX_VALUE), true)) {
+                Document holder = documents.apply(e.position);
+                if (self != null && holder != null && ValueComparator.asc().compare(holder.get("_id"), self) == 0) {
+                    continue;
+                }
+                throw new DuplicateKeyError(collection, getName() + " dup key: " + describe(key));
+            }
+        }
+    }
+
+    private String describe(Object[] key) {
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < fields.length; i++) {
+            parts.add(fields[i] + ": " + de.bwaldvogel.mongo.bson.Json.toCompactJsonValue(key[i]));
+        }
+        return parts.stream().collect(Collectors.joining(", ", "{ ", " }"));
+    }
+
+    @Override
+    public void checkAdd(Document document, MongoCollection<Integer> collection) {
+        keysOf(document, null); // parallel arrays
+        checkUnique(document, null, collection);
+    }
+
+    @Override
+    public void add(Document document, Integer position, MongoCollection<Integer> collection) {
+        boolean[] arrays = new boolean[fields.length];
+        for (Object[] key : keysOf(document, arrays)) {
+            entries.add(new Entry(key, position));
+        }
+        mark(arrays);
+    }
+
+    private void mark(boolean[] arrays) {
+        for (int i = 0; i < arrays.length; i++) {
+            multikey[i] |= arrays[i];
+        }
+    }
+
+    /** Removes the document's entries (it is at `position`); the library's remove(document) is not used. */
+    void remove(Document document, int position) {
+        for (Object[] key : keysOf(document, null)) {
+            entries.remove(new Entry(key, position));
+        }
+    }
+
+    @Override
+    public Integer remove(Document document) {
+        Integer position = getPosition(document);
+        if (position != null) {
+            remove(document, position);
+        }
+        return position;
+    }
+
+    @Override
+    public void checkUpdate(Document oldDocument, Document newDocument, MongoCollection<Integer> collection) {
+        keysOf(newDocument, null);
+        checkUnique(newDocument, oldDocument.get("_id"), collection);
+    }
+
+    @Override
+    public void updateInPlace(Document oldDocument, Document newDocument, Integer position, MongoCollection<Integer> collection) {
+        List<Object[]> before = keysOf(oldDocument, null);
+        boolean[] arrays = new boolean[fields.length];
+        List<Object[]> after = keysOf(newDocument, arrays);
+        if (sameKeys(before, after)) {
+            return;
+        }
+        for (Object[] key : before) {
+            entries.remove(new Entry(key, position));
+        }
+        for (Object[] key : after) {
+            entries.add(new Entry(key, position));
+        }
+        mark(arrays);
+    }
+
+    private boolean sameKeys(List<Object[]> a, List<Object[]> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            Object[] x = a.get(i), y = b.get(i);
+            for (int f = 0; f < fields.length; f++) {
+                // equal by the comparator and of the same class: 1 and 1.0 are one key, but the entry keeps the value
+                if (compareField(f, x[f], y[f]) != 0 || (x[f] != null && y[f] != null && x[f].getClass() != y[f].getClass())) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Builds the index from every document at once (start, createIndexes on a filled collection): sort, then load. */
+    void build(Iterable<Document> documents, IntFunction<Integer> positions, MongoCollection<Integer> collection, int size) {
+        ArrayList<Entry> all = new ArrayList<>(size);
+        boolean[] arrays = new boolean[fields.length];
+        int i = 0;
+        for (Document document : documents) {
+            int position = positions.apply(i++);
+            for (Object[] key : keysOf(document, arrays)) {
+                all.add(new Entry(key, position));
+            }
+        }
+        Entry[] sorted = all.toArray(new Entry[0]);
+        all = null;
+        Arrays.parallelSort(sorted, order);
+        if (unique) {
+            for (int k = 1; k < sorted.length; k++) {
+                if (compareKeys(sorted[k - 1].key, sorted[k].key) == 0 && sorted[k - 1].position != sorted[k].position) {
+                    throw new DuplicateKeyError(collection, getName() + " dup key: " + describe(sorted[k].key));
+                }
+            }
+        }
+        entries.clear();
+        entries.addAll(new SortedView(sorted)); // TreeSet loads a sorted set of its own order in linear time
+        mark(arrays);
+    }
+
+    /** A read-only sorted set over a sorted array, for TreeSet's linear-time load. */
+    private final class SortedView extends AbstractSet<Entry> implements SortedSet<Entry> {
+        private final Entry[] sorted;
+
+        SortedView(Entry[] sorted) {
+            this.sorted = sorted;
+        }
+
+        @Override
+        public Iterator<Entry> iterator() {
+            return Arrays.asList(sorted).iterator();
+        }
+
+        @Override
+        public int size() {
+            return sorted.length;
+        }
+
+        @Override
+        public Comparator<? super Entry> comparator() {
+            return order;
+        }
+
+        @Override
+        public SortedSet<Entry> subSet(Entry from, Entry to) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public SortedSet<Entry> headSet(Entry to) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public SortedSet<Entry> tailSet(Entry from) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Entry first() {
+            return sorted[0];
+        }
+
+        @Override
+        public Entry last() {
+            return sorted[sorted.length - 1];
+        }
+    }
+
+    /** The entries from `from` to `to` (keys with LOW/HIGH where a field is open), in index order or reversed. */
+    NavigableSet<Entry> range(Object[] from, boolean fromInclusive, Object[] to, boolean toInclusive, boolean reverse) {
+        Entry lo = new Entry(from, fromInclusive ? Integer.MIN_VALUE : Integer.MAX_VALUE);
+        Entry hi = new Entry(to, toInclusive ? Integer.MAX_VALUE : Integer.MIN_VALUE);
+        if (order.compare(lo, hi) > 0) {
+            return new TreeSet<>(order);
+        }
+        NavigableSet<Entry> set = entries.subSet(lo, true, hi, true);
+        return reverse ? set.descendingSet() : set;
+    }
+
+    NavigableSet<Entry> all(boolean reverse) {
+        return reverse ? entries.descendingSet() : entries;
+    }
+
+    @Override
+    public boolean canHandle(Document query) {
+        return false; // queries are planned by QueryPlanner, not by the library's index lookup
+    }
+
+    @Override
+    public Iterable<Integer> getPositions(Document query) {
+        throw new UnsupportedOperationException("planned by QueryPlanner");
+    }
+
+    @Override
+    public long getCount() {
+        return entries.size();
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return entries.isEmpty();
+    }
+
+    @Override
+    public long getDataSize() {
+        return (long) entries.size() * (64 + 8L * fields.length);
+    }
+
+    @Override
+    public void drop() {
+        entries.clear();
+    }
+
+    @Override
+    public Document toIndexDescription() {
+        Document description = super.toIndexDescription();
+        if (partialFilter != null) {
+            description.put("partialFilterExpression", partialFilter);
+        }
+        if (expireAfterSeconds != null) {
+            description.put("expireAfterSeconds", expireAfterSeconds);
+        }
+        return description;
+    }
+}
