@@ -8,7 +8,8 @@
 //   zaken     100,000 zaken loaded through the API (each with a rol with a BSN from a pool, so a BSN finds a handful
 //             of zaken; every 10th with a zaakobject); creates (with their event published to Kafka by the outbox
 //             relay), random detail reads, detail with expand=rollen,zaakobjecten, list page 1 and _zoek by BSN.
-//             Lists and _zoek run a fixed number of requests: the stand-in storage scans for every query but `_id`.
+//             _zoek by BSN also with expand=rollen; the list filtered by zaaktype and a startdatum range, page 1 and
+//             its last page. With the local store, its CPU per request and its own time per query are reported too.
 //             Detail reads again on a second instance with AUDIT_READS=off: the cost of recording reads.
 //   documents  1,000,000 enkelvoudiginformatieobjecten: the first --via-api (5,000) created through the API, the rest
 //             bulk-loaded as copies of one of those (bench/documents-loader.js); creates with 10 KB content,
@@ -101,26 +102,54 @@ function cpuSeconds(pid) {
 }
 
 /**
+ * The local store when it is what MONGODB_URL names (found by its marker in /proc): its pid, for its CPU per request,
+ * and a client for its own query timings ({zgwQueryStats}). Undefined for another MongoDB.
+ */
+const STORE = { pid: undefined, db: undefined };
+async function findStore(mongo) {
+  const stats = await mongo.db('zgw_bench_stats').command({ zgwQueryStats: 1 }).catch(() => undefined);
+  if (!stats) return;
+  STORE.db = mongo.db('zgw_bench_stats');
+  const { readdirSync } = require('node:fs');
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('-Dzgw.engine=mongo@') && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(`--port\0${new URL(MONGODB_URL).port || 27017}\0`)) STORE.pid = Number(p);
+    } catch {
+      // a process that ended meanwhile
+    }
+  }
+}
+
+/**
  * One autocannon run. `pid` is the API process whose CPU time is divided over the requests; `settle` runs after the
- * load and before the CPU is read (creates wait there for the relay to publish their events).
+ * load and before the CPU is read (creates wait there for the relay to publish their events). With the local store,
+ * its CPU per request and its own time per query (p99 over the run) are reported beside the API's.
  */
 async function measure(title, connections, { pid, settle, ...opts }) {
   if (!title.includes(ONLY)) return undefined;
   const cpuBefore = cpuSeconds(pid);
+  const storeCpuBefore = STORE.pid ? cpuSeconds(STORE.pid) : 0;
+  if (STORE.db) await STORE.db.command({ zgwQueryStats: 1, reset: true });
   const r = await new Promise((resolve, reject) => {
     autocannon({ duration: SECONDS, connections, headers, ...opts }, (err, res) => (err ? reject(err) : resolve(res)));
   });
   const extra = settle ? await settle() : {};
   const cpu = cpuSeconds(pid) - cpuBefore;
+  const storeCpu = STORE.pid ? cpuSeconds(STORE.pid) - storeCpuBefore : undefined;
+  const store = STORE.db ? await STORE.db.command({ zgwQueryStats: 1 }) : undefined;
   const total = r.requests.total || r['2xx'] + r.non2xx;
+  const perRequest = (seconds) => (total && seconds !== undefined ? Number(((seconds * 1000) / total).toFixed(2)) : null);
   const row = {
     title, connections, requestsPerSecond: Math.round(r.requests.average), p50ms: r.latency.p50, p99ms: r.latency.p99,
-    cpuMsPerRequest: total ? Number(((cpu * 1000) / total).toFixed(2)) : null, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts,
+    cpuMsPerRequest: perRequest(cpu), storeCpuMsPerRequest: perRequest(storeCpu),
+    ...(store ? { storeQueries: store.queries, storeQueryP99ms: store.p99Micros / 1000, storeQueriesScanned: store.scanned } : {}),
+    non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts,
     total, '2xx': r['2xx'], seconds: Number((r.duration ?? SECONDS).toFixed(1)), ...extra,
   };
   // A run of a fixed number of requests reports its rate over its own duration.
   if (opts.amount) row.requestsPerSecond = Number((total / row.seconds).toFixed(1));
-  console.log(`  ${title} @${connections}: ${row.requestsPerSecond} req/s, p50 ${row.p50ms} ms, p99 ${row.p99ms} ms, ${row.cpuMsPerRequest} ms CPU/req${row.non2xx ? `, ${row.non2xx} non-2xx` : ''}`);
+  const storeText = store ? `; store ${row.storeCpuMsPerRequest} ms CPU/req, query p99 ${row.storeQueryP99ms} ms${store.scanned ? `, ${store.scanned} scans` : ''}` : '';
+  console.log(`  ${title} @${connections}: ${row.requestsPerSecond} req/s, p50 ${row.p50ms} ms, p99 ${row.p99ms} ms, ${row.cpuMsPerRequest} ms CPU/req${storeText}${row.non2xx ? `, ${row.non2xx} non-2xx` : ''}`);
   return row;
 }
 
@@ -260,8 +289,10 @@ function bsnPool(size) {
   return pool;
 }
 
+/** Start dates spread over 2024 (a zaak a day, round and round), so a startdatum range selects a part of the zaken. */
+const startdatum = (i) => new Date(Date.UTC(2024, 0, 1 + (i % 366))).toISOString().slice(0, 10);
 const zaakBody = (zaaktypeUrl, i) => ({
-  bronorganisatie: '002220647', verantwoordelijkeOrganisatie: '002220647', zaaktype: zaaktypeUrl, startdatum: '2024-03-01',
+  bronorganisatie: '002220647', verantwoordelijkeOrganisatie: '002220647', zaaktype: zaaktypeUrl, startdatum: startdatum(i),
   omschrijving: `Melding ${i}`, toelichting: 'bench',
 });
 
@@ -368,7 +399,6 @@ async function zakenSuite(db, mongo) {
     const results = [];
     let n = ZAKEN;
     let created = 0;
-    const listRequests = (connections) => Math.max(5, 2 * connections);
     // JIT and connection warm-up of the read paths (not reported).
     await new Promise((resolve, reject) => autocannon({ duration: 3, connections: 16, headers: zrcHeaders, url: api.base, requests: randomOf(loaded.paths) }, (e) => (e ? reject(e) : resolve())));
     for (const connections of [1, 16]) {
@@ -396,21 +426,29 @@ async function zakenSuite(db, mongo) {
       results.push(await measure('GET /zaken/{uuid}?expand=rollen,zaakobjecten', connections, {
         pid, url: api.base, headers: zrcHeaders, requests: randomOf(loaded.withParts.map((p) => `${p}?expand=rollen,zaakobjecten`)),
       }));
-      results.push(await measure('GET /zaken (page 1)', connections, { pid, url: `${ZRC}/zaken`, headers: zrcHeaders, amount: listRequests(connections), timeout: 300 }));
-      results.push(await measure('POST /zaken/_zoek (BSN)', connections, {
-        pid,
-        url: `${ZRC}/zaken/_zoek`,
-        amount: listRequests(connections),
-        timeout: 300,
-        requests: [{
-          method: 'POST',
-          setupRequest: (req) => {
-            req.headers = { ...zrcHeaders };
-            req.body = JSON.stringify({ rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: pool[Math.floor(Math.random() * pool.length)] });
-            return req;
-          },
-        }],
-      }));
+      results.push(await measure('GET /zaken (page 1)', connections, { pid, url: `${ZRC}/zaken`, headers: zrcHeaders }));
+      for (const expand of [false, true]) {
+        results.push(await measure(`POST /zaken/_zoek (BSN${expand ? ', expand=rollen' : ''})`, connections, {
+          pid,
+          url: `${ZRC}/zaken/_zoek`,
+          requests: [{
+            method: 'POST',
+            setupRequest: (req) => {
+              req.headers = { ...zrcHeaders };
+              const body = { rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: pool[Math.floor(Math.random() * pool.length)] };
+              req.body = JSON.stringify(expand ? { ...body, expand: 'rollen' } : body);
+              return req;
+            },
+          }],
+        }));
+      }
+      // A quarter of the year's start dates: page 1 and the last page (reached once by walking, then by its key).
+      const range = `zaaktype=${encodeURIComponent(types.zaaktype)}&startdatum__gte=2024-04-01&startdatum__lte=2024-06-30`;
+      const first = await call('GET', `${ZRC}/zaken?${range}`, undefined, zrcHeaders);
+      const lastPage = Math.max(1, Math.ceil(first.json().count / 100));
+      if (connections === 1) console.log(`zaken: the startdatum range holds ${first.json().count} zaken, ${lastPage} pages`);
+      results.push(await measure('GET /zaken?zaaktype&startdatum range (page 1)', connections, { pid, url: `${ZRC}/zaken?${range}`, headers: zrcHeaders }));
+      results.push(await measure('GET /zaken?zaaktype&startdatum range (last page)', connections, { pid, url: `${ZRC}/zaken?${range}&page=${lastPage}`, headers: zrcHeaders }));
     }
 
     // The same detail reads on a second instance that records no reads (AUDIT_READS=off): what recording costs.
@@ -459,9 +497,9 @@ async function zakenSuite(db, mongo) {
 // ---------------------------------------------------------------- main
 
 function table(suites) {
-  console.log('\n| suite | operation | clients | req/s | p50 ms | p99 ms | CPU ms/req | non-2xx |\n|---|---|---|---|---|---|---|---|');
+  console.log('\n| suite | operation | clients | req/s | p50 ms | p99 ms | API CPU ms/req | store CPU ms/req | store query p99 ms | non-2xx |\n|---|---|---|---|---|---|---|---|---|---|');
   for (const [name, s] of Object.entries(suites)) {
-    for (const r of s.results) console.log(`| ${name} | ${r.title} | ${r.connections} | ${r.requestsPerSecond} | ${r.p50ms} | ${r.p99ms} | ${r.cpuMsPerRequest} | ${r.non2xx} |`);
+    for (const r of s.results) console.log(`| ${name} | ${r.title} | ${r.connections} | ${r.requestsPerSecond} | ${r.p50ms} | ${r.p99ms} | ${r.cpuMsPerRequest} | ${r.storeCpuMsPerRequest ?? ''} | ${r.storeQueryP99ms ?? ''} | ${r.non2xx} |`);
   }
 }
 
@@ -471,6 +509,7 @@ async function main() {
   const engines = [!process.env.MONGODB_URL && 'mongo', !process.env.KAFKA_BROKERS && 'kafka'].filter(Boolean);
   if (engines.length) execFileSync('bash', ['scripts/engines.sh', 'start', ...engines], { cwd: root, stdio: 'inherit' });
   const mongo = await MongoClient.connect(MONGODB_URL);
+  await findStore(mongo);
   const stamp = Date.now();
   const suites = {};
   const dbs = [];

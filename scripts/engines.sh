@@ -14,6 +14,9 @@
 #   env       print `export MONGODB_URL=...` etc. for the running engines
 #   reset     stop the named engines and wipe their data (all: the whole data dir)
 #   logs      print the log file paths
+#   restore <dir>  replace the local store's data by a backup (made by `npm run admin -- backup <dir>` while it ran):
+#             stops mongo, keeps the replaced data beside it (store.before-restore-<time>), copies the backup in,
+#             starts mongo (which rebuilds every index from the documents)
 #
 # Environment:
 #   ZGW_CACHE_DIR        installs (default ~/.cache/zgw; outside the repo)
@@ -681,6 +684,23 @@ cmd_logs() {
   for name in "$@"; do echo "$(printf '%-8s' "$name") $(log_file "$name")"; done
 }
 
+cmd_restore() {
+  local from="$1" store="$DATA_DIR/mongo/store" aside
+  [[ -d "$from" ]] || die "restore: no backup folder '$from'"
+  compgen -G "$from/journal-*" >/dev/null || die "restore: '$from' holds no backup of the store (no journal-<n> file; made by: npm run admin -- backup <dir>)"
+  [[ "$MONGO_BACKEND" == durable ]] || die "restore: ZGW_MONGO_BACKEND=$MONGO_BACKEND keeps nothing to restore into"
+  cmd_stop_locked mongo
+  mkdir -p "$DATA_DIR/mongo"
+  if [[ -d "$store" ]]; then
+    aside="$store.before-restore-$(date +%Y%m%d-%H%M%S)"
+    mv "$store" "$aside"
+    note "the data that was replaced is kept in $aside (remove it when the restore is confirmed)"
+  fi
+  cp -a "$from" "$store"
+  rm -f "$store/LOCK"
+  cmd_start mongo
+}
+
 usage() {
   sed -n '2,/^# shellcheck/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'
 }
@@ -688,6 +708,11 @@ usage() {
 main() {
   local cmd="${1:-}" names=() name
   (($# > 0)) && shift
+  if [[ "$cmd" == restore ]]; then
+    (($# == 1)) || die "usage: engines.sh restore <backup dir>"
+    cmd_restore "$1"
+    return
+  fi
   for name in "$@"; do
     is_engine "$name" || die "unknown engine '$name' (expected: ${ALL_ENGINES[*]})"
     [[ " ${names[*]-} " == *" $name "* ]] || names+=("$name")
@@ -727,7 +752,7 @@ main() {
     logs) cmd_logs "${ordered[@]}" ;;
     -h | --help | help) usage ;;
     "") usage >&2; exit 2 ;;
-    *) die "unknown command '$cmd' (install|start|stop|restart|status|env|reset|logs)" ;;
+    *) die "unknown command '$cmd' (install|start|stop|restart|status|env|reset|logs|restore)" ;;
   esac
 }
 

@@ -102,6 +102,15 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
 
     @Override
     public Document handleCommand(Channel channel, String command, Document query, DatabaseResolver databaseResolver, Oplog oplog) {
+        if (command.equalsIgnoreCase("zgwBackup")) {
+            try {
+                Document response = store.backup(java.nio.file.Path.of(String.valueOf(query.get("dir"))));
+                ZgwBridge.markOkay(response);
+                return response;
+            } catch (java.io.IOException e) {
+                throw new MongoServerError(8000, "BackupFailed", "backup failed: " + e.getMessage());
+            }
+        }
         if (command.equalsIgnoreCase("zgwQueryStats")) {
             return QueryTimes.stats(Boolean.TRUE.equals(query.get("reset")), counters);
         }

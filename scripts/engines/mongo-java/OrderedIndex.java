@@ -158,7 +158,18 @@ final class OrderedIndex extends Index<Integer> {
         if (x == HIGH || y == LOW) {
             return 1;
         }
-        return ascending[i] ? ValueComparator.asc().compare(x, y) : ValueComparator.desc().compare(x, y);
+        int c;
+        // the common cases without the library's type lookup (same results: strings by compareTo, dates by instant)
+        if (x instanceof String && y instanceof String) {
+            c = ((String) x).compareTo((String) y);
+        } else if (x instanceof java.time.Instant && y instanceof java.time.Instant) {
+            c = ((java.time.Instant) x).compareTo((java.time.Instant) y);
+        } else if (x instanceof Integer && y instanceof Integer) {
+            c = Integer.compare((Integer) x, (Integer) y);
+        } else {
+            c = ValueComparator.asc().compare(x, y);
+        }
+        return ascending[i] ? c : -c;
     }
 
     // ------------------------------------------------------------------ keys of a document

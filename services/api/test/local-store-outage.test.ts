@@ -1,88 +1,14 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { MongoClient, type Collection } from 'mongodb';
+import type { Collection } from 'mongodb';
+import { freePort, hasJava, LocalStore, storeHome } from './local-store.helpers';
 
 // The local MongoDB stand-in that `npm start` keeps a user's data in (scripts/engines/mongo-java) must keep every
 // write it acknowledged: through a bulk load with scans running, a kill -9 during writes, a clean stop after a large
 // load (and the journal folded into a snapshot at the next start), and a crash in the middle of a journal record.
 // Runs its own engine on a free port with its own folder, wherever Java is there to run it.
-const hasJava = (() => {
-  try {
-    execFileSync('java', ['-version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const repo = join(__dirname, '..', '..', '..');
 const LOADED = 200_000;
 const PAD = 'x'.repeat(400);
-
-class LocalStore {
-  private proc?: ChildProcess;
-  output = '';
-  /** What the engine printed, one entry per run. */
-  readonly runs: string[] = [];
-  readonly dir = mkdtempSync(join(tmpdir(), 'zgw-store-'));
-  client?: MongoClient;
-
-  constructor(private readonly home: string, readonly port: number) {}
-
-  get url() {
-    return `mongodb://127.0.0.1:${this.port}`;
-  }
-
-  /** Starts the engine and waits until it answers (it opens its port only after reading its files back). */
-  async start(): Promise<Collection> {
-    const cp = `${this.home}/lib/*:${this.home}/classes`;
-    const proc = spawn('java', ['-Xmx1g', '-XX:+UseSerialGC', '-cp', cp, 'MongoLauncher', '--port', String(this.port), '--dir', this.dir, '--fsync', 'on'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ZGW_MONGO_TTL_SECONDS: '1' }, // the TTL sweeper every second (MongoDB's: 60 s)
-    });
-    this.proc = proc;
-    const log = (chunk: Buffer) => (this.output += chunk.toString());
-    proc.stdout!.on('data', log);
-    proc.stderr!.on('data', log);
-    await new Promise<void>((resolve, reject) => {
-      const check = () => (this.output.includes('MongoLauncher: listening') ? resolve() : undefined);
-      proc.stdout!.on('data', check);
-      proc.on('exit', (code) => reject(new Error(`the store exited (${code}) while starting:\n${this.output}`)));
-    });
-    this.client = await MongoClient.connect(this.url, { directConnection: true, retryWrites: false, serverSelectionTimeoutMS: 5000 });
-    return this.client.db('t').collection('docs');
-  }
-
-  /** Sends the signal and waits for the process to end; returns what it printed since its start. */
-  async stop(signal: NodeJS.Signals): Promise<string> {
-    const proc = this.proc!;
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    proc.kill(signal);
-    await exited;
-    await this.client?.close(true).catch(() => undefined);
-    const out = this.output;
-    this.runs.push(out);
-    this.output = '';
-    return out;
-  }
-
-  cleanup() {
-    this.proc?.kill('SIGKILL');
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 
 (hasJava ? describe : describe.skip)('local store: the MongoDB stand-in loses nothing it acknowledged', () => {
   let store: LocalStore;
@@ -93,10 +19,7 @@ const freePort = () =>
   const inFlight = new Set<string>();
 
   beforeAll(async () => {
-    const installed = execFileSync('bash', [join(repo, 'scripts', 'engines.sh'), 'install', 'mongo'], { encoding: 'utf8' });
-    const home = /installed\s+(\S+)/.exec(installed)?.[1];
-    if (!home) throw new Error(`no install folder in: ${installed}`);
-    store = new LocalStore(home, await freePort());
+    store = new LocalStore(storeHome(), await freePort());
     docs = await store.start();
     await docs.createIndex({ code: 1 }, { unique: true });
     // secondary indexes, rebuilt from the documents at every start (see the kill -9 test)

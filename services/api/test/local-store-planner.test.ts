@@ -142,7 +142,7 @@ async function write(r: Rng, coll: Collection, nextId: () => number) {
       await coll.updateMany(conjunction(r, 2), { $unset: { [r.pick(['a', 'b', 'tags', 'p'])]: '' } });
       break;
     case 3:
-      await coll.updateMany(conjunction(r, 1), { $push: { tags: r.pick(STRINGS) } }).catch(() => undefined);
+      await coll.updateMany(conjunction(r, 1), { $push: { tags: r.pick(STRINGS) } } as Document).catch(() => undefined);
       break;
     case 4:
       await coll.deleteMany({ _id: { $in: Array.from({ length: 3 }, () => valueFor(r, '_id')) } } as Filter<Document>);
@@ -232,7 +232,7 @@ describe('local store: the planner answers every query as a scan of the same sto
         _vertrouwelijkheid: i % 8,
         ...(i % 10 === 0 ? { _bsn: `bsn-${i % 70}` } : {}),
         ...(i % 500 === 7 ? { _tombstone: true } : {}),
-      })),
+      })) as never[],
     );
     const live = { _tombstone: { $exists: false } };
     const shapes: [Document, Document][] = [

@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import type { Db } from 'mongodb';
 import { connectMongo, loadConfig } from '@zgw/shared';
 import { generatePassword } from '../admin/ui/passwords';
 import { AdminSessions } from '../admin/ui/sessions';
@@ -8,7 +10,9 @@ const USAGE = `usage: npm run admin -- <command>
                                        once (or takes the first line of standard input)
   password <name> [--password-stdin]   set a new password (generated, or from standard input); ends their sessions
   remove <name>                        remove an administrator and end their sessions
-  list                                 list the administrators (never passwords)`;
+  list                                 list the administrators (never passwords)
+  backup <dir>                         a consistent copy of the local store's data in <dir> (new or empty), taken
+                                       while the platform runs; restore: bash scripts/engines.sh restore <dir>`;
 
 async function readStdinLine(): Promise<string> {
   let data = '';
@@ -16,15 +20,35 @@ async function readStdinLine(): Promise<string> {
   return data.split(/\r?\n/)[0] ?? '';
 }
 
+/**
+ * Asks the local store (scripts/engines/mongo-java) for a copy of its files in `dir`, on its own machine. MongoDB has
+ * no such command: there, mongodump or the provider's snapshots make backups.
+ */
+async function backup(db: Db, dir: string): Promise<number> {
+  try {
+    const r = await db.command({ zgwBackup: 1, dir: resolve(dir) });
+    console.log(JSON.stringify({ dir: r.dir, snapshotBytes: r.snapshotBytes, journalBytes: r.journalBytes, millis: r.millis, restore: `bash scripts/engines.sh restore ${r.dir}` }));
+    return 0;
+  } catch (e) {
+    if ((e as { code?: number }).code === 59) {
+      console.error('admin: this MongoDB is not the local store; back it up with mongodump (or the snapshots of its provider)');
+    } else {
+      console.error(`admin: backup failed: ${(e as Error).message}`);
+    }
+    return 1;
+  }
+}
+
 async function main(args: string[]): Promise<number> {
   const [cmd, name] = args;
-  if (!cmd || (cmd !== 'list' && !name) || !['add', 'password', 'remove', 'list'].includes(cmd)) {
+  if (!cmd || (cmd !== 'list' && !name) || !['add', 'password', 'remove', 'list', 'backup'].includes(cmd)) {
     console.error(USAGE);
     return 2;
   }
   const config = loadConfig();
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   try {
+    if (cmd === 'backup') return await backup(mongo.db, name!);
     const users = new AdminUsers(mongo.db);
     const sessions = new AdminSessions(mongo.db, 60_000, 60_000);
     if (cmd === 'list') {
