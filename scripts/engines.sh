@@ -414,7 +414,7 @@ start_mongo() {
     -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
     -Dorg.slf4j.simpleLogger.defaultLogLevel="$MONGO_LOG_LEVEL" -Dorg.slf4j.simpleLogger.showDateTime=true \
     -Dorg.slf4j.simpleLogger.log.de.bwaldvogel.mongo.wire.MongoExceptionHandler=off \
-    -cp "$MONGO_HOME/lib/*:$MONGO_HOME/classes" MongoLauncher "${args[@]}"
+    -cp "$MONGO_HOME/classes:$MONGO_HOME/lib/*" MongoLauncher "${args[@]}"
 }
 
 write_kafka_config() {

@@ -100,6 +100,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     protected synchronized QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
                                                       Document fieldSelector) {
         long started = System.nanoTime();
+        query = MatchRules.rewrite(query);
         try {
             QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), query, orderBy, limit > 0 ? numberToSkip + limit : 0);
             QueryPlanner.Counters counters = ((DurableDatabase) getDatabase()).counters;
@@ -122,7 +123,13 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                     comparator = deriveComparator(orderBy);
                 }
             }
-            List<Document> result = matchDocumentsFromStream(query, documents, numberToSkip, limit, 0, comparator, fieldSelector).collectDocuments();
+            List<Document> result;
+            fast.set(FastMatch.of(query));
+            try {
+                result = matchDocumentsFromStream(query, documents, numberToSkip, limit, 0, comparator, fieldSelector).collectDocuments();
+            } finally {
+                fast.remove();
+            }
             QueryPlanner.count(counters, true);
             if (QueryPlanner.VERIFY) {
                 List<Document> scanned = matchDocuments(query, orderBy, numberToSkip, limit, 0, fieldSelector).collectDocuments();
@@ -141,6 +148,21 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             out.add(d);
         }
         return out;
+    }
+
+    /** The quicker matcher of the query being read from an index (null: the library's matcher for every document). */
+    private final ThreadLocal<FastMatch> fast = new ThreadLocal<>();
+
+    @Override
+    protected boolean documentMatchesQuery(Document document, Document query) {
+        FastMatch f = fast.get();
+        if (f != null) {
+            FastMatch.Answer a = f.test(document);
+            if (a != FastMatch.Answer.ASK) {
+                return a == FastMatch.Answer.YES;
+            }
+        }
+        return super.documentMatchesQuery(document, query);
     }
 
     /** Builds a new index from the documents at once (sorted, then loaded), instead of one insertion per document. */

@@ -159,9 +159,9 @@ final class OrderedIndex extends Index<Integer> {
             return 1;
         }
         int c;
-        // the common cases without the library's type lookup (same results: strings by compareTo, dates by instant)
+        // the common cases without the type lookup (same results)
         if (x instanceof String && y instanceof String) {
-            c = ((String) x).compareTo((String) y);
+            c = ValueComparator.compareStrings((String) x, (String) y);
         } else if (x instanceof java.time.Instant && y instanceof java.time.Instant) {
             c = ((java.time.Instant) x).compareTo((java.time.Instant) y);
         } else if (x instanceof Integer && y instanceof Integer) {

@@ -45,7 +45,8 @@ export class LocalStore {
 
   /** Starts the engine and waits until it answers (it opens its port only after reading its files back). */
   async start(): Promise<Collection> {
-    const cp = `${this.home}/lib/*:${this.home}/classes`;
+    // the store's classes first: its ValueComparator takes the place of the library's
+    const cp = `${this.home}/classes:${this.home}/lib/*`;
     const proc = spawn('java', ['-Xmx1g', '-XX:+UseSerialGC', '-cp', cp, 'MongoLauncher', '--port', String(this.port), '--dir', this.dir, '--fsync', 'on'], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ZGW_MONGO_TTL_SECONDS: '1' }, // the TTL sweeper every second (MongoDB's: 60 s)
