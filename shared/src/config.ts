@@ -15,6 +15,8 @@ const schema = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   JWT_LEEWAY_SECONDS: z.coerce.number().int().min(300).default(300),
   ZGW_CLIENTS: z.string().default(''),
+  /** ZSDMS: doelregistraties registered at start (a JSON array, as `POST /admin/api/v1/doelregistraties` takes them). */
+  ZGW_DOELREGISTRATIES: z.string().default(''),
   REFERENTIELIJSTEN_URL: z.string().url().default('https://selectielijst.openzaak.nl/api/v1'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(2000),

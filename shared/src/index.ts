@@ -9,3 +9,4 @@ export * from './audit';
 export * from './audit-indexes';
 export * from './nrc';
 export * from './worker';
+export * from './doelregistraties';

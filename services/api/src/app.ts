@@ -4,6 +4,7 @@ import { releaseLabel, scrubUrl, type Logger } from '@zgw/shared';
 import { mountComponent, type ComponentApi, type ComponentDef, type Deps } from './common/component';
 import { registerAuditAdmin } from './admin/audit';
 import { registerCredentialAdmin } from './admin/credentials';
+import { registerDoelregistratiesAdmin } from './admin/doelregistraties';
 import { registerNotificatiesAdmin } from './admin/notificaties';
 import { registerAdminUi } from './admin/ui';
 import { registerErrorHandling } from './common/errors';
@@ -54,6 +55,7 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
   await registerAdminUi(app, deps, apis);
   registerApiReference(app, deps, apis);
   await registerCredentialAdmin(app, deps);
+  await registerDoelregistratiesAdmin(app, deps);
   await registerAuditAdmin(app, deps);
   await registerNotificatiesAdmin(app, deps);
   // The audit trail of reads: its publisher runs while the app does; what it could not send stays in the spool.

@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Collection, Db } from 'mongodb';
+import {
+  DOELREGISTRATIES_COLLECTION,
+  Doelregistratie,
+  doelregistratieView,
+  parseDoelregistratiesEnv,
+  type Logger,
+  type StoredDoelregistratie,
+} from '@zgw/shared';
+import type { Deps } from '../common/component';
+import { ZgwError } from '../common/errors';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/pagination';
+import { parseOrThrow } from '../common/validation';
+
+const PATH = '/admin/api/v1/doelregistraties';
+
+function collection(db: Db): Collection<StoredDoelregistratie> {
+  return db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION);
+}
+
+/** Stores a doelregistratie by its naam; a secret left out keeps the stored one. */
+async function save(coll: Collection<StoredDoelregistratie>, d: Doelregistratie, existing: StoredDoelregistratie | null): Promise<StoredDoelregistratie> {
+  const { naam, ...fields } = d;
+  const now = new Date();
+  const secret = fields.secret ?? (fields.route === 'extern' ? existing?.secret : undefined);
+  const doc: StoredDoelregistratie = { ...fields, ...(secret ? { secret } : {}), _id: naam, _created: existing?._created ?? now, _updated: now };
+  if (!doc.secret) delete doc.secret;
+  await coll.replaceOne({ _id: naam }, doc, { upsert: true });
+  return doc;
+}
+
+/**
+ * The doelregistraties of ZSDMS transfers (callers with `autorisaties.bijwerken`, like the other admin endpoints):
+ * `POST` (201), `GET` list (paginated), `GET`, `PUT` and `DELETE` by naam. A secret is stored and never returned.
+ */
+export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: Deps): Promise<void> {
+  const coll = collection(deps.db);
+  const admin = async (req: FastifyRequest) => {
+    const caller = await deps.auth.authenticate(req);
+    if (!caller.hasScope('autorisaties.bijwerken')) throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen doelregistraties beheren.');
+    return caller;
+  };
+  const body = (req: FastifyRequest) => {
+    if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body)) throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
+    return req.body as Record<string, unknown>;
+  };
+  const needsSecret = (d: Doelregistratie, existing: StoredDoelregistratie | null) => {
+    if (d.route === 'extern' && !d.secret && !existing?.secret) throw ZgwError.field('secret', 'required', 'Verplicht bij route extern.');
+  };
+  const found = async (naam: string) => {
+    const d = await coll.findOne({ _id: naam });
+    if (!d) throw ZgwError.notFound(`Geen doelregistratie "${naam}".`);
+    return d;
+  };
+
+  app.post(PATH, async (req, reply) => {
+    const caller = await admin(req);
+    const d = parseOrThrow(Doelregistratie, body(req));
+    if (await coll.findOne({ _id: d.naam })) throw ZgwError.field('naam', 'unique', `Er is al een doelregistratie "${d.naam}".`);
+    needsSecret(d, null);
+    const saved = await save(coll, d, null);
+    req.log.info({ doelregistratie: d.naam, route: d.route, by: caller.clientId }, 'doelregistratie created');
+    return reply.code(201).header('location', `${deps.urls.base}${PATH}/${encodeURIComponent(d.naam)}`).send(doelregistratieView(saved));
+  });
+
+  app.get(PATH, async (req) => {
+    await admin(req);
+    const q = parseOrThrow(PageQuery.strict(), req.query ?? {});
+    const page = parsePage(q.page);
+    const [count, docs] = await Promise.all([
+      coll.estimatedDocumentCount(),
+      coll.find({}).sort({ _id: 1 }).skip((page - 1) * PAGE_SIZE).limit(PAGE_SIZE).toArray(),
+    ]);
+    return envelope(`${deps.urls.base}${req.url}`, page, count, docs.map(doelregistratieView));
+  });
+
+  app.get<{ Params: { naam: string } }>(`${PATH}/:naam`, async (req) => {
+    await admin(req);
+    return doelregistratieView(await found(req.params.naam));
+  });
+
+  app.put<{ Params: { naam: string } }>(`${PATH}/:naam`, async (req) => {
+    const caller = await admin(req);
+    const existing = await found(req.params.naam);
+    const d = parseOrThrow(Doelregistratie, body(req));
+    if (d.naam !== req.params.naam) throw ZgwError.field('naam', 'invalid', 'De naam van een doelregistratie verandert niet (maak een nieuwe).');
+    needsSecret(d, existing);
+    const saved = await save(coll, d, existing);
+    req.log.info({ doelregistratie: d.naam, route: d.route, by: caller.clientId }, 'doelregistratie changed');
+    return doelregistratieView(saved);
+  });
+
+  app.delete<{ Params: { naam: string } }>(`${PATH}/:naam`, async (req, reply) => {
+    const caller = await admin(req);
+    const r = await coll.deleteOne({ _id: req.params.naam });
+    if (!r.deletedCount) throw ZgwError.notFound(`Geen doelregistratie "${req.params.naam}".`);
+    req.log.info({ doelregistratie: req.params.naam, by: caller.clientId }, 'doelregistratie removed');
+    return reply.code(204).send();
+  });
+}
+
+/** Registers (or replaces) the doelregistraties of `ZGW_DOELREGISTRATIES` at start, as `ZGW_CLIENTS` does clients. */
+export async function bootstrapDoelregistraties(db: Db, raw: string, log: Logger): Promise<void> {
+  const coll = collection(db);
+  for (const d of parseDoelregistratiesEnv(raw)) {
+    await save(coll, d, await coll.findOne({ _id: d.naam }));
+    log.info({ doelregistratie: d.naam, route: d.route }, 'doelregistratie registered from ZGW_DOELREGISTRATIES');
+  }
+}
