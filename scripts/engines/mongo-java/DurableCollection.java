@@ -141,6 +141,36 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         }
     }
 
+    /**
+     * The number of documents a query matches, counted from an index where one serves it: the entries within the
+     * bounds, each checked only against the conditions the bounds do not enforce. -1 when no index serves the query.
+     */
+    synchronized long countFromIndex(Document query) {
+        long started = System.nanoTime();
+        query = MatchRules.rewrite(query);
+        try {
+            QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), query, null, 0);
+            if (plan == null) {
+                return -1;
+            }
+            Document residual = QueryPlanner.residual(plan, query);
+            FastMatch quick = FastMatch.of(residual);
+            final Document rest = residual;
+            long n = QueryPlanner.count(plan, residual, slots::get, d -> {
+                FastMatch.Answer a = quick == null ? FastMatch.Answer.ASK : quick.test(d);
+                return a == FastMatch.Answer.ASK ? super.documentMatchesQuery(d, rest) : a == FastMatch.Answer.YES;
+            });
+            QueryPlanner.count(((DurableDatabase) getDatabase()).counters, true);
+            if (QueryPlanner.VERIFY) {
+                long scanned = matchDocuments(query, null, 0, 0, 0, null).collectDocuments().size();
+                QueryPlanner.verifyCount(getFullName(), query, plan, n, scanned);
+            }
+            return n;
+        } finally {
+            QueryTimes.record(System.nanoTime() - started);
+        }
+    }
+
     /** The documents a query selects (in order, skipped and limited), for an aggregation that starts with $match. */
     synchronized List<Document> select(Document query, Document orderBy, int skip, int limit) {
         List<Document> out = new ArrayList<>();

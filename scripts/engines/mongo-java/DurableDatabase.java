@@ -171,9 +171,41 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
             }
         }
         Document match = matches.size() == 1 ? matches.get(0) : new Document("$and", matches);
+        // countDocuments: [$match, $skip?, $limit?, {$group: {_id: <constant>, n: {$sum: 1}}}], counted from an index
+        if (sort == null && i == pipeline.size() - 1 && isCount(pipeline.get(i))) {
+            long n = ((DurableCollection) collection).countFromIndex(match);
+            if (n >= 0) {
+                n = Math.max(0, n - skip);
+                if (limit > 0) {
+                    n = Math.min(n, limit);
+                }
+                Document group = (Document) pipeline.get(i).get("$group");
+                String field = group.keySet().stream().filter(k -> !k.equals("_id")).findFirst().orElseThrow();
+                List<Document> result = n == 0 ? List.of() : List.of(new Document("_id", group.get("_id")).append(field, n > Integer.MAX_VALUE ? n : (int) n));
+                return ZgwBridge.cursorResponse(collection.getFullName(), result);
+            }
+        }
         List<Document> selected = ((DurableCollection) collection).select(match, sort, skip, limit);
         Aggregation rest = Aggregation.fromPipeline(pipeline.subList(i, pipeline.size()), databaseResolver, this, collection, oplog);
         return ZgwBridge.cursorResponse(collection.getFullName(), rest.runStages(selected.stream()));
+    }
+
+    /** {$group: {_id: <a constant>, <name>: {$sum: 1}}}: one group counting every document. */
+    private static boolean isCount(Document stage) {
+        if (!(stage.get("$group") instanceof Document) || stage.size() != 1) {
+            return false;
+        }
+        Document group = (Document) stage.get("$group");
+        Object id = group.get("_id");
+        if (group.size() != 2 || !group.containsKey("_id") || id instanceof Document || (id instanceof String && ((String) id).startsWith("$"))) {
+            return false;
+        }
+        for (java.util.Map.Entry<String, Object> e : group.entrySet()) {
+            if (!e.getKey().equals("_id") && !(e.getValue() instanceof Document && new Document("$sum", 1).equals(e.getValue()))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** dropIndexes as MongoDB has it: "*" (all but _id), a name, a key pattern, or a list of names. */

@@ -10,6 +10,7 @@
 
 import de.bwaldvogel.mongo.bson.Document;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -566,6 +567,104 @@ final class QueryPlanner {
         System.err.println("QueryPlanner: ERROR the index " + plan.index.getName() + " answered a query on " + collection + " "
             + Bounds.shape(query) + (orderBy != null ? " sort " + orderBy.keySet() : "") + " with " + indexed.size()
             + " documents where a scan finds " + scanned.size() + (indexed.size() == scanned.size() ? " (in another order)" : ""));
+    }
+
+    /**
+     * The query without the top-level conditions the plan's bounds enforce exactly, so that counting the entries it
+     * reads needs only the rest checked: an equality or $in on plain values, or a range closed at both ends within one
+     * type, on a field that leads the index (or is its range field) and holds no arrays.
+     */
+    static Document residual(Plan plan, Document query) {
+        String[] fields = plan.index.fields();
+        int bounded = Math.min(fields.length, plan.prefix() + (plan.range != null ? 1 : 0));
+        Document rest = new Document();
+        for (Map.Entry<String, Object> e : query.entrySet()) {
+            int at = -1;
+            for (int i = 0; i < bounded; i++) {
+                if (fields[i].equals(e.getKey())) {
+                    at = i;
+                }
+            }
+            if (at < 0 || plan.index.multikey(at) || !exact(e.getValue())) {
+                rest.put(e.getKey(), e.getValue());
+            }
+        }
+        return rest;
+    }
+
+    private static boolean plainValue(Object v) {
+        return v instanceof String || v instanceof Instant || v instanceof Boolean
+            || (v instanceof Number && !(v instanceof de.bwaldvogel.mongo.bson.Decimal128));
+    }
+
+    /** A condition whose intervals hold exactly the values it matches (for a field without arrays). */
+    private static boolean exact(Object condition) {
+        if (plainValue(condition)) {
+            return true;
+        }
+        if (!(condition instanceof Document) || ((Document) condition).isEmpty()) {
+            return false;
+        }
+        Document ops = (Document) condition;
+        if (ops.size() == 1 && ops.containsKey("$eq")) {
+            return plainValue(ops.get("$eq"));
+        }
+        if (ops.size() == 1 && ops.get("$in") instanceof java.util.Collection) {
+            for (Object x : (java.util.Collection<?>) ops.get("$in")) {
+                if (!plainValue(x)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        Object lo = null, hi = null;
+        for (Map.Entry<String, Object> op : ops.entrySet()) {
+            switch (op.getKey()) {
+                case "$gt":
+                case "$gte":
+                    lo = op.getValue();
+                    break;
+                case "$lt":
+                case "$lte":
+                    hi = op.getValue();
+                    break;
+                default:
+                    return false;
+            }
+        }
+        if (!(plainValue(lo) && plainValue(hi)) || lo instanceof Boolean) {
+            return false;
+        }
+        return lo instanceof Number ? hi instanceof Number : lo.getClass().equals(hi.getClass());
+    }
+
+    /** The number of distinct documents the plan reads that the residual query matches. */
+    static long count(Plan plan, Document residual, java.util.function.IntFunction<Document> documents, java.util.function.Predicate<Document> matches) {
+        boolean all = residual.isEmpty();
+        Set<Integer> seen = plan.index.anyMultikey() ? new HashSet<>() : null;
+        long n = 0;
+        for (Iterator<OrderedIndex.Entry> run : runs(plan)) {
+            while (run.hasNext()) {
+                int position = run.next().position;
+                if (seen != null && !seen.add(position)) {
+                    continue;
+                }
+                if (all || matches.test(documents.apply(position))) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    static void verifyCount(String collection, Document query, Plan plan, long counted, long scanned) {
+        VERIFIED.incrementAndGet();
+        if (counted == scanned) {
+            return;
+        }
+        MISMATCHES.incrementAndGet();
+        System.err.println("QueryPlanner: ERROR the index " + plan.index.getName() + " counted " + counted + " documents for a query on "
+            + collection + " " + Bounds.shape(query) + " where a scan finds " + scanned);
     }
 
     /** Logs once per collection and shape a query that no index serves (values left out: they may be personal). */
