@@ -113,8 +113,7 @@ final class Bounds {
             return null; // $nor, $expr, $where, $text, $comment: nothing certain about a field
         }
         Bounds b = new Bounds();
-        List<Interval> set = intervals(value, b, key);
-        if (set != null) {
+        for (List<Interval> set : intervals(value, b, key)) {
             b.fields.computeIfAbsent(key, k -> new ArrayList<>()).add(set);
         }
         return b;
@@ -162,12 +161,15 @@ final class Bounds {
         return true;
     }
 
-    /** The intervals a field's condition allows, or null when it allows anything (or cannot be read). */
+    /**
+     * The intervals each operator of a field's condition allows (none for what allows anything or cannot be read):
+     * kept apart, because on an array each operator may hold for another element.
+     */
     @SuppressWarnings("unchecked")
-    private static List<Interval> intervals(Object condition, Bounds b, String field) {
+    private static List<List<Interval>> intervals(Object condition, Bounds b, String field) {
+        List<List<Interval>> sets = new ArrayList<>();
         if (condition instanceof Document && isOperatorDocument((Document) condition)) {
             Document ops = (Document) condition;
-            List<Interval> set = null;
             for (Map.Entry<String, Object> op : ops.entrySet()) {
                 Object v = op.getValue();
                 List<Interval> one;
@@ -200,12 +202,16 @@ final class Bounds {
                         one = null; // $ne, $nin, $not, $size, $all, $type, $elemMatch, $mod, geo, $options
                 }
                 if (one != null) {
-                    set = set == null ? one : intersect(set, one);
+                    sets.add(one);
                 }
             }
-            return set;
+            return sets;
         }
-        return equality(condition, b, field);
+        List<Interval> one = equality(condition, b, field);
+        if (one != null) {
+            sets.add(one);
+        }
+        return sets;
     }
 
     private static boolean isOperatorDocument(Document d) {

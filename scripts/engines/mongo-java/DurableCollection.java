@@ -100,9 +100,10 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     protected synchronized QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
                                                       Document fieldSelector) {
         long started = System.nanoTime();
-        query = MatchRules.rewrite(query);
         try {
+            // planned on the query as sent (its bounds), matched by MongoDB's rules (MatchRules)
             QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), query, orderBy, limit > 0 ? numberToSkip + limit : 0);
+            query = MatchRules.rewrite(query);
             QueryPlanner.Counters counters = ((DurableDatabase) getDatabase()).counters;
             if (plan == null) {
                 QueryPlanner.count(counters, false);
@@ -147,28 +148,52 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
      */
     synchronized long countFromIndex(Document query) {
         long started = System.nanoTime();
-        query = MatchRules.rewrite(query);
         try {
             QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), query, null, 0);
             if (plan == null) {
                 return -1;
             }
-            Document residual = QueryPlanner.residual(plan, query);
+            Document residual = MatchRules.rewrite(QueryPlanner.residual(plan, query));
             FastMatch quick = FastMatch.of(residual);
             final Document rest = residual;
-            long n = QueryPlanner.count(plan, residual, slots::get, d -> {
+            long n = QueryPlanner.count(plan, residual, absentFrom(residual), slots::get, d -> {
                 FastMatch.Answer a = quick == null ? FastMatch.Answer.ASK : quick.test(d);
                 return a == FastMatch.Answer.ASK ? super.documentMatchesQuery(d, rest) : a == FastMatch.Answer.YES;
             });
             QueryPlanner.count(((DurableDatabase) getDatabase()).counters, true);
             if (QueryPlanner.VERIFY) {
-                long scanned = matchDocuments(query, null, 0, 0, 0, null).collectDocuments().size();
+                long scanned = matchDocuments(MatchRules.rewrite(query), null, 0, 0, 0, null).collectDocuments().size();
                 QueryPlanner.verifyCount(getFullName(), query, plan, n, scanned);
             }
             return n;
         } finally {
             QueryTimes.record(System.nanoTime() - started);
         }
+    }
+
+    /**
+     * When the only condition left is {field: {$exists: false}} and a sparse index holds exactly the documents that have
+     * the field (the platform's live documents: no `_tombstone`), the positions that fail it: few, and no document
+     * needs to be read to count the others. Null otherwise.
+     */
+    private java.util.Set<Integer> absentFrom(Document residual) {
+        if (residual.size() != 1) {
+            return null;
+        }
+        String field = residual.keySet().iterator().next();
+        if (!new Document("$exists", false).equals(residual.get(field))) {
+            return null;
+        }
+        for (OrderedIndex index : orderedIndexes()) {
+            if (index.sparse() && index.partialFilter() == null && index.fields().length == 1 && index.fields()[0].equals(field)) {
+                java.util.Set<Integer> present = new java.util.HashSet<>();
+                for (OrderedIndex.Entry e : index.all(false)) {
+                    present.add(e.position);
+                }
+                return present;
+            }
+        }
+        return null;
     }
 
     /** The documents a query selects (in order, skipped and limited), for an aggregation that starts with $match. */

@@ -638,8 +638,12 @@ final class QueryPlanner {
         return lo instanceof Number ? hi instanceof Number : lo.getClass().equals(hi.getClass());
     }
 
-    /** The number of distinct documents the plan reads that the residual query matches. */
-    static long count(Plan plan, Document residual, java.util.function.IntFunction<Document> documents, java.util.function.Predicate<Document> matches) {
+    /**
+     * The number of distinct documents the plan reads that the residual query matches (with `failing`: those not among
+     * the positions known to fail it, without reading a document).
+     */
+    static long count(Plan plan, Document residual, Set<Integer> failing, java.util.function.IntFunction<Document> documents,
+                      java.util.function.Predicate<Document> matches) {
         boolean all = residual.isEmpty();
         Set<Integer> seen = plan.index.anyMultikey() ? new HashSet<>() : null;
         long n = 0;
@@ -649,7 +653,7 @@ final class QueryPlanner {
                 if (seen != null && !seen.add(position)) {
                     continue;
                 }
-                if (all || matches.test(documents.apply(position))) {
+                if (failing != null ? !failing.contains(position) : all || matches.test(documents.apply(position))) {
                     n++;
                 }
             }
