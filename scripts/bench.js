@@ -113,7 +113,8 @@ async function findStore(mongo) {
   const { readdirSync } = require('node:fs');
   for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('-Dzgw.engine=mongo@') && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(`--port\0${new URL(MONGODB_URL).port || 27017}\0`)) STORE.pid = Number(p);
+      const cmdline = readFileSync(`/proc/${p}/cmdline`, 'utf8');
+      if (cmdline.includes('-Dzgw.engine=mongo@') && cmdline.includes(`--port\0${new URL(MONGODB_URL).port || 27017}\0`)) STORE.pid = Number(p);
     } catch {
       // a process that ended meanwhile
     }

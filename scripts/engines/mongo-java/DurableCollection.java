@@ -154,12 +154,13 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 return -1;
             }
             Document residual = MatchRules.rewrite(QueryPlanner.residual(plan, query));
-            FastMatch quick = FastMatch.of(residual);
-            final Document rest = residual;
-            long n = QueryPlanner.count(plan, residual, absentFrom(residual), slots::get, d -> {
-                FastMatch.Answer a = quick == null ? FastMatch.Answer.ASK : quick.test(d);
-                return a == FastMatch.Answer.ASK ? super.documentMatchesQuery(d, rest) : a == FastMatch.Answer.YES;
-            });
+            long n;
+            fast.set(FastMatch.of(residual));
+            try {
+                n = QueryPlanner.count(plan, residual, absentFrom(residual), slots::get, d -> documentMatchesQuery(d, residual));
+            } finally {
+                fast.remove();
+            }
             QueryPlanner.count(((DurableDatabase) getDatabase()).counters, true);
             if (QueryPlanner.VERIFY) {
                 long scanned = matchDocuments(MatchRules.rewrite(query), null, 0, 0, 0, null).collectDocuments().size();
@@ -198,11 +199,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
 
     /** The documents a query selects (in order, skipped and limited), for an aggregation that starts with $match. */
     synchronized List<Document> select(Document query, Document orderBy, int skip, int limit) {
-        List<Document> out = new ArrayList<>();
-        for (Document d : queryDocuments(query, orderBy, skip, limit, 0, null)) {
-            out.add(d);
-        }
-        return out;
+        return queryDocuments(query, orderBy, skip, limit, 0, null).collectDocuments();
     }
 
     /** The quicker matcher of the query being read from an index (null: the library's matcher for every document). */

@@ -111,7 +111,7 @@ final class FastMatch {
     /** A condition on one field, or null when it is not one this matcher handles. */
     private static Condition field(String field, Object condition) {
         if (plain(condition)) {
-            return value(field, v -> ValueComparator.compareValues(v, condition) == 0);
+            return equal(field, condition);
         }
         if (!(condition instanceof Document) || ((Document) condition).isEmpty()) {
             return null;
@@ -124,7 +124,7 @@ final class FastMatch {
                     if (!plain(operand)) {
                         return null;
                     }
-                    ops.add(value(field, v -> ValueComparator.compareValues(v, operand) == 0));
+                    ops.add(equal(field, operand));
                     break;
                 case "$in": {
                     if (!(operand instanceof Collection)) {
@@ -187,6 +187,11 @@ final class FastMatch {
             }
         }
         return all(ops);
+    }
+
+    /** Equal by MongoDB's order: the same type (any number with any number) and value. */
+    private static Condition equal(String field, Object operand) {
+        return value(field, v -> ValueComparator.compareValues(v, operand) == 0);
     }
 
     private interface ValueTest {
