@@ -26,7 +26,7 @@ module.exports = async function globalSetup() {
     return;
   }
   const script = path.join(__dirname, '..', 'scripts', 'engines.sh');
-  execFileSync('bash', [script, 'start', 'mongo', 'kafka'], { stdio: 'inherit' });
+  execFileSync('bash', [script, 'start', 'mongo', 'kafka', 'temporal'], { stdio: 'inherit' });
   const env = execFileSync('bash', [script, 'env'], { encoding: 'utf8' });
   for (const m of env.matchAll(/export (\w+)=(\S+)/g)) process.env[m[1]] = m[2];
   process.env.ZGW_ENGINES_MANAGED = '1';

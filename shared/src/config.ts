@@ -17,6 +17,19 @@ const schema = z.object({
   ZGW_CLIENTS: z.string().default(''),
   /** ZSDMS: doelregistraties registered at start (a JSON array, as `POST /admin/api/v1/doelregistraties` takes them). */
   ZGW_DOELREGISTRATIES: z.string().default(''),
+  /** ZSDMS: the transfer worker's own client on this platform (registered by the API at start with all rights). */
+  TRANSFER_CLIENT_ID: z.string().min(1).default('zgw-transfer'),
+  TRANSFER_SECRET: z.string().default(''),
+  /** Where the transfer worker reaches this platform's APIs (default PUBLIC_BASE_URL). */
+  TRANSFER_API_URL: z.string().url().optional(),
+  /** The Temporal task queue of the transfer workflows (one per platform instance that shares a Temporal namespace). */
+  TRANSFER_TASK_QUEUE: z.string().min(1).default('zsdms-transfer'),
+  /** Technical failures in a transfer: attempts per step, first wait and longest wait between them (seconds). */
+  TRANSFER_ATTEMPTS: z.coerce.number().int().min(1).default(10),
+  TRANSFER_BACKOFF_SECONDS: z.coerce.number().positive().default(2),
+  TRANSFER_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(60),
+  /** The Temporal web UI, for links from the admin screen (empty: no links). */
+  TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
   REFERENTIELIJSTEN_URL: z.string().url().default('https://selectielijst.openzaak.nl/api/v1'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(2000),

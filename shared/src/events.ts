@@ -29,6 +29,7 @@ export const KANALEN = [
   'zaken',
   'documenten',
   'besluiten',
+  'overdrachten',
 ] as const;
 export type Kanaal = (typeof KANALEN)[number];
 

@@ -10,3 +10,5 @@ export * from './audit-indexes';
 export * from './nrc';
 export * from './worker';
 export * from './doelregistraties';
+export * from './overdrachten';
+export * from './zgw-client';

@@ -188,6 +188,7 @@ export const KANAAL_KENMERKEN: Readonly<Record<string, readonly string[]>> = {
   zaken: ['bronorganisatie', 'zaaktype', 'vertrouwelijkheidaanduiding'],
   documenten: ['bronorganisatie', 'informatieobjecttype', 'vertrouwelijkheidaanduiding'],
   besluiten: ['verantwoordelijkeOrganisatie', 'besluittype'],
+  overdrachten: ['bronorganisatie', 'doelregistratie', 'status'],
 };
 
 /**

@@ -6,6 +6,7 @@ import { registerAuditAdmin } from './admin/audit';
 import { registerCredentialAdmin } from './admin/credentials';
 import { registerDoelregistratiesAdmin } from './admin/doelregistraties';
 import { registerNotificatiesAdmin } from './admin/notificaties';
+import { registerOverdrachtenAdmin } from './admin/overdrachten';
 import { registerAdminUi } from './admin/ui';
 import { registerErrorHandling } from './common/errors';
 import { COMPONENTS } from './components';
@@ -58,6 +59,7 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
   await registerDoelregistratiesAdmin(app, deps);
   await registerAuditAdmin(app, deps);
   await registerNotificatiesAdmin(app, deps);
+  registerOverdrachtenAdmin(app, deps);
   // The audit trail of reads: its publisher runs while the app does; what it could not send stays in the spool.
   const reads = deps.reads;
   if (reads) {

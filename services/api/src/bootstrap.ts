@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
-import type { Logger } from '@zgw/shared';
+import type { Config, Logger } from '@zgw/shared';
 import { Credentials, parseClientsEnv } from './common/credentials';
 import { LIVE } from './common/store';
 
@@ -30,4 +30,17 @@ export async function ensureAllRights(db: Db, clientId: string, label = clientId
     autorisaties: [],
   });
   return true;
+}
+
+/**
+ * The transfer worker's own client (TRANSFER_CLIENT_ID with TRANSFER_SECRET): all rights on this platform, so the
+ * copies it makes carry its client id in their audit trail. Without a secret no transfer can run; said at start.
+ */
+export async function bootstrapTransferClient(db: Db, config: Config, log: Logger): Promise<void> {
+  if (!config.TRANSFER_SECRET) {
+    log.warn({ clientId: config.TRANSFER_CLIENT_ID }, 'TRANSFER_SECRET is not set: the transfer worker cannot reach this platform, transfers stay ontvangen');
+    return;
+  }
+  await new Credentials(db).set(config.TRANSFER_CLIENT_ID, config.TRANSFER_SECRET);
+  await ensureAllRights(db, config.TRANSFER_CLIENT_ID, 'Overdrachtsdienst (ZSDMS)');
 }

@@ -1,7 +1,7 @@
 import { connectMongo, createKafka, createLogger, loadConfig, releaseLabel } from '@zgw/shared';
 import { buildApp } from './app';
 import { bootstrapDoelregistraties } from './admin/doelregistraties';
-import { bootstrapClients } from './bootstrap';
+import { bootstrapClients, bootstrapTransferClient } from './bootstrap';
 import { CacheBroadcast } from './common/cache';
 import { OutboxRelay } from './common/relay';
 import { createDeps } from './deps';
@@ -14,6 +14,7 @@ async function main(): Promise<void> {
   const deps = createDeps(config, mongo.db, log, relay);
   const cacheBroadcast = new CacheBroadcast(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-cache`), config.KAFKA_TOPIC_PREFIX, deps.caches, log);
   if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, config.ZGW_CLIENTS, log);
+  await bootstrapTransferClient(mongo.db, config, log);
   if (config.ZGW_DOELREGISTRATIES) await bootstrapDoelregistraties(mongo.db, config.ZGW_DOELREGISTRATIES, log);
   const app = await buildApp({ deps, health: async () => ({ kafka: relay.healthy ? 'ok' : 'unreachable (events wait in the outbox)' }) });
   relay.start();

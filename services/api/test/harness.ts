@@ -75,7 +75,8 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
     call: (method, url, body, opts = {}) => {
       const tok = opts.token === undefined ? adminToken : opts.token;
       const headers: Record<string, string> = { ...(tok ? { authorization: `Bearer ${tok}` } : {}), ...(opts.headers ?? {}) };
-      const path = url.startsWith(BASE) ? url.slice(BASE.length) : url;
+      const base = [config.PUBLIC_BASE_URL, BASE].find((b) => url.startsWith(b));
+      const path = base ? url.slice(base.length) : url;
       return app.inject({ method: method as 'GET', url: path, headers, ...(body === undefined ? {} : typeof body === 'string' ? { payload: body, headers: { ...headers, 'content-type': 'application/json' } } : { payload: body as object }) });
     },
     client: async (clientId, secret) => {

@@ -1,13 +1,54 @@
-import { connectMongo, loadConfig } from '@zgw/shared';
+import { ApplicationFailure } from '@temporalio/activity';
+import { ZgwCallError, type OverdrachtOpdracht, type Voortgang } from '@zgw/shared';
+import { PERMANENT, type Deps } from './context';
+import { antwoord } from './activities/antwoord';
+import { kopieerBesluiten } from './activities/besluiten';
+import { koppelBron, sluitBron } from './activities/bron';
+import { compenseer } from './activities/compenseer';
+import { kopieerDocumenten, type Documenten } from './activities/documenten';
+import { maakDoelzaak, sluitDoelzaak } from './activities/doelzaak';
+import { meld } from './activities/meld';
+import { kopieerOnderdelen } from './activities/onderdelen';
+import { valideer, type Plan } from './activities/valideer';
+import { verifieer } from './activities/verifieer';
 
-/** Activities hold every side effect of a transfer; workflows only orchestrate them. */
-export async function platformReachable(): Promise<boolean> {
-  const config = loadConfig();
-  const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
-  try {
-    await mongo.db.command({ ping: 1 });
-    return true;
-  } finally {
-    await mongo.client.close();
-  }
+export type { Documenten, Plan };
+
+/** The activities of the overdracht workflow: every side effect, each idempotent (see README, Transfers). */
+export function createActivities(deps: Deps) {
+  return permanent4xx({
+    meld: (o: OverdrachtOpdracht, v: Voortgang) => meld(deps, o, v),
+    valideer: (o: OverdrachtOpdracht) => valideer(deps, o),
+    maakDoelzaak: (o: OverdrachtOpdracht, plan: Plan) => maakDoelzaak(deps, o, plan),
+    kopieerOnderdelen: (o: OverdrachtOpdracht, plan: Plan, doelZaak: string) => kopieerOnderdelen(deps, o, plan, doelZaak),
+    kopieerDocumenten: (o: OverdrachtOpdracht, plan: Plan, doelZaak: string) => kopieerDocumenten(deps, o, plan, doelZaak),
+    kopieerBesluiten: (o: OverdrachtOpdracht, plan: Plan, doelZaak: string, documenten: Documenten) => kopieerBesluiten(deps, o, plan, doelZaak, documenten),
+    sluitDoelzaak: (o: OverdrachtOpdracht, plan: Plan, doelZaak: string, rollen: Record<string, string>) => sluitDoelzaak(deps, o, plan, doelZaak, rollen),
+    verifieer: (o: OverdrachtOpdracht, doelZaak: string, documenten: Documenten) => verifieer(deps, o, doelZaak, documenten),
+    koppelBron: (o: OverdrachtOpdracht, doelZaak: string) => koppelBron(deps, o, doelZaak),
+    sluitBron: (o: OverdrachtOpdracht) => sluitBron(deps, o),
+    antwoord: (o: OverdrachtOpdracht) => antwoord(deps, o),
+    compenseer: (o: OverdrachtOpdracht, rsin: string) => compenseer(deps, o, rsin),
+  });
 }
+
+/**
+ * A 4xx of a ZGW API is an answer, not an outage: the same request gets it again. It ends the step at once (type
+ * Permanent: compensated, `mislukt` with the target's reason) instead of being retried up to the limit.
+ */
+function permanent4xx<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(activities)) {
+    wrapped[name] = async (...args: never[]) => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        if (err instanceof ZgwCallError && !err.technisch) throw ApplicationFailure.create({ type: PERMANENT, message: err.message, nonRetryable: true });
+        throw err;
+      }
+    };
+  }
+  return wrapped as T;
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,21 +1,28 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createLogger, loadConfig, onShutdown } from '@zgw/shared';
-import * as activities from './activities';
+import { connectMongo, createLogger, loadConfig, onShutdown } from '@zgw/shared';
+import { createActivities } from './activities';
 
-export const TASK_QUEUE = 'zsdms-transfer';
-
-/** Temporal worker for ZSDMS case transfers (the transfer workflows arrive with the ZSDMS issue). */
+/** Temporal worker for ZSDMS transfers: workflow `overdracht` and its activities, on task queue TRANSFER_TASK_QUEUE. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('transfer', config.LOG_LEVEL);
+  if (!config.TRANSFER_SECRET) log.warn({ clientId: config.TRANSFER_CLIENT_ID }, 'TRANSFER_SECRET is not set: every transfer will fail to reach this platform');
+  const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const worker = await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: TASK_QUEUE, activities });
-  log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: TASK_QUEUE }, 'transfer worker polling');
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TRANSFER_TASK_QUEUE,
+    workflowsPath: require.resolve('./workflows'),
+    activities: createActivities({ config, log, db: mongo.db }),
+  });
+  log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.TRANSFER_TASK_QUEUE }, 'transfer worker polling');
   onShutdown(log, async () => {
     worker.shutdown();
   });
   await worker.run();
   await connection.close();
+  await mongo.client.close();
 }
 
 main().catch((err) => {

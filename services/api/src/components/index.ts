@@ -4,7 +4,8 @@ import { besluiten } from './besluiten';
 import { catalogi } from './catalogi';
 import { documenten } from './documenten';
 import { notificaties } from './notificaties';
+import { overdrachten } from './overdrachten';
 import { zaken } from './zaken';
 
 /** Every ZGW component this service serves, in the order they are mounted. */
-export const COMPONENTS: ComponentDef[] = [autorisaties, catalogi, zaken, documenten, besluiten, notificaties];
+export const COMPONENTS: ComponentDef[] = [autorisaties, catalogi, zaken, documenten, besluiten, notificaties, overdrachten];

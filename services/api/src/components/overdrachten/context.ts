@@ -1,0 +1,22 @@
+import type { FastifyRequest } from 'fastify';
+import type { Caller } from '../../common/auth';
+import type { ComponentApi } from '../../common/component';
+import type { Resource } from '../../common/resource';
+import type { Doc } from './schemas';
+import type { Workflows } from './workflows';
+
+/** Scopes of the Zaken component (Autorisaties API, component `zrc`) that govern transfers. */
+export const OVERDRAGEN = 'zaken.overdragen';
+export const LEZEN = 'zaken.lezen';
+
+/** The overdrachten component as its parts and the admin endpoints use it. Filled in by `register`. */
+export interface Overdrachten {
+  api: ComponentApi;
+  workflows: Workflows;
+  overdrachten: Resource<Doc>;
+  /** Stores a new overdracht, starts its workflow and logs its receipt; answers the overdracht. */
+  begin(overdrachten: Resource<Doc>, doc: Doc, caller: Caller, req: FastifyRequest): Promise<Record<string, unknown>>;
+  /** An operator's cancel (compensation follows) and retry of a `mislukt` transfer; false when not possible now. */
+  annuleer(uuid: string): Promise<boolean>;
+  opnieuw(uuid: string): Promise<boolean>;
+}

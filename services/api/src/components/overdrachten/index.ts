@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { workflowIdOf } from '@zgw/shared';
+import type { ComponentDef } from '../../common/component';
+import type { Resource } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import type { Overdrachten } from './context';
+import { opdrachtOf, registerOverdrachten, traced } from './overdrachten';
+import type { Doc } from './schemas';
+import { registerVerzoeken } from './verzoeken';
+import { Workflows } from './workflows';
+
+/**
+ * ZSDMS: overdrachten of zaken to another registration, each run by the transfer worker as Temporal workflow
+ * `overdracht-<uuid>`. The API owns the resource: it checks who may ask, stores the request, starts the workflow,
+ * and stores the progress the worker reports.
+ */
+export const overdrachten: ComponentDef = {
+  name: 'overdrachten',
+  code: 'zrc',
+  title: 'Overdrachten API',
+  version: '1.0.0',
+  async register(api) {
+    const workflows = new Workflows(api.deps.config, api.deps.log);
+    const o = { api, workflows } as Overdrachten;
+    o.begin = (resource, doc, caller, req) => begin(o, resource, doc, caller, req);
+    o.overdrachten = registerOverdrachten(o);
+    registerVerzoeken(o);
+    o.annuleer = (uuid) => annuleer(o, uuid);
+    o.opnieuw = (uuid) => opnieuw(o, uuid);
+    api.deps.components.set('overdrachten', o);
+    await ensureIndexes(o.overdrachten);
+    sweep(o);
+    api.app.addHook('onClose', async () => workflows.close());
+  },
+};
+
+async function begin(o: Overdrachten, resource: Resource<Doc>, doc: Doc, caller: Parameters<Overdrachten['begin']>[2], req: Parameters<Overdrachten['begin']>[3]) {
+  const uuid = randomUUID();
+  const ctx = resource.ctx(caller, uuid, req);
+  const stored = await resource.insert({ ...doc, workflowId: workflowIdOf(uuid) }, ctx);
+  o.api.deps.log.info(
+    { ...traced(String(doc.zaakIdentificatie), uuid), doelregistratie: doc.doelregistratie, richting: doc.richting, clientId: caller.clientId },
+    'overdracht ontvangen',
+  );
+  await start(o, stored);
+  return resource.toApi(stored, undefined, req);
+}
+
+/** Starts the workflow of a stored overdracht; marks it started (`_gestart`) once Temporal has it. */
+async function start(o: Overdrachten, stored: Stored<Doc>): Promise<boolean> {
+  const ok = await o.workflows.start(opdrachtOf(o, stored, o.overdrachten.url(stored._id)));
+  if (ok) await o.overdrachten.store.coll.updateOne({ _id: stored._id } as never, { $set: { _gestart: true } } as never);
+  return ok;
+}
+
+async function annuleer(o: Overdrachten, uuid: string): Promise<boolean> {
+  const doc = await o.overdrachten.store.get(uuid);
+  if (!doc || !['ontvangen', 'bezig'].includes(String(doc.status))) return false;
+  const cancelled = await o.workflows.cancel(uuid);
+  o.api.deps.log.info({ ...traced(String(doc.zaakIdentificatie), uuid), cancelled }, 'overdracht: annuleren gevraagd door een beheerder');
+  return cancelled;
+}
+
+/** A `mislukt` transfer runs again from the start (every step finds what an earlier run made). */
+async function opnieuw(o: Overdrachten, uuid: string): Promise<boolean> {
+  const current = await o.overdrachten.store.get(uuid);
+  if (!current || current.status !== 'mislukt') return false;
+  const stappen = (current.stappen as { stap: string }[]).filter((s) => s.stap === 'ontvangen');
+  const next = { ...current, status: 'ontvangen', stappen, weigering: null, fout: '', doelZaak: current.doelZaak } as Doc;
+  for (const k of ['_id', '_created', '_outbox', '_pending', '_gestart']) delete next[k];
+  const stored = await o.overdrachten.store.replace(current, next, o.overdrachten.events(next, uuid, 'partial_update'));
+  if (!stored) return false;
+  o.api.deps.log.info(traced(String(current.zaakIdentificatie), uuid), 'overdracht: opnieuw gestart door een beheerder');
+  await start(o, stored);
+  return true;
+}
+
+/** Every 15 seconds, starts the workflows of overdrachten received while Temporal could not be reached. */
+function sweep(o: Overdrachten): void {
+  const run = async () => {
+    const waiting = await o.overdrachten.store.find({ status: 'ontvangen', _gestart: { $exists: false }, _created: { $lt: new Date(Date.now() - 10_000) } }, { limit: 100, sort: { status: 1, _created: 1 } });
+    for (const doc of waiting) if (!(await start(o, doc))) return;
+  };
+  const timer = setInterval(() => void run().catch((err: Error) => o.api.deps.log.error({ err: err.message }, 'overdrachten: start sweep failed')), 15_000);
+  timer.unref();
+  o.api.app.addHook('onClose', async () => clearInterval(timer));
+}
+
+/** List filters alone and under autorisaties (newest first), and the sweep of unstarted ones. */
+async function ensureIndexes(r: Resource<Doc>): Promise<void> {
+  const newest = { _created: -1, _id: -1 } as const;
+  await r.store.ensureIndexes([
+    { key: { ...newest } },
+    ...['status', 'zaak', 'doelregistratie'].flatMap((f) => [{ key: { [f]: 1, ...newest } }, { key: { _zaaktype: 1, [f]: 1, ...newest } }]),
+    { key: { _zaaktype: 1, ...newest } },
+    { key: { status: 1, _created: 1 } },
+  ]);
+}

@@ -1,0 +1,194 @@
+import type { Document, Filter } from 'mongodb';
+import {
+  DOELREGISTRATIES_COLLECTION, EINDSTATUSSEN, Voortgang,
+  type OverdrachtOpdracht, type OverdrachtStatus, type Richting, type Stap, type StoredDoelregistratie,
+} from '@zgw/shared';
+import type { Caller } from '../../common/auth';
+import { UuidParams } from '../../common/component';
+import { ZgwError } from '../../common/errors';
+import { Resource } from '../../common/resource';
+import type { Stored } from '../../common/store';
+import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
+import { authFilter, mayOnZaak } from '../zaken/context';
+import type { Zaken } from '../zaken/context';
+import { LEZEN, OVERDRAGEN, type Overdrachten } from './context';
+import { Overdracht, OverdrachtInput, OverdrachtQuery, type Doc } from './schemas';
+
+/** Where an overdracht keeps the authorisation facts of its zaak (reading needs zaken.lezen for that zaak). */
+const AUTH_FIELDS = { zaaktype: '_zaaktype', rank: '_vertrouwelijkheid' } as const;
+export const OVERDRACHT_FILTERS = ['status', 'zaak', 'doelregistratie'] as const;
+
+export function registerOverdrachten(o: Overdrachten): Resource<Doc> {
+  const overdrachten: Resource<Doc> = new Resource<Doc>(o.api, {
+    collection: 'overdrachten',
+    resource: 'overdracht',
+    schema: Overdracht,
+    input: OverdrachtInput,
+    query: OverdrachtQuery,
+    scopes: { read: [LEZEN], create: [OVERDRAGEN], update: [], destroy: [] },
+    operations: ['list', 'read'],
+    kanaal: 'overdrachten',
+    kenmerken: (doc) => ({ bronorganisatie: String(doc._bronorganisatie ?? ''), doelregistratie: String(doc.doelregistratie), status: String(doc.status) }),
+    visible: (doc, caller) => caller.all || mayRead(caller, doc),
+    filter: (q, caller) => {
+      const f: Doc = {};
+      for (const k of OVERDRACHT_FILTERS) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
+      const auth = authFilter(caller, AUTH_FIELDS);
+      return (Object.keys(auth).length ? { $and: [auth, f] } : f) as Filter<Document>;
+    },
+    sort: { _created: -1, _id: -1 },
+    render: (doc) => ({ uuid: doc._id }),
+  });
+  registerCreate(o, overdrachten);
+  registerVoortgang(o, overdrachten);
+  return overdrachten;
+}
+
+function mayRead(caller: Caller, doc: Doc): boolean {
+  return (caller.rights.autorisaties ?? []).some(
+    (a) => a.component === 'zrc' && a.scopes.includes(LEZEN) && a.zaaktype === doc._zaaktype && vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar') >= Number(doc._vertrouwelijkheid),
+  );
+}
+
+/** The log fields that trace one transfer from request to reply (see README, Transfers: logging). */
+export const traced = (zaakIdentificatie: string, overdracht?: string) => ({ ZaakIdentificatie: zaakIdentificatie, ...(overdracht ? { overdracht } : {}) });
+
+/**
+ * `POST /overdrachten`: who may ask is answered at once (a zaak URL that is not one of ours: 400 `bad-url`; no
+ * `zaken.overdragen` for its zaaktype: 403; an unknown doelregistratie: 400); everything that depends on the data
+ * and the target is the workflow's, which ends `geweigerd` with a code when it refuses.
+ */
+function registerCreate(o: Overdrachten, overdrachten: Resource<Doc>): void {
+  const log = o.api.deps.log;
+  o.api.route({
+    method: 'POST',
+    path: '/overdrachten',
+    operationId: 'overdracht_create',
+    summary: 'Draag een zaak over aan een doelregistratie.',
+    scopes: [OVERDRAGEN],
+    body: OverdrachtInput,
+    response: Overdracht,
+    handler: async ({ req, caller, body }) => {
+      const zaken = o.api.deps.components.get('zaken') as Zaken;
+      const uuid = zaken.zaken.uuidOf(body.zaak);
+      const zaak = uuid ? await zaken.zaken.store.get(uuid) : null;
+      if (!zaak) {
+        log.info({ ...traced(body.zaak), clientId: caller.clientId }, 'overdracht geweigerd: de zaak bestaat niet op dit platform (400)');
+        throw ZgwError.field('zaak', 'bad-url', `De zaak ${body.zaak} bestaat niet op dit platform.`);
+      }
+      const identificatie = String(zaak.identificatie);
+      if (!mayOnZaak(caller, zaak, [OVERDRAGEN])) {
+        log.info({ ...traced(identificatie), clientId: caller.clientId }, 'overdracht geweigerd: de client mag deze zaak niet overdragen (403)');
+        throw ZgwError.forbidden(`Overdragen vereist de scope ${OVERDRAGEN} voor het zaaktype van de zaak.`);
+      }
+      const doel = await o.api.deps.db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION).findOne({ _id: body.doelregistratie });
+      if (!doel) {
+        log.info({ ...traced(identificatie), clientId: caller.clientId }, 'overdracht geweigerd: onbekende doelregistratie (400)');
+        throw ZgwError.field('doelregistratie', 'does_not_exist', `Er is geen doelregistratie "${body.doelregistratie}".`);
+      }
+      const richting: Richting = doel.route === 'intern' ? 'intern' : 'uit';
+      const doc = newOverdracht({ ...body, zaakIdentificatie: identificatie, richting }, {
+        _zaaktype: zaak.zaaktype,
+        _vertrouwelijkheid: vertrouwelijkheidRank(String(zaak.vertrouwelijkheidaanduiding)),
+        _bronorganisatie: zaak.bronorganisatie,
+      });
+      return o.begin(overdrachten, doc, caller, req);
+    },
+  });
+}
+
+export interface NieuweOverdracht {
+  zaak: string;
+  zaakIdentificatie: string;
+  doelregistratie: string;
+  richting: Richting;
+  toelichting?: string;
+  antwoordUrl?: string;
+}
+
+/** A new overdracht as stored: `ontvangen`, its first step begun and ended at once. */
+export function newOverdracht(n: NieuweOverdracht, auth: Doc): Doc {
+  const now = new Date().toISOString();
+  return {
+    zaak: n.zaak,
+    zaakIdentificatie: n.zaakIdentificatie,
+    doelregistratie: n.doelregistratie,
+    richting: n.richting,
+    toelichting: n.toelichting ?? '',
+    antwoordUrl: n.antwoordUrl ?? null,
+    status: 'ontvangen',
+    stappen: [{ stap: 'ontvangen', start: now, einde: now, toelichting: '' }],
+    doelZaak: null,
+    weigering: null,
+    fout: '',
+    workflowId: '',
+    aanmaakdatum: now,
+    ...auth,
+  };
+}
+
+/** The workflow's input for a stored overdracht (retry settings from the configuration at the time of starting). */
+export function opdrachtOf(o: Overdrachten, doc: Stored<Doc>, url: string): OverdrachtOpdracht {
+  const c = o.api.deps.config;
+  return {
+    overdracht: doc._id,
+    url,
+    zaak: String(doc.zaak),
+    zaakIdentificatie: String(doc.zaakIdentificatie),
+    doelregistratie: String(doc.doelregistratie),
+    richting: doc.richting as Richting,
+    ...(doc.antwoordUrl ? { antwoordUrl: String(doc.antwoordUrl) } : {}),
+    pogingen: c.TRANSFER_ATTEMPTS,
+    wachttijdSeconden: c.TRANSFER_BACKOFF_SECONDS,
+    maxWachttijdSeconden: c.TRANSFER_MAX_BACKOFF_SECONDS,
+  };
+}
+
+/**
+ * `POST /overdrachten/{uuid}/voortgang`: the transfer worker (its own client id only) reports a step or the outcome.
+ * Stored at once; a change of status is notified on kanaal `overdrachten` through the outbox.
+ */
+function registerVoortgang(o: Overdrachten, overdrachten: Resource<Doc>): void {
+  o.api.route({
+    method: 'POST',
+    path: '/overdrachten/:uuid/voortgang',
+    operationId: 'overdracht_voortgang',
+    summary: 'Voortgang van een overdracht melden (alleen de overdrachtsdienst).',
+    scopes: [],
+    params: UuidParams,
+    body: Voortgang,
+    status: 200,
+    response: Overdracht,
+    handler: async ({ req, caller, params, body }) => {
+      if (caller.clientId !== o.api.deps.config.TRANSFER_CLIENT_ID) throw ZgwError.forbidden('Alleen de overdrachtsdienst meldt voortgang.');
+      for (let attempt = 0; ; attempt++) {
+        const current = await overdrachten.getOr404(params.uuid);
+        const next = applyVoortgang(current, body, new Date().toISOString());
+        const events = next.status !== current.status ? overdrachten.events(next, current._id, 'partial_update') : [];
+        const stored = await overdrachten.store.replace(current, next, events);
+        if (stored) return overdrachten.toApi(stored, undefined, req);
+        if (attempt > 3) throw ZgwError.notFound(`overdracht ${params.uuid} bestaat niet meer.`);
+      }
+    },
+  });
+}
+
+/** A report applied to an overdracht: a step started keeps its first start, a step ended its first end. */
+export function applyVoortgang(current: Stored<Doc>, v: Voortgang, now: string): Doc {
+  const { _id, _created, _outbox, _pending, ...doc } = current as Stored<Doc> & Doc;
+  void _id, _created, _outbox, _pending;
+  const stappen = [...(doc.stappen as Stap[])];
+  if (v.stap) {
+    const i = stappen.findIndex((s) => s.stap === v.stap);
+    const toelichting = v.toelichting ?? '';
+    if (i < 0) stappen.push({ stap: v.stap, start: now, einde: v.fase === 'einde' ? now : null, toelichting });
+    else if (v.fase === 'einde' && !stappen[i]!.einde) stappen[i] = { ...stappen[i]!, einde: now, toelichting: toelichting || stappen[i]!.toelichting };
+  }
+  const out: Doc = { ...doc, stappen };
+  if (v.status && !(EINDSTATUSSEN as readonly string[]).includes(String(doc.status))) out.status = v.status as OverdrachtStatus;
+  if (v.doelZaak) out.doelZaak = v.doelZaak;
+  if (v.weigering) out.weigering = v.weigering;
+  if (v.fout) out.fout = v.fout;
+  if (v.zaakIdentificatie) out.zaakIdentificatie = v.zaakIdentificatie;
+  return out;
+}

@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { besluittypeBody, create, iotBody, publish, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
+import { startApp, type TestApp } from './harness';
+import { bootstrapTransferClient } from '../src/bootstrap';
+import { createLogger } from '@zgw/shared';
+
+export const OVERDRACHTEN = '/overdrachten/api/v1/overdrachten';
+export const TRANSFER_SECRET = 'transfer-test-secret';
+
+/** A free TCP port on 127.0.0.1 (the worker reaches the API over real HTTP). */
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+/** Log lines (JSON) of the API and the worker, in memory. */
+export class LogLines {
+  readonly lines: Record<string, unknown>[] = [];
+  readonly sink = new Writable({
+    write: (chunk, _enc, done) => {
+      this.add(String(chunk));
+      done();
+    },
+  });
+  add(text: string): void {
+    for (const l of text.split('\n').filter(Boolean)) {
+      try {
+        this.lines.push(JSON.parse(l));
+      } catch {
+        if (process.env.ZGW_TEST_WORKER_OUTPUT) process.stderr.write(`${l}\n`); // the Temporal runtime's own output
+      }
+    }
+  }
+  of(zaakIdentificatie: string): Record<string, unknown>[] {
+    return this.lines.filter((l) => l.ZaakIdentificatie === zaakIdentificatie);
+  }
+}
+
+/** An API listening on a free port, with the transfer client registered and its own task queue. */
+export async function startListeningApp(env: Record<string, string>, logs: LogLines): Promise<TestApp> {
+  const port = await freePort();
+  const t = await startApp(
+    { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, TRANSFER_SECRET, TRANSFER_TASK_QUEUE: `test-${port}-${Date.now()}`, LOG_LEVEL: 'info', ...env },
+    { logTo: logs.sink },
+  );
+  await bootstrapTransferClient(t.mongo.db, t.config, createLogger('test', 'silent'));
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return t;
+}
+
+/** The transfer worker as it runs in production (services/transfer/dist), for this app's database and task queue. */
+export function startWorker(t: TestApp, logs: LogLines, env: Record<string, string> = {}): ChildProcess {
+  const main = join(__dirname, '..', '..', 'transfer', 'dist', 'main.js');
+  const child = spawn(process.execPath, [main], {
+    env: {
+      ...process.env,
+      MONGODB_URL: t.config.MONGODB_URL,
+      MONGODB_DB: t.config.MONGODB_DB,
+      TEMPORAL_ADDRESS: t.config.TEMPORAL_ADDRESS,
+      PUBLIC_BASE_URL: t.config.PUBLIC_BASE_URL,
+      TRANSFER_SECRET,
+      TRANSFER_TASK_QUEUE: t.config.TRANSFER_TASK_QUEUE,
+      TRANSFER_BACKOFF_SECONDS: '1',
+      TRANSFER_MAX_BACKOFF_SECONDS: '2',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => logs.add(String(d)));
+  child.stderr!.on('data', (d) => logs.add(String(d)));
+  return child;
+}
+
+export async function stopWorker(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(signal);
+  await exited;
+}
+
+export interface Typen {
+  catalogus: string;
+  zaaktype: string;
+  statustypen: { begin: string; eind: string };
+  roltype: string;
+  resultaattype: string;
+  eigenschap: string;
+  iot: string;
+  besluittype: string;
+}
+
+/**
+ * A catalogus of organisation `rsin` with one published zaaktype `identificatie` and every type a transfer maps:
+ * statustypen begin/eind, roltype Initiator, resultaattype Afgehandeld, eigenschap kleur, informatieobjecttype
+ * bijlage (of the zaaktype) and besluittype vergunning (of the zaaktype, laid down in a bijlage).
+ */
+export async function typen(t: TestApp, sl: Referentielijsten, rsin: string, identificatie: string): Promise<Typen> {
+  const cat = (await create(t, 'catalogussen', { domein: `O${Math.floor(Math.random() * 10000)}`, rsin, contactpersoonBeheerNaam: 'Beheer' })).url as string;
+  const iot = await create(t, 'informatieobjecttypen', iotBody(cat, { omschrijving: 'bijlage' }));
+  await publish(t, iot.url);
+  const bt = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'vergunning', informatieobjecttypen: ['bijlage'] }));
+  await publish(t, bt.url);
+  const zt = await create(t, 'zaaktypen', zaaktypeBody(cat, { identificatie, selectielijstProcestype: sl.procestype, besluittypen: [bt.url] }));
+  const part = (collection: string, body: Record<string, unknown>) => create(t, collection, { zaaktype: zt.url, ...body });
+  const begin = await part('statustypen', { omschrijving: 'begin', volgnummer: 1 });
+  const eind = await part('statustypen', { omschrijving: 'eind', volgnummer: 2 });
+  const roltype = await part('roltypen', { omschrijving: 'Initiator', omschrijvingGeneriek: 'initiator' });
+  const resultaattype = await part('resultaattypen', {
+    omschrijving: 'Afgehandeld',
+    resultaattypeomschrijving: sl.omschrijving,
+    selectielijstklasse: sl.resultaat.nihil,
+    archiefnominatie: 'vernietigen',
+    archiefactietermijn: 'P10Y',
+    brondatumArchiefprocedure: { afleidingswijze: 'afgehandeld', procestermijn: null, datumkenmerk: '', einddatumBekend: false, objecttype: '', registratie: '' },
+  });
+  const eigenschap = await part('eigenschappen', { naam: 'kleur', definitie: 'kleur', specificatie: { formaat: 'tekst', lengte: '20', kardinaliteit: '1', waardenverzameling: [] } });
+  await create(t, 'zaaktype-informatieobjecttypen', { zaaktype: zt.url, informatieobjecttype: 'bijlage', volgnummer: 1, richting: 'inkomend' });
+  await publish(t, zt.url);
+  return { catalogus: cat, zaaktype: zt.url, statustypen: { begin: begin.url, eind: eind.url }, roltype: roltype.url, resultaattype: resultaattype.url, eigenschap: eigenschap.url, iot: iot.url, besluittype: bt.url };
+}

@@ -1,0 +1,159 @@
+import type { ChildProcess } from 'node:child_process';
+import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
+import { eventually, token, type TestApp } from './harness';
+import { CRS, ZRC, createZ } from './zaken.fixtures';
+import { EIO } from './documenten.fixtures';
+import { LogLines, OVERDRACHTEN, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
+
+/**
+ * ZSDMS transfers on the internal route, against the real engines: the API over HTTP, the transfer worker as its own
+ * process on a Temporal dev server, the copy checked part by part, the source linked and closed, every log line of
+ * the transfer carrying the same ZaakIdentificatie. Refusals end `geweigerd` with their code, reason and log line.
+ */
+const BSN = '111222333';
+const logs = new LogLines();
+let t: TestApp;
+let sl: Referentielijsten;
+let bron: Typen;
+let doel: Typen;
+let worker: ChildProcess | undefined;
+
+beforeAll(async () => {
+  sl = await startReferentielijsten();
+  t = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url }, logs);
+  bron = await typen(t, sl, '000000000', 'BRON-1');
+  doel = await typen(t, sl, '111111111', 'DOEL-1');
+  const reg = await t.call('POST', '/admin/api/v1/doelregistraties', {
+    naam: 'gemeente-b', route: 'intern', rsin: '111111111', catalogus: doel.catalogus,
+    zaaktypen: [{ bron: 'BRON-1', doel: 'DOEL-1', afsluitResultaat: 'Afgehandeld' }], bron: 'afsluiten',
+  });
+  expect(reg.statusCode).toBe(201);
+  const leeg = await t.call('POST', '/admin/api/v1/doelregistraties', { naam: 'zonder-koppeling', route: 'intern', rsin: '111111111', catalogus: doel.catalogus, zaaktypen: [{ bron: 'ANDERS', doel: 'DOEL-1' }], bron: 'openlaten' });
+  expect(leeg.statusCode).toBe(201);
+  worker = startWorker(t, logs);
+}, 120_000);
+afterAll(async () => {
+  await stopWorker(worker);
+  await t?.close();
+  await sl?.close();
+});
+
+/** A zaak with two rollen (one a citizen by BSN), a status, an eigenschap, a zaakobject, a klantcontact, two documents and a besluit. */
+async function volleZaak(): Promise<Record<string, any>> {
+  const zaak = await createZ(t, 'zaken', { bronorganisatie: '000000000', verantwoordelijkeOrganisatie: '000000000', zaaktype: bron.zaaktype, startdatum: '2024-03-01', omschrijving: 'Melding' });
+  await createZ(t, 'rollen', { zaak: zaak.url, roltype: bron.roltype, betrokkeneType: 'natuurlijk_persoon', roltoelichting: 'melder', betrokkeneIdentificatie: { inpBsn: BSN, geslachtsnaam: 'Jansen' } });
+  await createZ(t, 'rollen', { zaak: zaak.url, roltype: bron.roltype, betrokkeneType: 'medewerker', roltoelichting: 'behandelaar', betrokkeneIdentificatie: { identificatie: 'mw-1', achternaam: 'De Vries' } });
+  await createZ(t, 'statussen', { zaak: zaak.url, statustype: bron.statustypen.begin, datumStatusGezet: '2024-03-01T10:00:00Z' });
+  await createZ(t, `zaken/${zaak.uuid}/zaakeigenschappen`, { zaak: zaak.url, eigenschap: bron.eigenschap, waarde: 'blauw' });
+  await createZ(t, 'zaakobjecten', { zaak: zaak.url, objectType: 'overige', objectTypeOverige: 'boom', relatieomschrijving: 'betreft', objectIdentificatie: { overigeData: { soort: 'eik' } } });
+  await createZ(t, 'klantcontacten', { zaak: zaak.url, datumtijd: '2024-03-02T09:00:00Z', kanaal: 'telefoon', onderwerp: 'vraag', toelichting: 'belde' });
+  const docs = [];
+  for (const [i, inhoud] of ['eerste document', 'tweede document, iets langer'].entries()) {
+    const res = await t.call('POST', EIO, { bronorganisatie: '000000000', identificatie: `DOC-${zaak.uuid.slice(0, 8)}-${i}`, creatiedatum: '2024-03-01', titel: `bijlage ${i}`, auteur: 'J. de Vries', taal: 'dut', indicatieGebruiksrecht: false, inhoud: Buffer.from(inhoud).toString('base64'), informatieobjecttype: bron.iot });
+    expect(res.statusCode).toBe(201);
+    docs.push(res.json());
+    await createZ(t, 'zaakinformatieobjecten', { zaak: zaak.url, informatieobject: res.json().url });
+  }
+  const besluit = await t.call('POST', '/besluiten/api/v1/besluiten', { verantwoordelijkeOrganisatie: '000000000', besluittype: bron.besluittype, zaak: zaak.url, datum: '2024-03-05', ingangsdatum: '2024-03-06' });
+  expect(besluit.statusCode).toBe(201);
+  expect((await t.call('POST', '/besluiten/api/v1/besluitinformatieobjecten', { besluit: besluit.json().url, informatieobject: docs[0].url })).statusCode).toBe(201);
+  return (await t.call('GET', zaak.url, undefined, { headers: CRS })).json();
+}
+
+const overdracht = async (url: string) => (await t.call('GET', url)).json();
+async function until(url: string, statussen: string[]): Promise<Record<string, any>> {
+  let last: Record<string, any> = {};
+  const done = (o: Record<string, any>) => statussen.includes(o.status) && o.stappen.some((s: any) => s.stap === 'antwoord_verstuurd' && s.einde);
+  const ok = await eventually(async () => done((last = await overdracht(url))), 90_000);
+  if (!ok) throw new Error(`overdracht bleef ${last.status}: ${JSON.stringify(last)}`);
+  return last;
+}
+const list = async (path: string) => (await t.call('GET', path, undefined, { headers: CRS })).json().results as Record<string, any>[];
+
+test('an internal transfer copies the zaak with every part, verifies it, links and closes the source, and logs each step with the ZaakIdentificatie', async () => {
+  const zaak = await volleZaak();
+  const res = await t.call('POST', OVERDRACHTEN, { zaak: zaak.url, doelregistratie: 'gemeente-b', toelichting: 'fusie' });
+  expect(res.statusCode).toBe(201);
+  const o = res.json();
+  expect(o).toMatchObject({ zaak: zaak.url, zaakIdentificatie: zaak.identificatie, doelregistratie: 'gemeente-b', richting: 'intern', status: 'ontvangen', workflowId: `overdracht-${o.uuid}`, doelZaak: null, weigering: null });
+
+  const klaar = await until(o.url, ['afgerond', 'mislukt', 'geweigerd']);
+  expect(klaar.fout).toBe('');
+  expect(klaar.status).toBe('afgerond');
+  expect(klaar.stappen.map((s: { stap: string }) => s.stap)).toEqual([
+    'ontvangen', 'gevalideerd', 'doelzaak_aangemaakt', 'onderdelen_gekopieerd', 'documenten_gekopieerd', 'besluiten_gekopieerd', 'geverifieerd', 'bron_gekoppeld', 'bron_afgesloten', 'antwoord_verstuurd',
+  ]);
+  for (const s of klaar.stappen) expect(s.einde).not.toBeNull();
+
+  // The copy: target organisation and zaaktype, same identificatie, our kenmerk, the source as vervolg.
+  const copy = (await t.call('GET', klaar.doelZaak, undefined, { headers: CRS })).json();
+  expect(copy).toMatchObject({ identificatie: zaak.identificatie, bronorganisatie: '111111111', verantwoordelijkeOrganisatie: '111111111', zaaktype: doel.zaaktype });
+  expect(copy.kenmerken).toContainEqual({ kenmerk: o.uuid, bron: 'overdracht' });
+  expect(copy.relevanteAndereZaken).toContainEqual({ url: zaak.url, aardRelatie: 'vervolg' });
+  const rollen = await list(`${ZRC}/rollen?zaak=${encodeURIComponent(copy.url)}`);
+  expect(rollen.map((r) => r.betrokkeneIdentificatie.inpBsn ?? r.betrokkeneIdentificatie.identificatie).sort()).toEqual([BSN, 'mw-1']);
+  expect(rollen.every((r) => r.roltype === doel.roltype)).toBe(true);
+  expect((await list(`${ZRC}/statussen?zaak=${encodeURIComponent(copy.url)}`)).map((s) => [s.statustype, s.datumStatusGezet])).toEqual([[doel.statustypen.begin, '2024-03-01T10:00:00Z']]);
+  expect((await t.call('GET', `${ZRC}/zaken/${copy.uuid}/zaakeigenschappen`)).json().map((e: any) => [e.eigenschap, e.waarde])).toEqual([[doel.eigenschap, 'blauw']]);
+  expect((await list(`${ZRC}/zaakobjecten?zaak=${encodeURIComponent(copy.url)}`)).map((z) => z.objectTypeOverige)).toEqual(['boom']);
+  expect((await list(`${ZRC}/klantcontacten?zaak=${encodeURIComponent(copy.url)}`)).map((k) => k.onderwerp)).toEqual(['vraag']);
+  const zios = (await t.call('GET', `${ZRC}/zaakinformatieobjecten?zaak=${encodeURIComponent(copy.url)}`)).json() as any[];
+  expect(zios).toHaveLength(2);
+  const inhoud = [];
+  for (const zio of zios) {
+    const d = (await t.call('GET', zio.informatieobject)).json();
+    expect(d).toMatchObject({ bronorganisatie: '111111111', informatieobjecttype: doel.iot });
+    inhoud.push((await t.call('GET', `${zio.informatieobject}/download`)).body);
+  }
+  expect(inhoud.sort()).toEqual(['eerste document', 'tweede document, iets langer']);
+  const besluiten = await list(`/besluiten/api/v1/besluiten?zaak=${encodeURIComponent(copy.url)}`);
+  expect(besluiten.map((b) => [b.besluittype, b.verantwoordelijkeOrganisatie])).toEqual([[doel.besluittype, '111111111']]);
+  expect((await t.call('GET', `/besluiten/api/v1/besluitinformatieobjecten?besluit=${encodeURIComponent(besluiten[0]!.url)}`)).json()).toHaveLength(1);
+
+  // The source: names the copy, closed with the configured resultaat and its zaaktype's last statustype.
+  const source = (await t.call('GET', zaak.url, undefined, { headers: CRS })).json();
+  expect(source.relevanteAndereZaken).toContainEqual({ url: copy.url, aardRelatie: 'bijdrage' });
+  expect(source.einddatum).not.toBeNull();
+  expect((await t.call('GET', source.resultaat)).json().resultaattype).toBe(bron.resultaattype);
+
+  // Logging: receipt (API), every step's start and end, the reply: all with the same ZaakIdentificatie and the uuid.
+  const mine = logs.of(zaak.identificatie);
+  const msgs = mine.map((l) => String(l.msg));
+  expect(msgs).toContain('overdracht ontvangen');
+  for (const stap of ['gevalideerd', 'doelzaak_aangemaakt', 'onderdelen_gekopieerd', 'documenten_gekopieerd', 'besluiten_gekopieerd', 'geverifieerd', 'bron_gekoppeld', 'bron_afgesloten', 'antwoord_verstuurd']) {
+    expect(msgs).toContain(`overdracht: stap ${stap} begonnen`);
+    expect(msgs).toContain(`overdracht: stap ${stap} afgerond`);
+  }
+  expect(msgs.some((m) => m.startsWith('overdracht: antwoord verstuurd'))).toBe(true);
+  expect(mine.every((l) => l.level === 'info' && l.overdracht === o.uuid)).toBe(true);
+  expect(JSON.stringify(logs.lines)).not.toContain(BSN);
+}, 150_000);
+
+test('a zaaktype without mapping is refused: geweigerd with its code and reason, nothing made, an INFO line with the reason', async () => {
+  const zaak = await createZ(t, 'zaken', { bronorganisatie: '000000000', verantwoordelijkeOrganisatie: '000000000', zaaktype: bron.zaaktype, startdatum: '2024-03-01' });
+  const o = (await t.call('POST', OVERDRACHTEN, { zaak: zaak.url, doelregistratie: 'zonder-koppeling' })).json();
+  const klaar = await until(o.url, ['geweigerd', 'afgerond', 'mislukt']);
+  expect(klaar).toMatchObject({ status: 'geweigerd', doelZaak: null, weigering: { code: 'zaaktype_niet_gekoppeld' } });
+  expect(klaar.weigering.reden).toContain('BRON-1');
+  expect(klaar.stappen.map((s: { stap: string }) => s.stap)).toEqual(['ontvangen', 'gevalideerd', 'antwoord_verstuurd']);
+  const line = logs.of(zaak.identificatie).find((l) => l.weigering === 'zaaktype_niet_gekoppeld');
+  expect(line).toMatchObject({ level: 'info', overdracht: o.uuid });
+}, 120_000);
+
+test('who may ask is answered at once: 400 bad-url for a zaak that is not ours, 400 for an unknown doelregistratie, 403 without zaken.overdragen for the zaaktype', async () => {
+  const zaak = await createZ(t, 'zaken', { bronorganisatie: '000000000', verantwoordelijkeOrganisatie: '000000000', zaaktype: bron.zaaktype, startdatum: '2024-03-01' });
+  const bad = await t.call('POST', OVERDRACHTEN, { zaak: 'http://elders.example/zaken/api/v1/zaken/00000000-0000-4000-8000-000000000000', doelregistratie: 'gemeente-b' });
+  expect(bad.statusCode).toBe(400);
+  expect(bad.json().invalidParams[0]).toMatchObject({ name: 'zaak', code: 'bad-url' });
+  const onbekend = await t.call('POST', OVERDRACHTEN, { zaak: zaak.url, doelregistratie: 'bestaat-niet' });
+  expect(onbekend.statusCode).toBe(400);
+  expect(onbekend.json().invalidParams[0]).toMatchObject({ name: 'doelregistratie', code: 'does_not_exist' });
+
+  await t.client('alleen-lezen', 'alleen-lezen-secret');
+  await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['alleen-lezen'], label: 'l', autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen', 'zaken.overdragen'], zaaktype: doel.zaaktype, maxVertrouwelijkheidaanduiding: 'geheim' }] });
+  const forbidden = await t.call('POST', OVERDRACHTEN, { zaak: zaak.url, doelregistratie: 'gemeente-b' }, { token: token('alleen-lezen', 'alleen-lezen-secret') });
+  expect(forbidden.statusCode).toBe(403);
+  const line = logs.of(zaak.identificatie).find((l) => String(l.msg).includes('(403)'));
+  expect(line).toMatchObject({ level: 'info' });
+  expect(logs.lines.find((l) => l.ZaakIdentificatie === 'http://elders.example/zaken/api/v1/zaken/00000000-0000-4000-8000-000000000000')).toBeDefined();
+});

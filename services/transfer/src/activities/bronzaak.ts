@@ -1,0 +1,54 @@
+import { zgwUrl } from '@zgw/shared';
+import { uuidOf, type Kant } from '../context';
+
+export type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A zaak with everything that belongs to it, read over the standard APIs of its system. */
+export interface Zaakdossier {
+  zaak: Obj;
+  rollen: Obj[];
+  statussen: Obj[];
+  resultaat: Obj | null;
+  eigenschappen: Obj[];
+  objecten: Obj[];
+  klantcontacten: Obj[];
+  zios: Obj[];
+  besluiten: { besluit: Obj; bios: Obj[] }[];
+}
+
+/** Reads a zaak and its parts (statussen oldest first); documents are read one by one where they are copied. */
+export async function leesDossier(k: Kant, zaakUrl: string): Promise<Zaakdossier> {
+  const c = k.client;
+  const zaak = await c.get(zaakUrl);
+  const q = { zaak: zaakUrl };
+  const [rollen, statussen, eigenschappen, objecten, klantcontacten, zios, besluiten] = await Promise.all([
+    c.all(zgwUrl(k.zaken, 'rollen', q)),
+    c.all(zgwUrl(k.zaken, 'statussen', q)),
+    c.all(zgwUrl(k.zaken, `zaken/${uuidOf(zaakUrl)}/zaakeigenschappen`)),
+    c.all(zgwUrl(k.zaken, 'zaakobjecten', q)),
+    c.all(zgwUrl(k.zaken, 'klantcontacten', q)),
+    c.all(zgwUrl(k.zaken, 'zaakinformatieobjecten', q)),
+    c.all(zgwUrl(k.besluiten, 'besluiten', q)),
+  ]);
+  statussen.sort((a, b) => String(a.datumStatusGezet).localeCompare(String(b.datumStatusGezet)));
+  const resultaat = zaak.resultaat ? await c.get(String(zaak.resultaat)) : null;
+  const metBios = await Promise.all(besluiten.map(async (besluit) => ({ besluit, bios: await c.all(zgwUrl(k.besluiten, 'besluitinformatieobjecten', { besluit: String(besluit.url) })) })));
+  return { zaak, rollen, statussen, resultaat, eigenschappen, objecten, klantcontacten, zios, besluiten: metBios };
+}
+
+/** The statussen copied before the end: all of an open zaak; of a closed one all but its last (set last). */
+export function eindstatusVan(d: Zaakdossier): Obj | undefined {
+  return d.zaak.einddatum ? d.statussen[d.statussen.length - 1] : undefined;
+}
+
+/** Only the named fields of an object (the writable fields of a ZGW resource), without undefined ones. */
+export function pick(o: Obj, fields: readonly string[]): Obj {
+  const out: Obj = {};
+  for (const f of fields) if (o[f] !== undefined) out[f] = o[f];
+  return out;
+}
+
+/** A stable text of the fields that identify a copied part, to find it again in the target (idempotent copies). */
+export function vingerafdruk(o: Obj, fields: readonly string[]): string {
+  return JSON.stringify(fields.map((f) => o[f] ?? null));
+}

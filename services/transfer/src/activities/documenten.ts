@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import { heartbeat } from '@temporalio/activity';
+import { ZgwCallError, zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import { routeOf, traced, type Deps, type Kant } from '../context';
+import { pick, type Obj } from './bronzaak';
+import type { Plan } from './valideer';
+
+const DOCUMENT = [
+  'identificatie', 'creatiedatum', 'titel', 'vertrouwelijkheidaanduiding', 'auteur', 'status', 'formaat', 'taal', 'bestandsnaam', 'link',
+  'beschrijving', 'ontvangstdatum', 'verzenddatum', 'ondertekening', 'integriteit', 'verschijningsvorm',
+] as const;
+
+/** Source document URL -> copied document URL. */
+export type Documenten = Record<string, string>;
+
+/**
+ * Step `documenten_gekopieerd`: every document linked to the zaak, once (however many links), with its content, in
+ * the target organisation under its own identificatie; then the zaak's link to it. A copy is found by identificatie
+ * and bronorganisatie, a link by zaak and informatieobject, before anything is made.
+ */
+export async function kopieerDocumenten(deps: Deps, o: OverdrachtOpdracht, plan: Plan, doelZaak: string): Promise<Documenten> {
+  const { bron, doel } = await routeOf(deps, o);
+  const zios = await bron.client.all(zgwUrl(bron.zaken, 'zaakinformatieobjecten', { zaak: o.zaak }));
+  const kopieen: Documenten = {};
+  let n = 0;
+  for (const zio of zios) {
+    const bronDoc = String(zio.informatieobject);
+    kopieen[bronDoc] ??= await kopieerDocument(bron, doel, plan, bronDoc);
+    const links = await doel.client.all(zgwUrl(doel.zaken, 'zaakinformatieobjecten', { zaak: doelZaak, informatieobject: kopieen[bronDoc] }));
+    if (!links.length) await doel.client.post(zgwUrl(doel.zaken, 'zaakinformatieobjecten'), { ...pick(zio, ['titel', 'beschrijving']), zaak: doelZaak, informatieobject: kopieen[bronDoc] });
+    heartbeat(++n);
+    deps.log.info({ ...traced(o), document: n, van: zios.length }, 'overdracht: document gekopieerd');
+  }
+  return kopieen;
+}
+
+async function kopieerDocument(bron: Kant, doel: Kant, plan: Plan, url: string): Promise<string> {
+  const doc = await bron.client.get(url);
+  const [found] = await doel.client.all(zgwUrl(doel.documenten, 'enkelvoudiginformatieobjecten', { identificatie: String(doc.identificatie), bronorganisatie: plan.rsin }));
+  if (found) return String(found.url);
+  const inhoud = doc.inhoud ? (await download(bron, String(doc.inhoud))).toString('base64') : null;
+  const copy = await doel.client.post(zgwUrl(doel.documenten, 'enkelvoudiginformatieobjecten'), {
+    ...pick(doc, DOCUMENT),
+    bronorganisatie: plan.rsin,
+    informatieobjecttype: plan.typen[String(doc.informatieobjecttype)],
+    indicatieGebruiksrecht: doc.indicatieGebruiksrecht === false ? false : null,
+    inhoud,
+  });
+  return String(copy.url);
+}
+
+async function download(k: Kant, url: string): Promise<Buffer> {
+  const res = await k.client.fetch('GET', url);
+  if (!res.ok) throw new ZgwCallError('GET', url, res.status, { detail: await res.text().catch(() => '') });
+  return Buffer.from(await res.arrayBuffer());
+}
+
+/** Size and SHA-256 of a document's content, read as a stream. */
+export async function inhoudVan(k: Kant, doc: Obj): Promise<{ omvang: number; sha256: string }> {
+  if (!doc.inhoud) return { omvang: 0, sha256: '' };
+  const res = await k.client.fetch('GET', String(doc.inhoud));
+  if (!res.ok || !res.body) throw new ZgwCallError('GET', String(doc.inhoud), res.status, { detail: await res.text().catch(() => '') });
+  const hash = createHash('sha256');
+  let omvang = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    hash.update(chunk);
+    omvang += chunk.length;
+  }
+  return { omvang, sha256: hash.digest('hex') };
+}

@@ -1,0 +1,70 @@
+import { ZgwCallError, zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import { platform, routeOf, traced, type Deps } from '../context';
+import { leesDossier, type Obj } from './bronzaak';
+import { koppelTypen, weiger } from './typen';
+
+/** What validation found out, for the steps after it: references only (history holds no personal data). */
+export interface Plan {
+  doelZaaktype: string;
+  /** The copy's bronorganisatie and verantwoordelijkeOrganisatie. */
+  rsin: string;
+  /** Source type URL -> target type URL. */
+  typen: Record<string, string>;
+  /** The parts to copy, counted (shown in the step's toelichting). */
+  aantallen: Record<string, number>;
+}
+
+/**
+ * Step `gevalideerd`: refuses (no retries) when another transfer of the zaak runs, the source cannot be read
+ * (incoming), its zaaktype is not mapped, the target zaaktype is not published or not valid on the startdatum, a
+ * type of the source has no counterpart, or a document is locked. Nothing is made before this step has passed.
+ */
+export async function valideer(deps: Deps, o: OverdrachtOpdracht): Promise<Plan> {
+  await loopt(deps, o);
+  const route = await routeOf(deps, o);
+  const { bron, doel, registratie } = route;
+  const dossier = await leesDossier(bron, o.zaak).catch((err: unknown) => {
+    if (err instanceof ZgwCallError && !err.technisch) throw weiger('bron_onleesbaar', `De bronzaak kan niet gelezen worden: ${err.message}`);
+    throw err;
+  });
+  const zaaktype = await bron.client.get(String(dossier.zaak.zaaktype));
+  const koppeling = registratie.zaaktypen.find((k) => k.bron === zaaktype.identificatie);
+  if (!koppeling) throw weiger('zaaktype_niet_gekoppeld', `Zaaktype "${zaaktype.identificatie}" is niet gekoppeld in doelregistratie ${registratie.naam}.`);
+  const kandidaten = await doel.client.all(zgwUrl(doel.catalogi, 'zaaktypen', { identificatie: koppeling.doel, ...(o.richting === 'in' ? {} : { catalogus: registratie.catalogus }) }));
+  const startdatum = String(dossier.zaak.startdatum);
+  const geldig = kandidaten.find((t) => !t.concept && String(t.beginGeldigheid) <= startdatum && (!t.eindeGeldigheid || String(t.eindeGeldigheid) >= startdatum));
+  if (!geldig) {
+    throw weiger('doelzaaktype_ongeldig', `Doelzaaktype "${koppeling.doel}" is niet gepubliceerd of niet geldig op de startdatum ${startdatum} van de zaak.`);
+  }
+  const catalogus = String(geldig.catalogus);
+  const rsin = o.richting === 'in' ? String((await doel.client.get(catalogus)).rsin) : registratie.rsin;
+  const documenten: Obj[] = await Promise.all(unique(dossier.zios.map((z) => String(z.informatieobject))).map((u) => bron.client.get(u)));
+  const vergrendeld = documenten.find((d) => d.locked);
+  if (vergrendeld) throw weiger('document_vergrendeld', `Document ${vergrendeld.identificatie} is vergrendeld (in bewerking); ontgrendel het en probeer opnieuw.`);
+  const typen = await koppelTypen(bron, doel, dossier, String(geldig.url), catalogus, unique(documenten.map((d) => String(d.informatieobjecttype))));
+  const aantallen = {
+    rollen: dossier.rollen.length,
+    statussen: dossier.statussen.length,
+    zaakeigenschappen: dossier.eigenschappen.length,
+    zaakobjecten: dossier.objecten.length,
+    klantcontacten: dossier.klantcontacten.length,
+    documenten: documenten.length,
+    besluiten: dossier.besluiten.length,
+  };
+  deps.log.info({ ...traced(o), doelZaaktype: geldig.url, aantallen }, 'overdracht: bronzaak gelezen, typen gekoppeld');
+  return { doelZaaktype: String(geldig.url), rsin, typen, aantallen };
+}
+
+/** `overdracht_loopt_al`: another transfer of this zaak, received earlier, has not ended. */
+async function loopt(deps: Deps, o: OverdrachtOpdracht): Promise<void> {
+  const hier = platform(deps.config);
+  const base = o.url.slice(0, o.url.lastIndexOf('/overdrachten/'));
+  const mine = await hier.client.get(o.url);
+  for (const status of ['ontvangen', 'bezig']) {
+    const andere = await hier.client.all(zgwUrl(base, 'overdrachten', { zaak: o.zaak, status }));
+    const eerder = andere.find((a) => a.uuid !== o.overdracht && (String(a.aanmaakdatum) < String(mine.aanmaakdatum) || (a.aanmaakdatum === mine.aanmaakdatum && String(a.uuid) < o.overdracht)));
+    if (eerder) throw weiger('overdracht_loopt_al', `Overdracht ${eerder.uuid} van deze zaak loopt al (status ${eerder.status}).`);
+  }
+}
+
+export const unique = (xs: string[]): string[] => [...new Set(xs)];

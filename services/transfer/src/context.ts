@@ -1,0 +1,67 @@
+import type { Db } from 'mongodb';
+import {
+  DOELREGISTRATIES_COLLECTION, ZgwClient, type Config, type Logger, type OverdrachtOpdracht, type StoredDoelregistratie,
+} from '@zgw/shared';
+
+/** What every activity gets: the configuration, the log and the store (for the doelregistraties). */
+export interface Deps {
+  config: Config;
+  log: Logger;
+  db: Db;
+}
+
+/** One side of a transfer: a ZGW system reached as one client, with the base URL of each API. */
+export interface Kant {
+  client: ZgwClient;
+  zaken: string;
+  catalogi: string;
+  documenten: string;
+  besluiten: string;
+}
+
+/** Source and target of a transfer, with the doelregistratie that describes the other registration. */
+export interface Route {
+  bron: Kant;
+  doel: Kant;
+  registratie: StoredDoelregistratie & { naam: string };
+}
+
+/** A refusal: no retries, the transfer ends `geweigerd` with this code (see OverdrachtStatus). */
+export const WEIGERING = 'Weigering';
+/** A permanent error that is not a refusal (the copy does not verify, a 4xx of the target): compensated, `mislukt`. */
+export const PERMANENT = 'Permanent';
+
+/** This platform, as the transfer's own client (TRANSFER_CLIENT_ID), at TRANSFER_API_URL. */
+export function platform(config: Config): Kant {
+  const base = (config.TRANSFER_API_URL ?? config.PUBLIC_BASE_URL).replace(/\/+$/, '');
+  return kant(new ZgwClient({ clientId: config.TRANSFER_CLIENT_ID, secret: config.TRANSFER_SECRET }), {
+    zakenApi: `${base}/zaken/api/v1`,
+    catalogiApi: `${base}/catalogi/api/v1`,
+    documentenApi: `${base}/documenten/api/v1`,
+    besluitenApi: `${base}/besluiten/api/v1`,
+  });
+}
+
+function kant(client: ZgwClient, r: Pick<StoredDoelregistratie, 'zakenApi' | 'catalogiApi' | 'documentenApi' | 'besluitenApi'>): Kant {
+  const trim = (u?: string) => String(u ?? '').replace(/\/+$/, '');
+  return { client, zaken: trim(r.zakenApi), catalogi: trim(r.catalogiApi), documenten: trim(r.documentenApi), besluiten: trim(r.besluitenApi) };
+}
+
+/** The route of a transfer: internal (platform to platform), outgoing (platform to the doelregistratie) or incoming. */
+export async function routeOf(deps: Deps, o: OverdrachtOpdracht): Promise<Route> {
+  const reg = await deps.db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION).findOne({ _id: o.doelregistratie });
+  if (!reg) throw new Error(`doelregistratie ${o.doelregistratie} bestaat niet (meer)`);
+  const registratie = { ...reg, naam: reg._id };
+  const hier = platform(deps.config);
+  if (o.richting === 'intern') return { bron: hier, doel: hier, registratie };
+  const daar = kant(new ZgwClient({ clientId: reg.clientId ?? '', secret: reg.secret ?? '' }), reg);
+  return o.richting === 'uit' ? { bron: hier, doel: daar, registratie } : { bron: daar, doel: hier, registratie };
+}
+
+/** The log fields of every line about one transfer (see README, Transfers: logging). */
+export function traced(o: Pick<OverdrachtOpdracht, 'zaakIdentificatie' | 'overdracht'>): Record<string, string> {
+  return { ZaakIdentificatie: o.zaakIdentificatie, overdracht: o.overdracht };
+}
+
+/** The uuid at the end of a resource URL. */
+export const uuidOf = (url: string): string => url.replace(/\/+$/, '').split('/').pop()!;

@@ -1,0 +1,85 @@
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import type { OverdrachtOpdracht, StapNaam, Voortgang, Weigercode } from '@zgw/shared';
+import type { Activities, Plan } from './activities';
+
+// Type-only imports above: the workflow bundle holds no code of the activities. These mirror context.ts.
+const WEIGERING = 'Weigering';
+const PERMANENT = 'Permanent';
+
+/**
+ * One transfer (workflow id `overdracht-<uuid>`): validate, copy into the target (zaak, parts, documents,
+ * besluiten, the final status last), verify, link the source, close it as configured, reply. Refusals end it
+ * `geweigerd` before anything is made; a permanent error, or a technical one beyond the retry limit, removes what
+ * it made (compensation) and ends it `mislukt`; an operator's cancel does the same and ends it `geannuleerd`.
+ */
+export async function overdracht(o: OverdrachtOpdracht): Promise<string> {
+  const retry: ActivityOptions['retry'] = {
+    initialInterval: `${o.wachttijdSeconden}s`,
+    backoffCoefficient: 2,
+    maximumInterval: `${o.maxWachttijdSeconden}s`,
+    maximumAttempts: o.pogingen,
+    nonRetryableErrorTypes: [WEIGERING, PERMANENT],
+  };
+  const a = proxyActivities<Activities>({ startToCloseTimeout: '30 minutes', heartbeatTimeout: '2 minutes', retry });
+  // Progress reports go to this platform's own API: retried until it answers (a report never fails a transfer).
+  const { meld } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1s', maximumInterval: '30s' } });
+
+  const stap = async <T>(naam: StapNaam, run: () => Promise<T>, toelichting: (r: T) => string = () => ''): Promise<T> => {
+    await meld(o, { stap: naam, fase: 'start' });
+    const r = await run();
+    await meld(o, { stap: naam, fase: 'einde', toelichting: toelichting(r) });
+    return r;
+  };
+  // The outcome and the start of the reply in one report: whoever sees the final status also sees the reply under way.
+  const eind = async (v: Voortgang) => {
+    await meld(o, { ...v, stap: 'antwoord_verstuurd', fase: 'start' });
+    const toelichting = await a.antwoord(o).catch((err: unknown) => `antwoord niet afgeleverd: ${message(err)}`);
+    await meld(o, { stap: 'antwoord_verstuurd', fase: 'einde', toelichting });
+    return v.status!;
+  };
+
+  let plan: Plan | undefined;
+  try {
+    await meld(o, { status: 'bezig' });
+    plan = await stap('gevalideerd', () => a.valideer(o), (p) => Object.entries(p.aantallen).map(([k, v]) => `${v} ${k}`).join(', '));
+    const p = plan;
+    const doelZaak = await stap('doelzaak_aangemaakt', () => a.maakDoelzaak(o, p), (url) => url);
+    await meld(o, { doelZaak });
+    const { rollen } = await stap('onderdelen_gekopieerd', () => a.kopieerOnderdelen(o, p, doelZaak), (r) => `${r.gemaakt} gemaakt`);
+    const documenten = await stap('documenten_gekopieerd', () => a.kopieerDocumenten(o, p, doelZaak), (d) => `${Object.keys(d).length} documenten`);
+    await stap('besluiten_gekopieerd', async () => {
+      const n = await a.kopieerBesluiten(o, p, doelZaak, documenten);
+      const gesloten = await a.sluitDoelzaak(o, p, doelZaak, rollen);
+      return `${n} besluiten${gesloten ? '; eindstatus gezet' : ''}`;
+    }, (t) => t);
+    await stap('geverifieerd', () => a.verifieer(o, doelZaak, documenten), (t) => t);
+    await stap('bron_gekoppeld', () => a.koppelBron(o, doelZaak));
+    await stap('bron_afgesloten', () => a.sluitBron(o), (t) => t);
+    return await eind({ status: 'afgerond' });
+  } catch (err) {
+    const weigering = refusal(err);
+    if (weigering) return CancellationScope.nonCancellable(() => eind({ status: 'geweigerd', weigering }));
+    const geannuleerd = isCancellation(err);
+    return CancellationScope.nonCancellable(async () => {
+      if (plan) {
+        const rsin = plan.rsin;
+        await stap('gecompenseerd', () => a.compenseer(o, rsin), (t) => t);
+      }
+      return eind(geannuleerd ? { status: 'geannuleerd', fout: 'geannuleerd door een beheerder' } : { status: 'mislukt', fout: message(err) });
+    });
+  }
+}
+
+/** The refusal an activity raised (type Weigering, its code in the details), if that is what ended the transfer. */
+function refusal(err: unknown): { code: Weigercode; reden: string } | undefined {
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof ApplicationFailure && cause.type === WEIGERING) return { code: cause.details?.[0] as Weigercode, reden: cause.message };
+  return undefined;
+}
+
+/** The innermost message of a failure (an activity's own error, not the wrapper's "Activity task failed"). */
+function message(err: unknown): string {
+  let e = err as { message?: string; cause?: unknown } | undefined;
+  while (e?.cause) e = e.cause as typeof e;
+  return String(e?.message ?? err).slice(0, 1900);
+}

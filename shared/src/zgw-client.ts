@@ -1,0 +1,133 @@
+import { createSigner } from 'fast-jwt';
+
+/**
+ * A client of a ZGW system (this platform or another) over its standard APIs, as one registered client id: every
+ * request carries a fresh ZGW JWT (HS256 with the client's secret). Used by ZSDMS transfers on both sides.
+ */
+export interface ZgwCredentials {
+  clientId: string;
+  secret: string;
+}
+
+/** A failed ZGW call: its status (0: no answer) and the problem the server sent (never a request body). */
+export class ZgwCallError extends Error {
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly status: number,
+    readonly problem: unknown,
+  ) {
+    super(`${method} ${url}: ${status ? `status ${status}` : 'geen antwoord'}${problemText(problem)}`);
+  }
+
+  /** Worth another attempt: no answer, a timeout, a 5xx, or 429. A 4xx is permanent. */
+  get technisch(): boolean {
+    return this.status === 0 || this.status >= 500 || this.status === 429 || this.status === 408;
+  }
+}
+
+function problemText(problem: unknown): string {
+  if (!problem || typeof problem !== 'object') return '';
+  const p = problem as { detail?: string; title?: string; invalidParams?: { name: string; reason: string }[] };
+  const params = (p.invalidParams ?? []).map((i) => `${i.name}: ${i.reason}`).join('; ');
+  return ` (${p.detail ?? p.title ?? ''}${params ? `; ${params}` : ''})`.slice(0, 600);
+}
+
+export interface ZgwRequest {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Statuses that are an answer, not an error (e.g. 404 for a lookup). */
+  accept?: number[];
+}
+
+export class ZgwClient {
+  private readonly sign: (payload: Record<string, unknown>) => string;
+
+  constructor(
+    readonly credentials: ZgwCredentials,
+    private readonly timeoutMs = 30_000,
+    private readonly userRepresentation = 'Overdracht',
+  ) {
+    this.sign = createSigner({ key: credentials.secret, algorithm: 'HS256' });
+  }
+
+  token(): string {
+    return this.sign({ client_id: this.credentials.clientId, iss: this.credentials.clientId, user_id: this.credentials.clientId, user_representation: this.userRepresentation });
+  }
+
+  /** The raw response of an authenticated request (for streams); throws only when there is no answer. */
+  async fetch(method: string, url: string, init: { body?: string | ReadableStream | Blob | FormData; headers?: Record<string, string>; duplex?: 'half' } = {}): Promise<Response> {
+    try {
+      return await fetch(url, {
+        method,
+        body: init.body,
+        headers: { authorization: `Bearer ${this.token()}`, 'accept-crs': 'EPSG:4326', 'content-crs': 'EPSG:4326', ...init.headers },
+        signal: AbortSignal.timeout(this.timeoutMs),
+        ...(init.duplex ? { duplex: init.duplex } : {}),
+      } as RequestInit);
+    } catch (err) {
+      throw new ZgwCallError(method, url, 0, { detail: (err as Error).message });
+    }
+  }
+
+  /** A JSON call; a status other than 2xx (or one of `accept`) throws a ZgwCallError. */
+  async call<T = Record<string, unknown>>(method: string, url: string, req: ZgwRequest = {}): Promise<{ status: number; body: T }> {
+    const res = await this.fetch(method, url, {
+      body: req.body === undefined ? undefined : JSON.stringify(req.body),
+      headers: { ...(req.body === undefined ? {} : { 'content-type': 'application/json' }), ...req.headers },
+    });
+    const text = await res.text();
+    let body: unknown = undefined;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = { detail: text.slice(0, 200) };
+    }
+    if (res.ok || req.accept?.includes(res.status)) return { status: res.status, body: body as T };
+    throw new ZgwCallError(method, url, res.status, body);
+  }
+
+  async get<T = Record<string, unknown>>(url: string): Promise<T> {
+    return (await this.call<T>('GET', url)).body;
+  }
+
+  /** The object at `url`, or null when it does not exist (404, 410). */
+  async find<T = Record<string, unknown>>(url: string): Promise<T | null> {
+    const r = await this.call<T>('GET', url, { accept: [404, 410] });
+    return r.status === 200 ? r.body : null;
+  }
+
+  async post<T = Record<string, unknown>>(url: string, body: unknown, headers?: Record<string, string>): Promise<T> {
+    return (await this.call<T>('POST', url, { body, headers })).body;
+  }
+
+  async patch<T = Record<string, unknown>>(url: string, body: unknown): Promise<T> {
+    return (await this.call<T>('PATCH', url, { body })).body;
+  }
+
+  /** Deletes; an object already gone is fine. */
+  async delete(url: string): Promise<void> {
+    await this.call('DELETE', url, { accept: [404, 410] });
+  }
+
+  /** Every result of a paginated list (or of a plain array), following `next`. */
+  async all<T = Record<string, unknown>>(url: string): Promise<T[]> {
+    const out: T[] = [];
+    let next: string | null = url;
+    while (next) {
+      const body: unknown = await this.get(next);
+      if (Array.isArray(body)) return body as T[];
+      const page = body as { results: T[]; next: string | null };
+      out.push(...page.results);
+      next = page.next;
+    }
+    return out;
+  }
+}
+
+/** `base` + path segments + query, for list URLs. */
+export function zgwUrl(base: string, path: string, query: Record<string, string | undefined> = {}): string {
+  const u = new URL(`${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) u.searchParams.set(k, v);
+  return u.toString();
+}
