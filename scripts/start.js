@@ -17,6 +17,9 @@ if (!external) {
   for (const m of out.matchAll(/export (\w+)=(\S+)/g)) if (!process.env[m[1]]) env[m[1]] = m[2];
 }
 
+// The transfer worker reaches the API as its own client; without a configured secret, one is made for this run.
+env.TRANSFER_SECRET ||= require('node:crypto').randomBytes(24).toString('base64url');
+
 const services = ['api', 'notifier', 'audit', 'transfer'];
 const children = services.map((name) => {
   const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist', 'main.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });

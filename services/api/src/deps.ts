@@ -5,24 +5,32 @@ import { Authenticator } from './common/auth';
 import { Caches } from './common/cache';
 import type { Deps } from './common/component';
 import { Credentials } from './common/credentials';
+import { ExternalSystems } from './common/external-systems';
 import type { OutboxRelay } from './common/relay';
 import { Urls } from './common/urls';
 
-/** Fetches JSON with a timeout; network failures come back as status 0. */
-export async function fetchJson(url: string): Promise<{ status: number; body: unknown }> {
-  try {
-    const res = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
-    const text = await res.text();
-    let body: unknown;
+/**
+ * Fetches JSON with a timeout; network failures come back as status 0. A URL of a registered external ZGW system
+ * is read with that system's credentials (see ExternalSystems).
+ */
+export function jsonFetcher(systems?: ExternalSystems): (url: string) => Promise<{ status: number; body: unknown }> {
+  return async (url) => {
     try {
-      body = text ? JSON.parse(text) : undefined;
+      const authorization = await systems?.authorization(url).catch(() => undefined);
+      const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Crs': 'EPSG:4326', ...(authorization ? { Authorization: authorization } : {}) };
+      const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
+      const text = await res.text();
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      return { status: res.status, body };
     } catch {
-      body = undefined;
+      return { status: 0, body: undefined };
     }
-    return { status: res.status, body };
-  } catch {
-    return { status: 0, body: undefined };
-  }
+  };
 }
 
 export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRelay): Deps {
@@ -36,7 +44,7 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
     urls: new Urls(config.PUBLIC_BASE_URL),
     auth: new Authenticator(db, new Credentials(db), config.JWT_LEEWAY_SECONDS, caches),
     reads: new ReadAudit(config, db, log, createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-reads`)),
-    fetchJson,
+    fetchJson: jsonFetcher(new ExternalSystems(db)),
     components: new Map(),
   };
 }

@@ -28,7 +28,7 @@ export function createActivities(deps: Deps) {
     koppelBron: (o: OverdrachtOpdracht, doelZaak: string) => koppelBron(deps, o, doelZaak),
     sluitBron: (o: OverdrachtOpdracht) => sluitBron(deps, o),
     antwoord: (o: OverdrachtOpdracht) => antwoord(deps, o),
-    compenseer: (o: OverdrachtOpdracht, rsin: string) => compenseer(deps, o, rsin),
+    compenseer: (o: OverdrachtOpdracht, plan: Plan) => compenseer(deps, o, plan),
   });
 }
 

@@ -62,8 +62,8 @@ export async function overdracht(o: OverdrachtOpdracht): Promise<string> {
     const geannuleerd = isCancellation(err);
     return CancellationScope.nonCancellable(async () => {
       if (plan) {
-        const rsin = plan.rsin;
-        await stap('gecompenseerd', () => a.compenseer(o, rsin), (t) => t);
+        const p = plan;
+        await stap('gecompenseerd', () => a.compenseer(o, p), (t) => t);
       }
       return eind(geannuleerd ? { status: 'geannuleerd', fout: 'geannuleerd door een beheerder' } : { status: 'mislukt', fout: message(err) });
     });

@@ -36,6 +36,8 @@ async function save(coll: Collection<StoredDoelregistratie>, d: Doelregistratie,
  */
 export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: Deps): Promise<void> {
   const coll = collection(deps.db);
+  // The external systems (route extern) are read by route, for their credentials (common/external-systems.ts).
+  await coll.createIndex({ route: 1 });
   const admin = async (req: FastifyRequest) => {
     const caller = await deps.auth.authenticate(req);
     if (!caller.hasScope('autorisaties.bijwerken')) throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen doelregistraties beheren.');

@@ -1,25 +1,30 @@
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
 import { routeOf, traced, type Deps } from '../context';
-import { leesDossier, pick } from './bronzaak';
+import { leesDossier, pick, vingerafdruk, type Obj } from './bronzaak';
 import type { Documenten } from './documenten';
 import type { Plan } from './valideer';
 
-const BESLUIT = ['identificatie', 'datum', 'toelichting', 'bestuursorgaan', 'ingangsdatum', 'vervaldatum', 'vervalreden', 'publicatiedatum', 'verzenddatum', 'uiterlijkeReactiedatum'] as const;
+/** What makes a copied besluit the same one (the target numbers its besluiten itself). */
+const INHOUD = ['besluittype', 'datum', 'ingangsdatum', 'toelichting', 'bestuursorgaan'] as const;
+const BESLUIT = ['datum', 'toelichting', 'bestuursorgaan', 'ingangsdatum', 'vervaldatum', 'vervalreden', 'publicatiedatum', 'verzenddatum', 'uiterlijkeReactiedatum'] as const;
 
 /**
- * Step `besluiten_gekopieerd`: the zaak's besluiten in the target besluittypen and organisation, under their own
- * identificatie, each with the documents it is laid down in (the copies). Found by identificatie and
- * verantwoordelijkeOrganisatie, a link by besluit and informatieobject, before anything is made.
+ * Step `besluiten_gekopieerd`: the zaak's besluiten in the target besluittypen and organisation (numbered by the
+ * target), each with the documents it is laid down in (the copies). A besluit is found among the copy's besluiten
+ * by its content, a link by besluit and informatieobject, before anything is made.
  */
 export async function kopieerBesluiten(deps: Deps, o: OverdrachtOpdracht, plan: Plan, doelZaak: string, documenten: Documenten): Promise<number> {
   const { bron, doel } = await routeOf(deps, o);
   const { besluiten } = await leesDossier(bron, o.zaak);
+  const bestaand = await doel.client.all(zgwUrl(doel.besluiten, 'besluiten', { zaak: doelZaak }));
   for (const { besluit, bios } of besluiten) {
-    const [found] = await doel.client.all(zgwUrl(doel.besluiten, 'besluiten', { identificatie: String(besluit.identificatie), verantwoordelijkeOrganisatie: plan.rsin }));
-    const copy = found ?? (await doel.client.post(zgwUrl(doel.besluiten, 'besluiten'), {
+    const besluittype = plan.typen[String(besluit.besluittype)];
+    // Each copy stands for one source besluit (two alike are two copies).
+    const i = bestaand.findIndex((b) => vingerafdruk(b, INHOUD) === vingerafdruk({ ...besluit, besluittype }, INHOUD));
+    const copy: Obj = i >= 0 ? bestaand.splice(i, 1)[0]! : (await doel.client.post(zgwUrl(doel.besluiten, 'besluiten'), {
       ...pick(besluit, BESLUIT),
       verantwoordelijkeOrganisatie: plan.rsin,
-      besluittype: plan.typen[String(besluit.besluittype)],
+      besluittype,
       zaak: doelZaak,
     }));
     for (const bio of bios) {

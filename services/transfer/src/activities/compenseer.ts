@@ -1,15 +1,16 @@
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
 import { routeOf, traced, type Deps } from '../context';
 import { vindDoelzaak } from './doelzaak';
+import type { Plan } from './valideer';
 
 /**
  * Step `gecompenseerd`: removes from the target what this overdracht made, newest first: the besluiten of the copy,
  * its document links and the documents copied for it, then the copy itself (with its rollen, statussen and other
  * parts). Found by the copy's kenmerk, so it also removes what a step made before a crash. Idempotent.
  */
-export async function compenseer(deps: Deps, o: OverdrachtOpdracht, rsin: string): Promise<string> {
+export async function compenseer(deps: Deps, o: OverdrachtOpdracht, plan: Plan): Promise<string> {
   const { doel } = await routeOf(deps, o);
-  const copy = await vindDoelzaak(doel, o, rsin);
+  const copy = await vindDoelzaak(doel, o, plan);
   if (!copy) return 'niets te verwijderen';
   const url = String(copy.url);
   const c = doel.client;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { heartbeat } from '@temporalio/activity';
 import { ZgwCallError, zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
 import { routeOf, traced, type Deps, type Kant } from '../context';
-import { pick, type Obj } from './bronzaak';
+import { pick, vingerafdruk, type Obj } from './bronzaak';
 import type { Plan } from './valideer';
 
 const DOCUMENT = [
@@ -10,13 +10,17 @@ const DOCUMENT = [
   'beschrijving', 'ontvangstdatum', 'verzenddatum', 'ondertekening', 'integriteit', 'verschijningsvorm',
 ] as const;
 
+/** What makes a document in the target the copy of one in the source (found by identificatie and organisation). */
+const GELIJK = ['titel', 'creatiedatum', 'auteur', 'bestandsnaam', 'bestandsomvang', 'informatieobjecttype'] as const;
+
 /** Source document URL -> copied document URL. */
 export type Documenten = Record<string, string>;
 
 /**
  * Step `documenten_gekopieerd`: every document linked to the zaak, once (however many links), with its content, in
- * the target organisation under its own identificatie; then the zaak's link to it. A copy is found by identificatie
- * and bronorganisatie, a link by zaak and informatieobject, before anything is made.
+ * the target organisation under its own identificatie (unless the target has another document by that number);
+ * then the zaak's link to it. A copy is found by identificatie and bronorganisatie (and its content), a link by zaak
+ * and informatieobject, before anything is made.
  */
 export async function kopieerDocumenten(deps: Deps, o: OverdrachtOpdracht, plan: Plan, doelZaak: string): Promise<Documenten> {
   const { bron, doel } = await routeOf(deps, o);
@@ -37,10 +41,13 @@ export async function kopieerDocumenten(deps: Deps, o: OverdrachtOpdracht, plan:
 async function kopieerDocument(bron: Kant, doel: Kant, plan: Plan, url: string): Promise<string> {
   const doc = await bron.client.get(url);
   const [found] = await doel.client.all(zgwUrl(doel.documenten, 'enkelvoudiginformatieobjecten', { identificatie: String(doc.identificatie), bronorganisatie: plan.rsin }));
-  if (found) return String(found.url);
+  const zelfde = found && vingerafdruk(found, GELIJK) === vingerafdruk({ ...doc, informatieobjecttype: plan.typen[String(doc.informatieobjecttype)] }, GELIJK);
+  if (zelfde) return String(found.url);
   const inhoud = doc.inhoud ? (await download(bron, String(doc.inhoud))).toString('base64') : null;
+  // An identificatie taken in the target by another document: the target numbers the copy.
+  const velden = found ? DOCUMENT.filter((f) => f !== 'identificatie') : DOCUMENT;
   const copy = await doel.client.post(zgwUrl(doel.documenten, 'enkelvoudiginformatieobjecten'), {
-    ...pick(doc, DOCUMENT),
+    ...pick(doc, velden),
     bronorganisatie: plan.rsin,
     informatieobjecttype: plan.typen[String(doc.informatieobjecttype)],
     indicatieGebruiksrecht: doc.indicatieGebruiksrecht === false ? false : null,

@@ -1,6 +1,5 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
-import { PERMANENT, routeOf, traced, type Deps, type Kant } from '../context';
+import { routeOf, traced, type Deps, type Kant } from '../context';
 import { eindstatusVan, leesDossier, pick, type Obj } from './bronzaak';
 import type { Plan } from './valideer';
 
@@ -15,32 +14,28 @@ const ZAAK_VELDEN = [
 export const kenmerkVan = (o: OverdrachtOpdracht) => ({ kenmerk: o.overdracht, bron: 'overdracht' });
 
 /**
- * The copy this overdracht made in the target, if any: the zaak with the source's identificatie in the target
- * organisation, carrying this overdracht's kenmerk. One with that identificatie but not our kenmerk is someone
- * else's: a permanent failure, never touched.
+ * The copy this overdracht made in the target, if any: among the target zaaktype's zaken of the target organisation
+ * with the source's startdatum (a day's intake of one zaaktype), the one with this overdracht's kenmerk.
  */
-export async function vindDoelzaak(doel: Kant, o: OverdrachtOpdracht, rsin: string): Promise<Obj | undefined> {
-  const [found] = await doel.client.all(zgwUrl(doel.zaken, 'zaken', { identificatie: o.zaakIdentificatie, bronorganisatie: rsin }));
-  if (!found) return undefined;
-  const ours = (found.kenmerken as Obj[] | undefined)?.some((k) => k.kenmerk === o.overdracht && k.bron === 'overdracht');
-  if (!ours) throw ApplicationFailure.create({ type: PERMANENT, nonRetryable: true, message: `De doelregistratie heeft al een zaak ${o.zaakIdentificatie} voor organisatie ${rsin} die niet door deze overdracht is gemaakt.` });
-  return found;
+export async function vindDoelzaak(doel: Kant, o: OverdrachtOpdracht, plan: Pick<Plan, 'doelZaaktype' | 'rsin' | 'startdatum'>): Promise<Obj | undefined> {
+  const kandidaten = await doel.client.all(zgwUrl(doel.zaken, 'zaken', { zaaktype: plan.doelZaaktype, bronorganisatie: plan.rsin, startdatum: plan.startdatum }));
+  return kandidaten.find((z) => (z.kenmerken as Obj[] | undefined)?.some((k) => k.kenmerk === o.overdracht && k.bron === 'overdracht'));
 }
 
 /**
- * Step `doelzaak_aangemaakt`: the copy in the target zaaktype, with the source's identificatie, the target
- * organisation, this overdracht's kenmerk and the source as `vervolg` in relevanteAndereZaken. Looked up first.
+ * Step `doelzaak_aangemaakt`: the copy in the target zaaktype and organisation, numbered by the target (its own
+ * identificatie series), with this overdracht's kenmerk and the source as `vervolg` in relevanteAndereZaken.
+ * Looked up first.
  */
 export async function maakDoelzaak(deps: Deps, o: OverdrachtOpdracht, plan: Plan): Promise<string> {
   const { bron, doel } = await routeOf(deps, o);
-  const bestaand = await vindDoelzaak(doel, o, plan.rsin);
+  const bestaand = await vindDoelzaak(doel, o, plan);
   if (bestaand) return String(bestaand.url);
   const zaak = await bron.client.get(o.zaak);
   const zaaktype = await doel.client.get(plan.doelZaaktype);
   const producten = new Set((zaaktype.productenOfDiensten as string[] | undefined) ?? []);
   const body = {
     ...pick(zaak, ZAAK_VELDEN),
-    identificatie: o.zaakIdentificatie,
     bronorganisatie: plan.rsin,
     verantwoordelijkeOrganisatie: plan.rsin,
     zaaktype: plan.doelZaaktype,

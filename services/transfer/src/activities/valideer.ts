@@ -8,6 +8,8 @@ export interface Plan {
   doelZaaktype: string;
   /** The copy's bronorganisatie and verantwoordelijkeOrganisatie. */
   rsin: string;
+  /** The source's startdatum (the copy keeps it; with zaaktype and organisation it finds the copy again). */
+  startdatum: string;
   /** Source type URL -> target type URL. */
   typen: Record<string, string>;
   /** The parts to copy, counted (shown in the step's toelichting). */
@@ -52,7 +54,7 @@ export async function valideer(deps: Deps, o: OverdrachtOpdracht): Promise<Plan>
     besluiten: dossier.besluiten.length,
   };
   deps.log.info({ ...traced(o), doelZaaktype: geldig.url, aantallen }, 'overdracht: bronzaak gelezen, typen gekoppeld');
-  return { doelZaaktype: String(geldig.url), rsin, typen, aantallen };
+  return { doelZaaktype: String(geldig.url), rsin, startdatum, typen, aantallen };
 }
 
 /** `overdracht_loopt_al`: another transfer of this zaak, received earlier, has not ended. */

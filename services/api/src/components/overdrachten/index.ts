@@ -4,7 +4,7 @@ import type { ComponentDef } from '../../common/component';
 import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import type { Overdrachten } from './context';
-import { opdrachtOf, registerOverdrachten, traced } from './overdrachten';
+import { OVERDRACHT_FILTERS, opdrachtOf, registerOverdrachten, traced } from './overdrachten';
 import type { Doc } from './schemas';
 import { registerVerzoeken } from './verzoeken';
 import { Workflows } from './workflows';
@@ -86,12 +86,21 @@ function sweep(o: Overdrachten): void {
   o.api.app.addHook('onClose', async () => clearInterval(timer));
 }
 
+/** Every non-empty combination of the list filters, as index key prefixes. */
+function filterCombinations(): Record<string, 1>[] {
+  const out: Record<string, 1>[] = [];
+  for (let mask = 1; mask < 1 << OVERDRACHT_FILTERS.length; mask++) {
+    out.push(Object.fromEntries(OVERDRACHT_FILTERS.filter((_, i) => mask & (1 << i)).map((f) => [f, 1])) as Record<string, 1>);
+  }
+  return out;
+}
+
 /** List filters alone and under autorisaties (newest first), and the sweep of unstarted ones. */
 async function ensureIndexes(r: Resource<Doc>): Promise<void> {
   const newest = { _created: -1, _id: -1 } as const;
   await r.store.ensureIndexes([
     { key: { ...newest } },
-    ...['status', 'zaak', 'doelregistratie'].flatMap((f) => [{ key: { [f]: 1, ...newest } }, { key: { _zaaktype: 1, [f]: 1, ...newest } }]),
+    ...filterCombinations().flatMap((fields) => [{ key: { ...fields, ...newest } }, { key: { _zaaktype: 1, ...fields, ...newest } }]),
     { key: { _zaaktype: 1, ...newest } },
     { key: { status: 1, _created: 1 } },
   ]);

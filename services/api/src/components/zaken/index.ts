@@ -156,6 +156,8 @@ async function ensureIndexes(z: Zaken): Promise<void> {
     { key: { zaaktype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } },
     { key: { zaaktype: 1, _vertrouwelijkheid: 1 } },
     ...[...ZAAK_EQ, '_vertrouwelijkheid'].map((f) => byField(f)),
+    // A day's zaken of one zaaktype in one organisation (how a transfer finds the copy it made).
+    byField('zaaktype', 'bronorganisatie', 'startdatum'),
     ...ZAAK_RANGE.map((f) => ({ key: { _created: 1, _id: 1, [f]: 1 } })),
     ...ZAAK_ORDERING.map((f) => ({ key: { [f]: 1, _id: 1 } })),
     ...ZAAK_ORDERING.map((f) => ({ key: { zaaktype: 1, [f]: 1, _id: 1, _vertrouwelijkheid: 1 } })),
@@ -171,7 +173,7 @@ async function ensureIndexes(z: Zaken): Promise<void> {
   await z.zaakeigenschappen.store.ensureIndexes([byField('_zaakUuid')]);
   await z.zaakbesluiten.store.ensureIndexes([byField('_zaakUuid')]);
   // Each list filter of each part (the rol filters also serve /zaken?rol__...).
-  await z.statussen.store.ensureIndexes([byField('statustype'), byField('indicatieLaatstGezetteStatus')]);
+  await z.statussen.store.ensureIndexes([byField('statustype'), byField('indicatieLaatstGezetteStatus'), byField('zaak', 'statustype')]);
   await z.resultaten.store.ensureIndexes([byField('resultaattype')]);
   await z.rollen.store.ensureIndexes([
     ...[...new Set(Object.values(IDENTIFICATIE_FILTERS).map(([, f]) => f))].map((f) => byField('betrokkeneType', `betrokkeneIdentificatie.${f}`)),
@@ -182,7 +184,8 @@ async function ensureIndexes(z: Zaken): Promise<void> {
     byField('omschrijvingGeneriek'),
   ]);
   await z.zaakobjecten.store.ensureIndexes([byField('object'), byField('objectType')]);
-  await z.zaakinformatieobjecten.store.ensureIndexes([byField('informatieobject')]);
+  // zaak with informatieobject: a link looked up before it is made (a transfer's copy, an idempotent client).
+  await z.zaakinformatieobjecten.store.ensureIndexes([byField('informatieobject'), byField('zaak', 'informatieobject')]);
   await z.zaakcontactmomenten.store.ensureIndexes([byField('contactmoment')]);
   await z.zaakverzoeken.store.ensureIndexes([byField('verzoek')]);
   // The audit trail of a zaak, oldest first (the collection is written by the audit service).
