@@ -5,7 +5,7 @@ import { Identificaties } from '../src/components/zaken/index';
  * A counter collection whose findOneAndUpdate reads, yields, then writes: not atomic under concurrency, like the
  * stand-in storage. Every call is recorded.
  */
-function counterDb(fail?: () => boolean): { db: Db; calls: { key: string; inc: number }[] } {
+function counterDb(fail?: () => boolean, chosen: string[] = []): { db: Db; calls: { key: string; inc: number }[] } {
   const values = new Map<string, number>();
   const calls: { key: string; inc: number }[] = [];
   const collection = {
@@ -16,6 +16,10 @@ function counterDb(fail?: () => boolean): { db: Db; calls: { key: string; inc: n
       if (fail?.()) throw new Error('storage unavailable');
       values.set(filter._id, before + update.$inc.n);
       return { _id: filter._id, n: before + update.$inc.n };
+    },
+    /** The zaken collection: holds the identificaties in `chosen` (numbers clients chose themselves). */
+    async findOne(filter: { identificatie: string }) {
+      return chosen.includes(filter.identificatie) ? { _id: filter.identificatie } : null;
     },
   };
   return { db: { collection: () => collection } as unknown as Db, calls };
@@ -47,5 +51,12 @@ describe('zaak identificaties', () => {
     expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     down = false;
     expect(await ids.next('002220647', '2024-03-01')).toBe('ZAAK-2024-0000000001');
+  });
+
+  it('skips a number a client chose itself, so a generated identificatie never refuses a create', async () => {
+    const { db } = counterDb(undefined, ['ZAAK-2024-0000000002', 'ZAAK-2024-0000000003']);
+    const ids = new Identificaties(db);
+    const got = [await ids.next('002220647', '2024-03-01'), await ids.next('002220647', '2024-03-01'), await ids.next('002220647', '2024-03-01')];
+    expect(got).toEqual(['ZAAK-2024-0000000001', 'ZAAK-2024-0000000004', 'ZAAK-2024-0000000005']);
   });
 });

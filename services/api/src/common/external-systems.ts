@@ -3,12 +3,13 @@ import { DOELREGISTRATIES_COLLECTION, ZgwClient, type StoredDoelregistratie } fr
 
 const API_FIELDS = ['zakenApi', 'catalogiApi', 'documentenApi', 'besluitenApi'] as const;
 const REFRESH_MS = 10_000;
+const MISS_REFRESH_MS = 1_000;
 
 /**
  * The other ZGW systems this platform knows (doelregistraties with route `extern`, with their client id and
  * secret): a reference to one of their objects (a `relevanteAndereZaken` entry pointing at a transferred zaak, a
  * document) is read with that system's credentials, as it would be by the transfer itself. Any other URL is read
- * without. The list is re-read every ten seconds.
+ * without. The list is re-read every ten seconds, and on a miss at most once a second.
  */
 export class ExternalSystems {
   private loaded = 0;
@@ -19,8 +20,17 @@ export class ExternalSystems {
   /** The Authorization header for a URL of a registered system, if it is one. */
   async authorization(url: string): Promise<string | undefined> {
     if (Date.now() - this.loaded > REFRESH_MS) await this.load();
-    const system = this.systems.find((s) => s.bases.some((b) => url.startsWith(b)));
+    let system = this.find(url);
+    // A system registered since the last read counts at once (a miss re-reads at most once a second).
+    if (!system && Date.now() - this.loaded > MISS_REFRESH_MS) {
+      await this.load();
+      system = this.find(url);
+    }
     return system ? `Bearer ${system.client.token()}` : undefined;
+  }
+
+  private find(url: string) {
+    return this.systems.find((s) => s.bases.some((b) => url.startsWith(b)));
   }
 
   private async load(): Promise<void> {

@@ -5,7 +5,9 @@ import type { Db } from 'mongodb';
  * counter per bronorganisatie and year. Creates that need a number from the same counter at the same time share one
  * counter update: the numbers are reserved together with one `$inc` and handed out in order. One round trip serves
  * many concurrent creates, and no two of them ever read the same counter value, also on stores whose findAndModify
- * is not atomic under concurrency.
+ * is not atomic under concurrency. A number a client chose itself (the standard lets it) is skipped when the counter
+ * reaches it, when the generator knows where the identificaties are kept (`kept`): a generated identificatie never
+ * refuses a create.
  */
 export class GenummerdeIdentificaties {
   private readonly queues = new Map<string, { resolve(n: number): void; reject(err: unknown): void }[]>();
@@ -14,12 +16,23 @@ export class GenummerdeIdentificaties {
     private readonly db: Db,
     private readonly collection: string,
     private readonly prefix: string,
+    private readonly kept?: { collection: string; organisatie: string },
   ) {}
 
   async next(bronorganisatie: string, datum: string): Promise<string> {
     const year = datum.slice(0, 4);
-    const n = await this.reserve(`${bronorganisatie}/${year}`);
-    return `${this.prefix}-${year}-${String(n).padStart(10, '0')}`;
+    for (;;) {
+      const n = await this.reserve(`${bronorganisatie}/${year}`);
+      const identificatie = `${this.prefix}-${year}-${String(n).padStart(10, '0')}`;
+      if (!(await this.taken(bronorganisatie, identificatie))) return identificatie;
+    }
+  }
+
+  /** Whether a resource already holds this identificatie (one read of the unique index on organisation and number). */
+  private async taken(organisatie: string, identificatie: string): Promise<boolean> {
+    if (!this.kept) return false;
+    const found = await this.db.collection(this.kept.collection).findOne({ [this.kept.organisatie]: organisatie, identificatie }, { projection: { _id: 1 } });
+    return found !== null;
   }
 
   private reserve(key: string): Promise<number> {

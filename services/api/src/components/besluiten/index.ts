@@ -25,7 +25,7 @@ export const besluiten: ComponentDef = {
       api,
       catalogi,
       refs: new References(api.deps, catalogi),
-      identificaties: new GenummerdeIdentificaties(api.deps.db, 'besluit_identificaties', 'BESLUIT'),
+      identificaties: new GenummerdeIdentificaties(api.deps.db, 'besluit_identificaties', 'BESLUIT', { collection: 'besluiten', organisatie: 'verantwoordelijkeOrganisatie' }),
     } as Besluiten;
     b.besluiten = registerBesluiten(b);
     b.besluitinformatieobjecten = registerBesluitinformatieobjecten(b);

@@ -37,7 +37,7 @@ export const documenten: ComponentDef = {
       refs: new References(api.deps, catalogi),
       inhoud: new InhoudStore(db),
       versies: new Versies(db),
-      identificaties: new GenummerdeIdentificaties(db, 'document_identificaties', 'DOCUMENT'),
+      identificaties: new GenummerdeIdentificaties(db, 'document_identificaties', 'DOCUMENT', { collection: 'enkelvoudiginformatieobjecten', organisatie: 'bronorganisatie' }),
     } as Documenten;
     const base = `/${api.def.name}/api/v1/${COLLECTION}`;
     // The document writes take their base64 content as a stream (see json-body.ts).

@@ -63,7 +63,7 @@ export type ZakenComponent = Zaken;
 /** Zaak identificaties: `ZAAK-<year>-<number>`, one counter per bronorganisatie and year (see common/identificaties). */
 export class Identificaties extends GenummerdeIdentificaties {
   constructor(db: Db) {
-    super(db, 'zaak_identificaties', 'ZAAK');
+    super(db, 'zaak_identificaties', 'ZAAK', { collection: 'zaken', organisatie: 'bronorganisatie' });
   }
 }
 
