@@ -28,6 +28,8 @@ const schema = z.object({
   TRANSFER_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   TRANSFER_BACKOFF_SECONDS: z.coerce.number().positive().default(2),
   TRANSFER_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(60),
+  /** A step without a sign of life this long (a worker that died) is taken over by another worker. */
+  TRANSFER_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).default(30),
   /** The Temporal web UI, for links from the admin screen (empty: no links). */
   TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
   REFERENTIELIJSTEN_URL: z.string().url().default('https://selectielijst.openzaak.nl/api/v1'),

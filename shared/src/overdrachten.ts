@@ -76,6 +76,8 @@ export interface OverdrachtOpdracht {
   pogingen: number;
   wachttijdSeconden: number;
   maxWachttijdSeconden: number;
+  /** How long a step may go without a sign of life before Temporal gives it to another worker (a crashed one). */
+  hartslagSeconden: number;
 }
 
 export const workflowIdOf = (uuid: string): string => `overdracht-${uuid}`;

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -124,4 +125,46 @@ export async function typen(t: TestApp, sl: Referentielijsten, rsin: string, ide
   await create(t, 'zaaktype-informatieobjecttypen', { zaaktype: zt.url, informatieobjecttype: 'bijlage', volgnummer: 1, richting: 'inkomend' });
   await publish(t, zt.url);
   return { catalogus: cat, zaaktype: zt.url, statustypen: { begin: begin.url, eind: eind.url }, roltype: roltype.url, resultaattype: resultaattype.url, eigenschap: eigenschap.url, iot: iot.url, besluittype: bt.url };
+}
+
+/**
+ * The network between the transfer worker and an API, under the test's control: requests can be cut (the socket
+ * closed: the caller sees no answer, as when the system is down), held up, or cut from a given request on.
+ */
+export class Netwerk {
+  private down = false;
+  /** Cuts the network at the first request this matches (and from then on). */
+  breekBij?: (req: IncomingMessage) => boolean;
+  vertraging?: { match: (req: IncomingMessage) => boolean; ms: number };
+  geknipt = 0;
+
+  constructor(t: TestApp) {
+    const server = t.app.server;
+    const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (this.breekBij?.(req)) {
+        this.down = true;
+        this.breekBij = undefined;
+      }
+      if (this.down) {
+        this.geknipt++;
+        req.socket.destroy();
+        return;
+      }
+      const pass = () => handlers.forEach((h) => h.call(server, req, res));
+      if (this.vertraging?.match(req)) setTimeout(pass, this.vertraging.ms);
+      else pass();
+    });
+  }
+
+  uit(): void {
+    this.down = true;
+  }
+
+  /** The network back, and no cut armed any more. */
+  aan(): void {
+    this.down = false;
+    this.breekBij = undefined;
+  }
 }

@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ZgwCallError, type OverdrachtOpdracht, type Voortgang } from '@zgw/shared';
 import { PERMANENT, type Deps } from './context';
 import { antwoord } from './activities/antwoord';
@@ -16,7 +16,7 @@ export type { Documenten, Plan };
 
 /** The activities of the overdracht workflow: every side effect, each idempotent (see README, Transfers). */
 export function createActivities(deps: Deps) {
-  return permanent4xx({
+  return alive(permanent4xx({
     meld: (o: OverdrachtOpdracht, v: Voortgang) => meld(deps, o, v),
     valideer: (o: OverdrachtOpdracht) => valideer(deps, o),
     maakDoelzaak: (o: OverdrachtOpdracht, plan: Plan) => maakDoelzaak(deps, o, plan),
@@ -29,6 +29,24 @@ export function createActivities(deps: Deps) {
     sluitBron: (o: OverdrachtOpdracht) => sluitBron(deps, o),
     antwoord: (o: OverdrachtOpdracht) => antwoord(deps, o),
     compenseer: (o: OverdrachtOpdracht, plan: Plan) => compenseer(deps, o, plan),
+  }));
+}
+
+/**
+ * Every activity heartbeats while it runs (three times per heartbeat timeout), so a long step (a large document)
+ * lives as long as its worker does, and a worker that dies is noticed within the timeout and the step retried
+ * elsewhere. Calls that hang end by their own timeouts.
+ */
+function alive<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
+  return wrap(activities, async (fn, args) => {
+    const ctx = Context.current();
+    const every = ctx.info.heartbeatTimeoutMs ? Math.max(200, ctx.info.heartbeatTimeoutMs / 3) : 0;
+    const timer = every ? setInterval(() => ctx.heartbeat(), every) : undefined;
+    try {
+      return await fn(...args);
+    } finally {
+      clearInterval(timer);
+    }
   });
 }
 
@@ -37,18 +55,21 @@ export function createActivities(deps: Deps) {
  * Permanent: compensated, `mislukt` with the target's reason) instead of being retried up to the limit.
  */
 function permanent4xx<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
-  const wrapped: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(activities)) {
-    wrapped[name] = async (...args: never[]) => {
-      try {
-        return await fn(...args);
-      } catch (err) {
-        if (err instanceof ZgwCallError && !err.technisch) throw ApplicationFailure.create({ type: PERMANENT, message: err.message, nonRetryable: true });
-        throw err;
-      }
-    };
-  }
-  return wrapped as T;
+  return wrap(activities, async (fn, args) => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      if (err instanceof ZgwCallError && !err.technisch) throw ApplicationFailure.create({ type: PERMANENT, message: err.message, nonRetryable: true });
+      throw err;
+    }
+  });
+}
+
+type Fn = (...args: never[]) => Promise<unknown>;
+
+/** Every activity of `activities` run through `around`. */
+function wrap<T extends Record<string, Fn>>(activities: T, around: (fn: Fn, args: never[]) => Promise<unknown>): T {
+  return Object.fromEntries(Object.entries(activities).map(([name, fn]) => [name, (...args: never[]) => around(fn, args)])) as T;
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -20,7 +20,13 @@ export async function overdracht(o: OverdrachtOpdracht): Promise<string> {
     maximumAttempts: o.pogingen,
     nonRetryableErrorTypes: [WEIGERING, PERMANENT],
   };
-  const a = proxyActivities<Activities>({ startToCloseTimeout: '30 minutes', heartbeatTimeout: '2 minutes', retry });
+  const a = proxyActivities<Activities>({ startToCloseTimeout: '30 minutes', heartbeatTimeout: `${o.hartslagSeconden}s`, retry });
+  // Compensation waits for the target however long it is away: what a transfer made must not stay behind.
+  const { compenseer } = proxyActivities<Activities>({
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: `${o.hartslagSeconden}s`,
+    retry: { initialInterval: `${o.wachttijdSeconden}s`, backoffCoefficient: 2, maximumInterval: `${o.maxWachttijdSeconden}s` },
+  });
   // Progress reports go to this platform's own API: retried until it answers (a report never fails a transfer).
   const { meld } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1s', maximumInterval: '30s' } });
 
@@ -63,7 +69,7 @@ export async function overdracht(o: OverdrachtOpdracht): Promise<string> {
     return CancellationScope.nonCancellable(async () => {
       if (plan) {
         const p = plan;
-        await stap('gecompenseerd', () => a.compenseer(o, p), (t) => t);
+        await stap('gecompenseerd', () => compenseer(o, p), (t) => t);
       }
       return eind(geannuleerd ? { status: 'geannuleerd', fout: 'geannuleerd door een beheerder' } : { status: 'mislukt', fout: message(err) });
     });

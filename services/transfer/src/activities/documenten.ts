@@ -38,11 +38,20 @@ export async function kopieerDocumenten(deps: Deps, o: OverdrachtOpdracht, plan:
   return kopieen;
 }
 
-async function kopieerDocument(bron: Kant, doel: Kant, plan: Plan, url: string): Promise<string> {
-  const doc = await bron.client.get(url);
+/**
+ * The copy of a source document in the target, if there is one: the target document with its identificatie in the
+ * target organisation and the same content (never the source document itself, should both be one organisation).
+ */
+export async function vindKopie(bron: Kant, doel: Kant, plan: Plan, url: string): Promise<{ doc: Obj; kopie?: string; bezet: boolean }> {
+  const doc: Obj = await bron.client.get(url);
   const [found] = await doel.client.all(zgwUrl(doel.documenten, 'enkelvoudiginformatieobjecten', { identificatie: String(doc.identificatie), bronorganisatie: plan.rsin }));
-  const zelfde = found && vingerafdruk(found, GELIJK) === vingerafdruk({ ...doc, informatieobjecttype: plan.typen[String(doc.informatieobjecttype)] }, GELIJK);
-  if (zelfde) return String(found.url);
+  const zelfde = found && found.url !== url && vingerafdruk(found, GELIJK) === vingerafdruk({ ...doc, informatieobjecttype: plan.typen[String(doc.informatieobjecttype)] }, GELIJK);
+  return { doc, kopie: zelfde ? String(found.url) : undefined, bezet: !!found && !zelfde };
+}
+
+async function kopieerDocument(bron: Kant, doel: Kant, plan: Plan, url: string): Promise<string> {
+  const { doc, kopie, bezet: found } = await vindKopie(bron, doel, plan, url);
+  if (kopie) return kopie;
   const inhoud = doc.inhoud ? (await download(bron, String(doc.inhoud))).toString('base64') : null;
   // An identificatie taken in the target by another document: the target numbers the copy.
   const velden = found ? DOCUMENT.filter((f) => f !== 'identificatie') : DOCUMENT;

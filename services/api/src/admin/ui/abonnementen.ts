@@ -4,7 +4,7 @@ import { UUID } from '../../common/urls';
 import { formatTime } from './audit';
 import { callAdminApi, problemMessages, sessionOf, type AdminUi } from './context';
 import { field, formOf } from './forms';
-import { csrfField, redirect, sendPage, UI } from './layout';
+import { apiPager, csrfField, redirect, sendPage, UI, type PageOf } from './layout';
 
 const API = '/admin/api/v1/notificaties';
 const BASE = `${UI}/abonnementen`;
@@ -60,13 +60,6 @@ interface Resend {
   requestedBy: string;
   doneAt: string | null;
   queued: number | null;
-}
-
-interface PageOf<T> {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: T[];
 }
 
 const STATE: Record<Abonnement['state'], [string, string]> = {
@@ -233,25 +226,6 @@ function pageQuery(q: { page?: string; cursor?: string; state?: string }): strin
   if (q.cursor) p.set('cursor', q.cursor);
   const s = p.toString();
   return s ? `?${s}` : '';
-}
-
-/** Previous/next links that carry the endpoint's own continuation (page and cursor of its next/previous links). */
-function apiPager(path: string, list: PageOf<unknown>, rawPage: string | undefined, keep: Record<string, string> = {}): Html {
-  const page = Math.max(1, Number(rawPage) || 1);
-  const link = (api: string | null) => {
-    if (!api) return undefined;
-    const from = new URL(api, 'http://x').searchParams;
-    const q = new URLSearchParams(keep);
-    for (const k of ['page', 'cursor']) {
-      const v = from.get(k);
-      if (v) q.set(k, v);
-    }
-    return `${path}?${q.toString()}`;
-  };
-  const prev = link(list.previous);
-  const next = link(list.next);
-  const pages = Math.max(1, Math.ceil(list.count / Math.max(1, list.results.length || 1)));
-  return html`<nav class="pager" aria-label="Pagina's">${prev ? html`<a rel="prev" href="${prev}">« Vorige</a>` : html`<span></span>`}<span>Pagina ${page}${list.next || page > 1 ? '' : html` van ${pages}`} (${list.count} in totaal)</span>${next ? html`<a rel="next" href="${next}">Volgende »</a>` : html`<span></span>`}</nav>`;
 }
 
 function statePill(a: Abonnement): Html {

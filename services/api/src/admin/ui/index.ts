@@ -5,6 +5,7 @@ import type { ComponentApi, Deps } from '../../common/component';
 import { ZgwError } from '../../common/errors';
 import { registerApplicatieScreens } from './applicaties';
 import { registerAbonnementScreens } from './abonnementen';
+import { registerOverdrachtScreens } from './overdrachten';
 import { registerAuditScreens } from './audit';
 import { adminCaller, sessionOf, type AdminUi } from './context';
 import { field, formOf, parseForm } from './forms';
@@ -154,6 +155,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
           html`<div class="cards">
   <section class="card"><h2><a href="${UI}/applicaties">Applicaties</a></h2><p>Client ids, secrets en autorisaties van de applicaties die de API's gebruiken.</p></section>
   <section class="card"><h2><a href="${UI}/abonnementen">Abonnementen</a></h2><p>Abonnementen op notificaties: status, laatste pogingen, ontgrendelen en opnieuw versturen.</p></section>
+  <section class="card"><h2><a href="${UI}/overdrachten">Overdrachten</a></h2><p>Overdrachten van zaken aan andere registraties: stappen, weigeringen, annuleren en opnieuw proberen; de doelregistraties.</p></section>
   <section class="card"><h2><a href="${UI}/audit">Audit</a></h2><p>Client ids waarvan het lezen niet in de audit trail komt.</p></section>
   <section class="card"><h2><a href="${REFERENCE}">API-referentie</a></h2><p>De OpenAPI-documenten van alle componenten, leesbaar.</p></section>
 </div>
@@ -189,6 +191,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
 
       registerApplicatieScreens(scope, ui);
       registerAbonnementScreens(scope, ui);
+      registerOverdrachtScreens(scope, ui);
       registerAuditScreens(scope, ui);
     },
     { prefix: UI },

@@ -20,7 +20,7 @@ export interface PageOptions {
   user?: string;
   csrf?: string;
   /** Which navigation entry is current. */
-  nav?: 'applicaties' | 'abonnementen' | 'audit' | 'wachtwoord' | 'home';
+  nav?: 'applicaties' | 'abonnementen' | 'overdrachten' | 'audit' | 'wachtwoord' | 'home';
   notice?: string;
   errors?: string[];
   status?: number;
@@ -29,6 +29,7 @@ export interface PageOptions {
 const NAV: [NonNullable<PageOptions['nav']>, string, string][] = [
   ['applicaties', `${UI}/applicaties`, 'Applicaties'],
   ['abonnementen', `${UI}/abonnementen`, 'Abonnementen'],
+  ['overdrachten', `${UI}/overdrachten`, 'Overdrachten'],
   ['audit', `${UI}/audit`, 'Audit'],
 ];
 
@@ -90,3 +91,31 @@ export function pager(path: string, params: Record<string, string | undefined>, 
   const next = page < pages && cont.next ? html`<a rel="next" href="${link(page + 1, cont.next)}">Volgende »</a>` : html`<span></span>`;
   return html`<nav class="pager" aria-label="Pagina's">${prev}<span>Pagina ${page} van ${pages} (${count} in totaal)</span>${next}</nav>`;
 }
+
+/** A page of an admin endpoint's list. */
+export interface PageOf<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+/** Previous/next links that carry the endpoint's own continuation (page and cursor of its next/previous links). */
+export function apiPager(path: string, list: PageOf<unknown>, rawPage: string | undefined, keep: Record<string, string> = {}): Html {
+  const page = Math.max(1, Number(rawPage) || 1);
+  const link = (api: string | null) => {
+    if (!api) return undefined;
+    const from = new URL(api, 'http://x').searchParams;
+    const q = new URLSearchParams(keep);
+    for (const k of ['page', 'cursor']) {
+      const v = from.get(k);
+      if (v) q.set(k, v);
+    }
+    return `${path}?${q.toString()}`;
+  };
+  const prev = link(list.previous);
+  const next = link(list.next);
+  const pages = Math.max(1, Math.ceil(list.count / Math.max(1, list.results.length || 1)));
+  return html`<nav class="pager" aria-label="Pagina's">${prev ? html`<a rel="prev" href="${prev}">« Vorige</a>` : html`<span></span>`}<span>Pagina ${page}${list.next || page > 1 ? '' : html` van ${pages}`} (${list.count} in totaal)</span>${next ? html`<a rel="next" href="${next}">Volgende »</a>` : html`<span></span>`}</nav>`;
+}
+

@@ -46,7 +46,7 @@ async function begin(o: Overdrachten, resource: Resource<Doc>, doc: Doc, caller:
   return resource.toApi(stored, undefined, req);
 }
 
-/** Starts the workflow of a stored overdracht; marks it started (`_gestart`) once Temporal has it. */
+/** Starts the workflow of a stored overdracht; marks it started (`_gestart`, false until then) once Temporal has it. */
 async function start(o: Overdrachten, stored: Stored<Doc>): Promise<boolean> {
   const ok = await o.workflows.start(opdrachtOf(o, stored, o.overdrachten.url(stored._id)));
   if (ok) await o.overdrachten.store.coll.updateOne({ _id: stored._id } as never, { $set: { _gestart: true } } as never);
@@ -67,7 +67,8 @@ async function opnieuw(o: Overdrachten, uuid: string): Promise<boolean> {
   if (!current || current.status !== 'mislukt') return false;
   const stappen = (current.stappen as { stap: string }[]).filter((s) => s.stap === 'ontvangen');
   const next = { ...current, status: 'ontvangen', stappen, weigering: null, fout: '', doelZaak: current.doelZaak } as Doc;
-  for (const k of ['_id', '_created', '_outbox', '_pending', '_gestart']) delete next[k];
+  for (const k of ['_id', '_created', '_outbox', '_pending']) delete next[k];
+  next._gestart = false;
   const stored = await o.overdrachten.store.replace(current, next, o.overdrachten.events(next, uuid, 'partial_update'));
   if (!stored) return false;
   o.api.deps.log.info(traced(String(current.zaakIdentificatie), uuid), 'overdracht: opnieuw gestart door een beheerder');
@@ -78,7 +79,7 @@ async function opnieuw(o: Overdrachten, uuid: string): Promise<boolean> {
 /** Every 15 seconds, starts the workflows of overdrachten received while Temporal could not be reached. */
 function sweep(o: Overdrachten): void {
   const run = async () => {
-    const waiting = await o.overdrachten.store.find({ status: 'ontvangen', _gestart: { $exists: false }, _created: { $lt: new Date(Date.now() - 10_000) } }, { limit: 100, sort: { status: 1, _created: 1 } });
+    const waiting = await o.overdrachten.store.find({ status: 'ontvangen', _gestart: false, _created: { $lt: new Date(Date.now() - 10_000) } }, { limit: 100, sort: { status: 1, _gestart: 1, _created: 1 } });
     for (const doc of waiting) if (!(await start(o, doc))) return;
   };
   const timer = setInterval(() => void run().catch((err: Error) => o.api.deps.log.error({ err: err.message }, 'overdrachten: start sweep failed')), 15_000);
@@ -102,6 +103,6 @@ async function ensureIndexes(r: Resource<Doc>): Promise<void> {
     { key: { ...newest } },
     ...filterCombinations().flatMap((fields) => [{ key: { ...fields, ...newest } }, { key: { _zaaktype: 1, ...fields, ...newest } }]),
     { key: { _zaaktype: 1, ...newest } },
-    { key: { status: 1, _created: 1 } },
+    { key: { status: 1, _gestart: 1, _created: 1 } },
   ]);
 }

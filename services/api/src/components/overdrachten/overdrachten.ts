@@ -123,6 +123,7 @@ export function newOverdracht(n: NieuweOverdracht, auth: Doc): Doc {
     fout: '',
     workflowId: '',
     aanmaakdatum: now,
+    _gestart: false,
     ...auth,
   };
 }
@@ -141,6 +142,7 @@ export function opdrachtOf(o: Overdrachten, doc: Stored<Doc>, url: string): Over
     pogingen: c.TRANSFER_ATTEMPTS,
     wachttijdSeconden: c.TRANSFER_BACKOFF_SECONDS,
     maxWachttijdSeconden: c.TRANSFER_MAX_BACKOFF_SECONDS,
+    hartslagSeconden: c.TRANSFER_HEARTBEAT_SECONDS,
   };
 }
 

@@ -79,6 +79,6 @@ async function readSource(client: ZgwClient, url: string): Promise<Bron | undefi
 /** URLs of this platform's published zaaktypen with that identificatie. */
 async function localZaaktypen(o: Overdrachten, identificatie: string): Promise<string[]> {
   const catalogi = catalogiOf(o.api);
-  const found = await catalogi.zaaktypen.store.find({ identificatie, concept: false }, { limit: 50 });
+  const found = await catalogi.zaaktypen.store.find({ concept: false, identificatie }, { limit: 50, sort: { identificatie: 1, beginGeldigheid: 1, _id: 1 } });
   return found.map((z) => catalogi.zaaktypen.url(z._id));
 }

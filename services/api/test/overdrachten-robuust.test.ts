@@ -1,0 +1,157 @@
+import type { ChildProcess } from 'node:child_process';
+import { ensureAllRights } from '../src/bootstrap';
+import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
+import { eventually, type TestApp } from './harness';
+import { CRS, ZRC, createZ } from './zaken.fixtures';
+import { EIO } from './documenten.fixtures';
+import { LogLines, Netwerk, OVERDRACHTEN, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
+
+/**
+ * What a transfer survives, against the real engines: a target that is away for a while, a target away beyond the
+ * retry limit (compensation leaves nothing behind), an operator's cancel and retry, and a worker killed with
+ * SIGKILL in the middle of copying documents (the next worker completes it, each object exactly once).
+ */
+const logs = new LogLines();
+let sl: Referentielijsten;
+let a: TestApp;
+let b: TestApp;
+let netB: Netwerk;
+let netA: Netwerk;
+let typenA: Typen;
+let typenB: Typen;
+let typenIntern: Typen;
+let worker: ChildProcess | undefined;
+
+beforeAll(async () => {
+  sl = await startReferentielijsten();
+  // Three attempts per step, one to two seconds apart; a dead worker's step is taken over after three seconds.
+  a = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url, TRANSFER_ATTEMPTS: '3', TRANSFER_BACKOFF_SECONDS: '1', TRANSFER_MAX_BACKOFF_SECONDS: '2', TRANSFER_HEARTBEAT_SECONDS: '3' }, logs);
+  b = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url }, new LogLines());
+  netA = new Netwerk(a);
+  netB = new Netwerk(b);
+  typenA = await typen(a, sl, '000000000', 'ZT-A');
+  typenB = await typen(b, sl, '222222222', 'ZT-B');
+  typenIntern = await typen(a, sl, '333333333', 'ZT-I');
+  await b.client('platform-a', 'secret-of-a-at-b');
+  await ensureAllRights(b.mongo.db, 'platform-a');
+  await a.client('platform-b', 'secret-of-b-at-a');
+  await ensureAllRights(a.mongo.db, 'platform-b');
+  const base = (t: TestApp) => t.config.PUBLIC_BASE_URL;
+  const apis = (t: TestApp) => ({ zakenApi: `${base(t)}/zaken/api/v1`, catalogiApi: `${base(t)}/catalogi/api/v1`, documentenApi: `${base(t)}/documenten/api/v1`, besluitenApi: `${base(t)}/besluiten/api/v1` });
+  for (const [t, body] of [
+    [a, { naam: 'b', route: 'extern', rsin: '222222222', catalogus: typenB.catalogus, bron: 'openlaten', zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-B' }], ...apis(b), clientId: 'platform-a', secret: 'secret-of-a-at-b' }],
+    [b, { naam: 'a', route: 'extern', rsin: '000000000', catalogus: typenA.catalogus, bron: 'openlaten', zaaktypen: [{ bron: 'ZT-B', doel: 'ZT-A' }], ...apis(a), clientId: 'platform-b', secret: 'secret-of-b-at-a' }],
+    [a, { naam: 'intern', route: 'intern', rsin: '333333333', catalogus: typenIntern.catalogus, bron: 'openlaten', zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-I' }] }],
+  ] as [TestApp, Record<string, unknown>][]) {
+    expect((await t.call('POST', '/admin/api/v1/doelregistraties', body)).statusCode).toBe(201);
+  }
+  worker = startWorker(a, logs);
+}, 120_000);
+afterAll(async () => {
+  await stopWorker(worker, 'SIGKILL');
+  await a?.close();
+  await b?.close();
+  await sl?.close();
+});
+afterEach(() => {
+  netA.aan();
+  netB.aan();
+  netA.vertraging = undefined;
+});
+
+async function zaak(documenten: number, bytes = 2000): Promise<Record<string, any>> {
+  const z = await createZ(a, 'zaken', { bronorganisatie: '000000000', verantwoordelijkeOrganisatie: '000000000', zaaktype: typenA.zaaktype, startdatum: '2024-06-01' });
+  await createZ(a, 'rollen', { zaak: z.url, roltype: typenA.roltype, betrokkeneType: 'medewerker', roltoelichting: 'behandelaar', betrokkeneIdentificatie: { identificatie: 'mw-7' } });
+  for (let i = 0; i < documenten; i++) {
+    const inhoud = Buffer.alloc(bytes, `${z.uuid}-${i}-`).toString('base64');
+    const doc = await a.call('POST', EIO, { bronorganisatie: '000000000', creatiedatum: '2024-06-01', titel: `stuk ${i}`, auteur: 'A', taal: 'dut', indicatieGebruiksrecht: false, inhoud, informatieobjecttype: typenA.iot });
+    expect(doc.statusCode).toBe(201);
+    await createZ(a, 'zaakinformatieobjecten', { zaak: z.url, informatieobject: doc.json().url });
+  }
+  return (await a.call('GET', z.url, undefined, { headers: CRS })).json();
+}
+
+const get = async (url: string) => (await a.call('GET', url)).json();
+async function wacht(url: string, check: (o: Record<string, any>) => boolean, ms = 90_000): Promise<Record<string, any>> {
+  let last: Record<string, any> = {};
+  if (!(await eventually(async () => check((last = await get(url))), ms))) throw new Error(`overdracht: ${JSON.stringify({ status: last.status, stappen: last.stappen, fout: last.fout })}`);
+  return last;
+}
+const klaar = (o: Record<string, any>) => ['afgerond', 'mislukt', 'geweigerd', 'geannuleerd'].includes(o.status) && o.stappen.some((s: any) => s.stap === 'antwoord_verstuurd' && s.einde);
+const begonnen = (stap: string) => (o: Record<string, any>) => o.stappen.some((s: any) => s.stap === stap);
+/** What the target organisation holds: zaken of the target zaaktype, and documents. */
+async function inB(): Promise<{ zaken: number; documenten: number }> {
+  const zaken = (await b.call('GET', `${ZRC}/zaken?zaaktype=${encodeURIComponent(typenB.zaaktype)}`, undefined, { headers: CRS })).json().count;
+  const documenten = (await b.call('GET', `${EIO}?bronorganisatie=222222222`)).json().count;
+  return { zaken, documenten };
+}
+
+test('a target away for a while: the transfer waits, retrying, and completes once it is back', async () => {
+  const z = await zaak(1);
+  netB.uit();
+  const o = (await a.call('POST', OVERDRACHTEN, { zaak: z.url, doelregistratie: 'b' })).json();
+  expect(await eventually(async () => netB.geknipt > 0, 30_000)).toBe(true);
+  await new Promise((r) => setTimeout(r, 1500));
+  expect((await get(o.url)).status).toBe('bezig');
+  netB.aan();
+  const done = await wacht(o.url, klaar);
+  expect(done).toMatchObject({ status: 'afgerond', fout: '' });
+}, 120_000);
+
+test('a target away beyond the retry limit: compensation waits for it and removes everything the transfer made; mislukt with the reason; retried by an operator, it completes', async () => {
+  const before = await inB();
+  const z = await zaak(3);
+  // The target goes away when the first document arrives: the copy and its parts are there by then.
+  netB.breekBij = (req) => req.method === 'POST' && String(req.url).includes('/enkelvoudiginformatieobjecten');
+  const o = (await a.call('POST', OVERDRACHTEN, { zaak: z.url, doelregistratie: 'b' })).json();
+  await wacht(o.url, begonnen('gecompenseerd'));
+  expect((await inB()).zaken).toBe(before.zaken + 1);
+  netB.aan();
+  const done = await wacht(o.url, klaar);
+  expect(done.status).toBe('mislukt');
+  expect(done.fout).toMatch(/geen antwoord/);
+  expect(done.stappen.find((s: any) => s.stap === 'gecompenseerd').einde).not.toBeNull();
+  expect(await inB()).toEqual(before);
+  expect(logs.of(z.identificatie).find((l) => l.status === 'mislukt' && l.fout)).toMatchObject({ level: 'info', overdracht: o.uuid });
+
+  const retry = await a.call('POST', `/admin/api/v1/overdrachten/${o.uuid}/opnieuw`);
+  expect(retry.statusCode).toBe(202);
+  const again = await wacht(o.url, (x) => klaar(x) && x.stappen.some((s: any) => s.stap === 'geverifieerd'));
+  expect(again.status).toBe('afgerond');
+  expect((await inB()).documenten).toBe(before.documenten + 3);
+  expect((await a.call('POST', `/admin/api/v1/overdrachten/${o.uuid}/opnieuw`)).statusCode).toBe(409);
+}, 150_000);
+
+test('an operator cancels a running transfer: what it made is removed, status geannuleerd', async () => {
+  const before = await inB();
+  const z = await zaak(2);
+  netB.breekBij = (req) => req.method === 'POST' && String(req.url).includes('/enkelvoudiginformatieobjecten');
+  const o = (await a.call('POST', OVERDRACHTEN, { zaak: z.url, doelregistratie: 'b' })).json();
+  await wacht(o.url, begonnen('documenten_gekopieerd'));
+  const cancel = await a.call('POST', `/admin/api/v1/overdrachten/${o.uuid}/annuleren`);
+  expect(cancel.statusCode).toBe(202);
+  netB.aan();
+  const done = await wacht(o.url, klaar);
+  expect(done.status).toBe('geannuleerd');
+  expect(done.stappen.map((s: any) => s.stap)).toContain('gecompenseerd');
+  expect(await inB()).toEqual(before);
+  expect((await a.call('POST', `/admin/api/v1/overdrachten/${o.uuid}/annuleren`)).statusCode).toBe(409);
+}, 120_000);
+
+test('the worker killed (SIGKILL) while copying documents: a new worker completes the transfer, each object exactly once in the target', async () => {
+  const z = await zaak(12, 100_000);
+  netA.vertraging = { match: (req) => req.method === 'POST' && String(req.url).includes('/enkelvoudiginformatieobjecten'), ms: 300 };
+  const o = (await a.call('POST', OVERDRACHTEN, { zaak: z.url, doelregistratie: 'intern' })).json();
+  expect(await eventually(async () => logs.of(z.identificatie).filter((l) => l.msg === 'overdracht: document gekopieerd').length >= 3, 60_000)).toBe(true);
+  await stopWorker(worker, 'SIGKILL');
+  worker = startWorker(a, logs);
+  const done = await wacht(o.url, klaar);
+  expect(done).toMatchObject({ status: 'afgerond', fout: '' });
+  const copy = done.doelZaak as string;
+  const zios = (await a.call('GET', `${ZRC}/zaakinformatieobjecten?zaak=${encodeURIComponent(copy)}`)).json() as any[];
+  expect(zios).toHaveLength(12);
+  expect(new Set(zios.map((x) => x.informatieobject)).size).toBe(12);
+  expect((await a.call('GET', `${EIO}?bronorganisatie=333333333`)).json().count).toBe(12);
+  expect((await a.call('GET', `${ZRC}/zaken?zaaktype=${encodeURIComponent(typenIntern.zaaktype)}`, undefined, { headers: CRS })).json().count).toBe(1);
+  expect((await a.call('GET', `${ZRC}/rollen?zaak=${encodeURIComponent(copy)}`)).json().count).toBe(1);
+}, 180_000);
