@@ -4,6 +4,7 @@ import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtu
 import { eventually, type TestApp } from './harness';
 import { CRS, ZRC, createZ } from './zaken.fixtures';
 import { EIO } from './documenten.fixtures';
+import { AdminBrowser, PASSWORD } from './admin-ui.helpers';
 import { LogLines, Netwerk, OVERDRACHTEN, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
 
 /**
@@ -25,7 +26,7 @@ let worker: ChildProcess | undefined;
 beforeAll(async () => {
   sl = await startReferentielijsten();
   // Three attempts per step, one to two seconds apart; a dead worker's step is taken over after three seconds.
-  a = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url, TRANSFER_ATTEMPTS: '3', TRANSFER_BACKOFF_SECONDS: '1', TRANSFER_MAX_BACKOFF_SECONDS: '2', TRANSFER_HEARTBEAT_SECONDS: '3' }, logs);
+  a = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url, TRANSFER_ATTEMPTS: '3', TRANSFER_BACKOFF_SECONDS: '1', TRANSFER_MAX_BACKOFF_SECONDS: '2', TRANSFER_HEARTBEAT_SECONDS: '3', ADMIN_INITIAL_USER: 'beheerder', ADMIN_INITIAL_PASSWORD: PASSWORD }, logs);
   b = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url }, new LogLines());
   netA = new Netwerk(a);
   netB = new Netwerk(b);
@@ -138,6 +139,19 @@ test('an operator cancels a running transfer: what it made is removed, status ge
   expect((await a.call('POST', `/admin/api/v1/overdrachten/${o.uuid}/annuleren`)).statusCode).toBe(409);
 }, 120_000);
 
+test('a second transfer of a zaak whose transfer still runs is refused: overdracht_loopt_al, with the reason and an INFO line; the first completes', async () => {
+  const z = await zaak(2);
+  netA.vertraging = { match: (req) => req.method === 'POST' && String(req.url).includes('/enkelvoudiginformatieobjecten'), ms: 1500 };
+  const first = (await a.call('POST', OVERDRACHTEN, { zaak: z.url, doelregistratie: 'intern' })).json();
+  await wacht(first.url, begonnen('documenten_gekopieerd'));
+  const second = (await a.call('POST', OVERDRACHTEN, { zaak: z.url, doelregistratie: 'b' })).json();
+  const refused = await wacht(second.url, klaar);
+  expect(refused).toMatchObject({ status: 'geweigerd', weigering: { code: 'overdracht_loopt_al' } });
+  expect(refused.weigering.reden).toContain(first.uuid);
+  expect(logs.of(z.identificatie).find((l) => l.weigering === 'overdracht_loopt_al')).toMatchObject({ level: 'info', overdracht: second.uuid });
+  expect((await wacht(first.url, klaar)).status).toBe('afgerond');
+}, 120_000);
+
 test('the worker killed (SIGKILL) while copying documents: a new worker completes the transfer, each object exactly once in the target', async () => {
   const z = await zaak(12, 100_000);
   netA.vertraging = { match: (req) => req.method === 'POST' && String(req.url).includes('/enkelvoudiginformatieobjecten'), ms: 300 };
@@ -155,3 +169,38 @@ test('the worker killed (SIGKILL) while copying documents: a new worker complete
   expect((await a.call('GET', `${ZRC}/zaken?zaaktype=${encodeURIComponent(typenIntern.zaaktype)}`, undefined, { headers: CRS })).json().count).toBe(1);
   expect((await a.call('GET', `${ZRC}/rollen?zaak=${encodeURIComponent(copy)}`)).json().count).toBe(1);
 }, 180_000);
+
+test('the admin screen Overdrachten: every transfer with its status, steps, reason and workflow link; the doelregistraties; a failed one retried from the screen', async () => {
+  const z = await zaak(1);
+  netB.breekBij = (req) => req.method === 'POST' && String(req.url).includes('/enkelvoudiginformatieobjecten');
+  const o = (await a.call('POST', OVERDRACHTEN, { zaak: z.url, doelregistratie: 'b' })).json();
+  await wacht(o.url, begonnen('gecompenseerd'));
+  netB.aan();
+  await wacht(o.url, klaar);
+
+  const browser = new AdminBrowser(a);
+  expect((await browser.login('beheerder', PASSWORD)).statusCode).toBe(303);
+  const list = await browser.get('/admin/overdrachten?status=mislukt');
+  expect(list.statusCode).toBe(200);
+  expect(list.body).toContain(`href="/admin/overdrachten/${o.uuid}"`);
+  expect(list.body).toContain(z.identificatie);
+  expect(list.body).toMatch(/<table id="doelregistraties">[\s\S]*<td>b<\/td><td>extern<\/td>[\s\S]*<td>intern<\/td><td>intern<\/td>/);
+  expect(list.body).not.toContain('secret-of-a-at-b');
+
+  const detail = await browser.get(`/admin/overdrachten/${o.uuid}`);
+  expect(detail.statusCode).toBe(200);
+  expect(detail.body).toContain('data-status="mislukt"');
+  expect(detail.body).toMatch(/<td id="fout">[^<]*geen antwoord/);
+  expect(detail.body).toContain(`href="http://127.0.0.1:8233/namespaces/default/workflows/overdracht-${o.uuid}"`);
+  expect(detail.body).toMatch(/<table id="stappen">[\s\S]*<td>gecompenseerd<\/td>/);
+  expect(detail.body).toContain(`action="/admin/overdrachten/${o.uuid}/opnieuw"`);
+  expect(detail.body).not.toContain(`action="/admin/overdrachten/${o.uuid}/annuleren"`);
+
+  const retry = await browser.post(`/admin/overdrachten/${o.uuid}/opnieuw`);
+  expect(retry.statusCode).toBe(303);
+  expect(retry.headers.location).toBe(`/admin/overdrachten/${o.uuid}?gedaan=opnieuw`);
+  const done = await wacht(o.url, (x) => klaar(x) && x.stappen.some((s: any) => s.stap === 'geverifieerd'));
+  expect(done.status).toBe('afgerond');
+  expect((await browser.get(`/admin/overdrachten/${o.uuid}`)).body).toContain('data-status="afgerond"');
+  expect((await browser.post(`/admin/overdrachten/${o.uuid}/opnieuw`)).statusCode).toBe(409);
+}, 150_000);

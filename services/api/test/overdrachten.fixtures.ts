@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -166,5 +166,33 @@ export class Netwerk {
   aan(): void {
     this.down = false;
     this.breekBij = undefined;
+  }
+}
+
+/** A receiver of replies (antwoordUrl): collects the JSON bodies POSTed to it. */
+export class Ontvanger {
+  readonly ontvangen: Record<string, any>[] = [];
+  private readonly server: Server = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      this.ontvangen.push(JSON.parse(body));
+      res.writeHead(204).end();
+    });
+  });
+  url = '';
+
+  async start(): Promise<this> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}/antwoord`;
+    return this;
+  }
+
+  voor(overdracht: string): Record<string, any> | undefined {
+    return this.ontvangen.find((o) => o.uuid === overdracht);
+  }
+
+  close(): Promise<void> {
+    return new Promise((r) => this.server.close(() => r()));
   }
 }

@@ -1,9 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
-import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
+import { createServer, type Server } from 'node:http';
+import type { Consumer } from 'kafkajs';
+import { createKafka, type Notificatie } from '@zgw/shared';
+import { create, startReferentielijsten, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
 import { eventually, token, type TestApp } from './harness';
 import { CRS, ZRC, createZ } from './zaken.fixtures';
-import { EIO } from './documenten.fixtures';
-import { LogLines, OVERDRACHTEN, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
+import { EIO, lock } from './documenten.fixtures';
+import { LogLines, OVERDRACHTEN, Ontvanger, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
 
 /**
  * ZSDMS transfers on the internal route, against the real engines: the API over HTTP, the transfer worker as its own
@@ -17,6 +20,7 @@ let sl: Referentielijsten;
 let bron: Typen;
 let doel: Typen;
 let worker: ChildProcess | undefined;
+let ontvanger: Ontvanger;
 
 beforeAll(async () => {
   sl = await startReferentielijsten();
@@ -30,9 +34,15 @@ beforeAll(async () => {
   expect(reg.statusCode).toBe(201);
   const leeg = await t.call('POST', '/admin/api/v1/doelregistraties', { naam: 'zonder-koppeling', route: 'intern', rsin: '111111111', catalogus: doel.catalogus, zaaktypen: [{ bron: 'ANDERS', doel: 'DOEL-1' }], bron: 'openlaten' });
   expect(leeg.statusCode).toBe(201);
+  // A doelzaaktype that exists only as a concept (never published).
+  await create(t, 'zaaktypen', zaaktypeBody(doel.catalogus, { identificatie: 'DOEL-CONCEPT', selectielijstProcestype: sl.procestype }));
+  const concept = await t.call('POST', '/admin/api/v1/doelregistraties', { naam: 'concept', route: 'intern', rsin: '111111111', catalogus: doel.catalogus, zaaktypen: [{ bron: 'BRON-1', doel: 'DOEL-CONCEPT' }], bron: 'openlaten' });
+  expect(concept.statusCode).toBe(201);
+  ontvanger = await new Ontvanger().start();
   worker = startWorker(t, logs);
 }, 120_000);
 afterAll(async () => {
+  await ontvanger?.close();
   await stopWorker(worker);
   await t?.close();
   await sl?.close();
@@ -157,4 +167,94 @@ test('who may ask is answered at once: 400 bad-url for a zaak that is not ours, 
   const line = logs.of(zaak.identificatie).find((l) => String(l.msg).includes('(403)'));
   expect(line).toMatchObject({ level: 'info' });
   expect(logs.lines.find((l) => l.ZaakIdentificatie === 'http://elders.example/zaken/api/v1/zaken/00000000-0000-4000-8000-000000000000')).toBeDefined();
+});
+
+test('the reply: POSTed as JSON to antwoordUrl (retried until the receiver takes it), and a notification on kanaal overdrachten with bronorganisatie, doelregistratie and status', async () => {
+  const received: Record<string, any>[] = [];
+  let refusals = 1;
+  const receiver: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      // The first delivery is refused: the reply is retried.
+      if (refusals-- > 0) return void res.writeHead(503).end();
+      received.push(JSON.parse(body));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  let consumer: Consumer | undefined;
+  try {
+    const antwoordUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/antwoord`;
+    const zaak = await createZ(t, 'zaken', { bronorganisatie: '000000000', verantwoordelijkeOrganisatie: '000000000', zaaktype: bron.zaaktype, startdatum: '2024-03-01' });
+    const o = (await t.call('POST', OVERDRACHTEN, { zaak: zaak.url, doelregistratie: 'gemeente-b', antwoordUrl })).json();
+    const klaar = await until(o.url, ['afgerond', 'mislukt', 'geweigerd']);
+    expect(klaar.status).toBe('afgerond');
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ url: o.url, status: 'afgerond', zaak: zaak.url, zaakIdentificatie: zaak.identificatie, doelZaak: klaar.doelZaak });
+    expect(klaar.stappen.find((s: any) => s.stap === 'antwoord_verstuurd').toelichting).toContain('status 204');
+
+    const seen: Notificatie[] = [];
+    consumer = createKafka(t.config.KAFKA_BROKERS, 'overdrachten-notificaties').consumer({ groupId: `${t.topicPrefix}overdrachten-${o.uuid}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: `${t.topicPrefix}overdrachten`, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Notificatie) });
+    const mine = () => seen.filter((n) => n.resourceUrl === o.url);
+    expect(await eventually(async () => mine().some((n) => n.kenmerken.status === 'afgerond'), 60_000)).toBe(true);
+    expect(mine().map((n) => n.kenmerken.status)).toEqual(['ontvangen', 'bezig', 'afgerond']);
+    for (const n of mine()) expect(n).toMatchObject({ kanaal: 'overdrachten', resource: 'overdracht', kenmerken: { bronorganisatie: '000000000', doelregistratie: 'gemeente-b' } });
+  } finally {
+    await consumer?.disconnect();
+    await new Promise((r) => receiver.close(r));
+  }
+}, 150_000);
+
+test('a client with zaken.overdragen for the zaaktype may transfer; reading the overdracht needs zaken.lezen for that zaaktype', async () => {
+  const zaak = await createZ(t, 'zaken', { bronorganisatie: '000000000', verantwoordelijkeOrganisatie: '000000000', zaaktype: bron.zaaktype, startdatum: '2024-03-01', vertrouwelijkheidaanduiding: 'openbaar' });
+  await t.client('overdrager', 'overdrager-secret');
+  await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['overdrager'], label: 'o', autorisaties: [{ component: 'zrc', scopes: ['zaken.overdragen'], zaaktype: bron.zaaktype, maxVertrouwelijkheidaanduiding: 'openbaar' }] });
+  const overdrager = token('overdrager', 'overdrager-secret');
+  const res = await t.call('POST', OVERDRACHTEN, { zaak: zaak.url, doelregistratie: 'zonder-koppeling' }, { token: overdrager });
+  expect(res.statusCode).toBe(201);
+  expect((await t.call('GET', res.json().url, undefined, { token: overdrager })).statusCode).toBe(403);
+  await t.client('lezer', 'lezer-secret');
+  await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['lezer'], label: 'l', autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: bron.zaaktype, maxVertrouwelijkheidaanduiding: 'openbaar' }] });
+  const lezer = token('lezer', 'lezer-secret');
+  expect((await t.call('GET', res.json().url, undefined, { token: lezer })).statusCode).toBe(200);
+  const list = (await t.call('GET', `${OVERDRACHTEN}?zaak=${encodeURIComponent(zaak.url)}`, undefined, { token: lezer })).json();
+  expect(list.results.map((o: any) => o.uuid)).toEqual([res.json().uuid]);
+  // A reader of another zaaktype sees none of these transfers.
+  await t.client('ander', 'ander-secret');
+  await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['ander'], label: 'a', autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: doel.zaaktype, maxVertrouwelijkheidaanduiding: 'geheim' }] });
+  const ander = token('ander', 'ander-secret');
+  expect((await t.call('GET', OVERDRACHTEN, undefined, { token: ander })).json().count).toBe(0);
+  expect((await t.call('GET', res.json().url, undefined, { token: ander })).statusCode).toBe(403);
+  await until(res.json().url, ['geweigerd']);
+});
+
+describe('every refusal: status geweigerd, code and reason in the resource and in the reply, an INFO line, nothing made', () => {
+  const refused = async (zaak: Record<string, any>, doelregistratie: string, code: string, reden: RegExp) => {
+    const o = (await t.call('POST', OVERDRACHTEN, { zaak: zaak.url, doelregistratie, antwoordUrl: ontvanger.url })).json();
+    const done = await until(o.url, ['geweigerd', 'afgerond', 'mislukt']);
+    expect(done).toMatchObject({ status: 'geweigerd', doelZaak: null, weigering: { code } });
+    expect(done.weigering.reden).toMatch(reden);
+    expect(ontvanger.voor(o.uuid)).toMatchObject({ status: 'geweigerd', weigering: { code } });
+    expect(logs.of(zaak.identificatie).find((l) => l.weigering === code)).toMatchObject({ level: 'info', overdracht: o.uuid, reden: done.weigering.reden });
+    expect(done.stappen.map((s: any) => s.stap)).not.toContain('doelzaak_aangemaakt');
+  };
+  const nieuweZaak = () => createZ(t, 'zaken', { bronorganisatie: '000000000', verantwoordelijkeOrganisatie: '000000000', zaaktype: bron.zaaktype, startdatum: '2024-03-01' });
+
+  test('zaaktype_niet_gekoppeld', async () => refused(await nieuweZaak(), 'zonder-koppeling', 'zaaktype_niet_gekoppeld', /BRON-1/), 120_000);
+  test('doelzaaktype_ongeldig (not published)', async () => refused(await nieuweZaak(), 'concept', 'doelzaaktype_ongeldig', /DOEL-CONCEPT/), 120_000);
+  test('doelzaaktype_ongeldig (not valid on the startdatum)', async () => {
+    const zaak = await createZ(t, 'zaken', { bronorganisatie: '000000000', verantwoordelijkeOrganisatie: '000000000', zaaktype: bron.zaaktype, startdatum: '2019-06-01' });
+    await refused(zaak, 'gemeente-b', 'doelzaaktype_ongeldig', /2019-06-01/);
+  }, 120_000);
+  test('document_vergrendeld', async () => {
+    const zaak = await nieuweZaak();
+    const doc = await t.call('POST', EIO, { bronorganisatie: '000000000', creatiedatum: '2024-03-01', titel: 'in bewerking', auteur: 'A', taal: 'dut', inhoud: Buffer.from('x').toString('base64'), informatieobjecttype: bron.iot });
+    await createZ(t, 'zaakinformatieobjecten', { zaak: zaak.url, informatieobject: doc.json().url });
+    await lock(t, doc.json().url);
+    await refused(zaak, 'gemeente-b', 'document_vergrendeld', /vergrendeld/);
+  }, 120_000);
 });
