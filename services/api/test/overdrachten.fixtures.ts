@@ -137,12 +137,15 @@ export class Netwerk {
   breekBij?: (req: IncomingMessage) => boolean;
   vertraging?: { match: (req: IncomingMessage) => boolean; ms: number };
   geknipt = 0;
+  /** Every request that reached the API over the network: `METHOD path`. */
+  readonly verzoeken: string[] = [];
 
   constructor(t: TestApp) {
     const server = t.app.server;
     const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      this.verzoeken.push(`${req.method} ${String(req.url).split('?')[0]}`);
       if (this.breekBij?.(req)) {
         this.down = true;
         this.breekBij = undefined;

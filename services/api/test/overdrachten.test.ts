@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Consumer } from 'kafkajs';
 import { createKafka, type Notificatie } from '@zgw/shared';
@@ -6,7 +7,7 @@ import { create, startReferentielijsten, zaaktypeBody, type Referentielijsten } 
 import { eventually, token, type TestApp } from './harness';
 import { CRS, ZRC, createZ } from './zaken.fixtures';
 import { EIO, lock } from './documenten.fixtures';
-import { LogLines, OVERDRACHTEN, Ontvanger, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
+import { LogLines, Netwerk, OVERDRACHTEN, Ontvanger, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
 
 /**
  * ZSDMS transfers on the internal route, against the real engines: the API over HTTP, the transfer worker as its own
@@ -21,10 +22,12 @@ let bron: Typen;
 let doel: Typen;
 let worker: ChildProcess | undefined;
 let ontvanger: Ontvanger;
+let net: Netwerk;
 
 beforeAll(async () => {
   sl = await startReferentielijsten();
-  t = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url }, logs);
+  // Bestandsdelen of 1 MiB: a large document travels in several parts.
+  t = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url, DRC_BESTANDSDEEL_BYTES: String(1024 * 1024) }, logs);
   bron = await typen(t, sl, '000000000', 'BRON-1');
   doel = await typen(t, sl, '111111111', 'DOEL-1');
   const reg = await t.call('POST', '/admin/api/v1/doelregistraties', {
@@ -39,6 +42,7 @@ beforeAll(async () => {
   const concept = await t.call('POST', '/admin/api/v1/doelregistraties', { naam: 'concept', route: 'intern', rsin: '111111111', catalogus: doel.catalogus, zaaktypen: [{ bron: 'BRON-1', doel: 'DOEL-CONCEPT' }], bron: 'openlaten' });
   expect(concept.statusCode).toBe(201);
   ontvanger = await new Ontvanger().start();
+  net = new Netwerk(t);
   worker = startWorker(t, logs);
 }, 120_000);
 afterAll(async () => {
@@ -258,3 +262,24 @@ describe('every refusal: status geweigerd, code and reason in the resource and i
     await refused(zaak, 'gemeente-b', 'document_vergrendeld', /vergrendeld/);
   }, 120_000);
 });
+
+test('a large document travels in bestandsdelen, streamed part by part, and arrives byte for byte; gebruiksrechten come along', async () => {
+  const zaak = await createZ(t, 'zaken', { bronorganisatie: '000000000', verantwoordelijkeOrganisatie: '000000000', zaaktype: bron.zaaktype, startdatum: '2024-03-01' });
+  const groot = randomBytes(2_600_000);
+  const doc = await t.call('POST', EIO, { bronorganisatie: '000000000', creatiedatum: '2024-03-01', titel: 'plattegrond', auteur: 'A', taal: 'dut', bestandsnaam: 'plattegrond.bin', inhoud: groot.toString('base64'), informatieobjecttype: bron.iot });
+  expect(doc.statusCode).toBe(201);
+  await createZ(t, 'zaakinformatieobjecten', { zaak: zaak.url, informatieobject: doc.json().url });
+  const recht = await t.call('POST', '/documenten/api/v1/gebruiksrechten', { informatieobject: doc.json().url, startdatum: '2024-03-01T00:00:00Z', omschrijvingVoorwaarden: 'alleen intern' });
+  expect(recht.statusCode).toBe(201);
+  const o = (await t.call('POST', OVERDRACHTEN, { zaak: zaak.url, doelregistratie: 'gemeente-b' })).json();
+  const done = await until(o.url, ['afgerond', 'mislukt', 'geweigerd']);
+  expect(done).toMatchObject({ status: 'afgerond', fout: '' });
+  const [zio] = (await t.call('GET', `${ZRC}/zaakinformatieobjecten?zaak=${encodeURIComponent(done.doelZaak)}`)).json();
+  const copy = (await t.call('GET', zio.informatieobject)).json();
+  expect(copy).toMatchObject({ bestandsomvang: groot.length, bestandsnaam: 'plattegrond.bin', locked: false, indicatieGebruiksrecht: true });
+  expect(net.verzoeken.filter((v) => v.startsWith('PUT /documenten/api/v1/bestandsdelen/')).length).toBe(3);
+  const download = await t.call('GET', `${zio.informatieobject}/download`);
+  expect(createHash('sha256').update(download.rawPayload).digest('hex')).toBe(createHash('sha256').update(groot).digest('hex'));
+  const rechten = (await t.call('GET', `/documenten/api/v1/gebruiksrechten?informatieobject=${encodeURIComponent(copy.url)}`)).json();
+  expect(rechten.map((r: any) => r.omschrijvingVoorwaarden)).toEqual(['alleen intern']);
+}, 150_000);

@@ -3,6 +3,7 @@ import { heartbeat } from '@temporalio/activity';
 import { ZgwCallError, zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
 import { routeOf, traced, type Deps, type Kant } from '../context';
 import { pick, vingerafdruk, type Obj } from './bronzaak';
+import { bronInhoud, INLINE_BYTES, klein, maakGroot } from './inhoud';
 import type { Plan } from './valideer';
 
 const DOCUMENT = [
@@ -51,24 +52,48 @@ export async function vindKopie(bron: Kant, doel: Kant, plan: Plan, url: string)
 
 async function kopieerDocument(bron: Kant, doel: Kant, plan: Plan, url: string): Promise<string> {
   const { doc, kopie, bezet: found } = await vindKopie(bron, doel, plan, url);
-  if (kopie) return kopie;
-  const inhoud = doc.inhoud ? (await download(bron, String(doc.inhoud))).toString('base64') : null;
+  if (kopie && !(await onvoltooid(doel, kopie))) return kopie;
   // An identificatie taken in the target by another document: the target numbers the copy.
   const velden = found ? DOCUMENT.filter((f) => f !== 'identificatie') : DOCUMENT;
-  const copy = await doel.client.post(zgwUrl(doel.documenten, 'enkelvoudiginformatieobjecten'), {
+  const body = {
     ...pick(doc, velden),
     bronorganisatie: plan.rsin,
     informatieobjecttype: plan.typen[String(doc.informatieobjecttype)],
+    // Set by the target when the gebruiksrechten are copied (below); false as in the source.
     indicatieGebruiksrecht: doc.indicatieGebruiksrecht === false ? false : null,
-    inhoud,
-  });
+  };
+  const createUrl = zgwUrl(doel.documenten, 'enkelvoudiginformatieobjecten');
+  const omvang = Number(doc.bestandsomvang ?? 0);
+  let copy: Obj;
+  if (!doc.inhoud) copy = await doel.client.post(createUrl, { ...body, inhoud: null });
+  else if (omvang <= INLINE_BYTES) copy = await doel.client.post(createUrl, { ...body, inhoud: (await klein(await bronInhoud(bron, String(doc.inhoud)))).toString('base64') });
+  else copy = await maakGroot(doel, createUrl, body, omvang, await bronInhoud(bron, String(doc.inhoud)));
+  await kopieerGebruiksrechten(bron, doel, url, String(copy.url));
   return String(copy.url);
 }
 
-async function download(k: Kant, url: string): Promise<Buffer> {
-  const res = await k.client.fetch('GET', url);
-  if (!res.ok) throw new ZgwCallError('GET', url, res.status, { detail: await res.text().catch(() => '') });
-  return Buffer.from(await res.arrayBuffer());
+/**
+ * A copy left locked (a worker stopped while sending its bestandsdelen) is not finished: unlocked by force (the
+ * transfer's client may), removed, and made again. True when it was.
+ */
+async function onvoltooid(doel: Kant, kopie: string): Promise<boolean> {
+  const doc = await doel.client.get(kopie);
+  if (!doc.locked) return false;
+  await doel.client.post(`${kopie}/unlock`, {});
+  await doel.client.delete(kopie);
+  return true;
+}
+
+const GEBRUIKSRECHT = ['startdatum', 'einddatum', 'omschrijvingVoorwaarden'] as const;
+
+/** The document's gebruiksrechten on the copy (each found by its content first); the target then sets indicatieGebruiksrecht. */
+async function kopieerGebruiksrechten(bron: Kant, doel: Kant, bronDoc: string, kopie: string): Promise<void> {
+  const rechten = await bron.client.all(zgwUrl(bron.documenten, 'gebruiksrechten', { informatieobject: bronDoc }));
+  if (!rechten.length) return;
+  const bestaand = new Set((await doel.client.all(zgwUrl(doel.documenten, 'gebruiksrechten', { informatieobject: kopie }))).map((r) => vingerafdruk(r, GEBRUIKSRECHT)));
+  for (const r of rechten) {
+    if (!bestaand.has(vingerafdruk(r, GEBRUIKSRECHT))) await doel.client.post(zgwUrl(doel.documenten, 'gebruiksrechten'), { ...pick(r, GEBRUIKSRECHT), informatieobject: kopie });
+  }
 }
 
 /** Size and SHA-256 of a document's content, read as a stream. */
