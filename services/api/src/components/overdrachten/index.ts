@@ -101,8 +101,13 @@ async function ensureIndexes(r: Resource<Doc>): Promise<void> {
   const newest = { _created: -1, _id: -1 } as const;
   await r.store.ensureIndexes([
     { key: { ...newest } },
-    ...filterCombinations().flatMap((fields) => [{ key: { ...fields, ...newest } }, { key: { _zaaktype: 1, ...fields, ...newest } }]),
-    { key: { _zaaktype: 1, ...newest } },
+    // Under autorisaties: the zaaktype of one autorisatie, the filters, the list order, then its vertrouwelijkheid bound.
+    // Their counts: the same equalities, then the vertrouwelijkheid bound.
+    ...[{}, ...filterCombinations()].flatMap((fields) => [
+      ...(Object.keys(fields).length ? [{ key: { ...fields, ...newest } }] : []),
+      { key: { _zaaktype: 1, ...fields, ...newest, _vertrouwelijkheid: 1 } },
+      { key: { _zaaktype: 1, ...fields, _vertrouwelijkheid: 1 } },
+    ]),
     { key: { status: 1, _gestart: 1, _created: 1 } },
   ]);
 }

@@ -33,8 +33,8 @@ export function registerOverdrachten(o: Overdrachten): Resource<Doc> {
     filter: (q, caller) => {
       const f: Doc = {};
       for (const k of OVERDRACHT_FILTERS) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
-      const auth = authFilter(caller, AUTH_FIELDS);
-      return (Object.keys(auth).length ? { $and: [auth, f] } : f) as Filter<Document>;
+      // The autorisaties beside the filters (one condition object, as every list here does: index-served).
+      return { ...authFilter(caller, AUTH_FIELDS), ...f } as Filter<Document>;
     },
     sort: { _created: -1, _id: -1 },
     render: (doc) => ({ uuid: doc._id }),
