@@ -18,9 +18,12 @@
 //             sampled during both.
 //   notifier  deliveries/s from --events (10,000) to --receivers (100) local receivers, one of which answers after
 //             --slow-ms (5,000), through services/notifier as its own process (bench/notifier.js).
-//   `all` runs catalogi and zaken; the documents and notifier suites run when named.
+//   transfer  ZSDMS transfers per minute at --concurrent (8) in flight, internal route and external route (to a second
+//             instance), --transfers (40) per route; zaken of 5 rollen, 10 statussen, 10 documents of 100 KB and 2
+//             besluiten; the time of each step (bench/transfer.js). Needs Temporal (started when TEMPORAL_ADDRESS is unset).
+//   `all` runs catalogi and zaken; the documents, notifier and transfer suites run when named.
 //
-// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|all --only TEXT --seconds S --zaaktypen N
+// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|transfer|all --transfers N --concurrent N --only TEXT --seconds S --zaaktypen N
 //        --zaken N --documents N --via-api N --large-mib M --events N --receivers N --slow-ms MS --keep]
 //   --only TEXT  runs just the operations whose title contains TEXT (e.g. --only uuid)
 //   --keep       keeps the bench databases (dropped at the end by default)
@@ -37,6 +40,7 @@ const { MongoClient } = require('mongodb');
 const { Kafka, logLevel } = require('kafkajs');
 const { documentsSuite, largeSuite } = require('./bench/documents');
 const { notifierSuite } = require('./bench/notifier');
+const { transferSuite } = require('./bench/transfer');
 
 const root = path.join(__dirname, '..');
 const option = (name) => {
@@ -45,7 +49,7 @@ const option = (name) => {
 };
 const num = (name, dflt) => (option(name) === undefined ? dflt : Number(option(name)));
 const SUITE = option('suite') ?? 'all';
-const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier'];
+const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier', 'transfer'];
 if (![...SUITES, 'all'].includes(SUITE)) throw new Error(`--suite ${SUITE}: use ${SUITES.join(', ')} or all`);
 /** `all` runs every suite but the long ones (documents: a million documents; documents-large: 1 GiB). */
 const runs = (name) => SUITE === name || (SUITE === 'all' && ['catalogi', 'zaken'].includes(name));
@@ -532,6 +536,10 @@ async function main() {
       dbs.push(`zgw_bench_notifier_${stamp}`);
       suites.notifier = { at: new Date().toISOString(), ...(await notifierSuite(helpers, dbs.at(-1), { events: num('events', 10000), receivers: num('receivers', 100), slowMs: num('slow-ms', 5000), ticks: CLK_TCK })) };
     }
+    if (runs('transfer')) {
+      dbs.push(`zgw_bench_transfer_${stamp}`, `zgw_bench_transfer_${stamp}_b`);
+      suites.transfer = { at: new Date().toISOString(), ...(await transferSuite(helpers, dbs.at(-2), { transfers: num('transfers', 40), concurrent: num('concurrent', 8) })) };
+    }
     if (runs('documents-large')) {
       dbs.push(`zgw_bench_documents_large_${stamp}`);
       suites['documents-large'] = { at: new Date().toISOString(), ...(await largeSuite(helpers, dbs.at(-1), { bytes: LARGE_MIB * 1024 * 1024 })) };
@@ -547,6 +555,10 @@ async function main() {
     if (large) {
       console.log(`\ndocuments-large: ${large.bytes / 1048576} MiB; API RSS ${large.baselineRssMb} MB before; upload ${large.upload.seconds.toFixed(1)} s, `
         + `max RSS +${large.upload.rssGrowthMb} MB; download ${large.download.seconds.toFixed(1)} s, max RSS +${large.download.rssGrowthMb} MB`);
+    }
+    if (suites.transfer) {
+      const r = suites.transfer.routes;
+      console.log(`\ntransfer at ${suites.transfer.concurrent} concurrent: internal ${r.intern.transfersPerMinute}/minute (target 60: ${suites.transfer.target.internalAtLeast60PerMinute ? 'met' : 'NOT met'}), external ${r.extern.transfersPerMinute}/minute`);
     }
     if (suites.zaken) {
       const t = suites.zaken.targets;

@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry } from '@temporalio/worker';
 import { connectMongo, createLogger, loadConfig, onShutdown } from '@zgw/shared';
 import { createActivities } from './activities';
 
@@ -6,6 +6,12 @@ import { createActivities } from './activities';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('transfer', config.LOG_LEVEL);
+  // The Temporal runtime's own lines (worker state, failed attempts) as JSON lines of this service's log.
+  const forward = (e: LogEntry) => {
+    const level = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[e.level];
+    log[level]({ temporal: true, ...e.meta }, e.message);
+  };
+  Runtime.install({ logger: new DefaultLogger('INFO', forward) });
   if (!config.TRANSFER_SECRET) log.warn({ clientId: config.TRANSFER_CLIENT_ID }, 'TRANSFER_SECRET is not set: every transfer will fail to reach this platform');
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });

@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, proxyLocalActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { OverdrachtOpdracht, StapNaam, Voortgang, Weigercode } from '@zgw/shared';
 import type { Activities, Plan } from './activities';
 
@@ -27,8 +27,9 @@ export async function overdracht(o: OverdrachtOpdracht): Promise<string> {
     heartbeatTimeout: `${o.hartslagSeconden}s`,
     retry: { initialInterval: `${o.wachttijdSeconden}s`, backoffCoefficient: 2, maximumInterval: `${o.maxWachttijdSeconden}s` },
   });
-  // Progress reports go to this platform's own API: retried until it answers (a report never fails a transfer).
-  const { meld } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1s', maximumInterval: '30s' } });
+  // Progress reports go to this platform's own API: short, so run as local activities (no trip through a task queue),
+  // retried until the API answers (a report never fails a transfer).
+  const { meld } = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '1s', maximumInterval: '30s' } });
 
   const stap = async <T>(naam: StapNaam, run: () => Promise<T>, toelichting: (r: T) => string = () => ''): Promise<T> => {
     await meld(o, { stap: naam, fase: 'start' });

@@ -15,7 +15,7 @@ const BESLUIT = ['datum', 'toelichting', 'bestuursorgaan', 'ingangsdatum', 'verv
  */
 export async function kopieerBesluiten(deps: Deps, o: OverdrachtOpdracht, plan: Plan, doelZaak: string, documenten: Documenten): Promise<number> {
   const { bron, doel } = await routeOf(deps, o);
-  const { besluiten } = await leesDossier(bron, o.zaak);
+  const { besluiten } = await leesDossier(bron, o.zaak, ['besluiten']);
   const bestaand = await doel.client.all(zgwUrl(doel.besluiten, 'besluiten', { zaak: doelZaak }));
   for (const { besluit, bios } of besluiten) {
     const besluittype = plan.typen[String(besluit.besluittype)];

@@ -16,22 +16,29 @@ export interface Zaakdossier {
   besluiten: { besluit: Obj; bios: Obj[] }[];
 }
 
-/** Reads a zaak and its parts (statussen oldest first); documents are read one by one where they are copied. */
-export async function leesDossier(k: Kant, zaakUrl: string): Promise<Zaakdossier> {
+export type Deel = 'rollen' | 'statussen' | 'resultaat' | 'eigenschappen' | 'objecten' | 'klantcontacten' | 'zios' | 'besluiten';
+const ALLE: readonly Deel[] = ['rollen', 'statussen', 'resultaat', 'eigenschappen', 'objecten', 'klantcontacten', 'zios', 'besluiten'];
+
+/**
+ * Reads a zaak and its parts (statussen oldest first), or only the parts named (the others empty); documents are
+ * read one by one where they are copied.
+ */
+export async function leesDossier(k: Kant, zaakUrl: string, delen: readonly Deel[] = ALLE): Promise<Zaakdossier> {
   const c = k.client;
   const zaak = await c.get(zaakUrl);
   const q = { zaak: zaakUrl };
-  const [rollen, statussen, eigenschappen, objecten, klantcontacten, zios, besluiten] = await Promise.all([
-    c.all(zgwUrl(k.zaken, 'rollen', q)),
-    c.all(zgwUrl(k.zaken, 'statussen', q)),
-    c.all(zgwUrl(k.zaken, `zaken/${uuidOf(zaakUrl)}/zaakeigenschappen`)),
-    c.all(zgwUrl(k.zaken, 'zaakobjecten', q)),
-    c.all(zgwUrl(k.zaken, 'klantcontacten', q)),
-    c.all(zgwUrl(k.zaken, 'zaakinformatieobjecten', q)),
-    c.all(zgwUrl(k.besluiten, 'besluiten', q)),
+  const lees = <T>(deel: Deel, read: () => Promise<T>, leeg: T): Promise<T> => (delen.includes(deel) ? read() : Promise.resolve(leeg));
+  const [rollen, statussen, eigenschappen, objecten, klantcontacten, zios, besluiten, resultaat] = await Promise.all([
+    lees('rollen', () => c.all(zgwUrl(k.zaken, 'rollen', q)), []),
+    lees('statussen', () => c.all(zgwUrl(k.zaken, 'statussen', q)), []),
+    lees('eigenschappen', () => c.all(zgwUrl(k.zaken, `zaken/${uuidOf(zaakUrl)}/zaakeigenschappen`)), []),
+    lees('objecten', () => c.all(zgwUrl(k.zaken, 'zaakobjecten', q)), []),
+    lees('klantcontacten', () => c.all(zgwUrl(k.zaken, 'klantcontacten', q)), []),
+    lees('zios', () => c.all(zgwUrl(k.zaken, 'zaakinformatieobjecten', q)), []),
+    lees('besluiten', () => c.all(zgwUrl(k.besluiten, 'besluiten', q)), []),
+    lees<Obj | null>('resultaat', async () => (zaak.resultaat ? c.get(String(zaak.resultaat)) : null), null),
   ]);
   statussen.sort((a, b) => String(a.datumStatusGezet).localeCompare(String(b.datumStatusGezet)));
-  const resultaat = zaak.resultaat ? await c.get(String(zaak.resultaat)) : null;
   const metBios = await Promise.all(besluiten.map(async (besluit) => ({ besluit, bios: await c.all(zgwUrl(k.besluiten, 'besluitinformatieobjecten', { besluit: String(besluit.url) })) })));
   return { zaak, rollen, statussen, resultaat, eigenschappen, objecten, klantcontacten, zios, besluiten: metBios };
 }

@@ -54,7 +54,7 @@ export async function maakDoelzaak(deps: Deps, o: OverdrachtOpdracht, plan: Plan
  */
 export async function sluitDoelzaak(deps: Deps, o: OverdrachtOpdracht, plan: Plan, doelZaak: string, rollen: Record<string, string>): Promise<boolean> {
   const { bron, doel } = await routeOf(deps, o);
-  const eind = eindstatusVan(await leesDossier(bron, o.zaak));
+  const eind = eindstatusVan(await leesDossier(bron, o.zaak, ['statussen']));
   if (!eind) return false;
   const statustype = plan.typen[String(eind.statustype)]!;
   const bestaand = await doel.client.all(zgwUrl(doel.zaken, 'statussen', { zaak: doelZaak, statustype }));

@@ -22,8 +22,8 @@ export interface Onderdelen {
  */
 export async function kopieerOnderdelen(deps: Deps, o: OverdrachtOpdracht, plan: Plan, doelZaak: string): Promise<Onderdelen> {
   const { bron, doel } = await routeOf(deps, o);
-  const src = await leesDossier(bron, o.zaak);
-  const dst = await leesDossier(doel, doelZaak);
+  const delen = ['rollen', 'statussen', 'resultaat', 'eigenschappen', 'objecten', 'klantcontacten'] as const;
+  const [src, dst] = await Promise.all([leesDossier(bron, o.zaak, delen), leesDossier(doel, doelZaak, delen)]);
   const c = doel.client;
   let gemaakt = 0;
   const make = async (path: string, body: Obj) => {
