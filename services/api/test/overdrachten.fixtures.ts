@@ -32,9 +32,11 @@ export class LogLines {
   add(text: string): void {
     for (const l of text.split('\n').filter(Boolean)) {
       try {
-        this.lines.push(JSON.parse(l));
+        const line = JSON.parse(l) as Record<string, unknown>;
+        this.lines.push(line);
+        if (process.env.ZGW_TEST_WORKER_OUTPUT && line.temporal) process.stderr.write(`${l}\n`); // the Temporal runtime's own lines
       } catch {
-        if (process.env.ZGW_TEST_WORKER_OUTPUT) process.stderr.write(`${l}\n`); // the Temporal runtime's own output
+        if (process.env.ZGW_TEST_WORKER_OUTPUT) process.stderr.write(`${l}\n`);
       }
     }
   }

@@ -283,3 +283,14 @@ test('a large document travels in bestandsdelen, streamed part by part, and arri
   const rechten = (await t.call('GET', `/documenten/api/v1/gebruiksrechten?informatieobject=${encodeURIComponent(copy.url)}`)).json();
   expect(rechten.map((r: any) => r.omschrijvingVoorwaarden)).toEqual(['alleen intern']);
 }, 150_000);
+
+test('the Overdrachten API has its own OpenAPI document, generated from its schemas, and a page in the API reference', async () => {
+  const doc = (await t.call('GET', '/overdrachten/api/v1/schema/openapi.json', undefined, { token: null })).json();
+  expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/overdrachten', '/overdrachten/{uuid}', '/verzoeken']));
+  expect(Object.keys(doc.paths['/overdrachten'])).toEqual(expect.arrayContaining(['get', 'post']));
+  const schemas = JSON.stringify(doc);
+  for (const word of ['overdracht_loopt_al', 'doelzaak_aangemaakt', 'geannuleerd', 'zaakIdentificatie']) expect(schemas).toContain(word);
+  const page = await t.call('GET', '/api-referentie/overdrachten', undefined, { token: null });
+  expect(page.statusCode).toBe(200);
+  expect(page.body).toContain('/verzoeken');
+});
