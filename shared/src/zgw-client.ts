@@ -1,4 +1,5 @@
 import { createSigner } from 'fast-jwt';
+import { scrub } from './logger';
 
 /**
  * A client of a ZGW system (this platform or another) over its standard APIs, as one registered client id: every
@@ -17,7 +18,8 @@ export class ZgwCallError extends Error {
     readonly status: number,
     readonly problem: unknown,
   ) {
-    super(`${method} ${url}: ${status ? `status ${status}` : 'geen antwoord'}${problemText(problem)}`);
+    // The message travels into logs, the overdracht's `fout` and Temporal's history: BSN-like values masked.
+    super(scrub(`${method} ${url}: ${status ? `status ${status}` : 'geen antwoord'}${problemText(problem)}`));
   }
 
   /** Worth another attempt: no answer, a timeout, a 5xx, or 429. A 4xx is permanent. */

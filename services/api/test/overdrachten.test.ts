@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { Consumer } from 'kafkajs';
 import { createKafka, type Notificatie } from '@zgw/shared';
 import { create, startReferentielijsten, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
-import { eventually, token, type TestApp } from './harness';
+import { eventually, startApp, token, type TestApp } from './harness';
 import { CRS, ZRC, createZ } from './zaken.fixtures';
 import { EIO, lock } from './documenten.fixtures';
 import { LogLines, Netwerk, OVERDRACHTEN, Ontvanger, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
@@ -294,3 +294,25 @@ test('the Overdrachten API has its own OpenAPI document, generated from its sche
   expect(page.statusCode).toBe(200);
   expect(page.body).toContain('/verzoeken');
 });
+
+test('a transfer asked while Temporal cannot be reached is answered at once, stays ontvangen, and is started by the sweep', async () => {
+  // A second instance on the same data whose Temporal address answers nothing.
+  const cut = await startApp({ REFERENTIELIJSTEN_URL: sl.url, TEMPORAL_ADDRESS: '127.0.0.1:1', PUBLIC_BASE_URL: t.config.PUBLIC_BASE_URL, TRANSFER_TASK_QUEUE: t.config.TRANSFER_TASK_QUEUE }, { shareWith: t });
+  try {
+    const zaak = await createZ(t, 'zaken', { bronorganisatie: '000000000', verantwoordelijkeOrganisatie: '000000000', zaaktype: bron.zaaktype, startdatum: '2024-03-01' });
+    const res = await cut.call('POST', OVERDRACHTEN, { zaak: zaak.url, doelregistratie: 'gemeente-b' });
+    expect(res.statusCode).toBe(201);
+    const o = res.json();
+    expect(o.status).toBe('ontvangen');
+    await new Promise((r) => setTimeout(r, 6000));
+    expect((await overdracht(o.url)).status).toBe('ontvangen');
+    // The sweep of the instance that reaches Temporal starts it (received more than 10 s ago, checked every 15 s).
+    const done = await until(o.url, ['afgerond', 'mislukt', 'geweigerd']);
+    expect(done.status).toBe('afgerond');
+  } finally {
+    // the shared database is t's: close only the other app's own resources
+    await cut.relay.stop();
+    await cut.app.close();
+    await cut.mongo.client.close();
+  }
+}, 120_000);

@@ -42,7 +42,8 @@ async function begin(o: Overdrachten, resource: Resource<Doc>, doc: Doc, caller:
     { ...traced(String(doc.zaakIdentificatie), uuid), doelregistratie: doc.doelregistratie, richting: doc.richting, clientId: caller.clientId },
     'overdracht ontvangen',
   );
-  await start(o, stored);
+  // Answered at once: the workflow starts beside the answer (or, with Temporal away, by the sweep).
+  void start(o, stored).catch((err: Error) => o.api.deps.log.error({ ...traced(String(doc.zaakIdentificatie), uuid), err: err.message }, 'overdracht: starting its workflow failed'));
   return resource.toApi(stored, undefined, req);
 }
 
@@ -76,7 +77,7 @@ async function opnieuw(o: Overdrachten, uuid: string): Promise<boolean> {
   return true;
 }
 
-/** Every 15 seconds, starts the workflows of overdrachten received while Temporal could not be reached. */
+/** Every 15 seconds, starts the workflows of overdrachten received while Temporal could not be reached (10 s grace). */
 function sweep(o: Overdrachten): void {
   const run = async () => {
     const waiting = await o.overdrachten.store.find({ status: 'ontvangen', _gestart: false, _created: { $lt: new Date(Date.now() - 10_000) } }, { limit: 100, sort: { status: 1, _gestart: 1, _created: 1 } });
