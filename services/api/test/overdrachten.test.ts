@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Consumer } from 'kafkajs';
+import { Client, Connection } from '@temporalio/client';
 import { createKafka, type Notificatie } from '@zgw/shared';
 import { create, startReferentielijsten, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
 import { eventually, startApp, token, type TestApp } from './harness';
@@ -142,6 +143,26 @@ test('an internal transfer copies the zaak with every part, verifies it, links a
   expect(msgs.some((m) => m.startsWith('overdracht: antwoord verstuurd'))).toBe(true);
   expect(mine.every((l) => l.level === 'info' && l.overdracht === o.uuid)).toBe(true);
   expect(JSON.stringify(logs.lines)).not.toContain(BSN);
+
+  // The copy's audit trail starts with the transfer's writes, under its own client id.
+  const trail = (await t.call('GET', `${copy.url}/audittrail`)).json() as any[];
+  expect(trail[0]).toMatchObject({ actie: 'create', applicatieId: t.config.TRANSFER_CLIENT_ID });
+  expect(trail.filter((e) => e.actie !== 'retrieve' && e.actie !== 'list').every((e) => e.applicatieId === t.config.TRANSFER_CLIENT_ID)).toBe(true);
+
+  // Temporal finds the transfer by its zaak (search attribute ZaakIdentificatie).
+  const connection = await Connection.connect({ address: t.config.TEMPORAL_ADDRESS });
+  try {
+    const client = new Client({ connection });
+    const found: string[] = [];
+    const listed = await eventually(async () => {
+      found.length = 0;
+      for await (const w of client.workflow.list({ query: `ZaakIdentificatie="${zaak.identificatie}"` })) found.push(w.workflowId);
+      return found.includes(`overdracht-${o.uuid}`);
+    }, 30_000);
+    expect(listed).toBe(true);
+  } finally {
+    await connection.close();
+  }
 }, 150_000);
 
 test('a zaaktype without mapping is refused: geweigerd with its code and reason, nothing made, an INFO line with the reason', async () => {
