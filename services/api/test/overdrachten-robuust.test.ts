@@ -208,3 +208,38 @@ test('the admin screen Overdrachten: every transfer with its status, steps, reas
   expect((await browser.get(`/admin/overdrachten/${o.uuid}`)).body).toContain('data-status="afgerond"');
   expect((await browser.post(`/admin/overdrachten/${o.uuid}/opnieuw`)).statusCode).toBe(409);
 }, 150_000);
+
+test('the admin screen manages doelregistraties: create, change (a stored secret kept and never shown), refuse with the reasons, delete', async () => {
+  const browser = new AdminBrowser(a);
+  expect((await browser.login('beheerder', PASSWORD)).statusCode).toBe(303);
+  expect((await browser.get('/admin/overdrachten/doelregistraties/nieuw')).statusCode).toBe(200);
+  const created = await browser.post('/admin/overdrachten/doelregistraties/nieuw', {
+    naam: 'scherm', route: 'extern', rsin: '444444444', catalogus: typenB.catalogus, bron: 'afsluiten', zaaktypen: 'ZT-A; ZT-B; Afgehandeld',
+    zakenApi: 'http://elders.example/zaken/api/v1', catalogiApi: 'http://elders.example/catalogi/api/v1', documentenApi: 'http://elders.example/documenten/api/v1',
+    besluitenApi: 'http://elders.example/besluiten/api/v1', clientId: 'platform-a', secret: 'een-geheim-secret',
+  });
+  expect(created.statusCode).toBe(303);
+  const stored = (await a.call('GET', '/admin/api/v1/doelregistraties/scherm')).json();
+  expect(stored).toMatchObject({ route: 'extern', rsin: '444444444', bron: 'afsluiten', zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-B', afsluitResultaat: 'Afgehandeld' }], secretOpgeslagen: true });
+
+  const edit = await browser.get('/admin/overdrachten/doelregistraties/scherm');
+  expect(edit.statusCode).toBe(200);
+  expect(edit.body).not.toContain('een-geheim-secret');
+  expect(edit.body).toContain('opgeslagen; leeg laten om het te houden');
+  const changed = await browser.post('/admin/overdrachten/doelregistraties/scherm', {
+    route: 'extern', rsin: '444444444', catalogus: typenB.catalogus, bron: 'openlaten', zaaktypen: 'ZT-A; ZT-B',
+    zakenApi: 'http://elders.example/zaken/api/v1', catalogiApi: 'http://elders.example/catalogi/api/v1', documentenApi: 'http://elders.example/documenten/api/v1',
+    besluitenApi: 'http://elders.example/besluiten/api/v1', clientId: 'platform-a', secret: '',
+  });
+  expect(changed.statusCode).toBe(303);
+  expect((await a.call('GET', '/admin/api/v1/doelregistraties/scherm')).json()).toMatchObject({ bron: 'openlaten', secretOpgeslagen: true });
+  expect(await a.mongo.db.collection('zsdms_doelregistraties').findOne({ _id: 'scherm' as never })).toMatchObject({ secret: 'een-geheim-secret' });
+
+  const refused = await browser.post('/admin/overdrachten/doelregistraties/nieuw', { naam: 'kapot', route: 'extern', rsin: '12', catalogus: 'geen url', bron: 'afsluiten', zaaktypen: 'ZT-A; ZT-B' });
+  expect(refused.statusCode).toBe(400);
+  expect(refused.body).toContain('rsin');
+  expect((await a.call('GET', '/admin/api/v1/doelregistraties/kapot')).statusCode).toBe(404);
+
+  expect((await browser.post('/admin/overdrachten/doelregistraties/scherm/verwijderen')).statusCode).toBe(303);
+  expect((await a.call('GET', '/admin/api/v1/doelregistraties/scherm')).statusCode).toBe(404);
+});

@@ -5,6 +5,7 @@ import type { ComponentApi, Deps } from '../../common/component';
 import { ZgwError } from '../../common/errors';
 import { registerApplicatieScreens } from './applicaties';
 import { registerAbonnementScreens } from './abonnementen';
+import { registerDoelregistratieScreens } from './doelregistraties';
 import { registerOverdrachtScreens } from './overdrachten';
 import { registerAuditScreens } from './audit';
 import { adminCaller, sessionOf, type AdminUi } from './context';
@@ -192,6 +193,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
       registerApplicatieScreens(scope, ui);
       registerAbonnementScreens(scope, ui);
       registerOverdrachtScreens(scope, ui);
+      registerDoelregistratieScreens(scope, ui);
       registerAuditScreens(scope, ui);
     },
     { prefix: UI },

@@ -43,6 +43,8 @@ interface Doelregistratie {
 const STATUS_CLASS: Record<OverdrachtStatus, string> = { ontvangen: '', bezig: '', afgerond: 'on', geweigerd: 'bad', mislukt: 'bad', geannuleerd: 'bad' };
 const RICHTING: Record<Overdracht['richting'], string> = { intern: 'intern', uit: 'naar extern systeem', in: 'van extern systeem' };
 const NOTICES: Record<string, string> = {
+  doelregistratie: 'De doelregistratie is opgeslagen.',
+  verwijderd: 'De doelregistratie is verwijderd.',
   geannuleerd: 'Annuleren is gevraagd: de workflow verwijdert wat hij in het doel maakte en eindigt als geannuleerd.',
   opnieuw: 'De overdracht is opnieuw gestart; elke stap vindt terug wat een eerdere poging al maakte.',
 };
@@ -60,7 +62,7 @@ export function registerOverdrachtScreens(scope: FastifyInstance, ui: AdminUi): 
     return sendPage(reply, { title: 'Overdrachten', user: session.user, csrf: session.csrf, nav: 'overdrachten', errors, status }, html`<p><a href="${BASE}">Alle overdrachten</a></p>`);
   };
 
-  scope.get<{ Querystring: { status?: string; page?: string; cursor?: string } }>('/overdrachten', async (req, reply) => {
+  scope.get<{ Querystring: { status?: string; page?: string; cursor?: string; gedaan?: string } }>('/overdrachten', async (req, reply) => {
     const session = sessionOf(req);
     const status = (OVERDRACHT_STATUSSEN as readonly string[]).includes(req.query.status ?? '') ? req.query.status : undefined;
     const q = new URLSearchParams(Object.entries({ status, page: req.query.page, cursor: req.query.cursor }).filter((e): e is [string, string] => !!e[1]));
@@ -79,7 +81,7 @@ export function registerOverdrachtScreens(scope: FastifyInstance, ui: AdminUi): 
     );
     return sendPage(
       reply,
-      { title: 'Overdrachten', user: session.user, csrf: session.csrf, nav: 'overdrachten' },
+      { title: 'Overdrachten', user: session.user, csrf: session.csrf, nav: 'overdrachten', notice: NOTICES[req.query.gedaan ?? ''] },
       html`<p>Elke overdracht is een Temporal-workflow: valideren, de zaak met alles wat erbij hoort kopiëren naar de doelregistratie, controleren, de bronzaak koppelen en (volgens de doelregistratie) afsluiten, antwoorden.</p>
 <nav class="actions" aria-label="Filter">${[undefined, ...OVERDRACHT_STATUSSEN].map((s) =>
         s === status ? html`<strong>${s ?? 'alle'}</strong>` : html`<a href="${BASE}${s ? `?status=${s}` : ''}">${s ?? 'alle'}</a>`,
@@ -90,13 +92,14 @@ export function registerOverdrachtScreens(scope: FastifyInstance, ui: AdminUi): 
 </table>
 ${apiPager(BASE, list, req.query.page, status ? { status } : {})}
 <h2>Doelregistraties</h2>
-<p class="muted">Beheerd via <code>${CONFIG_API}</code> of <code>ZGW_DOELREGISTRATIES</code> (zie de README, Transfers).</p>
+<p class="muted">Ook te beheren via <code>${CONFIG_API}</code> of <code>ZGW_DOELREGISTRATIES</code> (zie de README, Transfers).</p>
+<p><a href="${BASE}/doelregistraties/nieuw">Nieuwe doelregistratie</a></p>
 <table id="doelregistraties">
 <thead><tr><th>Naam</th><th>Route</th><th>Organisatie (RSIN)</th><th>Zaaktypen</th><th>Bronzaak</th><th>Systeem</th></tr></thead>
 <tbody>${
         regs.length
           ? regs.map(
-              (r) => html`<tr><td>${r.naam}</td><td>${r.route}</td><td>${r.rsin}</td><td>${r.zaaktypen.map((k) => html`<div>${k.bron} → ${k.doel}</div>`)}</td><td>${r.bron}</td>
+              (r) => html`<tr><td><a href="${BASE}/doelregistraties/${encodeURIComponent(r.naam)}">${r.naam}</a></td><td>${r.route}</td><td>${r.rsin}</td><td>${r.zaaktypen.map((k) => html`<div>${k.bron} → ${k.doel}</div>`)}</td><td>${r.bron}</td>
 <td>${r.route === 'extern' ? html`<code>${r.zakenApi ?? ''}</code><div class="muted">client ${r.clientId ?? ''}${r.secretOpgeslagen ? ', secret opgeslagen' : ', geen secret'}</div>` : html`<span class="muted">dit platform</span>`}</td></tr>`,
             )
           : html`<tr><td colspan="6" class="muted">Nog geen doelregistraties.</td></tr>`
