@@ -99,6 +99,26 @@ describe('keyset continuation behind page=N', () => {
     find.mockRestore();
   });
 
+  it('serves a deep page asked again, and every page before it, by a seek from its remembered boundary: no skip, no walk', async () => {
+    const expected = await truth('startdatum', 1);
+    const deepest = Math.ceil(expected.length / 100);
+    expect(deepest).toBeGreaterThanOrEqual(3);
+    const first = (await get(`${ZRC}/zaken?ordering=startdatum&page=${deepest}`)).json();
+    expect(first.results.map((r: { url: string }) => r.url)).toEqual(expected.slice((deepest - 1) * 100, deepest * 100));
+    const find = jest.spyOn(Store.prototype, 'find');
+    for (let page = deepest; page >= 2; page--) {
+      find.mockClear();
+      const again = (await get(`${ZRC}/zaken?ordering=startdatum&page=${page}`)).json();
+      expect(again.results.map((r: { url: string }) => r.url)).toEqual(expected.slice((page - 1) * 100, page * 100));
+      const reads = find.mock.calls.map(([, opts]) => opts ?? {});
+      expect(reads).toHaveLength(1);
+      expect(reads[0]).toMatchObject({ limit: 100 });
+      expect(reads[0]!.skip ?? 0).toBe(0);
+      expect(reads[0]!.projection).toBeUndefined();
+    }
+    find.mockRestore();
+  });
+
   it('answers a page past the end with 404 and ignores a continuation that is not its own', async () => {
     expect((await get(`${ZRC}/zaken?page=99`)).statusCode).toBe(404);
     const res = await get(`${ZRC}/zaken?page=1&cursor=not-a-cursor`);

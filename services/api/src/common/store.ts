@@ -176,28 +176,29 @@ export class Store<T extends Document> {
     return (await this.find({ $and: [filter, afterKey(back, cursor.key)] }, { sort: back, limit })).reverse();
   }
 
-  /** Page `page` without a continuation: a bounded skip, from the start or from the nearest remembered boundary. */
+  /**
+   * Page `page` without a continuation. Near the start, with no closer page boundary known: a bounded skip.
+   * Otherwise a walk by sort keys alone from the nearest remembered boundary (or the start) to this page's,
+   * remembering every boundary on the way, then a seek: the next request for any page up to here is a seek. Only a
+   * client that jumps far without ever following `next` pays a walk, once per region.
+   */
   private async jump(filter: Filter<Document>, sort: Sort, sig: string, page: number, size: number): Promise<Stored<T>[]> {
     const offset = (page - 1) * size;
-    if (offset <= this.maxSkip) return this.find(filter, { sort, skip: offset, limit: size });
     const from = this.anchors.nearest(sig, page);
-    // No boundary near: walk forward from the nearest one (or the start) by sort keys alone, remembering each
-    // boundary, so the next jump into this region is a seek. Only a client that jumps far without ever following
-    // `next` pays this walk, once.
+    if (offset <= this.maxSkip && (!from || (page - from.page) * size >= offset)) return this.find(filter, { sort, skip: offset, limit: size });
     let at = from?.page ?? 1;
     let key = from?.key;
     const keys = sortFields(sort).map(([f]) => f);
     const projection = Object.fromEntries(keys.map((f) => [f, 1]));
-    while ((page - at) * size > this.maxSkip) {
-      const pages = Math.floor(this.maxSkip / size);
+    while (at < page) {
+      const pages = Math.min(page - at, Math.max(1, Math.floor(this.maxSkip / size)));
       const batch = await this.find(key ? { $and: [filter, afterKey(sort, key)] } : filter, { sort, limit: pages * size, projection });
       if (batch.length < pages * size) return [];
       for (let i = 1; i <= pages; i++) this.anchors.set(sig, at + i, keyOf(batch[i * size - 1]!, sort));
       at += pages;
       key = keyOf(batch[batch.length - 1]!, sort);
     }
-    const skip = (page - at) * size;
-    return this.find(key ? { $and: [filter, afterKey(sort, key)] } : filter, { sort, skip, limit: size });
+    return this.find(key ? { $and: [filter, afterKey(sort, key)] } : filter, { sort, limit: size });
   }
 
   /**
