@@ -12,7 +12,7 @@ import type { OutboxRelay } from './relay';
 import type { Resource } from './resource';
 import { Store } from './store';
 import { UUID, type Urls } from './urls';
-import { parseOrThrow } from './validation';
+import { knownParams, parseOrThrow } from './validation';
 
 /** What every component gets from the platform. */
 export interface Deps {
@@ -229,13 +229,14 @@ export class ComponentApi {
         const querySchema = variant?.query ?? spec.query;
         const bodySchema = variant?.body ?? spec.body;
         const params = spec.params ? parseOrThrow(spec.params, rawParams) : rawParams;
-        const query = querySchema ? parseOrThrow(querySchema, req.query ?? {}) : req.query;
+        const query = querySchema ? parseOrThrow(querySchema, knownParams(querySchema, req.query ?? {})) : req.query;
         let body: unknown = req.body ?? (spec.optionalBody ? {} : undefined);
         if (bodySchema) {
           if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
             throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
           }
-          body = parseOrThrow(bodySchema, body);
+          // A `_zoek` body is a set of filters: an unknown one is refused, never dropped.
+          body = parseOrThrow(bodySchema, spec.operationId.endsWith('_zoek') ? knownParams(bodySchema, body) : body);
         }
         let result: unknown;
         try {

@@ -65,3 +65,26 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.
   if (!r.success) throw ZgwError.validation(invalidParams(r.error, input));
   return r.data;
 }
+
+/**
+ * The parameters a list (or a `_zoek` body) was given, each under the name its schema knows, matched
+ * case-insensitively (clients of other implementations send `ClientIds` for `clientIds`). A name the schema does not
+ * know is a 400 naming it: a list never widens because a filter was not understood.
+ */
+export function knownParams(schema: z.ZodType, input: unknown): unknown {
+  if (!(schema instanceof z.ZodObject) || !input || typeof input !== 'object' || Array.isArray(input)) return input;
+  const known = Object.keys(schema.shape);
+  const byLower = new Map(known.map((k) => [k.toLowerCase(), k]));
+  const out: Record<string, unknown> = {};
+  const unknown: string[] = [];
+  for (const [k, v] of Object.entries(input)) {
+    const name = Object.hasOwn(schema.shape, k) ? k : byLower.get(k.toLowerCase());
+    if (name) out[name] = v;
+    else unknown.push(k);
+  }
+  if (unknown.length) {
+    const kent = known.length <= 30 ? ` Bekend: ${known.join(', ')}.` : '';
+    throw ZgwError.validation(unknown.map((name) => ({ name: name.slice(0, 100), code: 'unknown-parameters', reason: `Onbekende parameter.${kent}` })), 'Onbekende parameters.');
+  }
+  return out;
+}
