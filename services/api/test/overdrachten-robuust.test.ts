@@ -75,7 +75,11 @@ async function zaak(documenten: number, bytes = 2000): Promise<Record<string, an
 const get = async (url: string) => (await a.call('GET', url)).json();
 async function wacht(url: string, check: (o: Record<string, any>) => boolean, ms = 90_000): Promise<Record<string, any>> {
   let last: Record<string, any> = {};
-  if (!(await eventually(async () => check((last = await get(url))), ms))) throw new Error(`overdracht: ${JSON.stringify({ status: last.status, stappen: last.stappen, fout: last.fout })}`);
+  if (!(await eventually(async () => check((last = await get(url))), ms))) {
+    // What the worker's Temporal runtime said last (failed attempts), to see why.
+    const said = logs.lines.filter((l) => l.temporal && l.level !== 'info').slice(-5);
+    throw new Error(`overdracht: ${JSON.stringify({ status: last.status, stappen: last.stappen, fout: last.fout })}\nworker: ${JSON.stringify(said)}`);
+  }
   return last;
 }
 const klaar = (o: Record<string, any>) => ['afgerond', 'mislukt', 'geweigerd', 'geannuleerd'].includes(o.status) && o.stappen.some((s: any) => s.stap === 'antwoord_verstuurd' && s.einde);
@@ -188,7 +192,7 @@ test('the admin screen Overdrachten: every transfer with its status, steps, reas
   expect(list.statusCode).toBe(200);
   expect(list.body).toContain(`href="/admin/overdrachten/${o.uuid}"`);
   expect(list.body).toContain(z.identificatie);
-  expect(list.body).toMatch(/<table id="doelregistraties">[\s\S]*<td>b<\/td><td>extern<\/td>[\s\S]*<td>intern<\/td><td>intern<\/td>/);
+  expect(list.body).toMatch(/<table id="doelregistraties">[\s\S]*>b<\/a><\/td><td>extern<\/td>[\s\S]*>intern<\/a><\/td><td>intern<\/td>/);
   expect(list.body).not.toContain('secret-of-a-at-b');
 
   const detail = await browser.get(`/admin/overdrachten/${o.uuid}`);

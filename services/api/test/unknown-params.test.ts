@@ -50,3 +50,12 @@ test('a _zoek body with an unknown key is a 400, never a search for everything',
   expect(good.statusCode).toBe(200);
   expect(good.json().count).toBe(0);
 });
+
+test('an unknown admin API path is a 404 in the ZGW problem format, with a token or without one', async () => {
+  for (const token of [undefined, null] as const) {
+    const res = await t.call('POST', '/admin/api/v1/bestaat-niet', { a: 1 }, token === null ? { token: null } : {});
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(res.json()).toMatchObject({ status: 404, code: 'not_found' });
+  }
+});

@@ -68,11 +68,20 @@ export async function overdracht(o: OverdrachtOpdracht): Promise<string> {
     if (weigering) return CancellationScope.nonCancellable(() => eind({ status: 'geweigerd', weigering }));
     const geannuleerd = isCancellation(err);
     return CancellationScope.nonCancellable(async () => {
+      // A compensation the target refuses (a 4xx) ends the transfer too, saying what was left: never stuck `bezig`.
+      let achtergelaten = '';
       if (plan) {
         const p = plan;
-        await stap('gecompenseerd', () => compenseer(o, p), (t) => t);
+        try {
+          await stap('gecompenseerd', () => compenseer(o, p), (t) => t);
+        } catch (e) {
+          achtergelaten = message(e);
+          await meld(o, { stap: 'gecompenseerd', fase: 'einde', toelichting: `niet alles verwijderd: ${achtergelaten}` });
+        }
       }
-      return eind(geannuleerd ? { status: 'geannuleerd', fout: 'geannuleerd door een beheerder' } : { status: 'mislukt', fout: message(err) });
+      const oorzaak = geannuleerd ? 'geannuleerd door een beheerder' : message(err);
+      const fout = achtergelaten ? `${oorzaak}; compensatie niet voltooid: ${achtergelaten}` : oorzaak;
+      return eind({ status: geannuleerd ? 'geannuleerd' : 'mislukt', fout: fout.slice(0, 2000) });
     });
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { releaseLabel } from '@zgw/shared';
 import type { ComponentApi, Deps } from '../../common/component';
-import { ZgwError } from '../../common/errors';
+import { ZgwError, sendProblem } from '../../common/errors';
 import { registerApplicatieScreens } from './applicaties';
 import { registerAbonnementScreens } from './abonnementen';
 import { registerDoelregistratieScreens } from './doelregistraties';
@@ -30,6 +30,8 @@ const FORM_LIMIT = 256 * 1024;
  * `X-CSRF-Token` on anything but a read: the screens use those endpoints as any client would.
  * `apis` holds the mounted components once they are mounted.
  */
+const isAdminApi = (url: string): boolean => url.startsWith('/admin/api/');
+
 export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: readonly ComponentApi[]): Promise<void> {
   const users = new AdminUsers(deps.db);
   const sessions = new AdminSessions(deps.db, deps.config.ADMIN_SESSION_IDLE_MINUTES * 60_000, deps.config.ADMIN_SESSION_MAX_HOURS * 3_600_000);
@@ -64,13 +66,16 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
         const message = status >= 500 ? 'Er ging iets mis; zie de serverlog.' : err.message;
         return sendPage(reply, { title: 'Fout', user: req.adminSession?.user, csrf: req.adminSession?.csrf, errors: [message], status }, html`<p><a href="${UI}/">Naar het overzicht</a></p>`);
       });
+      // An unknown admin JSON endpoint is a 404 in the ZGW problem format, whoever asks; an unknown screen a page.
       scope.setNotFoundHandler((req, reply) =>
-        sendPage(reply, { title: 'Niet gevonden', user: req.adminSession?.user, status: 404 }, html`<p>Deze pagina bestaat niet. <a href="${UI}/">Naar het overzicht</a></p>`),
+        isAdminApi(req.url)
+          ? sendProblem(req, reply, ZgwError.notFound('Deze URL bestaat niet.'))
+          : sendPage(reply, { title: 'Niet gevonden', user: req.adminSession?.user, status: 404 }, html`<p>Deze pagina bestaat niet. <a href="${UI}/">Naar het overzicht</a></p>`),
       );
 
       // Every route but the public ones needs a live session; every state-changing one the session's CSRF token.
       scope.addHook('preHandler', async (req, reply) => {
-        if (req.routeOptions.config.adminPublic) return;
+        if (req.routeOptions.config.adminPublic || isAdminApi(req.url)) return;
         const session = await sessions.get(parseCookies(req.headers.cookie)[SESSION_COOKIE]);
         if (!session) {
           const next = req.method === 'GET' ? `?next=${encodeURIComponent(req.url)}` : '?verlopen=1';
