@@ -83,3 +83,11 @@ export interface OverdrachtOpdracht {
 export const workflowIdOf = (uuid: string): string => `overdracht-${uuid}`;
 /** The Temporal search attribute that finds a transfer by its zaak (registered as Keyword). */
 export const ZAAK_SEARCH_ATTRIBUTE = 'ZaakIdentificatie';
+
+/**
+ * The log fields of every line about one transfer, in the API and in the worker: `ZaakIdentificatie` (the source
+ * zaak's identificatie, or its URL as given while it cannot be read) and the overdracht's uuid.
+ */
+export function traced(zaakIdentificatie: string, overdracht?: string): Record<string, string> {
+  return { ZaakIdentificatie: zaakIdentificatie, ...(overdracht ? { overdracht } : {}) };
+}

@@ -49,6 +49,8 @@ export class ZgwClient {
     readonly credentials: ZgwCredentials,
     private readonly timeoutMs = 30_000,
     private readonly userRepresentation = 'Overdracht',
+    /** A signal that ends every call when it aborts (an activity attempt that is no longer the current one). */
+    private readonly signal?: () => AbortSignal | undefined,
   ) {
     this.sign = createSigner({ key: credentials.secret, algorithm: 'HS256' });
   }
@@ -64,12 +66,19 @@ export class ZgwClient {
         method,
         body: init.body,
         headers: { authorization: `Bearer ${this.token()}`, 'accept-crs': 'EPSG:4326', 'content-crs': 'EPSG:4326', ...init.headers },
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: this.abortSignal(),
         ...(init.duplex ? { duplex: init.duplex } : {}),
       } as RequestInit);
     } catch (err) {
       throw new ZgwCallError(method, url, 0, { detail: (err as Error).message });
     }
+  }
+
+  private abortSignal(): AbortSignal {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const outer = this.signal?.();
+    if (outer?.aborted) throw new ZgwCallError('-', '-', 0, { detail: 'afgebroken: deze poging is niet meer de lopende' });
+    return outer ? AbortSignal.any([timeout, outer]) : timeout;
   }
 
   /** A JSON call; a status other than 2xx (or one of `accept`) throws a ZgwCallError. */

@@ -4,7 +4,7 @@ import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtu
 import { eventually, type TestApp } from './harness';
 import { CRS, ZRC, createZ } from './zaken.fixtures';
 import { EIO } from './documenten.fixtures';
-import { LogLines, OVERDRACHTEN, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
+import { LogLines, OVERDRACHTEN, apisOf, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
 
 /**
  * The external route against a real ZGW system: a second instance of this platform with its own database, topics,
@@ -18,12 +18,6 @@ let sl: Referentielijsten;
 let typenA: Typen;
 let typenB: Typen;
 let workerA: ChildProcess | undefined;
-const apis = (t: TestApp) => ({
-  zakenApi: `${t.config.PUBLIC_BASE_URL}/zaken/api/v1`,
-  catalogiApi: `${t.config.PUBLIC_BASE_URL}/catalogi/api/v1`,
-  documentenApi: `${t.config.PUBLIC_BASE_URL}/documenten/api/v1`,
-  besluitenApi: `${t.config.PUBLIC_BASE_URL}/besluiten/api/v1`,
-});
 
 beforeAll(async () => {
   sl = await startReferentielijsten();
@@ -39,12 +33,12 @@ beforeAll(async () => {
   const regA = await a.call('POST', '/admin/api/v1/doelregistraties', {
     naam: 'gemeente-b', route: 'extern', rsin: '222222222', catalogus: typenB.catalogus, bron: 'afsluiten',
     zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-B', afsluitResultaat: 'Afgehandeld' }, { bron: 'ZT-B', doel: 'ZT-A', afsluitResultaat: 'Afgehandeld' }],
-    ...apis(b), clientId: 'platform-a', secret: 'secret-of-a-at-b',
+    ...apisOf(b), clientId: 'platform-a', secret: 'secret-of-a-at-b',
   });
   expect(regA.statusCode).toBe(201);
   const regB = await b.call('POST', '/admin/api/v1/doelregistraties', {
     naam: 'gemeente-a', route: 'extern', rsin: '000000000', catalogus: typenA.catalogus, bron: 'openlaten',
-    zaaktypen: [{ bron: 'ZT-B', doel: 'ZT-A' }], ...apis(a), clientId: 'platform-b', secret: 'secret-of-b-at-a',
+    zaaktypen: [{ bron: 'ZT-B', doel: 'ZT-A' }], ...apisOf(a), clientId: 'platform-b', secret: 'secret-of-b-at-a',
   });
   expect(regB.statusCode).toBe(201);
   workerA = startWorker(a, logs);

@@ -5,7 +5,7 @@ import { eventually, type TestApp } from './harness';
 import { CRS, ZRC, createZ } from './zaken.fixtures';
 import { EIO } from './documenten.fixtures';
 import { AdminBrowser, PASSWORD } from './admin-ui.helpers';
-import { LogLines, Netwerk, OVERDRACHTEN, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
+import { LogLines, Netwerk, OVERDRACHTEN, apisOf, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
 
 /**
  * What a transfer survives, against the real engines: a target that is away for a while, a target away beyond the
@@ -37,11 +37,9 @@ beforeAll(async () => {
   await ensureAllRights(b.mongo.db, 'platform-a');
   await a.client('platform-b', 'secret-of-b-at-a');
   await ensureAllRights(a.mongo.db, 'platform-b');
-  const base = (t: TestApp) => t.config.PUBLIC_BASE_URL;
-  const apis = (t: TestApp) => ({ zakenApi: `${base(t)}/zaken/api/v1`, catalogiApi: `${base(t)}/catalogi/api/v1`, documentenApi: `${base(t)}/documenten/api/v1`, besluitenApi: `${base(t)}/besluiten/api/v1` });
   for (const [t, body] of [
-    [a, { naam: 'b', route: 'extern', rsin: '222222222', catalogus: typenB.catalogus, bron: 'openlaten', zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-B' }], ...apis(b), clientId: 'platform-a', secret: 'secret-of-a-at-b' }],
-    [b, { naam: 'a', route: 'extern', rsin: '000000000', catalogus: typenA.catalogus, bron: 'openlaten', zaaktypen: [{ bron: 'ZT-B', doel: 'ZT-A' }], ...apis(a), clientId: 'platform-b', secret: 'secret-of-b-at-a' }],
+    [a, { naam: 'b', route: 'extern', rsin: '222222222', catalogus: typenB.catalogus, bron: 'openlaten', zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-B' }], ...apisOf(b), clientId: 'platform-a', secret: 'secret-of-a-at-b' }],
+    [b, { naam: 'a', route: 'extern', rsin: '000000000', catalogus: typenA.catalogus, bron: 'openlaten', zaaktypen: [{ bron: 'ZT-B', doel: 'ZT-A' }], ...apisOf(a), clientId: 'platform-b', secret: 'secret-of-b-at-a' }],
     [a, { naam: 'intern', route: 'intern', rsin: '333333333', catalogus: typenIntern.catalogus, bron: 'openlaten', zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-I' }] }],
   ] as [TestApp, Record<string, unknown>][]) {
     expect((await t.call('POST', '/admin/api/v1/doelregistraties', body)).statusCode).toBe(201);

@@ -57,6 +57,14 @@ export async function startListeningApp(env: Record<string, string>, logs: LogLi
   return t;
 }
 
+/** The API base URLs of an instance, as a doelregistratie with route extern names them. */
+export const apisOf = (t: TestApp) => ({
+  zakenApi: `${t.config.PUBLIC_BASE_URL}/zaken/api/v1`,
+  catalogiApi: `${t.config.PUBLIC_BASE_URL}/catalogi/api/v1`,
+  documentenApi: `${t.config.PUBLIC_BASE_URL}/documenten/api/v1`,
+  besluitenApi: `${t.config.PUBLIC_BASE_URL}/besluiten/api/v1`,
+});
+
 /** The transfer worker as it runs in production (services/transfer/dist), for this app's database and task queue. */
 export function startWorker(t: TestApp, logs: LogLines, env: Record<string, string> = {}): ChildProcess {
   const main = join(__dirname, '..', '..', 'transfer', 'dist', 'main.js');

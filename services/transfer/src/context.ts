@@ -1,6 +1,7 @@
+import { Context } from '@temporalio/activity';
 import type { Db } from 'mongodb';
 import {
-  DOELREGISTRATIES_COLLECTION, ZgwClient, type Config, type Logger, type OverdrachtOpdracht, type StoredDoelregistratie,
+  DOELREGISTRATIES_COLLECTION, ZgwClient, traced, type Config, type Logger, type OverdrachtOpdracht, type StoredDoelregistratie,
 } from '@zgw/shared';
 
 /** What every activity gets: the configuration, the log and the store (for the doelregistraties). */
@@ -31,10 +32,23 @@ export const WEIGERING = 'Weigering';
 /** A permanent error that is not a refusal (the copy does not verify, a 4xx of the target): compensated, `mislukt`. */
 export const PERMANENT = 'Permanent';
 
+/**
+ * The cancellation signal of the activity attempt this code runs in: a cancel, or an attempt Temporal has given up
+ * on (its heartbeat lapsed and another worker took over), ends its calls, so an old attempt never writes beside the
+ * new one.
+ */
+function attemptSignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined; // not inside an activity
+  }
+}
+
 /** This platform, as the transfer's own client (TRANSFER_CLIENT_ID), at TRANSFER_API_URL. */
 export function platform(config: Config): Kant {
   const base = (config.TRANSFER_API_URL ?? config.PUBLIC_BASE_URL).replace(/\/+$/, '');
-  return kant(new ZgwClient({ clientId: config.TRANSFER_CLIENT_ID, secret: config.TRANSFER_SECRET }), {
+  return kant(new ZgwClient({ clientId: config.TRANSFER_CLIENT_ID, secret: config.TRANSFER_SECRET }, undefined, undefined, attemptSignal), {
     zakenApi: `${base}/zaken/api/v1`,
     catalogiApi: `${base}/catalogi/api/v1`,
     documentenApi: `${base}/documenten/api/v1`,
@@ -54,14 +68,12 @@ export async function routeOf(deps: Deps, o: OverdrachtOpdracht): Promise<Route>
   const registratie = { ...reg, naam: reg._id };
   const hier = platform(deps.config);
   if (o.richting === 'intern') return { bron: hier, doel: hier, registratie };
-  const daar = kant(new ZgwClient({ clientId: reg.clientId ?? '', secret: reg.secret ?? '' }), reg);
+  const daar = kant(new ZgwClient({ clientId: reg.clientId ?? '', secret: reg.secret ?? '' }, undefined, undefined, attemptSignal), reg);
   return o.richting === 'uit' ? { bron: hier, doel: daar, registratie } : { bron: daar, doel: hier, registratie };
 }
 
 /** The log fields of every line about one transfer (see README, Transfers: logging). */
-export function traced(o: Pick<OverdrachtOpdracht, 'zaakIdentificatie' | 'overdracht'>): Record<string, string> {
-  return { ZaakIdentificatie: o.zaakIdentificatie, overdracht: o.overdracht };
-}
+export const tracedOf = (o: Pick<OverdrachtOpdracht, 'zaakIdentificatie' | 'overdracht'>): Record<string, string> => traced(o.zaakIdentificatie, o.overdracht);
 
 /** The uuid at the end of a resource URL. */
 export const uuidOf = (url: string): string => url.replace(/\/+$/, '').split('/').pop()!;

@@ -1,5 +1,5 @@
 import type { OverdrachtOpdracht } from '@zgw/shared';
-import { platform, traced, type Deps } from '../context';
+import { platform, tracedOf, type Deps } from '../context';
 
 /**
  * Step `antwoord_verstuurd`: the overdracht as it ended, POSTed as JSON to its antwoordUrl (retried like every
@@ -9,7 +9,7 @@ import { platform, traced, type Deps } from '../context';
 export async function antwoord(deps: Deps, o: OverdrachtOpdracht): Promise<string> {
   const overdracht = await platform(deps.config).client.get(o.url);
   if (!o.antwoordUrl) {
-    deps.log.info({ ...traced(o), status: overdracht.status }, 'overdracht: antwoord verstuurd (notificatie op kanaal overdrachten; geen antwoordUrl)');
+    deps.log.info({ ...tracedOf(o), status: overdracht.status }, 'overdracht: antwoord verstuurd (notificatie op kanaal overdrachten; geen antwoordUrl)');
     return 'notificatie op kanaal overdrachten';
   }
   const res = await fetch(o.antwoordUrl, {
@@ -19,6 +19,6 @@ export async function antwoord(deps: Deps, o: OverdrachtOpdracht): Promise<strin
     signal: AbortSignal.timeout(10_000),
   });
   if (!res.ok) throw new Error(`antwoordUrl gaf status ${res.status}`);
-  deps.log.info({ ...traced(o), status: overdracht.status, antwoordStatus: res.status }, 'overdracht: antwoord verstuurd');
+  deps.log.info({ ...tracedOf(o), status: overdracht.status, antwoordStatus: res.status }, 'overdracht: antwoord verstuurd');
   return `antwoord naar ${new URL(o.antwoordUrl).origin} (status ${res.status}) en notificatie op kanaal overdrachten`;
 }

@@ -1,5 +1,5 @@
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
-import { routeOf, traced, type Deps } from '../context';
+import { routeOf, tracedOf, type Deps } from '../context';
 import { leesDossier, pick, vingerafdruk, type Obj } from './bronzaak';
 import type { Documenten } from './documenten';
 import type { Plan } from './valideer';
@@ -34,6 +34,6 @@ export async function kopieerBesluiten(deps: Deps, o: OverdrachtOpdracht, plan: 
       if (!links.length) await doel.client.post(zgwUrl(doel.besluiten, 'besluitinformatieobjecten'), { besluit: copy.url, informatieobject });
     }
   }
-  deps.log.info({ ...traced(o), besluiten: besluiten.length }, 'overdracht: besluiten gekopieerd');
+  deps.log.info({ ...tracedOf(o), besluiten: besluiten.length }, 'overdracht: besluiten gekopieerd');
   return besluiten.length;
 }

@@ -1,5 +1,5 @@
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
-import { routeOf, traced, type Deps } from '../context';
+import { routeOf, tracedOf, type Deps } from '../context';
 import type { Obj } from './bronzaak';
 
 /** Step `bron_gekoppeld`: the source names the copy in relevanteAndereZaken (aardRelatie `bijdrage`), once. */
@@ -10,7 +10,7 @@ export async function koppelBron(deps: Deps, o: OverdrachtOpdracht, doelZaak: st
   if (!relaties.some((r) => r.url === doelZaak)) {
     await bron.client.patch(o.zaak, { relevanteAndereZaken: [...relaties, { url: doelZaak, aardRelatie: 'bijdrage' }] });
   }
-  deps.log.info({ ...traced(o), doelZaak }, 'overdracht: bronzaak verwijst naar de doelzaak');
+  deps.log.info({ ...tracedOf(o), doelZaak }, 'overdracht: bronzaak verwijst naar de doelzaak');
 }
 
 /**
@@ -40,6 +40,6 @@ export async function sluitBron(deps: Deps, o: OverdrachtOpdracht): Promise<stri
     datumStatusGezet: new Date().toISOString(),
     statustoelichting: `Overgedragen aan ${registratie.naam} (overdracht ${o.overdracht})`,
   });
-  deps.log.info(traced(o), 'overdracht: bronzaak afgesloten');
+  deps.log.info(tracedOf(o), 'overdracht: bronzaak afgesloten');
   return `afgesloten met resultaat "${koppeling?.afsluitResultaat}" en status "${eind.omschrijving}"`;
 }

@@ -1,6 +1,6 @@
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
-import { routeOf, traced, type Deps } from '../context';
-import { vindDoelzaak } from './doelzaak';
+import { routeOf, tracedOf, type Deps } from '../context';
+import { vindDoelzaken } from './doelzaak';
 import { vindKopie } from './documenten';
 import type { Plan } from './valideer';
 
@@ -13,11 +13,10 @@ import type { Plan } from './valideer';
 export async function compenseer(deps: Deps, o: OverdrachtOpdracht, plan: Plan): Promise<string> {
   const { bron, doel } = await routeOf(deps, o);
   const c = doel.client;
-  const copy = await vindDoelzaak(doel, o, plan);
-  const url = copy ? String(copy.url) : undefined;
-  const besluiten = url ? await c.all(zgwUrl(doel.besluiten, 'besluiten', { zaak: url })) : [];
+  const copies = (await vindDoelzaken(doel, o, plan)).map((z) => String(z.url));
+  const besluiten = (await Promise.all(copies.map((url) => c.all(zgwUrl(doel.besluiten, 'besluiten', { zaak: url }))))).flat();
   for (const b of besluiten.reverse()) await c.delete(String(b.url));
-  const zios = url ? await c.all(zgwUrl(doel.zaken, 'zaakinformatieobjecten', { zaak: url })) : [];
+  const zios = (await Promise.all(copies.map((url) => c.all(zgwUrl(doel.zaken, 'zaakinformatieobjecten', { zaak: url }))))).flat();
   for (const zio of zios.reverse()) await c.delete(String(zio.url));
   const documenten = new Set(zios.map((z) => String(z.informatieobject)));
   const bronZios = await bron.client.all(zgwUrl(bron.zaken, 'zaakinformatieobjecten', { zaak: o.zaak }));
@@ -26,7 +25,7 @@ export async function compenseer(deps: Deps, o: OverdrachtOpdracht, plan: Plan):
     if (kopie) documenten.add(kopie);
   }
   for (const doc of documenten) await c.delete(doc);
-  if (url) await c.delete(url);
-  deps.log.info({ ...traced(o), doelZaak: url, besluiten: besluiten.length, documenten: documenten.size }, 'overdracht: gecompenseerd, wat de overdracht maakte is verwijderd');
-  return url ? `doelzaak, ${besluiten.length} besluiten en ${documenten.size} documenten verwijderd` : `geen doelzaak; ${documenten.size} documenten verwijderd`;
+  for (const url of copies) await c.delete(url);
+  deps.log.info({ ...tracedOf(o), doelZaken: copies, besluiten: besluiten.length, documenten: documenten.size }, 'overdracht: gecompenseerd, wat de overdracht maakte is verwijderd');
+  return copies.length ? `doelzaak, ${besluiten.length} besluiten en ${documenten.size} documenten verwijderd` : `geen doelzaak; ${documenten.size} documenten verwijderd`;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { heartbeat } from '@temporalio/activity';
 import { ZgwCallError, zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
-import { routeOf, traced, type Deps, type Kant } from '../context';
+import { routeOf, tracedOf, type Deps, type Kant } from '../context';
 import { pick, vingerafdruk, type Obj } from './bronzaak';
 import { bronInhoud, INLINE_BYTES, klein, maakGroot } from './inhoud';
 import type { Plan } from './valideer';
@@ -34,7 +34,7 @@ export async function kopieerDocumenten(deps: Deps, o: OverdrachtOpdracht, plan:
     const links = await doel.client.all(zgwUrl(doel.zaken, 'zaakinformatieobjecten', { zaak: doelZaak, informatieobject: kopieen[bronDoc] }));
     if (!links.length) await doel.client.post(zgwUrl(doel.zaken, 'zaakinformatieobjecten'), { ...pick(zio, ['titel', 'beschrijving']), zaak: doelZaak, informatieobject: kopieen[bronDoc] });
     heartbeat(++n);
-    deps.log.info({ ...traced(o), document: n, van: zios.length }, 'overdracht: document gekopieerd');
+    deps.log.info({ ...tracedOf(o), document: n, van: zios.length }, 'overdracht: document gekopieerd');
   }
   return kopieen;
 }

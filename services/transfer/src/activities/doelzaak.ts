@@ -1,5 +1,5 @@
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
-import { routeOf, traced, type Deps, type Kant } from '../context';
+import { routeOf, tracedOf, type Deps, type Kant } from '../context';
 import { eindstatusVan, leesDossier, pick, type Obj } from './bronzaak';
 import type { Plan } from './valideer';
 
@@ -18,8 +18,13 @@ export const kenmerkVan = (o: OverdrachtOpdracht) => ({ kenmerk: o.overdracht, b
  * with the source's startdatum (a day's intake of one zaaktype), the one with this overdracht's kenmerk.
  */
 export async function vindDoelzaak(doel: Kant, o: OverdrachtOpdracht, plan: Pick<Plan, 'doelZaaktype' | 'rsin' | 'startdatum'>): Promise<Obj | undefined> {
+  return (await vindDoelzaken(doel, o, plan))[0];
+}
+
+/** Every zaak in the target with this overdracht's kenmerk (one, unless two attempts raced: compensation removes all). */
+export async function vindDoelzaken(doel: Kant, o: OverdrachtOpdracht, plan: Pick<Plan, 'doelZaaktype' | 'rsin' | 'startdatum'>): Promise<Obj[]> {
   const kandidaten = await doel.client.all(zgwUrl(doel.zaken, 'zaken', { zaaktype: plan.doelZaaktype, bronorganisatie: plan.rsin, startdatum: plan.startdatum }));
-  return kandidaten.find((z) => (z.kenmerken as Obj[] | undefined)?.some((k) => k.kenmerk === o.overdracht && k.bron === 'overdracht'));
+  return kandidaten.filter((z) => (z.kenmerken as Obj[] | undefined)?.some((k) => k.kenmerk === o.overdracht && k.bron === 'overdracht'));
 }
 
 /**
@@ -44,7 +49,7 @@ export async function maakDoelzaak(deps: Deps, o: OverdrachtOpdracht, plan: Plan
     relevanteAndereZaken: [{ url: o.zaak, aardRelatie: 'vervolg' }],
   };
   const copy = await doel.client.post(zgwUrl(doel.zaken, 'zaken'), body);
-  deps.log.info({ ...traced(o), doelZaak: copy.url }, 'overdracht: doelzaak aangemaakt');
+  deps.log.info({ ...tracedOf(o), doelZaak: copy.url }, 'overdracht: doelzaak aangemaakt');
   return String(copy.url);
 }
 
@@ -61,7 +66,7 @@ export async function sluitDoelzaak(deps: Deps, o: OverdrachtOpdracht, plan: Pla
   if (!bestaand.some((s) => s.datumStatusGezet === eind.datumStatusGezet)) {
     await doel.client.post(zgwUrl(doel.zaken, 'statussen'), statusBody(eind, doelZaak, statustype, rollen));
   }
-  deps.log.info(traced(o), 'overdracht: eindstatus op de doelzaak gezet');
+  deps.log.info(tracedOf(o), 'overdracht: eindstatus op de doelzaak gezet');
   return true;
 }
 

@@ -1,6 +1,6 @@
 import { heartbeat } from '@temporalio/activity';
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
-import { routeOf, traced, uuidOf, type Deps } from '../context';
+import { routeOf, tracedOf, uuidOf, type Deps } from '../context';
 import { eindstatusVan, leesDossier, pick, vingerafdruk, type Obj } from './bronzaak';
 import { statusBody } from './doelzaak';
 import type { Plan } from './valideer';
@@ -68,6 +68,6 @@ export async function kopieerOnderdelen(deps: Deps, o: OverdrachtOpdracht, plan:
   for (const k of src.klantcontacten) {
     if (!haveKc.has(vingerafdruk(k, KLANTCONTACT))) await make('klantcontacten', { ...pick(k, KLANTCONTACT), zaak: doelZaak });
   }
-  deps.log.info({ ...traced(o), gemaakt }, 'overdracht: onderdelen gekopieerd');
+  deps.log.info({ ...tracedOf(o), gemaakt }, 'overdracht: onderdelen gekopieerd');
   return { rollen, gemaakt };
 }

@@ -1,5 +1,5 @@
 import { ZgwCallError, zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
-import { platform, routeOf, traced, type Deps } from '../context';
+import { platform, routeOf, tracedOf, type Deps } from '../context';
 import { leesDossier, type Obj } from './bronzaak';
 import { koppelTypen, weiger } from './typen';
 
@@ -53,7 +53,7 @@ export async function valideer(deps: Deps, o: OverdrachtOpdracht): Promise<Plan>
     documenten: documenten.length,
     besluiten: dossier.besluiten.length,
   };
-  deps.log.info({ ...traced(o), doelZaaktype: geldig.url, aantallen }, 'overdracht: bronzaak gelezen, typen gekoppeld');
+  deps.log.info({ ...tracedOf(o), doelZaaktype: geldig.url, aantallen }, 'overdracht: bronzaak gelezen, typen gekoppeld');
   return { doelZaaktype: String(geldig.url), rsin, startdatum, typen, aantallen };
 }
 

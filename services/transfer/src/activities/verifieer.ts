@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { OverdrachtOpdracht } from '@zgw/shared';
-import { PERMANENT, routeOf, traced, type Deps } from '../context';
+import { PERMANENT, routeOf, tracedOf, type Deps } from '../context';
 import { leesDossier, type Zaakdossier } from './bronzaak';
 import { inhoudVan, type Documenten } from './documenten';
 
@@ -33,6 +33,6 @@ export async function verifieer(deps: Deps, o: OverdrachtOpdracht, doelZaak: str
     throw ApplicationFailure.create({ type: PERMANENT, nonRetryable: true, message: `De kopie verschilt van de bron: ${verschillen.join('; ')}` });
   }
   const samenvatting = `${Object.entries(a).map(([k, v]) => `${v} ${k}`).join(', ')}; ${Object.keys(documenten).length} documenten gelijk (omvang en SHA-256)`;
-  deps.log.info({ ...traced(o), tellingen: a }, 'overdracht: kopie geverifieerd');
+  deps.log.info({ ...tracedOf(o), tellingen: a }, 'overdracht: kopie geverifieerd');
   return samenvatting;
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { workflowIdOf } from '@zgw/shared';
+import { traced, workflowIdOf } from '@zgw/shared';
 import type { ComponentDef } from '../../common/component';
 import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import type { Overdrachten } from './context';
-import { OVERDRACHT_FILTERS, opdrachtOf, registerOverdrachten, traced } from './overdrachten';
+import { OVERDRACHT_FILTERS, opdrachtOf, registerOverdrachten } from './overdrachten';
 import type { Doc } from './schemas';
 import { registerVerzoeken } from './verzoeken';
 import { Workflows } from './workflows';

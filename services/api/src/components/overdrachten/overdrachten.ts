@@ -1,6 +1,6 @@
 import type { Document, Filter } from 'mongodb';
 import {
-  DOELREGISTRATIES_COLLECTION, EINDSTATUSSEN, Voortgang,
+  DOELREGISTRATIES_COLLECTION, EINDSTATUSSEN, Voortgang, traced,
   type OverdrachtOpdracht, type OverdrachtStatus, type Richting, type Stap, type StoredDoelregistratie,
 } from '@zgw/shared';
 import type { Caller } from '../../common/auth';
@@ -49,9 +49,6 @@ function mayRead(caller: Caller, doc: Doc): boolean {
     (a) => a.component === 'zrc' && a.scopes.includes(LEZEN) && a.zaaktype === doc._zaaktype && vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar') >= Number(doc._vertrouwelijkheid),
   );
 }
-
-/** The log fields that trace one transfer from request to reply (see README, Transfers: logging). */
-export const traced = (zaakIdentificatie: string, overdracht?: string) => ({ ZaakIdentificatie: zaakIdentificatie, ...(overdracht ? { overdracht } : {}) });
 
 /**
  * `POST /overdrachten`: who may ask is answered at once (a zaak URL that is not one of ours: 400 `bad-url`; no

@@ -1,9 +1,9 @@
-import { DOELREGISTRATIES_COLLECTION, ZgwClient, type StoredDoelregistratie } from '@zgw/shared';
+import { DOELREGISTRATIES_COLLECTION, ZgwClient, traced, type StoredDoelregistratie } from '@zgw/shared';
 import { ZgwError } from '../../common/errors';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import { catalogiOf } from '../catalogi/context';
 import { OVERDRAGEN, type Overdrachten } from './context';
-import { newOverdracht, traced } from './overdrachten';
+import { newOverdracht } from './overdrachten';
 import { Overdracht, VerzoekInput } from './schemas';
 
 /** How long reading the sender's zaak may take while the request waits (the workflow reads it again, with retries). */
