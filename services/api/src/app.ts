@@ -32,7 +32,9 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
     loggerInstance: log as unknown as FastifyBaseLogger,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path parameter of any length reaches the routes, which refuse a bad one with a ZGW 404 (the router's own
+    // limit of 100 characters would answer 414 in Fastify's format); the request line is bounded by Node's header limit.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
   });
   registerErrorHandling(app);
   tolerateEmptyJsonBodies(app);

@@ -59,3 +59,12 @@ test('an unknown admin API path is a 404 in the ZGW problem format, with a token
     expect(res.json()).toMatchObject({ status: 404, code: 'not_found' });
   }
 });
+
+test('an over-long path parameter is a 404 in the ZGW problem format, not the router\'s own answer', async () => {
+  for (const url of [`${ZRC}/zaken/${'x'.repeat(300)}`, `/catalogi/api/v1/zaaktypen/${'9'.repeat(2000)}`]) {
+    const res = await t.call('GET', url, undefined, { headers: CRS });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(res.json()).toMatchObject({ status: 404, code: 'not_found' });
+  }
+});

@@ -218,7 +218,7 @@ export class ComponentApi {
       handler: async (req, reply) => {
         const rawParams = req.params as Record<string, string>;
         for (const [k, v] of Object.entries(rawParams)) {
-          if (k.endsWith('uuid') && !UUID.test(v)) throw ZgwError.notFound(`Ongeldige uuid "${v}" in het pad.`);
+          if (k.endsWith('uuid') && !UUID.test(v)) throw ZgwError.notFound(`Ongeldige uuid "${v.length > 40 ? `${v.slice(0, 40)}…` : v}" in het pad.`);
         }
         const caller = await this.deps.auth.authenticate(req);
         req.caller = caller;
