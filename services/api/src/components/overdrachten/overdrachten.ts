@@ -172,10 +172,19 @@ function registerVoortgang(o: Overdrachten, overdrachten: Resource<Doc>): void {
   });
 }
 
-/** A report applied to an overdracht: a step started keeps its first start, a step ended its first end. */
-export function applyVoortgang(current: Stored<Doc>, v: Voortgang, now: string): Doc {
+/**
+ * An overdracht as a replace stores it: without the store's own fields (id, creation time, outbox), with its
+ * authorisation facts and start mark (`_zaaktype`, `_vertrouwelijkheid`, `_bronorganisatie`, `_gestart`) kept.
+ */
+export function ownFields(current: Stored<Doc>): Doc {
   const { _id, _created, _outbox, _pending, ...doc } = current as Stored<Doc> & Doc;
   void _id, _created, _outbox, _pending;
+  return doc;
+}
+
+/** A report applied to an overdracht: a step started keeps its first start, a step ended its first end. */
+export function applyVoortgang(current: Stored<Doc>, v: Voortgang, now: string): Doc {
+  const doc = ownFields(current);
   const stappen = [...(doc.stappen as Stap[])];
   if (v.stap) {
     const i = stappen.findIndex((s) => s.stap === v.stap);
