@@ -4,6 +4,7 @@
 
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.AbstractSynchronizedMongoCollection;
+import de.bwaldvogel.mongo.backend.ArrayFilters;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.DocumentWithPosition;
@@ -13,6 +14,7 @@ import de.bwaldvogel.mongo.backend.ZgwBridge;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.IndexBuildFailedException;
 import de.bwaldvogel.mongo.exception.MongoServerError;
+import de.bwaldvogel.mongo.oplog.Oplog;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -215,6 +217,42 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             }
         }
         return super.documentMatchesQuery(document, query);
+    }
+
+    @Override
+    public synchronized Document updateDocuments(Document selector, Document updateQuery, ArrayFilters arrayFilters,
+                                                 boolean isMulti, boolean isUpsert, Oplog oplog) {
+        return super.updateDocuments(isUpsert ? upsertSelector(selector) : selector, updateQuery, arrayFilters, isMulti, isUpsert, oplog);
+    }
+
+    @Override
+    public synchronized Document findAndModify(Document query) {
+        if (Boolean.TRUE.equals(query.get("upsert")) && query.get("query") instanceof Document) {
+            query = query.clone();
+            query.put("query", upsertSelector((Document) query.get("query")));
+        }
+        return super.findAndModify(query);
+    }
+
+    /**
+     * An upsert takes its new _id from the query only where the query fixes it: an equality, or an `$in` of one value
+     * (as MongoDB does). The library also took the first of several `$in` values; wrapped in `$and`, the same
+     * condition matches the same documents and a new document gets an ObjectId.
+     */
+    private static Document upsertSelector(Document selector) {
+        Object id = selector.get("_id");
+        if (!(id instanceof Document) || !(((Document) id).get("$in") instanceof java.util.Collection)
+            || ((java.util.Collection<?>) ((Document) id).get("$in")).size() == 1) {
+            return selector;
+        }
+        Document rest = selector.clone();
+        rest.remove("_id");
+        List<Object> and = new ArrayList<>();
+        and.add(new Document("_id", id));
+        if (!rest.isEmpty()) {
+            and.add(rest);
+        }
+        return new Document("$and", and);
     }
 
     /** Builds a new index from the documents at once (sorted, then loaded), instead of one insertion per document. */

@@ -265,15 +265,18 @@ final class OrderedIndex extends Index<Integer> {
         return e != null && compareKeys(e.key, key) == 0 ? e : null;
     }
 
-    /** A unique index refuses a key another document holds (null counts: only a sparse index skips documents). */
-    private void checkUnique(Document document, Object self, MongoCollection<Integer> collection) {
+    /**
+     * A unique index refuses a key another document holds (null counts: only a sparse index skips documents). An
+     * update passes the _id of the document it changes (`updating`), which may itself be null.
+     */
+    private void checkUnique(Document document, boolean updating, Object self, MongoCollection<Integer> collection) {
         if (!unique) {
             return;
         }
         for (Object[] key : keysOf(document, null)) {
             for (Entry e : entries.subSet(new Entry(key, Integer.MIN_VALUE), true, new Entry(key, Integer.MAX_VALUE), true)) {
                 Document holder = documents.apply(e.position);
-                if (self != null && holder != null && ValueComparator.asc().compare(holder.get("_id"), self) == 0) {
+                if (updating && holder != null && ValueComparator.asc().compare(holder.get("_id"), self) == 0) {
                     continue;
                 }
                 throw new DuplicateKeyError(collection, getName() + " dup key: " + describe(key));
@@ -292,7 +295,7 @@ final class OrderedIndex extends Index<Integer> {
     @Override
     public void checkAdd(Document document, MongoCollection<Integer> collection) {
         keysOf(document, null); // parallel arrays
-        checkUnique(document, null, collection);
+        checkUnique(document, false, null, collection);
     }
 
     @Override
@@ -329,7 +332,7 @@ final class OrderedIndex extends Index<Integer> {
     @Override
     public void checkUpdate(Document oldDocument, Document newDocument, MongoCollection<Integer> collection) {
         keysOf(newDocument, null);
-        checkUnique(newDocument, oldDocument.get("_id"), collection);
+        checkUnique(newDocument, true, oldDocument.get("_id"), collection);
     }
 
     @Override

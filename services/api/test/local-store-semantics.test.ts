@@ -153,3 +153,25 @@ describe('local store: arrays in filters and sorts', () => {
     expect(await ids(coll, {}, { v: -1, _id: 1 })).toEqual(['d', 'e', 'a', 'b', 'c']);
   });
 });
+
+describe('local store: upserts and the _id', () => {
+  it('an upsert takes its _id from an equality or a one-value $in, and gets an ObjectId from several $in values', async () => {
+    const coll = await collection('upserts', [{ _id: 'x', v: 1 }]);
+    await coll.updateOne({ _id: { $in: ['p', 'q'] } } as Filter<Document>, { $set: { v: 2 } }, { upsert: true });
+    await coll.findOneAndUpdate({ _id: { $in: [null, 'r'] } } as Filter<Document>, { $set: { v: 3 } }, { upsert: true });
+    await coll.updateOne({ _id: { $in: ['s'] } } as Filter<Document>, { $set: { v: 4 } }, { upsert: true });
+    const byV = new Map((await coll.find().toArray()).map((d) => [d.v, d._id]));
+    expect(byV.get(2)).toBeInstanceOf(ObjectId);
+    expect(byV.get(3)).toBeInstanceOf(ObjectId);
+    expect(byV.get(4)).toBe('s');
+  });
+
+  it('the one document whose _id is null can be updated, and a second one is refused', async () => {
+    const coll = await collection('null-id', [{ _id: 1, v: 1 }], [{ v: 1 }]);
+    // unless told otherwise, the driver gives an inserted null _id an ObjectId of its own
+    await coll.insertOne({ _id: null, v: 2 } as Document, { forceServerObjectId: true });
+    await coll.updateMany({ v: 2 }, { $set: { v: 3 }, $unset: { w: '' } });
+    expect(await ids(coll, { v: 3 })).toEqual([null]);
+    await expect(coll.insertOne({ _id: null, v: 4 } as Document, { forceServerObjectId: true })).rejects.toThrow(/E11000/);
+  });
+});
