@@ -45,6 +45,8 @@ export interface ReadEntry {
   uuid: string;
   bron: AuditEntry['bron'];
   clientId: string;
+  /** The applicatie's label (as in write entries), when it has one. */
+  applicatieWeergave?: string;
   gebruikersId: string;
   gebruikersWeergave: string;
   /** `retrieve` (detail), `list`, `zoek` or `download`. */
@@ -55,6 +57,13 @@ export interface ReadEntry {
   /** Detail and download: the object read; its hoofdObject (e.g. the zaak) when known. */
   resourceUrl?: string;
   hoofdObject?: string;
+  /**
+   * Every zaak, document and besluit whose own trail shows this read (the main objects of what it showed), for the
+   * trails' index; `getoond` names each object shown: `[resource, resourceUrl, index into hoofdObjecten]` (the
+   * object read first, then what a list returned and what an expand added).
+   */
+  hoofdObjecten?: string[];
+  getoond?: [string, string, number][];
   /** Lists and `_zoek`: the number of results the query matched. */
   aantal?: number;
   /** `_zoek`: the search filters of the request body (BSNs masked). */

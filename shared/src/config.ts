@@ -44,6 +44,8 @@ const schema = z.object({
   AUDIT_SPOOL_DIR: z.string().min(1).default('.data/audit-spool'),
   AUDIT_EXCLUDE_CLIENT_IDS: z.string().default(''),
   AUDIT_SETTINGS_POLL_MS: z.coerce.number().int().min(100).default(3000),
+  /** How long read entries are kept (a TTL index removes them after this many days); write entries are kept. */
+  AUDIT_READS_RETENTION_DAYS: z.coerce.number().positive().default(365),
   /** Notificaties: an abonnement whose attempts have all failed this long is locked (default one week). */
   NRC_LOCK_AFTER_HOURS: z.coerce.number().positive().default(168),
   /** How long notifications that matched an abonnement, and finished deliveries, are kept (for resends and the admin screen). */

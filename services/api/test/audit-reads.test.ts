@@ -90,12 +90,13 @@ describe('read entries', () => {
     await get(status.url, tok);
     expect((await t.call('GET', zaak.url, undefined, { token: tok, headers: { ...CRS, 'if-none-match': first.headers.etag as string } })).statusCode).toBe(304);
     const entries = await since(from);
-    const who = { bron: 'ZRC', clientId: 'zaaksysteem', gebruikersId: 'u-42', gebruikersWeergave: 'A. Jansen', actie: 'retrieve' };
+    const who = { bron: 'ZRC', clientId: 'zaaksysteem', applicatieWeergave: 'zaaksysteem', gebruikersId: 'u-42', gebruikersWeergave: 'A. Jansen', actie: 'retrieve' };
     const path = (url: string) => new URL(url).pathname;
+    const one = (resource: string, url: string) => ({ resourceUrl: url, hoofdObject: zaak.url, hoofdObjecten: [zaak.url], getoond: [[resource, url, 0]] });
     expect(entries).toEqual([
-      { ...who, uuid: expect.any(String), aanmaakdatum: expect.any(String), resource: 'zaak', request: path(zaak.url), resourceUrl: zaak.url, hoofdObject: zaak.url, resultaat: 200 },
-      { ...who, uuid: expect.any(String), aanmaakdatum: expect.any(String), resource: 'status', request: path(status.url), resourceUrl: status.url, hoofdObject: zaak.url, resultaat: 200 },
-      { ...who, uuid: expect.any(String), aanmaakdatum: expect.any(String), resource: 'zaak', request: path(zaak.url), resourceUrl: zaak.url, hoofdObject: zaak.url, resultaat: 304 },
+      { ...who, uuid: expect.any(String), aanmaakdatum: expect.any(String), resource: 'zaak', request: path(zaak.url), ...one('zaak', zaak.url), resultaat: 200 },
+      { ...who, uuid: expect.any(String), aanmaakdatum: expect.any(String), resource: 'status', request: path(status.url), ...one('status', status.url), resultaat: 200 },
+      { ...who, uuid: expect.any(String), aanmaakdatum: expect.any(String), resource: 'zaak', request: path(zaak.url), ...one('zaak', zaak.url), resultaat: 304 },
     ]);
     // The event id is the entry's uuid; the time is when it was read.
     for (const e of entries) {
@@ -126,6 +127,11 @@ describe('read entries', () => {
     expect(statussen.json().count).toBe(2);
     expect(entries[0]!.request).toBe(`${ZRC}/zaken?zaaktype=${encodeURIComponent(s.zaaktype)}&ordering=-startdatum`);
     expect(entries[1]).not.toHaveProperty('resourceUrl');
+    // every object a list showed, each under its main object (the trail that shows the read)
+    const shown = (e: ReadEntry) => (e.getoond ?? []).map(([resource, url, i]) => [resource, url, e.hoofdObjecten![i]]);
+    expect(shown(entries[0]!)).toEqual(zaken.json().results.map((z: { url: string }) => ['zaak', z.url, z.url]));
+    expect(shown(entries[1]!)).toEqual(statussen.json().results.map((x: { url: string }) => ['status', x.url, zaak.url]));
+    expect(entries[1]!.hoofdObjecten).toEqual([zaak.url]);
   });
 
   it('records _zoek with its filters and lists filtered on a BSN, the BSN never in the entry', async () => {
@@ -150,6 +156,10 @@ describe('read entries', () => {
       ['retrieve', 'zaak', undefined],
     ]);
     expect(entries[0]).toMatchObject({ request: `${ZRC}/zaken/_zoek`, zoek: { [filter]: '*********', zaaktype: s.zaaktype, expand: 'rollen' } });
+    // what the expand showed is in the entry too: the zaak, then its rol
+    const rol = zoek.json().results[0]._expand.rollen[0].url;
+    expect(entries[0]!.getoond).toEqual([['zaak', zaak.url, 0], ['rol', rol, 0]]);
+    expect(entries[3]!.getoond).toEqual([['zaak', zaak.url, 0], ['rol', rol, 0]]);
     expect(entries[1]!.request).toBe(`${ZRC}/zaken?${filter}=*********`);
     expect(entries[2]!.request).toMatch(/inpBsn=\*+$/);
     expect(entries.filter((e) => JSON.stringify(e).includes(BSN) || decodeURIComponent(JSON.stringify(e)).includes(BSN))).toEqual([]);
@@ -281,7 +291,7 @@ describe('the auditor\'s list of reads', () => {
     const start = Date.parse('2024-01-01T00:00:00.000Z');
     const entry = (i: number, clientId: string, hoofdObject: string) => {
       const uuid = randomUUID();
-      return { _id: uuid, uuid, bron: 'ZRC', clientId, gebruikersId: 'u', gebruikersWeergave: 'U', actie: 'retrieve', resource: 'zaak', request: '/x', resourceUrl: hoofdObject, hoofdObject, resultaat: 200, aanmaakdatum: new Date(start + i * 60_000).toISOString() };
+      return { _id: uuid, uuid, bron: 'ZRC', clientId, gebruikersId: 'u', gebruikersWeergave: 'U', actie: 'retrieve', resource: 'zaak', request: '/x', resourceUrl: hoofdObject, hoofdObject, hoofdObjecten: [hoofdObject], getoond: [['zaak', hoofdObject, 0]], resultaat: 200, aanmaakdatum: new Date(start + i * 60_000).toISOString() };
     };
     const zaakA = `${ZRC}/zaken/${randomUUID()}`;
     // As services/audit stores them: 150 reads by `auditee` (every other one of zaak A), 30 by someone else of zaak A.

@@ -181,8 +181,8 @@ describe('audit trail of a besluit', () => {
       'besluit create', 'besluit partial_update', 'besluit update', 'besluitinformatieobject create', 'besluitinformatieobject destroy',
     ]);
     expect(trail[0]).toMatchObject({
-      bron: 'BRC', hoofdObject: b.url, resourceUrl: b.url, resourceWeergave: b.identificatie, toelichting: 'Op verzoek', resultaat: 201,
-      wijzigingen: { oud: null, nieuw: expect.objectContaining({ url: b.url, identificatie: b.identificatie }) },
+      bron: 'brc', hoofdObject: b.url, resourceUrl: b.url, resourceWeergave: b.identificatie, toelichting: 'Op verzoek', resultaat: 201,
+      wijzigingen: { nieuw: expect.objectContaining({ url: b.url, identificatie: b.identificatie }) },
     });
     expect(trail[1].wijzigingen).toMatchObject({ oud: { toelichting: '' }, nieuw: { toelichting: 'aangevuld' } });
     expect(trail[3]).toMatchObject({ hoofdObject: b.url, resourceUrl: bio.url });

@@ -1,7 +1,26 @@
-import { AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION } from '@zgw/shared';
+import { AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION, READ_EXPIRY_FIELD } from '@zgw/shared';
 
 /** An entry as stored: the message's entry with `_id` = its uuid (as the API stores the entries it writes itself). */
 export type StoredEntry = { _id: string; uuid: string } & Record<string, unknown>;
+
+/**
+ * A read entry as stored: with its aanmaakdatum as a date (which the TTL index of AUDIT_READS_RETENTION_DAYS expires
+ * it by), and with the objects it showed. An entry of an older API names one main object (`hoofdObject`) at most:
+ * that object is the one it showed.
+ */
+function storedRead(entry: StoredEntry): StoredEntry | string {
+  if (entry.hoofdObjecten !== undefined) {
+    const mains = entry.hoofdObjecten;
+    if (!Array.isArray(mains) || mains.some((m) => typeof m !== 'string')) return 'hoofdObjecten is not a list of strings';
+    const shown = entry.getoond;
+    const valid = (g: unknown) => Array.isArray(g) && typeof g[0] === 'string' && typeof g[1] === 'string' && Number.isInteger(g[2]) && g[2] >= 0 && g[2] < mains.length;
+    if (!Array.isArray(shown) || !shown.every(valid)) return 'getoond does not match hoofdObjecten';
+  } else if (typeof entry.hoofdObject === 'string') {
+    entry.hoofdObjecten = [entry.hoofdObject];
+    entry.getoond = [[entry.resource, typeof entry.resourceUrl === 'string' ? entry.resourceUrl : entry.hoofdObject, 0]];
+  }
+  return { ...entry, [READ_EXPIRY_FIELD]: new Date(String(entry.aanmaakdatum)) };
+}
 
 export type AuditCollection = typeof AUDITTRAIL_COLLECTION | typeof AUDIT_READS_COLLECTION;
 
@@ -49,5 +68,8 @@ export function parseEntry(topic: string, value: Buffer | null | undefined): Par
   if (entry.hoofdObject !== undefined && typeof entry.hoofdObject !== 'string') return { reason: 'hoofdObject is not a string' };
   // MongoDB refuses top-level field names with a leading `$`; `_id` is ours to set.
   for (const key of Object.keys(entry)) if (key.startsWith('$') || key === '_id') return { reason: `field name ${key.startsWith('$') ? 'starting with $' : '_id'}` };
-  return { entry: { _id: entry.uuid, ...entry } as StoredEntry };
+  const stored = { _id: entry.uuid, ...entry } as StoredEntry;
+  if (topic !== AUDIT_READS_TOPIC) return { entry: stored };
+  const read = storedRead(stored);
+  return typeof read === 'string' ? { reason: read } : { entry: read };
 }

@@ -30,7 +30,7 @@ export async function startAuditWorker(config: Config, log: Logger, opts: Worker
     const m = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
     try {
       await ensureAuditIndexes(m.db, AUDITTRAIL_COLLECTION);
-      await ensureAuditIndexes(m.db, AUDIT_READS_COLLECTION);
+      await ensureAuditIndexes(m.db, AUDIT_READS_COLLECTION, config.AUDIT_READS_RETENTION_DAYS);
       return m;
     } catch (err) {
       await m.client.close().catch(() => undefined);

@@ -193,5 +193,7 @@ describe('audit batch handler', () => {
     expect(parseEntry('audit-reads', Buffer.from(JSON.stringify(readEntry()))).entry).toBeDefined();
     expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), clientId: undefined }))).reason).toBe('no clientId');
     expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObject: 5 }))).reason).toBe('hoofdObject is not a string');
+    expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObjecten: ['a'], getoond: [['zaak', 'a', 1]] }))).reason).toBe('getoond does not match hoofdObjecten');
+    expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObjecten: 'a' }))).reason).toBe('hoofdObjecten is not a list of strings');
   });
 });

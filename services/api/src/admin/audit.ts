@@ -45,7 +45,7 @@ const view = ({ _id, ...rest }: Record<string, unknown>) => ({ uuid: _id, ...Obj
 
 /** The indexes that serve the auditor's two questions: one client's reads, and the reads of one main object, in a period. */
 export async function ensureAuditReadsIndexes(deps: Deps): Promise<void> {
-  await ensureAuditIndexes(deps.db, AUDIT_READS_COLLECTION);
+  await ensureAuditIndexes(deps.db, AUDIT_READS_COLLECTION, deps.config.AUDIT_READS_RETENTION_DAYS);
 }
 
 /**
@@ -104,7 +104,7 @@ export async function registerAuditAdmin(app: FastifyInstance, deps: Deps): Prom
     }
     if (q.vanaf && q.tot && q.vanaf > q.tot) throw ZgwError.field('tot', 'invalid', 'tot ligt voor vanaf.');
     const period = q.vanaf || q.tot ? { aanmaakdatum: { ...(q.vanaf ? { $gte: q.vanaf } : {}), ...(q.tot ? { $lt: q.tot } : {}) } } : {};
-    const filter = { ...(q.clientId ? { clientId: q.clientId } : { hoofdObject: q.hoofdObject }), ...period };
+    const filter = { ...(q.clientId ? { clientId: q.clientId } : { hoofdObjecten: q.hoofdObject }), ...period };
     const page = parsePage(q.page);
     const { count, items, ...cont } = await reads.page(filter, { page, size: PAGE_SIZE, sort: { aanmaakdatum: 1, _id: 1 }, cursor: q.cursor });
     return envelope(`${deps.urls.base}${req.url}`, page, count, items.map((d) => view(d as unknown as Record<string, unknown>)), cont);

@@ -69,12 +69,16 @@ export interface ReadFacts {
   base: string;
 }
 
+/** What a URL of this host is, as far as the audit trail is concerned: an object of an audited component. */
+export type ObjectKind = (url: string) => { bron: AuditEntry['bron']; resource: string } | undefined;
+
 /** The read entry of a successful read, without its uuid and time. */
-export function describeRead(f: ReadFacts): Omit<ReadEntry, 'uuid' | 'aanmaakdatum'> {
+export function describeRead(f: ReadFacts, kind: ObjectKind = () => undefined): Omit<ReadEntry, 'uuid' | 'aanmaakdatum'> {
   const field = MAIN_FIELD[f.bron];
   const entry: Omit<ReadEntry, 'uuid' | 'aanmaakdatum'> = {
     bron: f.bron,
     clientId: f.caller.clientId,
+    applicatieWeergave: f.caller.rights.label ?? f.caller.clientId,
     gebruikersId: f.caller.userId,
     gebruikersWeergave: f.caller.userRepresentation,
     actie: f.actie,
@@ -82,22 +86,69 @@ export function describeRead(f: ReadFacts): Omit<ReadEntry, 'uuid' | 'aanmaakdat
     request: scrubUrl(f.req.url),
     resultaat: f.status,
   };
+  const shown = new Shown();
   const result = (f.result ?? undefined) as Record<string, unknown> | unknown[] | undefined;
+  let items: unknown[];
   if (f.actie === 'retrieve' || f.actie === 'download') {
     const path = f.req.url.split('?')[0]!;
     const url = (!Array.isArray(result) && str(result?.url)) || `${f.base}${f.actie === 'download' ? path.replace(/\/[^/]+\/?$/, '') : path}`;
     entry.resourceUrl = url;
     entry.hoofdObject = (field && !Array.isArray(result) && str(result?.[field])) || url;
+    shown.add(entry.resource, url, entry.hoofdObject);
+    items = result && !Array.isArray(result) ? [result] : [];
   } else {
-    const items = Array.isArray(result) ? result : Array.isArray(result?.results) ? (result.results as unknown[]) : [];
+    items = Array.isArray(result) ? result : Array.isArray(result?.results) ? (result.results as unknown[]) : [];
     entry.aantal = !Array.isArray(result) && typeof result?.count === 'number' ? result.count : items.length;
     // The main object when every result belongs to the same one (the parts of one zaak).
     const mains = new Set(items.map((i) => (field && i && typeof i === 'object' ? str((i as Record<string, unknown>)[field]) : undefined)));
     const [only] = mains;
     if (items.length && mains.size === 1 && only) entry.hoofdObject = only;
     if (f.actie === 'zoek' && f.body && typeof f.body === 'object') entry.zoek = maskBsns(f.body) as Record<string, unknown>;
+    for (const item of items) {
+      const url = item && typeof item === 'object' ? str((item as Record<string, unknown>).url) : undefined;
+      if (url) shown.add(entry.resource, url, (field && str((item as Record<string, unknown>)[field])) || url);
+    }
+  }
+  for (const item of items) shown.expanded(item, kind);
+  if (shown.hoofdObjecten.length) {
+    entry.hoofdObjecten = shown.hoofdObjecten;
+    entry.getoond = shown.getoond;
   }
   return entry;
+}
+
+/** The objects a read showed, each with its main object (whose trail shows the read), each object once. */
+class Shown {
+  readonly hoofdObjecten: string[] = [];
+  readonly getoond: [string, string, number][] = [];
+  private readonly seen = new Set<string>();
+
+  add(resource: string, url: string, hoofdObject: string): void {
+    if (this.seen.has(url)) return;
+    this.seen.add(url);
+    let i = this.hoofdObjecten.indexOf(hoofdObject);
+    if (i < 0) i = this.hoofdObjecten.push(hoofdObject) - 1;
+    this.getoond.push([resource, url, i]);
+  }
+
+  /** The objects an expand added (`_expand`, at any depth) that belong to an audited component. */
+  expanded(item: unknown, kind: ObjectKind): void {
+    const expand = item && typeof item === 'object' ? (item as Record<string, unknown>)._expand : undefined;
+    if (!expand || typeof expand !== 'object') return;
+    for (const value of Object.values(expand)) {
+      for (const obj of Array.isArray(value) ? value : [value]) {
+        if (!obj || typeof obj !== 'object') continue;
+        const o = obj as Record<string, unknown>;
+        const url = str(o.url);
+        const k = url ? kind(url) : undefined;
+        if (url && k) {
+          const field = MAIN_FIELD[k.bron];
+          this.add(k.resource, url, (field && str(o[field])) || url);
+        }
+        this.expanded(o, kind);
+      }
+    }
+  }
 }
 
 /**
@@ -119,6 +170,8 @@ export class ReadAudit {
   private producer?: Producer;
   private poll?: NodeJS.Timeout;
   private started = false;
+  /** `<component>/<collection>` of every audited resource: which resource an object URL of this host is. */
+  private readonly kinds = new Map<string, { bron: AuditEntry['bron']; resource: string }>();
 
   constructor(
     private readonly config: Config,
@@ -141,6 +194,19 @@ export class ReadAudit {
   get environmentExclusions(): string[] {
     return [...this.envList];
   }
+
+  /** Makes the objects of an audited resource known, so an expand that shows one puts the read in its trail. */
+  know(component: string, collection: string, bron: AuditEntry['bron'], resource: string): void {
+    this.kinds.set(`${component}/${collection.split('/').pop()}`, { bron, resource });
+  }
+
+  /** The audited resource a URL of this host points at (`<base>/<component>/api/v1/.../<collection>/<uuid>`). */
+  readonly kind: ObjectKind = (url) => {
+    const base = `${this.config.PUBLIC_BASE_URL}/`;
+    if (!url.startsWith(base)) return undefined;
+    const parts = url.slice(base.length).split('/');
+    return parts.length >= 5 ? this.kinds.get(`${parts[0]}/${parts[parts.length - 2]}`) : undefined;
+  };
 
   excluded(clientId: string): boolean {
     return this.matches(clientId);
@@ -165,7 +231,7 @@ export class ReadAudit {
   /** Records a read (unless reads are off or the client is excluded). Synchronous: the entry is on disk on return. */
   record(facts: ReadFacts): ReadEntry | undefined {
     if (!this.enabled || this.excluded(facts.caller.clientId)) return undefined;
-    const entry: ReadEntry = { uuid: randomUUID(), ...describeRead(facts), aanmaakdatum: new Date().toISOString() };
+    const entry: ReadEntry = { uuid: randomUUID(), ...describeRead(facts, this.kind), aanmaakdatum: new Date().toISOString() };
     this.spool ??= this.createSpool();
     this.spool.append(JSON.stringify(entry));
     this.publisher?.kick();

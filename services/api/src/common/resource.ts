@@ -104,6 +104,7 @@ export class Resource<D extends Document> {
   ) {
     this.store = api.store<D>(def.storeAs ?? def.collection);
     api.resources.push(this as never);
+    if (api.def.audit) api.deps.reads?.know(api.def.name, def.collection, api.def.audit.bron, def.resource);
     const ops = new Set(def.operations ?? ALL_OPERATIONS);
     if (ops.has('list')) this.listRoute();
     if (ops.has('create')) this.createRoute();
