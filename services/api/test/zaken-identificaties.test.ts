@@ -5,6 +5,7 @@ import {
   BETROKKENE_TYPEN, ContactPersoonRol, GeoWithin, Geometry, OBJECT_TYPEN, ObjectTypeOverigeDefinitie, betrokkeneIdentificatie,
   objectIdentificatie, type BetrokkeneType, type ObjectType,
 } from '../src/components/zaken/identificaties';
+import { ZaakObjectInput } from '../src/components/zaken/schemas';
 
 /** Zaken 1.5.1 identificaties: valid bodies parse unchanged, invalid ones name the dotted camelCase field. */
 
@@ -131,6 +132,17 @@ describe('objectIdentificatie', () => {
     expect(parseOrThrow(ObjectTypeOverigeDefinitie, def)).toEqual(def);
     expect(problems(z.object({ objectTypeOverigeDefinitie: ObjectTypeOverigeDefinitie }), { objectTypeOverigeDefinitie: { url: 'geen url', schema: '.s' } }))
       .toEqual(['objectTypeOverigeDefinitie.url:invalid', 'objectTypeOverigeDefinitie.objectData:required']);
+  });
+});
+
+describe('objectTypeOverige', () => {
+  // The standard's pattern `[a-z\_]+` is unanchored (JSON Schema semantics): a value with a lower-case letter or an
+  // underscore anywhere matches, as Open Zaak and OneGround accept it.
+  const Body = ZaakObjectInput.pick({ objectTypeOverige: true });
+  it('matches the pattern as JSON Schema does', () => {
+    for (const ok of ['boom', 'GlobaleLocatie', 'Kadastraal_Object', '', 'a1']) expect([ok, problems(Body, { objectTypeOverige: ok })]).toEqual([ok, []]);
+    for (const bad of ['GROOT', '123', 'À-Z']) expect([bad, problems(Body, { objectTypeOverige: bad })]).toEqual([bad, ['objectTypeOverige:invalid']]);
+    expect(problems(Body, { objectTypeOverige: 'x'.repeat(101) })).toEqual(['objectTypeOverige:max_length']);
   });
 });
 

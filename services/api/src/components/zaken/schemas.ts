@@ -270,7 +270,8 @@ export const ZaakObjectInput = z
     object: z.union([z.literal(''), url]).optional(),
     zaakobjecttype: z.union([z.literal(''), url]).optional(),
     objectType: OBJECT_TYPE,
-    objectTypeOverige: z.union([z.literal(''), z.string().max(100).regex(/^[a-z_]+$/)]).optional(),
+    // The standard's pattern `[a-z\_]+` with JSON Schema's semantics: unanchored, so "GlobaleLocatie" matches.
+    objectTypeOverige: z.union([z.literal(''), z.string().max(100).regex(/[a-z_]/, { message: 'Bevat geen kleine letter of underscore (patroon [a-z_]+).' })]).optional(),
     objectTypeOverigeDefinitie: ObjectTypeOverigeDefinitie.nullable().optional(),
     relatieomschrijving: text(80).optional(),
     /** Validated against the schema of its objectType by the zaakobject rules. */
