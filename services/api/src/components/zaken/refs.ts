@@ -33,7 +33,12 @@ export class References {
       if (doc) return { doc };
       return { error: { name, code: 'bad-url', reason: `${url} bestaat niet.` } };
     }
-    if (this.isCatalogiUrl(url)) return { error: { name, code: 'invalid-resource', reason: `${url} is geen ${resource.def.resource}.` } };
+    // One of this platform's Catalogi URLs: another kind of object is `invalid-resource`, no object at all `bad-url`.
+    if (this.isCatalogiUrl(url)) {
+      return (await this.anyCatalogiObject(url))
+        ? { error: { name, code: 'invalid-resource', reason: `${url} is geen ${resource.def.resource}.` } }
+        : { error: { name, code: 'bad-url', reason: `${url} bestaat niet.` } };
+    }
     const remote = await this.remote(name, url, () => false);
     return { error: remote ?? { name, code: 'invalid-resource', reason: `${url} is geen ${resource.def.resource} van deze Catalogi API.` } };
   }
@@ -86,6 +91,15 @@ export class References {
     if (!zaken || !uuid) return undefined;
     const doc = await zaken.store.get(uuid);
     return doc ? zaken.toApi(doc) : null;
+  }
+
+  /** Whether a URL of this platform's Catalogi API is any object of it (a statustype where a zaaktype belongs). */
+  private async anyCatalogiObject(url: string): Promise<boolean> {
+    for (const r of this.catalogi.api.resources) {
+      const uuid = r.uuidOf(url);
+      if (uuid && (await r.store.get(uuid))) return true;
+    }
+    return false;
   }
 
   private isCatalogiUrl(url: string): boolean {
