@@ -53,6 +53,13 @@ export interface ComponentDef {
   cacheReads?: boolean;
   /** Audited components (Zaken, Documenten, Besluiten): every write and every read produces an audit entry. */
   audit?: { bron: AuditEntry['bron'] };
+  /**
+   * The field of a written body that names the type the component's autorisaties are per (zaaktype,
+   * informatieobjecttype, besluittype). A create or update naming a type the client holds none of the route's scopes
+   * for is refused (403) before the body is validated or the type resolved: whether a client may write this at all
+   * never depends on how the platform validates.
+   */
+  typeField?: 'zaaktype' | 'informatieobjecttype' | 'besluittype';
   register(api: ComponentApi): Promise<void> | void;
 }
 
@@ -188,6 +195,7 @@ export class ComponentApi {
     const audit = this.def.audit;
     // Reads of an audited component (detail, list, `_zoek`, download) leave a read entry; HEAD requests do not.
     const reading = audit && (spec.method === 'GET' || spec.method === 'POST') ? readActie(spec.operationId) : undefined;
+    const writesType = this.def.typeField && /_(create|update|partial_update)$/.test(spec.operationId) ? this.def.typeField : undefined;
     for (const [version, doc] of this.docs) {
       const v = spec.variants?.[version] ?? {};
       const body = v.body ?? spec.body;
@@ -225,6 +233,7 @@ export class ComponentApi {
         if (spec.scopes.length && !caller.hasAnyScope(spec.scopes)) {
           throw ZgwError.forbidden(`Deze actie vereist een van de scopes: ${spec.scopes.join(', ')}.`);
         }
+        if (writesType) mustHoldType(caller, this.def.code, writesType, spec.scopes, req.body);
         const variant = req.apiVersion ? spec.variants?.[req.apiVersion] : undefined;
         const querySchema = variant?.query ?? spec.query;
         const bodySchema = variant?.body ?? spec.body;
@@ -332,4 +341,17 @@ function settleFollowUps(scope: FastifyInstance, api: ComponentApi): void {
   const timer = setInterval(() => void run().catch((err: Error) => api.deps.log.error({ err: err.message }, 'follow-up sweep failed')), SETTLE_GRACE_MS / 2);
   timer.unref();
   scope.addHook('onClose', async () => clearInterval(timer));
+}
+
+/**
+ * The type a write names must be one the client holds one of the route's scopes for in this component, compared as
+ * sent, before anything resolves or validates it (403 `permission_denied`). A body without the field, or with
+ * something other than a string there, is left to validation.
+ */
+function mustHoldType(caller: Caller, component: string, field: NonNullable<ComponentDef['typeField']>, scopes: readonly string[], body: unknown): void {
+  if (caller.all || !body || typeof body !== 'object' || Array.isArray(body)) return;
+  const type = (body as Record<string, unknown>)[field];
+  if (typeof type !== 'string' || !type) return;
+  if (scopes.some((scope) => caller.allows(component, scope, field, type))) return;
+  throw ZgwError.forbidden(`Deze client heeft geen autorisatie voor dit ${field}.`);
 }

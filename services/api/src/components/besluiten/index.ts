@@ -16,6 +16,7 @@ import { PART_AUTH_FIELD, mayOnBesluittype, type BesluitLinks, type Besluiten } 
 export const besluiten: ComponentDef = {
   name: 'besluiten',
   code: 'brc',
+  typeField: 'besluittype',
   title: 'Besluiten API',
   version: '1.0.2',
   audit: { bron: 'BRC' },

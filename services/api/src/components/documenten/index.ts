@@ -23,6 +23,7 @@ import { Versies } from './versies';
 export const documenten: ComponentDef = {
   name: 'documenten',
   code: 'drc',
+  typeField: 'informatieobjecttype',
   title: 'Documenten API',
   version: V15,
   versions: VERSIONS,

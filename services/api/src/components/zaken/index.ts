@@ -23,6 +23,7 @@ import { PART_LINKS, registerZaken } from './zaken';
 export const zaken: ComponentDef = {
   name: 'zaken',
   code: 'zrc',
+  typeField: 'zaaktype',
   title: 'Zaken API',
   version: '1.5.1',
   audit: { bron: 'ZRC' },
