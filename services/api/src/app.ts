@@ -8,7 +8,7 @@ import { registerDoelregistratiesAdmin } from './admin/doelregistraties';
 import { registerNotificatiesAdmin } from './admin/notificaties';
 import { registerOverdrachtenAdmin } from './admin/overdrachten';
 import { registerAdminUi } from './admin/ui';
-import { registerErrorHandling } from './common/errors';
+import { registerErrorHandling, registerMethodRegistry } from './common/errors';
 import { COMPONENTS } from './components';
 import { REFERENCE_PATH, registerApiReference } from './reference';
 
@@ -37,6 +37,7 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
   });
   registerErrorHandling(app);
+  registerMethodRegistry(app);
   tolerateEmptyJsonBodies(app);
 
   // Each component's version without an Api-Version header, and every version of those that serve several.

@@ -6,7 +6,7 @@ import type { AuditEntry, Config, Logger } from '@zgw/shared';
 import { readActie, type ReadAudit } from './audit-reads';
 import type { Authenticator, Caller } from './auth';
 import type { CacheRegion, Caches } from './cache';
-import { ZgwError, sendProblem } from './errors';
+import { ZgwError, notFound, sendProblem } from './errors';
 import { ComponentDocument } from './openapi';
 import type { OutboxRelay } from './relay';
 import type { Resource } from './resource';
@@ -301,7 +301,7 @@ export async function mountComponent(app: FastifyInstance, def: ComponentDef, de
         reply.header('API-version', req.apiVersion ?? api.defaultVersion);
         return payload;
       });
-      scope.setNotFoundHandler((req, reply) => sendProblem(req, reply, ZgwError.notFound('Deze URL bestaat niet.')));
+      scope.setNotFoundHandler(notFound);
       const docOf = (req: FastifyRequest) => api.docs.get(api.version(req))!;
       scope.get('/schema/openapi.json', async (req, reply) => reply.type('application/json').send(docOf(req).json()));
       scope.get('/schema/openapi.yaml', async (req, reply) => reply.type('application/yaml').send(docOf(req).yaml()));

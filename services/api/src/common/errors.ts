@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
 import { randomUUID } from 'node:crypto';
 
 export interface InvalidParam {
@@ -105,5 +106,41 @@ export function registerErrorHandling(app: FastifyInstance): void {
     req.log.error({ err: error }, 'unhandled error');
     return sendProblem(req, reply, new ZgwError(500, 'error', 'Er is een onverwachte fout opgetreden; zie de serverlog bij deze instance.'));
   });
-  app.setNotFoundHandler((req, reply) => sendProblem(req, reply, ZgwError.notFound('Deze URL bestaat niet.')));
+  app.setNotFoundHandler(notFound);
+}
+
+/** The methods a path may answer to, for the `Allow` header of a 405. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+const ROUTES = Symbol('zgw.routes');
+type WithRoutes = FastifyInstance & { [ROUTES]?: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> };
+
+/**
+ * Keeps every route's method and path (from every scope), so a request to a path that exists with a method it does
+ * not answer to is told which it does. Call on the root instance before any route is added.
+ */
+export function registerMethodRegistry(app: FastifyInstance): void {
+  const routes = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 16 * 1024 });
+  (app as WithRoutes)[ROUTES] = routes;
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      // the same method and path may come twice (a second scope, the HEAD Fastify adds to a GET): keep it once
+      if (!(METHODS as readonly string[]).includes(method) || routes.hasRoute(method as FindMyWay.HTTPMethod, route.url)) continue;
+      routes.on(method as FindMyWay.HTTPMethod, route.url, () => undefined);
+    }
+  });
+}
+
+/**
+ * An unknown URL is a 404 in the ZGW problem format; a known path asked with a method it does not answer to is a 405
+ * with an `Allow` header that names the methods it does.
+ */
+export function notFound(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const routes = (req.server as WithRoutes)[ROUTES];
+  const path = req.url.split('?')[0]!;
+  const allowed = routes ? METHODS.filter((m) => routes.find(m, path)) : [];
+  if (allowed.length && !(allowed as string[]).includes(req.method)) {
+    reply.header('Allow', allowed.join(', '));
+    return sendProblem(req, reply, new ZgwError(405, 'method_not_allowed', `Methode ${req.method} is hier niet toegestaan; wel: ${allowed.join(', ')}.`));
+  }
+  return sendProblem(req, reply, ZgwError.notFound('Deze URL bestaat niet.'));
 }

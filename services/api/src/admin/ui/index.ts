@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { releaseLabel } from '@zgw/shared';
 import type { ComponentApi, Deps } from '../../common/component';
-import { ZgwError, sendProblem } from '../../common/errors';
+import { ZgwError, notFound, sendProblem } from '../../common/errors';
 import { registerApplicatieScreens } from './applicaties';
 import { registerAbonnementScreens } from './abonnementen';
 import { registerDoelregistratieScreens } from './doelregistraties';
@@ -69,7 +69,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
       // An unknown admin JSON endpoint is a 404 in the ZGW problem format, whoever asks; an unknown screen a page.
       scope.setNotFoundHandler((req, reply) =>
         isAdminApi(req.url)
-          ? sendProblem(req, reply, ZgwError.notFound('Deze URL bestaat niet.'))
+          ? notFound(req, reply)
           : sendPage(reply, { title: 'Niet gevonden', user: req.adminSession?.user, status: 404 }, html`<p>Deze pagina bestaat niet. <a href="${UI}/">Naar het overzicht</a></p>`),
       );
 
