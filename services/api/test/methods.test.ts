@@ -30,3 +30,23 @@ test('an unknown path is 404 whatever the method', async () => {
     expect([method, res.statusCode, res.headers.allow, res.json().code]).toEqual([method, 404, undefined, 'not_found']);
   }
 });
+
+test('every operation of every served document declares the errors the platform answers, in the problem format', async () => {
+  const documents = ['zaken', 'catalogi', 'besluiten', 'autorisaties', 'notificaties', 'overdrachten'].map((c) => [c, {}] as const);
+  const all = [...documents, ['documenten', { 'api-version': '1.5.0' }] as const, ['documenten', { 'api-version': '1.7.0' }] as const];
+  let operations = 0;
+  for (const [component, headers] of all) {
+    const res = await t.call('GET', `/${component}/api/v1/schema/openapi.json`, undefined, { headers });
+    expect([component, res.statusCode]).toEqual([component, 200]);
+    for (const [path, ops] of Object.entries(res.json().paths as Record<string, Record<string, { responses: Record<string, any>; requestBody?: unknown }>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (!op.responses) continue;
+        operations++;
+        const expected = ['400', '401', '403', '404', '406', '409', '410', '412', '415', '429', '500', ...(op.requestBody ? ['413'] : [])];
+        const missing = expected.filter((s) => !op.responses[s]?.content?.['application/problem+json']);
+        expect({ component, method, path, missing }).toEqual({ component, method, path, missing: [] });
+      }
+    }
+  }
+  expect(operations).toBeGreaterThan(150);
+});

@@ -12,6 +12,12 @@ export const ValidatieFout = Fout.extend({ invalidParams: z.array(FieldValidatio
 
 const problem = (schema: z.ZodType, description: string) => ({ description, content: { 'application/problem+json': { schema } } });
 
+const ERRORS: readonly (readonly [string, string])[] = [
+  ['401', 'Unauthorized'], ['403', 'Forbidden'], ['404', 'Not found'], ['406', 'Not acceptable'], ['409', 'Conflict'],
+  ['410', 'Gone'], ['412', 'Precondition failed'], ['415', 'Unsupported media type'], ['429', 'Too many requests'],
+  ['500', 'Internal server error'],
+];
+
 /** The OpenAPI document of one component, built from the same zod schemas that validate its requests. */
 export class ComponentDocument {
   readonly registry = new OpenAPIRegistry();
@@ -28,12 +34,12 @@ export class ComponentDocument {
 
   add(route: RouteConfig & { scopes?: readonly string[] | null }): void {
     const { scopes, ...config } = route;
+    // Every error the platform may answer, in the problem format, as the standard's own documents declare them (and
+    // 404 on lists too: a page beyond the last one), plus 413 where a body is sent.
     const responses = { ...config.responses };
-    if (config.method !== 'get' || config.path.includes('{')) responses['400'] ??= problem(ValidatieFout, 'Bad request');
-    responses['401'] = problem(Fout, 'Unauthorized');
-    responses['403'] = problem(Fout, 'Forbidden');
-    if (config.path.includes('{')) responses['404'] = problem(Fout, 'Not found');
-    responses['500'] = problem(Fout, 'Internal server error');
+    responses['400'] ??= problem(ValidatieFout, 'Bad request');
+    for (const [status, description] of ERRORS) responses[status] ??= problem(Fout, description);
+    if (config.request?.body) responses['413'] ??= problem(Fout, 'Request body too large');
     this.registry.registerPath({
       ...config,
       responses,
