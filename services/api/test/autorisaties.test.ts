@@ -71,6 +71,13 @@ describe('business rules', () => {
     expect(res.json().invalidParams[0]).toMatchObject({ name: 'clientIds', code: 'clientId-exists' });
   });
 
+  it('a key the unique index refuses is a 400 on its field, never a 500: a second applicatie without client ids', async () => {
+    const body = { clientIds: [], label: 'Zonder clients', heeftAlleAutorisaties: true };
+    expect((await t.call('POST', `${AC}/applicaties`, body)).statusCode).toBe(201);
+    const res = await t.call('POST', `${AC}/applicaties`, body);
+    expect([res.statusCode, res.json().invalidParams]).toEqual([400, [{ name: 'clientIds', code: 'unique', reason: expect.any(String) }]]);
+  });
+
   it('ac-002: heeftAlleAutorisaties and explicit autorisaties exclude each other, and one of them is needed', async () => {
     const both = await t.call('POST', `${AC}/applicaties`, { clientIds: ['r2a'], label: 'A', heeftAlleAutorisaties: true, autorisaties: [zrc()] });
     expect(both.json().invalidParams[0]).toMatchObject({ name: 'nonFieldErrors', code: 'ambiguous-authorizations-specified' });

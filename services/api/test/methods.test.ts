@@ -18,10 +18,17 @@ test.each([
   ['TRACE', `/zaken/api/v1/zaken/${UUID}`, 'GET, HEAD, PUT, PATCH, DELETE'],
   ['POST', `/documenten/api/v1/enkelvoudiginformatieobjecten/${UUID}`, 'GET, HEAD, PUT, PATCH, DELETE'],
   ['PATCH', '/autorisaties/api/v1/applicaties', 'GET, HEAD, POST'],
+  // a method with a body and no Content-Type: still 405, its body never read
+  ['QUERY', '/catalogi/api/v1/catalogussen/0', 'GET, HEAD'],
 ])('%s %s is 405, Allow: %s', async (method, path, allow) => {
-  const res = await t.call(method, path, method === 'TRACE' ? undefined : {});
+  const res = await t.call(method, path, method === 'TRACE' || method === 'QUERY' ? undefined : {});
   expect([res.statusCode, res.headers.allow, String(res.headers['content-type']).split(';')[0]]).toEqual([405, allow, 'application/problem+json']);
   expect(res.json()).toMatchObject({ status: 405, code: 'method_not_allowed', title: 'Methode niet toegestaan.' });
+});
+
+test('a body of a type no route parses, sent with a method the path does not answer to, is 405 too', async () => {
+  const res = await t.call('POST', '/documenten/api/v1/bestandsdelen/0', '--b\r\n--b--\r\n', { headers: { 'content-type': 'multipart/form-data; boundary=b' } });
+  expect([res.statusCode, res.headers.allow]).toEqual([405, 'PUT']);
 });
 
 test('an unknown path is 404 whatever the method', async () => {

@@ -90,6 +90,14 @@ function fromFastify(err: FastifyError): ZgwError | undefined {
       break;
   }
   if (err instanceof SyntaxError) return ZgwError.field('nonFieldErrors', 'parse_error', 'De JSON in de request body is ongeldig.');
+  // A unique index refused the write (two concurrent creates of one key, or a value the rules do not check first):
+  // the field that must be unique, never a 500. The value itself is not echoed.
+  const dup = err as unknown as { code?: unknown; keyPattern?: Record<string, unknown> };
+  if (dup.code === 11000) {
+    const keys = dup.keyPattern ? Object.keys(dup.keyPattern) : [...err.message.matchAll(/[{,] ([\w.]+): /g)].map((m) => m[1]!);
+    const field = keys.find((k) => !k.startsWith('_')) ?? 'nonFieldErrors';
+    return ZgwError.field(field, 'unique', `Er bestaat al een object met deze waarde van ${field}.`);
+  }
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     return new ZgwError(err.statusCode, 'invalid', err.message);
   }
@@ -121,6 +129,12 @@ type WithRoutes = FastifyInstance & { [ROUTES]?: FindMyWay.Instance<FindMyWay.HT
 export function registerMethodRegistry(app: FastifyInstance): void {
   const routes = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 16 * 1024 });
   (app as WithRoutes)[ROUTES] = routes;
+  // Answered before any body is read (a body of a type no route parses would be a 415 first): a method no route has
+  // (TRACE, QUERY, ...), 404 or 405; a path that exists with other methods, 405. Other unknown paths go on to the
+  // not-found handler of their scope (an admin screen answers with a page).
+  app.addHook('onRequest', async (req, reply) => {
+    if (!(METHODS as readonly string[]).includes(req.method) || (req.is404 && allowedMethods(req).length)) return notFound(req, reply);
+  });
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       // the same method and path may come twice (a second scope, the HEAD Fastify adds to a GET): keep it once
@@ -130,14 +144,19 @@ export function registerMethodRegistry(app: FastifyInstance): void {
   });
 }
 
+/** The methods the request's path answers to (none for an unknown path). */
+function allowedMethods(req: FastifyRequest): string[] {
+  const routes = (req.server as WithRoutes)[ROUTES];
+  const path = req.url.split('?')[0]!;
+  return routes ? METHODS.filter((m) => routes.find(m, path)) : [];
+}
+
 /**
  * An unknown URL is a 404 in the ZGW problem format; a known path asked with a method it does not answer to is a 405
  * with an `Allow` header that names the methods it does.
  */
 export function notFound(req: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const routes = (req.server as WithRoutes)[ROUTES];
-  const path = req.url.split('?')[0]!;
-  const allowed = routes ? METHODS.filter((m) => routes.find(m, path)) : [];
+  const allowed = allowedMethods(req);
   if (allowed.length && !(allowed as string[]).includes(req.method)) {
     reply.header('Allow', allowed.join(', '));
     return sendProblem(req, reply, new ZgwError(405, 'method_not_allowed', `Methode ${req.method} is hier niet toegestaan; wel: ${allowed.join(', ')}.`));
