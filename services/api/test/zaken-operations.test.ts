@@ -403,7 +403,10 @@ describe('request bodies', () => {
     problems.expect('_zoek refused area', zoek, 400, 'zaakgeometrie.within', 'invalid');
     expect(zoek.body).not.toMatch(/Edges|Loop/);
     // Other database errors stay what they are.
-    expect((await refusing(11000, 'E11000 duplicate key error', () => call('POST', `${ZRC}/zaken`, bodies.zaken))).statusCode).toBe(500);
+    expect((await refusing(10334, 'BSONObjectTooLarge', () => call('POST', `${ZRC}/zaken`, bodies.zaken))).statusCode).toBe(500);
+    // A key a unique index refuses is a 400 on its field.
+    const dup = await refusing(11000, 'E11000 duplicate key error collection: zaken index: identificatie_1 dup key: { identificatie: "ZAAK-1" }', () => call('POST', `${ZRC}/zaken`, bodies.zaken));
+    expect([dup.statusCode, dup.json().invalidParams]).toEqual([400, [{ name: 'identificatie', code: 'unique', reason: expect.not.stringContaining('ZAAK-1') }]]);
   });
 
   it('odd JSON that MongoDB cannot store or query: operator keys, dotted keys, deep nesting', async () => {
