@@ -73,7 +73,9 @@ PY
   read -r p f <<< "$counts"
   # a run that ended badly without reporting a failure (it could not load the document, it timed out) is one
   if [[ $status -ne 0 && $f -eq 0 ]]; then f=1; fi
-  echo "  $name: $p passed, $f failed (log: ${OUT#$ROOT/}/$name.log)"
+  # what schemathesis only warns about, counted: e.g. "missing test data 36, schema validation mismatch 10"
+  warned=$(sed -n 's/^ *⚠️ \([^:]*\): \([0-9]*\) .*/\2 \1/p' "$OUT/$name.log" | awk '{n=$1; $1=""; sub(/^ /,""); printf "%s%s %s", sep, tolower($0), n; sep=", "}')
+  echo "  $name: $p passed, $f failed${warned:+ (warnings: $warned)} (log: ${OUT#$ROOT/}/$name.log)"
   passed=$((passed + p)); failed=$((failed + f))
   if [[ $f -ne 0 ]]; then rc=1; sed -n '/FAILURES/,/WARNINGS\|SUMMARY/p' "$OUT/$name.log" | head -60; fi
 done
