@@ -24,6 +24,7 @@
 #   ZGW_ENGINES_FRESH=1  `start` wipes the data of the engines it starts first
 #   ZGW_MONGO_PORT (27017)  ZGW_MONGO_BACKEND (durable|memory, default durable; memory keeps nothing)
 #   ZGW_MONGO_HEAP (4g: the whole data set lives in it; about 2 KB per small document)
+#   ZGW_MONGO_JAVA_OPTS (empty: more JVM options for the store, after the project's own, e.g. a collector)
 #   ZGW_MONGO_FSYNC (on; off: each write still reaches the OS before it is acknowledged, so it survives
 #                    kill -9 of the engine, but not a power cut)
 #   ZGW_MONGO_LOG_LEVEL (warn; info logs every connection)
@@ -62,6 +63,7 @@ HOST=127.0.0.1
 MONGO_PORT="${ZGW_MONGO_PORT:-27017}"
 MONGO_BACKEND="${ZGW_MONGO_BACKEND:-durable}"
 MONGO_HEAP="${ZGW_MONGO_HEAP:-4g}"
+read -r -a MONGO_JAVA_OPTS <<< "${ZGW_MONGO_JAVA_OPTS:-}"
 MONGO_FSYNC="${ZGW_MONGO_FSYNC:-on}"
 MONGO_LOG_LEVEL="${ZGW_MONGO_LOG_LEVEL:-warn}"
 KAFKA_PORT="${ZGW_KAFKA_PORT:-9092}"
@@ -410,8 +412,10 @@ start_mongo() {
   [[ "$MONGO_BACKEND" != durable ]] || args+=(--dir "$DATA_DIR/mongo/store" --fsync "$MONGO_FSYNC")
   [[ ! -f "$DATA_DIR/mongo/mongo.mv" ]] ||
     note "mongo: $DATA_DIR/mongo/mongo.mv is a store of the former H2 backend and is not read; the data is in $DATA_DIR/mongo/store (delete mongo.mv)"
-  launch mongo java "$(marker_of mongo)" -Xms64m -Xmx"$MONGO_HEAP" -XX:+UseSerialGC \
-    -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+  local gc=(-XX:+UseSerialGC)  # unless ZGW_MONGO_JAVA_OPTS chooses another collector
+  [[ ! "${ZGW_MONGO_JAVA_OPTS:-}" =~ -XX:\+Use[A-Za-z0-9]*GC ]] || gc=()
+  launch mongo java "$(marker_of mongo)" -Xms64m -Xmx"$MONGO_HEAP" "${gc[@]}" \
+    -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true "${MONGO_JAVA_OPTS[@]}" \
     -Dorg.slf4j.simpleLogger.defaultLogLevel="$MONGO_LOG_LEVEL" -Dorg.slf4j.simpleLogger.showDateTime=true \
     -Dorg.slf4j.simpleLogger.log.de.bwaldvogel.mongo.wire.MongoExceptionHandler=off \
     -cp "$MONGO_HOME/classes:$MONGO_HOME/lib/*" MongoLauncher "${args[@]}"

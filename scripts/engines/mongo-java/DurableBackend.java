@@ -24,10 +24,14 @@ final class DurableBackend extends AbstractMongoBackend {
 
     DurableBackend(DurableStore store) {
         this.store = store;
+        long t0 = System.nanoTime();
+        int n = 0;
         for (String name : store.recoveredDatabases()) {
             resolveDatabase(name);
+            n++;
         }
         store.endRecovery();
+        System.out.printf("DurableBackend: %d databases and their indexes ready in %d ms%n", n, (System.nanoTime() - t0) / 1_000_000);
         Thread sweeper = new Thread(this::sweepExpired, "ttl-sweeper");
         sweeper.setDaemon(true);
         sweeper.start();
