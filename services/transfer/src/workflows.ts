@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, proxyLocalActivities, type ActivityOptions } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, patched, proxyActivities, proxyLocalActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
 import type { OverdrachtOpdracht, StapNaam, Voortgang, Weigercode } from '@zgw/shared';
 import type { Activities, Plan } from './activities';
 
@@ -73,6 +73,9 @@ export async function overdracht(o: OverdrachtOpdracht): Promise<string> {
       if (plan) {
         const p = plan;
         try {
+          // An attempt of a copy step that the server gave up on (its heartbeat late) may still be running in a
+          // worker; its next heartbeat, within one heartbeat timeout, stops it. Compensation starts after that.
+          if (patched('compensatie-na-hartslag')) await sleep(`${o.hartslagSeconden}s`);
           await stap('gecompenseerd', () => compenseer(o, p), (t) => t);
         } catch (e) {
           achtergelaten = message(e);

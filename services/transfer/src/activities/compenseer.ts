@@ -1,17 +1,46 @@
-import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
-import { routeOf, tracedOf, type Deps } from '../context';
+import { Context } from '@temporalio/activity';
+import { ZgwCallError, zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import { routeOf, tracedOf, type Deps, type Kant } from '../context';
 import { vindDoelzaken } from './doelzaak';
 import { vindKopie } from './documenten';
 import type { Plan } from './valideer';
+
+/** Passes before compensation gives up on a target that keeps refusing a removal (each pass a second apart). */
+const PASSES = 10;
 
 /**
  * Step `gecompenseerd`: removes from the target what this overdracht made, newest first: the besluiten of the copy,
  * its document links, the documents copied for it (also one whose link was not made yet: found as in the copy
  * step), then the copy itself (with its rollen, statussen and other parts). Found by the copy's kenmerk, so it also
  * removes what a step made before a crash. Idempotent.
+ *
+ * It repeats until a pass finds nothing left: an attempt of a copy step that the server already gave up on (its
+ * heartbeat late under load) can still be running in a worker until its next heartbeat tells it so, and what it makes
+ * meanwhile (a link to a document being removed, which makes the target refuse that removal) is removed by the next
+ * pass.
  */
 export async function compenseer(deps: Deps, o: OverdrachtOpdracht, plan: Plan): Promise<string> {
   const { bron, doel } = await routeOf(deps, o);
+  const totaal = { zaken: 0, besluiten: 0, documenten: 0 };
+  for (let pass = 1; ; pass++) {
+    try {
+      const removed = await removePass(bron, doel, o, plan);
+      if (!removed.zaken && !removed.besluiten && !removed.documenten) break;
+      totaal.zaken += removed.zaken;
+      totaal.besluiten += removed.besluiten;
+      totaal.documenten += removed.documenten;
+    } catch (err) {
+      if (!(err instanceof ZgwCallError) || err.technisch || pass >= PASSES) throw err;
+      deps.log.warn({ ...tracedOf(o), pass, err: err.message }, 'overdracht: compensatie, het doel weigerde een verwijdering; opnieuw');
+    }
+    await Context.current().sleep(1000);
+  }
+  deps.log.info({ ...tracedOf(o), ...totaal }, 'overdracht: gecompenseerd, wat de overdracht maakte is verwijderd');
+  return totaal.zaken ? `doelzaak, ${totaal.besluiten} besluiten en ${totaal.documenten} documenten verwijderd` : `geen doelzaak; ${totaal.documenten} documenten verwijderd`;
+}
+
+/** One pass of compensation: what it removed. */
+async function removePass(bron: Kant, doel: Kant, o: OverdrachtOpdracht, plan: Plan): Promise<{ zaken: number; besluiten: number; documenten: number }> {
   const c = doel.client;
   const copies = (await vindDoelzaken(doel, o, plan)).map((z) => String(z.url));
   const besluiten = (await Promise.all(copies.map((url) => c.all(zgwUrl(doel.besluiten, 'besluiten', { zaak: url }))))).flat();
@@ -26,6 +55,5 @@ export async function compenseer(deps: Deps, o: OverdrachtOpdracht, plan: Plan):
   }
   for (const doc of documenten) await c.delete(doc);
   for (const url of copies) await c.delete(url);
-  deps.log.info({ ...tracedOf(o), doelZaken: copies, besluiten: besluiten.length, documenten: documenten.size }, 'overdracht: gecompenseerd, wat de overdracht maakte is verwijderd');
-  return copies.length ? `doelzaak, ${besluiten.length} besluiten en ${documenten.size} documenten verwijderd` : `geen doelzaak; ${documenten.size} documenten verwijderd`;
+  return { zaken: copies.length, besluiten: besluiten.length, documenten: documenten.size };
 }

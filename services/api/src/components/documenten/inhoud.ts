@@ -106,7 +106,8 @@ export class InhoudStore {
           const docs = await chunks.find({ files_id: id, n: { $in: numbers } }).toArray();
           docs.sort((a, b) => a.n - b.n);
           if (docs.length !== numbers.length || docs.some((d, i) => d.n !== numbers[i])) throw new Error(`inhoud ${id}: chunks missing from ${first}`);
-          for (const d of docs) yield Buffer.from(d.data.buffer);
+          // a view of the bytes the driver decoded, not a copy: a download holds each chunk once
+          for (const d of docs) yield Buffer.from(d.data.buffer.buffer, d.data.buffer.byteOffset, d.data.buffer.byteLength);
         }
       }
     }
