@@ -23,7 +23,7 @@
 #   ZGW_DATA_DIR         data, logs, pid files (default <repo>/.data)
 #   ZGW_ENGINES_FRESH=1  `start` wipes the data of the engines it starts first
 #   ZGW_MONGO_PORT (27017)  ZGW_MONGO_BACKEND (durable|memory, default durable; memory keeps nothing)
-#   ZGW_MONGO_HEAP (4g: the whole data set lives in it; about 2 KB per small document)
+#   ZGW_MONGO_HEAP (4g: the whole data set lives in it, as BSON, with its indexes: about 90 bytes per index entry)
 #   ZGW_MONGO_JAVA_OPTS (empty: more JVM options for the store, after the project's own, e.g. a collector)
 #   ZGW_MONGO_FSYNC (on; off: each write still reaches the OS before it is acknowledged, so it survives
 #                    kill -9 of the engine, but not a power cut)
@@ -412,9 +412,17 @@ start_mongo() {
   [[ "$MONGO_BACKEND" != durable ]] || args+=(--dir "$DATA_DIR/mongo/store" --fsync "$MONGO_FSYNC")
   [[ ! -f "$DATA_DIR/mongo/mongo.mv" ]] ||
     note "mongo: $DATA_DIR/mongo/mongo.mv is a store of the former H2 backend and is not read; the data is in $DATA_DIR/mongo/store (delete mongo.mv)"
-  local gc=(-XX:+UseSerialGC)  # unless ZGW_MONGO_JAVA_OPTS chooses another collector
+  # Parallel young collections on every core (unless ZGW_MONGO_JAVA_OPTS chooses another collector), and a first heap
+  # sized for what the start loads (about 3.5 times the store's files: the BSON and the indexes built from it), so
+  # loading is not a series of full collections while the heap grows; a small store starts small.
+  local gc=(-XX:+UseParallelGC)
   [[ ! "${ZGW_MONGO_JAVA_OPTS:-}" =~ -XX:\+Use[A-Za-z0-9]*GC ]] || gc=()
-  launch mongo java "$(marker_of mongo)" -Xms64m -Xmx"$MONGO_HEAP" "${gc[@]}" \
+  local store_mb heap_mb xms_mb
+  store_mb=0
+  [[ ! -d "$DATA_DIR/mongo/store" ]] || store_mb=$(du -sm "$DATA_DIR/mongo/store" | awk '{ print $1 }')
+  heap_mb=$(awk -v h="$MONGO_HEAP" 'BEGIN { n = h + 0; u = tolower(substr(h, length(h))); print (u == "g" ? n * 1024 : u == "m" ? n : u == "k" ? int(n / 1024) : int(n / 1048576)) }')
+  xms_mb=$(awk -v s="${store_mb:-0}" -v h="$heap_mb" 'BEGIN { x = int(s * 3.5); if (x < 64) x = 64; if (x > h) x = h; print x }')
+  launch mongo java "$(marker_of mongo)" -Xms"${xms_mb}m" -Xmx"$MONGO_HEAP" "${gc[@]}" \
     -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true "${MONGO_JAVA_OPTS[@]}" \
     -Dorg.slf4j.simpleLogger.defaultLogLevel="$MONGO_LOG_LEVEL" -Dorg.slf4j.simpleLogger.showDateTime=true \
     -Dorg.slf4j.simpleLogger.log.de.bwaldvogel.mongo.wire.MongoExceptionHandler=off \

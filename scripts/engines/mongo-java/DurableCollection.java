@@ -1,6 +1,10 @@
 // A collection of the durable stand-in: documents live in memory in numbered slots (as in the library's memory
 // backend) and every change of a slot is appended to the store's journal while the collection's lock is held, so the
 // journal order is the order of the changes. Slots freed by deletes are reused.
+//
+// A slot holds the document as BSON bytes (those of its journal record), decoded when it is read: a decoded document
+// takes about four times the memory of its BSON, and a read decodes only the few documents its index range selects.
+// The indexes hold the keys, so counts and the choice of a page read no document at all.
 
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.AbstractSynchronizedMongoCollection;
@@ -15,6 +19,10 @@ import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.IndexBuildFailedException;
 import de.bwaldvogel.mongo.exception.MongoServerError;
 import de.bwaldvogel.mongo.oplog.Oplog;
+import de.bwaldvogel.mongo.wire.bson.BsonDecoder;
+import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -30,16 +38,20 @@ import java.util.stream.StreamSupport;
 
 final class DurableCollection extends AbstractSynchronizedMongoCollection<Integer> {
     private final DurableStore store;
-    private final ArrayList<Document> slots;
+    private final ArrayList<byte[]> slots;
+    /** Indexes declared while the collection is being recovered, built together in one pass (finishRecovery). */
+    private final List<OrderedIndex> deferred = new ArrayList<>();
+    private boolean recovering;
     private final ArrayDeque<Integer> free = new ArrayDeque<>();
     private int live;
     private final AtomicLong dataSize = new AtomicLong();
 
     DurableCollection(MongoDatabase database, String name, CollectionOptions options, CursorRegistry cursors,
-                      DurableStore store, ArrayList<Document> recovered) {
+                      DurableStore store, ArrayList<byte[]> recovered) {
         super(database, name, options, cursors);
         this.store = store;
         this.slots = recovered != null ? recovered : new ArrayList<>();
+        this.recovering = recovered != null;
         for (int i = 0; i < slots.size(); i++) {
             if (slots.get(i) == null) {
                 free.add(i);
@@ -51,23 +63,45 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
 
     @Override
     protected Integer addDocumentInternal(Document document) {
-        Compact.document(document);
+        byte[] bson = encode(document);
         Integer position = free.poll();
         if (position == null) {
             position = slots.size();
-            slots.add(document);
+            slots.add(bson);
         } else {
-            slots.set(position, document);
+            slots.set(position, bson);
         }
         live++;
-        store.put(getFullName(), position, document);
+        store.put(getFullName(), position, bson);
         return position;
     }
 
     @Override
     protected void handleUpdate(Integer position, Document oldDocument, Document newDocument) {
-        Compact.values(newDocument);
-        store.put(getFullName(), position, newDocument);
+        byte[] bson = encode(newDocument);
+        slots.set(position, bson);
+        store.put(getFullName(), position, bson);
+    }
+
+    static byte[] encode(Document document) {
+        ByteBuf buf = Unpooled.buffer(256);
+        try {
+            BsonEncoder.encodeDocument(document, buf);
+            byte[] bytes = new byte[buf.readableBytes()];
+            buf.readBytes(bytes);
+            return bytes;
+        } finally {
+            buf.release();
+        }
+    }
+
+    static Document decode(byte[] bson) {
+        return bson == null ? null : BsonDecoder.decodeBson(Unpooled.wrappedBuffer(bson));
+    }
+
+    /** The document in a slot, decoded (a new object on every call: changing it changes nothing stored); null if free. */
+    private Document doc(int position) {
+        return decode(slots.get(position));
     }
 
     @Override
@@ -80,7 +114,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
 
     @Override
     protected Document getDocument(Integer position) {
-        return slots.get(position);
+        return doc(position);
     }
 
     /** The collection's ordered indexes (every index but a geo or text one, which serve nothing here). */
@@ -118,10 +152,10 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             Comparator<Document> comparator = null;
             if (plan.sorted && plan.sortFields.length > 0) {
                 Iterator<Integer> positions = QueryPlanner.sortedPositions(plan);
-                documents = StreamSupport.stream(Spliterators.spliteratorUnknownSize(positions, Spliterator.ORDERED), false).map(slots::get);
+                documents = StreamSupport.stream(Spliterators.spliteratorUnknownSize(positions, Spliterator.ORDERED), false).map(this::doc);
             } else {
                 int[] positions = QueryPlanner.naturalPositions(plan, isNaturalDescending(orderBy));
-                documents = IntStream.of(positions).mapToObj(slots::get);
+                documents = IntStream.of(positions).mapToObj(this::doc);
                 if (!plan.sorted) {
                     comparator = deriveComparator(orderBy);
                 }
@@ -159,7 +193,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             long n;
             fast.set(FastMatch.of(residual));
             try {
-                n = QueryPlanner.count(plan, residual, absentFrom(residual), slots::get, d -> documentMatchesQuery(d, residual));
+                n = QueryPlanner.count(plan, residual, absentFrom(residual), this::doc, d -> documentMatchesQuery(d, residual));
             } finally {
                 fast.remove();
             }
@@ -260,25 +294,96 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     public synchronized void addIndex(Index<Integer> index) {
         if (index instanceof OrderedIndex) {
             OrderedIndex ordered = (OrderedIndex) index;
-            ordered.documents(slots::get);
+            ordered.documents(this::doc);
             boolean exists = getIndexes().stream().anyMatch(i -> i.getName().equals(index.getName()));
             if (!exists && live > 0) {
-                List<Document> documents = new ArrayList<>(live);
-                List<Integer> positions = new ArrayList<>(live);
-                for (int i = 0; i < slots.size(); i++) {
-                    if (slots.get(i) != null) {
-                        documents.add(slots.get(i));
-                        positions.add(i);
-                    }
-                }
-                try {
-                    ordered.build(documents, positions::get, this, live);
-                } catch (MongoServerError e) {
-                    throw new IndexBuildFailedException(e, this);
+                if (recovering) {
+                    ordered.defer();
+                    deferred.add(ordered);
+                } else {
+                    build(List.of(ordered));
                 }
             }
         }
         super.addIndex(index);
+    }
+
+    /** The collection's recovered indexes, built together: every document decoded once for all of them. */
+    synchronized void finishRecovery() {
+        recovering = false;
+        if (!deferred.isEmpty()) {
+            build(deferred);
+            deferred.clear();
+        }
+    }
+
+    /**
+     * Builds indexes from every document: of each document only the fields the indexes read are decoded, once for all
+     * of them (in parallel, in ranges of slots); its keys are collected for every index, then each index is sorted and
+     * loaded at once.
+     */
+    private void build(List<OrderedIndex> indexes) {
+        long t0 = System.nanoTime();
+        int n = slots.size();
+        int parts = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), n / 10_000));
+        java.util.Set<String> needed = new java.util.TreeSet<>();
+        for (OrderedIndex index : indexes) {
+            needed.addAll(BsonFields.of(index));
+        }
+        BsonFields reader = new BsonFields(needed);
+        // indexes with equal partial filters (many share one): each filter is tried once per document
+        List<OrderedIndex> filters = new ArrayList<>();
+        int[] filterOf = new int[indexes.size()];
+        for (int i = 0; i < indexes.size(); i++) {
+            Document filter = indexes.get(i).partialFilter();
+            filterOf[i] = -1;
+            for (int f = 0; filter != null && f < filters.size() && filterOf[i] < 0; f++) {
+                if (filter.equals(filters.get(f).partialFilter())) {
+                    filterOf[i] = f;
+                }
+            }
+            if (filter != null && filterOf[i] < 0) {
+                filterOf[i] = filters.size();
+                filters.add(indexes.get(i));
+            }
+        }
+        List<List<List<OrderedIndex.Entry>>> keys = IntStream.range(0, parts).parallel().mapToObj(part -> {
+            List<List<OrderedIndex.Entry>> mine = new ArrayList<>();
+            for (int i = 0; i < indexes.size(); i++) {
+                mine.add(new ArrayList<>());
+            }
+            for (int position = (int) ((long) n * part / parts), end = (int) ((long) n * (part + 1) / parts); position < end; position++) {
+                Document document = reader.read(slots.get(position));
+                if (document != null) {
+                    Boolean[] matches = new Boolean[filters.size()];
+                    for (int i = 0; i < indexes.size(); i++) {
+                        int f = filterOf[i];
+                        if (f >= 0 && matches[f] == null) {
+                            matches[f] = filters.get(f).partialMatches(document);
+                        }
+                        indexes.get(i).entriesOf(document, position, mine.get(i), f < 0 ? null : matches[f]);
+                    }
+                }
+            }
+            return mine;
+        }).collect(java.util.stream.Collectors.toList());
+        long t1 = System.nanoTime();
+        for (int i = 0; i < indexes.size(); i++) {
+            List<OrderedIndex.Entry> all = new ArrayList<>();
+            for (List<List<OrderedIndex.Entry>> part : keys) {
+                all.addAll(part.get(i));
+                part.set(i, null);
+            }
+            try {
+                indexes.get(i).load(all, this);
+            } catch (MongoServerError e) {
+                throw new IndexBuildFailedException(e, this);
+            }
+        }
+        if (live >= 100_000) {
+            System.out.printf("DurableCollection: %d indexes of %s over %d documents built in %d ms (keys %d ms, sorting %d ms)%n", indexes.size(),
+                getFullName(), live, (System.nanoTime() - t0) / 1_000_000, (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
+        }
     }
 
     /** Removes a document from every index by its position (found by a unique index, or by looking). */
@@ -315,7 +420,20 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                                          Document fieldSelector) {
         int n = slots.size();
         IntStream order = isNaturalDescending(orderBy) ? IntStream.range(0, n).map(i -> n - 1 - i) : IntStream.range(0, n);
-        Stream<Document> documents = order.mapToObj(slots::get).filter(d -> d != null);
+        // Each document is first read for the fields the query names only; the whole document is decoded only when
+        // that part matches (and the library's matcher then sees the whole document again, as before).
+        java.util.Set<String> fields = BsonFields.ofQuery(query);
+        Stream<Document> documents;
+        if (fields == null || fields.isEmpty()) {
+            documents = order.mapToObj(this::doc).filter(d -> d != null);
+        } else {
+            BsonFields reader = new BsonFields(fields);
+            Document q = query;
+            documents = order.mapToObj(i -> {
+                byte[] bson = slots.get(i);
+                return bson != null && super.documentMatchesQuery(reader.read(bson), q) ? decode(bson) : null;
+            }).filter(d -> d != null);
+        }
         return matchDocumentsFromStream(documents, query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
     }
 
@@ -323,13 +441,17 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     protected Stream<DocumentWithPosition<Integer>> streamAllDocumentsWithPosition() {
         return IntStream.range(0, slots.size())
             .filter(i -> slots.get(i) != null)
-            .mapToObj(i -> new DocumentWithPosition<>(slots.get(i), i));
+            .mapToObj(i -> new DocumentWithPosition<>(doc(i), i));
     }
 
     @Override
     protected Integer findDocumentPosition(Document document) {
-        int position = slots.indexOf(document);
-        return position < 0 ? null : position;
+        for (int i = 0; i < slots.size(); i++) {
+            if (slots.get(i) != null && document.equals(doc(i))) {
+                return i;
+            }
+        }
+        return null;
     }
 
     @Override

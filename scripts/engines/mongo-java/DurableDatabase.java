@@ -36,6 +36,9 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
         super(name, cursors);
         this.store = store;
         initializeNamespacesAndIndexes();
+        for (DurableCollection collection : opened.values()) {
+            collection.finishRecovery();
+        }
     }
 
     /** Every collection opened, by name (a dropped one stays until one of its name is opened again: harmless). */
@@ -74,7 +77,13 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
         Document description = description(collectionName, indexName);
         Document key = description == null ? null : (Document) description.get("key");
         if (key != null && key.values().stream().anyMatch(v -> v instanceof String)) {
-            return new EmptyIndex<>(indexName, keys); // 2dsphere, text, hashed: geo queries scan, as before
+            // 2dsphere, text, hashed: geo queries scan, as before (not empty, or adding it would read every document)
+            return new EmptyIndex<>(indexName, keys) {
+                @Override
+                public boolean isEmpty() {
+                    return false;
+                }
+            };
         }
         return ordered(collectionName, indexName, keys, false, sparse);
     }

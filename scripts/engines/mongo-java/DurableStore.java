@@ -12,12 +12,10 @@
 // waiting). So a reply the client sees means its change is on disk; kill -9 or a power cut loses nothing acknowledged.
 // A torn record at the end of the journal (a crash during a write) is cut off at the next start.
 //
-// Start: snapshot + journal are read into memory; when the journal has grown large it is folded into a new snapshot
+// Start: snapshot + journal are read into memory (each document as the BSON bytes of its record); when the journal has grown large it is folded into a new snapshot
 // (written aside, fsynced, renamed over the old one), so a restart never replays an ever-growing history.
 
 import de.bwaldvogel.mongo.bson.Document;
-import de.bwaldvogel.mongo.wire.bson.BsonDecoder;
-import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
@@ -59,8 +57,8 @@ final class DurableStore implements Closeable {
     private final boolean fsync;
     private final FileChannel lockChannel;
     private final FileLock lock;
-    /** namespace ("db.collection") -> documents by slot, until the collection is opened (take). */
-    private final Map<String, ArrayList<Document>> recovered = new LinkedHashMap<>();
+    /** namespace ("db.collection") -> documents by slot (as BSON), until the collection is opened (take). */
+    private final Map<String, ArrayList<byte[]>> recovered = new LinkedHashMap<>();
 
     private FileChannel journal;
     private long generation;
@@ -223,9 +221,10 @@ final class DurableStore implements Closeable {
         int position = record.readInt();
         switch (type) {
             case PUT: {
-                Document document = BsonDecoder.decodeBson(record);
-                Compact.document(document);
-                ArrayList<Document> slots = recovered.computeIfAbsent(ns, k -> new ArrayList<>());
+                // kept as the BSON it is: decoded only when read (see DurableCollection)
+                byte[] document = new byte[record.readableBytes()];
+                record.readBytes(document);
+                ArrayList<byte[]> slots = recovered.computeIfAbsent(ns, k -> new ArrayList<>());
                 while (slots.size() <= position) {
                     slots.add(null);
                 }
@@ -233,7 +232,7 @@ final class DurableStore implements Closeable {
                 break;
             }
             case DELETE: {
-                ArrayList<Document> slots = recovered.get(ns);
+                ArrayList<byte[]> slots = recovered.get(ns);
                 if (slots != null && position < slots.size()) {
                     slots.set(position, null);
                 }
@@ -244,7 +243,7 @@ final class DurableStore implements Closeable {
                 break;
             case RENAME: {
                 String to = readString(record);
-                ArrayList<Document> slots = recovered.remove(ns);
+                ArrayList<byte[]> slots = recovered.remove(ns);
                 if (slots != null) {
                     recovered.put(to, slots);
                 }
@@ -289,10 +288,10 @@ final class DurableStore implements Closeable {
             DataOutputStream data = new DataOutputStream(out);
             data.write(SNAPSHOT_MAGIC);
             data.writeLong(gen);
-            for (Map.Entry<String, ArrayList<Document>> entry : recovered.entrySet()) {
-                ArrayList<Document> slots = entry.getValue();
+            for (Map.Entry<String, ArrayList<byte[]>> entry : recovered.entrySet()) {
+                ArrayList<byte[]> slots = entry.getValue();
                 for (int position = 0; position < slots.size(); position++) {
-                    Document document = slots.get(position);
+                    byte[] document = slots.get(position);
                     if (document != null) {
                         buf.clear();
                         encode(buf, PUT, entry.getKey(), position, document, null);
@@ -354,7 +353,7 @@ final class DurableStore implements Closeable {
     }
 
     /** The recovered slots of a namespace, handed over once to the collection that opens it (null if none). */
-    synchronized ArrayList<Document> take(String ns) {
+    synchronized ArrayList<byte[]> take(String ns) {
         return recovered.remove(ns);
     }
 
@@ -368,7 +367,7 @@ final class DurableStore implements Closeable {
 
     // ------------------------------------------------------------------ journal
 
-    synchronized void put(String ns, int position, Document document) {
+    synchronized void put(String ns, int position, byte[] document) {
         append(PUT, ns, position, document, null);
     }
 
@@ -384,20 +383,20 @@ final class DurableStore implements Closeable {
         append(RENAME, from, 0, null, to);
     }
 
-    private void append(byte type, String ns, int position, Document document, String to) {
+    private void append(byte type, String ns, int position, byte[] document, String to) {
         encode(pending, type, ns, position, document, to);
         appended++;
         lastOfThread.get()[0] = appended;
     }
 
-    private static void encode(ByteBuf out, byte type, String ns, int position, Document document, String to) {
+    private static void encode(ByteBuf out, byte type, String ns, int position, byte[] document, String to) {
         int start = out.writerIndex();
         out.writeInt(0).writeInt(0);
         out.writeByte(type);
         writeString(out, ns);
         out.writeInt(position);
         if (document != null) {
-            BsonEncoder.encodeDocument(document, out);
+            out.writeBytes(document);
         }
         if (to != null) {
             writeString(out, to);

@@ -57,6 +57,8 @@ final class OrderedIndex extends Index<Integer> {
     private final boolean[] multikey;
     private final Comparator<Entry> order;
     private final TreeSet<Entry> entries;
+    /** Declared, to be built with the other indexes of its collection (see defer). */
+    private boolean deferred;
     private final DefaultQueryMatcher matcher = new DefaultQueryMatcher();
     /** Documents by position, to tell whether a conflicting entry belongs to the document being updated. */
     private IntFunction<Document> documents = position -> null;
@@ -175,8 +177,8 @@ final class OrderedIndex extends Index<Integer> {
     // ------------------------------------------------------------------ keys of a document
 
     /** Whether the document belongs in this index at all (sparse: some key field exists; partial: the filter matches). */
-    private boolean indexes(Document document) {
-        if (partialFilter != null && !matcher.matches(document, partialFilter)) {
+    private boolean indexes(Document document, Boolean partial) {
+        if (partialFilter != null && !(partial != null ? partial : partialMatches(document))) {
             return false;
         }
         if (sparse) {
@@ -195,7 +197,17 @@ final class OrderedIndex extends Index<Integer> {
      * once. Missing and null both index as null; an empty array indexes as itself (it sorts before null).
      */
     List<Object[]> keysOf(Document document, boolean[] arrays) {
-        if (!indexes(document)) {
+        return keysOf(document, arrays, null);
+    }
+
+    /** Whether the document matches the partial filter (true when there is none). */
+    boolean partialMatches(Document document) {
+        return partialFilter == null || matcher.matches(document, partialFilter);
+    }
+
+    /** keysOf, where the caller may already know whether the document matches the partial filter (else null). */
+    private List<Object[]> keysOf(Document document, boolean[] arrays, Boolean partial) {
+        if (!indexes(document, partial)) {
             return List.of();
         }
         Object[] values = new Object[fields.length];
@@ -302,7 +314,7 @@ final class OrderedIndex extends Index<Integer> {
     public void add(Document document, Integer position, MongoCollection<Integer> collection) {
         boolean[] arrays = new boolean[fields.length];
         for (Object[] key : keysOf(document, arrays)) {
-            entries.add(new Entry(key, position));
+            entries.add(new Entry(shared(key), position));
         }
         mark(arrays);
     }
@@ -347,7 +359,7 @@ final class OrderedIndex extends Index<Integer> {
             entries.remove(new Entry(key, position));
         }
         for (Object[] key : after) {
-            entries.add(new Entry(key, position));
+            entries.add(new Entry(shared(key), position));
         }
         mark(arrays);
     }
@@ -368,19 +380,21 @@ final class OrderedIndex extends Index<Integer> {
         return true;
     }
 
-    /** Builds the index from every document at once (start, createIndexes on a filled collection): sort, then load. */
-    void build(Iterable<Document> documents, IntFunction<Integer> positions, MongoCollection<Integer> collection, int size) {
-        ArrayList<Entry> all = new ArrayList<>(size);
+    /** Adds the entries of a document at `position` to `out` (building the index from every document at once). */
+    void entriesOf(Document document, int position, List<Entry> out, Boolean partial) {
         boolean[] arrays = new boolean[fields.length];
-        int i = 0;
-        for (Document document : documents) {
-            int position = positions.apply(i++);
-            for (Object[] key : keysOf(document, arrays)) {
-                all.add(new Entry(key, position));
-            }
+        for (Object[] key : keysOf(document, arrays, partial)) {
+            out.add(new Entry(shared(key), position));
         }
+        synchronized (this) {
+            mark(arrays);
+        }
+    }
+
+    /** Loads the index from every entry at once (start, createIndexes on a filled collection): sort, then load. */
+    void load(List<Entry> all, MongoCollection<Integer> collection) {
         Entry[] sorted = all.toArray(new Entry[0]);
-        all = null;
+        all.clear();
         Arrays.parallelSort(sorted, order);
         if (unique) {
             for (int k = 1; k < sorted.length; k++) {
@@ -391,7 +405,30 @@ final class OrderedIndex extends Index<Integer> {
         }
         entries.clear();
         entries.addAll(new SortedView(sorted)); // TreeSet loads a sorted set of its own order in linear time
-        mark(arrays);
+        deferred = false;
+    }
+
+    /** The index is declared but built later, with the collection's others (its collection is being recovered). */
+    void defer() {
+        deferred = true;
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return !deferred && entries.isEmpty();
+    }
+
+    /**
+     * A key as the index keeps it: its strings shared with equal ones (Compact), since the documents it came from are
+     * decoded copies that do not stay in memory, and many keys repeat a value (a type URL, an organisation).
+     */
+    private static Object[] shared(Object[] key) {
+        for (int i = 0; i < key.length; i++) {
+            if (key[i] instanceof String) {
+                key[i] = Compact.string((String) key[i]);
+            }
+        }
+        return key;
     }
 
     /** A read-only sorted set over a sorted array, for TreeSet's linear-time load. */
@@ -471,11 +508,6 @@ final class OrderedIndex extends Index<Integer> {
     @Override
     public long getCount() {
         return entries.size();
-    }
-
-    @Override
-    public boolean isEmpty() {
-        return entries.isEmpty();
     }
 
     @Override
