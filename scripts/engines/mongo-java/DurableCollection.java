@@ -99,6 +99,33 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         return bson == null ? null : BsonDecoder.decodeBson(Unpooled.wrappedBuffer(bson));
     }
 
+    /**
+     * The documents at positions that match the query, decoded, else null: each is first read for the fields the query
+     * names only, and decoded whole only when that part matches (the library's matcher then sees the whole document
+     * again). A query that may read other fields ($expr and the like) has every document decoded.
+     */
+    private java.util.function.IntFunction<Document> matching(Document query) {
+        java.util.Set<String> fields = BsonFields.ofQuery(query);
+        if (fields == null || fields.isEmpty()) {
+            return this::doc;
+        }
+        BsonFields reader = new BsonFields(fields);
+        return position -> {
+            byte[] bson = slots.get(position);
+            return bson != null && documentMatchesQuery(reader.read(bson), query) ? decode(bson) : null;
+        };
+    }
+
+    /** The documents at positions, each with just the fields the query names (whole, when it may read others). */
+    private java.util.function.IntFunction<Document> fieldsOf(Document query) {
+        java.util.Set<String> fields = BsonFields.ofQuery(query);
+        if (fields == null) {
+            return this::doc;
+        }
+        BsonFields reader = new BsonFields(fields);
+        return position -> reader.read(slots.get(position));
+    }
+
     /** The document in a slot, decoded (a new object on every call: changing it changes nothing stored); null if free. */
     private Document doc(int position) {
         return decode(slots.get(position));
@@ -150,12 +177,14 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             }
             Stream<Document> documents;
             Comparator<Document> comparator = null;
+            java.util.function.IntFunction<Document> read = matching(query);
             if (plan.sorted && plan.sortFields.length > 0) {
                 Iterator<Integer> positions = QueryPlanner.sortedPositions(plan);
-                documents = StreamSupport.stream(Spliterators.spliteratorUnknownSize(positions, Spliterator.ORDERED), false).map(this::doc);
+                documents = StreamSupport.stream(Spliterators.spliteratorUnknownSize(positions, Spliterator.ORDERED), false)
+                    .map(read::apply).filter(d -> d != null);
             } else {
                 int[] positions = QueryPlanner.naturalPositions(plan, isNaturalDescending(orderBy));
-                documents = IntStream.of(positions).mapToObj(this::doc);
+                documents = IntStream.of(positions).mapToObj(read).filter(d -> d != null);
                 if (!plan.sorted) {
                     comparator = deriveComparator(orderBy);
                 }
@@ -193,7 +222,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             long n;
             fast.set(FastMatch.of(residual));
             try {
-                n = QueryPlanner.count(plan, residual, absentFrom(residual), this::doc, d -> documentMatchesQuery(d, residual));
+                n = QueryPlanner.count(plan, residual, absentFrom(residual), fieldsOf(residual), d -> documentMatchesQuery(d, residual));
             } finally {
                 fast.remove();
             }
@@ -368,7 +397,8 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             return mine;
         }).collect(java.util.stream.Collectors.toList());
         long t1 = System.nanoTime();
-        for (int i = 0; i < indexes.size(); i++) {
+        // the indexes loaded side by side (each sorted on its own; a duplicate in a unique one fails the build)
+        IntStream.range(0, indexes.size()).parallel().forEach(i -> {
             List<OrderedIndex.Entry> all = new ArrayList<>();
             for (List<List<OrderedIndex.Entry>> part : keys) {
                 all.addAll(part.get(i));
@@ -379,7 +409,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             } catch (MongoServerError e) {
                 throw new IndexBuildFailedException(e, this);
             }
-        }
+        });
         if (live >= 100_000) {
             System.out.printf("DurableCollection: %d indexes of %s over %d documents built in %d ms (keys %d ms, sorting %d ms)%n", indexes.size(),
                 getFullName(), live, (System.nanoTime() - t0) / 1_000_000, (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
@@ -420,20 +450,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                                          Document fieldSelector) {
         int n = slots.size();
         IntStream order = isNaturalDescending(orderBy) ? IntStream.range(0, n).map(i -> n - 1 - i) : IntStream.range(0, n);
-        // Each document is first read for the fields the query names only; the whole document is decoded only when
-        // that part matches (and the library's matcher then sees the whole document again, as before).
-        java.util.Set<String> fields = BsonFields.ofQuery(query);
-        Stream<Document> documents;
-        if (fields == null || fields.isEmpty()) {
-            documents = order.mapToObj(this::doc).filter(d -> d != null);
-        } else {
-            BsonFields reader = new BsonFields(fields);
-            Document q = query;
-            documents = order.mapToObj(i -> {
-                byte[] bson = slots.get(i);
-                return bson != null && super.documentMatchesQuery(reader.read(bson), q) ? decode(bson) : null;
-            }).filter(d -> d != null);
-        }
+        Stream<Document> documents = order.mapToObj(matching(query)).filter(d -> d != null);
         return matchDocumentsFromStream(documents, query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
     }
 

@@ -386,8 +386,13 @@ final class OrderedIndex extends Index<Integer> {
         for (Object[] key : keysOf(document, arrays, partial)) {
             out.add(new Entry(shared(key), position));
         }
-        synchronized (this) {
-            mark(arrays);
+        for (boolean array : arrays) {
+            if (array) { // rare: the lock only then (builds read documents on several threads)
+                synchronized (this) {
+                    mark(arrays);
+                }
+                break;
+            }
         }
     }
 
