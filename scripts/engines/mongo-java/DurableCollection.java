@@ -219,10 +219,11 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 return -1;
             }
             Document residual = MatchRules.rewrite(QueryPlanner.residual(plan, query));
+            java.util.function.Predicate<Object[]> keys = QueryPlanner.keyTest(plan, residual); // takes what it decides out of residual
             long n;
             fast.set(FastMatch.of(residual));
             try {
-                n = QueryPlanner.count(plan, residual, absentFrom(residual), fieldsOf(residual), d -> documentMatchesQuery(d, residual));
+                n = QueryPlanner.count(plan, residual, keys, absentFrom(residual), fieldsOf(residual), d -> documentMatchesQuery(d, residual));
             } finally {
                 fast.remove();
             }

@@ -639,17 +639,126 @@ final class QueryPlanner {
     }
 
     /**
-     * The number of distinct documents the plan reads that the residual query matches (with `failing`: those not among
-     * the positions known to fail it, without reading a document).
+     * The residual conditions that the index key decides alone, as a test of an entry's key, removed from `residual`
+     * (null when there are none): on a field of the index that never held an array, a plain value, `$eq`, `$in` of
+     * plain values, or a range of one type (a range matches only values of its bound's type, as in MongoDB). A key
+     * holds null for a missing field, which none of these match.
      */
-    static long count(Plan plan, Document residual, Set<Integer> failing, java.util.function.IntFunction<Document> documents,
-                      java.util.function.Predicate<Document> matches) {
+    static java.util.function.Predicate<Object[]> keyTest(Plan plan, Document residual) {
+        String[] fields = plan.index.fields();
+        List<java.util.function.Predicate<Object[]>> tests = new ArrayList<>();
+        for (String name : new ArrayList<>(residual.keySet())) {
+            int at = Arrays.asList(fields).indexOf(name);
+            if (at < 0 || plan.index.multikey(at)) {
+                continue;
+            }
+            java.util.function.Predicate<Object> test = valueTest(plan.index, at, residual.get(name));
+            if (test != null) {
+                tests.add(key -> test.test(key[at]));
+                residual.remove(name);
+            }
+        }
+        if (tests.isEmpty()) {
+            return null;
+        }
+        return key -> {
+            for (java.util.function.Predicate<Object[]> t : tests) {
+                if (!t.test(key)) {
+                    return false;
+                }
+            }
+            return true;
+        };
+    }
+
+    private static java.util.function.Predicate<Object> valueTest(OrderedIndex index, int at, Object condition) {
+        if (keyValue(condition)) {
+            return v -> compare(index, at, v, condition) == 0;
+        }
+        if (!(condition instanceof Document) || ((Document) condition).isEmpty()) {
+            return null;
+        }
+        List<java.util.function.Predicate<Object>> parts = new ArrayList<>();
+        for (Map.Entry<String, Object> op : ((Document) condition).entrySet()) {
+            Object arg = op.getValue();
+            switch (op.getKey()) {
+                case "$eq":
+                    if (!keyValue(arg)) {
+                        return null;
+                    }
+                    parts.add(v -> compare(index, at, v, arg) == 0);
+                    break;
+                case "$in": {
+                    if (!(arg instanceof java.util.Collection) || !((java.util.Collection<?>) arg).stream().allMatch(QueryPlanner::keyValue)) {
+                        return null;
+                    }
+                    List<Object> values = new ArrayList<>((java.util.Collection<?>) arg);
+                    parts.add(v -> values.stream().anyMatch(x -> compare(index, at, v, x) == 0));
+                    break;
+                }
+                case "$gt":
+                case "$gte":
+                case "$lt":
+                case "$lte": {
+                    if (!keyValue(arg)) {
+                        return null;
+                    }
+                    String o = op.getKey();
+                    parts.add(v -> {
+                        Integer c = compareSameType(index, at, v, arg);
+                        return c != null && (o.equals("$gt") ? c > 0 : o.equals("$gte") ? c >= 0 : o.equals("$lt") ? c < 0 : c <= 0);
+                    });
+                    break;
+                }
+                default:
+                    return null;
+            }
+        }
+        return v -> {
+            for (java.util.function.Predicate<Object> p : parts) {
+                if (!p.test(v)) {
+                    return false;
+                }
+            }
+            return true;
+        };
+    }
+
+    /** A value a key test can compare: a string, date, boolean or number (not NaN, not Decimal128), never null. */
+    private static boolean keyValue(Object v) {
+        return plainValue(v) && !(v instanceof Double && ((Double) v).isNaN()) && !(v instanceof Float && ((Float) v).isNaN());
+    }
+
+    /** key value vs a condition's value, ascending; Integer.MIN_VALUE when of different types (never equal). */
+    private static int compare(OrderedIndex index, int at, Object v, Object x) {
+        Integer c = compareSameType(index, at, v, x);
+        return c == null ? Integer.MIN_VALUE : c;
+    }
+
+    private static Integer compareSameType(OrderedIndex index, int at, Object v, Object x) {
+        if (v == null || !(v instanceof Number ? x instanceof Number : v.getClass().equals(x.getClass()))) {
+            return null;
+        }
+        int c = index.compareField(at, v, x);
+        return index.ascending(at) ? c : -c;
+    }
+
+    /**
+     * The number of distinct documents the plan reads that the residual query matches (with `keys`: whose key passes
+     * it first; with `failing`: those not among the positions known to fail the residual, without reading a document).
+     */
+    static long count(Plan plan, Document residual, java.util.function.Predicate<Object[]> keys, Set<Integer> failing,
+                      java.util.function.IntFunction<Document> documents, java.util.function.Predicate<Document> matches) {
         boolean all = residual.isEmpty();
         Set<Integer> seen = plan.index.anyMultikey() ? new HashSet<>() : null;
         long n = 0;
         for (Iterator<OrderedIndex.Entry> run : runs(plan)) {
             while (run.hasNext()) {
-                int position = run.next().position;
+                OrderedIndex.Entry entry = run.next();
+                int position = entry.position;
+                if (keys != null && !keys.test(entry.key)) {
+                    continue;
+                }
                 if (seen != null && !seen.add(position)) {
                     continue;
                 }
