@@ -421,7 +421,7 @@ start_mongo() {
   store_mb=0
   [[ ! -d "$DATA_DIR/mongo/store" ]] || store_mb=$(du -sm "$DATA_DIR/mongo/store" | awk '{ print $1 }')
   heap_mb=$(awk -v h="$MONGO_HEAP" 'BEGIN { n = h + 0; u = tolower(substr(h, length(h))); print (u == "g" ? n * 1024 : u == "m" ? n : u == "k" ? int(n / 1024) : int(n / 1048576)) }')
-  xms_mb=$(awk -v s="${store_mb:-0}" -v h="$heap_mb" 'BEGIN { x = int(s * 3.5); if (x < 64) x = 64; if (x > h) x = h; print x }')
+  xms_mb=$(awk -v s="$store_mb" -v h="$heap_mb" 'BEGIN { x = int(s * 3.5); if (x < 64) x = 64; if (x > h) x = h; print x }')
   launch mongo java "$(marker_of mongo)" -Xms"${xms_mb}m" -Xmx"$MONGO_HEAP" "${gc[@]}" \
     -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true "${MONGO_JAVA_OPTS[@]}" \
     -Dorg.slf4j.simpleLogger.defaultLogLevel="$MONGO_LOG_LEVEL" -Dorg.slf4j.simpleLogger.showDateTime=true \

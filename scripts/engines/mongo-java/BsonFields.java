@@ -28,19 +28,21 @@ final class BsonFields {
         }
     }
 
+    /** Whether it reads no field at all. */
+    boolean isEmpty() {
+        return names.length == 0;
+    }
+
     /**
      * The top-level fields an index reads: the first part of each key path and of each field its partial filter
-     * names (within $and, $or and the like).
+     * names; null when the filter may read others (MongoDB allows none such in a partial filter).
      */
     static Set<String> of(OrderedIndex index) {
         Set<String> out = new TreeSet<>();
         for (String field : index.fields()) {
             out.add(top(field));
         }
-        if (index.partialFilter() != null) {
-            filterFields(index.partialFilter(), out);
-        }
-        return out;
+        return index.partialFilter() == null || queryFields(index.partialFilter(), out) ? out : null;
     }
 
     /**
@@ -73,23 +75,6 @@ final class BsonFields {
             }
         }
         return true;
-    }
-
-    private static void filterFields(Object filter, Set<String> out) {
-        if (filter instanceof Document) {
-            for (String key : ((Document) filter).keySet()) {
-                Object value = ((Document) filter).get(key);
-                if (key.startsWith("$")) {
-                    filterFields(value, out);
-                } else {
-                    out.add(top(key));
-                }
-            }
-        } else if (filter instanceof List) {
-            for (Object element : (List<?>) filter) {
-                filterFields(element, out);
-            }
-        }
     }
 
     private static String top(String path) {

@@ -105,11 +105,10 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
      * again). A query that may read other fields ($expr and the like) has every document decoded.
      */
     private java.util.function.IntFunction<Document> matching(Document query) {
-        java.util.Set<String> fields = BsonFields.ofQuery(query);
-        if (fields == null || fields.isEmpty()) {
+        BsonFields reader = readerOf(query);
+        if (reader == null || reader.isEmpty()) {
             return this::doc;
         }
-        BsonFields reader = new BsonFields(fields);
         return position -> {
             byte[] bson = slots.get(position);
             return bson != null && documentMatchesQuery(reader.read(bson), query) ? decode(bson) : null;
@@ -118,12 +117,14 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
 
     /** The documents at positions, each with just the fields the query names (whole, when it may read others). */
     private java.util.function.IntFunction<Document> fieldsOf(Document query) {
+        BsonFields reader = readerOf(query);
+        return reader == null ? this::doc : position -> reader.read(slots.get(position));
+    }
+
+    /** A reader of the fields a query names; null when it may read others. */
+    private static BsonFields readerOf(Document query) {
         java.util.Set<String> fields = BsonFields.ofQuery(query);
-        if (fields == null) {
-            return this::doc;
-        }
-        BsonFields reader = new BsonFields(fields);
-        return position -> reader.read(slots.get(position));
+        return fields == null ? null : new BsonFields(fields);
     }
 
     /** The document in a slot, decoded (a new object on every call: changing it changes nothing stored); null if free. */
@@ -357,25 +358,26 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         int n = slots.size();
         int parts = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), n / 10_000));
         java.util.Set<String> needed = new java.util.TreeSet<>();
+        boolean whole = false;
         for (OrderedIndex index : indexes) {
-            needed.addAll(BsonFields.of(index));
+            java.util.Set<String> fields = BsonFields.of(index);
+            if (fields == null) {
+                whole = true;
+            } else {
+                needed.addAll(fields);
+            }
         }
-        BsonFields reader = new BsonFields(needed);
+        java.util.function.Function<byte[], Document> reader = whole ? DurableCollection::decode : new BsonFields(needed)::read;
         // indexes with equal partial filters (many share one): each filter is tried once per document
+        java.util.Map<Document, Integer> filterIds = new java.util.HashMap<>();
         List<OrderedIndex> filters = new ArrayList<>();
         int[] filterOf = new int[indexes.size()];
         for (int i = 0; i < indexes.size(); i++) {
-            Document filter = indexes.get(i).partialFilter();
-            filterOf[i] = -1;
-            for (int f = 0; filter != null && f < filters.size() && filterOf[i] < 0; f++) {
-                if (filter.equals(filters.get(f).partialFilter())) {
-                    filterOf[i] = f;
-                }
-            }
-            if (filter != null && filterOf[i] < 0) {
-                filterOf[i] = filters.size();
-                filters.add(indexes.get(i));
-            }
+            OrderedIndex index = indexes.get(i);
+            filterOf[i] = index.partialFilter() == null ? -1 : filterIds.computeIfAbsent(index.partialFilter(), f -> {
+                filters.add(index);
+                return filters.size() - 1;
+            });
         }
         List<List<List<OrderedIndex.Entry>>> keys = IntStream.range(0, parts).parallel().mapToObj(part -> {
             List<List<OrderedIndex.Entry>> mine = new ArrayList<>();
@@ -383,7 +385,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 mine.add(new ArrayList<>());
             }
             for (int position = (int) ((long) n * part / parts), end = (int) ((long) n * (part + 1) / parts); position < end; position++) {
-                Document document = reader.read(slots.get(position));
+                Document document = reader.apply(slots.get(position));
                 if (document != null) {
                     Boolean[] matches = new Boolean[filters.size()];
                     for (int i = 0; i < indexes.size(); i++) {

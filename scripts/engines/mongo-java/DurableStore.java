@@ -12,8 +12,9 @@
 // waiting). So a reply the client sees means its change is on disk; kill -9 or a power cut loses nothing acknowledged.
 // A torn record at the end of the journal (a crash during a write) is cut off at the next start.
 //
-// Start: snapshot + journal are read into memory (each document as the BSON bytes of its record); when the journal has grown large it is folded into a new snapshot
-// (written aside, fsynced, renamed over the old one), so a restart never replays an ever-growing history.
+// Start: snapshot + journal are read into memory (each document as the BSON bytes of its record); when the journal
+// has grown large it is folded into a new snapshot (written aside, fsynced, renamed over the old one), so a restart
+// never replays an ever-growing history.
 
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.buffer.ByteBuf;

@@ -673,7 +673,7 @@ final class QueryPlanner {
 
     private static java.util.function.Predicate<Object> valueTest(OrderedIndex index, int at, Object condition) {
         if (keyValue(condition)) {
-            return v -> compare(index, at, v, condition) == 0;
+            condition = new Document("$eq", condition);
         }
         if (!(condition instanceof Document) || ((Document) condition).isEmpty()) {
             return null;
@@ -686,14 +686,14 @@ final class QueryPlanner {
                     if (!keyValue(arg)) {
                         return null;
                     }
-                    parts.add(v -> compare(index, at, v, arg) == 0);
+                    parts.add(v -> Integer.valueOf(0).equals(compareSameType(index, at, v, arg)));
                     break;
                 case "$in": {
                     if (!(arg instanceof java.util.Collection) || !((java.util.Collection<?>) arg).stream().allMatch(QueryPlanner::keyValue)) {
                         return null;
                     }
                     List<Object> values = new ArrayList<>((java.util.Collection<?>) arg);
-                    parts.add(v -> values.stream().anyMatch(x -> compare(index, at, v, x) == 0));
+                    parts.add(v -> values.stream().anyMatch(x -> Integer.valueOf(0).equals(compareSameType(index, at, v, x))));
                     break;
                 }
                 case "$gt":
@@ -729,12 +729,7 @@ final class QueryPlanner {
         return plainValue(v) && !(v instanceof Double && ((Double) v).isNaN()) && !(v instanceof Float && ((Float) v).isNaN());
     }
 
-    /** key value vs a condition's value, ascending; Integer.MIN_VALUE when of different types (never equal). */
-    private static int compare(OrderedIndex index, int at, Object v, Object x) {
-        Integer c = compareSameType(index, at, v, x);
-        return c == null ? Integer.MIN_VALUE : c;
-    }
-
+    /** A key value against a condition's value, ascending; null when of different types (never equal, never in range). */
     private static Integer compareSameType(OrderedIndex index, int at, Object v, Object x) {
         if (v == null || !(v instanceof Number ? x instanceof Number : v.getClass().equals(x.getClass()))) {
             return null;
