@@ -641,29 +641,66 @@ final class QueryPlanner {
     /**
      * The residual conditions that the index key decides alone, as a test of an entry's key, removed from `residual`
      * (null when there are none): on a field of the index that never held an array, a plain value, `$eq`, `$in` of
-     * plain values, or a range of one type (a range matches only values of its bound's type, as in MongoDB). A key
-     * holds null for a missing field, which none of these match.
+     * plain values, or a range of one type (a range matches only values of its bound's type, as in MongoDB); and an
+     * `$or` whose branches hold only such conditions. A key holds null for a missing field, which none of these match.
      */
     static java.util.function.Predicate<Object[]> keyTest(Plan plan, Document residual) {
-        String[] fields = plan.index.fields();
         List<java.util.function.Predicate<Object[]>> tests = new ArrayList<>();
         for (String name : new ArrayList<>(residual.keySet())) {
-            int at = Arrays.asList(fields).indexOf(name);
-            if (at < 0 || plan.index.multikey(at)) {
-                continue;
-            }
-            java.util.function.Predicate<Object> test = valueTest(plan.index, at, residual.get(name));
+            java.util.function.Predicate<Object[]> test = name.equals("$or") ? anyBranch(plan.index, residual.get(name))
+                : fieldTest(plan.index, name, residual.get(name));
             if (test != null) {
-                tests.add(key -> test.test(key[at]));
+                tests.add(test);
                 residual.remove(name);
             }
         }
-        if (tests.isEmpty()) {
+        return tests.isEmpty() ? null : all(tests);
+    }
+
+    /** An `$or` as a key test when every branch is decided by the key alone (the authorisation filter's buckets). */
+    private static java.util.function.Predicate<Object[]> anyBranch(OrderedIndex index, Object branches) {
+        if (!(branches instanceof List) || ((List<?>) branches).isEmpty()) {
             return null;
+        }
+        List<java.util.function.Predicate<Object[]>> tests = new ArrayList<>();
+        for (Object branch : (List<?>) branches) {
+            if (!(branch instanceof Document)) {
+                return null;
+            }
+            List<java.util.function.Predicate<Object[]>> conditions = new ArrayList<>();
+            for (Map.Entry<String, Object> c : ((Document) branch).entrySet()) {
+                java.util.function.Predicate<Object[]> test = fieldTest(index, c.getKey(), c.getValue());
+                if (test == null) {
+                    return null;
+                }
+                conditions.add(test);
+            }
+            tests.add(all(conditions));
         }
         return key -> {
             for (java.util.function.Predicate<Object[]> t : tests) {
-                if (!t.test(key)) {
+                if (t.test(key)) {
+                    return true;
+                }
+            }
+            return false;
+        };
+    }
+
+    /** A condition on one field as a key test: on a field of the index that never held an array; null otherwise. */
+    private static java.util.function.Predicate<Object[]> fieldTest(OrderedIndex index, String name, Object condition) {
+        int at = Arrays.asList(index.fields()).indexOf(name);
+        if (at < 0 || index.multikey(at)) {
+            return null;
+        }
+        java.util.function.Predicate<Object> test = valueTest(index, at, condition);
+        return test == null ? null : key -> test.test(key[at]);
+    }
+
+    private static <T> java.util.function.Predicate<T> all(List<java.util.function.Predicate<T>> tests) {
+        return x -> {
+            for (java.util.function.Predicate<T> t : tests) {
+                if (!t.test(x)) {
                     return false;
                 }
             }
