@@ -1,53 +1,96 @@
 #!/usr/bin/env node
-// Starts the whole platform on this machine: builds, starts the engines (scripts/engines.sh), then the API and
-// the three workers, with their output prefixed. Ctrl-C (or SIGTERM) stops the services; the engines keep
-// running for a quick restart (`npm run engines -- stop` stops them).
-const { execFileSync, spawn } = require('node:child_process');
+// Starts the whole platform on this machine: builds, starts the engines that are not running yet
+// (scripts/engines.sh), then the API and the three workers, with their output prefixed, and keeps them running as a
+// process supervisor would: a service that exits on its own is started again after a growing delay (1 s, 2 s, 4 s,
+// ... 30 s), with a line saying why; one that fails MAX_FAILURES times within FAILURE_WINDOW_MS stops the platform,
+// naming it and its last error. Ctrl-C or SIGTERM (or `npm run stop`) stops the services, then the engines this run
+// started; engines that were already running keep running.
+const { execFileSync, spawn, spawnSync } = require('node:child_process');
+const { mkdirSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
+const ENGINES = ['mongo', 'kafka', 'temporal'];
+const MAX_FAILURES = 5;
+const FAILURE_WINDOW_MS = 60_000;
+const MAX_DELAY_MS = 30_000;
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit' });
+const say = (line) => process.stdout.write(`${'start'.padEnd(8)} | ${line}\n`);
 
 run('npx', ['tsc', '-b']);
 const external = process.env.MONGODB_URL && process.env.KAFKA_BROKERS && process.env.TEMPORAL_ADDRESS;
 const env = { ...process.env };
+/** The engines this run started (and stops when it ends). */
+let started = [];
 if (!external) {
+  const up = (name) => spawnSync('bash', ['scripts/engines.sh', 'status', name], { cwd: root, stdio: 'ignore' }).status === 0;
+  started = ENGINES.filter((name) => !up(name));
   run('bash', ['scripts/engines.sh', 'start']);
   const out = execFileSync('bash', ['scripts/engines.sh', 'env'], { cwd: root, encoding: 'utf8' });
   for (const m of out.matchAll(/export (\w+)=(\S+)/g)) if (!process.env[m[1]]) env[m[1]] = m[2];
 }
+// `npm run stop` finds this run here.
+const runFile = path.join(process.env.ZGW_DATA_DIR ?? path.join(root, '.data'), 'run', 'platform.json');
+mkdirSync(path.dirname(runFile), { recursive: true });
+writeFileSync(runFile, JSON.stringify({ pid: process.pid, engines: started }));
 
 // The transfer worker reaches the API as its own client; without a configured secret, one is made for this run.
 env.TRANSFER_SECRET ||= require('node:crypto').randomBytes(24).toString('base64url');
 
-const services = ['api', 'notifier', 'audit', 'transfer'];
-const children = services.map((name) => {
-  const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist', 'main.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+let stopping = false;
+const services = ['api', 'notifier', 'audit', 'transfer'].map((name) => ({ name, child: undefined, failures: [], lastError: '' }));
+
+function launch(s) {
+  const child = spawn(process.execPath, [path.join(root, 'services', s.name, 'dist', 'main.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  s.child = child;
   for (const stream of [child.stdout, child.stderr]) {
     let buf = '';
     stream.on('data', (d) => {
       buf += d;
       const lines = buf.split('\n');
       buf = lines.pop();
-      for (const line of lines) process.stdout.write(`${name.padEnd(8)} | ${line}\n`);
+      for (const line of lines) {
+        process.stdout.write(`${s.name.padEnd(8)} | ${line}\n`);
+        if (stream === child.stderr || /"level":"(error|fatal)"/.test(line)) s.lastError = line.slice(0, 500);
+      }
     });
   }
   child.on('exit', (code, signal) => {
-    process.stdout.write(`${name.padEnd(8)} | exited (${signal ?? code})\n`);
-    if (!stopping) stop(1);
+    s.child = undefined;
+    if (stopping) return;
+    const now = Date.now();
+    s.failures = [...s.failures.filter((t) => now - t < FAILURE_WINDOW_MS), now];
+    const why = `${s.name} exited (${signal ?? `code ${code}`})${s.lastError ? `; last error: ${s.lastError}` : ''}`;
+    if (s.failures.length >= MAX_FAILURES) {
+      say(`${why}`);
+      say(`${s.name} failed ${s.failures.length} times within ${FAILURE_WINDOW_MS / 1000} s: stopping the platform`);
+      stop(1);
+      return;
+    }
+    const delay = Math.min(MAX_DELAY_MS, 1000 * 2 ** (s.failures.length - 1));
+    say(`${why}: starting it again in ${delay / 1000} s`);
+    setTimeout(() => stopping || launch(s), delay).unref();
   });
-  return child;
-});
+}
+services.forEach(launch);
 
-let stopping = false;
 function stop(code = 0) {
   if (stopping) return;
   stopping = true;
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  let left = children.filter((c) => c.exitCode === null).length;
-  if (!left) process.exit(code);
-  for (const c of children) c.once('exit', () => --left <= 0 && process.exit(code));
-  setTimeout(() => process.exit(code), 20_000).unref();
+  const running = services.filter((s) => s.child);
+  for (const s of running) s.child.kill('SIGTERM');
+  let left = running.length;
+  const finish = () => {
+    rmSync(runFile, { force: true });
+    if (started.length) {
+      say(`stopping the engines this run started: ${started.join(', ')}`);
+      spawnSync('bash', ['scripts/engines.sh', 'stop', ...started], { cwd: root, stdio: 'inherit' });
+    }
+    process.exit(code);
+  };
+  if (!left) return finish();
+  for (const s of running) s.child?.once('exit', () => --left <= 0 && finish());
+  setTimeout(finish, 20_000).unref();
 }
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));

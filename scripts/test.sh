@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test against the real engines (or those named: `npm test -- <path or pattern>`): type check, then jest
 # (tests that stop an engine run alone, last),
-# then the query-index check on every query shape the tests sent, and the local store's own check that every query
-# it answered from an index it answered as a scan does (see README, Development).
+# then the query-index check on every query shape the tests sent, the local store's own check that every query
+# it answered from an index it answered as a scan does, and the contract check of every Kafka message the tests
+# caused against the AsyncAPI document (see README, Development).
 # Engines: MONGODB_URL + KAFKA_BROKERS when set; else testcontainers where Docker runs; else scripts/engines.sh.
 # Browser: Debian's chromium for the end-to-end tests (scripts/browser.sh installs it when missing).
 set -uo pipefail
@@ -18,6 +19,19 @@ export ZGW_QUERY_LOG="$queries"
 # The local store started for the tests answers every query it serves from an index by a scan too, and compares.
 export ZGW_MONGO_VERIFY=1
 rc=0
+since=$(($(date +%s) * 1000))
+# Engines: those not running yet are started here and stopped at the end; those already running keep running.
+started=()
+if [ -z "${MONGODB_URL:-}" ] && [ -z "${KAFKA_BROKERS:-}" ] && ! docker info > /dev/null 2>&1; then
+  for e in mongo kafka temporal; do bash scripts/engines.sh status "$e" > /dev/null 2>&1 || started+=("$e"); done
+  bash scripts/engines.sh start mongo kafka temporal || { echo "engines: 0 passed, 1 failed"; exit 1; }
+  eval "$(bash scripts/engines.sh env)"
+  export ZGW_ENGINES_MANAGED=1
+fi
+stop_started() {
+  [ ${#started[@]} -eq 0 ] || bash scripts/engines.sh stop "${started[@]}"
+}
+trap stop_started EXIT
 if [ $# -gt 0 ]; then
   # Only the tests named (paths or patterns, and any other jest option), one at a time.
   npx jest --forceExit --runInBand "$@" || rc=1
@@ -29,5 +43,6 @@ awk '{p+=$1; f+=$2} END {printf "tests: %d passed, %d failed\n", p, f}' "$summar
 node scripts/query-check.js "$queries" ${1+--allow-empty} || rc=1
 [ -n "${MONGODB_URL:-}" ] || eval "$(bash scripts/engines.sh env 2>/dev/null)"
 node scripts/store-check.js || rc=1
+node scripts/asyncapi-check.js --since "$since" || rc=1
 rm -rf "$summary" "$queries"
 exit $rc

@@ -137,7 +137,7 @@ async function transferSuite(h, db, { transfers, concurrent }) {
 
     worker = spawn(process.execPath, ['services/transfer/dist/main.js'], {
       cwd: root, stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, ...common, MONGODB_DB: db, PUBLIC_BASE_URL: a.base, LOG_LEVEL: 'warn' },
+      env: { ...process.env, ...common, MONGODB_DB: db, PUBLIC_BASE_URL: a.base, LOG_LEVEL: 'warn', TRANSFER_METRICS_PORT: '0' },
     });
     const results = {};
     for (const [route, doel, slice] of [['intern', 'intern', zaken.slice(0, transfers)], ['extern', 'extern', zaken.slice(transfers)]]) {

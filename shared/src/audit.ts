@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * The audit trail's contract between the API (producer) and services/audit (consumer).
  *
@@ -20,57 +22,65 @@ export const AUDIT_READS_COLLECTION = 'auditreads';
 /** Settings document (collection `settings`) that holds the exclusions set by an administrator. */
 export const AUDIT_EXCLUSIONS_SETTING = 'audit.excludeClientIds';
 
-/** An entry of the standard's AuditTrail schema (ZRC/DRC/BRC `AuditTrail`). */
-export interface AuditEntry {
-  uuid: string;
-  bron: 'ZRC' | 'DRC' | 'BRC' | 'ZTC' | 'AC' | 'NRC';
-  applicatieId: string;
-  applicatieWeergave: string;
-  gebruikersId: string;
-  gebruikersWeergave: string;
-  actie: string;
-  actieWeergave: string;
-  resultaat: number;
-  hoofdObject: string;
-  resource: string;
-  resourceUrl: string;
-  toelichting: string;
-  resourceWeergave: string;
-  aanmaakdatum: string;
-  wijzigingen: { oud: Record<string, unknown> | null; nieuw: Record<string, unknown> | null };
-}
+const Bron = z.enum(['ZRC', 'DRC', 'BRC', 'ZTC', 'AC', 'NRC']);
 
-/** A read: who read what. A query that held a BSN is recorded with the BSN masked. */
-export interface ReadEntry {
-  uuid: string;
-  bron: AuditEntry['bron'];
-  clientId: string;
-  /** The applicatie's label (as in write entries), when it has one. */
-  applicatieWeergave?: string;
-  gebruikersId: string;
-  gebruikersWeergave: string;
-  /** `retrieve` (detail), `list`, `zoek` or `download`. */
-  actie: 'retrieve' | 'list' | 'zoek' | 'download';
-  resource: string;
-  /** The request path with its query string (BSNs masked). */
-  request: string;
-  /** Detail and download: the object read; its hoofdObject (e.g. the zaak) when known. */
-  resourceUrl?: string;
-  hoofdObject?: string;
-  /**
-   * Every zaak, document and besluit whose own trail shows this read (the main objects of what it showed), for the
-   * trails' index; `getoond` names each object shown: `[resource, resourceUrl, index into hoofdObjecten]` (the
-   * object read first, then what a list returned and what an expand added).
-   */
-  hoofdObjecten?: string[];
-  getoond?: [string, string, number][];
-  /** Lists and `_zoek`: the number of results the query matched. */
-  aantal?: number;
-  /** `_zoek`: the search filters of the request body (BSNs masked). */
-  zoek?: Record<string, unknown>;
-  resultaat: number;
-  aanmaakdatum: string;
-}
+/** An entry of the standard's AuditTrail schema (ZRC/DRC/BRC `AuditTrail`): the payload of topic `audit`. */
+export const AuditEntry = z
+  .object({
+    uuid: z.string().uuid(),
+    bron: Bron,
+    applicatieId: z.string(),
+    applicatieWeergave: z.string(),
+    gebruikersId: z.string(),
+    gebruikersWeergave: z.string(),
+    actie: z.string(),
+    actieWeergave: z.string(),
+    resultaat: z.number().int(),
+    hoofdObject: z.string(),
+    resource: z.string(),
+    resourceUrl: z.string(),
+    toelichting: z.string(),
+    resourceWeergave: z.string(),
+    aanmaakdatum: z.string().datetime({ offset: true }),
+    wijzigingen: z.object({ oud: z.record(z.string(), z.unknown()).nullable(), nieuw: z.record(z.string(), z.unknown()).nullable() }),
+  })
+  .meta({ description: 'A write in the audit trail, as the AuditTrail schema of the Zaken, Documenten and Besluiten APIs shows it' });
+export type AuditEntry = z.infer<typeof AuditEntry>;
+
+/** A read: who read what (the payload of topic `audit-reads`). A query that held a BSN is recorded with the BSN masked. */
+export const ReadEntry = z
+  .object({
+    uuid: z.string().uuid(),
+    bron: Bron,
+    clientId: z.string(),
+    /** The applicatie's label (as in write entries), when it has one. */
+    applicatieWeergave: z.string().optional(),
+    gebruikersId: z.string(),
+    gebruikersWeergave: z.string(),
+    /** `retrieve` (detail), `list`, `zoek` or `download`. */
+    actie: z.enum(['retrieve', 'list', 'zoek', 'download']),
+    resource: z.string(),
+    /** The request path with its query string (BSNs masked). */
+    request: z.string(),
+    /** Detail and download: the object read; its hoofdObject (e.g. the zaak) when known. */
+    resourceUrl: z.string().optional(),
+    hoofdObject: z.string().optional(),
+    /**
+     * Every zaak, document and besluit whose own trail shows this read (the main objects of what it showed), for the
+     * trails' index; `getoond` names each object shown: `[resource, resourceUrl, index into hoofdObjecten]` (the
+     * object read first, then what a list returned and what an expand added).
+     */
+    hoofdObjecten: z.array(z.string()).optional(),
+    getoond: z.array(z.tuple([z.string(), z.string(), z.number().int()])).optional(),
+    /** Lists and `_zoek`: the number of results the query matched. */
+    aantal: z.number().int().optional(),
+    /** `_zoek`: the search filters of the request body (BSNs masked). */
+    zoek: z.record(z.string(), z.unknown()).optional(),
+    resultaat: z.number().int(),
+    aanmaakdatum: z.string().datetime({ offset: true }),
+  })
+  .meta({ description: 'A read of the Zaken, Documenten or Besluiten API: who read which objects (BSNs masked)' });
+export type ReadEntry = z.infer<typeof ReadEntry>;
 
 /**
  * Compiles an exclusion list (comma-separated; each entry an exact client id or a pattern with `*` wildcards) into a

@@ -68,6 +68,19 @@ const schema = z.object({
   NRC_LEASE_SECONDS: z.coerce.number().positive().default(30),
   /** Whether a new or changed abonnement's callback must answer a test notification with 2xx (off: not checked). */
   NRC_CALLBACK_CHECK: z.enum(['on', 'off']).default('on'),
+  /**
+   * The organisation's OIN (20 digits): the `source` of the CloudEvents headers of every Kafka message
+   * (`urn:nld:oin:<OIN>:systeem:zgw`); without it the source is PUBLIC_BASE_URL.
+   */
+  ZGW_OIN: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^\d{20}$/, 'an OIN: 20 digits').optional()),
+  /** `/metrics` of the API and the workers asks for `Authorization: Bearer <METRICS_TOKEN>` when set (else it is open). */
+  METRICS_TOKEN: z.string().default(''),
+  /** Each worker's own port for /metrics, /health and /ready (0: any free port). */
+  NOTIFIER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  AUDIT_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+  TRANSFER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
+  /** The API is not ready (`/ready` 503) while the oldest write whose events wait in the outbox is older than this. */
+  READY_OUTBOX_MAX_AGE_SECONDS: z.coerce.number().positive().default(300),
   /** The first administrator of the admin screens, created at start while there is none (see README, Admin screens). */
   ADMIN_INITIAL_USER: z.string().trim().min(1).max(100).default('admin'),
   ADMIN_INITIAL_PASSWORD: z.string().default(''),

@@ -1,15 +1,19 @@
+import { z } from 'zod';
 import type { AuditEntry } from './audit';
 
 /** The ZGW notification message (NRC `Message`), as published on every kanaal topic. */
-export interface Notificatie {
-  kanaal: string;
-  hoofdObject: string;
-  resource: string;
-  resourceUrl: string;
-  actie: string;
-  aanmaakdatum: string;
-  kenmerken: Record<string, string>;
-}
+export const Notificatie = z
+  .object({
+    kanaal: z.string(),
+    hoofdObject: z.string(),
+    resource: z.string(),
+    resourceUrl: z.string(),
+    actie: z.string(),
+    aanmaakdatum: z.string().datetime({ offset: true }),
+    kenmerken: z.record(z.string(), z.string()),
+  })
+  .meta({ description: 'A notification as the Notificaties API defines it (Kennisgeving): the payload of every kanaal topic' });
+export type Notificatie = z.infer<typeof Notificatie>;
 
 /** A domain event as stored in a resource document's outbox until the relay has published it. */
 export interface OutboxEvent {

@@ -12,3 +12,5 @@ export * from './worker';
 export * from './doelregistraties';
 export * from './overdrachten';
 export * from './zgw-client';
+export * from './metrics';
+export * from './cloudevents';

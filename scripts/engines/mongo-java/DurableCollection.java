@@ -109,10 +109,17 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         if (reader == null || reader.isEmpty()) {
             return this::doc;
         }
+        // its own matcher: the one set for the read (`fast`) may be of a larger query than this part of it
+        FastMatch own = FastMatch.of(query);
         return position -> {
             byte[] bson = slots.get(position);
-            return bson != null && documentMatchesQuery(reader.read(bson), query) ? decode(bson) : null;
+            return bson != null && matches(own, reader.read(bson), query) ? decode(bson) : null;
         };
+    }
+
+    private boolean matches(FastMatch f, Document document, Document query) {
+        FastMatch.Answer a = f == null ? FastMatch.Answer.ASK : f.test(document);
+        return a == FastMatch.Answer.ASK ? super.documentMatchesQuery(document, query) : a == FastMatch.Answer.YES;
     }
 
     /** The documents at positions, each with just the fields the query names (whole, when it may read others). */
@@ -167,6 +174,8 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         try {
             // planned on the query as sent (its bounds), matched by MongoDB's rules (MatchRules)
             QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), query, orderBy, limit > 0 ? numberToSkip + limit : 0);
+            Document residual = plan == null ? null : MatchRules.rewrite(QueryPlanner.residual(plan, query));
+            java.util.function.Predicate<Object[]> keys = plan == null ? null : QueryPlanner.keyTest(plan, residual);
             query = MatchRules.rewrite(query);
             QueryPlanner.Counters counters = ((DurableDatabase) getDatabase()).counters;
             if (plan == null) {
@@ -178,13 +187,14 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             }
             Stream<Document> documents;
             Comparator<Document> comparator = null;
-            java.util.function.IntFunction<Document> read = matching(query);
+            // an entry whose key fails is never read; a document is read for the rest of the conditions, then decoded
+            java.util.function.IntFunction<Document> read = matching(residual);
             if (plan.sorted && plan.sortFields.length > 0) {
-                Iterator<Integer> positions = QueryPlanner.sortedPositions(plan);
+                Iterator<Integer> positions = QueryPlanner.sortedPositions(plan, keys);
                 documents = StreamSupport.stream(Spliterators.spliteratorUnknownSize(positions, Spliterator.ORDERED), false)
                     .map(read::apply).filter(d -> d != null);
             } else {
-                int[] positions = QueryPlanner.naturalPositions(plan, isNaturalDescending(orderBy));
+                int[] positions = QueryPlanner.naturalPositions(plan, isNaturalDescending(orderBy), keys);
                 documents = IntStream.of(positions).mapToObj(read).filter(d -> d != null);
                 if (!plan.sorted) {
                     comparator = deriveComparator(orderBy);
@@ -274,14 +284,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
 
     @Override
     protected boolean documentMatchesQuery(Document document, Document query) {
-        FastMatch f = fast.get();
-        if (f != null) {
-            FastMatch.Answer a = f.test(document);
-            if (a != FastMatch.Answer.ASK) {
-                return a == FastMatch.Answer.YES;
-            }
-        }
-        return super.documentMatchesQuery(document, query);
+        return matches(fast.get(), document, query);
     }
 
     @Override

@@ -412,12 +412,12 @@ final class QueryPlanner {
 
     /**
      * The positions of the candidates in sort order, each once: runs merged when needed, and entries with equal sort
-     * keys in natural order (as a stable sort of the scan leaves them).
+     * keys in natural order (as a stable sort of the scan leaves them); with `keys`, only entries whose key passes it.
      */
-    static Iterator<Integer> sortedPositions(Plan plan) {
+    static Iterator<Integer> sortedPositions(Plan plan, java.util.function.Predicate<Object[]> keys) {
         List<Iterator<OrderedIndex.Entry>> runs = runs(plan);
         Comparator<OrderedIndex.Entry> order = sortOrder(plan);
-        Iterator<OrderedIndex.Entry> entries = runs.size() == 1 ? runs.get(0) : plan.merge ? merge(runs, order) : concatIterators(runs);
+        Iterator<OrderedIndex.Entry> entries = passing(runs.size() == 1 ? runs.get(0) : plan.merge ? merge(runs, order) : concatIterators(runs), keys);
         boolean dedupe = plan.index.anyMultikey();
         return new Iterator<>() {
             final ArrayList<Integer> group = new ArrayList<>();
@@ -464,6 +464,37 @@ final class QueryPlanner {
                     throw new NoSuchElementException();
                 }
                 return group.get(at++);
+            }
+        };
+    }
+
+    /** The entries whose key passes `keys` (all of them without). */
+    private static Iterator<OrderedIndex.Entry> passing(Iterator<OrderedIndex.Entry> entries, java.util.function.Predicate<Object[]> keys) {
+        if (keys == null) {
+            return entries;
+        }
+        return new Iterator<>() {
+            OrderedIndex.Entry next;
+
+            @Override
+            public boolean hasNext() {
+                while (next == null && entries.hasNext()) {
+                    OrderedIndex.Entry e = entries.next();
+                    if (keys.test(e.key)) {
+                        next = e;
+                    }
+                }
+                return next != null;
+            }
+
+            @Override
+            public OrderedIndex.Entry next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                OrderedIndex.Entry e = next;
+                next = null;
+                return e;
             }
         };
     }
@@ -527,11 +558,12 @@ final class QueryPlanner {
         };
     }
 
-    /** The positions of the candidates, each once, in natural order (descending when asked). */
-    static int[] naturalPositions(Plan plan, boolean descending) {
+    /** The positions of the candidates, each once, in natural order (descending when asked); with `keys`, as above. */
+    static int[] naturalPositions(Plan plan, boolean descending, java.util.function.Predicate<Object[]> keys) {
         int[] out = new int[64];
         int size = 0;
-        for (Iterator<OrderedIndex.Entry> run : runs(plan)) {
+        for (Iterator<OrderedIndex.Entry> all : runs(plan)) {
+            Iterator<OrderedIndex.Entry> run = passing(all, keys);
             while (run.hasNext()) {
                 if (size == out.length) {
                     out = Arrays.copyOf(out, size * 2);

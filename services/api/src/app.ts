@@ -1,6 +1,6 @@
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { releaseLabel, scrubUrl, type Logger } from '@zgw/shared';
+import { Registry, releaseLabel, scrubUrl, type KafkaProbe, type Logger } from '@zgw/shared';
 import { mountComponent, type ComponentApi, type ComponentDef, type Deps } from './common/component';
 import { registerAuditAdmin } from './admin/audit';
 import { registerCredentialAdmin } from './admin/credentials';
@@ -9,6 +9,7 @@ import { registerNotificatiesAdmin } from './admin/notificaties';
 import { registerOverdrachtenAdmin } from './admin/overdrachten';
 import { registerAdminUi } from './admin/ui';
 import { registerErrorHandling, registerMethodRegistry } from './common/errors';
+import { registerMetrics } from './common/metrics';
 import { COMPONENTS } from './components';
 import { REFERENCE_PATH, registerApiReference } from './reference';
 
@@ -16,9 +17,12 @@ export interface AppOptions {
   deps: Deps;
   components?: ComponentDef[];
   health?: () => Promise<Record<string, unknown>>;
+  /** Where the metrics go (main gives the process's registry, with the default process metrics); Kafka for /ready. */
+  metrics?: Registry;
+  kafka?: KafkaProbe;
 }
 
-export async function buildApp({ deps, components = COMPONENTS, health }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ deps, components = COMPONENTS, health, metrics = new Registry(), kafka }: AppOptions): Promise<FastifyInstance> {
   const log: Logger = deps.log.child(
     {},
     {
@@ -53,6 +57,7 @@ export async function buildApp({ deps, components = COMPONENTS, health }: AppOpt
     }
     return { status: 'ok', mongodb: 'ok', ...(health ? await health() : {}) };
   });
+  registerMetrics(app, deps, metrics, kafka);
 
   // The admin screens first: their session hook opens the admin JSON endpoints registered after them.
   const apis: ComponentApi[] = [];

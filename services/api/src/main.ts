@@ -1,8 +1,9 @@
-import { connectMongo, createKafka, createLogger, loadConfig, releaseLabel } from '@zgw/shared';
+import { ceSource, connectMongo, createKafka, createLogger, KafkaProbe, loadConfig, releaseLabel } from '@zgw/shared';
 import { buildApp } from './app';
 import { bootstrapDoelregistraties } from './admin/doelregistraties';
 import { bootstrapClients, bootstrapTransferClient } from './bootstrap';
 import { CacheBroadcast } from './common/cache';
+import { createApiMetrics } from './common/metrics';
 import { OutboxRelay } from './common/relay';
 import { createDeps } from './deps';
 
@@ -10,13 +11,15 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('api', config.LOG_LEVEL);
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
-  const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api`), config.KAFKA_TOPIC_PREFIX, config.OUTBOX_POLL_MS, log);
+  const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api`), config.KAFKA_TOPIC_PREFIX, config.OUTBOX_POLL_MS, log, ceSource(config));
   const deps = createDeps(config, mongo.db, log, relay);
-  const cacheBroadcast = new CacheBroadcast(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-cache`), config.KAFKA_TOPIC_PREFIX, deps.caches, log);
+  const cacheBroadcast = new CacheBroadcast(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-cache`), config.KAFKA_TOPIC_PREFIX, deps.caches, log, ceSource(config));
   if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, config.ZGW_CLIENTS, log);
   await bootstrapTransferClient(mongo.db, config, log);
   if (config.ZGW_DOELREGISTRATIES) await bootstrapDoelregistraties(mongo.db, config.ZGW_DOELREGISTRATIES, log);
-  const app = await buildApp({ deps, health: async () => ({ kafka: relay.healthy ? 'ok' : 'unreachable (events wait in the outbox)' }) });
+  const kafka = new KafkaProbe(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-probe`));
+  const health = async () => ({ kafka: relay.healthy ? 'ok' : 'unreachable (events wait in the outbox)' });
+  const app = await buildApp({ deps, health, metrics: createApiMetrics(), kafka });
   relay.start();
   // Without Kafka the API still serves; other instances' writes then reach this one's caches after CACHE_TTL_MS.
   void cacheBroadcast.start();
@@ -32,6 +35,7 @@ async function main(): Promise<void> {
     await app.close();
     await relay.stop();
     await cacheBroadcast.stop();
+    await kafka.stop().catch(() => undefined);
     await mongo.client.close();
     clearTimeout(force);
     log.info('stopped');

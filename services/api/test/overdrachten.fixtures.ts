@@ -79,6 +79,7 @@ export function startWorker(t: TestApp, logs: LogLines, env: Record<string, stri
       TRANSFER_TASK_QUEUE: t.config.TRANSFER_TASK_QUEUE,
       TRANSFER_BACKOFF_SECONDS: '1',
       TRANSFER_MAX_BACKOFF_SECONDS: '2',
+      TRANSFER_METRICS_PORT: '0',
       LOG_LEVEL: 'info',
       ...env,
     },

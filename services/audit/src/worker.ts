@@ -1,3 +1,4 @@
+import type { Db } from 'mongodb';
 import {
   AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION, connectMongo, createKafka, ensureAuditIndexes, ensureTopics, sleep, topicName, untilDone,
   type Config, type Logger, type Mongo,
@@ -6,6 +7,8 @@ import { batchHandler, type BatchOptions } from './batch';
 import { MongoEntryStore, type EntryStore } from './store';
 
 export interface AuditWorker {
+  /** The database the entries go to (for readiness checks). */
+  readonly db: Db;
   /** Stops consuming (a batch being stored is left uncommitted, delivered again on the next start), then closes. */
   stop(): Promise<void>;
 }
@@ -58,6 +61,7 @@ export async function startAuditWorker(config: Config, log: Logger, opts: Worker
   }
   log.info({ topics: [AUDIT_TOPIC, AUDIT_READS_TOPIC], prefix, group: groupId(prefix) }, 'audit consuming');
   return {
+    db: mongo.db,
     stop: async () => {
       await consumer.disconnect();
       await mongo.client.close();

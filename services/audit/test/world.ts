@@ -29,7 +29,9 @@ export const silent = createLogger('audit', 'silent');
 
 export async function world(env: Record<string, string> = {}): Promise<World> {
   const id = randomUUID().slice(0, 8);
-  const prefix = env.KAFKA_TOPIC_PREFIX ?? `test-${id}-`;
+  // `foreign-`: these topics hold what the tests publish as another producer would (poison messages included),
+  // not the platform's messages, so the AsyncAPI contract check leaves them out.
+  const prefix = env.KAFKA_TOPIC_PREFIX ?? `foreign-${id}-`;
   const config = loadConfig({ ...process.env, MONGODB_DB: `zgw_test_${id}`, KAFKA_TOPIC_PREFIX: prefix, LOG_LEVEL: 'silent', ...env });
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   const kafka = createKafka(config.KAFKA_BROKERS, `test-${id}`);

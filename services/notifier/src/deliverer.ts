@@ -5,6 +5,7 @@ import {
 } from '@zgw/shared';
 import type { Clock } from './clock';
 import { Lane, freshStatus, payload, type Entry } from './lane';
+import { deliveries } from './metrics';
 import type { Sender } from './send';
 
 export interface DelivererOptions {
@@ -84,6 +85,11 @@ export class Deliverer {
 
   lane(id: string): Lane | undefined {
     return this.lanes.get(id);
+  }
+
+  /** Every lane (one per abonnement). */
+  allLanes(): IterableIterator<Lane> {
+    return this.lanes.values();
   }
 
   get inFlight(): number {
@@ -296,6 +302,7 @@ export class Deliverer {
     s.lastAttempts = [{ ...a, notificatie: e.p.id, kanaal: e.p.kanaal }, ...(s.lastAttempts ?? [])].slice(0, STATUS_ATTEMPTS);
     const done = { lastAttemptAt: a.at, tries: e.tries, attempts: e.attempts };
     if (a.ok) {
+      deliveries.inc({ result: 'delivered' });
       s.delivered++;
       s.lastSuccessAt = a.at;
       s.failingSince = null;
@@ -309,7 +316,9 @@ export class Deliverer {
       s.failingSince ??= a.at;
       s.lastFailureAt = a.at;
       s.nextAttemptAt = new Date(now + backoffAfter(this.o.backoffMs, s.consecutiveFailures));
+      deliveries.inc({ result: 'failed' });
       if (now - e.createdAt >= this.o.lockAfterMs || lane.removed) {
+        deliveries.inc({ result: 'given_up' });
         lane.known.delete(e.id);
         this.ops.push({ updateOne: { filter: { _id: e.id, state: 'pending' }, update: { $set: { ...done, state: 'failed', doneAt: new Date(now) }, $unset: { nextAt: '' } } } });
       } else {

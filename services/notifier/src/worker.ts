@@ -14,6 +14,8 @@ import { sweep } from './retention';
 import { httpSender, type Sender } from './send';
 
 export interface Notifier {
+  /** The database the notifier works in (for readiness checks). */
+  readonly db: Db;
   /** This instance's lease: only while it holds it does the worker below run. */
   readonly lease: Lease;
   /** Whether the worker runs (the lease is held and the worker started). */
@@ -145,6 +147,7 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
     return worker;
   };
   return {
+    db: mongo.db,
     lease,
     get active() {
       return worker?.running ?? false;

@@ -162,7 +162,7 @@ async function createAbonnement(r: Receiver, org: string): Promise<void> {
 function startChild(): ChildProcess {
   const c = w.config();
   return spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
-    env: { ...process.env, MONGODB_DB: c.MONGODB_DB, KAFKA_TOPIC_PREFIX: c.KAFKA_TOPIC_PREFIX, LOG_LEVEL: 'silent', NRC_REFRESH_MS: '300', NRC_DELIVERY_TIMEOUT_MS: '30000', NRC_LEASE_SECONDS: '60' },
+    env: { ...process.env, MONGODB_DB: c.MONGODB_DB, KAFKA_TOPIC_PREFIX: c.KAFKA_TOPIC_PREFIX, LOG_LEVEL: 'silent', NRC_REFRESH_MS: '300', NRC_DELIVERY_TIMEOUT_MS: '30000', NRC_LEASE_SECONDS: '60', NOTIFIER_METRICS_PORT: '0' },
     stdio: 'ignore',
   });
 }

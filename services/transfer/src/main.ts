@@ -1,6 +1,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry } from '@temporalio/worker';
-import { connectMongo, createLogger, loadConfig, onShutdown } from '@zgw/shared';
+import { check, connectMongo, createLogger, loadConfig, observeWorker, onShutdown } from '@zgw/shared';
 import { createActivities } from './activities';
+import { registerTransferMetrics } from './metrics';
 
 /** Temporal worker for ZSDMS transfers: workflow `overdracht` and its activities, on task queue TRANSFER_TASK_QUEUE. */
 async function main(): Promise<void> {
@@ -15,6 +16,9 @@ async function main(): Promise<void> {
   if (!config.TRANSFER_SECRET) log.warn({ clientId: config.TRANSFER_CLIENT_ID }, 'TRANSFER_SECRET is not set: every transfer will fail to reach this platform');
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const temporal = () => check(() => connection.workflowService.getSystemInfo({}));
+  const observed = await observeWorker('transfer', config, log, { db: () => mongo.db, kafka: false, more: async () => ({ temporal: await temporal() }) });
+  registerTransferMetrics(observed.registry);
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -27,6 +31,7 @@ async function main(): Promise<void> {
     worker.shutdown();
   });
   await worker.run();
+  await observed.stop();
   await connection.close();
   await mongo.client.close();
 }

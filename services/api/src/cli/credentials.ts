@@ -1,4 +1,4 @@
-import { connectMongo, createKafka, loadConfig, type Config } from '@zgw/shared';
+import { ceSource, connectMongo, createKafka, loadConfig, type Config } from '@zgw/shared';
 import { ensureAllRights } from '../bootstrap';
 import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../common/auth';
 import { announceClear } from '../common/cache';
@@ -50,7 +50,7 @@ async function tellRunningInstances(config: Config): Promise<void> {
   const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-cli`);
   const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 10_000).unref());
   try {
-    await Promise.race([announceClear(kafka, config.KAFKA_TOPIC_PREFIX, [CREDENTIALS_CACHE, AUTORISATIES_CACHE]), timeout]);
+    await Promise.race([announceClear(kafka, config.KAFKA_TOPIC_PREFIX, ceSource(config), [CREDENTIALS_CACHE, AUTORISATIES_CACHE]), timeout]);
   } catch (err) {
     console.error(`credentials: Kafka not reachable (${(err as Error).message}); running API instances apply this within CACHE_TTL_MS (${config.CACHE_TTL_MS} ms)`);
   }

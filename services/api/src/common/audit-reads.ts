@@ -5,10 +5,11 @@ import type { Db } from 'mongodb';
 import {
   AUDIT_EXCLUSIONS_SETTING,
   AUDIT_READS_TOPIC,
-  EVENT_ID_HEADER,
+  ceSource,
   clientIdMatcher,
   createProducer,
   ensureTopics,
+  eventHeaders,
   exclusionList,
   scrub,
   scrubUrl,
@@ -275,13 +276,18 @@ export class ReadAudit {
     return spool;
   }
 
+  /** The CloudEvents `source` of the read entries. */
+  private get source(): string {
+    return ceSource(this.config);
+  }
+
   private async send(batch: SpooledMessage[]): Promise<void> {
     try {
       this.producer ??= await this.connect();
       await this.producer.send({
         topic: topicName(this.config.KAFKA_TOPIC_PREFIX, AUDIT_READS_TOPIC),
         acks: -1,
-        messages: batch.map((m) => ({ value: m.value, headers: { [EVENT_ID_HEADER]: m.id } })),
+        messages: batch.map((m) => ({ value: m.value, headers: eventHeaders(this.source, AUDIT_READS_TOPIC, m.id, entryOf(m.value)) })),
       });
     } catch (err) {
       const producer = this.producer;
@@ -294,5 +300,14 @@ export class ReadAudit {
   private async connect(): Promise<Producer> {
     await ensureTopics(this.kafka, this.config.KAFKA_TOPIC_PREFIX, [AUDIT_READS_TOPIC]);
     return createProducer(this.kafka);
+  }
+}
+
+/** A spooled line's entry, for its CloudEvents headers (a line that does not parse gets headers without its details). */
+function entryOf(line: Buffer): object {
+  try {
+    return JSON.parse(line.toString('utf8')) as object;
+  } catch {
+    return {};
   }
 }

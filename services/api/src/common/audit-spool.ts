@@ -268,6 +268,43 @@ export async function unsentBytes(dir: string): Promise<number> {
 const CHUNK = 256 * 1024;
 
 /**
+ * When the oldest entry not sent yet was written (its `aanmaakdatum`), in `dir` and everything it adopted; undefined
+ * when everything is sent.
+ */
+export async function oldestUnsent(dir: string): Promise<Date | undefined> {
+  const off = await readOffset(dir);
+  let oldest: Date | undefined;
+  for (const n of await segmentsOf(dir)) {
+    if (n < off.segment) continue;
+    const line = await firstLine(join(dir, segmentName(n)), n === off.segment ? off.position : 0);
+    if (!line) continue;
+    const at = new Date(String((JSON.parse(line) as { aanmaakdatum?: unknown }).aanmaakdatum));
+    if (!Number.isNaN(at.getTime())) oldest = at;
+    break;
+  }
+  for (const child of await readdir(join(dir, ADOPTED)).catch(() => [] as string[])) {
+    const at = await oldestUnsent(join(dir, ADOPTED, child));
+    if (at && (!oldest || at < oldest)) oldest = at;
+  }
+  return oldest;
+}
+
+/** The complete line that starts at `position` of a file, if there is one (a line is at most one chunk here). */
+async function firstLine(file: string, position: number): Promise<string | undefined> {
+  const fh = await open(file, 'r').catch(() => undefined);
+  if (!fh) return undefined;
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    const { bytesRead } = await fh.read(buf, 0, CHUNK, position);
+    const end = buf.subarray(0, bytesRead).indexOf(10);
+    return end > 0 ? buf.toString('utf8', 0, end) : undefined;
+  } finally {
+    await fh.close();
+  }
+}
+
+
+/**
  * Sends the complete lines of one spool directory past its offset, oldest first, one batch per chunk read; the offset
  * advances after each batch is acknowledged. Segments before `live` (all of them when `live` is undefined: a dead
  * instance's) are removed once sent; a dead instance's last line cut short by its death is dropped.

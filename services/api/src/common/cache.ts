@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
-import { consumeTopics, createProducer, ensureTopics, topicName, type Logger, type RunningConsumer } from '@zgw/shared';
+import { z } from 'zod';
+import { consumeTopics, createProducer, ensureTopics, eventHeaders, topicName, type Logger, type RunningConsumer } from '@zgw/shared';
 
 /** The Kafka topic (after the prefix) on which API instances tell each other which cache regions to clear. */
 export const CACHE_TOPIC = 'api-cache';
@@ -22,6 +23,9 @@ const RELEVANT_MS = 5 * 60_000;
 export class CacheRegion<V = unknown> {
   private entries = new Map<string, { value: V; expires: number }>();
   private generation = 0;
+  /** Reads answered from the cache, and reads that loaded (for the metrics). */
+  hits = 0;
+  misses = 0;
 
   constructor(private readonly ttlMs: number) {}
 
@@ -37,7 +41,11 @@ export class CacheRegion<V = unknown> {
   async getOrLoad<T extends V>(key: string, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
     if (!this.enabled) return load();
     const hit = this.entries.get(key);
-    if (hit && hit.expires > Date.now()) return hit.value as T;
+    if (hit && hit.expires > Date.now()) {
+      this.hits++;
+      return hit.value as T;
+    }
+    this.misses++;
     const generation = this.generation;
     const value = await load();
     if (generation === this.generation && keep(value)) {
@@ -64,6 +72,11 @@ export class Caches {
     let r = this.regions.get(name);
     if (!r) this.regions.set(name, (r = new CacheRegion(this.ttlMs)));
     return r as CacheRegion<V>;
+  }
+
+  /** Every region of this instance by name. */
+  all(): IterableIterator<[string, CacheRegion]> {
+    return this.regions.entries();
   }
 
   /** Whether this instance keeps region `name` (every instance keeps the same regions). */
@@ -104,6 +117,8 @@ export class CacheBroadcast {
     private readonly prefix: string,
     private readonly caches: Caches,
     private readonly log: Logger,
+    /** The CloudEvents `source` of the clears (see ceSource). */
+    private readonly source: string,
   ) {}
 
   private stopped = false;
@@ -160,7 +175,7 @@ export class CacheBroadcast {
         this.dirty.clear();
         try {
           this.producer ??= await createProducer(this.kafka);
-          await sendClear(this.producer, this.prefix, this.instance, regions);
+          await sendClear(this.producer, this.prefix, this.source, { instance: this.instance, regions });
           if (this.failing) this.log.info('cache clears reach the other API instances again');
           this.failing = false;
         } catch (err) {
@@ -175,15 +190,22 @@ export class CacheBroadcast {
   }
 }
 
-function sendClear(producer: Producer, prefix: string, instance: string, regions: string[]): Promise<unknown> {
-  return producer.send({ topic: topicName(prefix, CACHE_TOPIC), messages: [{ value: JSON.stringify({ instance, regions }) }] });
+/** The message of topic `api-cache`: which instance wrote to which regions (every other instance clears them). */
+export const CacheClear = z
+  .object({ instance: z.string(), regions: z.array(z.string()).min(1) })
+  .meta({ description: 'Read-cache regions an API instance (or a tool) wrote to: every other API instance clears them' });
+export type CacheClear = z.infer<typeof CacheClear>;
+
+function sendClear(producer: Producer, prefix: string, source: string, clear: CacheClear): Promise<unknown> {
+  const headers = eventHeaders(source, CACHE_TOPIC, randomUUID(), { actie: 'clear' });
+  return producer.send({ topic: topicName(prefix, CACHE_TOPIC), messages: [{ value: JSON.stringify(clear), headers }] });
 }
 
 /** Tells running API instances to clear these regions (for tools that write outside the API, like the CLI). */
-export async function announceClear(kafka: Kafka, prefix: string, regions: string[]): Promise<void> {
+export async function announceClear(kafka: Kafka, prefix: string, source: string, regions: string[]): Promise<void> {
   const producer = await createProducer(kafka);
   try {
-    await sendClear(producer, prefix, `tool-${randomUUID()}`, regions);
+    await sendClear(producer, prefix, source, { instance: `tool-${randomUUID()}`, regions });
   } finally {
     await producer.disconnect();
   }

@@ -1,10 +1,12 @@
 import type { Kafka, Producer } from 'kafkajs';
-import { EVENT_ID_HEADER, KANALEN, createProducer, ensureTopics, topicName, type Logger } from '@zgw/shared';
+import { KANALEN, createProducer, ensureTopics, eventHeaders, topicName, type Logger } from '@zgw/shared';
 import type { Collection, Document } from 'mongodb';
 import { groupBy } from './group';
 import { OUTBOX_POINTERS, type OutboxPointer, type Store, type Stored } from './store';
 
 const BATCH = 200;
+/** The outbox pointers the backlog reads to count waiting events (see backlog()). */
+const BACKLOG_SAMPLE = 1000;
 /**
  * How long a write's kick waits before the relay drains: the writes of those milliseconds go out together, in one
  * round of reads, one Kafka batch and one round of clean-up writes, instead of one round per write.
@@ -39,6 +41,8 @@ export class OutboxRelay {
     private readonly topicPrefix: string,
     private readonly pollMs: number,
     private readonly log: Logger,
+    /** The CloudEvents `source` of the events (see ceSource). */
+    private readonly source: string,
   ) {}
 
   register(store: Store<Document>): void {
@@ -64,7 +68,30 @@ export class OutboxRelay {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     while (this.running) await new Promise((r) => setTimeout(r, 20));
-    await this.producer?.disconnect().catch(() => undefined);
+    const producer = this.producer;
+    this.producer = undefined; // a drain by hand after the stop connects again
+    await producer?.disconnect().catch(() => undefined);
+  }
+
+  /**
+   * What waits in the outbox, for the metrics and readiness: the events of the writes that have a pointer (counted
+   * exactly over the oldest BACKLOG_SAMPLE documents, estimated from their average beyond) and when the oldest of
+   * those writes was made.
+   */
+  async backlog(): Promise<{ events: number; oldest?: Date }> {
+    const names = [...this.stores.keys()];
+    if (!this.pointers || !names.length) return { events: 0 };
+    const waiting = { collection: { $in: names } };
+    const [total, sample] = await Promise.all([
+      this.pointers.countDocuments(waiting),
+      this.pointers.find(waiting).sort({ at: 1 }).limit(BACKLOG_SAMPLE).toArray(),
+    ]);
+    if (!sample.length) return { events: 0 };
+    let events = 0;
+    for (const [name, group] of groupBy(sample, (p) => p.collection)) {
+      for (const doc of await this.stores.get(name)!.withEvents(group.map((p) => p.doc))) events += doc._outbox?.length ?? 0;
+    }
+    return { events: Math.round(events * (total / sample.length)), oldest: sample[0]!.at };
   }
 
   /** Publishes everything waiting now; returns how many events went out. */
@@ -108,7 +135,7 @@ export class OutboxRelay {
       acks: -1,
       topicMessages: [...groupBy(events, (e) => e.topic)].map(([topic, evs]) => ({
         topic: topicName(this.topicPrefix, topic),
-        messages: evs.map((e) => ({ key: e.key, value: JSON.stringify(e.payload), headers: { [EVENT_ID_HEADER]: e.id } })),
+        messages: evs.map((e) => ({ key: e.key, value: JSON.stringify(e.payload), headers: eventHeaders(this.source, topic, e.id, e.payload, e.createdAt) })),
       })),
     });
     await store.published(docs);

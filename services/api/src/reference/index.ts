@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ComponentApi, Deps } from '../common/component';
 import { html } from '../common/html';
-import { renderReference, type OpenApiDocument } from './render';
+import { asyncApiTexts, TOPICS } from './asyncapi';
+import { renderReference, schemaBody, type OpenApiDocument, type Schema } from './render';
 import { REFERENCE_CSS } from './style';
 
 export const REFERENCE_PATH = '/api-referentie';
@@ -53,10 +54,19 @@ export function registerApiReference(app: FastifyInstance, deps: Deps, apis: rea
         "API-referentie",
         html`<p>De OpenAPI-documenten van elk component van dit platform, als leesbare referentie. Ze worden gemaakt uit dezelfde schema's die de verzoeken valideren.</p>
 <table><thead><tr><th>API</th><th>Pad</th><th>Versies</th><th>OpenAPI</th></tr></thead><tbody>${rows}</tbody></table>
+<h2>Kafka-topics</h2>
+<p>De berichten die het platform op Kafka publiceert (notificaties per kanaal, de audit trail): <a href="${REFERENCE_PATH}/asyncapi">AsyncAPI-referentie</a> (<a href="/asyncapi.yaml">yaml</a> · <a href="/asyncapi.json">json</a>).</p>
 <p class="meta">Beheerders: <a href="/admin/">beheerschermen</a>.</p>`,
       ),
     );
   });
+
+  // The Kafka topics: the AsyncAPI document (no token, like the OpenAPI documents) and its page.
+  const asyncApi = asyncApiTexts(deps.config);
+  app.get('/asyncapi.json', async (_req, reply) => reply.type('application/json').send(asyncApi.json));
+  app.get('/asyncapi.yaml', async (_req, reply) => reply.type('application/yaml').send(asyncApi.yaml));
+  let asyncPage: string | undefined;
+  app.get(`${REFERENCE_PATH}/asyncapi`, async (_req, reply) => send(reply, (asyncPage ??= page('Kafka-topics (AsyncAPI)', asyncApiBody(asyncApi.doc)))));
 
   const render = (api: ComponentApi, version: string) => {
     const key = `${api.def.name}@${version}`;
@@ -88,4 +98,20 @@ export function registerApiReference(app: FastifyInstance, deps: Deps, apis: rea
     if (!api.docs.has(req.params.version)) return notFound(reply, `Deze versie wordt niet geserveerd; er zijn ${[...api.docs.keys()].join(', ')}.`);
     return send(reply, render(api, req.params.version));
   });
+}
+
+/** The topics of the AsyncAPI document: address, what is on it, the CloudEvents headers and the payload's fields. */
+function asyncApiBody(doc: Record<string, unknown>): ReturnType<typeof html> {
+  const channels = doc.channels as Record<string, { address: string; description: string }>;
+  const components = doc.components as { messages: Record<string, { headers: Schema }>; schemas: Record<string, Schema> };
+  const rows = TOPICS.map((t) => {
+    const message = components.messages[`${t.name}.${t.message}`]!;
+    return html`<section id="topic-${t.name}"><h2><code>${channels[t.name]!.address}</code></h2><p>${t.description}</p>
+<p class="meta">Bericht <code>${t.message}</code>, JSON. Sleutel: ${t.key}.</p>
+<h3>Headers</h3>${schemaBody(message.headers, 1)}
+<h3>Inhoud</h3>${schemaBody(components.schemas[t.message]!, 1)}</section>`;
+  });
+  return html`<p>${String((doc.info as { description: string }).description)}</p>
+<p class="meta"><a href="/asyncapi.yaml">asyncapi.yaml</a> · <a href="/asyncapi.json">asyncapi.json</a></p>
+<ul>${TOPICS.map((t) => html`<li><a href="#topic-${t.name}"><code>${channels[t.name]!.address}</code></a></li>`)}</ul>${rows}`;
 }

@@ -190,7 +190,7 @@ function inlineObject(s: Schema): boolean {
 }
 
 /** A schema's fields (object), items (array), or its type and constraints. */
-function schemaBody(s: Schema, depth: number): Html {
+export function schemaBody(s: Schema, depth: number): Html {
   if (s.$ref) return html`<p>${typeOf(s)}</p>`;
   if (s.type === 'array' && s.items) return html`<p>Lijst van ${typeOf(s.items)}${constraints(s)}</p>${inlineObject(s.items) && depth < MAX_DEPTH ? schemaBody(s.items, depth + 1) : ''}`;
   const merged = mergeAllOf(s);

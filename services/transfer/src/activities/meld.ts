@@ -1,5 +1,6 @@
 import type { OverdrachtOpdracht, Voortgang } from '@zgw/shared';
 import { platform, tracedOf, type Deps } from '../context';
+import { observe } from '../metrics';
 
 /**
  * Reports progress to the API, which stores it in the overdracht (and notifies a change of status), and logs it at
@@ -7,6 +8,7 @@ import { platform, tracedOf, type Deps } from '../context';
  */
 export async function meld(deps: Deps, o: OverdrachtOpdracht, v: Voortgang): Promise<void> {
   await platform(deps.config).client.post(`${o.url}/voortgang`, v, {});
+  observe(o.overdracht, v);
   const fields = { ...tracedOf(o), ...(v.stap ? { stap: v.stap, fase: v.fase } : {}), ...(v.status ? { status: v.status } : {}), ...(v.toelichting ? { toelichting: v.toelichting } : {}) };
   if (v.weigering) deps.log.info({ ...fields, weigering: v.weigering.code, reden: v.weigering.reden }, `overdracht geweigerd: ${v.weigering.reden}`);
   else if (v.fout) deps.log.info({ ...fields, fout: v.fout }, `overdracht ${v.status}: ${v.fout}`);

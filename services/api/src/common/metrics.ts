@@ -1,0 +1,99 @@
+import type { FastifyInstance } from 'fastify';
+import { check, Counter, createMetrics, Gauge, Histogram, isReady, metricsAllowed, type KafkaProbe, type Readiness, type Registry } from '@zgw/shared';
+import { oldestUnsent, unsentBytes } from './audit-spool';
+import type { Deps } from './component';
+
+/** The API's registry: the default process metrics and those below. */
+export function createApiMetrics(): Registry {
+  return createMetrics('api');
+}
+
+const seconds = (since: Date | undefined) => (since ? Math.max(0, (Date.now() - since.getTime()) / 1000) : 0);
+
+/**
+ * `GET /metrics` (Prometheus text; a bearer token when METRICS_TOKEN is set) and `GET /ready` (MongoDB and Kafka
+ * reachable, the outbox not stuck), with the API's metrics: every request by route template, method and status, the
+ * outbox, the read-audit spool and the read caches. `/health` stays liveness.
+ */
+export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Registry, kafka?: KafkaProbe): void {
+  const requests = new Histogram({
+    name: 'zgw_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route template (never a URL with ids), method and status',
+    labelNames: ['route', 'method', 'status_code'],
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.observe({ route, method: request.method, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+
+  type Backlog = { events: number; oldest?: Date };
+  let backlog: Promise<Backlog> | undefined;
+  /** One read of the outbox for the gauges that ask at once (a scrape collects them together). */
+  const outbox = (): Promise<Backlog> => (backlog ??= (deps.relay?.backlog() ?? Promise.resolve<Backlog>({ events: 0 })).finally(() => (backlog = undefined)));
+  new Gauge({
+    name: 'zgw_outbox_events_waiting',
+    help: 'Events written with their resources that the relay has not published to Kafka yet',
+    registers: [registry],
+    async collect() {
+      this.set((await outbox()).events);
+    },
+  });
+  new Gauge({
+    name: 'zgw_outbox_oldest_event_age_seconds',
+    help: 'How long ago the oldest write whose events still wait in the outbox was made (0 when none waits)',
+    registers: [registry],
+    async collect() {
+      this.set(seconds((await outbox()).oldest));
+    },
+  });
+  new Gauge({
+    name: 'zgw_audit_spool_bytes',
+    help: 'Bytes of read-audit entries in this instance\'s spool not yet sent to Kafka',
+    registers: [registry],
+    async collect() {
+      const dir = deps.reads?.spoolDir;
+      this.set(dir ? await unsentBytes(dir) : 0);
+    },
+  });
+  new Gauge({
+    name: 'zgw_audit_spool_oldest_entry_age_seconds',
+    help: 'Age of the oldest read-audit entry in this instance\'s spool not yet sent to Kafka (0 when none waits)',
+    registers: [registry],
+    async collect() {
+      const dir = deps.reads?.spoolDir;
+      this.set(seconds(dir ? await oldestUnsent(dir) : undefined));
+    },
+  });
+  for (const [what, field] of [['hits', 'hits'], ['misses', 'misses']] as const) {
+    new Counter({
+      name: `zgw_read_cache_${what}_total`,
+      help: `Reads of the in-process read cache that ${what === 'hits' ? 'it answered' : 'loaded from MongoDB'}, by region`,
+      labelNames: ['region'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [region, cache] of deps.caches.all()) this.inc({ region }, cache[field]);
+      },
+    });
+  }
+
+  app.get('/metrics', async (request, reply) => {
+    if (!metricsAllowed(request.headers.authorization, deps.config.METRICS_TOKEN)) {
+      return reply.code(401).send({ title: 'A bearer token is required (METRICS_TOKEN).', status: 401 });
+    }
+    return reply.type(registry.contentType).send(await registry.metrics());
+  });
+  app.get('/ready', async (_request, reply) => {
+    const checks: Readiness = { mongodb: await check(() => deps.db.command({ ping: 1 })) };
+    if (kafka) checks.kafka = await kafka.reachable();
+    if (deps.relay) {
+      checks.outbox = await check(async () => {
+        const age = seconds((await outbox()).oldest);
+        if (age > deps.config.READY_OUTBOX_MAX_AGE_SECONDS) throw new Error(`stuck: the oldest waiting write is ${Math.round(age)} s old`);
+      });
+    }
+    return reply.code(isReady(checks) ? 200 : 503).send({ status: isReady(checks) ? 'ready' : 'not ready', ...checks });
+  });
+}

@@ -1,0 +1,41 @@
+import { Counter, Histogram, type Registry, type Voortgang } from '@zgw/shared';
+
+/** Changes of a transfer's status reported by this worker, by the new status (`afgerond`, `mislukt`, ...). */
+const transfers = new Counter({
+  name: 'zgw_transfers_total',
+  help: 'Transfers that reached a status, by status (ontvangen is counted by the API: it is where they begin)',
+  labelNames: ['status'],
+  registers: [],
+});
+
+const steps = new Histogram({
+  name: 'zgw_transfer_step_duration_seconds',
+  help: 'Time from the start to the end of a transfer step, by step',
+  labelNames: ['stap'],
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800],
+  registers: [],
+});
+
+export function registerTransferMetrics(registry: Registry): void {
+  registry.registerMetric(transfers);
+  registry.registerMetric(steps);
+}
+
+/** Steps begun in this worker, by `<overdracht>/<stap>`: when (bounded: a step that ends elsewhere is forgotten). */
+const begun = new Map<string, number>();
+const MAX_BEGUN = 10_000;
+
+/** Counts what a progress report says: a status reached, a step's duration once it ends. */
+export function observe(overdracht: string, v: Voortgang): void {
+  if (v.status) transfers.inc({ status: v.status });
+  if (!v.stap) return;
+  const key = `${overdracht}/${v.stap}`;
+  if (v.fase === 'start') {
+    if (begun.size >= MAX_BEGUN) begun.delete(begun.keys().next().value!);
+    begun.set(key, performance.now());
+  } else if (v.fase === 'einde') {
+    const at = begun.get(key);
+    begun.delete(key);
+    if (at !== undefined) steps.observe({ stap: v.stap }, (performance.now() - at) / 1000);
+  }
+}
