@@ -43,6 +43,7 @@ const services = ['api', 'notifier', 'audit', 'transfer'].map((name) => ({ name,
 function launch(s) {
   const child = spawn(process.execPath, [path.join(root, 'services', s.name, 'dist', 'main.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   s.child = child;
+  say(`${s.name} started (pid ${child.pid})`);
   for (const stream of [child.stdout, child.stderr]) {
     let buf = '';
     stream.on('data', (d) => {
