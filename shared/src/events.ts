@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AuditEntry } from './audit';
+import type { TraceContext } from './tracing';
 
 /** The ZGW notification message (NRC `Message`), as published on every kanaal topic. */
 export const Notificatie = z
@@ -22,6 +23,8 @@ export interface OutboxEvent {
   key: string;
   payload: Notificatie | AuditEntry | Record<string, unknown>;
   createdAt: Date;
+  /** The trace of the write that stored the event (when traced): its Kafka message continues it. */
+  trace?: TraceContext;
 }
 
 /** Kanalen (one Kafka topic each) as the standards name them. */

@@ -14,3 +14,4 @@ export * from './overdrachten';
 export * from './zgw-client';
 export * from './metrics';
 export * from './cloudevents';
+export * from './tracing';

@@ -78,7 +78,7 @@ export async function serveWorkerHttp(opts: { host: string; port: number; regist
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());
   });
-  opts.log.info({ port: opts.port }, 'metrics, health and readiness served');
+  opts.log.info({ port: (server.address() as { port: number }).port }, 'metrics, health and readiness served');
   return server;
 }
 

@@ -1,4 +1,6 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+
+export type { Span };
 import { scrub, scrubUrl } from './logger';
 
 /**
@@ -34,6 +36,12 @@ export function contextOf(headers: Record<string, unknown> | TraceContext | unde
   return text.traceparent ? propagation.extract(ROOT_CONTEXT, text) : ROOT_CONTEXT;
 }
 
+/** A span's context to store with what continues it later (undefined when it is not recording). */
+export function traceOf(span: Span): TraceContext | undefined {
+  const h = traceHeaders(span);
+  return h.traceparent ? { traceparent: h.traceparent, ...(h.tracestate ? { tracestate: h.tracestate } : {}) } : undefined;
+}
+
 /** The headers that carry a span's context to the next process (`traceparent`, `tracestate`). */
 export function traceHeaders(span: Span): Record<string, string> {
   const carrier: Record<string, string> = {};
@@ -65,6 +73,11 @@ export async function inConsumeSpan<T>(topic: string, headers: Record<string, un
 /** A started CONSUMER span for a message (ended by the caller), for handlers that take messages in chunks. */
 export function startConsumeSpan(topic: string, headers: Record<string, unknown> | undefined): Span {
   return tracer().startSpan(`process ${topic}`, { kind: SpanKind.CONSUMER, attributes: messaging(topic, 'process') }, contextOf(headers));
+}
+
+/** Ends spans, marked failed with `failure` when given. */
+export function endSpans(spans: Span[], failure?: string): void {
+  for (const span of spans) (failure ? span.setStatus({ code: SpanStatusCode.ERROR, message: failure }) : span).end();
 }
 
 /** Runs `fn` with `span` (or the context of a stored trace) as the active context. */

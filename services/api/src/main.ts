@@ -1,3 +1,4 @@
+import './tracing';
 import { ceSource, connectMongo, createKafka, createLogger, KafkaProbe, loadConfig, releaseLabel } from '@zgw/shared';
 import { buildApp } from './app';
 import { bootstrapDoelregistraties } from './admin/doelregistraties';

@@ -1,4 +1,4 @@
-import { sleep, type BatchPayload, type Logger } from '@zgw/shared';
+import { endSpans, sleep, startConsumeSpan, type BatchPayload, type Logger } from '@zgw/shared';
 import { COLLECTION_OF, parseEntry, type StoredEntry } from './entries';
 import type { EntryStore } from './store';
 
@@ -46,6 +46,8 @@ export function batchHandler(opts: BatchOptions): (payload: BatchPayload) => Pro
       if (halted()) return;
       const chunk = batch.messages.slice(i, i + chunkSize);
       const entries: StoredEntry[] = [];
+      // a CONSUMER span per entry, child of the write (or read) that sent it, ended once the chunk is stored
+      const spans = chunk.map((message) => startConsumeSpan(batch.topic, message.headers));
       for (const message of chunk) {
         const parsed = parseEntry(name, message.value);
         if (parsed.entry) entries.push(parsed.entry);
@@ -69,10 +71,14 @@ export function batchHandler(opts: BatchOptions): (payload: BatchPayload) => Pro
             }
           }
           await wait(delay, halted);
-          if (halted()) return;
+          if (halted()) {
+            endSpans(spans);
+            return;
+          }
           await payload.heartbeat();
         }
       }
+      endSpans(spans);
       payload.resolveOffset(chunk[chunk.length - 1]!.offset);
       await payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
       await payload.heartbeat();

@@ -1,3 +1,4 @@
+import './tracing';
 import { AUDIT_READS_TOPIC, AUDIT_TOPIC, consumerLagGauge, createLogger, loadConfig, observeWorker, onShutdown, topicName } from '@zgw/shared';
 import { groupId, startAuditWorker, type AuditWorker } from './worker';
 

@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import {
-  KEPT_ATTEMPTS, NRC_DELIVERIES, NRC_NOTIFICATIES, NRC_STATUS, STATUS_ATTEMPTS, backoffAfter,
+  KEPT_ATTEMPTS, NRC_DELIVERIES, NRC_NOTIFICATIES, NRC_STATUS, STATUS_ATTEMPTS, backoffAfter, withTrace,
   type AbonnementDoc, type Attempt, type DeliveryDoc, type KeptNotificatie, type Logger, type StatusDoc,
 } from '@zgw/shared';
 import type { Clock } from './clock';
@@ -282,7 +282,7 @@ export class Deliverer {
     lane.inflight++;
     this.inflight++;
     const run = (async () => {
-      const attempt = await this.o.send(lane.target, entry.p.id, entry.p.body);
+      const attempt = await withTrace(entry.p.trace, () => this.o.send(lane.target, entry.p.id, entry.p.body));
       this.record(lane, entry, attempt);
     })().finally(() => {
       lane.inflight--;

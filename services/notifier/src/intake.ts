@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { MongoBulkWriteError, type Db } from 'mongodb';
 import {
-  EVENT_ID_HEADER, NRC_DELIVERIES, NRC_NOTIFICATIES, deliveryId, matches, sleep,
-  type BatchPayload, type DeliveryDoc, type KeptNotificatie, type Logger, type Notificatie,
+  EVENT_ID_HEADER, NRC_DELIVERIES, NRC_NOTIFICATIES, deliveryId, endSpans, matches, sleep, startConsumeSpan, traceOf,
+  type BatchPayload, type Span, type DeliveryDoc, type KeptNotificatie, type Logger, type Notificatie,
 } from '@zgw/shared';
 import type { Clock } from './clock';
 import type { Deliverer } from './deliverer';
@@ -51,6 +51,8 @@ export function intakeHandler(o: IntakeOptions): (p: BatchPayload) => Promise<vo
       if (halted()) return;
       const chunk = batch.messages.slice(i, i + chunkSize);
       const items: Payload[] = [];
+      // a CONSUMER span per notification, child of the write that published it; its deliveries continue it
+      const spans: Span[] = [];
       let newest = 0;
       for (const m of chunk) {
         const n = parse(m.value);
@@ -58,7 +60,9 @@ export function intakeHandler(o: IntakeOptions): (p: BatchPayload) => Promise<vo
           o.log.warn({ ...where, offset: m.offset }, 'message skipped: not a notification');
           continue;
         }
-        items.push(payload(eventId(m.headers?.[EVENT_ID_HEADER]) ?? fallbackId(batch.topic, batch.partition, m.offset), n));
+        const span = startConsumeSpan(batch.topic, m.headers);
+        spans.push(span);
+        items.push(payload(eventId(m.headers?.[EVENT_ID_HEADER]) ?? fallbackId(batch.topic, batch.partition, m.offset), n, traceOf(span)));
         newest = Math.max(newest, Number(m.timestamp) || 0);
       }
       for (let delay = 200; ; delay = Math.min(delay * 2, 10_000)) {
@@ -78,9 +82,13 @@ export function intakeHandler(o: IntakeOptions): (p: BatchPayload) => Promise<vo
           }
         }
         await wait(delay, halted);
-        if (halted()) return;
+        if (halted()) {
+          endSpans(spans);
+          return;
+        }
         await p.heartbeat();
       }
+      endSpans(spans);
       p.resolveOffset(chunk[chunk.length - 1]!.offset);
       await p.commitOffsetsIfNecessary(p.uncommittedOffsets());
       await p.heartbeat();

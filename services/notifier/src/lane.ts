@@ -1,4 +1,4 @@
-import type { AbonnementDoc, Attempt, Notificatie, StatusDoc } from '@zgw/shared';
+import type { AbonnementDoc, Attempt, Notificatie, StatusDoc, TraceContext } from '@zgw/shared';
 import { Heap } from './heap';
 
 /** A notification as the notifier sends it: its id, the message and the body (serialised once for every abonnement). */
@@ -7,10 +7,12 @@ export interface Payload {
   kanaal: string;
   message: Notificatie;
   body: string;
+  /** The trace the notification came with (its intake span), continued by each delivery's POST. */
+  trace?: TraceContext;
 }
 
-export function payload(id: string, message: Notificatie): Payload {
-  return { id, kanaal: message.kanaal, message, body: JSON.stringify(message) };
+export function payload(id: string, message: Notificatie, trace?: TraceContext): Payload {
+  return { id, kanaal: message.kanaal, message, body: JSON.stringify(message), ...(trace ? { trace } : {}) };
 }
 
 /** A pending delivery in memory (its record in nrc_deliveries is the durable one). */

@@ -1,3 +1,4 @@
+import './tracing';
 import { createLogger, KANALEN, loadConfig, observeWorker, onShutdown, topicName } from '@zgw/shared';
 import { registerNotifierMetrics } from './metrics';
 import { groupId, startNotifier, type Notifier } from './worker';

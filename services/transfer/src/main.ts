@@ -1,7 +1,9 @@
+import { tracing } from './tracing';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry } from '@temporalio/worker';
 import { check, connectMongo, createLogger, loadConfig, observeWorker, onShutdown } from '@zgw/shared';
 import { createActivities } from './activities';
 import { registerTransferMetrics } from './metrics';
+import { tracedWorker } from './workflow-spans';
 
 /** Temporal worker for ZSDMS transfers: workflow `overdracht` and its activities, on task queue TRANSFER_TASK_QUEUE. */
 async function main(): Promise<void> {
@@ -25,6 +27,7 @@ async function main(): Promise<void> {
     taskQueue: config.TRANSFER_TASK_QUEUE,
     workflowsPath: require.resolve('./workflows'),
     activities: createActivities({ config, log, db: mongo.db }),
+    ...tracedWorker(tracing),
   });
   log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.TRANSFER_TASK_QUEUE }, 'transfer worker polling');
   onShutdown(log, async () => {

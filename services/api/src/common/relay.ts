@@ -1,5 +1,5 @@
 import type { Kafka, Producer } from 'kafkajs';
-import { KANALEN, createProducer, ensureTopics, eventHeaders, topicName, type Logger } from '@zgw/shared';
+import { KANALEN, createProducer, endSpans, ensureTopics, eventHeaders, startSendSpan, topicName, traceHeaders, type Logger } from '@zgw/shared';
 import type { Collection, Document } from 'mongodb';
 import { groupBy } from './group';
 import { OUTBOX_POINTERS, type OutboxPointer, type Store, type Stored } from './store';
@@ -131,13 +131,22 @@ export class OutboxRelay {
       await store.published(docs);
       return 0;
     }
-    await producer.sendBatch({
-      acks: -1,
-      topicMessages: [...groupBy(events, (e) => e.topic)].map(([topic, evs]) => ({
-        topic: topicName(this.topicPrefix, topic),
-        messages: evs.map((e) => ({ key: e.key, value: JSON.stringify(e.payload), headers: eventHeaders(this.source, topic, e.id, e.payload, e.createdAt) })),
-      })),
-    });
+    // Each message continues the trace of the write that stored its event (a PRODUCER span, `traceparent` header).
+    const spans = events.map((e) => startSendSpan(e.topic, e.trace));
+    const traced = new Map(events.map((e, i) => [e, traceHeaders(spans[i]!)]));
+    try {
+      await producer.sendBatch({
+        acks: -1,
+        topicMessages: [...groupBy(events, (e) => e.topic)].map(([topic, evs]) => ({
+          topic: topicName(this.topicPrefix, topic),
+          messages: evs.map((e) => ({ key: e.key, value: JSON.stringify(e.payload), headers: { ...eventHeaders(this.source, topic, e.id, e.payload, e.createdAt), ...traced.get(e) } })),
+        })),
+      });
+    } catch (err) {
+      endSpans(spans, 'not published: Kafka unreachable');
+      throw err;
+    }
+    endSpans(spans);
     await store.published(docs);
     return events.length;
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document, Filter, IndexSpecification, Sort } from 'mongodb';
-import type { OutboxEvent } from '@zgw/shared';
+import { currentTrace, type OutboxEvent } from '@zgw/shared';
 import { batcherOf, incrementsAdd, laterWins } from './write-batch';
 import { afterKey, decodeCursor, encodeCursor, keyOf, PageAnchors, querySignature, reverse, sortFields, type Cursor } from './keyset';
 
@@ -384,7 +384,8 @@ function outboxFields(events: OutboxEvent[]): Partial<StoredMeta> {
 }
 
 export function newEvent(topic: string, key: string, payload: OutboxEvent['payload']): OutboxEvent {
-  return { id: randomUUID(), topic, key, payload, createdAt: new Date() };
+  const trace = currentTrace();
+  return { id: randomUUID(), topic, key, payload, createdAt: new Date(), ...(trace ? { trace } : {}) };
 }
 
 /** The API view of a stored document: internal fields dropped. */

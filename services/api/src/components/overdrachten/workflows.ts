@@ -1,5 +1,6 @@
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { ZAAK_SEARCH_ATTRIBUTE, workflowIdOf, type Config, type Logger, type OverdrachtOpdracht } from '@zgw/shared';
 
 const ZAAK_KEY = defineSearchAttributeKey(ZAAK_SEARCH_ATTRIBUTE, SearchAttributeType.KEYWORD);
@@ -19,7 +20,8 @@ export class Workflows {
 
   private connect(): Promise<Client> {
     this.client ??= Connection.connect({ address: this.config.TEMPORAL_ADDRESS, connectTimeout: '5s' })
-      .then((connection) => new Client({ connection, namespace: this.config.TEMPORAL_NAMESPACE }))
+      // the start carries the request's trace to the workflow and its activities (Temporal's OpenTelemetry interceptors)
+      .then((connection) => new Client({ connection, namespace: this.config.TEMPORAL_NAMESPACE, interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } }))
       .catch((err: unknown) => {
         this.client = undefined;
         throw err;
