@@ -76,12 +76,15 @@ function headers(t: Topic): Record<string, unknown> {
       ce_time: { type: 'string', format: 'date-time', description: 'CloudEvents `time`: when it happened (the payload\'s aanmaakdatum).' },
       ce_subject: { type: 'string', format: 'uri', description: 'CloudEvents `subject`: the URL of the resource the event is about.' },
       'content-type': { type: 'string', const: CE_CONTENT_TYPE },
+      traceparent: { type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$', description: 'W3C trace context of the write that caused the message (when traced; see README, Traces).' },
+      tracestate: { type: 'string', description: 'W3C trace state, with traceparent.' },
     },
   };
 }
 
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-7' }) as Record<string, unknown>;
+  // as a consumer reads it: fields may be added in later releases (no additionalProperties: false)
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
   return rest;
 }
 
