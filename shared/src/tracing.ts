@@ -54,22 +54,6 @@ export function startSendSpan(topic: string, stored: TraceContext | undefined): 
   return tracer().startSpan(`send ${topic}`, { kind: SpanKind.PRODUCER, attributes: messaging(topic, 'send') }, contextOf(stored));
 }
 
-/**
- * Runs `fn` in a CONSUMER span `process <topic>` whose parent is the trace context in the message's headers, and
- * returns its result; the span ends when `fn` settles.
- */
-export async function inConsumeSpan<T>(topic: string, headers: Record<string, unknown> | undefined, fn: (span: Span) => Promise<T>): Promise<T> {
-  const span = tracer().startSpan(`process ${topic}`, { kind: SpanKind.CONSUMER, attributes: messaging(topic, 'process') }, contextOf(headers));
-  try {
-    return await context.with(trace.setSpan(ROOT_CONTEXT, span), () => fn(span));
-  } catch (err) {
-    span.recordException(new Error(scrub((err as Error).message ?? 'failed')));
-    throw err;
-  } finally {
-    span.end();
-  }
-}
-
 /** A started CONSUMER span for a message (ended by the caller), for handlers that take messages in chunks. */
 export function startConsumeSpan(topic: string, headers: Record<string, unknown> | undefined): Span {
   return tracer().startSpan(`process ${topic}`, { kind: SpanKind.CONSUMER, attributes: messaging(topic, 'process') }, contextOf(headers));

@@ -3,7 +3,7 @@ import { Counter, Histogram, type Registry, type Voortgang } from '@zgw/shared';
 /** Changes of a transfer's status reported by this worker, by the new status (`afgerond`, `mislukt`, ...). */
 const transfers = new Counter({
   name: 'zgw_transfers_total',
-  help: 'Transfers that reached a status, by status (ontvangen is counted by the API: it is where they begin)',
+  help: 'Transfers that reached a status (bezig, afgerond, geweigerd, mislukt, geannuleerd), as the transfer worker reported it',
   labelNames: ['status'],
   registers: [],
 });
