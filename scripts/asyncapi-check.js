@@ -27,17 +27,20 @@ const arg = (name) => {
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ components: doc.components }, 'asyncapi');
+  const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const channels = Object.entries(doc.channels).map(([name, c]) => {
     const message = doc.components.messages[c.messages[Object.keys(c.messages)[0]].$ref.split('/').pop()];
     return {
       name,
+      // the address after a prefix ending in '-' (or none); a parameter ({kanaal}) stands for any name
+      address: new RegExp(`(^|-)${escape(c.address).replace(/\\\{[a-z]+\\\}/g, '.+')}$`),
+      parameterised: Boolean(c.parameters),
       payload: ajv.compile({ $ref: `asyncapi${message.payload.$ref}` }),
       headers: ajv.compile(message.headers),
     };
   });
-  // the longest channel name the topic ends with, after a prefix ending in '-' (or none)
-  const channelOf = (topic) =>
-    channels.filter((c) => topic === c.name || topic.endsWith(`-${c.name}`)).sort((a, b) => b.name.length - a.name.length)[0];
+  // a channel of a fixed address first, else one with a parameter
+  const channelOf = (topic) => channels.filter((c) => c.address.test(topic)).sort((a, b) => a.parameterised - b.parameterised)[0];
 
   const kafka = new Kafka({ clientId: 'asyncapi-check', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
   const admin = kafka.admin();

@@ -383,13 +383,15 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             });
         }
         List<List<List<OrderedIndex.Entry>>> keys = IntStream.range(0, parts).parallel().mapToObj(part -> {
+            int from = (int) ((long) n * part / parts), to = (int) ((long) n * (part + 1) / parts);
             List<List<OrderedIndex.Entry>> mine = new ArrayList<>();
             for (int i = 0; i < indexes.size(); i++) {
-                mine.add(new ArrayList<>());
+                mine.add(new ArrayList<>(indexes.get(i).partialFilter() == null ? to - from : 16));
             }
-            for (int position = (int) ((long) n * part / parts), end = (int) ((long) n * (part + 1) / parts); position < end; position++) {
+            for (int position = from; position < to; position++) {
                 Document document = reader.apply(slots.get(position));
                 if (document != null) {
+                    shareStrings(document);
                     Boolean[] matches = new Boolean[filters.size()];
                     for (int i = 0; i < indexes.size(); i++) {
                         int f = filterOf[i];
@@ -419,6 +421,19 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         if (live >= 100_000) {
             System.out.printf("DurableCollection: %d indexes of %s over %d documents built in %d ms (keys %d ms, sorting %d ms)%n", indexes.size(),
                 getFullName(), live, (System.nanoTime() - t0) / 1_000_000, (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
+        }
+    }
+
+    /**
+     * The document's top-level strings replaced by the shared ones (Compact) once, before its keys are made: the many
+     * indexes that hold the same field then find each string by identity instead of comparing it again.
+     */
+    private static void shareStrings(Document document) {
+        for (String field : new ArrayList<>(document.keySet())) {
+            Object value = document.get(field);
+            if (value instanceof String) {
+                document.put(field, Compact.string((String) value));
+            }
         }
     }
 

@@ -35,7 +35,8 @@ const document = async () => {
 test('the AsyncAPI 3.0 document names every topic with its address, message, CloudEvents headers and payload schema; YAML says the same', async () => {
   const doc = await document();
   expect(doc.asyncapi).toBe('3.0.0');
-  expect(Object.keys(doc.channels).sort()).toEqual([...KANALEN, AUDIT_TOPIC, AUDIT_READS_TOPIC, CACHE_TOPIC].sort());
+  expect(Object.keys(doc.channels).sort()).toEqual([...KANALEN, 'nrc-kanaal', AUDIT_TOPIC, AUDIT_READS_TOPIC, CACHE_TOPIC].sort());
+  expect(doc.channels['nrc-kanaal'].address).toBe(`${t.topicPrefix}nrc.{kanaal}`);
   expect(doc.channels.zaken.address).toBe(`${t.topicPrefix}zaken`);
   for (const [name, channel] of Object.entries(doc.channels)) {
     const ref = Object.values(channel.messages as Record<string, { $ref: string }>)[0]!.$ref;

@@ -5,7 +5,10 @@ import { CACHE_TOPIC, CacheClear } from '../common/cache';
 
 /** A topic the platform publishes: its name (without prefix), what is on it, and the payload's schema. */
 interface Topic {
+  /** The channel's id; its address too (after the prefix) unless `address` says otherwise. */
   name: string;
+  /** An address with a parameter (`{kanaal}`), for the topics of the kanalen clients register. */
+  address?: string;
   description: string;
   message: string;
   payload: z.ZodType;
@@ -30,6 +33,17 @@ export const TOPICS: readonly Topic[] = [
     subject: true,
     key: 'the hoofdObject URL (all events of one zaak, document or besluit in order)',
   })),
+  {
+    name: 'nrc-kanaal',
+    address: 'nrc.{kanaal}',
+    description:
+      'Notifications of a kanaal that a client registered through the Notificaties API (`POST /kanaal`): one topic per kanaal, `nrc.<naam>` (a naam of other characters than letters, digits, `_` and `-`: `nrc.h.<sha-256 of the naam>`).',
+    message: 'Notificatie',
+    payload: Notificatie,
+    typeSuffix: '<resource>.<actie>',
+    subject: true,
+    key: 'the hoofdObject URL',
+  },
   {
     name: AUDIT_TOPIC,
     description: 'The audit trail of writes: one entry per create, update, partial update and delete of an audited resource, in the AuditTrail schema.',
@@ -63,7 +77,9 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The CloudEvents headers of the messages of a topic, as a schema (values are strings, as Kafka headers are). */
 function headers(t: Topic): Record<string, unknown> {
-  const type = `^${escape(`${CE_TYPE_PREFIX}.${t.name}.`)}${t.typeSuffix === 'clear' ? 'clear' : '[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+'}$`;
+  // the topic part of the type: the topic with characters other than letters, digits, `_` and `-` as `_`
+  const topic = t.address ? escape(t.address.replace(/[^A-Za-z0-9_{}-]/g, '_')).replace('\\{kanaal\\}', '[A-Za-z0-9_-]+') : escape(t.name);
+  const type = `^${escape(`${CE_TYPE_PREFIX}.`)}${topic}\\.${t.typeSuffix === 'clear' ? 'clear' : '[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+'}$`;
   return {
     type: 'object',
     required: ['event-id', 'ce_specversion', 'ce_id', 'ce_source', 'ce_type', 'ce_time', 'content-type', ...(t.subject ? ['ce_subject'] : [])],
@@ -72,7 +88,7 @@ function headers(t: Topic): Record<string, unknown> {
       ce_specversion: { type: 'string', const: CE_SPECVERSION },
       ce_id: { type: 'string', description: 'CloudEvents `id`: equal to `event-id`.' },
       ce_source: { type: 'string', minLength: 1, description: 'CloudEvents `source`: `urn:nld:oin:<ZGW_OIN>:systeem:zgw` (NL GOV profile), or the base URL of the installation when ZGW_OIN is not set.' },
-      ce_type: { type: 'string', pattern: type, description: `CloudEvents \`type\`: \`${CE_TYPE_PREFIX}.${t.name}.${t.typeSuffix}\`.` },
+      ce_type: { type: 'string', pattern: type, description: `CloudEvents \`type\`: \`${CE_TYPE_PREFIX}.${t.address ? t.address.replace('.', '_') : t.name}.${t.typeSuffix}\`.` },
       ce_time: { type: 'string', format: 'date-time', description: 'CloudEvents `time`: when it happened (the payload\'s aanmaakdatum).' },
       ce_subject: { type: 'string', format: 'uri', description: 'CloudEvents `subject`: the URL of the resource the event is about.' },
       'content-type': { type: 'string', const: CE_CONTENT_TYPE },
@@ -110,9 +126,10 @@ export function asyncApiDocument(config: Config): Record<string, unknown> {
       bindings: { kafka: { key: { type: 'string', description: `Message key: ${t.key}.` } } },
     };
     channels[t.name] = {
-      address: `${config.KAFKA_TOPIC_PREFIX}${t.name}`,
+      address: `${config.KAFKA_TOPIC_PREFIX}${t.address ?? t.name}`,
       description: t.description,
       messages: { [t.message]: { $ref: `#/components/messages/${id}` } },
+      ...(t.address ? { parameters: { kanaal: { description: 'The naam of the kanaal as registered (or `h.<sha-256>` of it).' } } } : {}),
     };
     operations[`publish-${t.name}`] = {
       action: 'send',
