@@ -232,7 +232,8 @@ export class ReadAudit {
   /** Records a read (unless reads are off or the client is excluded). Synchronous: the entry is on disk on return. */
   record(facts: ReadFacts): ReadEntry | undefined {
     if (!this.enabled || this.excluded(facts.caller.clientId)) return undefined;
-    const entry: ReadEntry = { uuid: randomUUID(), ...describeRead(facts, this.kind), aanmaakdatum: new Date().toISOString() };
+    // aanmaakdatum before the nested `zoek`: the CloudEvents headers read the top-level fields from the line (entryOf)
+    const entry: ReadEntry = { uuid: randomUUID(), aanmaakdatum: new Date().toISOString(), ...describeRead(facts, this.kind) };
     this.spool ??= this.createSpool();
     this.spool.append(JSON.stringify(entry));
     this.publisher?.kick();
@@ -303,11 +304,18 @@ export class ReadAudit {
   }
 }
 
-/** A spooled line's entry, for its CloudEvents headers (a line that does not parse gets headers without its details). */
-function entryOf(line: Buffer): object {
-  try {
-    return JSON.parse(line.toString('utf8')) as object;
-  } catch {
-    return {};
+const DESCRIBED = ['resource', 'actie', 'aanmaakdatum', 'resourceUrl'].map((f) => [f, new RegExp(`"${f}":"((?:[^"\\\\]|\\\\.)*)"`)] as const);
+
+/**
+ * What a spooled line's CloudEvents headers need of its entry: read from the line's text (the top-level fields come
+ * before `zoek`, the only nested object that could repeat a name), not parsed whole: this runs for every read.
+ */
+function entryOf(line: Buffer): Record<string, string> {
+  const text = line.toString('utf8');
+  const out: Record<string, string> = {};
+  for (const [field, re] of DESCRIBED) {
+    const m = re.exec(text);
+    if (m) out[field] = JSON.parse(`"${m[1]}"`) as string;
   }
+  return out;
 }
