@@ -95,8 +95,8 @@ final class BsonFields {
             if (type == BsonConstants.TERMINATING_BYTE) {
                 break;
             }
-            int name = nameAt(bson, buf.readerIndex());
             int nameEnd = buf.indexOf(buf.readerIndex(), bson.length, (byte) 0);
+            int name = nameAt(bson, buf.readerIndex(), nameEnd - buf.readerIndex());
             buf.readerIndex(nameEnd + 1);
             if (name >= 0) {
                 out.put(names[name], BsonDecoder.decodeValue(type, buf));
@@ -107,11 +107,11 @@ final class BsonFields {
         return out;
     }
 
-    /** Which chosen name the cstring at `at` is, or -1. */
-    private int nameAt(byte[] bson, int at) {
+    /** Which chosen name the cstring of `length` bytes at `at` is, or -1 (only names of that length are compared). */
+    private int nameAt(byte[] bson, int at, int length) {
         for (int i = 0; i < utf8.length; i++) {
             byte[] n = utf8[i];
-            if (at + n.length < bson.length && bson[at + n.length] == 0 && java.util.Arrays.equals(bson, at, at + n.length, n, 0, n.length)) {
+            if (n.length == length && java.util.Arrays.equals(bson, at, at + length, n, 0, length)) {
                 return i;
             }
         }

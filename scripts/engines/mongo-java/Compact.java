@@ -10,7 +10,8 @@ final class Compact {
     private static final int MAX_STRINGS = 200_000;
     /** Longer strings are rarely repeated; they are left as they are. */
     private static final int MAX_LENGTH = 256;
-    private static final ConcurrentHashMap<String, String> STRINGS = new ConcurrentHashMap<>();
+    /** Sized for all it may hold at once: a table that grows while several threads build indexes slows every lookup. */
+    private static final ConcurrentHashMap<String, String> STRINGS = new ConcurrentHashMap<>(2 * MAX_STRINGS);
 
     private Compact() {
     }

@@ -183,7 +183,7 @@ final class OrderedIndex extends Index<Integer> {
         }
         if (sparse) {
             for (String field : fields) {
-                if (!(Utils.getSubdocumentValueCollectionAware(document, field) instanceof Missing)) {
+                if (!(valueOf(document, field) instanceof Missing)) {
                     return true;
                 }
             }
@@ -200,6 +200,18 @@ final class OrderedIndex extends Index<Integer> {
         return keysOf(document, arrays, null);
     }
 
+    /**
+     * A field's value as the library's path lookup gives it (Missing when absent), without splitting a top-level name
+     * into a path (the library does that with a regular expression, for every key of every index it builds).
+     */
+    private static Object valueOf(Document document, String field) {
+        if (field.indexOf('.') >= 0) {
+            return Utils.getSubdocumentValueCollectionAware(document, field);
+        }
+        Object value = document.get(field);
+        return value != null || document.containsKey(field) ? value : Missing.getInstance();
+    }
+
     /** Whether the document matches the partial filter (true when there is none). */
     boolean partialMatches(Document document) {
         return partialFilter == null || matcher.matches(document, partialFilter);
@@ -214,7 +226,7 @@ final class OrderedIndex extends Index<Integer> {
         int arrayField = -1;
         List<String> arrayPaths = null;
         for (int i = 0; i < fields.length; i++) {
-            Object value = Utils.getSubdocumentValueCollectionAware(document, fields[i]);
+            Object value = valueOf(document, fields[i]);
             if (value instanceof Missing) {
                 value = null;
             }
