@@ -254,7 +254,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
      * the field (the platform's live documents: no `_tombstone`), the positions that fail it: few, and no document
      * needs to be read to count the others. Null otherwise.
      */
-    private java.util.Set<Integer> absentFrom(Document residual) {
+    private java.util.BitSet absentFrom(Document residual) {
         if (residual.size() != 1) {
             return null;
         }
@@ -264,9 +264,9 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         }
         for (OrderedIndex index : orderedIndexes()) {
             if (index.sparse() && index.partialFilter() == null && index.fields().length == 1 && index.fields()[0].equals(field)) {
-                java.util.Set<Integer> present = new java.util.HashSet<>();
+                java.util.BitSet present = new java.util.BitSet();
                 for (OrderedIndex.Entry e : index.all(false)) {
-                    present.add(e.position);
+                    present.set(e.position);
                 }
                 return present;
             }

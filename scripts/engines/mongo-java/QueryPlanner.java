@@ -811,7 +811,7 @@ final class QueryPlanner {
      * The number of distinct documents the plan reads that the residual query matches (with `keys`: whose key passes
      * it first; with `failing`: those not among the positions known to fail the residual, without reading a document).
      */
-    static long count(Plan plan, Document residual, java.util.function.Predicate<Object[]> keys, Set<Integer> failing,
+    static long count(Plan plan, Document residual, java.util.function.Predicate<Object[]> keys, java.util.BitSet failing,
                       java.util.function.IntFunction<Document> documents, java.util.function.Predicate<Document> matches) {
         boolean all = residual.isEmpty();
         Set<Integer> seen = plan.index.anyMultikey() ? new HashSet<>() : null;
@@ -826,7 +826,7 @@ final class QueryPlanner {
                 if (seen != null && !seen.add(position)) {
                     continue;
                 }
-                if (failing != null ? !failing.contains(position) : all || matches.test(documents.apply(position))) {
+                if (failing != null ? !failing.get(position) : all || matches.test(documents.apply(position))) {
                     n++;
                 }
             }
