@@ -72,6 +72,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             slots.set(position, bson);
         }
         live++;
+        version++;
         store.put(getFullName(), position, bson);
         return position;
     }
@@ -80,6 +81,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     protected void handleUpdate(Integer position, Document oldDocument, Document newDocument) {
         byte[] bson = encode(newDocument);
         slots.set(position, bson);
+        version++;
         store.put(getFullName(), position, bson);
     }
 
@@ -144,6 +146,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         slots.set(position, null);
         free.add(position);
         live--;
+        version++;
         store.delete(getFullName(), position);
     }
 
@@ -218,6 +221,20 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         }
     }
 
+    /** Changes with every write to the collection: a remembered count holds while it has not changed. */
+    private volatile long version;
+
+    /**
+     * The counts of the last queries (a list's count is asked again with every page and every client that shows it),
+     * each with the version it was counted at.
+     */
+    private final java.util.Map<Document, long[]> counts = new java.util.LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<Document, long[]> eldest) {
+            return size() > 256;
+        }
+    };
+
     /**
      * The number of documents a query matches, counted from an index where one serves it: the entries within the
      * bounds, each checked only against the conditions the bounds do not enforce. -1 when no index serves the query.
@@ -225,6 +242,11 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     synchronized long countFromIndex(Document query) {
         long started = System.nanoTime();
         try {
+            long at = version;
+            long[] cached = counts.get(query);
+            if (cached != null && cached[0] == at && !QueryPlanner.VERIFY) {
+                return cached[1];
+            }
             QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), query, null, 0);
             if (plan == null) {
                 return -1;
@@ -242,7 +264,11 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             if (QueryPlanner.VERIFY) {
                 long scanned = matchDocuments(MatchRules.rewrite(query), null, 0, 0, 0, null).collectDocuments().size();
                 QueryPlanner.verifyCount(getFullName(), query, plan, n, scanned);
+                if (cached != null && cached[0] == at && cached[1] != n) {
+                    QueryPlanner.verifyCount(getFullName(), query, plan, cached[1], n); // the remembered count went stale
+                }
             }
+            counts.put(query, new long[] {at, n});
             return n;
         } finally {
             QueryTimes.record(System.nanoTime() - started);
