@@ -35,6 +35,12 @@ export function isReady(checks: Readiness): boolean {
   return Object.values(checks).every((v) => v === 'ok');
 }
 
+/** The answer of `/ready`: 200 when every check is ok, else 503; the checks in the body either way. */
+export function readyAnswer(checks: Readiness): { status: number; body: Record<string, string> } {
+  const ready = isReady(checks);
+  return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not ready', ...checks } };
+}
+
 /** Runs a check with a time limit; a failure or timeout reads as its message. */
 export async function check(what: () => Promise<unknown>, timeoutMs = 2000): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
@@ -60,8 +66,8 @@ export async function serveWorkerHttp(opts: { host: string; port: number; regist
       if (req.method !== 'GET') return json(405, { detail: 'only GET' });
       if (path === '/health') return json(200, { status: 'ok' });
       if (path === '/ready') {
-        const checks = await opts.ready();
-        return json(isReady(checks) ? 200 : 503, { status: isReady(checks) ? 'ready' : 'not ready', ...checks });
+        const answer = readyAnswer(await opts.ready());
+        return json(answer.status, answer.body);
       }
       if (path === '/metrics') {
         if (!metricsAllowed(req.headers.authorization, opts.token)) return json(401, { detail: 'a bearer token is required (METRICS_TOKEN)' });

@@ -5,17 +5,10 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from './harness';
+import { freePort } from './local-store.helpers';
 
 // `npm start` as a process supervisor, on the running engines (so it starts none and stops none).
 const ROOT = join(__dirname, '..', '..', '..');
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 interface Platform {
   child: ChildProcess;

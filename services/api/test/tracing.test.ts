@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { catalogus, startReferentielijsten, zaaktypeBody, create, publish, type Referentielijsten } from './catalogi.fixtures';
 import { eventually, token, type TestApp } from './harness';
+import { freePort } from './local-store.helpers';
 import { CRS, zaakBody, ZRC } from './zaken.fixtures';
 
 // Traces across the processes, as they run in production: the API and the notifier (services/*/dist) export to a
@@ -69,9 +70,7 @@ beforeAll(async () => {
   sl = await startReferentielijsten();
 
   const id = randomUUID().slice(0, 8);
-  const probe = createServer();
-  apiPort = await listen(probe);
-  await new Promise((r) => probe.close(r));
+  apiPort = await freePort();
   const env = {
     ...process.env,
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpPort}`,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { check, Counter, createMetrics, Gauge, Histogram, isReady, metricsAllowed, type KafkaProbe, type Readiness, type Registry } from '@zgw/shared';
+import { check, Counter, createMetrics, Gauge, Histogram, metricsAllowed, readyAnswer, type KafkaProbe, type Readiness, type Registry } from '@zgw/shared';
 import { oldestUnsent, unsentBytes } from './audit-spool';
 import type { Deps } from './component';
 
@@ -94,6 +94,7 @@ export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Regi
         if (age > deps.config.READY_OUTBOX_MAX_AGE_SECONDS) throw new Error(`stuck: the oldest waiting write is ${Math.round(age)} s old`);
       });
     }
-    return reply.code(isReady(checks) ? 200 : 503).send({ status: isReady(checks) ? 'ready' : 'not ready', ...checks });
+    const answer = readyAnswer(checks);
+    return reply.code(answer.status).send(answer.body);
   });
 }

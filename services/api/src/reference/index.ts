@@ -62,11 +62,13 @@ export function registerApiReference(app: FastifyInstance, deps: Deps, apis: rea
   });
 
   // The Kafka topics: the AsyncAPI document (no token, like the OpenAPI documents) and its page.
-  const asyncApi = asyncApiTexts(deps.config);
-  app.get('/asyncapi.json', async (_req, reply) => reply.type('application/json').send(asyncApi.json));
-  app.get('/asyncapi.yaml', async (_req, reply) => reply.type('application/yaml').send(asyncApi.yaml));
+  // made on first request, not at every start
+  let asyncApi: ReturnType<typeof asyncApiTexts> | undefined;
+  const texts = () => (asyncApi ??= asyncApiTexts(deps.config));
+  app.get('/asyncapi.json', async (_req, reply) => reply.type('application/json').send(texts().json));
+  app.get('/asyncapi.yaml', async (_req, reply) => reply.type('application/yaml').send(texts().yaml));
   let asyncPage: string | undefined;
-  app.get(`${REFERENCE_PATH}/asyncapi`, async (_req, reply) => send(reply, (asyncPage ??= page('Kafka-topics (AsyncAPI)', asyncApiBody(asyncApi.doc)))));
+  app.get(`${REFERENCE_PATH}/asyncapi`, async (_req, reply) => send(reply, (asyncPage ??= page('Kafka-topics (AsyncAPI)', asyncApiBody(texts().doc)))));
 
   const render = (api: ComponentApi, version: string) => {
     const key = `${api.def.name}@${version}`;
