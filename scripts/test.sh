@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test against the real engines (or those named: `npm test -- <path or pattern>`): type check, then jest
+# Runs every test against the real engines (or those named: `npm test -- <path or pattern>`): type check (sources and
+# tests), the import check, then jest
 # (tests that stop an engine run alone, last),
 # then the query-index check on every query shape the tests sent, the local store's own check that every query
 # it answered from an index it answered as a scan does, and the contract check of every Kafka message the tests
@@ -8,7 +9,9 @@
 # Browser: Debian's chromium for the end-to-end tests (scripts/browser.sh installs it when missing).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-npx tsc -b || { echo "typecheck: 0 passed, 1 failed"; exit 1; }
+npx tsc -b && npx tsc -p tsconfig.test.json || { echo "typecheck: 0 passed, 1 failed"; exit 1; }
+# No import circle, and no component importing another's files (scripts/import-check.js).
+node scripts/import-check.js || { rc_imports=1; }
 # The end-to-end tests of the admin screens drive Debian's chromium (installed here when missing; see browser.sh).
 ZGW_CHROMIUM=$(bash scripts/browser.sh) || echo "test: no browser; the end-to-end tests of the admin screens will fail" >&2
 export ZGW_CHROMIUM
@@ -18,7 +21,7 @@ export ZGW_TEST_SUMMARY="$summary"
 export ZGW_QUERY_LOG="$queries"
 # The local store started for the tests answers every query it serves from an index by a scan too, and compares.
 export ZGW_MONGO_VERIFY=1
-rc=0
+rc=${rc_imports:-0}
 since=$(($(date +%s) * 1000))
 # Engines: those not running yet are started here and stopped at the end; those already running keep running.
 started=()

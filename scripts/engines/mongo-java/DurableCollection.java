@@ -265,7 +265,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 long scanned = matchDocuments(MatchRules.rewrite(query), null, 0, 0, 0, null).collectDocuments().size();
                 QueryPlanner.verifyCount(getFullName(), query, plan, n, scanned);
                 if (cached != null && cached[0] == at && cached[1] != n) {
-                    QueryPlanner.verifyCount(getFullName(), query, plan, cached[1], n); // the remembered count went stale
+                    QueryPlanner.staleCount(getFullName(), query, cached[1], n);
                 }
             }
             counts.put(query, new long[] {at, n});

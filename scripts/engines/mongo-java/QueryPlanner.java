@@ -816,13 +816,10 @@ final class QueryPlanner {
         boolean all = residual.isEmpty();
         Set<Integer> seen = plan.index.anyMultikey() ? new HashSet<>() : null;
         long n = 0;
-        for (Iterator<OrderedIndex.Entry> run : runs(plan)) {
+        for (Iterator<OrderedIndex.Entry> bounded : runs(plan)) {
+            Iterator<OrderedIndex.Entry> run = passing(bounded, keys);
             while (run.hasNext()) {
-                OrderedIndex.Entry entry = run.next();
-                int position = entry.position;
-                if (keys != null && !keys.test(entry.key)) {
-                    continue;
-                }
+                int position = run.next().position;
                 if (seen != null && !seen.add(position)) {
                     continue;
                 }
@@ -842,6 +839,13 @@ final class QueryPlanner {
         MISMATCHES.incrementAndGet();
         System.err.println("QueryPlanner: ERROR the index " + plan.index.getName() + " counted " + counted + " documents for a query on "
             + collection + " " + Bounds.shape(query) + " where a scan finds " + scanned);
+    }
+
+    /** Reports a remembered count that a write should have invalidated (checked under VERIFY beside verifyCount). */
+    static void staleCount(String collection, Document query, long remembered, long counted) {
+        MISMATCHES.incrementAndGet();
+        System.err.println("QueryPlanner: ERROR a remembered count of " + remembered + " documents for a query on " + collection + " "
+            + Bounds.shape(query) + " outlived a write; the index counts " + counted + " now");
     }
 
     /** Logs once per collection and shape a query that no index serves (values left out: they may be personal). */

@@ -13,10 +13,13 @@ import { Urls } from './common/urls';
  * Fetches JSON with a timeout; network failures come back as status 0. A URL of a registered external ZGW system
  * is read with that system's credentials (see ExternalSystems).
  */
-export function jsonFetcher(systems?: ExternalSystems): (url: string) => Promise<{ status: number; body: unknown }> {
+export function jsonFetcher(systems?: ExternalSystems, log?: Logger): (url: string) => Promise<{ status: number; body: unknown }> {
   return async (url) => {
     try {
-      const authorization = await systems?.authorization(url).catch(() => undefined);
+      const authorization = await systems?.authorization(url).catch((err: Error) => {
+        log?.warn({ url: url.split('?')[0], err: err.message }, 'the credentials of an external system could not be read: the request goes without them');
+        return undefined;
+      });
       const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Crs': 'EPSG:4326', ...(authorization ? { Authorization: authorization } : {}) };
       const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
       const text = await res.text();
@@ -44,7 +47,7 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
     urls: new Urls(config.PUBLIC_BASE_URL),
     auth: new Authenticator(db, new Credentials(db), config.JWT_LEEWAY_SECONDS, caches),
     reads: new ReadAudit(config, db, log, createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-reads`)),
-    fetchJson: jsonFetcher(new ExternalSystems(db)),
-    components: new Map(),
+    fetchJson: jsonFetcher(new ExternalSystems(db), log),
+    components: {},
   };
 }

@@ -175,7 +175,8 @@ it('an administrator logs in, manages applicaties, audit exclusions and abonneme
   await page.goto(`${base}/admin/audit`);
   await Promise.all([
     page.waitForLoadState('load'),
-    page.evaluate(() => {
+    // run in the page (a string: the browser's DOM is not among the tests' types)
+    page.evaluate(`{
       const form = document.createElement('form');
       form.method = 'post';
       form.action = '/admin/audit';
@@ -185,7 +186,7 @@ it('an administrator logs in, manages applicaties, audit exclusions and abonneme
       form.appendChild(input);
       document.body.appendChild(form);
       form.submit();
-    }),
+    }`),
   ]);
   await page.waitForSelector('text=CSRF-controle');
   await shot('11-csrf-geweigerd');

@@ -71,9 +71,9 @@ let markerZaak: string | undefined;
  * instance: once the marker's entry has arrived, every entry recorded before it has too.
  */
 async function since(from: number, on: TestApp = t): Promise<ReadEntry[]> {
-  markerZaak ??= (await createZ(t, 'zaken', zaakBody(s.zaaktype))).url;
+  const zaakUrl = (markerZaak ??= String((await createZ(t, 'zaken', zaakBody(s.zaaktype))).url));
   const marker = `marker-${randomUUID()}`;
-  await get(markerZaak, await as('marker', { user_id: marker, user_representation: 'marker' }), on);
+  await get(zaakUrl, await as('marker', { user_id: marker, user_representation: 'marker' }), on);
   expect(await eventually(async () => received.some((r) => r.entry.gebruikersId === marker), 60_000)).toBe(true);
   const at = received.findIndex((r) => r.entry.gebruikersId === marker);
   return received.slice(from, at).map((r) => r.entry);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MongoClient, type Document } from 'mongodb';
-import { freePort, hasJava, LocalStore, repo, storeHome } from './local-store.helpers';
+import { freePort, LocalStore, needsJava, repo, storeHome } from './local-store.helpers';
 
 // Backup and restore of the local store: `npm run admin -- backup <dir>` takes a consistent copy while writes go on,
 // and `scripts/engines.sh restore <dir>` brings it back; the restored store holds every collection as it was, its
@@ -28,7 +28,8 @@ async function indexes(client: MongoClient, db: string, coll: string) {
   return (await client.db(db).collection(coll).indexes()).map((i) => ({ name: i.name, key: i.key, unique: i.unique ?? false, sparse: i.sparse ?? false }));
 }
 
-(hasJava ? describe : describe.skip)('local store: backup while it runs, and restore', () => {
+describe('local store: backup while it runs, and restore', () => {
+  beforeAll(needsJava);
   let home: string;
   let store: LocalStore;
   const work = mkdtempSync(join(tmpdir(), 'zgw-backup-'));

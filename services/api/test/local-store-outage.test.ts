@@ -1,7 +1,7 @@
 import { appendFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Collection } from 'mongodb';
-import { freePort, hasJava, LocalStore, storeHome } from './local-store.helpers';
+import type { Collection, Document } from 'mongodb';
+import { freePort, LocalStore, needsJava, storeHome } from './local-store.helpers';
 
 // The local MongoDB stand-in that `npm start` keeps a user's data in (scripts/engines/mongo-java) must keep every
 // write it acknowledged: through a bulk load with scans running, a kill -9 during writes, a clean stop after a large
@@ -10,9 +10,11 @@ import { freePort, hasJava, LocalStore, storeHome } from './local-store.helpers'
 const LOADED = 200_000;
 const PAD = 'x'.repeat(400);
 
-(hasJava ? describe : describe.skip)('local store: the MongoDB stand-in loses nothing it acknowledged', () => {
+describe('local store: the MongoDB stand-in loses nothing it acknowledged', () => {
+  beforeAll(needsJava);
   let store: LocalStore;
-  let docs: Collection;
+  /** The documents of these tests have string ids. */
+  let docs: Collection<{ _id: string } & Document>;
   /** Every document the store acknowledged, with the value it must have (undefined: deleted). */
   const expected = new Map<string, number | undefined>();
   /** Documents whose write was on the way when the engine was killed: either state is right. */
@@ -88,7 +90,7 @@ const PAD = 'x'.repeat(400);
   });
 
   it('keeps documents as written while it shares their repeated strings (names, values, nested, in lists)', async () => {
-    const shared = store.client!.db('t').collection('gedeeld');
+    const shared = store.client!.db('t').collection<{ _id: string; nested: { taal: string; list: unknown[] } }>('gedeeld');
     const doc = (i: number) => ({ _id: `g${i}`, type: 'https://example.org/catalogi/api/v1/informatieobjecttypen/1', taal: 'nld', nested: { taal: 'nld', list: ['nld', i, { taal: 'eng' }] } });
     await shared.insertMany([doc(1), doc(2)] as never[]);
     await shared.updateOne({ _id: 'g2' as never }, { $set: { 'nested.taal': 'eng', extra: ['nld', 'fry'] }, $push: { 'nested.list': 'nld' } });

@@ -157,9 +157,9 @@ describe('local store: arrays in filters and sorts', () => {
 describe('local store: upserts and the _id', () => {
   it('an upsert takes its _id from an equality or a one-value $in, and gets an ObjectId from several $in values', async () => {
     const coll = await collection('upserts', [{ _id: 'x', v: 1 }]);
-    await coll.updateOne({ _id: { $in: ['p', 'q'] } } as Filter<Document>, { $set: { v: 2 } }, { upsert: true });
-    await coll.findOneAndUpdate({ _id: { $in: [null, 'r'] } } as Filter<Document>, { $set: { v: 3 } }, { upsert: true });
-    await coll.updateOne({ _id: { $in: ['s'] } } as Filter<Document>, { $set: { v: 4 } }, { upsert: true });
+    await coll.updateOne({ _id: { $in: ['p', 'q'] } } as unknown as Filter<Document>, { $set: { v: 2 } }, { upsert: true });
+    await coll.findOneAndUpdate({ _id: { $in: [null, 'r'] } } as unknown as Filter<Document>, { $set: { v: 3 } }, { upsert: true });
+    await coll.updateOne({ _id: { $in: ['s'] } } as unknown as Filter<Document>, { $set: { v: 4 } }, { upsert: true });
     const byV = new Map((await coll.find().toArray()).map((d) => [d.v, d._id]));
     expect(byV.get(2)).toBeInstanceOf(ObjectId);
     expect(byV.get(3)).toBeInstanceOf(ObjectId);

@@ -159,7 +159,7 @@ describe('counts maintained per authorisation bucket', () => {
     const counts = t.mongo.db.collection('zaken_counts');
     await counts.updateOne({ _id: JSON.stringify([s.zaaktype, 0]) } as never, { $inc: { n: 7 } });
     expect((await list()).count).toBe((await visible()).length + 7);
-    const store = (t.deps.components.get('zaken') as { zaken: { store: Store<never> } }).zaken.store;
+    const store = t.deps.components.zaken!.zaken.store;
     expect(await store.recount()).toBe(1);
     expect((await list()).count).toBe((await visible()).length);
   });

@@ -234,7 +234,7 @@ describe('deleting a zaak', () => {
 
 describe('a create interrupted between its document and the writes that follow it', () => {
   it('is finished by the follow-up sweep: the rol linked on its zaak, the eindstatus closing the zaak', async () => {
-    const z = t.deps.components.get('zaken') as { rollen: Resource<Record<string, unknown>>; statussen: Resource<Record<string, unknown>> };
+    const z = t.deps.components.zaken!;
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     // The process "stops" right after storing the document: its afterWrite never runs.
     const interrupt = (r: Resource<Record<string, unknown>>) => {

@@ -53,32 +53,32 @@ export function batchHandler(opts: BatchOptions): (payload: BatchPayload) => Pro
         if (parsed.entry) entries.push(parsed.entry);
         else log.warn({ ...where, offset: message.offset, reason: parsed.reason }, 'audit message skipped: not an audit entry');
       }
-      if (collection && entries.length) {
-        for (let delay = retry.initialMs; ; delay = Math.min(delay * 2, retry.maxMs)) {
-          try {
-            const r = await store.insertAbsent(collection, entries);
-            if (unreachableSince !== undefined) {
-              log.info({ ...where, downMs: Date.now() - unreachableSince }, 'audit store reachable again');
-              unreachableSince = undefined;
+      try {
+        if (collection && entries.length) {
+          for (let delay = retry.initialMs; ; delay = Math.min(delay * 2, retry.maxMs)) {
+            try {
+              const r = await store.insertAbsent(collection, entries);
+              if (unreachableSince !== undefined) {
+                log.info({ ...where, downMs: Date.now() - unreachableSince }, 'audit store reachable again');
+                unreachableSince = undefined;
+              }
+              for (const x of r.rejected) log.error({ ...where, uuid: x.uuid, code: x.code }, 'audit entry refused by the database, skipped');
+              log.debug({ ...where, inserted: r.inserted, present: r.present }, 'audit entries stored');
+              break;
+            } catch (err) {
+              if (unreachableSince === undefined) {
+                unreachableSince = Date.now();
+                log.warn({ ...where, offset: chunk[0]!.offset, err: (err as Error).message }, 'audit store unreachable: the entries wait in Kafka, retried with backoff');
+              }
             }
-            for (const x of r.rejected) log.error({ ...where, uuid: x.uuid, code: x.code }, 'audit entry refused by the database, skipped');
-            log.debug({ ...where, inserted: r.inserted, present: r.present }, 'audit entries stored');
-            break;
-          } catch (err) {
-            if (unreachableSince === undefined) {
-              unreachableSince = Date.now();
-              log.warn({ ...where, offset: chunk[0]!.offset, err: (err as Error).message }, 'audit store unreachable: the entries wait in Kafka, retried with backoff');
-            }
+            await wait(delay, halted);
+            if (halted()) return;
+            await payload.heartbeat();
           }
-          await wait(delay, halted);
-          if (halted()) {
-            endSpans(spans);
-            return;
-          }
-          await payload.heartbeat();
         }
+      } finally {
+        endSpans(spans);
       }
-      endSpans(spans);
       payload.resolveOffset(chunk[chunk.length - 1]!.offset);
       await payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
       await payload.heartbeat();

@@ -65,30 +65,30 @@ export function intakeHandler(o: IntakeOptions): (p: BatchPayload) => Promise<vo
         items.push(payload(eventId(m.headers?.[EVENT_ID_HEADER]) ?? fallbackId(batch.topic, batch.partition, m.offset), n, traceOf(span)));
         newest = Math.max(newest, Number(m.timestamp) || 0);
       }
-      for (let delay = 200; ; delay = Math.min(delay * 2, 10_000)) {
-        try {
-          await o.registry.freshFor(newest);
-          const added = await record(items);
-          for (const [lane, entries] of added) o.deliverer.add(lane, entries);
-          if (unreachableSince !== undefined) {
-            o.log.info({ ...where, downMs: Date.now() - unreachableSince }, 'notifications recorded again: MongoDB reachable');
-            unreachableSince = undefined;
+      try {
+        for (let delay = 200; ; delay = Math.min(delay * 2, 10_000)) {
+          try {
+            await o.registry.freshFor(newest);
+            const added = await record(items);
+            for (const [lane, entries] of added) o.deliverer.add(lane, entries);
+            if (unreachableSince !== undefined) {
+              o.log.info({ ...where, downMs: Date.now() - unreachableSince }, 'notifications recorded again: MongoDB reachable');
+              unreachableSince = undefined;
+            }
+            break;
+          } catch (err) {
+            if (unreachableSince === undefined) {
+              unreachableSince = Date.now();
+              o.log.warn({ ...where, offset: chunk[0]!.offset, err: (err as Error).message }, 'notifications cannot be recorded: they wait in Kafka, retried with backoff');
+            }
           }
-          break;
-        } catch (err) {
-          if (unreachableSince === undefined) {
-            unreachableSince = Date.now();
-            o.log.warn({ ...where, offset: chunk[0]!.offset, err: (err as Error).message }, 'notifications cannot be recorded: they wait in Kafka, retried with backoff');
-          }
+          await wait(delay, halted);
+          if (halted()) return;
+          await p.heartbeat();
         }
-        await wait(delay, halted);
-        if (halted()) {
-          endSpans(spans);
-          return;
-        }
-        await p.heartbeat();
+      } finally {
+        endSpans(spans);
       }
-      endSpans(spans);
       p.resolveOffset(chunk[chunk.length - 1]!.offset);
       await p.commitOffsetsIfNecessary(p.uncommittedOffsets());
       await p.heartbeat();

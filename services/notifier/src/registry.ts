@@ -64,6 +64,7 @@ export class Registry {
       if (topics.length !== this.topics.length || topics.some((t) => !this.topics.includes(t))) {
         this.topics = topics;
         // Not awaited: the consumer is replaced, and a reading may run inside its own batch (freshFor).
+        // (the callback logs its own failures: worker.ts)
         void Promise.resolve(this.onTopics(topics)).catch(() => undefined);
       }
     })();

@@ -235,11 +235,13 @@ function startWorker(c: WorkerContext): Worker {
         .catch((err: Error) => log.warn({ err: err.message }, 'could not re-read abonnementen'))
         .finally(() => (refreshing = undefined));
     }, config.NRC_REFRESH_MS);
-    sweepTimer = setInterval(() => void doSweep().catch((err: Error) => log.warn({ err: err.message }, 'retention sweep failed')), SWEEP_EVERY_MS);
-    void doSweep().catch(() => undefined);
+    const sweep = () => void doSweep().catch((err: Error) => log.warn({ err: err.message, nextInMs: SWEEP_EVERY_MS }, 'retention sweep failed; tried again later'));
+    sweepTimer = setInterval(sweep, SWEEP_EVERY_MS);
+    sweep();
     deliverer.schedulePump();
     running = true;
   })();
+  // awaited by whoever uses the worker; this only keeps a failed start from being an unhandled rejection meanwhile
   ready.catch(() => undefined);
 
   return {

@@ -20,7 +20,7 @@ const BASE = '/admin/api/v1/overdrachten';
  * workflow compensates and ends `geannuleerd`) and retry a `mislukt` one.
  */
 export function registerOverdrachtenAdmin(app: FastifyInstance, deps: Deps): void {
-  const component = () => deps.components.get('overdrachten') as Overdrachten;
+  const component = () => deps.components.overdrachten!;
   const temporalUi = (workflowId: unknown) =>
     deps.config.TEMPORAL_UI_URL ? `${deps.config.TEMPORAL_UI_URL.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(deps.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(String(workflowId))}` : null;
   const view = async (o: Overdrachten, doc: Parameters<Overdrachten['overdrachten']['toApi']>[0]) => {

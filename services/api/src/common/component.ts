@@ -1,35 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from 'mongodb';
 import { z } from 'zod';
-import type { AuditEntry, Config, Logger } from '@zgw/shared';
-import { readActie, type ReadAudit } from './audit-reads';
-import type { Authenticator, Caller } from './auth';
-import type { CacheRegion, Caches } from './cache';
+import type { AuditEntry, Config } from '@zgw/shared';
+import { readActie } from './audit-reads';
+import type { Caller } from './auth';
+import type { CacheRegion } from './cache';
+import type { Deps } from './deps';
 import { ZgwError, notFound, sendProblem } from './errors';
 import { ComponentDocument } from './openapi';
-import type { OutboxRelay } from './relay';
-import type { Resource } from './resource';
 import { Store } from './store';
-import { UUID, type Urls } from './urls';
+import { UUID } from './urls';
 import { knownParams, parseOrThrow } from './validation';
 
-/** What every component gets from the platform. */
-export interface Deps {
-  config: Config;
-  db: Db;
-  urls: Urls;
-  log: Logger;
-  auth: Authenticator;
-  caches: Caches;
-  relay?: OutboxRelay;
-  /** The audit trail of reads (audited components record every successful read here). */
-  reads?: ReadAudit;
-  /** Fetches a JSON document from another service (selectielijst, external references). */
-  fetchJson: (url: string) => Promise<{ status: number; body: unknown }>;
-  /** What a component offers the components mounted after it (Catalogi for Zaken, ...), by component name. */
-  components: Map<string, unknown>;
-}
+export type { Deps };
 
 export interface ComponentDef {
   /** Path segment: `/<name>/api/v1`. */
@@ -61,6 +44,15 @@ export interface ComponentDef {
    */
   typeField?: 'zaaktype' | 'informatieobjecttype' | 'besluittype';
   register(api: ComponentApi): Promise<void> | void;
+}
+
+/** What a component keeps of each of its resources (common/resource.ts): enough to sweep and to recognise their URLs. */
+export interface MountedResource {
+  readonly def: { readonly resource: string; readonly afterWrite?: unknown };
+  readonly store: { readonly name: string; get(uuid: string): Promise<unknown> };
+  uuidOf(url: string): string | undefined;
+  /** Finishes the follow-up writes of creates older than `graceMs` that a stopped process left undone; how many. */
+  settle(graceMs: number): Promise<number>;
 }
 
 export interface HandlerContext<P, Q, B> {
@@ -145,7 +137,7 @@ export class ComponentApi {
   readonly defaultVersion: string;
   readonly base: string;
   /** The component's resources (each registers itself), for the follow-up sweep. */
-  readonly resources: Resource<import('mongodb').Document>[] = [];
+  readonly resources: MountedResource[] = [];
   /** The component's read cache, when it caches reads (see ComponentDef.cacheReads). */
   private readonly cache?: CacheRegion;
 

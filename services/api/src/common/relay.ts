@@ -35,6 +35,8 @@ export class OutboxRelay {
   private again = false;
   private stopped = false;
   private failures = 0;
+  /** The engine of the last failure, named in the log. */
+  private failing: 'Kafka' | 'MongoDB' = 'Kafka';
 
   constructor(
     private readonly kafka: Kafka,
@@ -144,7 +146,7 @@ export class OutboxRelay {
       });
     } catch (err) {
       endSpans(spans, 'not published: Kafka unreachable');
-      throw err;
+      throw new KafkaFailure(err);
     }
     endSpans(spans);
     await store.published(docs);
@@ -153,8 +155,12 @@ export class OutboxRelay {
 
   private async connect(): Promise<Producer> {
     if (this.producer) return this.producer;
-    await ensureTopics(this.kafka, this.topicPrefix, [...KANALEN, 'audit']);
-    this.producer = await createProducer(this.kafka);
+    try {
+      await ensureTopics(this.kafka, this.topicPrefix, [...KANALEN, 'audit']);
+      this.producer = await createProducer(this.kafka);
+    } catch (err) {
+      throw new KafkaFailure(err);
+    }
     return this.producer;
   }
 
@@ -178,21 +184,34 @@ export class OutboxRelay {
     let next = this.pollMs;
     try {
       const sent = await this.drain();
-      if (this.failures) this.log.info({ sent, afterFailures: this.failures }, 'outbox relay recovered: Kafka reachable again');
+      if (this.failures) this.log.info({ sent, afterFailures: this.failures }, `outbox relay recovered: ${this.failing} reachable again`);
       this.failures = 0;
       if (this.again) next = LINGER_MS;
     } catch (err) {
       this.failures++;
-      const producer = this.producer;
-      this.producer = undefined;
-      await producer?.disconnect().catch(() => undefined);
+      const kafka = err instanceof KafkaFailure;
+      this.failing = kafka ? 'Kafka' : 'MongoDB';
+      if (kafka) {
+        // a new producer at the next run (the old one's connection is what failed: its disconnect may fail too)
+        const producer = this.producer;
+        this.producer = undefined;
+        await producer?.disconnect().catch((e: Error) => this.log.debug({ err: e.message }, 'outbox relay: the failed producer did not disconnect cleanly'));
+      }
       next = Math.min(this.pollMs * 2 ** Math.min(this.failures, 4), 30_000);
-      // One warning per outage, then only at debug level: a stopped broker should not flood the log.
-      if (this.failures === 1) this.log.warn({ err: (err as Error).message }, 'outbox relay cannot publish to Kafka; events wait in MongoDB');
-      else this.log.debug({ err: (err as Error).message, failures: this.failures }, 'outbox relay still failing');
+      // One warning per outage, then only at debug level: a stopped engine should not flood the log.
+      const what = kafka ? 'outbox relay cannot publish to Kafka; events wait in MongoDB' : 'outbox relay cannot read or clear the outboxes in MongoDB; retried with backoff';
+      if (this.failures === 1) this.log.warn({ err: (err as Error).message, engine: this.failing, retryMs: next }, what);
+      else this.log.debug({ err: (err as Error).message, engine: this.failing, failures: this.failures }, 'outbox relay still failing');
     } finally {
       this.running = false;
       this.schedule(next);
     }
+  }
+}
+
+/** A failure of Kafka (topics, producer, send), told apart from MongoDB's (reading and clearing outboxes) in the log. */
+class KafkaFailure extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
   }
 }

@@ -103,7 +103,7 @@ export class Resource<D extends Document> {
     readonly def: ResourceDef<D>,
   ) {
     this.store = api.store<D>(def.storeAs ?? def.collection);
-    api.resources.push(this as never);
+    api.resources.push(this);
     if (api.def.audit) api.deps.reads?.know(api.def.name, def.collection, api.def.audit.bron, def.resource);
     const ops = new Set(def.operations ?? ALL_OPERATIONS);
     if (ops.has('list')) this.listRoute();

@@ -249,7 +249,11 @@ export class Store<T extends Document> {
       const after = await this.count(match);
       if (before === after && kept !== before) {
         // only if no adjustment landed meanwhile (then the next recount looks again)
-        const r = await coll.updateOne({ _id: id, n: kept }, { $set: { values, n: before } }, { upsert: kept === 0 }).catch(() => undefined);
+        const r = await coll.updateOne({ _id: id, n: kept }, { $set: { values, n: before } }, { upsert: kept === 0 }).catch((err: unknown) => {
+          // an adjustment created the bucket meanwhile (the upsert's duplicate key): the next recount looks again
+          if ((err as { code?: number }).code === 11000) return undefined;
+          throw err;
+        });
         if (r?.modifiedCount || r?.upsertedCount) fixed++;
       }
     }

@@ -53,7 +53,7 @@ export function registerApplicatieScreens(scope: FastifyInstance, ui: AdminUi): 
   const { deps } = ui;
   const creds = new Credentials(deps.db);
   const resource = () => {
-    const ac = deps.components.get('autorisaties') as Autorisaties | undefined;
+    const ac = deps.components.autorisaties;
     if (!ac) throw new ZgwError(503, 'unavailable', 'De Autorisaties API is niet geladen.');
     return ac.applicaties;
   };

@@ -14,6 +14,13 @@ export interface Autorisaties {
   applicaties: Resource<ApplicatieDoc>;
 }
 
+declare module '../../common/deps' {
+  interface Components {
+    /** Read by the admin screens, which manage applicaties through the same resource. */
+    autorisaties: Autorisaties;
+  }
+}
+
 /** Autorisaties API 1.1.0 (1.0.0 clients keep working: the only addition is an optional field). */
 export const autorisaties: ComponentDef = {
   name: 'autorisaties',
@@ -49,7 +56,7 @@ export const autorisaties: ComponentDef = {
     });
     await applicaties.store.ensureIndexes([{ key: { clientIds: 1 }, unique: true, sparse: true }]);
     // The admin screens manage applicaties through the same resource (rules, notifications).
-    api.deps.components.set('autorisaties', { applicaties } satisfies Autorisaties);
+    api.deps.components.autorisaties = { applicaties };
 
     api.route({
       method: 'GET',

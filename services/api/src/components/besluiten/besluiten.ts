@@ -5,11 +5,11 @@ import { ZgwError, type InvalidParam } from '../../common/errors';
 import { Resource, type WriteContext } from '../../common/resource';
 import { publicFields, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
-import { mustMayChangeClosed } from '../zaken/context';
-import { hasKeys } from '../zaken/refs';
+import { mustMayChangeClosed } from '../../common/zaak-rechten';
+import { hasKeys } from '../../common/references';
 import {
   AANMAKEN, ANY_BESLUIT_SCOPE, BESLUIT_AUTH_FIELD, BIJWERKEN, READ, VERWIJDEREN, and, authFilter, besluittypenWith, mayOnBesluittype,
-  mustBeUnchanged, mustMayOnBesluittype, nonField, vandaag, zakenOf, type Besluiten,
+  mustBeUnchanged, mustMayOnBesluittype, nonField, vandaag, type Besluiten,
 } from './context';
 import { unlinkDocument } from './besluitinformatieobjecten';
 import { expand } from './expand';
@@ -110,7 +110,7 @@ async function prepare(b: Besluiten, data: Doc, ctx: WriteContext, current?: Sto
 }
 
 function isLocalZaak(b: Besluiten, zaak: unknown): boolean {
-  return typeof zaak === 'string' && zaak !== '' && !!zakenOf(b)?.zaken.uuidOf(zaak);
+  return typeof zaak === 'string' && zaak !== '' && !!b.api.deps.components.zaken?.zaken.uuidOf(zaak);
 }
 
 /**
@@ -118,7 +118,7 @@ function isLocalZaak(b: Besluiten, zaak: unknown): boolean {
  * zaaktype lists the besluittype among its besluittypen (`zaaktype-mismatch`).
  */
 async function checkZaak(b: Besluiten, url: string, besluittype: Stored<Doc>): Promise<void> {
-  const zaken = zakenOf(b);
+  const zaken = b.api.deps.components.zaken;
   let zaak: Doc;
   if (zaken?.zaken.uuidOf(url)) {
     const local = await zaken.zaken.byUrl(url);
@@ -152,7 +152,7 @@ async function zaaktypeKnows(b: Besluiten, zaaktypeUrl: string, besluittype: Sto
 /** A closed zaak of this platform changes only with zaken.geforceerd-bijwerken (zrc-007), also through its besluiten. */
 async function mustMayChangeZaak(b: Besluiten, caller: Caller, zaakUrl: unknown): Promise<void> {
   if (!isLocalZaak(b, zaakUrl)) return;
-  const zaak = await zakenOf(b)!.zaken.byUrl(String(zaakUrl));
+  const zaak = await b.api.deps.components.zaken!.zaken.byUrl(String(zaakUrl));
   if (zaak) mustMayChangeClosed(caller, zaak);
 }
 
@@ -205,7 +205,7 @@ async function nextIdentificatie(b: Besluiten, doc: Doc): Promise<string> {
 
 /** The zaak's besluiten follow the besluit's `zaak`: added under a new zaak, removed from the one it left. */
 async function keepZaakInStep(b: Besluiten, stored: Stored<Doc>, caller: Caller, previous?: Stored<Doc>): Promise<void> {
-  const zaken = zakenOf(b);
+  const zaken = b.api.deps.components.zaken;
   if (!zaken) return;
   const url = b.besluiten.url(stored._id);
   if (previous?.zaak && previous.zaak !== stored.zaak && isLocalZaak(b, previous.zaak)) await zaken.besluitLinks.unlink(String(previous.zaak), url, caller);
@@ -225,5 +225,5 @@ async function removeParts(b: Besluiten, besluit: Stored<Doc>, ctx: WriteContext
   for (const bio of await bios.store.find({ besluit: url })) {
     if (await bios.destroy(bio, bios.ctx(ctx.caller, bio._id))) await unlinkDocument(b, bio, ctx.caller);
   }
-  if (isLocalZaak(b, besluit.zaak)) await zakenOf(b)!.besluitLinks.unlink(String(besluit.zaak), url, ctx.caller);
+  if (isLocalZaak(b, besluit.zaak)) await b.api.deps.components.zaken!.besluitLinks.unlink(String(besluit.zaak), url, ctx.caller);
 }

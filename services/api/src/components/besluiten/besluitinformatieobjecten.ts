@@ -6,8 +6,7 @@ import { ZgwError } from '../../common/errors';
 import { Resource } from '../../common/resource';
 import { publicFields } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
-import { documentLinksOf } from '../documenten/context';
-import { hasKeys } from '../zaken/refs';
+import { hasKeys } from '../../common/references';
 import {
   AANMAKEN, ANY_BESLUIT_SCOPE, BIJWERKEN, PART_AUTH_FIELD, READ, VERWIJDEREN, and, authFilter, mayOnBesluittype, mustBeUnchanged,
   mustMayOnBesluittype, nonField, type Besluiten,
@@ -43,8 +42,8 @@ export function registerBesluitinformatieobjecten(b: Besluiten): Resource<Doc> {
       return and(authFilter(caller, PART_AUTH_FIELD), f as Filter<Document>);
     },
     beforeDestroy: async (current, ctx) => mustMayOnBesluittype(ctx.caller, current[PART_AUTH_FIELD], [VERWIJDEREN]),
-    followsCreate: (doc) => !!documentLinksOf(b.api.deps)?.owns(String(doc.informatieobject)),
-    afterWrite: async (stored, ctx) => documentLinksOf(b.api.deps)?.link(String(stored.informatieobject), String(stored.besluit), 'besluit', ctx.caller),
+    followsCreate: (doc) => !!b.api.deps.components.documenten?.owns(String(doc.informatieobject)),
+    afterWrite: async (stored, ctx) => b.api.deps.components.documenten?.link(String(stored.informatieobject), String(stored.besluit), 'besluit', ctx.caller),
     afterDestroy: (current, ctx) => unlinkDocument(b, current, ctx.caller),
     render: async (doc, url, query, req) => (query?.expand && req?.caller ? { _expand: await expand(b, req.caller, { ...publicFields(doc), url }, String(query.expand)) } : {}),
   });
@@ -55,7 +54,7 @@ export function registerBesluitinformatieobjecten(b: Besluiten): Resource<Doc> {
 
 /** Removes the objectinformatieobject of a besluitinformatieobject that goes (when the document is one of ours). */
 export async function unlinkDocument(b: Besluiten, bio: Doc, caller: Caller): Promise<void> {
-  await documentLinksOf(b.api.deps)?.unlink(String(bio.informatieobject), String(bio.besluit), caller);
+  await b.api.deps.components.documenten?.unlink(String(bio.informatieobject), String(bio.besluit), caller);
 }
 
 /**

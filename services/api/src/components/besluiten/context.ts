@@ -1,12 +1,11 @@
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
-import type { ComponentApi, Deps } from '../../common/component';
+import type { ComponentApi } from '../../common/component';
 import { ZgwError } from '../../common/errors';
 import type { GenummerdeIdentificaties } from '../../common/identificaties';
+import type { BesluitLinks, CatalogiLinks } from '../../common/links';
 import type { Resource } from '../../common/resource';
-import type { Catalogi } from '../catalogi/context';
-import type { Zaken } from '../zaken/context';
-import type { References } from '../zaken/refs';
+import type { References } from '../../common/references';
 import type { Doc } from './schemas';
 
 export const COMPONENT = 'brc';
@@ -19,39 +18,15 @@ export const READ = [LEZEN];
 /** Every scope that lets a client see a besluit at all (reads need besluiten.lezen; writes check their own scope). */
 export const ANY_BESLUIT_SCOPE = [LEZEN, AANMAKEN, BIJWERKEN, VERWIJDEREN];
 
-/**
- * What other components of this platform use of the Besluiten API: the Zaken API reads besluiten in-process (the
- * archiving dates of a zaak, its zaakbesluiten), the Documenten API checks besluit links (through `besluiten` and
- * `besluitinformatieobjecten`).
- */
-export interface BesluitLinks {
-  /** Whether a URL names a besluit of this platform. */
-  owns(url: string): boolean;
-  /** The API view of one of this platform's besluiten: undefined when the URL is not ours, null when nothing is there. */
-  besluit(url: string): Promise<Doc | null | undefined>;
-  /** Whether a besluit of this platform names this zaak. */
-  anyOfZaak(zaakUrl: string): Promise<boolean>;
-}
-
 /** Every Besluiten resource and service, so that the rules of one can read and update the others. */
 export interface Besluiten {
   api: ComponentApi;
-  catalogi: Catalogi;
+  catalogi: CatalogiLinks;
   refs: References;
   identificaties: GenummerdeIdentificaties;
   besluiten: Resource<Doc>;
   besluitinformatieobjecten: Resource<Doc>;
   links: BesluitLinks;
-}
-
-/** The besluit links of the Besluiten API mounted on this platform, if it is. */
-export function besluitenOf(deps: Deps): BesluitLinks | undefined {
-  return (deps.components.get('besluiten') as Besluiten | undefined)?.links;
-}
-
-/** The Zaken API of this platform, if it is mounted (its zaken and zaakbesluiten are kept in step in-process). */
-export function zakenOf(b: Besluiten): Zaken | undefined {
-  return b.api.deps.components.get('zaken') as Zaken | undefined;
 }
 
 export function nonField(code: string, reason: string): ZgwError {

@@ -1,8 +1,7 @@
 import type { Caller } from '../../common/auth';
 import type { Resource } from '../../common/resource';
-import { documentLinksOf } from '../documenten/context';
-import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../zaken/context';
-import { LEZEN, mayOnBesluittype, zakenOf, type Besluiten } from './context';
+import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../../common/zaak-rechten';
+import { LEZEN, mayOnBesluittype, type Besluiten } from './context';
 import type { Doc } from './schemas';
 
 /**
@@ -39,7 +38,7 @@ class Loader {
 
   async load(urls: string[]): Promise<Map<string, Doc>> {
     const out = new Map<string, Doc>();
-    const documenten = documentLinksOf(this.b.api.deps);
+    const documenten = this.b.api.deps.components.documenten;
     const documents = urls.filter((u) => documenten?.owns(u));
     if (documents.length) for (const [u, doc] of await documenten!.readable(documents, this.caller)) out.set(u, doc);
     await Promise.all(
@@ -58,7 +57,7 @@ class Loader {
       const doc = await b.besluiten.store.get(besluit);
       return doc && mayOnBesluittype(caller, doc.besluittype, [LEZEN]) ? b.besluiten.toApi(doc) : undefined;
     }
-    const zaken = zakenOf(b);
+    const zaken = b.api.deps.components.zaken;
     const zakenParts: Resource<Doc>[] = zaken ? [zaken.zaken, zaken.statussen, zaken.resultaten, zaken.rollen, zaken.zaakobjecten, zaken.zaakinformatieobjecten] : [];
     const part = zakenParts.find((r) => r.uuidOf(url));
     if (part) {

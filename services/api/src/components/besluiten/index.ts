@@ -1,12 +1,12 @@
 import { ensureAudittrailIndex, registerAudittrail } from '../../common/audittrail';
 import type { ComponentDef } from '../../common/component';
 import { GenummerdeIdentificaties } from '../../common/identificaties';
+import { catalogiOf, type BesluitLinks } from '../../common/links';
 import type { IndexDef } from '../../common/store';
-import { catalogiOf } from '../catalogi/context';
-import { References } from '../zaken/refs';
+import { References } from '../../common/references';
 import { registerBesluitinformatieobjecten } from './besluitinformatieobjecten';
 import { registerBesluiten } from './besluiten';
-import { PART_AUTH_FIELD, mayOnBesluittype, type BesluitLinks, type Besluiten } from './context';
+import { PART_AUTH_FIELD, mayOnBesluittype, type Besluiten } from './context';
 
 /**
  * Besluiten API 1.0.2 (BRC), with the 1.1.0 `expand`: besluiten on the besluittypen of the Catalogi API, the
@@ -33,7 +33,7 @@ export const besluiten: ComponentDef = {
     b.links = besluitLinks(b);
     // The trail of a besluit is read with audittrails.lezen for its besluittype.
     registerAudittrail(api, b.besluiten, 'besluit_uuid', (doc, caller) => mayOnBesluittype(caller, doc.besluittype, ['audittrails.lezen']));
-    api.deps.components.set('besluiten', b);
+    api.deps.components.besluiten = b.links;
     await ensureIndexes(b);
     const fixed = await b.besluiten.store.recount();
     if (fixed) api.deps.log.warn({ buckets: fixed }, 'besluiten: corrected maintained counts');
@@ -50,6 +50,8 @@ function besluitLinks(b: Besluiten): BesluitLinks {
       return doc ? b.besluiten.toApi(doc) : null;
     },
     anyOfZaak: async (zaakUrl) => !!(await b.besluiten.store.findOne({ zaak: zaakUrl })),
+    besluiten: b.besluiten,
+    besluitinformatieobjecten: b.besluitinformatieobjecten,
   };
 }
 

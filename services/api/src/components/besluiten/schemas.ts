@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { date, url } from '../zaken/schemas';
+import { date, url } from '../../common/schema-parts';
 
 /**
  * Besluiten API 1.0.2 resources, with the 1.1.0 `expand` on the lists and details (compatible: a client that does

@@ -1,7 +1,7 @@
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
-import type { ComponentApi } from '../../common/component';
 import { ZgwError, type InvalidParam } from '../../common/errors';
+import type { CatalogiLinks } from '../../common/links';
 import type { Resource } from '../../common/resource';
 import { publicFields, type Stored } from '../../common/store';
 import type { Doc } from './schemas';
@@ -14,16 +14,8 @@ export const GEFORCEERD_VERWIJDEREN = 'catalogi.geforceerd-verwijderen';
 export const WRITE_OR_FORCED = ['catalogi.schrijven', GEFORCEERD_SCHRIJVEN];
 export const DELETE_OR_FORCED = ['catalogi.schrijven', GEFORCEERD_VERWIJDEREN];
 
-/** Every Catalogi resource, so rules of one type can read the others. Filled in by `register`. */
-/** The Catalogi API of this platform, as the components that build on it use it (it is mounted before them). */
-export function catalogiOf(api: ComponentApi): Catalogi {
-  const c = api.deps.components.get('catalogi') as Catalogi | undefined;
-  if (!c) throw new Error(`De ${api.def.title} heeft de Catalogi API nodig; mount die eerst.`);
-  return c;
-}
-
-export interface Catalogi {
-  api: ComponentApi;
+/** Every Catalogi resource, so rules of one type can read the others (and what other components use of them). Filled in by `register`. */
+export interface Catalogi extends CatalogiLinks {
   selectielijst: SelectielijstClient;
   catalogussen: Resource<Doc>;
   zaaktypen: Resource<Doc>;

@@ -8,7 +8,7 @@ import { registerOnderdelen } from './onderdelen-defs';
 import { markLinksPublished, markPartsPublished, registerPublish, zaaktypePublishCheck } from './publish';
 import { SelectielijstClient } from './selectielijst';
 import type { Doc } from './schemas';
-import { registerZaaktypen } from './zaaktypen';
+import { informatieobjecttypenOn, registerZaaktypen } from './zaaktypen';
 import { registerZiot } from './zaaktype-informatieobjecttypen';
 
 /** Catalogi API 1.3.1 (ZTC): the types that Zaken, Documenten and Besluiten refer to, with the 1.3 history model. */
@@ -28,7 +28,8 @@ export const catalogi: ComponentDef = {
     c.informatieobjecttypen = registerInformatieobjecttypen(c);
     Object.assign(c, registerOnderdelen(c));
     c.ziot = registerZiot(c);
-    api.deps.components.set('catalogi', c);
+    c.informatieobjecttypenOn = (zaaktypeUrl, datum) => informatieobjecttypenOn(c, zaaktypeUrl, datum);
+    api.deps.components.catalogi = c;
 
     registerPublish(c, c.zaaktypen, { check: (doc, url) => zaaktypePublishCheck(c, doc, url), after: (url) => markPartsPublished(c, url) });
     registerPublish(c, c.besluittypen);

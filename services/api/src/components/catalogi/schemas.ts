@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VERTROUWELIJKHEIDAANDUIDINGEN } from '../../common/vertrouwelijkheid';
+import { OBJECTTYPEN, VERTROUWELIJKHEID, date, url } from '../../common/schema-parts';
 
 /**
  * Catalogi API 1.3.1 resources. Each resource has an input schema (the writable fields, no defaults, so that its
@@ -9,14 +9,12 @@ import { VERTROUWELIJKHEIDAANDUIDINGEN } from '../../common/vertrouwelijkheid';
 
 const ISO_DURATION = /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/;
 
-export const date = z.iso.date();
+export { OBJECTTYPEN, VERTROUWELIJKHEID, date, url };
 export const duration = z.string().regex(ISO_DURATION, { message: 'Ongeldige duur: gebruik ISO 8601, bijvoorbeeld P10D.' });
-export const url = z.url().max(1000);
 /** Optional URL fields where clients send "" for "none". */
 const optionalUrl = (max = 1000) => z.union([z.literal(''), z.url().max(max)]).optional();
 const text = (max?: number) => (max ? z.string().max(max) : z.string());
 
-export const VERTROUWELIJKHEID = z.enum(VERTROUWELIJKHEIDAANDUIDINGEN);
 export const STATUS_FILTER = z.enum(['alles', 'concept', 'definitief']);
 export const AFLEIDINGSWIJZEN = [
   'afgehandeld',
@@ -28,13 +26,6 @@ export const AFLEIDINGSWIJZEN = [
   'termijn',
   'vervaldatum_besluit',
   'zaakobject',
-] as const;
-export const OBJECTTYPEN = [
-  'adres', 'besluit', 'buurt', 'enkelvoudig_document', 'gemeente', 'gemeentelijke_openbare_ruimte', 'huishouden',
-  'inrichtingselement', 'kadastrale_onroerende_zaak', 'kunstwerkdeel', 'maatschappelijke_activiteit', 'medewerker',
-  'natuurlijk_persoon', 'niet_natuurlijk_persoon', 'openbare_ruimte', 'organisatorische_eenheid', 'pand', 'spoorbaandeel',
-  'status', 'terreindeel', 'terrein_gebouwd_object', 'vestiging', 'waterdeel', 'wegdeel', 'wijk', 'woonplaats',
-  'woz_deelobject', 'woz_object', 'woz_waarde', 'zakelijk_recht', 'overige',
 ] as const;
 export const ROL_OMSCHRIJVING_GENERIEK = z.enum([
   'adviseur', 'behandelaar', 'belanghebbende', 'beslisser', 'initiator', 'klantcontacter', 'zaakcoordinator', 'mede_initiator',

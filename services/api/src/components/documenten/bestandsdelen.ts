@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { UuidParams } from '../../common/component';
 import { ZgwError } from '../../common/errors';
 import { LIVE, type Stored } from '../../common/store';
-import { BIJWERKEN, mustMayOnDocument, nonField, readyFilter, type Documenten } from './context';
+import { BIJWERKEN, mustMayOnDocument, nonField, readyFilter, type Delen, type Documenten } from './context';
 import { keepUpload, takeUpload, type Bestand } from './inhoud';
 import { BestandsDeel, type Doc } from './schemas';
 
@@ -29,7 +29,7 @@ export const BestandsDeelRequest = z.object({ inhoud: z.unknown().optional(), lo
  * content store, `lock`); unlocking the document after the last part makes the parts its content (no copy: the
  * document's content is the parts' files in order, streamed one after the other).
  */
-export class Bestandsdelen {
+export class Bestandsdelen implements Delen {
   readonly coll: Collection<Deel>;
 
   constructor(private readonly d: Documenten) {

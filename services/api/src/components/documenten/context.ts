@@ -1,14 +1,13 @@
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
-import type { ComponentApi, Deps } from '../../common/component';
+import type { ComponentApi } from '../../common/component';
 import { ZgwError } from '../../common/errors';
 import type { GenummerdeIdentificaties } from '../../common/identificaties';
+import type { CatalogiLinks, DocumentLinks } from '../../common/links';
 import type { Resource, WriteContext } from '../../common/resource';
 import type { IndexDef, Stored } from '../../common/store';
 import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
-import type { Catalogi } from '../catalogi/context';
-import type { References } from '../zaken/refs';
-import type { Bestandsdelen } from './bestandsdelen';
+import type { References } from '../../common/references';
 import type { InhoudStore } from './inhoud';
 import type { Doc } from './schemas';
 import type { Versies } from './versies';
@@ -27,39 +26,26 @@ export const UPDATE = [BIJWERKEN, GEFORCEERD_BIJWERKEN];
 /** Every scope that lets a client see a document at all. */
 export const ANY_DOCUMENT_SCOPE = [LEZEN, AANMAKEN, BIJWERKEN, GEFORCEERD_BIJWERKEN, VERWIJDEREN, LOCK, GEFORCEERD_UNLOCK];
 
-/**
- * What other components of this platform use to link documents: the Zaken API (and the Besluiten API) read their
- * informatieobjecten in-process and keep the objectinformatieobjecten in step with their links.
- */
-export interface DocumentLinks {
-  /** The API view of one of this platform's documents: undefined when the URL is not ours, null when nothing is there. */
-  document(url: string): Promise<Doc | null | undefined>;
-  /** Records that `object` links the document: its objectinformatieobject (once; doing it again changes nothing). */
-  link(informatieobject: string, object: string, objectType: 'zaak' | 'besluit', caller: Caller): Promise<void>;
-  /** Removes the objectinformatieobject of that link, if there is one. */
-  unlink(informatieobject: string, object: string, caller: Caller): Promise<void>;
-  /** Whether a URL names a document of this platform. */
-  owns(url: string): boolean;
-  /**
-   * The documents (of those URLs that are ours) that `caller` may read, as the Documenten API's default version shows
-   * them: by their informatieobjecttype and vertrouwelijkheid, and ready for publication when the caller's applicatie
-   * reads only those (Autorisaties 1.1). What the Zaken and Besluiten APIs `expand` of documents shows.
-   */
-  readable(urls: string[], caller: Caller): Promise<Map<string, Doc>>;
-}
-
-/** The document links of the Documenten API mounted on this platform, if it is. */
-export function documentLinksOf(deps: Deps): DocumentLinks | undefined {
-  return (deps.components.get('documenten') as Documenten | undefined)?.links;
+/** A large document's content in parts (bestandsdelen.ts): what the document's own rules do with them. */
+export interface Delen {
+  /** Stores the parts of a document of `omvang` bytes (before the document); how many. */
+  create(eio: string, omvang: number): Promise<number>;
+  /** The parts as a document shows them; the lock only to whoever has it already. */
+  view(eio: Stored<Doc>, lock?: string): Promise<Doc[]>;
+  /** Before an unlock: complete parts become the content; incomplete ones refuse it unless `giveUp`. */
+  complete(eio: Stored<Doc>, giveUp: boolean): Promise<void>;
+  /** Removes the parts of a document that goes, with what was uploaded of them. */
+  remove(eio: string): Promise<void>;
+  ensureIndexes(): Promise<void>;
 }
 
 /** Every Documenten resource and service, so that the rules of one can read and update the others. */
 export interface Documenten {
   api: ComponentApi;
-  catalogi: Catalogi;
+  catalogi: CatalogiLinks;
   refs: References;
   inhoud: InhoudStore;
-  bestandsdelen: Bestandsdelen;
+  bestandsdelen: Delen;
   versies: Versies;
   identificaties: GenummerdeIdentificaties;
   informatieobjecten: Resource<Doc>;

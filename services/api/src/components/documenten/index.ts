@@ -1,8 +1,8 @@
 import { ensureAudittrailIndex, registerAudittrail } from '../../common/audittrail';
 import type { ComponentDef } from '../../common/component';
 import { GenummerdeIdentificaties } from '../../common/identificaties';
-import { catalogiOf } from '../catalogi/context';
-import { References } from '../zaken/refs';
+import { catalogiOf } from '../../common/links';
+import { References } from '../../common/references';
 import { Bestandsdelen } from './bestandsdelen';
 import { AANMAKEN, READY, UPDATE, mayOnDocument, nonField, withReadyTwins, type Documenten } from './context';
 import { registerGebruiksrechten } from './gebruiksrechten';
@@ -36,15 +36,16 @@ export const documenten: ComponentDef = {
       api,
       catalogi,
       refs: new References(api.deps, catalogi),
-      inhoud: new InhoudStore(db),
+      inhoud: new InhoudStore(db, api.deps.log),
       versies: new Versies(db),
       identificaties: new GenummerdeIdentificaties(db, 'document_identificaties', 'DOCUMENT', { collection: 'enkelvoudiginformatieobjecten', organisatie: 'bronorganisatie' }),
     } as Documenten;
     const base = `/${api.def.name}/api/v1/${COLLECTION}`;
     // The document writes take their base64 content as a stream (see json-body.ts).
     streamInhoudBodies(api, d.inhoud, new Map([[`POST ${base}`, [AANMAKEN]], [`PUT ${base}/:uuid`, UPDATE], [`PATCH ${base}/:uuid`, UPDATE]]));
-    d.bestandsdelen = new Bestandsdelen(d);
-    d.bestandsdelen.register();
+    const bestandsdelen = new Bestandsdelen(d);
+    bestandsdelen.register();
+    d.bestandsdelen = bestandsdelen;
     d.informatieobjecten = registerInformatieobjecten(d);
     // Lists restricted only by autorisaties are counted from these.
     d.informatieobjecten.store.countBy(['informatieobjecttype', '_vertrouwelijkheid']);
@@ -55,7 +56,7 @@ export const documenten: ComponentDef = {
     keepPartsInStep(d);
     // Read with audittrails.lezen for the document's informatieobjecttype, up to its maxVertrouwelijkheidaanduiding.
     registerAudittrail(api, d.informatieobjecten, 'enkelvoudiginformatieobject_uuid', (doc, caller) => mayOnDocument(caller, doc, ['audittrails.lezen']));
-    api.deps.components.set('documenten', d);
+    api.deps.components.documenten = d.links;
     await ensureIndexes(d);
     let fixed = 0;
     for (const r of [d.informatieobjecten, d.gebruiksrechten, d.objectinformatieobjecten, d.verzendingen]) fixed += await r.store.recount();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { GridFSBucket, type Db, type GridFSBucketWriteStream } from 'mongodb';
+import type { Logger } from '@zgw/shared';
 import { ZgwError } from '../../common/errors';
 
 /** Files streamed in by a body parser, until the request's handler takes them (or the request ends). */
@@ -38,7 +39,10 @@ const CHUNKS_PER_READ = 16;
 export class InhoudStore {
   readonly bucket: GridFSBucket;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+  ) {
     this.bucket = new GridFSBucket(db, { bucketName: BUCKET, chunkSizeBytes: CHUNK_BYTES });
   }
 
@@ -56,7 +60,7 @@ export class InhoudStore {
 
   /** A new file being written; `finish()` waits until every chunk is stored, `abort()` removes what was written. */
   open(): Upload {
-    return new Upload(this.bucket, this.bucket.openUploadStreamWithId(randomUUID() as never, 'inhoud'));
+    return new Upload(this.bucket, this.bucket.openUploadStreamWithId(randomUUID() as never, 'inhoud'), this.log);
   }
 
   /** Stores a file from a stream of bytes. */
@@ -141,6 +145,7 @@ export class Upload {
   constructor(
     private readonly bucket: GridFSBucket,
     private readonly stream: GridFSBucketWriteStream,
+    private readonly log: Logger,
   ) {
     // Errors surface through write/finish; without a listener an early one would crash the process.
     stream.on('error', () => undefined);
@@ -177,8 +182,13 @@ export class Upload {
 
   /** Removes what was written (the whole file when it was finished). */
   async abort(): Promise<void> {
-    if (this.finished) await this.bucket.delete(this.stream.id).catch(() => undefined);
-    else await this.stream.abort().catch(() => undefined);
+    try {
+      if (this.finished) await this.bucket.delete(this.stream.id);
+      else await this.stream.abort();
+    } catch (err) {
+      // the caller goes on with the failure that made it abort; this one only leaves an unused file behind
+      this.log.warn({ inhoud: this.id, err: (err as Error).message }, 'the content of a failed upload was not removed: an unused GridFS file stays');
+    }
   }
 }
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
+import type { DocumentLinks } from '../../common/links';
 import { ZgwError, type InvalidParam } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import { LIVE, type Stored } from '../../common/store';
-import { hasKeys } from '../zaken/refs';
-import { AANMAKEN, LEZEN, READ, VERWIJDEREN, mayOnDocument, nonField, partFacts, readyFilter, type DocumentLinks, type Documenten } from './context';
+import { hasKeys } from '../../common/references';
+import { AANMAKEN, LEZEN, READ, VERWIJDEREN, mayOnDocument, nonField, partFacts, readyFilter, type Documenten } from './context';
 import { OBJECTEN } from './informatieobjecten';
 import { registerPart } from './parts';
 import { ObjectInformatieObject, ObjectInformatieObjectInput, ObjectInformatieObjectQuery, type Doc } from './schemas';
@@ -18,26 +19,27 @@ const SHAPES: Record<string, (body: Record<string, unknown>) => boolean> = {
 };
 
 /**
- * The registration of each object type: its collection, the collection of its relations to documents and their field
- * naming the object; `component` is the name under which this platform's API of that registration offers its
- * resources in-process (`deps.components`: `zaken` with `zaken` and `zaakinformatieobjecten`, `besluiten` with
- * `besluiten` and `besluitinformatieobjecten`). Objects of other registrations are asked over HTTP.
+ * Where a registration of each object type keeps its objects (`path`) and their relations to documents
+ * (`collection`, with `field` naming the object). A verzoek's registration cannot be asked.
  */
-const RELATIONS: Record<string, { component: string; path: string; field: string; collection: string } | undefined> = {
-  zaak: { component: 'zaken', path: 'zaken', field: 'zaak', collection: 'zaakinformatieobjecten' },
-  besluit: { component: 'besluiten', path: 'besluiten', field: 'besluit', collection: 'besluitinformatieobjecten' },
+const RELATIONS: Record<string, { path: string; field: string; collection: string } | undefined> = {
+  zaak: { path: 'zaken', field: 'zaak', collection: 'zaakinformatieobjecten' },
+  besluit: { path: 'besluiten', field: 'besluit', collection: 'besluitinformatieobjecten' },
   verzoek: undefined,
 };
 
-/** This platform's registration of an object, when the object is one of its objects: its objects and relations. */
+/**
+ * This platform's registration of an object, when the object is one of its objects (a zaak of its Zaken API, a
+ * besluit of its Besluiten API, offered in-process through `deps.components`): its objects and relations. Objects of
+ * other registrations are asked over HTTP.
+ */
 function localRegistration(d: Documenten, objectType: string, object: string): { objects: Resource<Doc>; relations: Resource<Doc>; field: string } | undefined {
-  const relation = RELATIONS[objectType];
-  if (!relation) return undefined;
-  const api = d.api.deps.components.get(relation.component) as Record<string, Resource<Doc> | undefined> | undefined;
-  const objects = api?.[relation.path];
-  const relations = api?.[relation.collection];
-  if (!objects?.uuidOf || !relations?.store || !objects.uuidOf(object)) return undefined;
-  return { objects, relations, field: relation.field };
+  const { zaken, besluiten } = d.api.deps.components;
+  const registration =
+    objectType === 'zaak' && zaken ? { objects: zaken.zaken, relations: zaken.zaakinformatieobjecten }
+    : objectType === 'besluit' && besluiten ? { objects: besluiten.besluiten, relations: besluiten.besluitinformatieobjecten }
+    : undefined;
+  return registration?.objects.uuidOf(object) ? { ...registration, field: RELATIONS[objectType]!.field } : undefined;
 }
 
 /**

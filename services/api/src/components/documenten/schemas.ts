@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VERTROUWELIJKHEID, date, dateTime, url } from '../zaken/schemas';
+import { VERTROUWELIJKHEID, date, dateTime, url } from '../../common/schema-parts';
 
 /**
  * Documenten API 1.5.0 resources, and the 1.7.0 variants of those that differ (see VERSIONS). As in Zaken: an input schema per resource with only the writable fields and an

@@ -20,7 +20,6 @@ export const notificaties: ComponentDef = {
     n.kanalen = registerKanalen(n);
     n.abonnementen = registerAbonnementen(n);
     const outbox = registerNotificaties(n);
-    api.deps.components.set('notificaties', n);
 
     await n.kanalen.store.ensureIndexes([{ key: { naam: 1 }, unique: true }]);
     await n.abonnementen.store.ensureIndexes();

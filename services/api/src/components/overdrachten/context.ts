@@ -20,3 +20,10 @@ export interface Overdrachten {
   annuleer(uuid: string): Promise<boolean>;
   opnieuw(uuid: string): Promise<boolean>;
 }
+
+declare module '../../common/deps' {
+  interface Components {
+    /** Read by the admin endpoints of transfers (admin/overdrachten.ts). */
+    overdrachten: Overdrachten;
+  }
+}

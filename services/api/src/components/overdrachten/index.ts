@@ -27,7 +27,7 @@ export const overdrachten: ComponentDef = {
     registerVerzoeken(o);
     o.annuleer = (uuid) => annuleer(o, uuid);
     o.opnieuw = (uuid) => opnieuw(o, uuid);
-    api.deps.components.set('overdrachten', o);
+    api.deps.components.overdrachten = o;
     await ensureIndexes(o.overdrachten);
     sweep(o);
     api.app.addHook('onClose', async () => workflows.close());

@@ -9,8 +9,7 @@ import { ZgwError } from '../../common/errors';
 import { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
-import { authFilter, mayOnZaak } from '../zaken/context';
-import type { Zaken } from '../zaken/context';
+import { authFilter, mayOnZaak } from '../../common/zaak-rechten';
 import { LEZEN, OVERDRAGEN, type Overdrachten } from './context';
 import { Overdracht, OverdrachtInput, OverdrachtQuery, type Doc } from './schemas';
 
@@ -66,7 +65,7 @@ function registerCreate(o: Overdrachten, overdrachten: Resource<Doc>): void {
     body: OverdrachtInput,
     response: Overdracht,
     handler: async ({ req, caller, body }) => {
-      const zaken = o.api.deps.components.get('zaken') as Zaken;
+      const zaken = o.api.deps.components.zaken!;
       const uuid = zaken.zaken.uuidOf(body.zaak);
       const zaak = uuid ? await zaken.zaken.store.get(uuid) : null;
       if (!zaak) {

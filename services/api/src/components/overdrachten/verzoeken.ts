@@ -1,7 +1,7 @@
 import { DOELREGISTRATIES_COLLECTION, ZgwClient, traced, type StoredDoelregistratie } from '@zgw/shared';
 import { ZgwError } from '../../common/errors';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
-import { catalogiOf } from '../catalogi/context';
+import { catalogiOf } from '../../common/links';
 import { OVERDRAGEN, type Overdrachten } from './context';
 import { newOverdracht } from './overdrachten';
 import { Overdracht, VerzoekInput } from './schemas';

@@ -1,4 +1,4 @@
-import type { References } from './refs';
+import type { References } from '../../common/references';
 import type { Doc } from './schemas';
 
 /**

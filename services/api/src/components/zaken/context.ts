@@ -2,20 +2,18 @@ import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
 import type { ComponentApi } from '../../common/component';
 import { ZgwError } from '../../common/errors';
+import type { CatalogiLinks, ZaakBesluitLinks, ZakenLinks } from '../../common/links';
+import type { References } from '../../common/references';
 import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
-import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
-import type { Catalogi } from '../catalogi/context';
+import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
+import { COMPONENT, GEFORCEERD, LEZEN } from '../../common/zaak-rechten';
 import type { BrondatumSources } from './archief';
-import type { ZaakBesluitLinks } from './nested';
-import type { References } from './refs';
 import type { Doc } from './schemas';
 
-export const COMPONENT = 'zrc';
-export const LEZEN = 'zaken.lezen';
+export { COMPONENT, GEFORCEERD, LEZEN, authFilter, mayOnZaak, mustMayChangeClosed, mustMayOnZaak, zaakOfPart } from '../../common/zaak-rechten';
 export const AANMAKEN = 'zaken.aanmaken';
 export const BIJWERKEN = 'zaken.bijwerken';
-export const GEFORCEERD = 'zaken.geforceerd-bijwerken';
 export const HEROPENEN = 'zaken.heropenen';
 export const STATUSSEN_TOEVOEGEN = 'zaken.statussen.toevoegen';
 export const VERWIJDEREN = 'zaken.verwijderen';
@@ -24,9 +22,9 @@ export const READ = [LEZEN];
 export const UPDATE = [BIJWERKEN, GEFORCEERD];
 
 /** Every Zaken resource, so that the rules of one can read and update the others. Filled in by `register`. */
-export interface Zaken {
+export interface Zaken extends ZakenLinks {
   api: ComponentApi;
-  catalogi: Catalogi;
+  catalogi: CatalogiLinks;
   refs: References;
   zaken: Resource<Doc>;
   statussen: Resource<Doc>;
@@ -45,6 +43,15 @@ export interface Zaken {
   brondatumSources(zaak: Doc): BrondatumSources;
 }
 
+/** Links from a zaak to its parts, kept on the zaak as uuids so that a zaak is read with one lookup by `_id`. */
+export const PART_LINKS = {
+  rollen: '_rollen',
+  zaakobjecten: '_zaakobjecten',
+  eigenschappen: '_eigenschappen',
+  zaakinformatieobjecten: '_zaakinformatieobjecten',
+  deelzaken: '_deelzaken',
+} as const;
+
 export function nonField(code: string, reason: string): ZgwError {
   return ZgwError.field('nonFieldErrors', code, reason);
 }
@@ -56,20 +63,6 @@ export function nonField(code: string, reason: string): ZgwError {
  */
 export const ZAAK_AUTH_FIELDS = { zaaktype: 'zaaktype', rank: '_vertrouwelijkheid' } as const;
 export const PART_AUTH_FIELDS = { zaaktype: '_zaaktype', rank: '_vertrouwelijkheid' } as const;
-
-/**
- * The condition that limits a query to what the caller may read with `scope`: per autorisatie of the Zaken
- * component with that scope, its zaaktype up to its maxVertrouwelijkheidaanduiding. Nothing for a caller with all
- * rights; a condition that matches nothing for a caller without any.
- */
-export function authFilter(caller: Caller, fields: { zaaktype: string; rank: string }, scope = LEZEN): Filter<Document> {
-  if (caller.all) return {};
-  const branches = (caller.rights.autorisaties ?? [])
-    .filter((a) => a.component === COMPONENT && a.scopes.includes(scope) && a.zaaktype)
-    .map((a) => ({ [fields.zaaktype]: a.zaaktype, [fields.rank]: { $lte: vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar') } }));
-  if (!branches.length) return { _id: { $in: [] } };
-  return branches.length === 1 ? branches[0]! : { $or: branches };
-}
 
 /**
  * The authorisation buckets (zaaktype, vertrouwelijkheid rank) the caller may read with `scope`: what `authFilter`
@@ -88,24 +81,6 @@ export function authBuckets(caller: Caller, scope = LEZEN): [string, number][] {
 /** Whether two filters are the same (a list filter that is just the autorisaties: `authFilter`). */
 export function sameFilter(a: Filter<Document>, b: Filter<Document>): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** Whether the caller holds one of `scopes` for the zaak's zaaktype and vertrouwelijkheidaanduiding. */
-export function mayOnZaak(caller: Caller, zaak: Doc, scopes: readonly string[]): boolean {
-  return scopes.some((s) => caller.allows(COMPONENT, s, 'zaaktype', String(zaak.zaaktype), String(zaak.vertrouwelijkheidaanduiding)));
-}
-
-export function mustMayOnZaak(caller: Caller, zaak: Doc, scopes: readonly string[]): void {
-  if (!mayOnZaak(caller, zaak, scopes)) {
-    throw ZgwError.forbidden(`Deze actie vereist een van de scopes ${scopes.join(', ')} voor het zaaktype van de zaak.`);
-  }
-}
-
-/** A closed zaak (einddatum set) may only change with `zaken.geforceerd-bijwerken`. */
-export function mustMayChangeClosed(caller: Caller, zaak: Doc): void {
-  if (zaak.einddatum && !mayOnZaak(caller, zaak, [GEFORCEERD])) {
-    throw ZgwError.forbidden('De zaak is afgesloten; wijzigen vereist de scope zaken.geforceerd-bijwerken.');
-  }
 }
 
 /** Fields that may not change after creation: `wijzigen-niet-toegelaten`. */
@@ -129,11 +104,6 @@ export type StoredDoc = Stored<Doc>;
 /** The zaak facts a part of a zaak carries for authorisation (see PART_AUTH_FIELDS). */
 export function partFacts(zaak: Doc): Doc {
   return { _zaaktype: zaak.zaaktype, _vertrouwelijkheid: vertrouwelijkheidRank(String(zaak.vertrouwelijkheidaanduiding)) };
-}
-
-/** The zaaktype and vertrouwelijkheidaanduiding of the zaak a stored part belongs to. */
-export function zaakOfPart(part: Doc): Doc {
-  return { zaaktype: part._zaaktype, vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDINGEN[Number(part._vertrouwelijkheid)] };
 }
 
 /** A filter on documents whose `_id` (a uuid) is one of `ids`. */

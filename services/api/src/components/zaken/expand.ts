@@ -2,7 +2,6 @@ import type { Caller } from '../../common/auth';
 import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
-import { documentLinksOf } from '../documenten/context';
 import { mayOnZaak, LEZEN, zaakOfPart, type Zaken } from './context';
 import type { Doc } from './schemas';
 
@@ -83,7 +82,7 @@ class Loader {
     const byResource = new Map<Resource<Doc>, string[]>();
     const remote: string[] = [];
     // This platform's documents, read in-process as the caller may read them (their autorisaties, Autorisaties 1.1).
-    const documenten = documentLinksOf(this.z.api.deps);
+    const documenten = this.z.api.deps.components.documenten;
     const documents: string[] = [];
     for (const u of new Set(urls)) {
       if (documenten?.owns(u)) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OBJECTTYPEN } from '../catalogi/schemas';
+import { OBJECTTYPEN } from '../../common/schema-parts';
 
 /**
  * Zaken API 1.5.1 identificaties: Rol.betrokkeneIdentificatie per betrokkeneType, ZaakObject.objectIdentificatie

@@ -3,21 +3,21 @@ import { ensureAudittrailIndex } from '../../common/audittrail';
 import { GenummerdeIdentificaties } from '../../common/identificaties';
 import type { ComponentApi, ComponentDef } from '../../common/component';
 import { ZgwError, sendProblem } from '../../common/errors';
+import { catalogiOf } from '../../common/links';
+import { References } from '../../common/references';
 import type { Resource } from '../../common/resource';
 import type { BrondatumSources } from './archief';
-import { catalogiOf } from '../catalogi/context';
-import { idsIn, type Zaken } from './context';
+import { PART_LINKS, idsIn, type Zaken } from './context';
 import { refusedGeometry } from './geo';
 import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen, zaakbesluitLinks } from './nested';
 import {
   registerKlantcontacten, registerZaakcontactmomenten, registerZaakinformatieobjecten, registerZaakverzoeken,
 } from './onderdelen';
 import { syncPartFacts } from './parts';
-import { References } from './refs';
 import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten } from './rollen';
 import type { Doc } from './schemas';
 import { registerResultaten, registerStatussen } from './statussen';
-import { PART_LINKS, registerZaken } from './zaken';
+import { registerZaken } from './zaken';
 
 /** Zaken API 1.5.1 (ZRC): zaken and their parts, on the zaaktypen of the Catalogi API. */
 export const zaken: ComponentDef = {
@@ -50,7 +50,7 @@ export const zaken: ComponentDef = {
     keepZaakLinks(z);
     requireCrs(api);
     answerRefusedGeometries(api);
-    api.deps.components.set('zaken', z);
+    api.deps.components.zaken = z;
     await ensureIndexes(z);
     // Repairs the maintained counts per authorisation bucket (a crash between a write and its count adjustment).
     let fixed = 0;

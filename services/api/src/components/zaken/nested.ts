@@ -6,13 +6,10 @@ import type { Caller } from '../../common/auth';
 import { ZgwError } from '../../common/errors';
 import { Resource } from '../../common/resource';
 import { publicFields, type Stored } from '../../common/store';
+import type { ZaakBesluitLinks } from '../../common/links';
 import { parseOrThrow } from '../../common/validation';
-import { besluitenOf } from '../besluiten/context';
-import {
-  BIJWERKEN, LEZEN, READ, UPDATE, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, partFacts, type Zaken,
-} from './context';
+import { BIJWERKEN, LEZEN, PART_LINKS, READ, UPDATE, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, partFacts, type Zaken } from './context';
 import { ZaakBesluit, ZaakBesluitInput, ZaakEigenschap, ZaakEigenschapInput, type Doc } from './schemas';
-import { PART_LINKS } from './zaken';
 
 /**
  * Resources that live under one zaak's URL: `/zaken/{zaak_uuid}/zaakeigenschappen/{uuid}` and
@@ -193,7 +190,7 @@ export function registerZaakbesluiten(z: Zaken): NestedResource {
     rules: async (doc, zaak) => {
       const besluit = String(doc.besluit);
       // A besluit of this platform names its zaak itself: the link follows it (and is made by the Besluiten API).
-      const local = await besluitenOf(z.api.deps)?.besluit(besluit);
+      const local = await z.api.deps.components.besluiten?.besluit(besluit);
       if (local === null) throw ZgwError.field('besluit', 'bad-url', `Het besluit ${besluit} bestaat niet.`);
       if (local && local.zaak !== doc.zaak) throw nonField('inconsistent-relation', 'Het besluit hoort volgens de Besluiten API niet bij deze zaak.');
       if (local === undefined) {
@@ -206,20 +203,12 @@ export function registerZaakbesluiten(z: Zaken): NestedResource {
       return { besluit, zaak: doc.zaak };
     },
     beforeDestroy: async (current) => {
-      const local = await besluitenOf(z.api.deps)?.besluit(String(current.besluit));
+      const local = await z.api.deps.components.besluiten?.besluit(String(current.besluit));
       if (local && local.zaak === current.zaak) {
         throw nonField('inconsistent-relation', 'Het besluit verwijst nog naar deze zaak; wijzig of verwijder het besluit in de Besluiten API.');
       }
     },
   });
-}
-
-/** What the Besluiten API of this platform uses to keep a zaak's besluiten in step with the `zaak` of its besluiten. */
-export interface ZaakBesluitLinks {
-  /** Records the besluit under the zaak (once; doing it again changes nothing). */
-  link(zaak: Stored<Doc>, besluit: string, caller: Caller): Promise<void>;
-  /** Removes the besluit from the zaak, if it is there. */
-  unlink(zaakUrl: string, besluit: string, caller: Caller): Promise<void>;
 }
 
 export function zaakbesluitLinks(z: Zaken, r: Resource<Doc>): ZaakBesluitLinks {

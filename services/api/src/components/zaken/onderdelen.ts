@@ -1,15 +1,12 @@
 import type { Resource, WriteContext } from '../../common/resource';
-import { documentLinksOf } from '../documenten/context';
 import { ZgwError } from '../../common/errors';
-import { informatieobjecttypenOn } from '../catalogi/zaaktypen';
-import { BIJWERKEN, GEFORCEERD, READ, UPDATE, nonField, type Zaken } from './context';
+import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
 import { registerPart } from './parts';
-import { hasKeys } from './refs';
+import { hasKeys } from '../../common/references';
 import {
   KlantContact, KlantContactInput, ZaakContactMoment, ZaakContactMomentInput, ZaakContactMomentQuery, ZaakInformatieObject,
   ZaakInformatieObjectInput, ZaakInformatieObjectQuery, ZaakQueryOnly, ZaakVerzoek, ZaakVerzoekInput, ZaakVerzoekQuery, type Doc,
 } from './schemas';
-import { PART_LINKS } from './zaken';
 
 /** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
 const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');
@@ -51,7 +48,7 @@ export function registerZaakinformatieobjecten(z: Zaken): Resource<Doc> {
       const statusId = stored.status ? z.statussen.uuidOf(String(stored.status)) : undefined;
       if (statusId) await z.statussen.store.coll.updateOne({ _id: statusId }, { $addToSet: { _zaakinformatieobjecten: stored._id } } as never);
       // A document of this platform records the link as its objectinformatieobject.
-      if (!previous) await documentLinksOf(z.api.deps)?.link(String(stored.informatieobject), String(stored.zaak), 'zaak', ctx.caller);
+      if (!previous) await z.api.deps.components.documenten?.link(String(stored.informatieobject), String(stored.zaak), 'zaak', ctx.caller);
     },
     afterDestroy: (current, ctx) => unlinkDocument(z, current, ctx),
     render: (doc) => ({ uuid: doc._id }),
@@ -60,7 +57,7 @@ export function registerZaakinformatieobjecten(z: Zaken): Resource<Doc> {
 
 /** Removes the objectinformatieobject of a zaakinformatieobject that goes (when the document is one of ours). */
 export async function unlinkDocument(z: Zaken, zio: Doc, ctx: WriteContext): Promise<void> {
-  await documentLinksOf(z.api.deps)?.unlink(String(zio.informatieobject), String(zio.zaak), ctx.caller);
+  await z.api.deps.components.documenten?.unlink(String(zio.informatieobject), String(zio.zaak), ctx.caller);
 }
 
 /**
@@ -71,7 +68,7 @@ export async function unlinkDocument(z: Zaken, zio: Doc, ctx: WriteContext): Pro
 async function mustBeAllowedType(z: Zaken, zaak: Doc, informatieobjecttype: string): Promise<void> {
   const c = z.catalogi;
   const datum = String(zaak.startdatum);
-  const allowed = await c.api.cached(`zaaktype-iots:${zaak.zaaktype}:${datum}`, () => informatieobjecttypenOn(c, String(zaak.zaaktype), datum));
+  const allowed = await c.api.cached(`zaaktype-iots:${zaak.zaaktype}:${datum}`, () => c.informatieobjecttypenOn(String(zaak.zaaktype), datum));
   if (!allowed.includes(informatieobjecttype)) {
     throw nonField('missing-zaaktype-informatieobjecttype-relation', 'Het informatieobjecttype van het document hoort niet bij het zaaktype van de zaak.');
   }

@@ -2,11 +2,10 @@ import type { Document, Filter } from 'mongodb';
 import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import { invalidParams } from '../../common/validation';
-import { BIJWERKEN, GEFORCEERD, READ, UPDATE, nonField, type Zaken } from './context';
+import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
 import { betrokkeneIdentificatie, objectIdentificatie, type BetrokkeneType, type ObjectType } from './identificaties';
 import { registerPart } from './parts';
 import { Rol, RolInput, RolQuery, ZaakObject, ZaakObjectInput, ZaakObjectQuery, type Doc } from './schemas';
-import { PART_LINKS } from './zaken';
 
 /** `betrokkeneIdentificatie__natuurlijkPersoon__inpBsn` and friends: query name -> (betrokkeneType, stored field). */
 export const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {

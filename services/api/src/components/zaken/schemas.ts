@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VERTROUWELIJKHEIDAANDUIDINGEN } from '../../common/vertrouwelijkheid';
+import { VERTROUWELIJKHEID, date, dateTime, url } from '../../common/schema-parts';
 import { BETROKKENE_TYPEN, ContactPersoonRol, GeoWithin, Geometry, OBJECT_TYPEN, ObjectTypeOverigeDefinitie } from './identificaties';
 
 /**
@@ -9,36 +9,14 @@ import { BETROKKENE_TYPEN, ContactPersoonRol, GeoWithin, Geometry, OBJECT_TYPEN,
  */
 
 export type Doc = Record<string, unknown>;
+export { VERTROUWELIJKHEID, date, dateTime, url };
 
-export const date = z.iso.date();
-/**
- * Date-times are accepted with or without an offset (without: UTC), and served in UTC. A date alone (`2019-08-24`,
- * as clients of other implementations send, and both peers accept) is the start of that day in the Netherlands.
- */
-export const dateTime = z
-  .union([z.iso.datetime({ offset: true }), z.iso.datetime({ local: true }), z.iso.date().transform(startOfDayInAmsterdam)])
-  .transform(toUtc);
-export const url = z.url().max(1000);
 const text = (max: number) => z.string().max(max);
 const rsin = z.string().regex(/^\d{9}$/, { message: 'Een RSIN bestaat uit 9 cijfers.' });
 const duration = z.string().regex(/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/, {
   message: 'Ongeldige duur: gebruik ISO 8601, bijvoorbeeld P10D.',
 });
 
-const AMSTERDAM_TIME = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Amsterdam', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-
-/** 00:00 of a date in Europe/Amsterdam (UTC+1 in winter, UTC+2 in summer; midnight is never in a clock change). */
-export function startOfDayInAmsterdam(date: string): string {
-  const summer = `${date}T00:00:00+02:00`;
-  return AMSTERDAM_TIME.format(new Date(summer)) === '00:00' ? summer : `${date}T00:00:00+01:00`;
-}
-
-export function toUtc(value: string): string {
-  const withZone = /([zZ]|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
-  return new Date(withZone).toISOString().replace('.000Z', 'Z');
-}
-
-export const VERTROUWELIJKHEID = z.enum(VERTROUWELIJKHEIDAANDUIDINGEN);
 export const ARCHIEFNOMINATIE = z.enum(['blijvend_bewaren', 'vernietigen']);
 export const ARCHIEFSTATUS = z.enum(['nog_te_archiveren', 'gearchiveerd', 'gearchiveerd_procestermijn_onbekend', 'overgedragen']);
 export const BETALINGSINDICATIE = z.enum(['nvt', 'nog_niet', 'gedeeltelijk', 'geheel']);

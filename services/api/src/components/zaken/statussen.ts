@@ -2,10 +2,9 @@ import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { ZgwError } from '../../common/errors';
 import { archiveringBijAfsluiten } from './archief';
-import { AANMAKEN, GEFORCEERD, HEROPENEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, idsIn, mayOnZaak, nonField, type Zaken } from './context';
+import { AANMAKEN, GEFORCEERD, HEROPENEN, PART_LINKS, READ, STATUSSEN_TOEVOEGEN, UPDATE, idsIn, mayOnZaak, nonField, type Zaken } from './context';
 import { registerPart } from './parts';
 import { Resultaat, ResultaatInput, ResultaatQuery, Status, StatusInput, StatusQuery, type Doc } from './schemas';
-import { PART_LINKS } from './zaken';
 
 /** Whether `statustype` is the eindstatus of its zaaktype: the one with the highest volgnummer. */
 async function isEindstatus(z: Zaken, statustype: Stored<Doc>): Promise<boolean> {

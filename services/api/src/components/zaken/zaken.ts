@@ -9,13 +9,12 @@ import { LIVE, publicFields, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import {
-  AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, LEZEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, VERWIJDEREN, ZAAK_AUTH_FIELDS, authBuckets, authFilter, sameFilter,
+  AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, LEZEN, PART_LINKS, READ, STATUSSEN_TOEVOEGEN, UPDATE, VERWIJDEREN, ZAAK_AUTH_FIELDS, authBuckets, authFilter, sameFilter,
   idsIn, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, withDefaults, type Zaken,
 } from './context';
-import { besluitenOf } from '../besluiten/context';
 import { expand, parseExpand } from './expand';
 import { within } from './geo';
-import { hasKeys, throwIfAny } from './refs';
+import { hasKeys, throwIfAny } from '../../common/references';
 import { Zaak, ZaakInput, ZaakQuery, ZaakReadQuery, ZaakZoek, type Doc } from './schemas';
 import { unlinkDocument } from './onderdelen';
 import { rolFilterOfZaakQuery } from './rollen';
@@ -57,15 +56,6 @@ const BETALINGSINDICATIE_WEERGAVE: Record<string, string> = {
 
 /** Every scope that lets a client see a zaak at all (reads need zaken.lezen; writes check their own scope). */
 const ANY_ZAAK_SCOPE = [LEZEN, AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, STATUSSEN_TOEVOEGEN, VERWIJDEREN];
-
-/** Links from a zaak to its parts, kept on the zaak as uuids so that a zaak is read with one lookup by `_id`. */
-export const PART_LINKS = {
-  rollen: '_rollen',
-  zaakobjecten: '_zaakobjecten',
-  eigenschappen: '_eigenschappen',
-  zaakinformatieobjecten: '_zaakinformatieobjecten',
-  deelzaken: '_deelzaken',
-} as const;
 
 export function registerZaken(z: Zaken): Resource<Doc> {
   const zaken: Resource<Doc> = new Resource<Doc>(z.api, {
@@ -203,7 +193,7 @@ async function mustBeUnique(z: Zaken, doc: Doc): Promise<void> {
  * deleted or given another zaak: the besluit would point at nothing (`pending-besluit-relation`).
  */
 async function mustHaveNoBesluiten(z: Zaken, zaak: Stored<Doc>): Promise<void> {
-  const besluiten = besluitenOf(z.api.deps);
+  const besluiten = z.api.deps.components.besluiten;
   if (!besluiten) return;
   if (await besluiten.anyOfZaak(z.zaken.url(zaak._id))) {
     throw nonField('pending-besluit-relation', 'Verwijder eerst de besluiten van deze zaak (of koppel ze aan een andere zaak).');

@@ -1,11 +1,7 @@
-import type { Deps } from '../../common/component';
-import { ZgwError, type InvalidParam } from '../../common/errors';
-import type { Resource } from '../../common/resource';
-import type { Stored } from '../../common/store';
-import type { Catalogi } from '../catalogi/context';
-import { besluitenOf } from '../besluiten/context';
-import { documentLinksOf } from '../documenten/context';
-import type { Doc } from './schemas';
+import type { Deps } from './deps';
+import { ZgwError, type InvalidParam } from './errors';
+import type { CatalogiLinks, LinkedDoc as Doc } from './links';
+import type { Stored } from './store';
 
 export type CatalogiType = 'zaaktypen' | 'statustypen' | 'resultaattypen' | 'roltypen' | 'eigenschappen' | 'zaakobjecttypen' | 'informatieobjecttypen' | 'besluittypen';
 
@@ -21,12 +17,12 @@ export const hasKeys = (...keys: string[]): Shape => (body) => keys.every((k) =>
 export class References {
   constructor(
     private readonly deps: Deps,
-    private readonly catalogi: Catalogi,
+    private readonly catalogi: CatalogiLinks,
   ) {}
 
   /** The stored Catalogi object `url` points at, or the error for field `name`. */
   async catalogus(type: CatalogiType, name: string, url: string): Promise<{ doc?: Stored<Doc>; error?: InvalidParam }> {
-    const resource = this.catalogi[type === 'informatieobjecttypen' ? 'informatieobjecttypen' : type] as Resource<Doc>;
+    const resource = this.catalogi[type];
     const uuid = resource.uuidOf(url);
     if (uuid) {
       const doc = await this.catalogi.api.cached(`doc:${url}`, async () => (await resource.store.get(uuid)) ?? null);
@@ -66,7 +62,7 @@ export class References {
 
   /** A document by URL: one of this platform's documents read in-process (404 when gone), any other fetched. */
   async informatieobject(url: string): Promise<{ status: number; body: unknown }> {
-    const local = await documentLinksOf(this.deps)?.document(url);
+    const local = await this.deps.components.documenten?.document(url);
     if (local !== undefined) return local ? { status: 200, body: local } : { status: 404, body: undefined };
     return this.deps.fetchJson(url);
   }
@@ -76,7 +72,7 @@ export class References {
    * in-process (404 when gone; a request to ourselves would carry no credentials), anything else fetched.
    */
   async json(url: string): Promise<{ status: number; body: unknown }> {
-    const readers = [(u: string) => documentLinksOf(this.deps)?.document(u), (u: string) => besluitenOf(this.deps)?.besluit(u), (u: string) => this.zaak(u)];
+    const readers = [(u: string) => this.deps.components.documenten?.document(u), (u: string) => this.deps.components.besluiten?.besluit(u), (u: string) => this.zaak(u)];
     for (const read of readers) {
       const local = await read(url);
       if (local !== undefined) return local ? { status: 200, body: local } : { status: 404, body: undefined };
@@ -86,7 +82,7 @@ export class References {
 
   /** One of this platform's zaken as its API shows it: undefined when the URL is not ours, null when it is gone. */
   private async zaak(url: string): Promise<Doc | null | undefined> {
-    const zaken = (this.deps.components.get('zaken') as { zaken?: Resource<Doc> } | undefined)?.zaken;
+    const zaken = this.deps.components.zaken?.zaken;
     const uuid = zaken?.uuidOf(url);
     if (!zaken || !uuid) return undefined;
     const doc = await zaken.store.get(uuid);

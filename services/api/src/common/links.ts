@@ -1,0 +1,99 @@
+// What the ZGW components of this platform offer each other in-process. A component never imports another
+// component's files: it registers what it offers here (`deps.components.<name> = ...`) and the others read it
+// through these interfaces (`catalogiOf`, `zakenOf`, `documentLinksOf`, `besluitLinksOf`). The order in which
+// components are mounted (components/index.ts) puts each after those it needs.
+import type { Caller } from './auth';
+import type { ComponentApi } from './component';
+import type { Resource } from './resource';
+import type { Stored } from './store';
+
+/** A stored object of another component, with its fields as that component keeps them. */
+export type LinkedDoc = Record<string, unknown>;
+
+/** What the Zaken, Documenten and Besluiten APIs use of the Catalogi API: its types, read through its read cache. */
+export interface CatalogiLinks {
+  api: ComponentApi;
+  catalogussen: Resource<LinkedDoc>;
+  zaaktypen: Resource<LinkedDoc>;
+  besluittypen: Resource<LinkedDoc>;
+  informatieobjecttypen: Resource<LinkedDoc>;
+  statustypen: Resource<LinkedDoc>;
+  roltypen: Resource<LinkedDoc>;
+  eigenschappen: Resource<LinkedDoc>;
+  resultaattypen: Resource<LinkedDoc>;
+  zaakobjecttypen: Resource<LinkedDoc>;
+  ziot: Resource<LinkedDoc>;
+  /** The informatieobjecttypen (URLs) a zaaktype allows on `datum` (YYYY-MM-DD). */
+  informatieobjecttypenOn(zaaktypeUrl: string, datum: string): Promise<string[]>;
+}
+
+/** What the Besluiten API uses to keep a zaak's besluiten in step with the `zaak` of its besluiten. */
+export interface ZaakBesluitLinks {
+  /** Records the besluit under the zaak (once; doing it again changes nothing). */
+  link(zaak: Stored<LinkedDoc>, besluit: string, caller: Caller): Promise<void>;
+  /** Removes the besluit from the zaak, if it is there. */
+  unlink(zaakUrl: string, besluit: string, caller: Caller): Promise<void>;
+}
+
+/** What the Besluiten, Documenten and Overdrachten APIs and the reference checks use of the Zaken API. */
+export interface ZakenLinks {
+  zaken: Resource<LinkedDoc>;
+  statussen: Resource<LinkedDoc>;
+  resultaten: Resource<LinkedDoc>;
+  rollen: Resource<LinkedDoc>;
+  zaakobjecten: Resource<LinkedDoc>;
+  zaakinformatieobjecten: Resource<LinkedDoc>;
+  besluitLinks: ZaakBesluitLinks;
+}
+
+/**
+ * What the Zaken and Besluiten APIs use of the Documenten API: they read its informatieobjecten in-process and keep
+ * the objectinformatieobjecten in step with their links.
+ */
+export interface DocumentLinks {
+  /** The API view of one of this platform's documents: undefined when the URL is not ours, null when nothing is there. */
+  document(url: string): Promise<LinkedDoc | null | undefined>;
+  /** Records that `object` links the document: its objectinformatieobject (once; doing it again changes nothing). */
+  link(informatieobject: string, object: string, objectType: 'zaak' | 'besluit', caller: Caller): Promise<void>;
+  /** Removes the objectinformatieobject of that link, if there is one. */
+  unlink(informatieobject: string, object: string, caller: Caller): Promise<void>;
+  /** Whether a URL names a document of this platform. */
+  owns(url: string): boolean;
+  /**
+   * The documents (of those URLs that are ours) that `caller` may read, as the Documenten API's default version shows
+   * them: by their informatieobjecttype and vertrouwelijkheid, and ready for publication when the caller's applicatie
+   * reads only those (Autorisaties 1.1). What the Zaken and Besluiten APIs `expand` of documents shows.
+   */
+  readable(urls: string[], caller: Caller): Promise<Map<string, LinkedDoc>>;
+}
+
+/**
+ * What the Zaken and Documenten APIs use of the Besluiten API: the Zaken API reads besluiten in-process (the
+ * archiving dates of a zaak, its zaakbesluiten), the Documenten API checks besluit links.
+ */
+export interface BesluitLinks {
+  /** Whether a URL names a besluit of this platform. */
+  owns(url: string): boolean;
+  /** The API view of one of this platform's besluiten: undefined when the URL is not ours, null when nothing is there. */
+  besluit(url: string): Promise<LinkedDoc | null | undefined>;
+  /** Whether a besluit of this platform names this zaak. */
+  anyOfZaak(zaakUrl: string): Promise<boolean>;
+  besluiten: Resource<LinkedDoc>;
+  besluitinformatieobjecten: Resource<LinkedDoc>;
+}
+
+declare module './deps' {
+  interface Components {
+    catalogi: CatalogiLinks;
+    zaken: ZakenLinks;
+    documenten: DocumentLinks;
+    besluiten: BesluitLinks;
+  }
+}
+
+/** The Catalogi API of this platform, which a component that builds on it needs (it is mounted before them). */
+export function catalogiOf(api: ComponentApi): CatalogiLinks {
+  const c = api.deps.components.catalogi;
+  if (!c) throw new Error(`De ${api.def.title} heeft de Catalogi API nodig; mount die eerst.`);
+  return c;
+}

@@ -1,0 +1,38 @@
+// Schema pieces that several components' zod schemas share: dates, date-times, URLs, the vertrouwelijkheid and the
+// object types of the standard. One definition each, so every API validates and documents them alike.
+import { z } from 'zod';
+import { VERTROUWELIJKHEIDAANDUIDINGEN } from './vertrouwelijkheid';
+
+export const date = z.iso.date();
+/**
+ * Date-times are accepted with or without an offset (without: UTC), and served in UTC. A date alone (`2019-08-24`,
+ * as clients of other implementations send, and both peers accept) is the start of that day in the Netherlands.
+ */
+export const dateTime = z
+  .union([z.iso.datetime({ offset: true }), z.iso.datetime({ local: true }), z.iso.date().transform(startOfDayInAmsterdam)])
+  .transform(toUtc);
+export const url = z.url().max(1000);
+
+const AMSTERDAM_TIME = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Amsterdam', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+
+/** 00:00 of a date in Europe/Amsterdam (UTC+1 in winter, UTC+2 in summer; midnight is never in a clock change). */
+export function startOfDayInAmsterdam(date: string): string {
+  const summer = `${date}T00:00:00+02:00`;
+  return AMSTERDAM_TIME.format(new Date(summer)) === '00:00' ? summer : `${date}T00:00:00+01:00`;
+}
+
+export function toUtc(value: string): string {
+  const withZone = /([zZ]|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
+  return new Date(withZone).toISOString().replace('.000Z', 'Z');
+}
+
+export const VERTROUWELIJKHEID = z.enum(VERTROUWELIJKHEIDAANDUIDINGEN);
+
+/** The object types of zaakobjecten (Zaken) and zaakobjecttypen (Catalogi). */
+export const OBJECTTYPEN = [
+  'adres', 'besluit', 'buurt', 'enkelvoudig_document', 'gemeente', 'gemeentelijke_openbare_ruimte', 'huishouden',
+  'inrichtingselement', 'kadastrale_onroerende_zaak', 'kunstwerkdeel', 'maatschappelijke_activiteit', 'medewerker',
+  'natuurlijk_persoon', 'niet_natuurlijk_persoon', 'openbare_ruimte', 'organisatorische_eenheid', 'pand', 'spoorbaandeel',
+  'status', 'terreindeel', 'terrein_gebouwd_object', 'vestiging', 'waterdeel', 'wegdeel', 'wijk', 'woonplaats',
+  'woz_deelobject', 'woz_object', 'woz_waarde', 'zakelijk_recht', 'overige',
+] as const;
