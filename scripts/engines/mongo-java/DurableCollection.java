@@ -13,7 +13,9 @@ import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.DocumentWithPosition;
 import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.Missing;
 import de.bwaldvogel.mongo.backend.QueryResult;
+import de.bwaldvogel.mongo.backend.Utils;
 import de.bwaldvogel.mongo.backend.ZgwBridge;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.IndexBuildFailedException;
@@ -270,6 +272,87 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             }
             counts.put(query, new long[] {at, n});
             return n;
+        } finally {
+            QueryTimes.record(System.nanoTime() - started);
+        }
+    }
+
+    /**
+     * The groups of [{$match}, {$sort}?, {$group: {_id: {<name>: "$<field>", ...}}}] (no accumulators) read from the
+     * keys of the index that serves the match, as MongoDB's DISTINCT_SCAN does: each distinct combination of the
+     * fields' values once, in index order, without reading a document (but those whose key holds null: null and
+     * missing index alike, and a missing field is left out of the group's _id). Null when no index serves the match,
+     * holds every field (none as an array) and decides the match by its keys; the caller then groups the documents.
+     */
+    synchronized List<Document> groupsFromIndex(Document query, Document sort, Document id) {
+        long started = System.nanoTime();
+        try {
+            QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), query, sort, 0);
+            // (a sparse index lacks the documents without any of its fields: their group would be missed)
+            if (plan == null || plan.index.sparse()) {
+                return null;
+            }
+            List<String> fields = java.util.Arrays.asList(plan.index.fields());
+            String[] names = new String[id.size()];
+            String[] paths = new String[id.size()];
+            int[] at = new int[id.size()];
+            int j = 0;
+            for (java.util.Map.Entry<String, Object> e : id.entrySet()) {
+                Object v = e.getValue();
+                if (!(v instanceof String) || !((String) v).startsWith("$") || e.getKey().startsWith("$")) {
+                    return null;
+                }
+                paths[j] = ((String) v).substring(1);
+                at[j] = fields.indexOf(paths[j]);
+                if (at[j] < 0 || plan.index.multikey(at[j])) {
+                    return null;
+                }
+                names[j++] = e.getKey();
+            }
+            Document residual = MatchRules.rewrite(QueryPlanner.residual(plan, query));
+            java.util.function.Predicate<Object[]> keys = QueryPlanner.keyTest(plan, residual); // takes what it decides out of residual
+            java.util.BitSet failing = residual.isEmpty() ? null : absentFrom(residual);
+            if (!residual.isEmpty() && failing == null) {
+                return null;
+            }
+            OrderedIndex index = plan.index;
+            java.util.TreeSet<Object[]> groups = new java.util.TreeSet<>((x, y) -> {
+                for (int i = 0; i < at.length; i++) {
+                    int c = index.compareField(at[i], x[i], y[i]);
+                    if (c != 0) {
+                        return c;
+                    }
+                }
+                return 0;
+            });
+            List<Document> result = new ArrayList<>();
+            for (java.util.Iterator<OrderedIndex.Entry> e = QueryPlanner.entries(plan, keys); e.hasNext();) {
+                OrderedIndex.Entry entry = e.next();
+                if (failing != null && failing.get(entry.position)) {
+                    continue;
+                }
+                Object[] values = new Object[at.length];
+                for (int i = 0; i < at.length; i++) {
+                    values[i] = entry.key[at[i]];
+                }
+                if (!groups.add(values)) {
+                    continue;
+                }
+                Document group = new Document();
+                Document read = null;
+                for (int i = 0; i < at.length; i++) {
+                    if (values[i] == null) {
+                        read = read != null ? read : doc(entry.position);
+                        if (!(Utils.getSubdocumentValueCollectionAware(read, paths[i]) instanceof Missing)) {
+                            group.put(names[i], null);
+                        }
+                    } else {
+                        group.put(names[i], values[i]);
+                    }
+                }
+                result.add(new Document("_id", group));
+            }
+            return result;
         } finally {
             QueryTimes.record(System.nanoTime() - started);
         }

@@ -194,9 +194,29 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
                 return ZgwBridge.cursorResponse(collection.getFullName(), result);
             }
         }
+        // [$match, $sort?, {$group: {_id: {<name>: "$<field>", ...}}}]: the distinct keys of an index (no document read)
+        Document id = skip == 0 && limit == 0 && i == pipeline.size() - 1 ? groupOfFields(pipeline.get(i)) : null;
+        List<Document> groups = id == null ? null : ((DurableCollection) collection).groupsFromIndex(match, sort, id);
+        if (groups != null) {
+            if (QueryPlanner.VERIFY) {
+                List<Document> scanned = Aggregation.fromPipeline(pipeline.subList(i, pipeline.size()), databaseResolver, this, collection, oplog)
+                    .runStages(((DurableCollection) collection).select(match, sort, 0, 0).stream());
+                QueryPlanner.verifyGroups(collection.getFullName(), match, groups, scanned);
+            }
+            return ZgwBridge.cursorResponse(collection.getFullName(), groups);
+        }
         List<Document> selected = ((DurableCollection) collection).select(match, sort, skip, limit);
         Aggregation rest = Aggregation.fromPipeline(pipeline.subList(i, pipeline.size()), databaseResolver, this, collection, oplog);
         return ZgwBridge.cursorResponse(collection.getFullName(), rest.runStages(selected.stream()));
+    }
+
+    /** The _id of {$group: {_id: {<name>: "$<field>", ...}}} (no accumulators); null for any other stage. */
+    private static Document groupOfFields(Document stage) {
+        if (stage.size() != 1 || !(stage.get("$group") instanceof Document)) {
+            return null;
+        }
+        Document group = (Document) stage.get("$group");
+        return group.size() == 1 && group.get("_id") instanceof Document && !((Document) group.get("_id")).isEmpty() ? (Document) group.get("_id") : null;
     }
 
     /** {$group: {_id: <a constant>, <name>: {$sum: 1}}}: one group counting every document. */

@@ -468,6 +468,11 @@ final class QueryPlanner {
         };
     }
 
+    /** Every entry the plan reads whose key passes `keys`, run after run (not merged into one order). */
+    static Iterator<OrderedIndex.Entry> entries(Plan plan, java.util.function.Predicate<Object[]> keys) {
+        return passing(concatIterators(runs(plan)), keys);
+    }
+
     /** The entries whose key passes `keys` (all of them without). */
     private static Iterator<OrderedIndex.Entry> passing(Iterator<OrderedIndex.Entry> entries, java.util.function.Predicate<Object[]> keys) {
         if (keys == null) {
@@ -839,6 +844,17 @@ final class QueryPlanner {
         MISMATCHES.incrementAndGet();
         System.err.println("QueryPlanner: ERROR the index " + plan.index.getName() + " counted " + counted + " documents for a query on "
             + collection + " " + Bounds.shape(query) + " where a scan finds " + scanned);
+    }
+
+    /** Under VERIFY: the groups read from an index against those of the documents (as sets: a group's order is free). */
+    static void verifyGroups(String collection, Document query, List<Document> indexed, List<Document> scanned) {
+        VERIFIED.incrementAndGet();
+        if (indexed.size() == scanned.size() && new HashSet<>(indexed).equals(new HashSet<>(scanned))) {
+            return;
+        }
+        MISMATCHES.incrementAndGet();
+        System.err.println("QueryPlanner: ERROR the groups read from an index for a query on " + collection + " " + Bounds.shape(query) + " were "
+            + indexed.size() + " where the documents give " + scanned.size());
     }
 
     /** Reports a remembered count that a write should have invalidated (checked under VERIFY beside verifyCount). */

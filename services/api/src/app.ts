@@ -36,6 +36,9 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
     loggerInstance: log as unknown as FastifyBaseLogger,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
+    // A component's start checks its indexes and repairs its maintained counts: on a large database that takes longer
+    // than Fastify's default 10 s, and a start must not fail for it (each component logs how long it took).
+    pluginTimeout: 0,
     // A path parameter of any length reaches the routes, which refuse a bad one with a ZGW 404 (the router's own
     // limit of 100 characters would answer 414 in Fastify's format); the request line is bounded by Node's header limit.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },

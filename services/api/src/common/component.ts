@@ -306,7 +306,9 @@ export async function mountComponent(app: FastifyInstance, def: ComponentDef, de
         scope.get('/schema/:version/openapi.json', async (req, reply) => reply.type('application/json').send(pick(req).json()));
         scope.get('/schema/:version/openapi.yaml', async (req, reply) => reply.type('application/yaml').send(pick(req).yaml()));
       }
+      const started = Date.now();
       await def.register(api);
+      deps.log.info({ component: def.name, ms: Date.now() - started }, 'component ready');
       settleFollowUps(scope, api);
     },
     { prefix: `/${def.name}/api/v1` },

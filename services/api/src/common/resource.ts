@@ -8,7 +8,7 @@ import { UuidParams, type ComponentApi } from './component';
 import { ZgwError } from './errors';
 import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from './pagination';
-import { newEvent, publicFields, type Store, type Stored } from './store';
+import { copyPublic, newEvent, publicFields, type Store, type Stored } from './store';
 
 export type Operation = 'list' | 'create' | 'read' | 'update' | 'partial_update' | 'destroy';
 const ALL_OPERATIONS: Operation[] = ['list', 'create', 'read', 'update', 'partial_update', 'destroy'];
@@ -125,7 +125,7 @@ export class Resource<D extends Document> {
   async toApi(doc: Stored<D>, query?: Record<string, unknown>, req?: FastifyRequest): Promise<Record<string, unknown>> {
     const url = this.url(doc._id);
     const extra = this.def.render ? await this.def.render(doc, url, query, req) : {};
-    const body = { url, ...publicFields(doc), ...extra };
+    const body = Object.assign(copyPublic(doc, { url }), extra);
     return this.def.present ? this.def.present(body, req) : body;
   }
 

@@ -394,7 +394,12 @@ export function newEvent(topic: string, key: string, payload: OutboxEvent['paylo
 
 /** The API view of a stored document: internal fields dropped. */
 export function publicFields<T extends Document>(doc: Stored<T>): T {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(doc)) if (!k.startsWith('_')) out[k] = v;
-  return out as T;
+  return copyPublic(doc, {}) as T;
+}
+
+/** Copies the public fields of a stored document (those not starting with `_`) into `out`, in their order. */
+export function copyPublic(doc: Document, out: Record<string, unknown>): Record<string, unknown> {
+  // for-in and a char code: a page copies thousands of fields, and this is its hottest loop
+  for (const k in doc) if (k.charCodeAt(0) !== 95) out[k] = doc[k];
+  return out;
 }

@@ -46,14 +46,18 @@ const DEFAULTS: Doc = {
   ...DEFAULTS_17,
 };
 
+const ONLY_17: ReadonlySet<string> = new Set(FIELDS_17);
+
 /**
  * A document as version `version` shows it: 1.5.0 without the fields it does not have; 1.7.0 with them (their
  * defaults on documents stored before they existed) and `trefwoorden` always a list.
  */
 export function present(body: Doc, version: string): Doc {
   if (version === V15) {
-    for (const f of FIELDS_17) delete body[f];
-    return body;
+    // a copy without them (deleting fields would turn every object of a page into a slow dictionary)
+    const out: Doc = {};
+    for (const k in body) if (!ONLY_17.has(k)) out[k] = body[k];
+    return out;
   }
   for (const [k, v] of Object.entries(DEFAULTS_17)) if (body[k] === undefined) body[k] = v;
   if (body.trefwoorden === null || body.trefwoorden === undefined) body.trefwoorden = [];
