@@ -118,6 +118,29 @@ function sort(r: Rng): Document | undefined {
   return s;
 }
 
+/** $group _ids on index fields (as a maintained count's recount asks), and the groups by field a scan gives. */
+const GROUPINGS: Document[] = [{ a: '$a' }, { a: '$a', b: '$b' }, { x: '$b', y: '$c' }, { c: '$c' }, { p: '$p', a: '$a' }];
+
+/** The groups the store gives, as a sorted list of their _ids (JSON): their order is free. */
+async function groups(coll: Collection, filter: Document, s: Document | undefined, by: Document): Promise<string> {
+  const pipeline: Document[] = [{ $match: filter }, ...(s ? [{ $sort: s }] : []), { $group: { _id: by } }];
+  return JSON.stringify((await coll.aggregate(pipeline).toArray()).map((g) => JSON.stringify(g._id)).sort());
+}
+
+/** What MongoDB's $group gives on these documents: one _id per distinct combination, a missing field left out. */
+function groupsOf(docs: Document[], by: Document): string {
+  const ids = new Set<string>();
+  for (const d of docs) {
+    const id: Document = {};
+    for (const [name, path] of Object.entries(by)) {
+      const value = String(path).slice(1).split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Document)[k] : undefined), d);
+      if (value !== undefined) id[name] = value;
+    }
+    ids.add(JSON.stringify(id));
+  }
+  return JSON.stringify([...ids].sort());
+}
+
 /** The same find twice: as the planner answers it and as a scan does. */
 async function both(coll: Collection, filter: Document, s: Document | undefined, skip: number, limit: number) {
   const run = (hint?: Document) => {
@@ -202,6 +225,13 @@ describe('local store: the planner answers every query as a scan of the same sto
         if (i % 5 === 0) {
           const [n, m] = [await coll.countDocuments(filter), await coll.countDocuments(filter, { hint: { $natural: 1 } })];
           if (n !== m) differences.push(`count ${JSON.stringify(filter)}: ${n} != ${m}`);
+          // the groups of index fields (read from index keys when an index serves the match) against the documents'
+          const by = r.pick(GROUPINGS);
+          const grouped = await groups(coll, filter, s, by).catch(() => undefined);
+          if (grouped !== undefined) {
+            const expected = groupsOf(await coll.find(filter as Filter<Document>, { hint: { $natural: 1 } }).toArray(), by);
+            if (grouped !== expected) differences.push(`group ${JSON.stringify(by)} of ${JSON.stringify(filter)}: ${grouped} != ${expected}`);
+          }
         }
       }
       for (let w = 0; w < 10; w++) await write(r, coll, () => id++);
