@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test against the real engines (or those named: `npm test -- <path or pattern>`): type check (sources and
-# tests), the import check, then jest
+# tests), the import check, lint and format, then jest
 # (tests that stop an engine run alone, last),
 # then the query-index check on every query shape the tests sent, the local store's own check that every query
 # it answered from an index it answered as a scan does, and the contract check of every Kafka message the tests
@@ -12,6 +12,8 @@ cd "$(dirname "$0")/.."
 npx tsc -b && npx tsc -p tsconfig.test.json || { echo "typecheck: 0 passed, 1 failed"; exit 1; }
 # No import circle, and no component importing another's files (scripts/import-check.js).
 node scripts/import-check.js || { rc_imports=1; }
+# Lint (ESLint, type-aware: eslint.config.mjs) and format (Prettier: `npm run format` mends it) of every TypeScript file.
+if npm run -s lint; then echo "lint: 1 passed, 0 failed"; else echo "lint: 0 passed, 1 failed"; rc_imports=1; fi
 # The end-to-end tests of the admin screens drive Debian's chromium (installed here when missing; see browser.sh).
 ZGW_CHROMIUM=$(bash scripts/browser.sh) || echo "test: no browser; the end-to-end tests of the admin screens will fail" >&2
 export ZGW_CHROMIUM

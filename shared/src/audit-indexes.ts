@@ -35,7 +35,12 @@ export async function ensureAuditIndexes(
   for (const spec of AUDIT_INDEXES[collection] ?? []) await coll.createIndex(spec);
   if (collection !== AUDIT_READS_COLLECTION || retentionDays === undefined) return;
   const expireAfterSeconds = Math.round(retentionDays * 86_400);
-  const existing = (await coll.listIndexes().toArray().catch(() => [])).find((i) => i.name === READ_EXPIRY_INDEX);
+  const existing = (
+    await coll
+      .listIndexes()
+      .toArray()
+      .catch(() => [])
+  ).find((i) => i.name === READ_EXPIRY_INDEX);
   if (existing && existing.expireAfterSeconds === expireAfterSeconds) return;
   if (existing) await coll.dropIndex(READ_EXPIRY_INDEX);
   await coll.createIndex({ [READ_EXPIRY_FIELD]: 1 }, { name: READ_EXPIRY_INDEX, expireAfterSeconds });

@@ -33,13 +33,24 @@ const schema = z.object({
   /** The Temporal web UI, for links from the admin screen (empty: no links). */
   TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
   REFERENTIELIJSTEN_URL: z.string().url().default('https://selectielijst.openzaak.nl/api/v1'),
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(2000),
   CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
   PAGE_SKIP_LIMIT: z.coerce.number().int().min(100).default(10_000),
-  DRC_BESTANDSDEEL_BYTES: z.coerce.number().int().min(1024).default(100 * 1024 * 1024),
+  DRC_BESTANDSDEEL_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(100 * 1024 * 1024),
   /** The Documenten API version served to requests without an `Api-Version` header (`1.5` and `1.7` are accepted too). */
-  DRC_DEFAULT_VERSION: z.preprocess((v) => (typeof v === 'string' && /^\d+\.\d+$/.test(v.trim()) ? `${v.trim()}.0` : v), z.enum(['1.5.0', '1.7.0']).default('1.5.0')),
+  DRC_DEFAULT_VERSION: z.preprocess(
+    (v) => (typeof v === 'string' && /^\d+\.\d+$/.test(v.trim()) ? `${v.trim()}.0` : v),
+    z.enum(['1.5.0', '1.7.0']).default('1.5.0'),
+  ),
   AUDIT_READS: z.enum(['on', 'off']).default('on'),
   AUDIT_SPOOL_DIR: z.string().min(1).default('.data/audit-spool'),
   AUDIT_EXCLUDE_CLIENT_IDS: z.string().default(''),
@@ -51,7 +62,10 @@ const schema = z.object({
   /** How long notifications that matched an abonnement, and finished deliveries, are kept (for resends and the admin screen). */
   NRC_RETENTION_DAYS: z.coerce.number().positive().default(14),
   /** The wait before the next attempt after 1, 2, ... consecutive failures (seconds; the last step repeats). */
-  NRC_BACKOFF_SECONDS: z.string().regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'positive numbers separated by commas').default('30,60,300,900,3600,10800,21600,43200'),
+  NRC_BACKOFF_SECONDS: z
+    .string()
+    .regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'positive numbers separated by commas')
+    .default('30,60,300,900,3600,10800,21600,43200'),
   /** How long a receiver may take to answer a delivery (and the callback check of a new abonnement). */
   NRC_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /** Deliveries in flight at once, over all abonnementen, and to one abonnement. */
@@ -72,7 +86,13 @@ const schema = z.object({
    * The organisation's OIN (20 digits): the `source` of the CloudEvents headers of every Kafka message
    * (`urn:nld:oin:<OIN>:systeem:zgw`); without it the source is PUBLIC_BASE_URL.
    */
-  ZGW_OIN: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^\d{20}$/, 'an OIN: 20 digits').optional()),
+  ZGW_OIN: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^\d{20}$/, 'an OIN: 20 digits')
+      .optional(),
+  ),
   /** `/metrics` of the API and the workers asks for `Authorization: Bearer <METRICS_TOKEN>` when set (else it is open). */
   METRICS_TOKEN: z.string().default(''),
   /** Each worker's own port for /metrics, /health and /ready (0: any free port). */

@@ -32,8 +32,11 @@ const DoelregistratieFields = z
       .min(1)
       .max(100)
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'Letters, cijfers, punt, liggend streepje en underscore; de naam staat in URLs.'),
-    route: z.enum(['intern', 'extern']).describe('intern: een organisatie op dit platform; extern: een ander ZGW-systeem over zijn API\'s.'),
-    rsin: z.string().regex(/^\d{9}$/, 'Een RSIN bestaat uit 9 cijfers.').describe('De doelorganisatie: bronorganisatie en verantwoordelijke organisatie van de kopie.'),
+    route: z.enum(['intern', 'extern']).describe("intern: een organisatie op dit platform; extern: een ander ZGW-systeem over zijn API's."),
+    rsin: z
+      .string()
+      .regex(/^\d{9}$/, 'Een RSIN bestaat uit 9 cijfers.')
+      .describe('De doelorganisatie: bronorganisatie en verantwoordelijke organisatie van de kopie.'),
     catalogus: url.describe('URL van de catalogus in de doelregistratie.'),
     zaaktypen: z.array(ZaaktypeKoppeling).min(1).max(1000),
     bron: z.enum(['afsluiten', 'openlaten']).describe('Wat er met de bronzaak gebeurt na de overdracht.'),
@@ -42,7 +45,12 @@ const DoelregistratieFields = z
     documentenApi: url.optional(),
     besluitenApi: url.optional(),
     clientId: z.string().min(1).max(255).optional(),
-    secret: z.string().min(8).max(255).optional().describe('Wordt opgeslagen en nooit meer getoond; bij wijzigen weglaten om het bestaande te houden.'),
+    secret: z
+      .string()
+      .min(8)
+      .max(255)
+      .optional()
+      .describe('Wordt opgeslagen en nooit meer getoond; bij wijzigen weglaten om het bestaande te houden.'),
   })
   .strict();
 
@@ -51,16 +59,24 @@ const EXTERN_FIELDS = ['zakenApi', 'catalogiApi', 'documentenApi', 'besluitenApi
 
 export const Doelregistratie = DoelregistratieFields.superRefine((d, ctx) => {
   for (const f of EXTERN_FIELDS) {
-    if (d.route === 'extern' && !d[f]) ctx.addIssue({ code: 'custom', path: [f], message: 'Verplicht bij route extern.', params: { code: 'required' } });
+    if (d.route === 'extern' && !d[f])
+      ctx.addIssue({ code: 'custom', path: [f], message: 'Verplicht bij route extern.', params: { code: 'required' } });
     if (d.route === 'intern' && d[f]) ctx.addIssue({ code: 'custom', path: [f], message: 'Alleen bij route extern.', params: { code: 'invalid' } });
   }
-  if (d.route === 'intern' && d.secret) ctx.addIssue({ code: 'custom', path: ['secret'], message: 'Alleen bij route extern.', params: { code: 'invalid' } });
+  if (d.route === 'intern' && d.secret)
+    ctx.addIssue({ code: 'custom', path: ['secret'], message: 'Alleen bij route extern.', params: { code: 'invalid' } });
   const seen = new Set<string>();
   d.zaaktypen.forEach((k, i) => {
-    if (seen.has(k.bron)) ctx.addIssue({ code: 'custom', path: ['zaaktypen', i, 'bron'], message: 'Dit bronzaaktype is al gekoppeld.', params: { code: 'unique' } });
+    if (seen.has(k.bron))
+      ctx.addIssue({ code: 'custom', path: ['zaaktypen', i, 'bron'], message: 'Dit bronzaaktype is al gekoppeld.', params: { code: 'unique' } });
     seen.add(k.bron);
     if (d.bron === 'afsluiten' && !k.afsluitResultaat) {
-      ctx.addIssue({ code: 'custom', path: ['zaaktypen', i, 'afsluitResultaat'], message: 'Verplicht als de bronzaak wordt afgesloten.', params: { code: 'required' } });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['zaaktypen', i, 'afsluitResultaat'],
+        message: 'Verplicht als de bronzaak wordt afgesloten.',
+        params: { code: 'required' },
+      });
     }
   });
 });
@@ -83,7 +99,7 @@ export function parseDoelregistratiesEnv(raw: string): Doelregistratie[] {
   try {
     parsed = JSON.parse(raw);
   } catch (e) {
-    throw new Error(`ZGW_DOELREGISTRATIES is not JSON: ${(e as Error).message}`);
+    throw new Error(`ZGW_DOELREGISTRATIES is not JSON: ${(e as Error).message}`, { cause: e });
   }
   if (!Array.isArray(parsed)) throw new Error('ZGW_DOELREGISTRATIES must be a JSON array of doelregistraties');
   return parsed.map((item, i) => {
@@ -92,7 +108,8 @@ export function parseDoelregistratiesEnv(raw: string): Doelregistratie[] {
       const problems = r.error.issues.map((x) => `${x.path.join('.') || '(root)'}: ${x.message}`).join('; ');
       throw new Error(`ZGW_DOELREGISTRATIES[${i}] is not a valid doelregistratie: ${problems}`);
     }
-    if (r.data.route === 'extern' && !r.data.secret) throw new Error(`ZGW_DOELREGISTRATIES[${i}] (${r.data.naam}): an external route needs its secret`);
+    if (r.data.route === 'extern' && !r.data.secret)
+      throw new Error(`ZGW_DOELREGISTRATIES[${i}] (${r.data.naam}): an external route needs its secret`);
     return r.data;
   });
 }

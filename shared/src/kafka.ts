@@ -8,7 +8,10 @@ import { topicName } from './events';
 export function createKafka(brokers: string, clientId: string): Kafka {
   return new Kafka({
     clientId,
-    brokers: brokers.split(',').map((b) => b.trim()).filter(Boolean),
+    brokers: brokers
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean),
     connectionTimeout: 3000,
     requestTimeout: 10000,
     retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
@@ -22,7 +25,10 @@ export async function ensureTopics(kafka: Kafka, prefix: string, kanalen: readon
   await admin.connect();
   try {
     const configEntries = Object.entries(config).map(([name, value]) => ({ name, value }));
-    await admin.createTopics({ topics: kanalen.map((k) => ({ topic: topicName(prefix, k), numPartitions: 1, configEntries })), waitForLeaders: true });
+    await admin.createTopics({
+      topics: kanalen.map((k) => ({ topic: topicName(prefix, k), numPartitions: 1, configEntries })),
+      waitForLeaders: true,
+    });
   } finally {
     await admin.disconnect();
   }

@@ -45,7 +45,10 @@ export function readyAnswer(checks: Readiness): { status: number; body: Record<s
 export async function check(what: () => Promise<unknown>, timeoutMs = 2000): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([what(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)))]);
+    await Promise.race([
+      what(),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs))),
+    ]);
     return 'ok';
   } catch (err) {
     return (err as Error).message || 'failed';
@@ -58,7 +61,14 @@ export async function check(what: () => Promise<unknown>, timeoutMs = 2000): Pro
  * A worker's own small HTTP port: `GET /metrics` (the registry; a bearer token when `token` is set), `GET /health`
  * (liveness: the process answers) and `GET /ready` (200 when every check of `ready` says ok, else 503 with them).
  */
-export async function serveWorkerHttp(opts: { host: string; port: number; registry: Registry; token: string; ready: () => Promise<Readiness>; log: Logger }): Promise<Server> {
+export async function serveWorkerHttp(opts: {
+  host: string;
+  port: number;
+  registry: Registry;
+  token: string;
+  ready: () => Promise<Readiness>;
+  log: Logger;
+}): Promise<Server> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const json = (status: number, body: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));

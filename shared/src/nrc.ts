@@ -207,7 +207,8 @@ export const deliveryId = (abonnement: string, notificatie: string): string => `
 /** NRC_BACKOFF_SECONDS as a list of milliseconds. */
 export function parseBackoff(spec: string): number[] {
   const steps = spec.split(',').map((s) => Number(s.trim()));
-  if (!steps.length || steps.some((s) => !Number.isFinite(s) || s <= 0)) throw new Error(`NRC_BACKOFF_SECONDS: expected positive numbers separated by commas, got "${spec}"`);
+  if (!steps.length || steps.some((s) => !Number.isFinite(s) || s <= 0))
+    throw new Error(`NRC_BACKOFF_SECONDS: expected positive numbers separated by commas, got "${spec}"`);
   return steps.map((s) => Math.round(s * 1000));
 }
 

@@ -25,7 +25,13 @@ export const STAPPEN = [
 ] as const;
 export type StapNaam = (typeof STAPPEN)[number];
 
-export const WEIGERCODES = ['overdracht_loopt_al', 'zaaktype_niet_gekoppeld', 'doelzaaktype_ongeldig', 'document_vergrendeld', 'bron_onleesbaar'] as const;
+export const WEIGERCODES = [
+  'overdracht_loopt_al',
+  'zaaktype_niet_gekoppeld',
+  'doelzaaktype_ongeldig',
+  'document_vergrendeld',
+  'bron_onleesbaar',
+] as const;
 export type Weigercode = (typeof WEIGERCODES)[number];
 
 /** Routes: `intern` (an organisation on this platform), `uit` (to another ZGW system), `in` (from one, by verzoek). */

@@ -87,7 +87,11 @@ export function conjunctions(filter: FilterShape): Conjunction[] {
   let result: Conjunction[] = [new Map()];
   for (const [k, v] of Object.entries(filter)) {
     if (k === '$and') for (const b of v as FilterShape[]) result = cross(result, conjunctions(b));
-    else if (k === '$or') result = cross(result, (v as FilterShape[]).flatMap((b) => conjunctions(b)));
+    else if (k === '$or')
+      result = cross(
+        result,
+        (v as FilterShape[]).flatMap((b) => conjunctions(b)),
+      );
     else if (k === '$nor') {
       const c: Conjunction = new Map();
       norFields(v as FilterShape[], c);
@@ -128,14 +132,16 @@ function fit(ix: IndexShape, layout: Layout, c: Conjunction): { reason?: string;
   if (ix.partial) {
     const filter = Object.entries(ix.partialFilter ?? {});
     const implied = filter.length > 0 && filter.every(([f, k]) => k === 'exists' && [...(c.get(f) ?? [])].some((x) => EXISTING.has(x)));
-    if (!implied) return { reason: 'a partial index whose filter the query does not imply (only {field: {$exists: true}} filters are considered)', matched: 0 };
+    if (!implied)
+      return { reason: 'a partial index whose filter the query does not imply (only {field: {$exists: true}} filters are considered)', matched: 0 };
   }
   if (ix.sparse && !keys.some(([f]) => [...(c.get(f) ?? [])].some((k) => EXISTING.has(k)))) {
     return { reason: 'sparse: it lacks documents without its fields, and the query does not exclude them', matched: 0 };
   }
   // A geospatial index holds only documents with a geometry, so it serves only a geospatial condition on it.
   const geoKey = keys.find(([, d]) => isGeoKey(d));
-  if (geoKey && !layout.geo.has(geoKey[0])) return { reason: `a ${geoKey[1]} index: it serves only a geospatial condition on ${geoKey[0]}`, matched: 0 };
+  if (geoKey && !layout.geo.has(geoKey[0]))
+    return { reason: `a ${geoKey[1]} index: it serves only a geospatial condition on ${geoKey[0]}`, matched: 0 };
   let i = 0;
   const eq = new Set(layout.eq);
   while (i < keys.length && eq.has(keys[i]![0]) && (typeof keys[i]![1] === 'number' || keys[i]![1] === 'hashed')) eq.delete(keys[i++]![0]);
@@ -149,7 +155,8 @@ function fit(ix: IndexShape, layout: Layout, c: Conjunction): { reason?: string;
     if (!k || k[0] !== f) return { reason: `sort on ${f} needs an in-memory SORT: the index has ${k ? k[0] : 'no field'} there`, matched: i };
     if (typeof k[1] !== 'number') return { reason: `sort on ${f}: a ${k[1]} index field cannot sort`, matched: i };
     const m = k[1] === d ? 1 : -1;
-    if (direction && m !== direction) return { reason: `sort directions on ${layout.sort.map(([s]) => s).join(', ')} are neither the index's nor all reversed`, matched: i };
+    if (direction && m !== direction)
+      return { reason: `sort directions on ${layout.sort.map(([s]) => s).join(', ')} are neither the index's nor all reversed`, matched: i };
     direction = m;
     i++;
   }
@@ -203,7 +210,10 @@ export function checkConjunction(c: Conjunction, sort: SortShape, indexes: Index
     `needs an index on equality {${[...layout.eq].join(', ')}}` +
     (layout.sort.length ? `, then sort ${keyText(layout.sort)}` : '') +
     (layout.range.size ? `, then range {${[...layout.range].join(', ')}}` : '');
-  const closest = fits.filter((f) => f.matched > 0).sort((a, b) => b.matched - a.matched).slice(0, 3);
+  const closest = fits
+    .filter((f) => f.matched > 0)
+    .sort((a, b) => b.matched - a.matched)
+    .slice(0, 3);
   const declared = indexes.filter((ix) => ix !== ID_INDEX).map((ix) => keyText(ix.key));
   return [
     `${conjunctionText(c)} ${wanted}`,
@@ -216,7 +226,8 @@ export function checkConjunction(c: Conjunction, sort: SortShape, indexes: Index
 /** The verdict on one query shape against the indexes declared for its collection (the _id index is implied). */
 export function checkQuery(shape: QueryShape, declared: IndexShape[]): Verdict {
   const reasons: string[] = [];
-  if (shape.skip !== undefined && shape.skip > MAX_SKIP) reasons.push(`skip ${shape.skip} is above the bound of ${MAX_SKIP}: use a keyset continuation`);
+  if (shape.skip !== undefined && shape.skip > MAX_SKIP)
+    reasons.push(`skip ${shape.skip} is above the bound of ${MAX_SKIP}: use a keyset continuation`);
   if (shape.op === 'count' && shape.stages?.[0] === 'metadata') return { ok: !reasons.length, reasons };
   const indexes = [ID_INDEX, ...declared];
   let branches: Conjunction[];

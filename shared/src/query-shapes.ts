@@ -161,9 +161,20 @@ export function commandShapes(command: Doc): CommandShape[] {
     case 'distinct':
       return [{ coll, op: 'distinct', filter: filterShape(command.query ?? {}) }];
     case 'update':
-      return ((command.updates as Doc[]) ?? []).map((u) => ({ coll, op: 'update', filter: filterShape(u.q), ...(u.multi ? { multi: true } : {}), ...(u.upsert ? { upsert: true } : {}) }));
+      return ((command.updates as Doc[]) ?? []).map((u) => ({
+        coll,
+        op: 'update',
+        filter: filterShape(u.q),
+        ...(u.multi ? { multi: true } : {}),
+        ...(u.upsert ? { upsert: true } : {}),
+      }));
     case 'delete':
-      return ((command.deletes as Doc[]) ?? []).map((d) => ({ coll, op: 'delete', filter: filterShape(d.q), ...(d.limit === 1 ? {} : { multi: true }) }));
+      return ((command.deletes as Doc[]) ?? []).map((d) => ({
+        coll,
+        op: 'delete',
+        filter: filterShape(d.q),
+        ...(d.limit === 1 ? {} : { multi: true }),
+      }));
     case 'findAndModify':
       return [withSort({ coll, op: 'findAndModify', filter: filterShape(command.query), ...(command.upsert ? { upsert: true } : {}) }, command.sort)];
     case 'createIndexes':
@@ -185,7 +196,7 @@ export function callSites(root: string, self: string): string[] {
   const prevLimit = Error.stackTraceLimit;
   const prevPrepare = Error.prepareStackTrace;
   const holder: { stack?: NodeJS.CallSite[] } = {};
-  let stack: NodeJS.CallSite[] = [];
+  let stack: NodeJS.CallSite[];
   try {
     Error.stackTraceLimit = 80;
     Error.prepareStackTrace = (_e, sites) => sites;
@@ -204,7 +215,9 @@ export function callSites(root: string, self: string): string[] {
     if (rel.startsWith('..')) continue;
     const fn = cs.getFunctionName?.() ?? '';
     const type = cs.getTypeName?.();
-    out.push(`${rel.split(sep).join('/')}:${cs.getLineNumber()}:${cs.getColumnNumber()}${fn ? ` ${type && type !== 'Object' ? `${type}.` : ''}${fn}` : ''}`);
+    out.push(
+      `${rel.split(sep).join('/')}:${cs.getLineNumber()}:${cs.getColumnNumber()}${fn ? ` ${type && type !== 'Object' ? `${type}.` : ''}${fn}` : ''}`,
+    );
     if (out.length === 3) break;
   }
   return out;

@@ -38,7 +38,16 @@ export function startTracing(service: string): Tracing | undefined {
   // Metrics are Prometheus' (/metrics), logs are the JSON lines: the SDK exports traces only.
   process.env.OTEL_METRICS_EXPORTER ||= 'none';
   process.env.OTEL_LOGS_EXPORTER ||= 'none';
-  diag.setLogger({ error: (m) => process.stderr.write(`otel: ${scrub(m)}\n`), warn: () => undefined, info: () => undefined, debug: () => undefined, verbose: () => undefined }, DiagLogLevel.ERROR);
+  diag.setLogger(
+    {
+      error: (m) => process.stderr.write(`otel: ${scrub(m)}\n`),
+      warn: () => undefined,
+      info: () => undefined,
+      debug: () => undefined,
+      verbose: () => undefined,
+    },
+    DiagLogLevel.ERROR,
+  );
   const processor = new BatchSpanProcessor({ exporter: new Scrubbed(exporter()), ...batchOptions() });
   const resource = resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME });
   const sdk = new NodeSDK({

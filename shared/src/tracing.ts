@@ -81,7 +81,8 @@ function messaging(topic: string, operation: string): Attributes {
  */
 export function scrubAttribute(key: string, value: unknown): unknown {
   if (typeof value === 'string') {
-    if (/url|target|query|route|path/i.test(key)) return value.startsWith('?') || /query/i.test(key) ? scrubUrl(`?${value.replace(/^\?/, '')}`).slice(1) : scrubUrl(value);
+    if (/url|target|query|route|path/i.test(key))
+      return value.startsWith('?') || /query/i.test(key) ? scrubUrl(`?${value.replace(/^\?/, '')}`).slice(1) : scrubUrl(value);
     return scrub(value);
   }
   if (Array.isArray(value)) return value.map((v) => scrubAttribute(key, v));

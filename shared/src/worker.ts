@@ -3,7 +3,11 @@ import type { Logger } from './logger';
 
 /** What the workers use of kafkajs' `eachBatch` payload (so their handlers can be driven without a broker). */
 export interface BatchPayload {
-  batch: { topic: string; partition: number; messages: { offset: string; value: Buffer | null; timestamp?: string; headers?: Record<string, unknown> }[] };
+  batch: {
+    topic: string;
+    partition: number;
+    messages: { offset: string; value: Buffer | null; timestamp?: string; headers?: Record<string, unknown> }[];
+  };
   resolveOffset(offset: string): void;
   heartbeat(): Promise<void>;
   commitOffsetsIfNecessary(offsets?: OffsetsByTopicPartition): Promise<void>;

@@ -56,11 +56,20 @@ export class ZgwClient {
   }
 
   token(): string {
-    return this.sign({ client_id: this.credentials.clientId, iss: this.credentials.clientId, user_id: this.credentials.clientId, user_representation: this.userRepresentation });
+    return this.sign({
+      client_id: this.credentials.clientId,
+      iss: this.credentials.clientId,
+      user_id: this.credentials.clientId,
+      user_representation: this.userRepresentation,
+    });
   }
 
   /** The raw response of an authenticated request (for streams); throws only when there is no answer. */
-  async fetch(method: string, url: string, init: { body?: string | ReadableStream | Blob | FormData; headers?: Record<string, string>; duplex?: 'half' } = {}): Promise<Response> {
+  async fetch(
+    method: string,
+    url: string,
+    init: { body?: string | ReadableStream | Blob | FormData; headers?: Record<string, string>; duplex?: 'half' } = {},
+  ): Promise<Response> {
     try {
       return await fetch(url, {
         method,
@@ -88,7 +97,7 @@ export class ZgwClient {
       headers: { ...(req.body === undefined ? {} : { 'content-type': 'application/json' }), ...req.headers },
     });
     const text = await res.text();
-    let body: unknown = undefined;
+    let body: unknown;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {

@@ -18,7 +18,9 @@ describe('scrub', () => {
     expect(scrubUrl('/zaken?rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn=111%20222%20333&page=2')).toBe(
       '/zaken?rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn=*********&page=2',
     );
-    expect(scrubUrl('/p?BSN=12-34&inp%42sn=9&bsnx=1&zaak=http%3A%2F%2Fx%2F123456789')).toBe('/p?BSN=*********&inp%42sn=*********&bsnx=1&zaak=http%3A%2F%2Fx%2F*********');
+    expect(scrubUrl('/p?BSN=12-34&inp%42sn=9&bsnx=1&zaak=http%3A%2F%2Fx%2F123456789')).toBe(
+      '/p?BSN=*********&inp%42sn=*********&bsnx=1&zaak=http%3A%2F%2Fx%2F*********',
+    );
     expect(scrubUrl('/zaken/111222333')).toBe('/zaken/*********');
   });
 });

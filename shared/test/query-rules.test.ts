@@ -2,7 +2,12 @@ import { MAX_SKIP, checkLog, checkQuery } from '../src/query-rules';
 import type { FilterShape, IndexShape, QueryShape, SortShape } from '../src/query-shapes';
 
 /** The rule of the query-index check: each case fails when its part of the rule is broken. */
-const ix = (key: Record<string, 1 | -1>, opts: Partial<IndexShape> = {}): IndexShape => ({ coll: 'c', op: 'createIndexes', key: Object.entries(key), ...opts });
+const ix = (key: Record<string, 1 | -1>, opts: Partial<IndexShape> = {}): IndexShape => ({
+  coll: 'c',
+  op: 'createIndexes',
+  key: Object.entries(key),
+  ...opts,
+});
 const find = (filter: FilterShape, sort?: Record<string, 1 | -1>, extra: Partial<QueryShape> = {}): QueryShape => ({
   coll: 'c',
   op: 'find',

@@ -57,28 +57,63 @@ describe('commandShapes', () => {
 
   it('reads countDocuments (an aggregate of $match and $group) and other pipelines', () => {
     const count = { aggregate: 'zaken', pipeline: [{ $match: { zaaktype: 'u' } }, { $skip: 5 }, { $group: { _id: 1, n: { $sum: 1 } } }], cursor: {} };
-    expect(commandShapes(count)).toEqual([{ coll: 'zaken', op: 'aggregate', filter: { zaaktype: 'eq' }, stages: ['$match', '$skip', '$group'], skip: 5 }]);
+    expect(commandShapes(count)).toEqual([
+      { coll: 'zaken', op: 'aggregate', filter: { zaaktype: 'eq' }, stages: ['$match', '$skip', '$group'], skip: 5 },
+    ]);
     const sorted = { aggregate: 'zaken', pipeline: [{ $match: { a: 1 } }, { $sort: { b: -1 } }, { $limit: 3 }, { $project: { b: 1 } }] };
     expect(commandShapes(sorted)[0]).toMatchObject({ filter: { a: 'eq' }, sort: [['b', -1]], limit: true });
     expect(commandShapes({ aggregate: 'zaken', pipeline: [{ $group: { _id: '$a' } }] })[0]).toMatchObject({ filter: {}, stages: ['$group'] });
   });
 
   it('reads the filters of update, delete, findAndModify and count, one shape per statement', () => {
-    const update = { update: 'c', updates: [{ q: { _id: 'x' }, u: { $set: { secret: 'v' } }, upsert: true }, { q: { z: 'y' }, u: {}, multi: true }] };
+    const update = {
+      update: 'c',
+      updates: [
+        { q: { _id: 'x' }, u: { $set: { secret: 'v' } }, upsert: true },
+        { q: { z: 'y' }, u: {}, multi: true },
+      ],
+    };
     expect(commandShapes(update)).toEqual([
       { coll: 'c', op: 'update', filter: { _id: 'eq' }, upsert: true },
       { coll: 'c', op: 'update', filter: { z: 'eq' }, multi: true },
     ]);
-    expect(commandShapes({ delete: 'c', deletes: [{ q: { a: 1 }, limit: 0 }] })).toEqual([{ coll: 'c', op: 'delete', filter: { a: 'eq' }, multi: true }]);
-    expect(commandShapes({ findAndModify: 'c', query: { a: 1 }, sort: { b: 1 }, update: {} })).toEqual([{ coll: 'c', op: 'findAndModify', filter: { a: 'eq' }, sort: [['b', 1]] }]);
+    expect(commandShapes({ delete: 'c', deletes: [{ q: { a: 1 }, limit: 0 }] })).toEqual([
+      { coll: 'c', op: 'delete', filter: { a: 'eq' }, multi: true },
+    ]);
+    expect(commandShapes({ findAndModify: 'c', query: { a: 1 }, sort: { b: 1 }, update: {} })).toEqual([
+      { coll: 'c', op: 'findAndModify', filter: { a: 'eq' }, sort: [['b', 1]] },
+    ]);
     expect(commandShapes({ count: 'c' })).toEqual([{ coll: 'c', op: 'count', filter: {}, stages: ['metadata'] }]);
     expect(commandShapes({ count: 'c', query: { a: 1 } })).toEqual([{ coll: 'c', op: 'count', filter: { a: 'eq' } }]);
   });
 
   it('reads index declarations and ignores other commands', () => {
-    const create = { createIndexes: 'c', indexes: [{ name: 'a_1_b_-1', key: new Map([['a', 1], ['b', -1]]), unique: true, sparse: true }, { key: { p: 1 }, partialFilterExpression: { p: { $exists: true } } }] };
+    const create = {
+      createIndexes: 'c',
+      indexes: [
+        {
+          name: 'a_1_b_-1',
+          key: new Map([
+            ['a', 1],
+            ['b', -1],
+          ]),
+          unique: true,
+          sparse: true,
+        },
+        { key: { p: 1 }, partialFilterExpression: { p: { $exists: true } } },
+      ],
+    };
     expect(commandShapes(create)).toEqual([
-      { coll: 'c', op: 'createIndexes', key: [['a', 1], ['b', -1]], unique: true, sparse: true },
+      {
+        coll: 'c',
+        op: 'createIndexes',
+        key: [
+          ['a', 1],
+          ['b', -1],
+        ],
+        unique: true,
+        sparse: true,
+      },
       { coll: 'c', op: 'createIndexes', key: [['p', 1]], partial: true, partialFilter: { p: 'exists' } },
     ]);
     expect(commandShapes({ insert: 'c', documents: [{ a: 1 }] })).toEqual([]);
@@ -105,7 +140,10 @@ describe('logQueryShapes', () => {
       client.emit('commandStarted', { command: { ping: 1 } });
       const files = readdirSync(dir);
       expect(files).toEqual([`queries-${process.pid}.jsonl`]);
-      const lines = readFileSync(join(dir, files[0]!), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const lines = readFileSync(join(dir, files[0]!), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatchObject({ coll: 'c', op: 'find', filter: { a: 'eq' }, origin: 'test' });
       expect(lines[0].sites[0]).toMatch(/^shared\/test\/query-shapes\.test\.ts:\d+/);

@@ -38,7 +38,10 @@ export async function ensureAllRights(db: Db, clientId: string, label = clientId
  */
 export async function bootstrapTransferClient(db: Db, config: Config, log: Logger): Promise<void> {
   if (!config.TRANSFER_SECRET) {
-    log.warn({ clientId: config.TRANSFER_CLIENT_ID }, 'TRANSFER_SECRET is not set: the transfer worker cannot reach this platform, transfers stay ontvangen');
+    log.warn(
+      { clientId: config.TRANSFER_CLIENT_ID },
+      'TRANSFER_SECRET is not set: the transfer worker cannot reach this platform, transfers stay ontvangen',
+    );
     return;
   }
   await new Credentials(db).set(config.TRANSFER_CLIENT_ID, config.TRANSFER_SECRET);

@@ -17,10 +17,17 @@ export function jsonFetcher(systems?: ExternalSystems, log?: Logger): (url: stri
   return async (url) => {
     try {
       const authorization = await systems?.authorization(url).catch((err: Error) => {
-        log?.warn({ url: url.split('?')[0], err: err.message }, 'the credentials of an external system could not be read: the request goes without them');
+        log?.warn(
+          { url: url.split('?')[0], err: err.message },
+          'the credentials of an external system could not be read: the request goes without them',
+        );
         return undefined;
       });
-      const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Crs': 'EPSG:4326', ...(authorization ? { Authorization: authorization } : {}) };
+      const headers: Record<string, string> = {
+        Accept: 'application/json',
+        'Accept-Crs': 'EPSG:4326',
+        ...(authorization ? { Authorization: authorization } : {}),
+      };
       const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
       const text = await res.text();
       let body: unknown;

@@ -12,9 +12,21 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('api', config.LOG_LEVEL);
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
-  const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api`), config.KAFKA_TOPIC_PREFIX, config.OUTBOX_POLL_MS, log, ceSource(config));
+  const relay = new OutboxRelay(
+    createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api`),
+    config.KAFKA_TOPIC_PREFIX,
+    config.OUTBOX_POLL_MS,
+    log,
+    ceSource(config),
+  );
   const deps = createDeps(config, mongo.db, log, relay);
-  const cacheBroadcast = new CacheBroadcast(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-cache`), config.KAFKA_TOPIC_PREFIX, deps.caches, log, ceSource(config));
+  const cacheBroadcast = new CacheBroadcast(
+    createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-cache`),
+    config.KAFKA_TOPIC_PREFIX,
+    deps.caches,
+    log,
+    ceSource(config),
+  );
   if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, config.ZGW_CLIENTS, log);
   await bootstrapTransferClient(mongo.db, config, log);
   if (config.ZGW_DOELREGISTRATIES) await bootstrapDoelregistraties(mongo.db, config.ZGW_DOELREGISTRATIES, log);
@@ -46,7 +58,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  // eslint-disable-next-line no-console
   console.error('api failed to start:', err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -67,17 +67,52 @@ async function lockedAbonnement(): Promise<string> {
   const uuid = res.json().url.split('/').pop() as string;
   const week = 7 * 24 * 3_600_000;
   const now = Date.now();
-  const attempt = (ago: number) => ({ at: new Date(now - ago), notificatie: 'e2e-notificatie-1', kanaal: 'zaken', status: 503, durationMs: 41, ok: false, error: 'HTTP 503' });
-  await t.mongo.db.collection<StatusDoc>(NRC_STATUS).insertOne({
-    _id: uuid, state: 'locked', failingSince: new Date(now - week - 60_000), consecutiveFailures: 52, failedAttempts: 52, delivered: 3,
-    lastSuccessAt: new Date(now - week - 120_000), lastFailureAt: new Date(now - 60_000), nextAttemptAt: null, lockedAt: new Date(now - 30_000),
-    unlockedAt: null, unlockedBy: null, lastAttempts: [attempt(60_000), attempt(3_600_000), attempt(7_200_000)],
+  const attempt = (ago: number) => ({
+    at: new Date(now - ago),
+    notificatie: 'e2e-notificatie-1',
+    kanaal: 'zaken',
+    status: 503,
+    durationMs: 41,
+    ok: false,
+    error: 'HTTP 503',
   });
-  const message = { kanaal: 'zaken', hoofdObject: `${base}/zaken/api/v1/zaken/1`, resource: 'zaak', resourceUrl: `${base}/zaken/api/v1/zaken/1`, actie: 'create', aanmaakdatum: new Date(now - week).toISOString(), kenmerken: {} };
-  await t.mongo.db.collection<KeptNotificatie>(NRC_NOTIFICATIES).insertOne({ _id: 'e2e-notificatie-1', kanaal: 'zaken', message, receivedAt: new Date(now - week) });
+  await t.mongo.db.collection<StatusDoc>(NRC_STATUS).insertOne({
+    _id: uuid,
+    state: 'locked',
+    failingSince: new Date(now - week - 60_000),
+    consecutiveFailures: 52,
+    failedAttempts: 52,
+    delivered: 3,
+    lastSuccessAt: new Date(now - week - 120_000),
+    lastFailureAt: new Date(now - 60_000),
+    nextAttemptAt: null,
+    lockedAt: new Date(now - 30_000),
+    unlockedAt: null,
+    unlockedBy: null,
+    lastAttempts: [attempt(60_000), attempt(3_600_000), attempt(7_200_000)],
+  });
+  const message = {
+    kanaal: 'zaken',
+    hoofdObject: `${base}/zaken/api/v1/zaken/1`,
+    resource: 'zaak',
+    resourceUrl: `${base}/zaken/api/v1/zaken/1`,
+    actie: 'create',
+    aanmaakdatum: new Date(now - week).toISOString(),
+    kenmerken: {},
+  };
+  await t.mongo.db
+    .collection<KeptNotificatie>(NRC_NOTIFICATIES)
+    .insertOne({ _id: 'e2e-notificatie-1', kanaal: 'zaken', message, receivedAt: new Date(now - week) });
   await t.mongo.db.collection<DeliveryDoc>(NRC_DELIVERIES).insertOne({
-    _id: `${uuid}:e2e-notificatie-1`, abonnement: uuid, notificatie: 'e2e-notificatie-1', kanaal: 'zaken', state: 'failed', createdAt: new Date(now - week),
-    tries: 52, doneAt: new Date(now - 30_000), attempts: [attempt(60_000)],
+    _id: `${uuid}:e2e-notificatie-1`,
+    abonnement: uuid,
+    notificatie: 'e2e-notificatie-1',
+    kanaal: 'zaken',
+    state: 'failed',
+    createdAt: new Date(now - week),
+    tries: 52,
+    doneAt: new Date(now - 30_000),
+    attempts: [attempt(60_000)],
   });
   return uuid;
 }
@@ -124,11 +159,14 @@ it('an administrator logs in, manages applicaties, audit exclusions and abonneme
   await shot('05-secret-eenmalig');
   const portaal = (await t.call('GET', '/autorisaties/api/v1/applicaties?clientIds=publicatieportaal')).json().results[0];
   expect(portaal).toMatchObject({
-    label: 'Publicatieportaal', alleenIsGereedVoorPublicatie: true,
+    label: 'Publicatieportaal',
+    alleenIsGereedVoorPublicatie: true,
     autorisaties: [{ component: 'drc', scopes: ['documenten.lezen'], informatieobjecttype: iot, maxVertrouwelijkheidaanduiding: 'openbaar' }],
   });
   // The secret works, and is not shown again.
-  expect((await t.call('GET', '/documenten/api/v1/enkelvoudiginformatieobjecten', undefined, { token: token('publicatieportaal', secret) })).statusCode).toBe(200);
+  expect(
+    (await t.call('GET', '/documenten/api/v1/enkelvoudiginformatieobjecten', undefined, { token: token('publicatieportaal', secret) })).statusCode,
+  ).toBe(200);
   await page.click('text=Naar de applicatie');
   expect(await page.content()).not.toContain(secret);
 
@@ -148,7 +186,11 @@ it('an administrator logs in, manages applicaties, audit exclusions and abonneme
   await page.click('button:has-text("Opslaan")');
   await expect(page.textContent('.notice')).resolves.toContain('De uitzonderingen zijn opgeslagen');
   await shot('07-audit');
-  expect((await t.call('GET', '/admin/api/v1/audit/exclusions')).json()).toMatchObject({ clientIds: ['batch.*', '*-sync'], bron: 'beheer', updatedBy: 'beheer:beheerder' });
+  expect((await t.call('GET', '/admin/api/v1/audit/exclusions')).json()).toMatchObject({
+    clientIds: ['batch.*', '*-sync'],
+    bron: 'beheer',
+    updatedBy: 'beheer:beheerder',
+  });
 
   // Abonnementen: a locked one is unlocked, then what it missed is resent.
   const abonnement = await lockedAbonnement();
@@ -162,7 +204,10 @@ it('an administrator logs in, manages applicaties, audit exclusions and abonneme
   await page.click('button:has-text("Ontgrendelen")');
   await expect(page.textContent('.notice')).resolves.toContain('Het abonnement is ontgrendeld');
   expect(await page.textContent('#status')).toContain('actief');
-  expect((await t.call('GET', `/admin/api/v1/notificaties/abonnementen/${abonnement}`)).json()).toMatchObject({ state: 'active', unlockedBy: 'beheer:beheerder' });
+  expect((await t.call('GET', `/admin/api/v1/notificaties/abonnementen/${abonnement}`)).json()).toMatchObject({
+    state: 'active',
+    unlockedBy: 'beheer:beheerder',
+  });
   await page.click('button:has-text("Opnieuw versturen")');
   await expect(page.textContent('.notice')).resolves.toContain('Het opnieuw versturen is aangevraagd');
   const resends = (await t.call('GET', `/admin/api/v1/notificaties/abonnementen/${abonnement}/resends`)).json();

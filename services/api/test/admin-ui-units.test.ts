@@ -14,13 +14,20 @@ describe('escaping', () => {
   it('escapes every interpolated value, in text and in attributes', () => {
     const evil = `<script>alert('x')</script>" onmouseover="x` + '`';
     const out = html`<p title="${evil}">${evil}</p>`.value;
-    expect(out).toBe('<p title="&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot; onmouseover=&quot;x&#96;">&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot; onmouseover=&quot;x&#96;</p>');
+    expect(out).toBe(
+      '<p title="&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot; onmouseover=&quot;x&#96;">&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot; onmouseover=&quot;x&#96;</p>',
+    );
     expect(escapeHtml('a & b')).toBe('a &amp; b');
   });
 
   it('keeps markup made by the tag, lists of it, and leaves out null, undefined and false', () => {
     const items = ['<a>', 'b'].map((s) => html`<li>${s}</li>`);
-    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}`.value).toBe('<ul><li>&lt;a&gt;</li><li>b</li></ul>0');
+    expect(
+      html`<ul>
+          ${items}
+        </ul>
+        ${null}${undefined}${false}${0}`.value,
+    ).toBe('<ul><li>&lt;a&gt;</li><li>b</li></ul>0');
     expect(html`${raw('<br>')}`.value).toBe('<br>');
   });
 
@@ -73,7 +80,12 @@ describe('API reference rendering', () => {
       },
     },
   };
-  const page = renderReference(doc, { index: '/api-referentie', json: '/j', yaml: '/y', versions: [{ version: '1.2.3', href: '/x', current: true }] }).value;
+  const page = renderReference(doc, {
+    index: '/api-referentie',
+    json: '/j',
+    yaml: '/y',
+    versions: [{ version: '1.2.3', href: '/x', current: true }],
+  }).value;
 
   it('shows each operation with its scopes, parameters and responses, and each schema with its fields', () => {
     expect(page).toContain('id="op-ding_read"');
@@ -90,7 +102,9 @@ describe('API reference rendering', () => {
   });
 
   it('names types shortly: references, lists, alternatives, nullability', () => {
-    expect(typeOf({ type: 'array', items: { $ref: '#/components/schemas/Rol' } }).value).toContain('lijst van <a class="ref" href="#schema-Rol">Rol</a>');
+    expect(typeOf({ type: 'array', items: { $ref: '#/components/schemas/Rol' } }).value).toContain(
+      'lijst van <a class="ref" href="#schema-Rol">Rol</a>',
+    );
     expect(typeOf({ oneOf: [{ type: 'string' }, { type: 'integer' }] }).value).toMatch(/string.*\|.*integer/);
     expect(typeOf({ type: 'string', format: 'date', nullable: true }).value).toContain('(date)');
   });
@@ -111,7 +125,9 @@ describe('passwords', () => {
 describe('cookies and CSRF tokens', () => {
   it('parses cookies and writes HttpOnly SameSite=Strict ones, Secure on https', () => {
     expect(parseCookies('a=1; zgw_beheer=abc%3D; a=2')).toEqual({ a: '1', zgw_beheer: 'abc=' });
-    expect(serializeCookie('s', 'v', { path: '/admin', maxAgeSeconds: 60, secure: false })).toBe('s=v; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=60');
+    expect(serializeCookie('s', 'v', { path: '/admin', maxAgeSeconds: 60, secure: false })).toBe(
+      's=v; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=60',
+    );
     expect(serializeCookie('s', 'v', { path: '/admin', secure: true })).toBe('s=v; Path=/admin; HttpOnly; SameSite=Strict; Secure');
   });
 
@@ -149,7 +165,12 @@ describe('the autorisaties editor form', () => {
     const draft = readDraft(form);
     expect(draft).toMatchObject({ label: 'App', clientIds: ['a', 'b'], heeftAlleAutorisaties: false, alleenIsGereedVoorPublicatie: true });
     expect(toInput(draft).autorisaties).toEqual([
-      { component: 'zrc', scopes: ['zaken.lezen', 'zaken.bijwerken', 'audittrails.lezen'], zaaktype: 'https://x/zaaktypen/1', maxVertrouwelijkheidaanduiding: 'geheim' },
+      {
+        component: 'zrc',
+        scopes: ['zaken.lezen', 'zaken.bijwerken', 'audittrails.lezen'],
+        zaaktype: 'https://x/zaaktypen/1',
+        maxVertrouwelijkheidaanduiding: 'geheim',
+      },
       { component: 'ac', scopes: ['autorisaties.lezen'] },
     ]);
   });

@@ -30,7 +30,11 @@ export class AdminBrowser {
   }
 
   /** Submits a form; `_csrf` is the page's token unless the fields say otherwise (null: left out). */
-  async post(url: string, fields: Record<string, string | string[] | null> = {}, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  async post(
+    url: string,
+    fields: Record<string, string | string[] | null> = {},
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
     const body = new URLSearchParams();
     const all = { _csrf: this.csrf, ...fields };
     for (const [k, v] of Object.entries(all)) {
@@ -38,7 +42,12 @@ export class AdminBrowser {
       for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
     }
     return this.keep(
-      await this.t.app.inject({ method: 'POST', url, payload: body.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: this.cookieHeader, ...headers } }),
+      await this.t.app.inject({
+        method: 'POST',
+        url,
+        payload: body.toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: this.cookieHeader, ...headers },
+      }),
     );
   }
 

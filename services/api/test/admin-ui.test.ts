@@ -171,7 +171,12 @@ describe('CSRF', () => {
     const noToken = await t.app.inject({ method: 'PUT', url: EXCLUSIONS, headers, payload: { clientIds: ['json-probe'] } });
     expect(noToken.statusCode).toBe(403);
     expect(noToken.headers['content-type']).toContain('application/problem+json');
-    const withToken = await t.app.inject({ method: 'PUT', url: EXCLUSIONS, headers: { ...headers, 'x-csrf-token': b.csrf }, payload: { clientIds: ['json-probe'] } });
+    const withToken = await t.app.inject({
+      method: 'PUT',
+      url: EXCLUSIONS,
+      headers: { ...headers, 'x-csrf-token': b.csrf },
+      payload: { clientIds: ['json-probe'] },
+    });
     expect(withToken.statusCode).toBe(200);
     expect(withToken.json().updatedBy).toBe('beheer:beheerder');
     // Without a session the endpoints want a ZGW token as before.
@@ -193,7 +198,11 @@ describe('audit exclusions screen', () => {
     const page = await b.get('/admin/audit?gedaan=opgeslagen');
     expect(page.body).toContain('De uitzonderingen zijn opgeslagen');
     expect(page.body).toMatch(/<textarea[^>]*>batch\.\*\n\*-sync<\/textarea>/);
-    expect((await t.call('GET', '/admin/api/v1/audit/exclusions')).json()).toMatchObject({ clientIds: ['batch.*', '*-sync'], bron: 'beheer', updatedBy: 'beheer:beheerder' });
+    expect((await t.call('GET', '/admin/api/v1/audit/exclusions')).json()).toMatchObject({
+      clientIds: ['batch.*', '*-sync'],
+      bron: 'beheer',
+      updatedBy: 'beheer:beheerder',
+    });
     const bad = await b.post('/admin/audit', { clientIds: 'ok\nhas,comma' });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('Regel 2 (has,comma)');
@@ -238,30 +247,68 @@ describe('applicaties screen', () => {
 
   it('edits autorisaties and alleenIsGereedVoorPublicatie, refusing what the Autorisaties rules refuse', async () => {
     const b = await loggedIn();
-    const created = (await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['lezer'], label: 'Lezer', heeftAlleAutorisaties: true })).json();
+    const created = (
+      await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['lezer'], label: 'Lezer', heeftAlleAutorisaties: true })
+    ).json();
     const uuid = created.url.split('/').pop();
     const page = await b.get(`/admin/applicaties/${uuid}`);
     expect(page.body).toContain('name="alleenIsGereedVoorPublicatie"');
     const iot = 'http://127.0.0.1:8000/catalogi/api/v1/informatieobjecttypen/9b1c3a34-0c5a-4a7e-9a6b-5d6c0b1f7e21';
     // "Autorisatie toevoegen" shows the form again with one more row, keeping what was typed, and saves nothing.
-    const more = await b.post(`/admin/applicaties/${uuid}`, { actie: 'rij', label: 'Lezer (concept)', clientIds: 'lezer\nander', rows: '1', 'a0.component': 'drc', 'a0.scopes': ['documenten.lezen'], 'a0.type': iot, 'a0.max': 'openbaar' });
+    const more = await b.post(`/admin/applicaties/${uuid}`, {
+      actie: 'rij',
+      label: 'Lezer (concept)',
+      clientIds: 'lezer\nander',
+      rows: '1',
+      'a0.component': 'drc',
+      'a0.scopes': ['documenten.lezen'],
+      'a0.type': iot,
+      'a0.max': 'openbaar',
+    });
     expect(more.statusCode).toBe(200);
     expect(more.body.match(/data-autorisatie/g)).toHaveLength(2);
     expect(more.body).toContain('value="Lezer (concept)"');
     expect(more.body).not.toContain('name="clientId" value="ander"'); // secrets: only the client ids it has
     expect((await t.call('GET', `/autorisaties/api/v1/applicaties/${uuid}`)).json().label).toBe('Lezer');
     const both = await b.post(`/admin/applicaties/${uuid}`, {
-      actie: 'opslaan', label: 'Lezer', clientIds: 'lezer', heeftAlleAutorisaties: '1', rows: '1', 'a0.component': 'drc', 'a0.scopes': ['documenten.lezen'], 'a0.type': iot, 'a0.max': 'openbaar',
+      actie: 'opslaan',
+      label: 'Lezer',
+      clientIds: 'lezer',
+      heeftAlleAutorisaties: '1',
+      rows: '1',
+      'a0.component': 'drc',
+      'a0.scopes': ['documenten.lezen'],
+      'a0.type': iot,
+      'a0.max': 'openbaar',
     });
     expect(both.statusCode).toBe(400);
     expect(both.body).toContain('heeftAlleAutorisaties óf expliciete autorisaties');
-    const noType = await b.post(`/admin/applicaties/${uuid}`, { actie: 'opslaan', label: 'Lezer', clientIds: 'lezer', rows: '1', 'a0.component': 'drc', 'a0.scopes': ['documenten.lezen'], 'a0.type': '', 'a0.max': 'openbaar' });
+    const noType = await b.post(`/admin/applicaties/${uuid}`, {
+      actie: 'opslaan',
+      label: 'Lezer',
+      clientIds: 'lezer',
+      rows: '1',
+      'a0.component': 'drc',
+      'a0.scopes': ['documenten.lezen'],
+      'a0.type': '',
+      'a0.max': 'openbaar',
+    });
     expect(noType.statusCode).toBe(400);
     expect(noType.body).toContain('Autorisatie 1, informatieobjecttype');
     const saved = await b.post(`/admin/applicaties/${uuid}`, {
-      actie: 'opslaan', label: 'Lezer', clientIds: 'lezer', alleenIsGereedVoorPublicatie: '1', rows: '2',
-      'a0.component': 'drc', 'a0.scopes': ['documenten.lezen'], 'a0.extra': 'documenten.lock', 'a0.type': iot, 'a0.max': 'zaakvertrouwelijk',
-      'a1.component': '', 'a1.type': '', 'a1.max': '',
+      actie: 'opslaan',
+      label: 'Lezer',
+      clientIds: 'lezer',
+      alleenIsGereedVoorPublicatie: '1',
+      rows: '2',
+      'a0.component': 'drc',
+      'a0.scopes': ['documenten.lezen'],
+      'a0.extra': 'documenten.lock',
+      'a0.type': iot,
+      'a0.max': 'zaakvertrouwelijk',
+      'a1.component': '',
+      'a1.type': '',
+      'a1.max': '',
     });
     // The client id had no secret yet: one is made and shown this once.
     expect(saved.statusCode).toBe(200);
@@ -270,19 +317,44 @@ describe('applicaties screen', () => {
     expect(stored).toMatchObject({
       heeftAlleAutorisaties: false,
       alleenIsGereedVoorPublicatie: true,
-      autorisaties: [{ component: 'drc', scopes: ['documenten.lezen', 'documenten.lock'], informatieobjecttype: iot, maxVertrouwelijkheidaanduiding: 'zaakvertrouwelijk' }],
+      autorisaties: [
+        {
+          component: 'drc',
+          scopes: ['documenten.lezen', 'documenten.lock'],
+          informatieobjecttype: iot,
+          maxVertrouwelijkheidaanduiding: 'zaakvertrouwelijk',
+        },
+      ],
     });
     const shown = await b.get(`/admin/applicaties/${uuid}`);
     expect(shown.body).toMatch(/id="alleenIsGereedVoorPublicatie" name="alleenIsGereedVoorPublicatie" value="1" checked/);
     // Removing the autorisatie row and the checkbox.
-    const cleared = await b.post(`/admin/applicaties/${uuid}`, { actie: 'opslaan', label: 'Lezer', clientIds: 'lezer', heeftAlleAutorisaties: '1', rows: '1', 'a0.component': 'drc', 'a0.remove': '1' });
+    const cleared = await b.post(`/admin/applicaties/${uuid}`, {
+      actie: 'opslaan',
+      label: 'Lezer',
+      clientIds: 'lezer',
+      heeftAlleAutorisaties: '1',
+      rows: '1',
+      'a0.component': 'drc',
+      'a0.remove': '1',
+    });
     expect(cleared.statusCode).toBe(303);
-    expect((await t.call('GET', `/autorisaties/api/v1/applicaties/${uuid}`)).json()).toMatchObject({ heeftAlleAutorisaties: true, alleenIsGereedVoorPublicatie: false, autorisaties: [] });
+    expect((await t.call('GET', `/autorisaties/api/v1/applicaties/${uuid}`)).json()).toMatchObject({
+      heeftAlleAutorisaties: true,
+      alleenIsGereedVoorPublicatie: false,
+      autorisaties: [],
+    });
   });
 
   it('replaces a secret (the old one stops working) and deletes an applicatie with its secrets', async () => {
     const b = await loggedIn();
-    const made = await b.post('/admin/applicaties/nieuw', { actie: 'opslaan', label: 'Tijdelijk', clientIds: 'tijdelijk', heeftAlleAutorisaties: '1', rows: '0' });
+    const made = await b.post('/admin/applicaties/nieuw', {
+      actie: 'opslaan',
+      label: 'Tijdelijk',
+      clientIds: 'tijdelijk',
+      heeftAlleAutorisaties: '1',
+      rows: '0',
+    });
     const [old] = secretsIn(made.body);
     const uuid = /\/admin\/applicaties\/([0-9a-f-]{36})/.exec(made.body)![1]!;
     const rotated = await b.post(`/admin/applicaties/${uuid}/secret`, { clientId: 'tijdelijk' });
@@ -300,7 +372,8 @@ describe('applicaties screen', () => {
   });
 
   it('pages through applicaties and finds one by client id', async () => {
-    for (let i = 0; i < 27; i++) await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: [`pager-${i}`], label: `Pager ${i}`, heeftAlleAutorisaties: true });
+    for (let i = 0; i < 27; i++)
+      await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: [`pager-${i}`], label: `Pager ${i}`, heeftAlleAutorisaties: true });
     const b = await loggedIn();
     const first = await b.get('/admin/applicaties');
     const next = /<a rel="next" href="([^"]+)"/.exec(first.body)![1]!.replace(/&amp;/g, '&');
@@ -381,7 +454,9 @@ describe('API reference', () => {
   it('renders each component from the document it serves: every operation, every schema', async () => {
     const doc = (await t.call('GET', '/zaken/api/v1/schema/openapi.json')).json();
     const page = (await t.app.inject({ method: 'GET', url: '/api-referentie/zaken' })).body;
-    const operationIds = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    const operationIds = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((ops) =>
+      Object.values(ops).map((o) => o.operationId),
+    );
     expect(operationIds.length).toBeGreaterThan(50);
     for (const id of operationIds) expect(page).toContain(`id="op-${id}"`);
     for (const name of Object.keys(doc.components.schemas)) expect(page).toContain(`id="schema-${name.replace(/[^A-Za-z0-9_.-]/g, '-')}"`);

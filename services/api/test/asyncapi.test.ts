@@ -29,7 +29,12 @@ afterAll(async () => {
 const document = async () => {
   const res = await t.call('GET', '/asyncapi.json', undefined, { token: null });
   expect(res.statusCode).toBe(200);
-  return res.json() as { asyncapi: string; channels: Record<string, any>; operations: Record<string, any>; components: { messages: Record<string, any>; schemas: Record<string, any> } };
+  return res.json() as {
+    asyncapi: string;
+    channels: Record<string, any>;
+    operations: Record<string, any>;
+    components: { messages: Record<string, any>; schemas: Record<string, any> };
+  };
 };
 
 test('the AsyncAPI 3.0 document names every topic with its address, message, CloudEvents headers and payload schema; YAML says the same', async () => {
@@ -41,11 +46,21 @@ test('the AsyncAPI 3.0 document names every topic with its address, message, Clo
   for (const [name, channel] of Object.entries(doc.channels)) {
     const ref = Object.values(channel.messages as Record<string, { $ref: string }>)[0]!.$ref;
     const message = doc.components.messages[ref.split('/').pop()!];
-    expect(message.headers.required).toEqual(expect.arrayContaining(['event-id', 'ce_specversion', 'ce_id', 'ce_source', 'ce_type', 'ce_time', 'content-type']));
+    expect(message.headers.required).toEqual(
+      expect.arrayContaining(['event-id', 'ce_specversion', 'ce_id', 'ce_source', 'ce_type', 'ce_time', 'content-type']),
+    );
     expect(doc.components.schemas[message.payload.$ref.split('/').pop()]).toBeDefined();
     expect(doc.operations[`publish-${name}`]).toMatchObject({ action: 'send', channel: { $ref: `#/channels/${name}` } });
   }
-  expect(doc.components.schemas.Notificatie.required).toEqual(['kanaal', 'hoofdObject', 'resource', 'resourceUrl', 'actie', 'aanmaakdatum', 'kenmerken']);
+  expect(doc.components.schemas.Notificatie.required).toEqual([
+    'kanaal',
+    'hoofdObject',
+    'resource',
+    'resourceUrl',
+    'actie',
+    'aanmaakdatum',
+    'kenmerken',
+  ]);
   expect(doc.components.schemas.AuditEntry.properties.bron.enum).toContain('ZRC');
   const yaml = await t.call('GET', '/asyncapi.yaml', undefined, { token: null });
   expect(parse(yaml.body)).toEqual(doc);
@@ -56,8 +71,12 @@ test('the AsyncAPI 3.0 document names every topic with its address, message, Clo
   expect((await t.call('GET', '/api-referentie', undefined, { token: null })).body).toContain('/api-referentie/asyncapi');
 });
 
-test('a write\'s messages carry CloudEvents headers (source by OIN, type, subject, time, id = event-id) and validate against the document', async () => {
-  const applicatie = await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: [`asyncapi-${Date.now()}`], label: 'x', heeftAlleAutorisaties: true });
+test("a write's messages carry CloudEvents headers (source by OIN, type, subject, time, id = event-id) and validate against the document", async () => {
+  const applicatie = await t.call('POST', '/autorisaties/api/v1/applicaties', {
+    clientIds: [`asyncapi-${Date.now()}`],
+    label: 'x',
+    heeftAlleAutorisaties: true,
+  });
   expect(applicatie.statusCode).toBe(201);
   const url = applicatie.json().url as string;
   expect(await eventually(async () => received.some((r) => r.topic === 'autorisaties' && r.message.value!.toString().includes(url)))).toBe(true);
@@ -72,7 +91,12 @@ test('a write\'s messages carry CloudEvents headers (source by OIN, type, subjec
     const payload = JSON.parse(message.value!.toString());
     expect([topic, headers.ce_type, ajv.validate(m.headers, headers), ajv.errorsText()]).toEqual([topic, headers.ce_type, true, 'No errors']);
     expect([topic, ajv.validate({ $ref: `asyncapi${m.payload.$ref}` }, payload), ajv.errorsText()]).toEqual([topic, true, 'No errors']);
-    expect(headers).toMatchObject({ ce_specversion: '1.0', ce_id: headers['event-id'], ce_source: `urn:nld:oin:${OIN}:systeem:zgw`, 'content-type': 'application/json' });
+    expect(headers).toMatchObject({
+      ce_specversion: '1.0',
+      ce_id: headers['event-id'],
+      ce_source: `urn:nld:oin:${OIN}:systeem:zgw`,
+      'content-type': 'application/json',
+    });
     expect(headers.ce_time).toBe(new Date(payload.aanmaakdatum).toISOString());
     expect(headers.ce_subject).toBe(payload.resourceUrl);
   }

@@ -31,7 +31,13 @@ function spooled(root: string): ReadEntry[] {
   for (const name of readdirSync(root)) {
     const path = join(root, name);
     if (statSync(path).isDirectory()) out.push(...spooled(path));
-    else if (name.endsWith('.jsonl')) out.push(...readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ReadEntry));
+    else if (name.endsWith('.jsonl'))
+      out.push(
+        ...readFileSync(path, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as ReadEntry),
+      );
   }
   return out;
 }
@@ -56,7 +62,10 @@ it('keeps the entries of reads made while Kafka is unreachable and sends them fr
   consumer = kafka.consumer({ groupId: `${down.topicPrefix}reads-spool` });
   await consumer.connect();
   await consumer.subscribe({ topic: topicName(down.topicPrefix, AUDIT_READS_TOPIC), fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ message }) => void got.set(message.headers![EVENT_ID_HEADER]!.toString(), JSON.parse(message.value!.toString()) as ReadEntry) });
+  await consumer.run({
+    eachMessage: async ({ message }) =>
+      void got.set(message.headers![EVENT_ID_HEADER]!.toString(), JSON.parse(message.value!.toString()) as ReadEntry),
+  });
 
   // The next instance on this spool directory (Kafka reachable, the same topics) takes the spool over at start.
   const next = await startApp({ AUDIT_SPOOL_DIR: dir, KAFKA_TOPIC_PREFIX: down.topicPrefix });
@@ -65,6 +74,8 @@ it('keeps the entries of reads made while Kafka is unreachable and sends them fr
   expect(await eventually(async () => waiting.every((e) => got.has(e.uuid)), 60_000)).toBe(true);
   for (const e of waiting) expect(got.get(e.uuid)).toEqual(e);
   // What it sent is gone from the spool; only its own directory is left.
-  expect(await eventually(async () => readdirSync(dir).length === 1 && spooled(dir).every((e) => !waiting.some((w) => w.uuid === e.uuid)))).toBe(true);
+  expect(await eventually(async () => readdirSync(dir).length === 1 && spooled(dir).every((e) => !waiting.some((w) => w.uuid === e.uuid)))).toBe(
+    true,
+  );
   expect(readdirSync(dir)).toEqual([next.deps.reads!.spoolDir!.split('/').pop()]);
 }, 120_000);

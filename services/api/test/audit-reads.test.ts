@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, rmSync } from 'node:fs';
 import type { Consumer } from 'kafkajs';
-import { AUDIT_EXCLUSIONS_SETTING, AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, EVENT_ID_HEADER, createKafka, ensureTopics, topicName, type ReadEntry } from '@zgw/shared';
+import {
+  AUDIT_EXCLUSIONS_SETTING,
+  AUDIT_READS_COLLECTION,
+  AUDIT_READS_TOPIC,
+  EVENT_ID_HEADER,
+  createKafka,
+  ensureTopics,
+  topicName,
+  type ReadEntry,
+} from '@zgw/shared';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { eventually, startApp, token, type TestApp } from './harness';
 import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';
@@ -21,7 +30,11 @@ const others: TestApp[] = [];
 
 beforeAll(async () => {
   sl = await startReferentielijsten();
-  t = await startApp({ REFERENTIELIJSTEN_URL: sl.url, AUDIT_EXCLUDE_CLIENT_IDS: 'batch.*, *-SYNC ,Nachtelijke-Export', AUDIT_SETTINGS_POLL_MS: '200' });
+  t = await startApp({
+    REFERENTIELIJSTEN_URL: sl.url,
+    AUDIT_EXCLUDE_CLIENT_IDS: 'batch.*, *-SYNC ,Nachtelijke-Export',
+    AUDIT_SETTINGS_POLL_MS: '200',
+  });
   s = await zaaktypeMetOnderdelen(t, sl);
   const kafka = createKafka(t.config.KAFKA_BROKERS, 'audit-reads-test');
   await ensureTopics(kafka, t.topicPrefix, [AUDIT_READS_TOPIC]);
@@ -29,7 +42,8 @@ beforeAll(async () => {
   await consumer.connect();
   await consumer.subscribe({ topic: topicName(t.topicPrefix, AUDIT_READS_TOPIC), fromBeginning: true });
   await consumer.run({
-    eachMessage: async ({ message }) => void received.push({ id: message.headers![EVENT_ID_HEADER]!.toString(), entry: JSON.parse(message.value!.toString()) as ReadEntry }),
+    eachMessage: async ({ message }) =>
+      void received.push({ id: message.headers![EVENT_ID_HEADER]!.toString(), entry: JSON.parse(message.value!.toString()) as ReadEntry }),
   });
 });
 afterAll(async () => {
@@ -88,15 +102,53 @@ describe('read entries', () => {
     const before = new Date().toISOString();
     const first = await get(zaak.url, tok);
     await get(status.url, tok);
-    expect((await t.call('GET', zaak.url, undefined, { token: tok, headers: { ...CRS, 'if-none-match': first.headers.etag as string } })).statusCode).toBe(304);
+    expect(
+      (await t.call('GET', zaak.url, undefined, { token: tok, headers: { ...CRS, 'if-none-match': first.headers.etag as string } })).statusCode,
+    ).toBe(304);
     const entries = await since(from);
-    const who = { bron: 'ZRC', clientId: 'zaaksysteem', applicatieWeergave: 'zaaksysteem', gebruikersId: 'u-42', gebruikersWeergave: 'A. Jansen', actie: 'retrieve' };
+    const who = {
+      bron: 'ZRC',
+      clientId: 'zaaksysteem',
+      applicatieWeergave: 'zaaksysteem',
+      gebruikersId: 'u-42',
+      gebruikersWeergave: 'A. Jansen',
+      actie: 'retrieve',
+    };
     const path = (url: string) => new URL(url).pathname;
-    const one = (resource: string, url: string) => ({ resourceUrl: url, hoofdObject: zaak.url, hoofdObjecten: [zaak.url], getoond: [[resource, url, 0]] });
+    const one = (resource: string, url: string) => ({
+      resourceUrl: url,
+      hoofdObject: zaak.url,
+      hoofdObjecten: [zaak.url],
+      getoond: [[resource, url, 0]],
+    });
     expect(entries).toEqual([
-      { ...who, uuid: expect.any(String), aanmaakdatum: expect.any(String), resource: 'zaak', request: path(zaak.url), ...one('zaak', zaak.url), resultaat: 200 },
-      { ...who, uuid: expect.any(String), aanmaakdatum: expect.any(String), resource: 'status', request: path(status.url), ...one('status', status.url), resultaat: 200 },
-      { ...who, uuid: expect.any(String), aanmaakdatum: expect.any(String), resource: 'zaak', request: path(zaak.url), ...one('zaak', zaak.url), resultaat: 304 },
+      {
+        ...who,
+        uuid: expect.any(String),
+        aanmaakdatum: expect.any(String),
+        resource: 'zaak',
+        request: path(zaak.url),
+        ...one('zaak', zaak.url),
+        resultaat: 200,
+      },
+      {
+        ...who,
+        uuid: expect.any(String),
+        aanmaakdatum: expect.any(String),
+        resource: 'status',
+        request: path(status.url),
+        ...one('status', status.url),
+        resultaat: 200,
+      },
+      {
+        ...who,
+        uuid: expect.any(String),
+        aanmaakdatum: expect.any(String),
+        resource: 'zaak',
+        request: path(zaak.url),
+        ...one('zaak', zaak.url),
+        resultaat: 304,
+      },
     ]);
     // The event id is the entry's uuid; the time is when it was read.
     for (const e of entries) {
@@ -108,7 +160,10 @@ describe('read entries', () => {
 
   it('records lists with their query and how many results they matched', async () => {
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
-    for (const [st, at] of [[s.statustypen.begin, '2024-03-02T10:00:00'], [s.statustypen.eind, '2024-03-03T10:00:00']] as const) {
+    for (const [st, at] of [
+      [s.statustypen.begin, '2024-03-02T10:00:00'],
+      [s.statustypen.eind, '2024-03-03T10:00:00'],
+    ] as const) {
       await createZ(t, 'statussen', { zaak: zaak.url, statustype: st, datumStatusGezet: at });
     }
     await createZ(t, `${zaak.url}/zaakeigenschappen`, { zaak: zaak.url, eigenschap: s.eigenschap, waarde: 'rood' });
@@ -137,7 +192,11 @@ describe('read entries', () => {
   it('records _zoek with its filters and lists filtered on a BSN, the BSN never in the entry', async () => {
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     await createZ(t, 'rollen', {
-      zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'natuurlijk_persoon', roltoelichting: 't', betrokkeneIdentificatie: { inpBsn: BSN, geslachtsnaam: 'Jansen' },
+      zaak: zaak.url,
+      roltype: s.roltype,
+      betrokkeneType: 'natuurlijk_persoon',
+      roltoelichting: 't',
+      betrokkeneIdentificatie: { inpBsn: BSN, geslachtsnaam: 'Jansen' },
     });
     const from = received.length;
     const tok = await as('zaaksysteem');
@@ -158,8 +217,14 @@ describe('read entries', () => {
     expect(entries[0]).toMatchObject({ request: `${ZRC}/zaken/_zoek`, zoek: { [filter]: '*********', zaaktype: s.zaaktype, expand: 'rollen' } });
     // what the expand showed is in the entry too: the zaak, then its rol
     const rol = zoek.json().results[0]._expand.rollen[0].url;
-    expect(entries[0]!.getoond).toEqual([['zaak', zaak.url, 0], ['rol', rol, 0]]);
-    expect(entries[3]!.getoond).toEqual([['zaak', zaak.url, 0], ['rol', rol, 0]]);
+    expect(entries[0]!.getoond).toEqual([
+      ['zaak', zaak.url, 0],
+      ['rol', rol, 0],
+    ]);
+    expect(entries[3]!.getoond).toEqual([
+      ['zaak', zaak.url, 0],
+      ['rol', rol, 0],
+    ]);
     expect(entries[1]!.request).toBe(`${ZRC}/zaken?${filter}=*********`);
     expect(entries[2]!.request).toMatch(/inpBsn=\*+$/);
     expect(entries.filter((e) => JSON.stringify(e).includes(BSN) || decodeURIComponent(JSON.stringify(e)).includes(BSN))).toEqual([]);
@@ -205,7 +270,7 @@ describe('exclusions', () => {
     expect((await since(from)).map((e) => e.clientId)).toEqual(['batchXnacht', 'archief-sync-2', 'nachtelijke-export-2']);
   });
 
-  it('follows the administrator\'s list at once on this instance, within a poll on another, and after a restart', async () => {
+  it("follows the administrator's list at once on this instance, within a poll on another, and after a restart", async () => {
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     const other = await startApp({ AUDIT_EXCLUDE_CLIENT_IDS: '', AUDIT_SETTINGS_POLL_MS: '200' }, { shareWith: t });
     others.push(other);
@@ -218,7 +283,11 @@ describe('exclusions', () => {
     const put = await t.call('PUT', `${ADMIN_AUDIT}/exclusions`, { clientIds: [' Lezer-* ', 'rapportage', 'rapportage'] });
     expect(put.statusCode).toBe(200);
     expect(put.json()).toMatchObject({ clientIds: ['Lezer-*', 'rapportage'], updatedBy: 'test-admin', bron: 'beheer' });
-    expect(await t.mongo.db.collection('settings').findOne({ _id: AUDIT_EXCLUSIONS_SETTING as never })).toMatchObject({ clientIds: ['Lezer-*', 'rapportage'], updatedBy: 'test-admin', updatedAt: expect.any(String) });
+    expect(await t.mongo.db.collection('settings').findOne({ _id: AUDIT_EXCLUSIONS_SETTING as never })).toMatchObject({
+      clientIds: ['Lezer-*', 'rapportage'],
+      updatedBy: 'test-admin',
+      updatedAt: expect.any(String),
+    });
 
     // This instance at once: the stored list replaces the environment's (batch.* no longer excluded).
     from = received.length;
@@ -246,7 +315,12 @@ describe('exclusions', () => {
 
     // DELETE returns to the environment's list.
     expect((await t.call('DELETE', `${ADMIN_AUDIT}/exclusions`)).statusCode).toBe(204);
-    expect((await t.call('GET', `${ADMIN_AUDIT}/exclusions`)).json()).toEqual({ clientIds: ['batch.*', '*-SYNC', 'Nachtelijke-Export'], bron: 'AUDIT_EXCLUDE_CLIENT_IDS', updatedAt: null, updatedBy: null });
+    expect((await t.call('GET', `${ADMIN_AUDIT}/exclusions`)).json()).toEqual({
+      clientIds: ['batch.*', '*-SYNC', 'Nachtelijke-Export'],
+      bron: 'AUDIT_EXCLUDE_CLIENT_IDS',
+      updatedAt: null,
+      updatedBy: null,
+    });
     from = received.length;
     await get(zaak.url, await as('batch.nacht'), t);
     await get(zaak.url, lezer, t);
@@ -273,7 +347,11 @@ describe('exclusions', () => {
     await invalid([], 'nonFieldErrors');
     expect((await put({ clientIds: ['x'] }, await as('zaaksysteem'))).statusCode).toBe(200); // all rights: an administrator
     await t.client('alleen-lezen', 'alleen-lezen-secret');
-    await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['alleen-lezen'], label: 'l', autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: s.zaaktype, maxVertrouwelijkheidaanduiding: 'geheim' }] });
+    await t.call('POST', '/autorisaties/api/v1/applicaties', {
+      clientIds: ['alleen-lezen'],
+      label: 'l',
+      autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: s.zaaktype, maxVertrouwelijkheidaanduiding: 'geheim' }],
+    });
     const reader = token('alleen-lezen', 'alleen-lezen-secret');
     expect((await put({ clientIds: [] }, reader)).statusCode).toBe(403);
     expect((await t.call('GET', `${ADMIN_AUDIT}/exclusions`, undefined, { token: reader })).statusCode).toBe(403);
@@ -285,13 +363,29 @@ describe('exclusions', () => {
   });
 });
 
-describe('the auditor\'s list of reads', () => {
-  it('lists one client\'s reads, or one zaak\'s, in a period, oldest first, page by page', async () => {
+describe("the auditor's list of reads", () => {
+  it("lists one client's reads, or one zaak's, in a period, oldest first, page by page", async () => {
     const coll = t.mongo.db.collection(AUDIT_READS_COLLECTION);
     const start = Date.parse('2024-01-01T00:00:00.000Z');
     const entry = (i: number, clientId: string, hoofdObject: string) => {
       const uuid = randomUUID();
-      return { _id: uuid, uuid, bron: 'ZRC', clientId, gebruikersId: 'u', gebruikersWeergave: 'U', actie: 'retrieve', resource: 'zaak', request: '/x', resourceUrl: hoofdObject, hoofdObject, hoofdObjecten: [hoofdObject], getoond: [['zaak', hoofdObject, 0]], resultaat: 200, aanmaakdatum: new Date(start + i * 60_000).toISOString() };
+      return {
+        _id: uuid,
+        uuid,
+        bron: 'ZRC',
+        clientId,
+        gebruikersId: 'u',
+        gebruikersWeergave: 'U',
+        actie: 'retrieve',
+        resource: 'zaak',
+        request: '/x',
+        resourceUrl: hoofdObject,
+        hoofdObject,
+        hoofdObjecten: [hoofdObject],
+        getoond: [['zaak', hoofdObject, 0]],
+        resultaat: 200,
+        aanmaakdatum: new Date(start + i * 60_000).toISOString(),
+      };
     };
     const zaakA = `${ZRC}/zaken/${randomUUID()}`;
     // As services/audit stores them: 150 reads by `auditee` (every other one of zaak A), 30 by someone else of zaak A.
@@ -310,7 +404,9 @@ describe('the auditor\'s list of reads', () => {
     expect(first.results[0]).toMatchObject({ clientId: 'auditee', aanmaakdatum: '2024-01-01T00:10:00.000Z' });
     expect(first.results[0]).not.toHaveProperty('_id');
     const second = await list(first.next!.split('?')[1]!);
-    expect(second.results.map((r) => r.aanmaakdatum)).toEqual(Array.from({ length: 20 }, (_, i) => new Date(start + (110 + i) * 60_000).toISOString()));
+    expect(second.results.map((r) => r.aanmaakdatum)).toEqual(
+      Array.from({ length: 20 }, (_, i) => new Date(start + (110 + i) * 60_000).toISOString()),
+    );
     expect(second.next).toBeNull();
     expect(new Set([...first.results, ...second.results].map((r) => r.uuid)).size).toBe(120);
 
@@ -328,11 +424,18 @@ describe('the auditor\'s list of reads', () => {
     await get(`${ZRC}/statussen?zaak=${encodeURIComponent(zaak.url)}`, await as('zaaksysteem'));
     const entries = await since(from);
     expect(entries).toHaveLength(2);
-    for (const e of entries) await t.mongo.db.collection(AUDIT_READS_COLLECTION).updateOne({ _id: e.uuid as never }, { $setOnInsert: e }, { upsert: true });
+    for (const e of entries)
+      await t.mongo.db.collection(AUDIT_READS_COLLECTION).updateOne({ _id: e.uuid as never }, { $setOnInsert: e }, { upsert: true });
     const res = await t.call('GET', `${ADMIN_AUDIT}/reads?hoofdObject=${encodeURIComponent(zaak.url)}`);
     expect(res.json().results.map((r: ReadEntry) => [r.actie, r.uuid])).toEqual([['retrieve', entries[0]!.uuid]]);
 
-    for (const q of ['', 'vanaf=2024-01-01', `clientId=a&hoofdObject=${encodeURIComponent(zaak.url)}`, 'clientId=a&vanaf=gisteren', 'clientId=a&vanaf=2024-02-01&tot=2024-01-01']) {
+    for (const q of [
+      '',
+      'vanaf=2024-01-01',
+      `clientId=a&hoofdObject=${encodeURIComponent(zaak.url)}`,
+      'clientId=a&vanaf=gisteren',
+      'clientId=a&vanaf=2024-02-01&tot=2024-01-01',
+    ]) {
       const bad = await t.call('GET', `${ADMIN_AUDIT}/reads?${q}`);
       expect(bad.statusCode).toBe(400);
       expect(bad.json()).toMatchObject({ code: 'invalid', invalidParams: expect.any(Array) });
@@ -348,12 +451,14 @@ describe('AUDIT_READS=off', () => {
     await get(zaak.url, await as('zaaksysteem'), off);
     await get(`${ZRC}/zaken`, await as('zaaksysteem'), off);
     expect(off.deps.reads!.spoolDir).toBeUndefined();
-    expect((() => {
-      try {
-        return readdirSync(off.config.AUDIT_SPOOL_DIR);
-      } catch {
-        return [];
-      }
-    })()).toEqual([]);
+    expect(
+      (() => {
+        try {
+          return readdirSync(off.config.AUDIT_SPOOL_DIR);
+        } catch {
+          return [];
+        }
+      })(),
+    ).toEqual([]);
   });
 });

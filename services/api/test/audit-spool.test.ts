@@ -95,7 +95,7 @@ describe('Spool and drainDir', () => {
   });
 });
 
-describe('a stopped instance\'s spool', () => {
+describe("a stopped instance's spool", () => {
   it('is taken over by exactly one instance, which sends only what was not sent yet and then removes it', async () => {
     const root = newRoot();
     const first = new Spool(root);

@@ -90,13 +90,23 @@ describe('business rules', () => {
     ['drc', 'documenten.lezen', ['autorisaties.0.informatieobjecttype', 'autorisaties.0.maxVertrouwelijkheidaanduiding']],
     ['brc', 'besluiten.lezen', ['autorisaties.0.besluittype']],
   ])('ac-003: %s autorisatie with %s needs its type', async (component, scope, names) => {
-    const body = { clientIds: [`r3-${component}`], label: 'A', autorisaties: [{ component, scopes: [scope], zaaktype: '', informatieobjecttype: '', besluittype: '', maxVertrouwelijkheidaanduiding: '' }] };
+    const body = {
+      clientIds: [`r3-${component}`],
+      label: 'A',
+      autorisaties: [{ component, scopes: [scope], zaaktype: '', informatieobjecttype: '', besluittype: '', maxVertrouwelijkheidaanduiding: '' }],
+    };
     const res = await t.call('POST', `${AC}/applicaties`, body);
     expect(res.statusCode).toBe(400);
-    const got = res.json().invalidParams.map((p: { name: string; code: string }) => `${p.name}:${p.code}`).sort();
+    const got = res
+      .json()
+      .invalidParams.map((p: { name: string; code: string }) => `${p.name}:${p.code}`)
+      .sort();
     expect(got).toEqual(names.map((n) => `${n}:required`));
     // Without a scope about that component's objects the type is not needed.
-    const ok = await t.call('POST', `${AC}/applicaties`, { ...body, autorisaties: [{ ...body.autorisaties[0], scopes: ['notificaties.publiceren'] }] });
+    const ok = await t.call('POST', `${AC}/applicaties`, {
+      ...body,
+      autorisaties: [{ ...body.autorisaties[0], scopes: ['notificaties.publiceren'] }],
+    });
     expect(ok.statusCode).toBe(201);
   });
 });
@@ -121,10 +131,18 @@ describe('authentication and authorisation', () => {
     await t.client('live-client', 'live-secret');
     const tok = token('live-client', 'live-secret');
     expect((await t.call('GET', `${AC}/applicaties`, undefined, { token: tok })).statusCode).toBe(403);
-    const app = (await t.call('POST', `${AC}/applicaties`, { clientIds: ['live-client'], label: 'L', autorisaties: [{ component: 'ac', scopes: ['autorisaties.lezen'] }] })).json();
+    const app = (
+      await t.call('POST', `${AC}/applicaties`, {
+        clientIds: ['live-client'],
+        label: 'L',
+        autorisaties: [{ component: 'ac', scopes: ['autorisaties.lezen'] }],
+      })
+    ).json();
     expect((await t.call('GET', `${AC}/applicaties`, undefined, { token: tok })).statusCode).toBe(200);
     // Reading does not grant writing.
-    expect((await t.call('POST', `${AC}/applicaties`, { clientIds: ['x'], label: 'x', heeftAlleAutorisaties: true }, { token: tok })).statusCode).toBe(403);
+    expect(
+      (await t.call('POST', `${AC}/applicaties`, { clientIds: ['x'], label: 'x', heeftAlleAutorisaties: true }, { token: tok })).statusCode,
+    ).toBe(403);
     await t.call('PATCH', app.url, { autorisaties: [{ component: 'ac', scopes: ['autorisaties.bijwerken'] }] });
     expect((await t.call('GET', `${AC}/applicaties`, undefined, { token: tok })).statusCode).toBe(403);
   });
@@ -142,7 +160,11 @@ describe('bad input never gives a 5xx', () => {
     { clientIds: ['x'], label: 'x'.repeat(101), heeftAlleAutorisaties: true },
     { clientIds: ['x'], label: 'x', heeftAlleAutorisaties: 'yes' },
     { clientIds: ['x'], label: 'x', autorisaties: [{ component: 'nope', scopes: [] }] },
-    { clientIds: ['x'], label: 'x', autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: 'not a url', maxVertrouwelijkheidaanduiding: 'secret' }] },
+    {
+      clientIds: ['x'],
+      label: 'x',
+      autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: 'not a url', maxVertrouwelijkheidaanduiding: 'secret' }],
+    },
     { clientIds: ['x'], label: 'x', autorisaties: 'all' },
   ];
 
@@ -153,7 +175,13 @@ describe('bad input never gives a 5xx', () => {
       const res = await t.call(method, method === 'POST' ? `${AC}/applicaties` : target, body);
       expect(res.statusCode).toBe(400);
       const err = res.json();
-      expect(err).toMatchObject({ status: 400, code: expect.any(String), title: expect.any(String), detail: expect.any(String), instance: expect.any(String) });
+      expect(err).toMatchObject({
+        status: 400,
+        code: expect.any(String),
+        title: expect.any(String),
+        detail: expect.any(String),
+        instance: expect.any(String),
+      });
       expect(err.invalidParams.length).toBeGreaterThan(0);
       expect(res.headers['content-type']).toContain('application/problem+json');
     }
@@ -166,8 +194,14 @@ describe('bad input never gives a 5xx', () => {
   });
 
   it('names the invalid field', async () => {
-    const res = await t.call('POST', `${AC}/applicaties`, { clientIds: ['f'], label: 'x', autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: ZAAKTYPE, maxVertrouwelijkheidaanduiding: 'heel_geheim' }] });
-    expect(res.json().invalidParams).toEqual([expect.objectContaining({ name: 'autorisaties.0.maxVertrouwelijkheidaanduiding', code: 'invalid_choice' })]);
+    const res = await t.call('POST', `${AC}/applicaties`, {
+      clientIds: ['f'],
+      label: 'x',
+      autorisaties: [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: ZAAKTYPE, maxVertrouwelijkheidaanduiding: 'heel_geheim' }],
+    });
+    expect(res.json().invalidParams).toEqual([
+      expect.objectContaining({ name: 'autorisaties.0.maxVertrouwelijkheidaanduiding', code: 'invalid_choice' }),
+    ]);
     const missing = await t.call('POST', `${AC}/applicaties`, { label: 'x', heeftAlleAutorisaties: true });
     expect(missing.json().invalidParams).toEqual([expect.objectContaining({ name: 'clientIds', code: 'required' })]);
   });

@@ -3,7 +3,16 @@ import { EIO, eioBody } from './documenten.fixtures';
 import { startApp, token, type TestApp } from './harness';
 import { createZ, zaakBody } from './zaken.fixtures';
 import {
-  BESLUITEN, BIO, BRC, besluitBody, besluittype, brcClient, createB, param, zaaktypeMetBesluittype, type ZaakBesluitSetup,
+  BESLUITEN,
+  BIO,
+  BRC,
+  besluitBody,
+  besluittype,
+  brcClient,
+  createB,
+  param,
+  zaaktypeMetBesluittype,
+  type ZaakBesluitSetup,
 } from './besluiten.fixtures';
 
 // The Besluiten API authorises by besluittype (Autorisaties, component brc), inside every query: lists and counts hold
@@ -35,7 +44,10 @@ const urls = (items: { url?: unknown }[]) => items.map((i) => String(i.url)).sor
 describe('autorisaties by besluittype', () => {
   it('limit lists and counts to the besluittypen of the client, inside the query', async () => {
     const tok = await brcClient(t, 'brc-lijst', [{ scopes: ALL, besluittype: s.besluittype }]);
-    const mine = [await createB(t, BESLUITEN, besluitBody(s.besluittype)), await createB(t, BESLUITEN, besluitBody(s.besluittype, { identificatie: 'AUT-1' }))];
+    const mine = [
+      await createB(t, BESLUITEN, besluitBody(s.besluittype)),
+      await createB(t, BESLUITEN, besluitBody(s.besluittype, { identificatie: 'AUT-1' })),
+    ];
     const theirs = await createB(t, BESLUITEN, besluitBody(other, { identificatie: 'AUT-2' }));
     const list = async (query = '') => {
       const res = await t.call('GET', `${BESLUITEN}${query}`, undefined, { token: tok });
@@ -52,12 +64,18 @@ describe('autorisaties by besluittype', () => {
     expect(urls((await t.call('GET', `${BESLUITEN}?identificatie=AUT-2`)).json().results)).toEqual([theirs.url]);
 
     // Two besluittypen: both, counted from the maintained counts per besluittype.
-    const both = await brcClient(t, 'brc-beide', [{ scopes: ['besluiten.lezen'], besluittype: s.besluittype }, { scopes: ['besluiten.lezen'], besluittype: other }]);
+    const both = await brcClient(t, 'brc-beide', [
+      { scopes: ['besluiten.lezen'], besluittype: s.besluittype },
+      { scopes: ['besluiten.lezen'], besluittype: other },
+    ]);
     const res = (await t.call('GET', BESLUITEN, undefined, { token: both })).json();
     expect(res.count).toBe(3);
     expect(urls(res.results)).toEqual(urls([...mine, theirs]));
     // Scopes of another component, or another scope, give no rights to read.
-    const none = await brcClient(t, 'brc-geen', [{ scopes: ['besluiten.aanmaken'], besluittype: s.besluittype }, { component: 'zrc', scopes: ['zaken.lezen'], zaaktype: s.zaaktype, maxVertrouwelijkheidaanduiding: 'openbaar' }]);
+    const none = await brcClient(t, 'brc-geen', [
+      { scopes: ['besluiten.aanmaken'], besluittype: s.besluittype },
+      { component: 'zrc', scopes: ['zaken.lezen'], zaaktype: s.zaaktype, maxVertrouwelijkheidaanduiding: 'openbaar' },
+    ]);
     expect((await t.call('GET', BESLUITEN, undefined, { token: none })).statusCode).toBe(403);
   });
 
@@ -76,7 +94,11 @@ describe('autorisaties by besluittype', () => {
     expect((await t.call('GET', theirs.url)).json().toelichting).toBe('');
 
     expect((await t.call('GET', b.url, undefined, { token: reader })).statusCode).toBe(200);
-    for (const [method, url, body] of [['POST', BESLUITEN, besluitBody(s.besluittype)], ['PATCH', b.url, { toelichting: 'x' }], ['DELETE', b.url, undefined]] as const) {
+    for (const [method, url, body] of [
+      ['POST', BESLUITEN, besluitBody(s.besluittype)],
+      ['PATCH', b.url, { toelichting: 'x' }],
+      ['DELETE', b.url, undefined],
+    ] as const) {
       expect({ method, status: (await t.call(method, url, body, { token: reader })).statusCode }).toEqual({ method, status: 403 });
     }
     expect((await t.call('GET', `${b.url}/audittrail`, undefined, { token: reader })).statusCode).toBe(403);
@@ -136,7 +158,12 @@ describe('expand (Besluiten 1.1.0)', () => {
     // An empty link is an empty object; an unknown field is refused, also where nothing is found.
     const los = await createB(t, BESLUITEN, besluitBody(s.besluittype));
     expect((await t.call('GET', `${los.url}?expand=zaak`)).json()._expand).toEqual({ zaak: {} });
-    for (const url of [`${b.url}?expand=toelichting`, `${BESLUITEN}?identificatie=niets&expand=informatieobject`, `${BIO}?expand=zaak`, `${bio.url}?expand=besluit..zaak`]) {
+    for (const url of [
+      `${b.url}?expand=toelichting`,
+      `${BESLUITEN}?identificatie=niets&expand=informatieobject`,
+      `${BIO}?expand=zaak`,
+      `${bio.url}?expand=besluit..zaak`,
+    ]) {
       const res = await t.call('GET', url);
       expect({ url, status: res.statusCode }).toEqual({ url, status: 400 });
       expect(param(res)).toMatchObject({ name: 'expand', code: 'invalid-expand-field' });
@@ -162,10 +189,17 @@ describe('expand (Besluiten 1.1.0)', () => {
 
     // Autorisaties 1.1: an applicatie that reads only documents ready for publication sees the others as absent.
     await t.client('brc-publicatie', 'brc-publicatie-secret');
-    const app = await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['brc-publicatie'], label: 'publicatie', heeftAlleAutorisaties: true, alleenIsGereedVoorPublicatie: true });
+    const app = await t.call('POST', '/autorisaties/api/v1/applicaties', {
+      clientIds: ['brc-publicatie'],
+      label: 'publicatie',
+      heeftAlleAutorisaties: true,
+      alleenIsGereedVoorPublicatie: true,
+    });
     expect(app.statusCode).toBe(201);
     const pub = token('brc-publicatie', 'brc-publicatie-secret');
-    const ready = (await t.call('POST', EIO, eioBody(s.informatieobjecttype, { isGereedVoorPublicatie: true }), { headers: { 'api-version': '1.7' } })).json();
+    const ready = (
+      await t.call('POST', EIO, eioBody(s.informatieobjecttype, { isGereedVoorPublicatie: true }), { headers: { 'api-version': '1.7' } })
+    ).json();
     const bioReady = await createB(t, BIO, { besluit: b.url, informatieobject: ready.url });
     expect((await as(`${bioReady.url}?expand=informatieobject`, pub))._expand.informatieobject.url).toBe(ready.url);
     expect((await as(`${bioOpen.url}?expand=informatieobject`, pub))._expand.informatieobject).toEqual({});
@@ -176,6 +210,9 @@ describe('expand (Besluiten 1.1.0)', () => {
     const theirs = await createB(t, BESLUITEN, besluitBody(other));
     const bioTheirs = await createB(t, BIO, { besluit: theirs.url, informatieobject: open.url });
     expect((await as(`${bioTheirs.url}?expand=besluit`, andere))._expand.besluit.url).toBe(theirs.url);
-    expect((await t.call('GET', `${BRC}/besluitinformatieobjecten/${bioOpen.url.split('/').pop()}?expand=besluit`, undefined, { token: andere })).statusCode).toBe(403);
+    expect(
+      (await t.call('GET', `${BRC}/besluitinformatieobjecten/${bioOpen.url.split('/').pop()}?expand=besluit`, undefined, { token: andere }))
+        .statusCode,
+    ).toBe(403);
   });
 });

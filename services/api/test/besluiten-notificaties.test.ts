@@ -27,7 +27,9 @@ jest.setTimeout(120_000);
 it('notifies create, update, partial_update and destroy of besluiten, not their besluitinformatieobjecten', async () => {
   const s = await besluittypeMetDocumenttype(t);
   const b = await createB(t, BESLUITEN, besluitBody(s.besluittype, { verantwoordelijkeOrganisatie: '123456782' }));
-  expect((await t.call('PUT', b.url, besluitBody(s.besluittype, { verantwoordelijkeOrganisatie: '123456782', toelichting: 'x' }))).statusCode).toBe(200);
+  expect((await t.call('PUT', b.url, besluitBody(s.besluittype, { verantwoordelijkeOrganisatie: '123456782', toelichting: 'x' }))).statusCode).toBe(
+    200,
+  );
   expect((await t.call('PATCH', b.url, { toelichting: 'y' })).statusCode).toBe(200);
   const eio = await createEio(t, eioBody(s.informatieobjecttype));
   const bio = await createB(t, BIO, { besluit: b.url, informatieobject: eio.url });
@@ -46,7 +48,12 @@ it('notifies create, update, partial_update and destroy of besluiten, not their 
 
   expect(seen.map((n) => `${n.resource} ${n.actie}`)).toEqual(['besluit create', 'besluit update', 'besluit partial_update', 'besluit destroy']);
   for (const n of seen) {
-    expect(n).toMatchObject({ kanaal: 'besluiten', hoofdObject: b.url, resourceUrl: b.url, kenmerken: { verantwoordelijkeOrganisatie: '123456782', besluittype: s.besluittype } });
+    expect(n).toMatchObject({
+      kanaal: 'besluiten',
+      hoofdObject: b.url,
+      resourceUrl: b.url,
+      kenmerken: { verantwoordelijkeOrganisatie: '123456782', besluittype: s.besluittype },
+    });
   }
 });
 

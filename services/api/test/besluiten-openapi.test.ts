@@ -36,10 +36,16 @@ it('serves an OpenAPI document with every operation, its scope and the list filt
   const doc = res.json() as { info: Record<string, string>; paths: Record<string, Record<string, Op>> };
   expect(doc.info).toMatchObject({ title: 'Besluiten API', version: '1.0.2' });
   const served = Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.entries(ops).map(([method, op]) => [method.toUpperCase(), path, op.operationId, op.security?.[0]?.['JWT-Claims']?.[0] ?? ''] as [string, string, string, string]),
+    Object.entries(ops).map(
+      ([method, op]) => [method.toUpperCase(), path, op.operationId, op.security?.[0]?.['JWT-Claims']?.[0] ?? ''] as [string, string, string, string],
+    ),
   );
   expect(served.sort()).toEqual([...OPERATIONS].sort());
-  const query = (path: string, method = 'get') => (doc.paths[path]![method]!.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name).sort();
+  const query = (path: string, method = 'get') =>
+    (doc.paths[path]![method]!.parameters ?? [])
+      .filter((p) => p.in === 'query')
+      .map((p) => p.name)
+      .sort();
   expect(query('/besluiten')).toEqual(['besluittype', 'cursor', 'expand', 'identificatie', 'page', 'verantwoordelijkeOrganisatie', 'zaak']);
   expect(query('/besluitinformatieobjecten')).toEqual(['besluit', 'expand', 'informatieobject']);
   expect(query('/besluiten/{uuid}')).toEqual(['expand']);

@@ -3,7 +3,17 @@ import { DRC, createEio, eioBody, informatieobjecttype } from './documenten.fixt
 import { BASE, startApp, type TestApp } from './harness';
 import { CRS, createZ, zaakBody, zaaktypeMetOnderdelen } from './zaken.fixtures';
 import {
-  BESLUITEN, BIO, MISSING, besluitBody, besluittype, brcClient, createB, missing, param, zaaktypeMetBesluittype, type ZaakBesluitSetup,
+  BESLUITEN,
+  BIO,
+  MISSING,
+  besluitBody,
+  besluittype,
+  brcClient,
+  createB,
+  missing,
+  param,
+  zaaktypeMetBesluittype,
+  type ZaakBesluitSetup,
 } from './besluiten.fixtures';
 
 // The business rules of the Besluiten API (brc-001 .. brc-008), each with the error code the standard's tests expect.
@@ -48,19 +58,40 @@ describe('brc-001: the besluittype', () => {
 
   it('goes with a datum that is not in the future', async () => {
     const tomorrow = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
-    expect(param(await t.call('POST', BESLUITEN, besluitBody(s.besluittype, { datum: tomorrow })))).toMatchObject({ name: 'datum', code: 'future_not_allowed' });
+    expect(param(await t.call('POST', BESLUITEN, besluitBody(s.besluittype, { datum: tomorrow })))).toMatchObject({
+      name: 'datum',
+      code: 'future_not_allowed',
+    });
   });
 });
 
 describe('brc-002: identificatie per verantwoordelijkeOrganisatie', () => {
   it('is unique, and with verantwoordelijkeOrganisatie fixed once the besluit exists', async () => {
     const b = await createB(t, BESLUITEN, besluitBody(s.besluittype, { identificatie: 'BRC-002' }));
-    expect(param(await t.call('POST', BESLUITEN, besluitBody(s.besluittype, { identificatie: 'BRC-002' })))).toMatchObject({ name: 'identificatie', code: 'identificatie-niet-uniek' });
-    expect((await t.call('POST', BESLUITEN, besluitBody(s.besluittype, { identificatie: 'BRC-002', verantwoordelijkeOrganisatie: '123456782' }))).statusCode).toBe(201);
-    expect(param(await t.call('PUT', b.url, besluitBody(s.besluittype, { identificatie: 'BRC-002-X' })))).toMatchObject({ name: 'identificatie', code: 'wijzigen-niet-toegelaten' });
-    expect(param(await t.call('PATCH', b.url, { identificatie: 'BRC-002-X' }))).toMatchObject({ name: 'identificatie', code: 'wijzigen-niet-toegelaten' });
-    expect(param(await t.call('PUT', b.url, besluitBody(s.besluittype, { verantwoordelijkeOrganisatie: '245122461' })))).toMatchObject({ name: 'verantwoordelijkeOrganisatie', code: 'wijzigen-niet-toegelaten' });
-    expect(param(await t.call('PATCH', b.url, { verantwoordelijkeOrganisatie: '245122461' }))).toMatchObject({ name: 'verantwoordelijkeOrganisatie', code: 'wijzigen-niet-toegelaten' });
+    expect(param(await t.call('POST', BESLUITEN, besluitBody(s.besluittype, { identificatie: 'BRC-002' })))).toMatchObject({
+      name: 'identificatie',
+      code: 'identificatie-niet-uniek',
+    });
+    expect(
+      (await t.call('POST', BESLUITEN, besluitBody(s.besluittype, { identificatie: 'BRC-002', verantwoordelijkeOrganisatie: '123456782' })))
+        .statusCode,
+    ).toBe(201);
+    expect(param(await t.call('PUT', b.url, besluitBody(s.besluittype, { identificatie: 'BRC-002-X' })))).toMatchObject({
+      name: 'identificatie',
+      code: 'wijzigen-niet-toegelaten',
+    });
+    expect(param(await t.call('PATCH', b.url, { identificatie: 'BRC-002-X' }))).toMatchObject({
+      name: 'identificatie',
+      code: 'wijzigen-niet-toegelaten',
+    });
+    expect(param(await t.call('PUT', b.url, besluitBody(s.besluittype, { verantwoordelijkeOrganisatie: '245122461' })))).toMatchObject({
+      name: 'verantwoordelijkeOrganisatie',
+      code: 'wijzigen-niet-toegelaten',
+    });
+    expect(param(await t.call('PATCH', b.url, { verantwoordelijkeOrganisatie: '245122461' }))).toMatchObject({
+      name: 'verantwoordelijkeOrganisatie',
+      code: 'wijzigen-niet-toegelaten',
+    });
     // The same values (or none: PUT without identificatie) are no change.
     expect((await t.call('PATCH', b.url, { identificatie: 'BRC-002', verantwoordelijkeOrganisatie: '000000000' })).statusCode).toBe(200);
     expect((await t.call('PUT', b.url, besluitBody(s.besluittype))).json().identificatie).toBe('BRC-002');
@@ -70,8 +101,14 @@ describe('brc-002: identificatie per verantwoordelijkeOrganisatie', () => {
 describe('besluitinformatieobjecten', () => {
   it('need a besluit of this API (no_match, does_not_exist) and link each document once', async () => {
     const eio = await createEio(t, eioBody(s.informatieobjecttype));
-    expect(param(await t.call('POST', BIO, { besluit: `${sl.url}/besluiten/1`, informatieobject: eio.url }))).toMatchObject({ name: 'besluit', code: 'no_match' });
-    expect(param(await t.call('POST', BIO, { besluit: missing('besluiten'), informatieobject: eio.url }))).toMatchObject({ name: 'besluit', code: 'does_not_exist' });
+    expect(param(await t.call('POST', BIO, { besluit: `${sl.url}/besluiten/1`, informatieobject: eio.url }))).toMatchObject({
+      name: 'besluit',
+      code: 'no_match',
+    });
+    expect(param(await t.call('POST', BIO, { besluit: missing('besluiten'), informatieobject: eio.url }))).toMatchObject({
+      name: 'besluit',
+      code: 'does_not_exist',
+    });
     const b = await createB(t, BESLUITEN, besluitBody(s.besluittype));
     await createB(t, BIO, { besluit: b.url, informatieobject: eio.url });
     expect(param(await t.call('POST', BIO, { besluit: b.url, informatieobject: eio.url }))).toMatchObject({ name: 'nonFieldErrors', code: 'unique' });
@@ -88,7 +125,11 @@ describe('besluitinformatieobjecten', () => {
     expect(param(await post(`${BASE}${DRC}/enkelvoudiginformatieobjecten/${MISSING}`))).toMatchObject({ name: 'informatieobject', code: 'bad-url' });
     expect(param(await post(sl.procestype))).toMatchObject({ name: 'informatieobject', code: 'invalid-resource' });
     // A document of another Documenten API, of an informatieobjecttype of the besluittype: linked, no objectinformatieobject here.
-    const elders = sl.add('enkelvoudiginformatieobjecten/1', { informatieobjecttype: s.informatieobjecttype, titel: 'elders', bronorganisatie: '000000000' });
+    const elders = sl.add('enkelvoudiginformatieobjecten/1', {
+      informatieobjecttype: s.informatieobjecttype,
+      titel: 'elders',
+      bronorganisatie: '000000000',
+    });
     expect((await post(elders)).statusCode).toBe(201);
     expect(await oiosOf(b.url)).toEqual([]);
   });
@@ -99,10 +140,19 @@ describe('besluitinformatieobjecten', () => {
     const eio = await createEio(t, eioBody(s.informatieobjecttype));
     const eio2 = await createEio(t, eioBody(s.informatieobjecttype));
     const bio = await createB(t, BIO, { besluit: b.url, informatieobject: eio.url });
-    expect(param(await t.call('PUT', bio.url, { besluit: other.url, informatieobject: eio.url }))).toMatchObject({ name: 'besluit', code: 'wijzigen-niet-toegelaten' });
+    expect(param(await t.call('PUT', bio.url, { besluit: other.url, informatieobject: eio.url }))).toMatchObject({
+      name: 'besluit',
+      code: 'wijzigen-niet-toegelaten',
+    });
     expect(param(await t.call('PATCH', bio.url, { besluit: other.url }))).toMatchObject({ name: 'besluit', code: 'wijzigen-niet-toegelaten' });
-    expect(param(await t.call('PUT', bio.url, { besluit: b.url, informatieobject: eio2.url }))).toMatchObject({ name: 'informatieobject', code: 'wijzigen-niet-toegelaten' });
-    expect(param(await t.call('PATCH', bio.url, { informatieobject: eio2.url }))).toMatchObject({ name: 'informatieobject', code: 'wijzigen-niet-toegelaten' });
+    expect(param(await t.call('PUT', bio.url, { besluit: b.url, informatieobject: eio2.url }))).toMatchObject({
+      name: 'informatieobject',
+      code: 'wijzigen-niet-toegelaten',
+    });
+    expect(param(await t.call('PATCH', bio.url, { informatieobject: eio2.url }))).toMatchObject({
+      name: 'informatieobject',
+      code: 'wijzigen-niet-toegelaten',
+    });
     expect((await t.call('GET', bio.url)).json()).toEqual(bio);
   });
 
@@ -122,7 +172,9 @@ describe('besluitinformatieobjecten', () => {
     expect((await t.call('DELETE', bio.url)).statusCode).toBe(204);
     expect(await oiosOf(b.url)).toEqual([]);
     expect((await t.call('GET', oio.url)).statusCode).toBe(404);
-    expect(param(await t.call('POST', OIO, { informatieobject: eio.url, object: b.url, objectType: 'besluit' }))).toMatchObject({ code: 'inconsistent-relation' });
+    expect(param(await t.call('POST', OIO, { informatieobject: eio.url, object: b.url, objectType: 'besluit' }))).toMatchObject({
+      code: 'inconsistent-relation',
+    });
     expect((await t.call('DELETE', eio.url)).statusCode).toBe(204);
   });
 
@@ -146,7 +198,10 @@ describe('brc-006: the zaak of a besluit', () => {
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     expect((await t.call('POST', BESLUITEN, besluitBody(s.besluittype, { zaak: zaak.url }))).statusCode).toBe(201);
     const other = await besluittype(t, await catalogus());
-    expect(param(await t.call('POST', BESLUITEN, besluitBody(other, { zaak: zaak.url })))).toMatchObject({ name: 'nonFieldErrors', code: 'zaaktype-mismatch' });
+    expect(param(await t.call('POST', BESLUITEN, besluitBody(other, { zaak: zaak.url })))).toMatchObject({
+      name: 'nonFieldErrors',
+      code: 'zaaktype-mismatch',
+    });
     // A zaaktype of another catalogus does not know it, whatever its besluittypen are called.
     const vreemd = await zaaktypeMetOnderdelen(t, sl);
     const vreemdeZaak = await createZ(t, 'zaken', zaakBody(vreemd.zaaktype));
@@ -169,7 +224,10 @@ describe('brc-006: the zaak of a besluit', () => {
     const andereZaak = sl.add('zaken/2', { zaaktype: vreemd, bronorganisatie: '000000000' });
     expect(param(await t.call('POST', BESLUITEN, besluitBody(s.besluittype, { zaak: andereZaak })))).toMatchObject({ code: 'zaaktype-mismatch' });
     const kent = sl.add('zaaktypen/2', { besluittypen: [s.besluittype] });
-    expect((await t.call('POST', BESLUITEN, besluitBody(s.besluittype, { zaak: sl.add('zaken/3', { zaaktype: kent, bronorganisatie: '000000000' }) }))).statusCode).toBe(201);
+    expect(
+      (await t.call('POST', BESLUITEN, besluitBody(s.besluittype, { zaak: sl.add('zaken/3', { zaaktype: kent, bronorganisatie: '000000000' }) })))
+        .statusCode,
+    ).toBe(201);
   });
 });
 

@@ -55,7 +55,12 @@ describe("a zaak's besluiten", () => {
     // The zaak's audit trail records its zaakbesluiten coming and going.
     const trail = ((await t.call('GET', `${a.url}/audittrail`)).json() as Record<string, any>[]).filter((e) => e.resource === 'zaakbesluit');
     expect(trail.map((e) => e.actie)).toEqual(['create', 'destroy', 'create', 'create', 'destroy']);
-    expect(trail[0]).toMatchObject({ bron: 'zrc', hoofdObject: a.url, resourceUrl: link.url, wijzigingen: { nieuw: { url: link.url, besluit: besluit.url } } });
+    expect(trail[0]).toMatchObject({
+      bron: 'zrc',
+      hoofdObject: a.url,
+      resourceUrl: link.url,
+      wijzigingen: { nieuw: { url: link.url, besluit: besluit.url } },
+    });
   });
 
   it('of this platform are not linked or unlinked by hand against the besluit', async () => {
@@ -85,7 +90,10 @@ describe('a zaak with besluiten of this platform', () => {
   it('is not deleted while a besluit names it, nor with a deelzaak that one names', async () => {
     const z = await zaak();
     const besluit = await createB(t, BESLUITEN, besluitBody(s.besluittype, { zaak: z.url }));
-    expect(param(await t.call('DELETE', z.url, undefined, { headers: CRS }))).toMatchObject({ name: 'nonFieldErrors', code: 'pending-besluit-relation' });
+    expect(param(await t.call('DELETE', z.url, undefined, { headers: CRS }))).toMatchObject({
+      name: 'nonFieldErrors',
+      code: 'pending-besluit-relation',
+    });
     expect((await t.call('GET', z.url, undefined, { headers: CRS })).statusCode).toBe(200);
     expect((await t.call('PATCH', besluit.url, { zaak: '' })).statusCode).toBe(200);
     expect((await t.call('DELETE', z.url, undefined, { headers: CRS })).statusCode).toBe(204);

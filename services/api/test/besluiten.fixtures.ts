@@ -19,7 +19,11 @@ export async function besluittypeMetDocumenttype(t: TestApp, over: Record<string
   const cat = await catalogus(t, `B${Math.floor(Math.random() * 10000)}`);
   const iot = await create(t, 'informatieobjecttypen', iotBody(cat, { omschrijving: 'besluitdocument' }));
   await publish(t, iot.url);
-  const bt = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'vergunning', informatieobjecttypen: ['besluitdocument'], ...over }));
+  const bt = await create(
+    t,
+    'besluittypen',
+    besluittypeBody(cat, { omschrijving: 'vergunning', informatieobjecttypen: ['besluitdocument'], ...over }),
+  );
   await publish(t, bt.url);
   return { catalogus: cat, besluittype: bt.url, informatieobjecttype: iot.url };
 }
@@ -38,7 +42,11 @@ export interface ZaakBesluitSetup extends BesluitSetup {
 /** Besluittype and informatieobjecttype as above, and a zaaktype of the same catalogus that knows the besluittype. */
 export async function zaaktypeMetBesluittype(t: TestApp, sl: Referentielijsten): Promise<ZaakBesluitSetup> {
   const setup = await besluittypeMetDocumenttype(t);
-  const zt = await create(t, 'zaaktypen', zaaktypeBody(setup.catalogus, { selectielijstProcestype: sl.procestype, besluittypen: [setup.besluittype], informatieobjecttypen: [] }));
+  const zt = await create(
+    t,
+    'zaaktypen',
+    zaaktypeBody(setup.catalogus, { selectielijstProcestype: sl.procestype, besluittypen: [setup.besluittype], informatieobjecttypen: [] }),
+  );
   const part = (collection: string, body: Record<string, unknown>) => create(t, collection, { zaaktype: zt.url, ...body });
   const begin = await part('statustypen', { omschrijving: 'begin', volgnummer: 1 });
   const eind = await part('statustypen', { omschrijving: 'eind', volgnummer: 2 });
@@ -49,13 +57,26 @@ export async function zaaktypeMetBesluittype(t: TestApp, sl: Referentielijsten):
       selectielijstklasse: sl.resultaat.vast,
       archiefnominatie: 'vernietigen',
       archiefactietermijn: 'P5Y',
-      brondatumArchiefprocedure: { afleidingswijze, procestermijn: null, datumkenmerk: '', einddatumBekend: false, objecttype: '', registratie: '', ...over },
+      brondatumArchiefprocedure: {
+        afleidingswijze,
+        procestermijn: null,
+        datumkenmerk: '',
+        einddatumBekend: false,
+        objecttype: '',
+        registratie: '',
+        ...over,
+      },
     });
   const ingangsdatum = await resultaattype('Verleend', 'ingangsdatum_besluit');
   const vervaldatum = await resultaattype('Verlopen', 'vervaldatum_besluit');
   const zaakobject = await resultaattype('Besloten', 'zaakobject', { objecttype: 'besluit', datumkenmerk: 'datum' });
   await publish(t, zt.url);
-  return { ...setup, zaaktype: zt.url, statustypen: { begin: begin.url, eind: eind.url }, resultaattypen: { ingangsdatum: ingangsdatum.url, vervaldatum: vervaldatum.url, zaakobject: zaakobject.url } };
+  return {
+    ...setup,
+    zaaktype: zt.url,
+    statustypen: { begin: begin.url, eind: eind.url },
+    resultaattypen: { ingangsdatum: ingangsdatum.url, vervaldatum: vervaldatum.url, zaakobject: zaakobject.url },
+  };
 }
 
 /** Another published besluittype in the same catalogus. */

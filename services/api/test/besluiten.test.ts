@@ -65,23 +65,48 @@ describe('besluiten', () => {
     const other = await createB(t, BESLUITEN, besluitBody(s.besluittype, { verantwoordelijkeOrganisatie: '000000000', identificatie: next }));
     expect(other.identificatie).toBe(next);
     // Concurrent creates all get an identificatie of their own.
-    const many = await Promise.all(Array.from({ length: 8 }, () => createB(t, BESLUITEN, besluitBody(s.besluittype, { verantwoordelijkeOrganisatie: '111222333', datum: '2022-01-01' }))));
+    const many = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        createB(t, BESLUITEN, besluitBody(s.besluittype, { verantwoordelijkeOrganisatie: '111222333', datum: '2022-01-01' })),
+      ),
+    );
     expect(new Set(many.map((b) => b.identificatie)).size).toBe(8);
   });
 
   it('are updated in full (PUT) and in part (PATCH), keeping their identificatie', async () => {
     const b = await createB(t, BESLUITEN, besluitBody(s.besluittype, { toelichting: 'eerst', bestuursorgaan: 'college' }));
-    const put = await t.call('PUT', b.url, besluitBody(s.besluittype, {
-      identificatie: b.identificatie, toelichting: 'daarna', vervaldatum: '2030-01-01', vervalreden: 'tijdelijk', publicatiedatum: '2024-03-03', verzenddatum: '2024-03-04', uiterlijkeReactiedatum: '2024-04-15',
-    }));
+    const put = await t.call(
+      'PUT',
+      b.url,
+      besluitBody(s.besluittype, {
+        identificatie: b.identificatie,
+        toelichting: 'daarna',
+        vervaldatum: '2030-01-01',
+        vervalreden: 'tijdelijk',
+        publicatiedatum: '2024-03-03',
+        verzenddatum: '2024-03-04',
+        uiterlijkeReactiedatum: '2024-04-15',
+      }),
+    );
     expect(put.statusCode).toBe(200);
     expect(put.json()).toMatchObject({
-      identificatie: b.identificatie, toelichting: 'daarna', bestuursorgaan: '', vervaldatum: '2030-01-01', vervalreden: 'tijdelijk',
-      vervalredenWeergave: 'Besluit met tijdelijke werking', publicatiedatum: '2024-03-03', verzenddatum: '2024-03-04', uiterlijkeReactiedatum: '2024-04-15',
+      identificatie: b.identificatie,
+      toelichting: 'daarna',
+      bestuursorgaan: '',
+      vervaldatum: '2030-01-01',
+      vervalreden: 'tijdelijk',
+      vervalredenWeergave: 'Besluit met tijdelijke werking',
+      publicatiedatum: '2024-03-03',
+      verzenddatum: '2024-03-04',
+      uiterlijkeReactiedatum: '2024-04-15',
     });
     const patch = await t.call('PATCH', b.url, { bestuursorgaan: 'raad', vervalreden: 'ingetrokken_belanghebbende' });
     expect(patch.statusCode).toBe(200);
-    expect(patch.json()).toMatchObject({ toelichting: 'daarna', bestuursorgaan: 'raad', vervalredenWeergave: 'Besluit ingetrokken o.v.v. belanghebbende' });
+    expect(patch.json()).toMatchObject({
+      toelichting: 'daarna',
+      bestuursorgaan: 'raad',
+      vervalredenWeergave: 'Besluit ingetrokken o.v.v. belanghebbende',
+    });
     expect(await get(b.url)).toEqual(patch.json());
     // Empty values clear the optional fields.
     const cleared = await t.call('PATCH', b.url, { vervaldatum: null, vervalreden: '', zaak: null });
@@ -169,7 +194,9 @@ describe('besluitinformatieobjecten', () => {
 describe('audit trail of a besluit', () => {
   it('lists the writes of the besluit and its besluitinformatieobjecten, oldest first, each readable on its own', async () => {
     const writer = token();
-    const b = (await t.call('POST', BESLUITEN, besluitBody(s.besluittype), { token: writer, headers: { 'x-audit-toelichting': 'Op verzoek' } })).json();
+    const b = (
+      await t.call('POST', BESLUITEN, besluitBody(s.besluittype), { token: writer, headers: { 'x-audit-toelichting': 'Op verzoek' } })
+    ).json();
     await t.call('PATCH', b.url, { toelichting: 'aangevuld' });
     await t.call('PUT', b.url, besluitBody(s.besluittype, { toelichting: 'herzien' }));
     const eio = await createEio(t, eioBody(s.informatieobjecttype));
@@ -178,10 +205,19 @@ describe('audit trail of a besluit', () => {
 
     const trail = (await get(`${b.url}/audittrail`)) as Record<string, any>[];
     expect(trail.map((e) => `${e.resource} ${e.actie}`)).toEqual([
-      'besluit create', 'besluit partial_update', 'besluit update', 'besluitinformatieobject create', 'besluitinformatieobject destroy',
+      'besluit create',
+      'besluit partial_update',
+      'besluit update',
+      'besluitinformatieobject create',
+      'besluitinformatieobject destroy',
     ]);
     expect(trail[0]).toMatchObject({
-      bron: 'brc', hoofdObject: b.url, resourceUrl: b.url, resourceWeergave: b.identificatie, toelichting: 'Op verzoek', resultaat: 201,
+      bron: 'brc',
+      hoofdObject: b.url,
+      resourceUrl: b.url,
+      resourceWeergave: b.identificatie,
+      toelichting: 'Op verzoek',
+      resultaat: 201,
       wijzigingen: { nieuw: expect.objectContaining({ url: b.url, identificatie: b.identificatie }) },
     });
     expect(trail[1].wijzigingen).toMatchObject({ oud: { toelichting: '' }, nieuw: { toelichting: 'aangevuld' } });

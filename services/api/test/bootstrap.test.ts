@@ -37,7 +37,13 @@ describe('ZGW_CLIENTS', () => {
 describe('credentials command', () => {
   const cli = (...args: string[]) =>
     execFileSync(process.execPath, [join(__dirname, '..', 'dist', 'cli', 'credentials.js'), ...args], {
-      env: { ...process.env, MONGODB_URL: t.config.MONGODB_URL, MONGODB_DB: t.config.MONGODB_DB, KAFKA_BROKERS: t.config.KAFKA_BROKERS, KAFKA_TOPIC_PREFIX: t.topicPrefix },
+      env: {
+        ...process.env,
+        MONGODB_URL: t.config.MONGODB_URL,
+        MONGODB_DB: t.config.MONGODB_DB,
+        KAFKA_BROKERS: t.config.KAFKA_BROKERS,
+        KAFKA_TOPIC_PREFIX: t.topicPrefix,
+      },
       encoding: 'utf8',
     });
 
@@ -51,7 +57,8 @@ describe('credentials command', () => {
     expect(listed).not.toContain(added.secret);
     expect(JSON.parse(cli('remove', 'cli-admin'))).toMatchObject({ removed: true });
     // The running API has the secret cached; the command's broadcast makes it let go.
-    const refused = async () => (await t.call('GET', '/autorisaties/api/v1/applicaties', undefined, { token: token('cli-admin', added.secret) })).statusCode === 403;
+    const refused = async () =>
+      (await t.call('GET', '/autorisaties/api/v1/applicaties', undefined, { token: token('cli-admin', added.secret) })).statusCode === 403;
     expect(await eventually(refused)).toBe(true);
   });
 });
@@ -64,7 +71,9 @@ describe('credential admin endpoint', () => {
     expect(created.statusCode).toBe(201);
     expect(created.body).not.toContain('provisioned-secret');
     await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['provisioned-1'], label: 'P', heeftAlleAutorisaties: true });
-    expect((await t.call('GET', '/autorisaties/api/v1/applicaties', undefined, { token: token('provisioned-1', 'provisioned-secret') })).statusCode).toBe(200);
+    expect(
+      (await t.call('GET', '/autorisaties/api/v1/applicaties', undefined, { token: token('provisioned-1', 'provisioned-secret') })).statusCode,
+    ).toBe(200);
     const list = await t.call('GET', PATH);
     expect(list.json()).toEqual(expect.arrayContaining([expect.objectContaining({ identifier: 'provisioned-1' })]));
     expect(list.body).not.toContain('provisioned-secret');
@@ -74,12 +83,21 @@ describe('credential admin endpoint', () => {
 
   it('refuses callers without autorisaties.bijwerken and bad bodies', async () => {
     await t.client('reader-only', 'reader-secret');
-    await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['reader-only'], label: 'R', autorisaties: [{ component: 'ac', scopes: ['autorisaties.lezen'] }] });
+    await t.call('POST', '/autorisaties/api/v1/applicaties', {
+      clientIds: ['reader-only'],
+      label: 'R',
+      autorisaties: [{ component: 'ac', scopes: ['autorisaties.lezen'] }],
+    });
     const res = await t.call('POST', PATH, { identifier: 'x', secret: 'long-enough' }, { token: token('reader-only', 'reader-secret') });
     expect(res.statusCode).toBe(403);
     expect((await t.call('POST', PATH, undefined, { token: null })).statusCode).toBe(401);
     const bad = await t.call('POST', PATH, { identifier: '', secret: 'short' });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json().invalidParams.map((p: { name: string }) => p.name).sort()).toEqual(['identifier', 'secret']);
+    expect(
+      bad
+        .json()
+        .invalidParams.map((p: { name: string }) => p.name)
+        .sort(),
+    ).toEqual(['identifier', 'secret']);
   });
 });

@@ -32,7 +32,11 @@ describe('CacheRegion', () => {
     expect(await short.getOrLoad('k', async () => 2)).toBe(2);
 
     const region = new CacheRegion<number | null>(60_000);
-    await region.getOrLoad('missing', async () => null, (v) => v !== null);
+    await region.getOrLoad(
+      'missing',
+      async () => null,
+      (v) => v !== null,
+    );
     expect(await region.getOrLoad('missing', async () => 3)).toBe(3);
 
     const off = new CacheRegion<number>(0);

@@ -1,8 +1,6 @@
 import { startApp, type TestApp } from './harness';
 import { Problems } from './problems';
-import {
-  ZTC, besluittypeBody, catalogus, create, iotBody, startReferentielijsten, zaaktypeBody, type Referentielijsten,
-} from './catalogi.fixtures';
+import { ZTC, besluittypeBody, catalogus, create, iotBody, startReferentielijsten, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
 
 /**
  * Bad input to every Catalogi operation gets a 4xx in the ZGW error format, never a 5xx:
@@ -16,7 +14,19 @@ const problems = new Problems();
 let otherCatalogus: string;
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
-const BAD_VALUES: unknown[] = [null, 12345, true, '', 'x'.repeat(1100), [{}], { a: 1 }, 'not a url', 'http://elders.example/api/v1/zaaktypen/1', `http://127.0.0.1:8000/catalogi/api/v1/zaaktypen/${MISSING}`, '2020-13-45'];
+const BAD_VALUES: unknown[] = [
+  null,
+  12345,
+  true,
+  '',
+  'x'.repeat(1100),
+  [{}],
+  { a: 1 },
+  'not a url',
+  'http://elders.example/api/v1/zaaktypen/1',
+  `http://127.0.0.1:8000/catalogi/api/v1/zaaktypen/${MISSING}`,
+  '2020-13-45',
+];
 
 beforeAll(async () => {
   sl = await startReferentielijsten();
@@ -27,12 +37,28 @@ beforeAll(async () => {
   const iot = await create(t, 'informatieobjecttypen', iotBody(cat));
   const st = await create(t, 'statustypen', { zaaktype: zt.url, omschrijving: 's', volgnummer: 1 });
   bodies.catalogussen = { domein: 'BAD', rsin: '000000000', contactpersoonBeheerNaam: 'B' };
-  bodies.zaaktypen = zaaktypeBody(cat, { selectielijstProcestype: sl.procestype, gerelateerdeZaaktypen: [{ zaaktype: 'X', aardRelatie: 'vervolg' }] });
+  bodies.zaaktypen = zaaktypeBody(cat, {
+    selectielijstProcestype: sl.procestype,
+    gerelateerdeZaaktypen: [{ zaaktype: 'X', aardRelatie: 'vervolg' }],
+  });
   bodies.besluittypen = besluittypeBody(cat, { informatieobjecttypen: [iot.url] });
-  bodies.informatieobjecttypen = iotBody(cat, { omschrijvingGeneriek: { informatieobjecttypeOmschrijvingGeneriek: 'a', definitieInformatieobjecttypeOmschrijvingGeneriek: 'b', herkomstInformatieobjecttypeOmschrijvingGeneriek: 'c', hierarchieInformatieobjecttypeOmschrijvingGeneriek: 'd' } });
+  bodies.informatieobjecttypen = iotBody(cat, {
+    omschrijvingGeneriek: {
+      informatieobjecttypeOmschrijvingGeneriek: 'a',
+      definitieInformatieobjecttypeOmschrijvingGeneriek: 'b',
+      herkomstInformatieobjecttypeOmschrijvingGeneriek: 'c',
+      hierarchieInformatieobjecttypeOmschrijvingGeneriek: 'd',
+    },
+  });
   bodies.statustypen = { zaaktype: zt.url, omschrijving: 'o', volgnummer: 2, checklistitemStatustype: [{ itemnaam: 'i', vraagstelling: 'v' }] };
   bodies.roltypen = { zaaktype: zt.url, omschrijving: 'r', omschrijvingGeneriek: 'adviseur' };
-  bodies.eigenschappen = { zaaktype: zt.url, naam: 'e', definitie: 'd', specificatie: { formaat: 'tekst', lengte: '5', kardinaliteit: '1' }, statustype: st.url };
+  bodies.eigenschappen = {
+    zaaktype: zt.url,
+    naam: 'e',
+    definitie: 'd',
+    specificatie: { formaat: 'tekst', lengte: '5', kardinaliteit: '1' },
+    statustype: st.url,
+  };
   bodies.resultaattypen = {
     zaaktype: zt.url,
     omschrijving: 'r',
@@ -41,7 +67,14 @@ beforeAll(async () => {
     brondatumArchiefprocedure: { afleidingswijze: 'afgehandeld' },
     besluittypen: [],
   };
-  bodies.zaakobjecttypen = { zaaktype: zt.url, catalogus: cat, anderObjecttype: false, beginGeldigheid: '2020-01-01', objecttype: 'https://o.example/1', relatieOmschrijving: 'r' };
+  bodies.zaakobjecttypen = {
+    zaaktype: zt.url,
+    catalogus: cat,
+    anderObjecttype: false,
+    beginGeldigheid: '2020-01-01',
+    objecttype: 'https://o.example/1',
+    relatieOmschrijving: 'r',
+  };
   bodies['zaaktype-informatieobjecttypen'] = { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 1, richting: 'inkomend' };
   for (const [collection, body] of Object.entries(bodies)) objects[collection] = (await create(t, collection, body)).url;
 });
@@ -50,7 +83,18 @@ afterAll(async () => {
   await sl.close();
 });
 
-const COLLECTIONS = ['catalogussen', 'zaaktypen', 'besluittypen', 'informatieobjecttypen', 'statustypen', 'roltypen', 'eigenschappen', 'resultaattypen', 'zaakobjecttypen', 'zaaktype-informatieobjecttypen'];
+const COLLECTIONS = [
+  'catalogussen',
+  'zaaktypen',
+  'besluittypen',
+  'informatieobjecttypen',
+  'statustypen',
+  'roltypen',
+  'eigenschappen',
+  'resultaattypen',
+  'zaakobjecttypen',
+  'zaaktype-informatieobjecttypen',
+];
 const WRITABLE = COLLECTIONS.filter((c) => c !== 'catalogussen');
 const PUBLISHABLE = ['zaaktypen', 'besluittypen', 'informatieobjecttypen'];
 const FILTERS: Record<string, string[]> = {
@@ -62,7 +106,17 @@ const FILTERS: Record<string, string[]> = {
   roltypen: ['zaaktype', 'zaaktypeIdentificatie', 'omschrijvingGeneriek', 'status', 'datumGeldigheid'],
   eigenschappen: ['zaaktype', 'zaaktypeIdentificatie', 'status', 'datumGeldigheid'],
   resultaattypen: ['zaaktype', 'zaaktype_identificatie', 'status', 'datum_geldigheid'],
-  zaakobjecttypen: ['anderObjecttype', 'catalogus', 'datumBeginGeldigheid', 'datumEindeGeldigheid', 'datumGeldigheid', 'objecttype', 'relatieOmschrijving', 'zaaktype', 'zaaktypeIdentificatie'],
+  zaakobjecttypen: [
+    'anderObjecttype',
+    'catalogus',
+    'datumBeginGeldigheid',
+    'datumEindeGeldigheid',
+    'datumGeldigheid',
+    'objecttype',
+    'relatieOmschrijving',
+    'zaaktype',
+    'zaaktypeIdentificatie',
+  ],
   'zaaktype-informatieobjecttypen': ['zaaktype', 'informatieobjecttype', 'richting', 'status'],
 };
 
@@ -74,7 +128,8 @@ describe('bad input never gives a 5xx', () => {
           problems.check(`GET ${collection}?${filter}=${value}`, await t.call('GET', `${ZTC}/${collection}?${filter}=${value}`));
         }
       }
-      for (const page of ['0', '-1', 'abc', '999']) problems.check(`GET ${collection}?page=${page}`, await t.call('GET', `${ZTC}/${collection}?page=${page}`));
+      for (const page of ['0', '-1', 'abc', '999'])
+        problems.check(`GET ${collection}?page=${page}`, await t.call('GET', `${ZTC}/${collection}?page=${page}`));
       // Unknown enum values in filters are a 400 naming the parameter.
       if (FILTERS[collection]!.includes('status')) {
         const res = await t.call('GET', `${ZTC}/${collection}?status=onbekend`);
@@ -109,7 +164,9 @@ describe('bad input never gives a 5xx', () => {
       if (collection !== 'catalogussen') targets.push(['PUT', objects[collection]!], ['PATCH', objects[collection]!]);
       for (const [method, url] of targets) {
         for (const body of [[], 'tekst', 42, null, '{"kapot": ', '']) {
-          const res = await t.call(method, url, typeof body === 'string' ? body : JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
+          const res = await t.call(method, url, typeof body === 'string' ? body : JSON.stringify(body), {
+            headers: { 'content-type': 'application/json' },
+          });
           problems.check(`${method} ${collection} ${JSON.stringify(body)}`, res);
           expect(res.statusCode).toBeGreaterThanOrEqual(400);
           expect(res.statusCode).toBeLessThan(500);
@@ -157,15 +214,40 @@ describe('bad input never gives a 5xx', () => {
       ['roltypen', { ...bodies.roltypen, omschrijvingGeneriek: 'baas' }, 'omschrijvingGeneriek', 'invalid_choice'],
       ['statustypen', { ...bodies.statustypen, volgnummer: 0 }, 'volgnummer', 'min_value'],
       ['statustypen', { ...bodies.statustypen, zaaktype: 'geen url' }, 'zaaktype', 'invalid'],
-      ['eigenschappen', { ...bodies.eigenschappen, specificatie: { formaat: 'kleur', lengte: '1', kardinaliteit: '1' } }, 'specificatie.formaat', 'invalid_choice'],
-      ['resultaattypen', { ...bodies.resultaattypen, brondatumArchiefprocedure: { afleidingswijze: 'later' } }, 'brondatumArchiefprocedure.afleidingswijze', 'invalid_choice'],
+      [
+        'eigenschappen',
+        { ...bodies.eigenschappen, specificatie: { formaat: 'kleur', lengte: '1', kardinaliteit: '1' } },
+        'specificatie.formaat',
+        'invalid_choice',
+      ],
+      [
+        'resultaattypen',
+        { ...bodies.resultaattypen, brondatumArchiefprocedure: { afleidingswijze: 'later' } },
+        'brondatumArchiefprocedure.afleidingswijze',
+        'invalid_choice',
+      ],
       ['zaaktype-informatieobjecttypen', { ...bodies['zaaktype-informatieobjecttypen'], richting: 'omhoog' }, 'richting', 'invalid_choice'],
       ['catalogussen', { ...bodies.catalogussen, rsin: '12' }, 'rsin', 'invalid'],
-      ['eigenschappen', { ...bodies.eigenschappen, statustype: `http://127.0.0.1:8000/catalogi/api/v1/statustypen/${MISSING}` }, 'statustype', 'does_not_exist'],
+      [
+        'eigenschappen',
+        { ...bodies.eigenschappen, statustype: `http://127.0.0.1:8000/catalogi/api/v1/statustypen/${MISSING}` },
+        'statustype',
+        'does_not_exist',
+      ],
       ['statustypen', { ...bodies.statustypen, eigenschappen: ['http://elders.example/eigenschappen/1'] }, 'eigenschappen.0', 'bad-url'],
-      ['zaakobjecttypen', { ...bodies.zaakobjecttypen, statustypen: [`http://127.0.0.1:8000/catalogi/api/v1/statustypen/${MISSING}`] }, 'statustypen.0', 'does_not_exist'],
+      [
+        'zaakobjecttypen',
+        { ...bodies.zaakobjecttypen, statustypen: [`http://127.0.0.1:8000/catalogi/api/v1/statustypen/${MISSING}`] },
+        'statustypen.0',
+        'does_not_exist',
+      ],
       ['resultaattypen', { ...bodies.resultaattypen, informatieobjecttypen: ['http://elders.example/iot/1'] }, 'informatieobjecttypen.0', 'bad-url'],
-      ['zaaktype-informatieobjecttypen', { ...bodies['zaaktype-informatieobjecttypen'], statustype: `http://127.0.0.1:8000/catalogi/api/v1/statustypen/${MISSING}` }, 'statustype', 'does_not_exist'],
+      [
+        'zaaktype-informatieobjecttypen',
+        { ...bodies['zaaktype-informatieobjecttypen'], statustype: `http://127.0.0.1:8000/catalogi/api/v1/statustypen/${MISSING}` },
+        'statustype',
+        'does_not_exist',
+      ],
       ['zaakobjecttypen', { ...bodies.zaakobjecttypen, catalogus: otherCatalogus }, 'nonFieldErrors', 'relations-incorrect-catalogus'],
     ];
     for (const [collection, body, name, code] of cases) {

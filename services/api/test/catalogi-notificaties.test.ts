@@ -40,7 +40,8 @@ it('publishes create, update, publish and destroy notifications per kanaal with 
   // Subscribe once the relay has published everything, so the kanaal topics exist.
   const pending = async () => {
     let n = 0;
-    for (const coll of ['zaaktypen', 'besluittypen', 'informatieobjecttypen']) n += await t.mongo.db.collection(coll).countDocuments({ _pending: true });
+    for (const coll of ['zaaktypen', 'besluittypen', 'informatieobjecttypen'])
+      n += await t.mongo.db.collection(coll).countDocuments({ _pending: true });
     return n + (await t.mongo.db.collection('outbox').countDocuments({}));
   };
   await waitFor(async () => (await pending()) === 0);

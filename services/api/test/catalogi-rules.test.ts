@@ -1,6 +1,15 @@
 import { startApp, type TestApp } from './harness';
 import {
-  ZTC, besluittypeBody, catalogus, create, iotBody, limitedClient, publish, startReferentielijsten, zaaktypeBody, type Referentielijsten,
+  ZTC,
+  besluittypeBody,
+  catalogus,
+  create,
+  iotBody,
+  limitedClient,
+  publish,
+  startReferentielijsten,
+  zaaktypeBody,
+  type Referentielijsten,
 } from './catalogi.fixtures';
 
 let t: TestApp;
@@ -15,7 +24,12 @@ beforeAll(async () => {
   sl = await startReferentielijsten();
   t = await startApp({ REFERENTIELIJSTEN_URL: sl.url });
   limited = await limitedClient(t);
-  forced = await limitedClient(t, 'ztc-forced', ['catalogi.lezen', 'catalogi.schrijven', 'catalogi.geforceerd-schrijven', 'catalogi.geforceerd-verwijderen']);
+  forced = await limitedClient(t, 'ztc-forced', [
+    'catalogi.lezen',
+    'catalogi.schrijven',
+    'catalogi.geforceerd-schrijven',
+    'catalogi.geforceerd-verwijderen',
+  ]);
   cat = await catalogus(t, 'RUL');
 });
 afterAll(async () => {
@@ -45,10 +59,15 @@ describe('ztc-009: published types only change with the geforceerd scopes', () =
   });
 
   it('besluittype and informatieobjecttype follow the same rules', async () => {
-    for (const [collection, body] of [['besluittypen', besluittypeBody(cat, { omschrijving: 'pub-b' })], ['informatieobjecttypen', iotBody(cat, { omschrijving: 'pub-i' })]] as const) {
+    for (const [collection, body] of [
+      ['besluittypen', besluittypeBody(cat, { omschrijving: 'pub-b' })],
+      ['informatieobjecttypen', iotBody(cat, { omschrijving: 'pub-i' })],
+    ] as const) {
       const obj = await create(t, collection, body);
       await publish(t, obj.url);
-      expect(first(await t.call('PUT', obj.url, { ...body, toelichting: 'x', omschrijving: 'y' }, { token: limited }))).toMatchObject({ code: 'non-concept-object' });
+      expect(first(await t.call('PUT', obj.url, { ...body, toelichting: 'x', omschrijving: 'y' }, { token: limited }))).toMatchObject({
+        code: 'non-concept-object',
+      });
       expect(first(await t.call('PATCH', obj.url, { omschrijving: 'x' }, { token: limited }))).toMatchObject({ code: 'non-concept-object' });
       expect((await t.call('PATCH', obj.url, { eindeGeldigheid: '2031-01-01' }, { token: limited })).statusCode).toBe(200);
       expect(first(await t.call('DELETE', obj.url, undefined, { token: limited }))).toMatchObject({ code: 'non-concept-object' });
@@ -78,7 +97,9 @@ describe('ztc-010/011: concept types and their published relations', () => {
     expect((await t.call('PATCH', bt.url, { eindeGeldigheid: '2022-01-01' }, { token: limited })).statusCode).toBe(200);
     expect(first(await t.call('DELETE', bt.url, undefined, { token: limited }))).toMatchObject({ code: 'non-concept-relation' });
     // A new relation to a published informatieobjecttype is refused as well.
-    const res = await t.call('POST', `${ZTC}/besluittypen`, besluittypeBody(cat, { omschrijving: 'rel-bt2', informatieobjecttypen: [iot.url] }), { token: limited });
+    const res = await t.call('POST', `${ZTC}/besluittypen`, besluittypeBody(cat, { omschrijving: 'rel-bt2', informatieobjecttypen: [iot.url] }), {
+      token: limited,
+    });
     expect(first(res)).toMatchObject({ name: 'nonFieldErrors', code: 'non-concept-relation' });
   });
 
@@ -100,16 +121,27 @@ describe('ztc-010/011: concept types and their published relations', () => {
     const zt = await create(t, 'zaaktypen', zaaktypeBody(cat, { identificatie: ident() }));
     const iot = await create(t, 'informatieobjecttypen', iotBody(cat, { omschrijving: 'ziot-iot' }));
     await publish(t, zt.url);
-    const link = await create(t, 'zaaktype-informatieobjecttypen', { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 1, richting: 'inkomend' }, { token: limited });
+    const link = await create(
+      t,
+      'zaaktype-informatieobjecttypen',
+      { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 1, richting: 'inkomend' },
+      { token: limited },
+    );
     expect((await t.call('PATCH', link.url, { volgnummer: 2 }, { token: limited })).statusCode).toBe(200);
     // The link is concept until both sides are published (status filter).
-    const count = async (status: string) => (await t.call('GET', `${ZTC}/zaaktype-informatieobjecttypen?zaaktype=${zt.url}&status=${status}`)).json().count;
+    const count = async (status: string) =>
+      (await t.call('GET', `${ZTC}/zaaktype-informatieobjecttypen?zaaktype=${zt.url}&status=${status}`)).json().count;
     expect([await count('concept'), await count('definitief')]).toEqual([1, 0]);
     await publish(t, iot.url);
     expect([await count('concept'), await count('definitief'), await count('alles')]).toEqual([0, 1, 1]);
     expect(first(await t.call('PATCH', link.url, { volgnummer: 3 }, { token: limited }))).toMatchObject({ code: 'non-concept-relation' });
     expect(first(await t.call('DELETE', link.url, undefined, { token: limited }))).toMatchObject({ code: 'non-concept-relation' });
-    const again = await t.call('POST', `${ZTC}/zaaktype-informatieobjecttypen`, { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 1, richting: 'inkomend' }, { token: limited });
+    const again = await t.call(
+      'POST',
+      `${ZTC}/zaaktype-informatieobjecttypen`,
+      { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 1, richting: 'inkomend' },
+      { token: limited },
+    );
     expect(first(again)).toMatchObject({ code: 'non-concept-relation' });
   });
 
@@ -154,7 +186,12 @@ describe('ztc-013: relations stay within one catalogus', () => {
     const zt2 = await create(t, 'zaaktypen', zaaktypeBody(other, { identificatie: ident() }));
     const btOwn = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'eigen', zaaktypen: [own.url] }));
     expect(first(await t.call('PATCH', btOwn.url, { zaaktypen: [zt2.url] }))).toMatchObject({ code: 'relations-incorrect-catalogus' });
-    const link = await t.call('POST', `${ZTC}/zaaktype-informatieobjecttypen`, { zaaktype: own.url, informatieobjecttype: iot2.url, volgnummer: 1, richting: 'inkomend' });
+    const link = await t.call('POST', `${ZTC}/zaaktype-informatieobjecttypen`, {
+      zaaktype: own.url,
+      informatieobjecttype: iot2.url,
+      volgnummer: 1,
+      richting: 'inkomend',
+    });
     expect(first(link)).toMatchObject({ name: 'nonFieldErrors', code: 'relations-incorrect-catalogus' });
   });
 });

@@ -8,8 +8,16 @@ let t: TestApp;
 let sl: Referentielijsten;
 let s: ZaakSetup;
 const LISTS = [
-  'catalogussen', 'zaaktypen', 'statustypen', 'roltypen', 'resultaattypen', 'eigenschappen', 'informatieobjecttypen', 'besluittypen',
-  'zaaktype-informatieobjecttypen', 'zaakobjecttypen',
+  'catalogussen',
+  'zaaktypen',
+  'statustypen',
+  'roltypen',
+  'resultaattypen',
+  'eigenschappen',
+  'informatieobjecttypen',
+  'besluittypen',
+  'zaaktype-informatieobjecttypen',
+  'zaakobjecttypen',
 ];
 
 beforeAll(async () => {
@@ -24,7 +32,12 @@ afterAll(async () => {
 
 async function clientWith(clientId: string, autorisaties: Record<string, unknown>[]): Promise<string> {
   await t.client(clientId, `${clientId}-geheim`);
-  const res = await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: [clientId], label: clientId, heeftAlleAutorisaties: false, autorisaties });
+  const res = await t.call('POST', '/autorisaties/api/v1/applicaties', {
+    clientIds: [clientId],
+    label: clientId,
+    heeftAlleAutorisaties: false,
+    autorisaties,
+  });
   expect(res.statusCode).toBe(201);
   return token(clientId, `${clientId}-geheim`);
 }
@@ -38,7 +51,9 @@ it('refuses every Catalogi list to a client without catalogi.lezen with 403', as
 });
 
 it('lets a zaken client read zaaktypen, as the standard says, and nothing else of Catalogi', async () => {
-  const tok = await clientWith('alleen-zaken', [{ component: 'zrc', scopes: ['zaken.lezen'], zaaktype: s.zaaktype, maxVertrouwelijkheidaanduiding: 'openbaar' }]);
+  const tok = await clientWith('alleen-zaken', [
+    { component: 'zrc', scopes: ['zaken.lezen'], zaaktype: s.zaaktype, maxVertrouwelijkheidaanduiding: 'openbaar' },
+  ]);
   for (const list of LISTS) {
     const res = await t.call('GET', `/catalogi/api/v1/${list}`, undefined, { token: tok });
     expect([list, res.statusCode]).toEqual([list, list === 'zaaktypen' ? 200 : 403]);

@@ -1,6 +1,14 @@
 import { startApp, type TestApp } from './harness';
 import {
-  ZTC, besluittypeBody, catalogus, create, iotBody, publish, startReferentielijsten, zaaktypeBody, type Referentielijsten,
+  ZTC,
+  besluittypeBody,
+  catalogus,
+  create,
+  iotBody,
+  publish,
+  startReferentielijsten,
+  zaaktypeBody,
+  type Referentielijsten,
 } from './catalogi.fixtures';
 import { ZRC, createZ, zaakBody } from './zaken.fixtures';
 
@@ -63,25 +71,56 @@ describe('relations by name on Catalogi reads', () => {
     iot = await versions('informatieobjecttypen', (over) => iotBody(cat, { omschrijving: 'bijlage', ...over }));
     deel = await versions('zaaktypen', (over) => zaaktypeBody(cat, { identificatie: 'DEEL', ...over }));
     alleenConcept = (await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'alleen concept', beginGeldigheid: '2020-01-01' }))).url;
-    verlopen = (await create(t, 'informatieobjecttypen', iotBody(cat, { omschrijving: 'verlopen', beginGeldigheid: '2019-01-01', eindeGeldigheid: '2019-12-31' }))).url;
-    hoofd = await create(t, 'zaaktypen', zaaktypeBody(cat, {
-      identificatie: 'HOOFD',
-      beginGeldigheid: '2019-01-01',
-      besluittypen: ['vergunning', 'alleen concept'],
-      deelzaaktypen: ['DEEL'],
-      gerelateerdeZaaktypen: [{ zaaktype: 'DEEL', aardRelatie: 'bijdrage', toelichting: '' }],
-      selectielijstProcestype: sl.procestype,
-    }));
-    ziotBijlage = await create(t, 'zaaktype-informatieobjecttypen', { zaaktype: hoofd.url, informatieobjecttype: 'bijlage', volgnummer: 1, richting: 'inkomend' });
-    ziotVerlopen = await create(t, 'zaaktype-informatieobjecttypen', { zaaktype: hoofd.url, informatieobjecttype: verlopen, volgnummer: 2, richting: 'inkomend' });
-    metBijlage = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'met bijlage', beginGeldigheid: '2019-01-01', informatieobjecttypen: ['bijlage'] }));
+    verlopen = (
+      await create(
+        t,
+        'informatieobjecttypen',
+        iotBody(cat, { omschrijving: 'verlopen', beginGeldigheid: '2019-01-01', eindeGeldigheid: '2019-12-31' }),
+      )
+    ).url;
+    hoofd = await create(
+      t,
+      'zaaktypen',
+      zaaktypeBody(cat, {
+        identificatie: 'HOOFD',
+        beginGeldigheid: '2019-01-01',
+        besluittypen: ['vergunning', 'alleen concept'],
+        deelzaaktypen: ['DEEL'],
+        gerelateerdeZaaktypen: [{ zaaktype: 'DEEL', aardRelatie: 'bijdrage', toelichting: '' }],
+        selectielijstProcestype: sl.procestype,
+      }),
+    );
+    ziotBijlage = await create(t, 'zaaktype-informatieobjecttypen', {
+      zaaktype: hoofd.url,
+      informatieobjecttype: 'bijlage',
+      volgnummer: 1,
+      richting: 'inkomend',
+    });
+    ziotVerlopen = await create(t, 'zaaktype-informatieobjecttypen', {
+      zaaktype: hoofd.url,
+      informatieobjecttype: verlopen,
+      volgnummer: 2,
+      richting: 'inkomend',
+    });
+    metBijlage = await create(
+      t,
+      'besluittypen',
+      besluittypeBody(cat, { omschrijving: 'met bijlage', beginGeldigheid: '2019-01-01', informatieobjecttypen: ['bijlage'] }),
+    );
     rt = await create(t, 'resultaattypen', {
       zaaktype: hoofd.url,
       omschrijving: 'Verleend',
       resultaattypeomschrijving: sl.omschrijving,
       selectielijstklasse: sl.resultaat.vast,
       besluittypen: ['vergunning'],
-      brondatumArchiefprocedure: { afleidingswijze: 'afgehandeld', procestermijn: null, datumkenmerk: '', einddatumBekend: false, objecttype: '', registratie: '' },
+      brondatumArchiefprocedure: {
+        afleidingswijze: 'afgehandeld',
+        procestermijn: null,
+        datumkenmerk: '',
+        einddatumBekend: false,
+        objecttype: '',
+        registratie: '',
+      },
     });
   });
 
@@ -155,7 +194,8 @@ describe('relations by name on Catalogi reads', () => {
 
   it('resultaattype: its besluittypen resolve the same way on detail and list', async () => {
     expect((await t.call('GET', rt.url)).json().besluittypen).toEqual([bt.nu]);
-    const list = async (datum: string) => (await t.call('GET', `${ZTC}/resultaattypen?status=alles&zaaktype=${hoofd.url}&datum_geldigheid=${datum}`)).json().results[0].besluittypen;
+    const list = async (datum: string) =>
+      (await t.call('GET', `${ZTC}/resultaattypen?status=alles&zaaktype=${hoofd.url}&datum_geldigheid=${datum}`)).json().results[0].besluittypen;
     expect(await list('2020-06-01')).toEqual([bt.oud]);
     expect(await list('2099-06-01')).toEqual([bt.toekomst]);
   });
@@ -219,7 +259,9 @@ describe('a zaak resolves its zaaktype relations on its startdatum', () => {
   it('zrc-007: a zaak closes only when each informatieobject has an indicatieGebruiksrecht', async () => {
     const close = async (indicatieGebruiksrecht: boolean | null) => {
       const zaak = (await createZ(t, 'zaken', zaakBody(zaaktype, { startdatum: TODAY }))).url;
-      expect((await t.call('POST', `${ZRC}/zaakinformatieobjecten`, { zaak, informatieobject: document(iot.nu, { indicatieGebruiksrecht }) })).statusCode).toBe(201);
+      expect(
+        (await t.call('POST', `${ZRC}/zaakinformatieobjecten`, { zaak, informatieobject: document(iot.nu, { indicatieGebruiksrecht }) })).statusCode,
+      ).toBe(201);
       return t.call('POST', `${ZRC}/statussen`, { zaak, statustype: eind, datumStatusGezet: `${TODAY}T10:00:00Z` });
     };
     const refused = await close(null);
@@ -234,7 +276,9 @@ describe('a zaak resolves its zaaktype relations on its startdatum', () => {
     expect((await expanded(zaakOud)).informatieobjecttypen).toEqual([iot.oud]);
     expect((await expanded(zaakNu)).informatieobjecttypen).toEqual([iot.nu]);
     const list = (await t.call('GET', `${ZRC}/zaken?expand=zaaktype`, undefined, { headers: { 'accept-crs': 'EPSG:4326' } })).json().results;
-    const byUrl = new Map(list.map((z: { url: string; _expand: { zaaktype: { informatieobjecttypen: string[] } } }) => [z.url, z._expand.zaaktype.informatieobjecttypen]));
+    const byUrl = new Map(
+      list.map((z: { url: string; _expand: { zaaktype: { informatieobjecttypen: string[] } } }) => [z.url, z._expand.zaaktype.informatieobjecttypen]),
+    );
     expect(byUrl.get(zaakOud)).toEqual([iot.oud]);
     expect(byUrl.get(zaakNu)).toEqual([iot.nu]);
   });

@@ -50,7 +50,11 @@ export async function startReferentielijsten(): Promise<Referentielijsten> {
       leeg: resultaat('a4444444-4444-4444-8444-444444444444', ''),
       ander: resultaat('a5555555-5555-4555-8555-555555555555', 'vast_te_leggen_datum', otherProcestype),
     },
-    omschrijving: add('resultaattypeomschrijvingen/e6a0c939-3404-45b0-88e3-76c94fb80ea7', { omschrijving: 'Afgewezen', definitie: 'd', opmerking: '' }),
+    omschrijving: add('resultaattypeomschrijvingen/e6a0c939-3404-45b0-88e3-76c94fb80ea7', {
+      omschrijving: 'Afgewezen',
+      definitie: 'd',
+      opmerking: '',
+    }),
     html: `${base}/html`,
     add,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

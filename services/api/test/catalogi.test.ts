@@ -1,6 +1,14 @@
 import { startApp, type TestApp } from './harness';
 import {
-  ZTC, besluittypeBody, catalogus, create, iotBody, publish, startReferentielijsten, zaaktypeBody, type Referentielijsten,
+  ZTC,
+  besluittypeBody,
+  catalogus,
+  create,
+  iotBody,
+  publish,
+  startReferentielijsten,
+  zaaktypeBody,
+  type Referentielijsten,
 } from './catalogi.fixtures';
 
 let t: TestApp;
@@ -105,9 +113,17 @@ describe('zaaktypen, besluittypen and informatieobjecttypen', () => {
 describe('datumGeldigheid on a zaaktype', () => {
   it('applies to the zaaktype itself and to the versions of what it shows', async () => {
     const cat = await catalogus(t, 'DGD');
-    const v1 = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'vergunning', beginGeldigheid: '2020-01-01', eindeGeldigheid: '2020-12-31' }));
+    const v1 = await create(
+      t,
+      'besluittypen',
+      besluittypeBody(cat, { omschrijving: 'vergunning', beginGeldigheid: '2020-01-01', eindeGeldigheid: '2020-12-31' }),
+    );
     const v2 = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'vergunning', beginGeldigheid: '2021-01-01' }));
-    const zt = await create(t, 'zaaktypen', zaaktypeBody(cat, { besluittypen: ['vergunning'], beginGeldigheid: '2020-01-01', eindeGeldigheid: '2022-12-31' }));
+    const zt = await create(
+      t,
+      'zaaktypen',
+      zaaktypeBody(cat, { besluittypen: ['vergunning'], beginGeldigheid: '2020-01-01', eindeGeldigheid: '2022-12-31' }),
+    );
     // Without datumGeldigheid: the version valid today.
     expect(zt.besluittypen).toEqual([v2.url]);
     expect((await t.call('GET', `${zt.url}?datumGeldigheid=2020-06-01`)).json().besluittypen).toEqual([v1.url]);
@@ -189,7 +205,12 @@ describe('parts of a zaaktype', () => {
 
   it('zaaktype-informatieobjecttypen: by URL or omschrijving, filters, and the zaaktype shows the informatieobjecttype', async () => {
     const iot = await create(t, 'informatieobjecttypen', iotBody(cat, { omschrijving: 'bijlage' }));
-    const byName = await create(t, 'zaaktype-informatieobjecttypen', { zaaktype: zt.url, informatieobjecttype: 'bijlage', volgnummer: 1, richting: 'inkomend' });
+    const byName = await create(t, 'zaaktype-informatieobjecttypen', {
+      zaaktype: zt.url,
+      informatieobjecttype: 'bijlage',
+      volgnummer: 1,
+      richting: 'inkomend',
+    });
     expect(byName).toMatchObject({ informatieobjecttype: iot.url, catalogus: cat, zaaktypeIdentificatie: 'PRT-1', statustype: null });
     expect((await t.call('GET', zt.url)).json().informatieobjecttypen).toEqual([iot.url]);
     expect((await t.call('GET', iot.url)).json().zaaktypen).toEqual([zt.url]);
@@ -200,12 +221,22 @@ describe('parts of a zaaktype', () => {
     const put = await t.call('PUT', byName.url, { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 4, richting: 'intern' });
     expect(put.json()).toMatchObject({ volgnummer: 4, richting: 'intern' });
     expect((await t.call('PATCH', byName.url, { volgnummer: 5 })).json().volgnummer).toBe(5);
-    const unknown = await t.call('POST', `${ZTC}/zaaktype-informatieobjecttypen`, { zaaktype: zt.url, informatieobjecttype: 'bestaat niet', volgnummer: 1, richting: 'inkomend' });
+    const unknown = await t.call('POST', `${ZTC}/zaaktype-informatieobjecttypen`, {
+      zaaktype: zt.url,
+      informatieobjecttype: 'bestaat niet',
+      volgnummer: 1,
+      richting: 'inkomend',
+    });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().invalidParams[0]).toMatchObject({ name: 'informatieobjecttype', code: 'does_not_exist' });
     expect((await t.call('DELETE', byName.url)).statusCode).toBe(204);
     // Deleting the informatieobjecttype removes its links.
-    const again = await create(t, 'zaaktype-informatieobjecttypen', { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 1, richting: 'inkomend' });
+    const again = await create(t, 'zaaktype-informatieobjecttypen', {
+      zaaktype: zt.url,
+      informatieobjecttype: iot.url,
+      volgnummer: 1,
+      richting: 'inkomend',
+    });
     expect((await t.call('DELETE', iot.url)).statusCode).toBe(204);
     expect((await t.call('GET', again.url)).statusCode).toBe(404);
     expect((await t.call('GET', zt.url)).json().informatieobjecttypen).toEqual([]);
@@ -242,7 +273,14 @@ describe('resultaattypen', () => {
     omschrijving: 'Afgehandeld',
     resultaattypeomschrijving: sl.omschrijving,
     selectielijstklasse: sl.resultaat.vast,
-    brondatumArchiefprocedure: { afleidingswijze: 'afgehandeld', procestermijn: null, datumkenmerk: '', einddatumBekend: false, objecttype: '', registratie: '' },
+    brondatumArchiefprocedure: {
+      afleidingswijze: 'afgehandeld',
+      procestermijn: null,
+      datumkenmerk: '',
+      einddatumBekend: false,
+      objecttype: '',
+      registratie: '',
+    },
     ...over,
   });
   beforeAll(async () => {
@@ -252,7 +290,13 @@ describe('resultaattypen', () => {
 
   it('derives omschrijvingGeneriek, archiefnominatie and archiefactietermijn from the selectielijst; CRUD and filters', async () => {
     const r = await create(t, 'resultaattypen', body());
-    expect(r).toMatchObject({ omschrijvingGeneriek: 'Afgewezen', archiefnominatie: 'vernietigen', archiefactietermijn: 'P10Y', zaaktypeIdentificatie: 'RT-1', catalogus: cat });
+    expect(r).toMatchObject({
+      omschrijvingGeneriek: 'Afgewezen',
+      archiefnominatie: 'vernietigen',
+      archiefactietermijn: 'P10Y',
+      zaaktypeIdentificatie: 'RT-1',
+      catalogus: cat,
+    });
     const kept = await create(t, 'resultaattypen', body({ archiefnominatie: 'blijvend_bewaren', archiefactietermijn: 'P5Y' }));
     expect(kept).toMatchObject({ archiefnominatie: 'blijvend_bewaren', archiefactietermijn: 'P5Y' });
     expect(urls(await t.call('GET', `${ZTC}/resultaattypen?status=alles&zaaktype_identificatie=RT-1`))).toEqual([r.url, kept.url]);
@@ -266,13 +310,21 @@ describe('resultaattypen', () => {
     const zaaktype = await t.call('POST', `${ZTC}/zaaktypen`, zaaktypeBody(cat, { identificatie: 'RT-X', selectielijstProcestype: sl.html }));
     expect(zaaktype.statusCode).toBe(400);
     expect(zaaktype.json().invalidParams[0]).toMatchObject({ name: 'selectielijstProcestype', code: 'invalid-resource' });
-    const wrongType = await t.call('POST', `${ZTC}/zaaktypen`, zaaktypeBody(cat, { identificatie: 'RT-X', selectielijstProcestype: sl.resultaat.vast }));
+    const wrongType = await t.call(
+      'POST',
+      `${ZTC}/zaaktypen`,
+      zaaktypeBody(cat, { identificatie: 'RT-X', selectielijstProcestype: sl.resultaat.vast }),
+    );
     expect(wrongType.json().invalidParams[0]).toMatchObject({ name: 'selectielijstProcestype', code: 'invalid-resource' });
     const omschrijving = await t.call('POST', `${ZTC}/resultaattypen`, body({ resultaattypeomschrijving: sl.html }));
     expect(omschrijving.json().invalidParams[0]).toMatchObject({ name: 'resultaattypeomschrijving', code: 'invalid-resource' });
     const klasse = await t.call('POST', `${ZTC}/resultaattypen`, body({ selectielijstklasse: sl.html }));
     expect(klasse.json().invalidParams[0]).toMatchObject({ name: 'selectielijstklasse', code: 'invalid-resource' });
-    const missing = await t.call('POST', `${ZTC}/resultaattypen`, body({ selectielijstklasse: `${sl.url}/resultaten/00000000-0000-4000-8000-000000000000` }));
+    const missing = await t.call(
+      'POST',
+      `${ZTC}/resultaattypen`,
+      body({ selectielijstklasse: `${sl.url}/resultaten/00000000-0000-4000-8000-000000000000` }),
+    );
     expect(missing.json().invalidParams[0]).toMatchObject({ name: 'selectielijstklasse', code: 'bad-url' });
     const mismatch = await t.call('POST', `${ZTC}/resultaattypen`, body({ selectielijstklasse: sl.resultaat.ander }));
     expect(mismatch.json().invalidParams[0]).toMatchObject({ name: 'nonFieldErrors', code: 'procestype-mismatch' });
@@ -280,14 +332,27 @@ describe('resultaattypen', () => {
 
   it('ztc-003: the procestermijn of the selectielijstklasse prescribes the afleidingswijze', async () => {
     const termijn = { afleidingswijze: 'termijn', procestermijn: 'P5M', datumkenmerk: '', einddatumBekend: false, objecttype: '', registratie: '' };
-    const nihil = await t.call('POST', `${ZTC}/resultaattypen`, body({ selectielijstklasse: sl.resultaat.nihil, brondatumArchiefprocedure: termijn }));
+    const nihil = await t.call(
+      'POST',
+      `${ZTC}/resultaattypen`,
+      body({ selectielijstklasse: sl.resultaat.nihil, brondatumArchiefprocedure: termijn }),
+    );
     expect(nihil.statusCode).toBe(400);
-    expect(nihil.json().invalidParams).toContainEqual(expect.objectContaining({ name: 'nonFieldErrors', code: 'invalid-afleidingswijze-for-procestermijn' }));
+    expect(nihil.json().invalidParams).toContainEqual(
+      expect.objectContaining({ name: 'nonFieldErrors', code: 'invalid-afleidingswijze-for-procestermijn' }),
+    );
     expect((await t.call('POST', `${ZTC}/resultaattypen`, body({ selectielijstklasse: sl.resultaat.nihil }))).statusCode).toBe(201);
     const duur = await t.call('POST', `${ZTC}/resultaattypen`, body({ selectielijstklasse: sl.resultaat.bestaansduur }));
     expect(duur.json().invalidParams).toContainEqual(expect.objectContaining({ code: 'invalid-afleidingswijze-for-procestermijn' }));
-    expect((await t.call('POST', `${ZTC}/resultaattypen`, body({ selectielijstklasse: sl.resultaat.bestaansduur, brondatumArchiefprocedure: termijn }))).statusCode).toBe(201);
-    const leeg = await t.call('POST', `${ZTC}/resultaattypen`, body({ selectielijstklasse: sl.resultaat.leeg, brondatumArchiefprocedure: { ...termijn, procestermijn: null } }));
+    expect(
+      (await t.call('POST', `${ZTC}/resultaattypen`, body({ selectielijstklasse: sl.resultaat.bestaansduur, brondatumArchiefprocedure: termijn })))
+        .statusCode,
+    ).toBe(201);
+    const leeg = await t.call(
+      'POST',
+      `${ZTC}/resultaattypen`,
+      body({ selectielijstklasse: sl.resultaat.leeg, brondatumArchiefprocedure: { ...termijn, procestermijn: null } }),
+    );
     expect(leeg.json().invalidParams[0]).toMatchObject({ name: 'brondatumArchiefprocedure.procestermijn', code: 'required' });
   });
 
@@ -311,7 +376,20 @@ describe('resultaattypen', () => {
         first: expect.objectContaining({ name: `brondatumArchiefprocedure.${field}`, code }),
       });
     }
-    const ok = await t.call('POST', `${ZTC}/resultaattypen`, body({ brondatumArchiefprocedure: { ...leeg, afleidingswijze: 'ander_datumkenmerk', datumkenmerk: 'x', objecttype: 'pand', registratie: 'r', einddatumBekend: true } }));
+    const ok = await t.call(
+      'POST',
+      `${ZTC}/resultaattypen`,
+      body({
+        brondatumArchiefprocedure: {
+          ...leeg,
+          afleidingswijze: 'ander_datumkenmerk',
+          datumkenmerk: 'x',
+          objecttype: 'pand',
+          registratie: 'r',
+          einddatumBekend: true,
+        },
+      }),
+    );
     expect(ok.statusCode).toBe(201);
   });
 });

@@ -29,11 +29,19 @@ test('laatsteBetaaldatum "2019-08-24" (summer) is 2019-08-23T22:00:00Z; a datumS
 
 test('a gebruiksrecht with startdatum "2024-03-31" (the day the clocks go forward, at 02:00) starts at 2024-03-30T23:00:00Z; nonsense stays a 400', async () => {
   const doc = await createEio(t, eioBody(await informatieobjecttype(t)));
-  const res = await t.call('POST', '/documenten/api/v1/gebruiksrechten', { informatieobject: doc.url, startdatum: '2024-03-31', omschrijvingVoorwaarden: 'x' });
+  const res = await t.call('POST', '/documenten/api/v1/gebruiksrechten', {
+    informatieobject: doc.url,
+    startdatum: '2024-03-31',
+    omschrijvingVoorwaarden: 'x',
+  });
   expect(res.statusCode).toBe(201);
   expect(res.json().startdatum).toBe('2024-03-30T23:00:00Z');
   for (const bad of ['2024-13-01', '24-03-2024', '2024-03-31T25:00:00Z']) {
-    const refused = await t.call('POST', '/documenten/api/v1/gebruiksrechten', { informatieobject: doc.url, startdatum: bad, omschrijvingVoorwaarden: 'x' });
+    const refused = await t.call('POST', '/documenten/api/v1/gebruiksrechten', {
+      informatieobject: doc.url,
+      startdatum: bad,
+      omschrijvingVoorwaarden: 'x',
+    });
     expect(refused.statusCode).toBe(400);
   }
 });

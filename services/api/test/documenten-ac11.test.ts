@@ -1,7 +1,7 @@
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { DRC, EIO, createEio, eioBody, lock, zaaktypeMetBijlage } from './documenten.fixtures';
 import { startApp, token, type TestApp } from './harness';
-import { CRS, ZRC, createZ, zaakBody } from './zaken.fixtures';
+import { CRS, createZ, zaakBody } from './zaken.fixtures';
 
 /**
  * Autorisaties 1.1: an applicatie with `alleenIsGereedVoorPublicatie` reads only documents whose isGereedVoorPublicatie
@@ -17,12 +17,24 @@ const V17 = { 'api-version': '1.7' };
 const GR = `${DRC}/gebruiksrechten`;
 const VZ = `${DRC}/verzendingen`;
 const OIO = `${DRC}/objectinformatieobjecten`;
-const DRC_SCOPES = ['documenten.lezen', 'documenten.bijwerken', 'documenten.lock', 'documenten.verwijderen', 'documenten.aanmaken', 'audittrails.lezen'];
+const DRC_SCOPES = [
+  'documenten.lezen',
+  'documenten.bijwerken',
+  'documenten.lock',
+  'documenten.verwijderen',
+  'documenten.aanmaken',
+  'audittrails.lezen',
+];
 
 /** A client whose applicatie reads only documents ready for publication. */
 async function publicatieClient(clientId: string, rights: Record<string, unknown>): Promise<string> {
   await t.client(clientId, `${clientId}-secret`);
-  const res = await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: [clientId], label: clientId, alleenIsGereedVoorPublicatie: true, ...rights });
+  const res = await t.call('POST', '/autorisaties/api/v1/applicaties', {
+    clientIds: [clientId],
+    label: clientId,
+    alleenIsGereedVoorPublicatie: true,
+    ...rights,
+  });
   if (res.statusCode !== 201) throw new Error(`applicatie: ${res.body}`);
   expect(res.json().alleenIsGereedVoorPublicatie).toBe(true);
   return token(clientId, `${clientId}-secret`);
@@ -52,13 +64,21 @@ beforeAll(async () => {
 
   zaak = await createZ(t, 'zaken', zaakBody(zaaktype));
   const make = async (over: Record<string, unknown>, headers: Record<string, string> = V17) => {
-    const res = await t.call('POST', EIO, eioBody(iot, { identificatie: `AC11-${Object.keys(parts).length}`, trefwoorden: ['ac11'], ...over }), { headers });
+    const res = await t.call('POST', EIO, eioBody(iot, { identificatie: `AC11-${Object.keys(parts).length}`, trefwoorden: ['ac11'], ...over }), {
+      headers,
+    });
     if (res.statusCode !== 201) throw new Error(res.body);
     const eio = res.json();
-    const gr = (await t.call('POST', GR, { informatieobject: eio.url, startdatum: '2024-01-01T12:00:00', omschrijvingVoorwaarden: 'intern' })).json().url;
-    const vz = (await t.call('POST', VZ, {
-      informatieobject: eio.url, betrokkene: 'https://klanten.example.org/api/v1/klanten/1', aardRelatie: 'afzender', contactPersoon: 'https://medewerkers.example.org/api/v1/medewerkers/1',
-    })).json().url;
+    const gr = (await t.call('POST', GR, { informatieobject: eio.url, startdatum: '2024-01-01T12:00:00', omschrijvingVoorwaarden: 'intern' })).json()
+      .url;
+    const vz = (
+      await t.call('POST', VZ, {
+        informatieobject: eio.url,
+        betrokkene: 'https://klanten.example.org/api/v1/klanten/1',
+        aardRelatie: 'afzender',
+        contactPersoon: 'https://medewerkers.example.org/api/v1/medewerkers/1',
+      })
+    ).json().url;
     await createZ(t, 'zaakinformatieobjecten', { zaak: zaak.url, informatieobject: eio.url });
     const oio = (await t.call('GET', `${OIO}?informatieobject=${encodeURIComponent(eio.url)}`)).json()[0].url;
     parts[eio.url] = { gr, vz, oio };
@@ -87,7 +107,14 @@ describe.each([
       const byZaak = `?objectinformatieobjecten_object=${encodeURIComponent(zaak.url)}&objectinformatieobjecten_objectType=zaak`;
       // The filter on the objects a document is linked to is one of 1.7: 1.5 refuses it, never ignores it.
       if (version === '1.5') expect((await as(tok, 'GET', `${EIO}${byZaak}`)).statusCode).toBe(400);
-      for (const q of ['', '?trefwoorden=ac11', '?bronorganisatie=000000000', `?identificatie=${hidden.identificatie}`, `?identificatie=${ready.identificatie}`, ...(version === '1.7' ? [byZaak] : [])]) {
+      for (const q of [
+        '',
+        '?trefwoorden=ac11',
+        '?bronorganisatie=000000000',
+        `?identificatie=${hidden.identificatie}`,
+        `?identificatie=${ready.identificatie}`,
+        ...(version === '1.7' ? [byZaak] : []),
+      ]) {
         const res = await as(tok, 'GET', `${EIO}${q}`);
         expect(res.statusCode).toBe(200);
         const expected = q.includes(hidden.identificatie) ? [] : [ready.url];
@@ -140,7 +167,8 @@ describe.each([
       expect(urlsOf((await as(tok, 'GET', `${OIO}?object=${encodeURIComponent(zaak.url)}`)).json())).toEqual([parts[ready.url]!.oio]);
       expect(urlsOf((await as(tok, 'GET', `${VZ}?aardRelatie=afzender`)).json())).toEqual([parts[ready.url]!.vz]);
       for (const doc of [hidden, unknown, old]) {
-        for (const list of [GR, VZ, OIO]) expect(urlsOf((await as(tok, 'GET', `${list}?informatieobject=${encodeURIComponent(doc.url)}`)).json())).toEqual([]);
+        for (const list of [GR, VZ, OIO])
+          expect(urlsOf((await as(tok, 'GET', `${list}?informatieobject=${encodeURIComponent(doc.url)}`)).json())).toEqual([]);
         for (const part of Object.values(parts[doc.url]!)) expect((await as(tok, 'GET', part)).statusCode).toBe(404);
       }
     }
@@ -156,25 +184,31 @@ describe.each([
   it('sees them only in the expansions of the Documenten and Zaken APIs', async () => {
     const expanded = (await as(pub, 'GET', `${parts[ready.url]!.gr}?expand=informatieobject`)).json();
     expect(expanded._expand.informatieobject.url).toBe(ready.url);
-    const z = (await t.call('GET', `${zaak.url}?expand=zaakinformatieobjecten.informatieobject`, undefined, { token: pub, headers: { ...CRS, ...headers } })).json();
+    const z = (
+      await t.call('GET', `${zaak.url}?expand=zaakinformatieobjecten.informatieobject`, undefined, { token: pub, headers: { ...CRS, ...headers } })
+    ).json();
     const byDocument = new Map(z._expand.zaakinformatieobjecten.map((zio: any) => [zio.informatieobject, zio._expand.informatieobject]));
     expect(byDocument.size).toBe(4);
     expect(byDocument.get(ready.url)).toMatchObject({ url: ready.url, titel: ready.titel });
     for (const doc of [hidden, unknown, old]) expect(byDocument.get(doc.url)).toEqual({});
     // Without the restriction, the Zaken expansion shows every document.
     const all = (await t.call('GET', `${zaak.url}?expand=zaakinformatieobjecten.informatieobject`, undefined, { headers: CRS })).json();
-    expect(all._expand.zaakinformatieobjecten.map((zio: any) => zio._expand.informatieobject.url).sort()).toEqual([ready, hidden, unknown, old].map((d) => d.url).sort());
+    expect(all._expand.zaakinformatieobjecten.map((zio: any) => zio._expand.informatieobject.url).sort()).toEqual(
+      [ready, hidden, unknown, old].map((d) => d.url).sort(),
+    );
   });
 });
 
 describe('readiness changes', () => {
   it('show and hide a document with its objects at once, and its earlier versions by their own readiness', async () => {
     const doc = await createEio(t, eioBody(iot, { identificatie: 'AC11-LATER' }));
-    const gr = (await t.call('POST', GR, { informatieobject: doc.url, startdatum: '2024-01-01T12:00:00', omschrijvingVoorwaarden: 'intern' })).json().url;
+    const gr = (await t.call('POST', GR, { informatieobject: doc.url, startdatum: '2024-01-01T12:00:00', omschrijvingVoorwaarden: 'intern' })).json()
+      .url;
     const seen = async () => ({
       detail: (await t.call('GET', doc.url, undefined, { token: pub })).statusCode,
       list: urlsOf((await t.call('GET', `${EIO}?identificatie=AC11-LATER`, undefined, { token: pub })).json()).length,
-      gebruiksrechten: urlsOf((await t.call('GET', `${GR}?informatieobject=${encodeURIComponent(doc.url)}`, undefined, { token: pub })).json()).length,
+      gebruiksrechten: urlsOf((await t.call('GET', `${GR}?informatieobject=${encodeURIComponent(doc.url)}`, undefined, { token: pub })).json())
+        .length,
       gr: (await t.call('GET', gr, undefined, { token: pub })).statusCode,
     });
     expect(await seen()).toEqual({ detail: 404, list: 0, gebruiksrechten: 0, gr: 404 });

@@ -19,9 +19,16 @@ afterAll(async () => {
 function multipart(fields: Record<string, string>, file?: Buffer): { payload: Buffer; headers: Record<string, string> } {
   const boundary = `----zgw${randomBytes(8).toString('hex')}`;
   const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  for (const [name, value] of Object.entries(fields))
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
   if (file) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="inhoud"; filename="deel.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`), file, Buffer.from('\r\n'));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="inhoud"; filename="deel.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+      file,
+      Buffer.from('\r\n'),
+    );
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
@@ -42,7 +49,14 @@ it('creates a locked document with bestandsdelen, takes each part once its lock 
   const eio = res.json();
   expect(eio).toMatchObject({ locked: true, inhoud: null, bestandsomvang: content.length });
   expect(eio.lock).toMatch(/^[0-9a-f]{32}$/);
-  expect(eio.bestandsdelen.map((p: { volgnummer: number; omvang: number; voltooid: boolean; lock: string }) => [p.volgnummer, p.omvang, p.voltooid, p.lock])).toEqual([
+  expect(
+    eio.bestandsdelen.map((p: { volgnummer: number; omvang: number; voltooid: boolean; lock: string }) => [
+      p.volgnummer,
+      p.omvang,
+      p.voltooid,
+      p.lock,
+    ]),
+  ).toEqual([
     [1, PART, false, eio.lock],
     [2, PART, false, eio.lock],
     [3, 1808, false, eio.lock],
@@ -55,7 +69,10 @@ it('creates a locked document with bestandsdelen, takes each part once its lock 
   expect(code(await putDeel(d1!.url, { lock: eio.lock }, content.subarray(0, PART + 1)))).toMatchObject({ name: 'inhoud', code: 'file-size' });
   expect(code(await putDeel(d1!.url, { lock: eio.lock }))).toMatchObject({ name: 'inhoud', code: 'required' });
   expect(code(await putDeel(d1!.url, {}, content.subarray(0, PART)))).toMatchObject({ name: 'lock', code: 'required' });
-  expect((await putDeel(d1!.url.replace(/[0-9a-f-]{36}$/, '00000000-0000-4000-8000-000000000000'), { lock: eio.lock }, content.subarray(0, PART))).statusCode).toBe(404);
+  expect(
+    (await putDeel(d1!.url.replace(/[0-9a-f-]{36}$/, '00000000-0000-4000-8000-000000000000'), { lock: eio.lock }, content.subarray(0, PART)))
+      .statusCode,
+  ).toBe(404);
 
   // Parts in any order.
   const r3 = await putDeel(d3!.url, { lock: eio.lock }, content.subarray(2 * PART));

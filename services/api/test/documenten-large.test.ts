@@ -72,17 +72,27 @@ function request(method: string, url: string, body?: unknown): Promise<{ status:
 /** PUT of a bestandsdeel as multipart/form-data, `size` random bytes written 1 MiB at a time into `hash`. */
 function putDeel(url: string, lock: string, size: number, hash: ReturnType<typeof createHash>): Promise<number> {
   const boundary = `large${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="lock"\r\n\r\n${lock}\r\n`
-    + `--${boundary}\r\nContent-Disposition: form-data; name="inhoud"; filename="deel"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="lock"\r\n\r\n${lock}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="inhoud"; filename="deel"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: 'PUT',
-      headers: { authorization: auth, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + size + tail.length },
-    }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'PUT',
+        headers: {
+          authorization: auth,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': head.length + size + tail.length,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     void (async () => {
       const write = (b: Buffer) => (req.write(b) ? undefined : new Promise((r) => req.once('drain', r)));
@@ -104,8 +114,15 @@ beforeAll(async () => {
     cwd: join(__dirname, '../../..'),
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
-      ...process.env, PORT: String(port), PUBLIC_BASE_URL: base, MONGODB_DB: db, KAFKA_TOPIC_PREFIX: `test-${db}-`, LOG_LEVEL: 'error',
-      ZGW_CLIENTS: `large:${secret}:all`, AUDIT_SPOOL_DIR: spool, DRC_BESTANDSDEEL_BYTES: String(DEEL),
+      ...process.env,
+      PORT: String(port),
+      PUBLIC_BASE_URL: base,
+      MONGODB_DB: db,
+      KAFKA_TOPIC_PREFIX: `test-${db}-`,
+      LOG_LEVEL: 'error',
+      ZGW_CLIENTS: `large:${secret}:all`,
+      AUDIT_SPOOL_DIR: spool,
+      DRC_BESTANDSDEEL_BYTES: String(DEEL),
     },
   });
   for (let i = 0; ; i++) {
@@ -127,7 +144,10 @@ afterAll(async () => {
     });
   }
   const mongo = await MongoClient.connect(config.MONGODB_URL);
-  await mongo.db(db).dropDatabase().catch(() => undefined);
+  await mongo
+    .db(db)
+    .dropDatabase()
+    .catch(() => undefined);
   await mongo.close();
   rmSync(spool, { recursive: true, force: true });
 });
@@ -136,14 +156,25 @@ it(`uploads ${SIZE / MB} MiB in bestandsdelen and downloads it with the API's RS
   const ztc = `${base}/catalogi/api/v1`;
   const cat = await request('POST', `${ztc}/catalogussen`, { domein: 'LARGE', rsin: '002220647', contactpersoonBeheerNaam: 'Test' });
   const iot = await request('POST', `${ztc}/informatieobjecttypen`, {
-    catalogus: cat.json.url, omschrijving: 'groot', vertrouwelijkheidaanduiding: 'openbaar', beginGeldigheid: '2020-01-01', informatieobjectcategorie: 'test',
+    catalogus: cat.json.url,
+    omschrijving: 'groot',
+    vertrouwelijkheidaanduiding: 'openbaar',
+    beginGeldigheid: '2020-01-01',
+    informatieobjectcategorie: 'test',
   });
   expect((await request('POST', `${iot.json.url}/publish`)).status).toBe(200);
   const body = (i: number, extra: Record<string, unknown>) => ({
-    bronorganisatie: '002220647', creatiedatum: '2024-03-01', titel: `groot ${i}`, auteur: 'Test', taal: 'dut', informatieobjecttype: iot.json.url, ...extra,
+    bronorganisatie: '002220647',
+    creatiedatum: '2024-03-01',
+    titel: `groot ${i}`,
+    auteur: 'Test',
+    taal: 'dut',
+    informatieobjecttype: iot.json.url,
+    ...extra,
   });
   // A few small documents first, so the process has loaded and compiled what a write uses before the baseline.
-  for (let i = 0; i < 10; i++) expect((await request('POST', `${base}/documenten/api/v1/enkelvoudiginformatieobjecten`, body(i, { inhoud: 'a2xlaW4=' }))).status).toBe(201);
+  for (let i = 0; i < 10; i++)
+    expect((await request('POST', `${base}/documenten/api/v1/enkelvoudiginformatieobjecten`, body(i, { inhoud: 'a2xlaW4=' }))).status).toBe(201);
   const created = await request('POST', `${base}/documenten/api/v1/enkelvoudiginformatieobjecten`, body(99, { inhoud: null, bestandsomvang: SIZE }));
   expect(created.status).toBe(201);
   const eio = created.json;
@@ -158,22 +189,26 @@ it(`uploads ${SIZE / MB} MiB in bestandsdelen and downloads it with the API's RS
   expect(upload.result).toBe(204);
 
   const download = await maxRssDuring(
-    () => new Promise<{ status: number; size: number; digest: string }>((resolve, reject) => {
-      const got = createHash('sha256');
-      let size = 0;
-      http.get(`${eio.url}/download`, { headers: { authorization: auth } }, (res) => {
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          got.update(c);
-        });
-        res.on('end', () => resolve({ status: res.statusCode!, size, digest: got.digest('hex') }));
-        res.on('error', reject);
-      }).on('error', reject);
-    }),
+    () =>
+      new Promise<{ status: number; size: number; digest: string }>((resolve, reject) => {
+        const got = createHash('sha256');
+        let size = 0;
+        http
+          .get(`${eio.url}/download`, { headers: { authorization: auth } }, (res) => {
+            res.on('data', (c: Buffer) => {
+              size += c.length;
+              got.update(c);
+            });
+            res.on('end', () => resolve({ status: res.statusCode!, size, digest: got.digest('hex') }));
+            res.on('error', reject);
+          })
+          .on('error', reject);
+      }),
   );
   expect(download.result).toEqual({ status: 200, size: SIZE, digest: sent.digest('hex') });
-  // eslint-disable-next-line no-console
-  console.log(`API RSS ${(baseline / MB).toFixed(0)} MB before; upload max +${((upload.max - baseline) / MB).toFixed(1)} MB, download max +${((download.max - baseline) / MB).toFixed(1)} MB`);
+  console.log(
+    `API RSS ${(baseline / MB).toFixed(0)} MB before; upload max +${((upload.max - baseline) / MB).toFixed(1)} MB, download max +${((download.max - baseline) / MB).toFixed(1)} MB`,
+  );
   expect(upload.max - baseline).toBeLessThan(BOUND);
   expect(download.max - baseline).toBeLessThan(BOUND);
 }, 120_000);

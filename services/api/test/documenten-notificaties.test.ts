@@ -23,7 +23,9 @@ it('notifies create, update and destroy of documents and gebruiksrechten with br
   const eio = await createEio(t, eioBody(iot, { bronorganisatie: '123456782', vertrouwelijkheidaanduiding: 'intern' }));
   const l = await lock(t, eio.url);
   expect((await t.call('PATCH', eio.url, { titel: 'Nieuw', lock: l })).statusCode).toBe(200);
-  const gr = (await t.call('POST', `${DRC}/gebruiksrechten`, { informatieobject: eio.url, startdatum: '2024-01-01T00:00:00Z', omschrijvingVoorwaarden: 'x' })).json();
+  const gr = (
+    await t.call('POST', `${DRC}/gebruiksrechten`, { informatieobject: eio.url, startdatum: '2024-01-01T00:00:00Z', omschrijvingVoorwaarden: 'x' })
+  ).json();
   expect((await t.call('DELETE', gr.url)).statusCode).toBe(204);
   expect((await t.call('DELETE', eio.url)).statusCode).toBe(204);
 
@@ -36,7 +38,9 @@ it('notifies create, update and destroy of documents and gebruiksrechten with br
   expect(await eventually(async () => seen.length >= 5, 60_000)).toBe(true);
 
   // In order per object; the relay does not order events of different objects.
-  expect(seen.map((n) => `${n.resource} ${n.actie} ${n.resourceUrl === eio.url ? 'eio' : n.resourceUrl === gr.url ? 'gr' : n.resourceUrl}`).sort()).toEqual([
+  expect(
+    seen.map((n) => `${n.resource} ${n.actie} ${n.resourceUrl === eio.url ? 'eio' : n.resourceUrl === gr.url ? 'gr' : n.resourceUrl}`).sort(),
+  ).toEqual([
     'enkelvoudiginformatieobject create eio',
     'enkelvoudiginformatieobject destroy eio',
     'enkelvoudiginformatieobject partial_update eio',
@@ -44,6 +48,10 @@ it('notifies create, update and destroy of documents and gebruiksrechten with br
     'gebruiksrechten destroy gr',
   ]);
   for (const n of seen) {
-    expect(n).toMatchObject({ kanaal: 'documenten', hoofdObject: eio.url, kenmerken: { bronorganisatie: '123456782', informatieobjecttype: iot, vertrouwelijkheidaanduiding: 'intern' } });
+    expect(n).toMatchObject({
+      kanaal: 'documenten',
+      hoofdObject: eio.url,
+      kenmerken: { bronorganisatie: '123456782', informatieobjecttype: iot, vertrouwelijkheidaanduiding: 'intern' },
+    });
   }
 });

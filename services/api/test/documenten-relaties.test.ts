@@ -30,7 +30,12 @@ describe('gebruiksrechten', () => {
     const res = await t.call('POST', GR, { informatieobject: eio.url, startdatum: '2024-01-01T12:00:00', omschrijvingVoorwaarden: 'alleen intern' });
     expect(res.statusCode).toBe(201);
     const gr = res.json();
-    expect(gr).toMatchObject({ informatieobject: eio.url, startdatum: '2024-01-01T12:00:00Z', einddatum: null, omschrijvingVoorwaarden: 'alleen intern' });
+    expect(gr).toMatchObject({
+      informatieobject: eio.url,
+      startdatum: '2024-01-01T12:00:00Z',
+      einddatum: null,
+      omschrijvingVoorwaarden: 'alleen intern',
+    });
     expect((await t.call('GET', eio.url)).json()).toMatchObject({ indicatieGebruiksrecht: true, versie: 1 });
 
     const expanded = (await t.call('GET', `${gr.url}?expand=informatieobject`)).json();
@@ -42,7 +47,10 @@ describe('gebruiksrechten', () => {
     const l = await lock(t, eio.url);
     expect(param(await t.call('PATCH', eio.url, { indicatieGebruiksrecht: false, lock: l })).code).toBe('existing-gebruiksrechten');
 
-    const list = await t.call('GET', `${GR}?informatieobject=${encodeURIComponent(eio.url)}&startdatum__gte=2024-01-01T00:00:00&startdatum__lt=2024-01-02T00:00:00`);
+    const list = await t.call(
+      'GET',
+      `${GR}?informatieobject=${encodeURIComponent(eio.url)}&startdatum__gte=2024-01-01T00:00:00&startdatum__lt=2024-01-02T00:00:00`,
+    );
     expect(list.json().map((g: { url: string }) => g.url)).toEqual([gr.url]);
     expect((await t.call('GET', `${GR}?informatieobject=${encodeURIComponent(eio.url)}&startdatum__gt=2024-01-01T12:00:00`)).json()).toEqual([]);
     expect((await t.call('GET', `${GR}?einddatum__lte=2030-01-01T00:00:00`)).json()).toEqual([]);
@@ -52,7 +60,11 @@ describe('gebruiksrechten', () => {
   });
 
   it('need a document of this API, and go with it', async () => {
-    const bad = await t.call('POST', GR, { informatieobject: `${ZRC}/zaken/x`.replace(ZRC, 'http://127.0.0.1:8000/zaken/api/v1'), startdatum: '2024-01-01T12:00:00', omschrijvingVoorwaarden: 'x' });
+    const bad = await t.call('POST', GR, {
+      informatieobject: `${ZRC}/zaken/x`.replace(ZRC, 'http://127.0.0.1:8000/zaken/api/v1'),
+      startdatum: '2024-01-01T12:00:00',
+      omschrijvingVoorwaarden: 'x',
+    });
     expect(param(bad)).toMatchObject({ name: 'informatieobject', code: 'no_match' });
     const eio = await createEio(t, eioBody(iot));
     const gr = (await t.call('POST', GR, { informatieobject: eio.url, startdatum: '2024-01-01T12:00:00', omschrijvingVoorwaarden: 'x' })).json();
@@ -68,11 +80,16 @@ describe('objectinformatieobjecten', () => {
     const zio = await createZ(t, 'zaakinformatieobjecten', { zaak: zaak.url, informatieobject: eio.url });
     const links = (await t.call('GET', `${OIO}?informatieobject=${encodeURIComponent(eio.url)}`)).json();
     expect(links).toEqual([expect.objectContaining({ informatieobject: eio.url, object: zaak.url, objectType: 'zaak' })]);
-    expect((await t.call('GET', `${OIO}?informatieobject=${encodeURIComponent(eio.url)}&object=${encodeURIComponent(zaak.url)}`)).json()).toHaveLength(1);
+    expect(
+      (await t.call('GET', `${OIO}?informatieobject=${encodeURIComponent(eio.url)}&object=${encodeURIComponent(zaak.url)}`)).json(),
+    ).toHaveLength(1);
     expect((await t.call('GET', `${OIO}?object=${encodeURIComponent(zaak.url)}`)).json()).toHaveLength(1);
 
     // drc-003: the link exists already; drc-008: the document is still linked.
-    expect(param(await t.call('POST', OIO, { informatieobject: eio.url, object: zaak.url, objectType: 'zaak' }))).toMatchObject({ name: 'nonFieldErrors', code: 'unique' });
+    expect(param(await t.call('POST', OIO, { informatieobject: eio.url, object: zaak.url, objectType: 'zaak' }))).toMatchObject({
+      name: 'nonFieldErrors',
+      code: 'unique',
+    });
     expect(param(await t.call('DELETE', eio.url))).toMatchObject({ name: 'nonFieldErrors', code: 'pending-relations' });
     // The Zaken API holds the relation: it is removed there, not here.
     expect(param(await t.call('DELETE', links[0].url))).toMatchObject({ code: 'inconsistent-relation' });
@@ -80,7 +97,9 @@ describe('objectinformatieobjecten', () => {
     expect((await t.call('DELETE', zio.url, undefined, { headers: CRS })).statusCode).toBe(204);
     expect((await t.call('GET', `${OIO}?informatieobject=${encodeURIComponent(eio.url)}`)).json()).toEqual([]);
     // drc-004: no relation in the Zaken API, no objectinformatieobject.
-    expect(param(await t.call('POST', OIO, { informatieobject: eio.url, object: zaak.url, objectType: 'zaak' }))).toMatchObject({ code: 'inconsistent-relation' });
+    expect(param(await t.call('POST', OIO, { informatieobject: eio.url, object: zaak.url, objectType: 'zaak' }))).toMatchObject({
+      code: 'inconsistent-relation',
+    });
     expect((await t.call('DELETE', eio.url)).statusCode).toBe(204);
   });
 
@@ -98,7 +117,12 @@ describe('objectinformatieobjecten', () => {
     const zaak2 = await createZ(t, 'zaken', zaakBody(zaaktype));
     const res = await t.call('POST', `${ZRC}/zaakinformatieobjecten`, { zaak: zaak2.url, informatieobject: foreign.url }, { headers: CRS });
     expect(param(res).code).toBe('missing-zaaktype-informatieobjecttype-relation');
-    const missing = await t.call('POST', `${ZRC}/zaakinformatieobjecten`, { zaak: zaak2.url, informatieobject: `${EIO.replace(DRC, 'http://127.0.0.1:8000/documenten/api/v1')}/00000000-0000-4000-8000-000000000000` }, { headers: CRS });
+    const missing = await t.call(
+      'POST',
+      `${ZRC}/zaakinformatieobjecten`,
+      { zaak: zaak2.url, informatieobject: `${EIO.replace(DRC, 'http://127.0.0.1:8000/documenten/api/v1')}/00000000-0000-4000-8000-000000000000` },
+      { headers: CRS },
+    );
     expect(param(missing)).toMatchObject({ name: 'informatieobject', code: 'bad-url' });
   });
 
@@ -114,13 +138,22 @@ describe('objectinformatieobjecten', () => {
 
     const eind = (await t.call('GET', zaaktype)).json().statustypen as string[];
     const last = (await Promise.all(eind.map(async (u) => (await t.call('GET', u)).json()))).sort((a, b) => b.volgnummer - a.volgnummer)[0];
-    const status = await t.call('POST', `${ZRC}/statussen`, { zaak: zaak.url, statustype: last.url, datumStatusGezet: '2024-03-05T10:00:00Z' }, { headers: CRS });
+    const status = await t.call(
+      'POST',
+      `${ZRC}/statussen`,
+      { zaak: zaak.url, statustype: last.url, datumStatusGezet: '2024-03-05T10:00:00Z' },
+      { headers: CRS },
+    );
     expect(param(status)).toMatchObject({ code: 'indicatiegebruiksrecht-unset' });
   });
 
   it('refuse objects that are not there or not of their type (drc-002)', async () => {
     const eio = await createEio(t, eioBody(iot));
-    const r1 = await t.call('POST', OIO, { informatieobject: eio.url, object: 'http://127.0.0.1:8000/zaken/api/v1/zaken/00000000-0000-4000-8000-000000000000', objectType: 'zaak' });
+    const r1 = await t.call('POST', OIO, {
+      informatieobject: eio.url,
+      object: 'http://127.0.0.1:8000/zaken/api/v1/zaken/00000000-0000-4000-8000-000000000000',
+      objectType: 'zaak',
+    });
     expect(param(r1)).toMatchObject({ name: 'object', code: 'bad-url' });
     const r2 = await t.call('POST', OIO, { informatieobject: eio.url, object: `${sl.url}/nergens`, objectType: 'besluit' });
     expect(param(r2)).toMatchObject({ name: 'object', code: 'bad-url' });

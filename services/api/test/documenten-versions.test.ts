@@ -48,7 +48,13 @@ describe('choosing the version', () => {
 
   it('answers an unsupported version with a 406 that lists the served ones, on every path', async () => {
     for (const asked of ['1.6', '1.6.0', '1.7.1', '1.4', '2', '0', 'latest', '1.7-beta']) {
-      for (const [method, url] of [['GET', EIO], ['POST', `${EIO}/_zoek`], ['GET', `${DRC}/gebruiksrechten`], ['GET', `${DRC}/schema/openapi.json`], ['GET', `${DRC}/bestaat-niet`]]) {
+      for (const [method, url] of [
+        ['GET', EIO],
+        ['POST', `${EIO}/_zoek`],
+        ['GET', `${DRC}/gebruiksrechten`],
+        ['GET', `${DRC}/schema/openapi.json`],
+        ['GET', `${DRC}/bestaat-niet`],
+      ]) {
         const res = await t.call(method!, url!, method === 'POST' ? { uuid__in: [] } : undefined, { headers: { 'api-version': asked } });
         expect(res.statusCode).toBe(406);
         expect(res.headers['content-type']).toMatch(/problem\+json/);
@@ -77,7 +83,9 @@ describe('choosing the version', () => {
     // No schema keeps its internal version mark.
     expect(JSON.stringify(v17)).not.toMatch(/@1\.7\.0/);
     const listParams = (doc: any) => doc.paths['/enkelvoudiginformatieobjecten'].get.parameters.map((p: { name: string }) => p.name);
-    expect(listParams(v17)).toEqual(expect.arrayContaining(['objectinformatieobjecten_object', 'objectinformatieobjecten_objectType', 'trefwoorden']));
+    expect(listParams(v17)).toEqual(
+      expect.arrayContaining(['objectinformatieobjecten_object', 'objectinformatieobjecten_objectType', 'trefwoorden']),
+    );
     expect(listParams(v15)).not.toContain('objectinformatieobjecten_object');
     expect(v17.components.schemas.EIOZoekRequest.properties.fields).toBeDefined();
 
@@ -120,7 +128,12 @@ describe('the 1.7 fields', () => {
     expect(patched.json()).not.toHaveProperty('isGereedVoorPublicatie');
     const put = await t.call('PUT', eio.url, { ...eioBody(iot, { titel: 'Heel nieuw' }), lock: l });
     expect(put.statusCode).toBe(200);
-    expect((await as17('GET', eio.url)).json()).toMatchObject({ titel: 'Heel nieuw', versie: 3, isGereedVoorPublicatie: true, tonenAanInitiator: true });
+    expect((await as17('GET', eio.url)).json()).toMatchObject({
+      titel: 'Heel nieuw',
+      versie: 3,
+      isGereedVoorPublicatie: true,
+      tonenAanInitiator: true,
+    });
     // A 1.5 create takes the defaults, whatever its body says.
     const created = (await t.call('POST', EIO, eioBody(iot, { isGereedVoorPublicatie: true, tonenAanInitiator: true }))).json();
     expect((await as17('GET', created.url)).json()).toMatchObject({ isGereedVoorPublicatie: false, tonenAanInitiator: false });
@@ -177,7 +190,11 @@ describe('1.7 lists and _zoek', () => {
     const a = await createEio(t, eioBody(iot, { trefwoorden: ['zaakstuk-17', 'bijlage-17'] }));
     const b = await createEio(t, eioBody(iot, { trefwoorden: ['zaakstuk-17'] }));
     const c = await createEio(t, eioBody(iot));
-    for (const [z, doc] of [[zaak, a], [zaak, b], [other, b]] as const) {
+    for (const [z, doc] of [
+      [zaak, a],
+      [zaak, b],
+      [other, b],
+    ] as const) {
       await createZ(t, 'zaakinformatieobjecten', { zaak: z.url, informatieobject: doc.url });
     }
     const urls = async (q: string) => {
@@ -187,13 +204,19 @@ describe('1.7 lists and _zoek', () => {
     };
     const byZaak = `objectinformatieobjecten_object=${encodeURIComponent(zaak.url)}`;
     expect(await urls(byZaak)).toEqual({ urls: [a.url, b.url], count: 2 });
-    expect(await urls(`objectinformatieobjecten_object=${encodeURIComponent(other.url)}&objectinformatieobjecten_objectType=zaak`)).toEqual({ urls: [b.url], count: 1 });
+    expect(await urls(`objectinformatieobjecten_object=${encodeURIComponent(other.url)}&objectinformatieobjecten_objectType=zaak`)).toEqual({
+      urls: [b.url],
+      count: 1,
+    });
     expect((await urls(`${byZaak}&objectinformatieobjecten_objectType=besluit`)).urls).toEqual([]);
     expect((await urls('objectinformatieobjecten_objectType=zaak')).urls).toEqual(expect.arrayContaining([a.url, b.url]));
     expect((await urls('objectinformatieobjecten_objectType=zaak')).urls).not.toContain(c.url);
     expect(await urls('trefwoorden=bijlage-17,zaakstuk-17')).toEqual({ urls: [a.url], count: 1 });
     expect(await urls('trefwoorden=zaakstuk-17')).toEqual({ urls: [a.url, b.url], count: 2 });
-    expect(param(await as17('GET', `${EIO}?objectinformatieobjecten_objectType=dossier`))).toMatchObject({ name: 'objectinformatieobjecten_objectType', code: 'invalid_choice' });
+    expect(param(await as17('GET', `${EIO}?objectinformatieobjecten_objectType=dossier`))).toMatchObject({
+      name: 'objectinformatieobjecten_objectType',
+      code: 'invalid_choice',
+    });
     expect(param(await as17('GET', `${EIO}?objectinformatieobjecten_object=geen-url`)).name).toBe('objectinformatieobjecten_object');
 
     // A link removed in the Zaken API leaves the filter.
@@ -212,12 +235,20 @@ describe('1.7 lists and _zoek', () => {
       fields: ['url', 'titel', 'isGereedVoorPublicatie', { informatieobjecttype: ['omschrijving'] }],
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json().results).toEqual([{ url: a.url, titel: 'Gekozen velden', isGereedVoorPublicatie: false, _expand: { informatieobjecttype: { omschrijving: 'bijlage' } } }]);
+    expect(res.json().results).toEqual([
+      { url: a.url, titel: 'Gekozen velden', isGereedVoorPublicatie: false, _expand: { informatieobjecttype: { omschrijving: 'bijlage' } } },
+    ]);
     const whole = (await as17('POST', `${EIO}/_zoek`, { uuid__in: [uuid], expand: 'informatieobjecttype', fields: ['*'] })).json().results[0];
     expect(whole).toMatchObject({ url: a.url, tonenAanInitiator: false, locked: false });
     expect(whole._expand.informatieobjecttype).toMatchObject({ url: iot, omschrijving: 'bijlage' });
 
-    for (const [fields, expand] of [[['geenVeld'], undefined], [[{ informatieobjecttype: ['omschrijving'] }], undefined], ['titel', undefined], [[], undefined], [[{ informatieobjecttype: [] }], 'informatieobjecttype']]) {
+    for (const [fields, expand] of [
+      [['geenVeld'], undefined],
+      [[{ informatieobjecttype: ['omschrijving'] }], undefined],
+      ['titel', undefined],
+      [[], undefined],
+      [[{ informatieobjecttype: [] }], 'informatieobjecttype'],
+    ]) {
       const bad = await as17('POST', `${EIO}/_zoek`, { uuid__in: [uuid], fields, ...(expand ? { expand } : {}) });
       expect(bad.statusCode).toBe(400);
       expect(param(bad).name).toMatch(/^fields/);
@@ -232,7 +263,12 @@ describe('1.7 lists and _zoek', () => {
 describe('verzendingen', () => {
   it('need a verzenddatum for an outgoing document in 1.5, not in 1.7', async () => {
     const eio = await createEio(t, eioBody(iot));
-    const body = { informatieobject: eio.url, betrokkene: 'https://klanten.example.org/api/v1/klanten/9', aardRelatie: 'geadresseerde', contactPersoon: 'https://medewerkers.example.org/api/v1/medewerkers/1' };
+    const body = {
+      informatieobject: eio.url,
+      betrokkene: 'https://klanten.example.org/api/v1/klanten/9',
+      aardRelatie: 'geadresseerde',
+      contactPersoon: 'https://medewerkers.example.org/api/v1/medewerkers/1',
+    };
     const v15 = await t.call('POST', `${DRC}/verzendingen`, body);
     expect(v15.statusCode).toBe(400);
     expect(param(v15)).toMatchObject({ name: 'verzenddatum', code: 'required' });
@@ -269,7 +305,13 @@ describe('DRC_DEFAULT_VERSION', () => {
 describe('expanded documents', () => {
   it('show in the version of the request that expands them', async () => {
     const eio = await createEio(t, eioBody(iot));
-    const gr = (await t.call('POST', `${DRC}/gebruiksrechten`, { informatieobject: eio.url, startdatum: '2024-01-01T12:00:00', omschrijvingVoorwaarden: 'intern' })).json();
+    const gr = (
+      await t.call('POST', `${DRC}/gebruiksrechten`, {
+        informatieobject: eio.url,
+        startdatum: '2024-01-01T12:00:00',
+        omschrijvingVoorwaarden: 'intern',
+      })
+    ).json();
     const v17 = (await as17('GET', `${gr.url}?expand=informatieobject`)).json();
     expect(v17._expand.informatieobject).toMatchObject({ url: eio.url, isGereedVoorPublicatie: false });
     const v15 = (await t.call('GET', `${gr.url}?expand=informatieobject`)).json();

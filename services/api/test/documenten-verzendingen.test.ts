@@ -30,7 +30,9 @@ it('keeps verzendingen of a document, filtered by aardRelatie, informatieobject 
   expect(res.statusCode).toBe(201);
   const vz = res.json();
   expect(vz).toMatchObject({ aardRelatie: 'geadresseerde', mijnOverheid: false, emailadres: null, toelichting: '' });
-  const afzender = (await t.call('POST', VZ, verzending(eio.url, { aardRelatie: 'afzender', betrokkene: 'https://klanten.example.org/api/v1/klanten/2' }))).json();
+  const afzender = (
+    await t.call('POST', VZ, verzending(eio.url, { aardRelatie: 'afzender', betrokkene: 'https://klanten.example.org/api/v1/klanten/2' }))
+  ).json();
   const urls = async (q: string) => ((await t.call('GET', `${VZ}?${q}`)).json().results as { url: string }[]).map((r) => r.url);
   expect(await urls('aardRelatie=afzender')).toEqual([afzender.url]);
   expect(await urls(`betrokkene=${encodeURIComponent('https://klanten.example.org/api/v1/klanten/1')}`)).toEqual([vz.url]);
@@ -51,7 +53,11 @@ it('hides verzendingen of documents a client may not read', async () => {
   expect(res.json()).toMatchObject({ count: 0, results: [] });
   const mine = await createEio(t, eioBody(iot));
   const vz = (await t.call('POST', VZ, verzending(mine.url, { betrokkene: 'https://klanten.example.org/api/v1/klanten/99' }))).json();
-  for (const q of [`informatieobject=${encodeURIComponent(mine.url)}`, `betrokkene=${encodeURIComponent(vz.betrokkene)}`, 'aardRelatie=geadresseerde']) {
+  for (const q of [
+    `informatieobject=${encodeURIComponent(mine.url)}`,
+    `betrokkene=${encodeURIComponent(vz.betrokkene)}`,
+    'aardRelatie=geadresseerde',
+  ]) {
     const found = (await t.call('GET', `${VZ}?${q}`, undefined, { token: reader })).json();
     expect(found.results.map((r: { url: string }) => r.url)).toContain(vz.url);
     expect(found.results.every((r: { informatieobject: string }) => r.informatieobject !== eio.url)).toBe(true);

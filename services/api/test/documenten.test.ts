@@ -113,7 +113,13 @@ describe('enkelvoudiginformatieobjecten: locks, versions, delete', () => {
 
     const put = await t.call('PUT', eio.url, { ...body, titel: 'Tweede', lock: l });
     expect(put.statusCode).toBe(200);
-    expect(put.json()).toMatchObject({ versie: 2, titel: 'Tweede', bestandsomvang: 10, inhoud: `${eio.url}/download?versie=2`, identificatie: eio.identificatie });
+    expect(put.json()).toMatchObject({
+      versie: 2,
+      titel: 'Tweede',
+      bestandsomvang: 10,
+      inhoud: `${eio.url}/download?versie=2`,
+      identificatie: eio.identificatie,
+    });
     const patch = await t.call('PATCH', eio.url, { inhoud: b64('versie drie!'), lock: l });
     expect(patch.json()).toMatchObject({ versie: 3, titel: 'Tweede', bestandsomvang: 12 });
 
@@ -134,11 +140,19 @@ describe('enkelvoudiginformatieobjecten: locks, versions, delete', () => {
   });
 
   it('unlocks with another lock only with documenten.geforceerd-unlock', async () => {
-    await drcClient(t, 'drc-lock', [{ scopes: ['documenten.lezen', 'documenten.bijwerken', 'documenten.lock'], informatieobjecttype: iot, maxVertrouwelijkheidaanduiding: 'geheim' }]);
+    await drcClient(t, 'drc-lock', [
+      {
+        scopes: ['documenten.lezen', 'documenten.bijwerken', 'documenten.lock'],
+        informatieobjecttype: iot,
+        maxVertrouwelijkheidaanduiding: 'geheim',
+      },
+    ]);
     const limited = token('drc-lock', 'drc-lock-secret');
     const eio = await createEio(t, eioBody(iot));
     await lock(t, eio.url);
-    expect(expectProblem(await t.call('POST', `${eio.url}/unlock`, undefined, { token: limited }), 400, 'nonFieldErrors').code).toBe('incorrect-lock-id');
+    expect(expectProblem(await t.call('POST', `${eio.url}/unlock`, undefined, { token: limited }), 400, 'nonFieldErrors').code).toBe(
+      'incorrect-lock-id',
+    );
     expect((await t.call('POST', `${eio.url}/unlock`)).statusCode).toBe(204);
   });
 
@@ -184,7 +198,9 @@ describe('enkelvoudiginformatieobjecten: lists and autorisaties', () => {
 
   it('shows a client only the documents of its informatieobjecttypen up to its maxVertrouwelijkheidaanduiding', async () => {
     const other = await informatieobjecttype(t);
-    await drcClient(t, 'drc-reader', [{ scopes: ['documenten.lezen'], informatieobjecttype: iot, maxVertrouwelijkheidaanduiding: 'zaakvertrouwelijk' }]);
+    await drcClient(t, 'drc-reader', [
+      { scopes: ['documenten.lezen'], informatieobjecttype: iot, maxVertrouwelijkheidaanduiding: 'zaakvertrouwelijk' },
+    ]);
     const reader = token('drc-reader', 'drc-reader-secret');
     const open = await createEio(t, eioBody(iot, { vertrouwelijkheidaanduiding: 'openbaar' }));
     const secret = await createEio(t, eioBody(iot, { vertrouwelijkheidaanduiding: 'geheim' }));
@@ -196,24 +212,39 @@ describe('enkelvoudiginformatieobjecten: lists and autorisaties', () => {
     expect(seen).not.toContain(foreign.url);
     expect(res.json().count).toBe(seen.length);
     // Every filter applies under the autorisaties too.
-    const tagged = await createEio(t, eioBody(iot, { identificatie: 'AUTH-1', bronorganisatie: '222333444', trefwoorden: ['auth'], vertrouwelijkheidaanduiding: 'openbaar' }));
+    const tagged = await createEio(
+      t,
+      eioBody(iot, { identificatie: 'AUTH-1', bronorganisatie: '222333444', trefwoorden: ['auth'], vertrouwelijkheidaanduiding: 'openbaar' }),
+    );
     for (const q of ['identificatie=AUTH-1', 'bronorganisatie=222333444', 'trefwoorden=auth']) {
       const filtered = (await t.call('GET', `${EIO}?${q}`, undefined, { token: reader })).json();
       expect(filtered).toMatchObject({ count: 1, results: [{ url: tagged.url }] });
     }
-    const gr = await t.call('POST', `${DRC}/gebruiksrechten`, { informatieobject: open.url, startdatum: '2024-01-01T00:00:00Z', omschrijvingVoorwaarden: 'x' });
+    const gr = await t.call('POST', `${DRC}/gebruiksrechten`, {
+      informatieobject: open.url,
+      startdatum: '2024-01-01T00:00:00Z',
+      omschrijvingVoorwaarden: 'x',
+    });
     expect(gr.statusCode).toBe(201);
     const grs = (await t.call('GET', `${DRC}/gebruiksrechten?informatieobject=${encodeURIComponent(open.url)}`, undefined, { token: reader })).json();
     expect(grs.map((g: { url: string }) => g.url)).toEqual([gr.json().url]);
-    expect((await t.call('GET', `${DRC}/gebruiksrechten?informatieobject=${encodeURIComponent(secret.url)}`, undefined, { token: reader })).json()).toEqual([]);
-    expect((await t.call('GET', `${DRC}/objectinformatieobjecten?informatieobject=${encodeURIComponent(open.url)}`, undefined, { token: reader })).json()).toEqual([]);
-    expect((await t.call('GET', `${DRC}/objectinformatieobjecten?object=${encodeURIComponent(open.url)}`, undefined, { token: reader })).json()).toEqual([]);
+    expect(
+      (await t.call('GET', `${DRC}/gebruiksrechten?informatieobject=${encodeURIComponent(secret.url)}`, undefined, { token: reader })).json(),
+    ).toEqual([]);
+    expect(
+      (await t.call('GET', `${DRC}/objectinformatieobjecten?informatieobject=${encodeURIComponent(open.url)}`, undefined, { token: reader })).json(),
+    ).toEqual([]);
+    expect(
+      (await t.call('GET', `${DRC}/objectinformatieobjecten?object=${encodeURIComponent(open.url)}`, undefined, { token: reader })).json(),
+    ).toEqual([]);
     expect((await t.call('GET', open.url, undefined, { token: reader })).statusCode).toBe(200);
     expect((await t.call('GET', secret.url, undefined, { token: reader })).statusCode).toBe(403);
     expect((await download(foreign.url, '', { token: reader })).statusCode).toBe(403);
     // The audit trail needs audittrails.lezen for the document's type and vertrouwelijkheidaanduiding as well.
     expect((await t.call('GET', `${open.url}/audittrail`, undefined, { token: reader })).statusCode).toBe(403);
-    await drcClient(t, 'drc-auditor', [{ scopes: ['documenten.lezen', 'audittrails.lezen'], informatieobjecttype: iot, maxVertrouwelijkheidaanduiding: 'zaakvertrouwelijk' }]);
+    await drcClient(t, 'drc-auditor', [
+      { scopes: ['documenten.lezen', 'audittrails.lezen'], informatieobjecttype: iot, maxVertrouwelijkheidaanduiding: 'zaakvertrouwelijk' },
+    ]);
     const auditor = token('drc-auditor', 'drc-auditor-secret');
     expect((await t.call('GET', `${open.url}/audittrail`, undefined, { token: auditor })).statusCode).toBe(200);
     expect((await t.call('GET', `${secret.url}/audittrail`, undefined, { token: auditor })).statusCode).toBe(403);

@@ -34,7 +34,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const params = (res: { json(): { invalidParams?: { name: string; code: string }[] } }) => (res.json().invalidParams ?? []).map((p) => `${p.name}:${p.code}`).sort();
+const params = (res: { json(): { invalidParams?: { name: string; code: string }[] } }) =>
+  (res.json().invalidParams ?? []).map((p) => `${p.name}:${p.code}`).sort();
 
 describe('doelregistraties', () => {
   it('creates, lists, reads, changes and removes one; the secret is stored and never shown', async () => {
@@ -54,7 +55,11 @@ describe('doelregistraties', () => {
     expect(list.body).not.toContain(extern.secret);
 
     // a change without a secret keeps the stored one
-    const changed = await t.call('PUT', `${PATH}/buurgemeente`, { ...shown, bron: 'afsluiten', zaaktypen: [{ bron: 'ZT-MELDING', doel: 'MELDING', afsluitResultaat: 'Overgedragen' }] });
+    const changed = await t.call('PUT', `${PATH}/buurgemeente`, {
+      ...shown,
+      bron: 'afsluiten',
+      zaaktypen: [{ bron: 'ZT-MELDING', doel: 'MELDING', afsluitResultaat: 'Overgedragen' }],
+    });
     expect(changed.statusCode).toBe(200);
     expect(changed.json()).toMatchObject({ bron: 'afsluiten', secretOpgeslagen: true });
     expect((await t.mongo.db.collection(DOELREGISTRATIES_COLLECTION).findOne({ _id: 'buurgemeente' as never }))?.secret).toBe(extern.secret);
@@ -75,9 +80,19 @@ describe('doelregistraties', () => {
     const incomplete = await t.call('POST', PATH, noApi);
     expect(incomplete.statusCode).toBe(400);
     expect(params(incomplete)).toEqual(['zakenApi:required']);
-    expect((await t.call('POST', PATH, { ...extern, naam: 'zonder-secret', secret: undefined })).json().invalidParams).toEqual([expect.objectContaining({ name: 'secret', code: 'required' })]);
+    expect((await t.call('POST', PATH, { ...extern, naam: 'zonder-secret', secret: undefined })).json().invalidParams).toEqual([
+      expect.objectContaining({ name: 'secret', code: 'required' }),
+    ]);
 
-    const mixed = await t.call('POST', PATH, { ...intern, naam: 'gemengd', clientId: 'x', zaaktypen: [{ bron: 'A', doel: 'B' }, { bron: 'A', doel: 'C', afsluitResultaat: 'x' }] });
+    const mixed = await t.call('POST', PATH, {
+      ...intern,
+      naam: 'gemengd',
+      clientId: 'x',
+      zaaktypen: [
+        { bron: 'A', doel: 'B' },
+        { bron: 'A', doel: 'C', afsluitResultaat: 'x' },
+      ],
+    });
     expect(params(mixed)).toEqual(['clientId:invalid', 'zaaktypen.0.afsluitResultaat:required', 'zaaktypen.1.bron:unique']);
 
     const bad = await t.call('POST', PATH, { ...intern, naam: 'met spatie', rsin: '12', route: 'ergens', onbekend: 1 });
@@ -101,7 +116,11 @@ describe('doelregistraties', () => {
 
   it('registers ZGW_DOELREGISTRATIES at start, and refuses a start with an invalid one', async () => {
     await bootstrapDoelregistraties(t.mongo.db, JSON.stringify([{ ...intern, naam: 'uit-de-omgeving' }]), createLogger('test', 'silent'));
-    expect((await t.call('GET', `${PATH}/uit-de-omgeving`)).json()).toMatchObject({ naam: 'uit-de-omgeving', route: 'intern', secretOpgeslagen: false });
+    expect((await t.call('GET', `${PATH}/uit-de-omgeving`)).json()).toMatchObject({
+      naam: 'uit-de-omgeving',
+      route: 'intern',
+      secretOpgeslagen: false,
+    });
     expect(() => parseDoelregistratiesEnv('{"naam": 1}')).toThrow(/JSON array/);
     expect(() => parseDoelregistratiesEnv('[{"naam": "x"}]')).toThrow(/ZGW_DOELREGISTRATIES\[0\] is not a valid doelregistratie: route/);
     const { secret: _s, ...withoutSecret } = extern;

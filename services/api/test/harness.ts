@@ -19,7 +19,13 @@ export const ADMIN = 'test-admin';
 export const ADMIN_SECRET = 'test-admin-secret';
 
 export function token(clientId = ADMIN, secret = ADMIN_SECRET, claims: Record<string, unknown> = {}): string {
-  return createSigner({ key: secret, algorithm: 'HS256' })({ client_id: clientId, iss: clientId, user_id: 'tester', user_representation: 'Tester', ...claims });
+  return createSigner({ key: secret, algorithm: 'HS256' })({
+    client_id: clientId,
+    iss: clientId,
+    user_id: 'tester',
+    user_representation: 'Tester',
+    ...claims,
+  });
 }
 
 export interface TestApp {
@@ -30,7 +36,12 @@ export interface TestApp {
   deps: Deps;
   topicPrefix: string;
   /** Sends a request as `clientId` (default: the all-rights test client). */
-  call(method: string, url: string, body?: unknown, opts?: { token?: string | null; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  call(
+    method: string,
+    url: string,
+    body?: unknown,
+    opts?: { token?: string | null; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
   /** Registers a client id with a secret and (optionally) creates its applicatie with these rights. */
   client(clientId: string, secret: string): Promise<void>;
   close(): Promise<void>;
@@ -52,13 +63,24 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
   const dbName = opts.shareWith?.config.MONGODB_DB ?? `zgw_test_${id}`;
   // Each app spools its read entries in a directory of its own (one machine each), removed when it closes.
   const spool = env.AUDIT_SPOOL_DIR ? undefined : join(tmpdir(), `zgw-test-spool-${id}`);
-  const config = loadConfig({ ...process.env, MONGODB_DB: dbName, KAFKA_TOPIC_PREFIX: topicPrefix, PUBLIC_BASE_URL: BASE, LOG_LEVEL: 'silent', OUTBOX_POLL_MS: '200', AUDIT_SPOOL_DIR: spool, ...env });
+  const config = loadConfig({
+    ...process.env,
+    MONGODB_DB: dbName,
+    KAFKA_TOPIC_PREFIX: topicPrefix,
+    PUBLIC_BASE_URL: BASE,
+    LOG_LEVEL: 'silent',
+    OUTBOX_POLL_MS: '200',
+    AUDIT_SPOOL_DIR: spool,
+    ...env,
+  });
   const log = createLogger('test', config.LOG_LEVEL, opts.logTo);
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `test-${id}`), topicPrefix, config.OUTBOX_POLL_MS, log, ceSource(config));
   const deps = createDeps(config, mongo.db, log, relay);
   const app = await buildApp({ deps });
-  const broadcast = opts.broadcast ? new CacheBroadcast(createKafka(config.KAFKA_BROKERS, `test-${id}-cache`), topicPrefix, deps.caches, log, ceSource(config)) : undefined;
+  const broadcast = opts.broadcast
+    ? new CacheBroadcast(createKafka(config.KAFKA_BROKERS, `test-${id}-cache`), topicPrefix, deps.caches, log, ceSource(config))
+    : undefined;
   await broadcast?.start();
   const creds = new Credentials(mongo.db);
   await creds.set(ADMIN, ADMIN_SECRET);
@@ -77,7 +99,16 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
       const headers: Record<string, string> = { ...(tok ? { authorization: `Bearer ${tok}` } : {}), ...(opts.headers ?? {}) };
       const base = [config.PUBLIC_BASE_URL, BASE].find((b) => url.startsWith(b));
       const path = base ? url.slice(base.length) : url;
-      return app.inject({ method: method as 'GET', url: path, headers, ...(body === undefined ? {} : typeof body === 'string' ? { payload: body, headers: { ...headers, 'content-type': 'application/json' } } : { payload: body as object }) });
+      return app.inject({
+        method: method as 'GET',
+        url: path,
+        headers,
+        ...(body === undefined
+          ? {}
+          : typeof body === 'string'
+            ? { payload: body, headers: { ...headers, 'content-type': 'application/json' } }
+            : { payload: body as object }),
+      });
     },
     client: async (clientId, secret) => {
       await creds.set(clientId, secret);

@@ -25,7 +25,12 @@ async function contents(client: MongoClient): Promise<Map<string, Document[]>> {
 }
 
 async function indexes(client: MongoClient, db: string, coll: string) {
-  return (await client.db(db).collection(coll).indexes()).map((i) => ({ name: i.name, key: i.key, unique: i.unique ?? false, sparse: i.sparse ?? false }));
+  return (await client.db(db).collection(coll).indexes()).map((i) => ({
+    name: i.name,
+    key: i.key,
+    unique: i.unique ?? false,
+    sparse: i.sparse ?? false,
+  }));
 }
 
 describe('local store: backup while it runs, and restore', () => {
@@ -50,7 +55,15 @@ describe('local store: backup while it runs, and restore', () => {
     const zaken = store.client!.db('zgw').collection('zaken');
     await zaken.createIndex({ zaaktype: 1, _created: 1, _id: 1 });
     await zaken.createIndex({ identificatie: 1 }, { unique: true });
-    await zaken.insertMany(Array.from({ length: 20_000 }, (_, i) => ({ _id: `z${i}`, identificatie: `ZAAK-${i}`, zaaktype: `t${i % 7}`, _created: new Date(i), n: 0 })) as never[]);
+    await zaken.insertMany(
+      Array.from({ length: 20_000 }, (_, i) => ({
+        _id: `z${i}`,
+        identificatie: `ZAAK-${i}`,
+        zaaktype: `t${i % 7}`,
+        _created: new Date(i),
+        n: 0,
+      })) as never[],
+    );
     const acknowledged: string[] = [];
     let stop = false;
     const writer = (async () => {
@@ -63,7 +76,9 @@ describe('local store: backup while it runs, and restore', () => {
     while (acknowledged.length < 200) await new Promise((r) => setTimeout(r, 10));
     const before = [...acknowledged];
     const dir = join(work, 'during');
-    const { stdout } = await run('node', [join(repo, 'services/api/dist/cli/admin.js'), 'backup', dir], { env: { ...process.env, MONGODB_URL: store.url, MONGODB_DB: 'zgw' } });
+    const { stdout } = await run('node', [join(repo, 'services/api/dist/cli/admin.js'), 'backup', dir], {
+      env: { ...process.env, MONGODB_URL: store.url, MONGODB_DB: 'zgw' },
+    });
     expect(JSON.parse(stdout)).toMatchObject({ dir, restore: `bash scripts/engines.sh restore ${dir}` });
     while (acknowledged.length < before.length + 200) await new Promise((r) => setTimeout(r, 10));
     stop = true;
@@ -80,7 +95,13 @@ describe('local store: backup while it runs, and restore', () => {
       expect(ids.size).toBeLessThan(acknowledged.length); // a point in time, not the end
       expect(await restored.countDocuments({ _id: { $regex: '^z' } } as never)).toBe(20_000);
       const planned = await restored.find({ zaaktype: 't1' }).sort({ _created: 1, _id: 1 }).limit(50).toArray();
-      expect(planned).toEqual(await restored.find({ zaaktype: 't1' }, { hint: { $natural: 1 } }).sort({ _created: 1, _id: 1 }).limit(50).toArray());
+      expect(planned).toEqual(
+        await restored
+          .find({ zaaktype: 't1' }, { hint: { $natural: 1 } })
+          .sort({ _created: 1, _id: 1 })
+          .limit(50)
+          .toArray(),
+      );
       await expect(restored.insertOne({ _id: 'dup', identificatie: 'ZAAK-5' } as never)).rejects.toMatchObject({ code: 11000 });
     } finally {
       await copy.stop('SIGTERM');
@@ -89,9 +110,15 @@ describe('local store: backup while it runs, and restore', () => {
 
   it('restores into a fresh data folder with scripts/engines.sh restore: every collection and index as it was', async () => {
     const client = store.client!;
-    await client.db('other').collection('documenten').insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: `d${i}`, titel: `document ${i}`, trefwoorden: [`t${i % 3}`] })) as never[]);
+    await client
+      .db('other')
+      .collection('documenten')
+      .insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: `d${i}`, titel: `document ${i}`, trefwoorden: [`t${i % 3}`] })) as never[]);
     await client.db('other').collection('documenten').createIndex({ trefwoorden: 1 });
-    await client.db('zgw').collection('zaken').deleteMany({ _id: { $regex: '^z1' } } as never);
+    await client
+      .db('zgw')
+      .collection('zaken')
+      .deleteMany({ _id: { $regex: '^z1' } } as never);
     const expected = await contents(client);
     const dir = join(work, 'quiet');
     await client.db('zgw').command({ zgwBackup: 1, dir });

@@ -41,7 +41,12 @@ describe('local store: the MongoDB stand-in loses nothing it acknowledged', () =
       for (const d of batch) expected.set(d._id, 0);
     }
     const scans = Array.from({ length: 4 }, (_, s) =>
-      s % 2 ? docs.countDocuments({ group: 3 }) : docs.find({ group: 7 }, { projection: { _id: 1 } }).toArray().then((r) => r.length),
+      s % 2
+        ? docs.countDocuments({ group: 3 })
+        : docs
+            .find({ group: 7 }, { projection: { _id: 1 } })
+            .toArray()
+            .then((r) => r.length),
     );
     const writers = Array.from({ length: 8 }, async (_, w) => {
       for (let i = 0; i < 250; i++) {
@@ -81,7 +86,11 @@ describe('local store: the MongoDB stand-in loses nothing it acknowledged', () =
     await parts.createIndex({ file: 1, n: 1 }, { unique: true });
     await parts.insertMany(Array.from({ length: 60 }, (_, i) => ({ file: `f${i % 3}`, n: Math.floor(i / 3), size: i })));
     const some = await parts.find({ file: 'f1', n: { $in: [0, 2, 5, 99] } }).toArray();
-    expect(some.map((d) => [d.file, d.n]).sort()).toEqual([['f1', 0], ['f1', 2], ['f1', 5]]);
+    expect(some.map((d) => [d.file, d.n]).sort()).toEqual([
+      ['f1', 0],
+      ['f1', 2],
+      ['f1', 5],
+    ]);
     const both = await parts.find({ file: { $in: ['f0', 'f2'] }, n: { $in: [1, 3] }, size: { $lt: 10 } }).toArray();
     expect(both.map((d) => d.size).sort((a, b) => a - b)).toEqual([3, 5, 9]);
     // more combinations than are looked up one by one: the same answer by a scan
@@ -91,7 +100,12 @@ describe('local store: the MongoDB stand-in loses nothing it acknowledged', () =
 
   it('keeps documents as written while it shares their repeated strings (names, values, nested, in lists)', async () => {
     const shared = store.client!.db('t').collection<{ _id: string; nested: { taal: string; list: unknown[] } }>('gedeeld');
-    const doc = (i: number) => ({ _id: `g${i}`, type: 'https://example.org/catalogi/api/v1/informatieobjecttypen/1', taal: 'nld', nested: { taal: 'nld', list: ['nld', i, { taal: 'eng' }] } });
+    const doc = (i: number) => ({
+      _id: `g${i}`,
+      type: 'https://example.org/catalogi/api/v1/informatieobjecttypen/1',
+      taal: 'nld',
+      nested: { taal: 'nld', list: ['nld', i, { taal: 'eng' }] },
+    });
     await shared.insertMany([doc(1), doc(2)] as never[]);
     await shared.updateOne({ _id: 'g2' as never }, { $set: { 'nested.taal': 'eng', extra: ['nld', 'fry'] }, $push: { 'nested.list': 'nld' } });
     expect(await shared.find({}).sort({ _id: 1 }).toArray()).toEqual([
@@ -175,7 +189,11 @@ describe('local store: the MongoDB stand-in loses nothing it acknowledged', () =
     ];
     for (const [filter, sort] of queries) {
       const planned = await docs.find(filter).sort(sort).limit(500).toArray();
-      const scanned = await docs.find(filter, { hint: { $natural: 1 } }).sort(sort).limit(500).toArray();
+      const scanned = await docs
+        .find(filter, { hint: { $natural: 1 } })
+        .sort(sort)
+        .limit(500)
+        .toArray();
       expect(planned.length).toBeGreaterThan(0);
       expect(planned).toEqual(scanned);
     }

@@ -133,7 +133,10 @@ function groupsOf(docs: Document[], by: Document): string {
   for (const d of docs) {
     const id: Document = {};
     for (const [name, path] of Object.entries(by)) {
-      const value = String(path).slice(1).split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Document)[k] : undefined), d);
+      const value = String(path)
+        .slice(1)
+        .split('.')
+        .reduce<unknown>((v, k) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Document)[k] : undefined), d);
       if (value !== undefined) id[name] = value;
     }
     ids.add(JSON.stringify(id));
@@ -156,7 +159,12 @@ async function both(coll: Collection, filter: Document, s: Document | undefined,
 async function write(r: Rng, coll: Collection, nextId: () => number) {
   switch (r.int(7)) {
     case 0:
-      await coll.insertMany(Array.from({ length: 1 + r.int(10) }, () => document(r, nextId())), { ordered: false }).catch(() => undefined);
+      await coll
+        .insertMany(
+          Array.from({ length: 1 + r.int(10) }, () => document(r, nextId())),
+          { ordered: false },
+        )
+        .catch(() => undefined);
       break;
     case 1:
       await coll.updateMany(conjunction(r, 2), { $set: { [r.pick(['a', 'b', 'c', 'n.x'])]: valueFor(r, 'a') } }).catch(() => undefined);
@@ -175,7 +183,9 @@ async function write(r: Rng, coll: Collection, nextId: () => number) {
       await coll.updateOne({ _id: valueFor(r, '_id') } as Filter<Document>, { $set: { u: r.int(nextU), a: 'dup' } }).catch(() => undefined);
       break;
     default:
-      await coll.findOneAndUpdate(conjunction(r, 1), { $set: { b: r.pick(STRINGS) } }, { sort: { c: -1, _id: 1 }, upsert: r.chance(0.3) }).catch(() => undefined);
+      await coll
+        .findOneAndUpdate(conjunction(r, 1), { $set: { b: r.pick(STRINGS) } }, { sort: { c: -1, _id: 1 }, upsert: r.chance(0.3) })
+        .catch(() => undefined);
   }
 }
 
@@ -201,7 +211,12 @@ describe('local store: the planner answers every query as a scan of the same sto
   it(`finds and counts agree after interleaved writes (seed ${SEED})`, async () => {
     const r = rng(SEED);
     let id = 0;
-    await coll.insertMany(Array.from({ length: 400 }, () => document(r, id++)), { ordered: false }).catch(() => undefined);
+    await coll
+      .insertMany(
+        Array.from({ length: 400 }, () => document(r, id++)),
+        { ordered: false },
+      )
+      .catch(() => undefined);
     const differences: string[] = [];
     let compared = 0;
     for (let round = 0; round < 40; round++) {
@@ -220,7 +235,9 @@ describe('local store: the planner answers every query as a scan of the same sto
         }
         compared++;
         if (JSON.stringify(planned) !== JSON.stringify(scanned)) {
-          differences.push(`find ${JSON.stringify(filter)} sort ${JSON.stringify(s)} skip ${skip} limit ${limit}: ${show(planned)} != ${show(scanned)}`);
+          differences.push(
+            `find ${JSON.stringify(filter)} sort ${JSON.stringify(s)} skip ${skip} limit ${limit}: ${show(planned)} != ${show(scanned)}`,
+          );
         }
         if (i % 5 === 0) {
           const [n, m] = [await coll.countDocuments(filter), await coll.countDocuments(filter, { hint: { $natural: 1 } })];
@@ -267,13 +284,44 @@ describe('local store: the planner answers every query as a scan of the same sto
     const live = { _tombstone: { $exists: false } };
     const shapes: [Document, Document][] = [
       [{ ...live }, { _created: 1, _id: 1 }],
-      [{ zaaktype: { $in: [types[0], types[2]] }, ...live }, { _created: 1, _id: 1 }],
-      [{ zaaktype: types[1], startdatum: { $gte: '2025-03-01', $lte: '2025-06-01' }, ...live }, { _created: 1, _id: 1 }],
-      [{ _bsn: 'bsn-10', ...live }, { _created: 1, _id: 1 }],
-      [{ $and: [{ zaaktype: types[0], ...live }, { $or: [{ _created: { $gt: new Date(Date.UTC(2025, 0, 1, 0, 10)) } }, { _created: new Date(Date.UTC(2025, 0, 1, 0, 10)), _id: { $gt: 'z00600' } }] }] }, { _created: 1, _id: 1 }],
+      [
+        { zaaktype: { $in: [types[0], types[2]] }, ...live },
+        { _created: 1, _id: 1 },
+      ],
+      [
+        { zaaktype: types[1], startdatum: { $gte: '2025-03-01', $lte: '2025-06-01' }, ...live },
+        { _created: 1, _id: 1 },
+      ],
+      [
+        { _bsn: 'bsn-10', ...live },
+        { _created: 1, _id: 1 },
+      ],
+      [
+        {
+          $and: [
+            { zaaktype: types[0], ...live },
+            {
+              $or: [
+                { _created: { $gt: new Date(Date.UTC(2025, 0, 1, 0, 10)) } },
+                { _created: new Date(Date.UTC(2025, 0, 1, 0, 10)), _id: { $gt: 'z00600' } },
+              ],
+            },
+          ],
+        },
+        { _created: 1, _id: 1 },
+      ],
       [{ ...live }, { _created: -1, _id: -1 }],
       // an autorisatie per zaaktype, each up to a vertrouwelijkheid: the branches merged in list order
-      [{ $or: [{ zaaktype: types[0], _vertrouwelijkheid: { $lte: 3 } }, { zaaktype: types[1], _vertrouwelijkheid: { $lte: 5 } }], ...live }, { _created: 1, _id: 1 }],
+      [
+        {
+          $or: [
+            { zaaktype: types[0], _vertrouwelijkheid: { $lte: 3 } },
+            { zaaktype: types[1], _vertrouwelijkheid: { $lte: 5 } },
+          ],
+          ...live,
+        },
+        { _created: 1, _id: 1 },
+      ],
     ];
     for (const [filter, s] of shapes) {
       await db.command({ zgwQueryStats: 1, reset: true });
@@ -286,7 +334,11 @@ describe('local store: the planner answers every query as a scan of the same sto
       expect(stats.database.keysExamined).toBeLessThan(1100);
     }
     // a count is read from the index too: only the conditions its bounds do not enforce are checked per entry
-    for (const filter of [{ zaaktype: types[1], ...live }, { zaaktype: types[1], startdatum: { $gte: '2025-03-01', $lte: '2025-06-01' }, ...live }, { _bsn: { $in: ['bsn-10', 'bsn-20'] }, ...live }]) {
+    for (const filter of [
+      { zaaktype: types[1], ...live },
+      { zaaktype: types[1], startdatum: { $gte: '2025-03-01', $lte: '2025-06-01' }, ...live },
+      { _bsn: { $in: ['bsn-10', 'bsn-20'] }, ...live },
+    ]) {
       await db.command({ zgwQueryStats: 1, reset: true });
       const counted = await zaken.countDocuments(filter);
       expect((await db.command({ zgwQueryStats: 1 })).database).toMatchObject({ indexed: 1, scanned: 0 });

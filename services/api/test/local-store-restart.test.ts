@@ -1,4 +1,18 @@
-import { Binary, BSONRegExp, Code, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, type Collection, type Document } from 'mongodb';
+import {
+  Binary,
+  BSONRegExp,
+  Code,
+  Decimal128,
+  Double,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  Timestamp,
+  type Collection,
+  type Document,
+} from 'mongodb';
 import { freePort, LocalStore, needsJava, storeHome } from './local-store.helpers';
 
 // The store keeps documents as BSON and, at start, builds every index in one pass that decodes only the fields the
@@ -9,11 +23,24 @@ const N = 24_000; // above the size at which the build reads the slots in parall
 /** A value of every BSON type, placed before the indexed fields so that reading them means skipping these. */
 function everyType(i: number): Document {
   return {
-    d: new Double(i + 0.5), s: `tekst ${i} é ✓`, o: { nested: { deeper: [i, 'x'] } }, a: [1, 'two', { three: 3 }, [4]],
-    bin: new Binary(Buffer.from([i % 256, 1, 2, 3]), 0), uuid: new Binary(Buffer.alloc(16, i % 256), 4), oid: new ObjectId(),
-    b: i % 2 === 0, date: new Date(Date.UTC(2024, 0, 1) + i * 1000), nul: null, re: new BSONRegExp(`^a${i}`, 'i'),
-    i32: new Int32(i), ts: new Timestamp({ t: i, i: 1 }), i64: Long.fromNumber(i * 1_000_000), dec: Decimal128.fromString(`${i}.25`),
-    min: new MinKey(), max: new MaxKey(), code: new Code(`function () { return ${i}; }`),
+    d: new Double(i + 0.5),
+    s: `tekst ${i} é ✓`,
+    o: { nested: { deeper: [i, 'x'] } },
+    a: [1, 'two', { three: 3 }, [4]],
+    bin: new Binary(Buffer.from([i % 256, 1, 2, 3]), 0),
+    uuid: new Binary(Buffer.alloc(16, i % 256), 4),
+    oid: new ObjectId(),
+    b: i % 2 === 0,
+    date: new Date(Date.UTC(2024, 0, 1) + i * 1000),
+    nul: null,
+    re: new BSONRegExp(`^a${i}`, 'i'),
+    i32: new Int32(i),
+    ts: new Timestamp({ t: i, i: 1 }),
+    i64: Long.fromNumber(i * 1_000_000),
+    dec: Decimal128.fromString(`${i}.25`),
+    min: new MinKey(),
+    max: new MaxKey(),
+    code: new Code(`function () { return ${i}; }`),
   };
 }
 
@@ -61,19 +88,31 @@ describe('local store: indexes built at start from the stored BSON', () => {
     await docs.createIndex({ opt: 1 }, { sparse: true });
     await docs.createIndex({ g: 1, when: 1 });
     for (let i = 0; i < N; i += 2000) {
-      await docs.insertMany(Array.from({ length: 2000 }, (_, j) => {
-        const n = i + j;
-        return {
-          _id: `d${n}` as never, ...everyType(n), k: `k${n}`, g: n % 10, sub: { x: n % 500, y: 'y' }, tags: [`t${n % 7}`, `t${(n + 1) % 7}`],
-          when: new Date(Date.UTC(2024, 0, 1) + n * 1000), ...(n % 3 === 0 ? { flag: true } : {}), ...(n % 5 === 0 ? { opt: n } : {}),
-        };
-      }));
+      await docs.insertMany(
+        Array.from({ length: 2000 }, (_, j) => {
+          const n = i + j;
+          return {
+            _id: `d${n}` as never,
+            ...everyType(n),
+            k: `k${n}`,
+            g: n % 10,
+            sub: { x: n % 500, y: 'y' },
+            tags: [`t${n % 7}`, `t${(n + 1) % 7}`],
+            when: new Date(Date.UTC(2024, 0, 1) + n * 1000),
+            ...(n % 3 === 0 ? { flag: true } : {}),
+            ...(n % 5 === 0 ? { opt: n } : {}),
+          };
+        }),
+      );
     }
     // deletes leave free slots, updates move keys: the stored state is not just the order of the inserts
     await docs.deleteMany({ g: 4 });
     await docs.updateMany({ g: 6 }, { $set: { k: 'k0-moved', 'sub.x': 1000 }, $unset: { flag: '' } });
     const before = await answers();
-    const whole = await docs.find({ _id: { $in: ['d5', 'd6', 'd23999'] as never[] } }).sort({ _id: 1 }).toArray();
+    const whole = await docs
+      .find({ _id: { $in: ['d5', 'd6', 'd23999'] as never[] } })
+      .sort({ _id: 1 })
+      .toArray();
     expect(whole).toHaveLength(3);
     expect(before.index.map((r) => r.length).every((n) => n > 0)).toBe(true);
     expect(before.index).toEqual(before.scan);
@@ -88,7 +127,19 @@ describe('local store: indexes built at start from the stored BSON', () => {
     const stats = await store.client!.db('t').command({ zgwQueryStats: 1 });
     expect(stats.indexed).toBeGreaterThanOrEqual(QUERIES.length);
     // and the documents read back whole: every type as it was stored
-    expect(await docs.find({ _id: { $in: ['d5', 'd6', 'd23999'] as never[] } }).sort({ _id: 1 }).toArray()).toEqual(whole);
-    expect(whole.find((d) => String(d._id) === 'd5')).toMatchObject({ k: 'k5', g: 5, sub: { x: 5, y: 'y' }, tags: ['t5', 't6'], opt: 5, s: 'tekst 5 é ✓' });
+    expect(
+      await docs
+        .find({ _id: { $in: ['d5', 'd6', 'd23999'] as never[] } })
+        .sort({ _id: 1 })
+        .toArray(),
+    ).toEqual(whole);
+    expect(whole.find((d) => String(d._id) === 'd5')).toMatchObject({
+      k: 'k5',
+      g: 5,
+      sub: { x: 5, y: 'y' },
+      tags: ['t5', 't6'],
+      opt: 5,
+      s: 'tekst 5 é ✓',
+    });
   }, 180_000);
 });

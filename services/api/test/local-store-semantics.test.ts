@@ -1,4 +1,19 @@
-import { Decimal128, Double, Int32, Long, MaxKey, MinKey, MongoClient, ObjectId, Timestamp, type Collection, type Db, type Document, type Filter, type Sort } from 'mongodb';
+import {
+  Decimal128,
+  Double,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  MongoClient,
+  ObjectId,
+  Timestamp,
+  type Collection,
+  type Db,
+  type Document,
+  type Filter,
+  type Sort,
+} from 'mongodb';
 
 // The local store answers as MongoDB does, by the rules of MongoDB's documentation ("Comparison/Sort Order", "Query
 // an Array", "Query for Null or Missing Fields"): no real mongod can run here, so these tests carry the rules. Each
@@ -52,8 +67,34 @@ describe('local store: MongoDB comparison and sort order', () => {
       { _id: 'missing' },
       { _id: 'minkey', v: new MinKey() },
     ]);
-    expect(await ids(coll, {}, { v: 1, _id: 1 })).toEqual(['minkey', 'missing', 'null', 'number', 'string', 'object', 'objectid', 'boolean', 'date', 'timestamp', 'regex', 'maxkey']);
-    expect(await ids(coll, {}, { v: -1, _id: 1 })).toEqual(['maxkey', 'regex', 'timestamp', 'date', 'boolean', 'objectid', 'object', 'string', 'number', 'missing', 'null', 'minkey']);
+    expect(await ids(coll, {}, { v: 1, _id: 1 })).toEqual([
+      'minkey',
+      'missing',
+      'null',
+      'number',
+      'string',
+      'object',
+      'objectid',
+      'boolean',
+      'date',
+      'timestamp',
+      'regex',
+      'maxkey',
+    ]);
+    expect(await ids(coll, {}, { v: -1, _id: 1 })).toEqual([
+      'maxkey',
+      'regex',
+      'timestamp',
+      'date',
+      'boolean',
+      'objectid',
+      'object',
+      'string',
+      'number',
+      'missing',
+      'null',
+      'minkey',
+    ]);
   });
 
   it('compares numbers of every type by value, exactly (a long beyond 2^53 against a double)', async () => {

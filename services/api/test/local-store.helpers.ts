@@ -47,10 +47,14 @@ export class LocalStore {
   async start<T extends Document = Document>(): Promise<Collection<T>> {
     // the store's classes first: its ValueComparator takes the place of the library's
     const cp = `${this.home}/classes:${this.home}/lib/*`;
-    const proc = spawn('java', ['-Xmx1g', '-XX:+UseSerialGC', '-cp', cp, 'MongoLauncher', '--port', String(this.port), '--dir', this.dir, '--fsync', 'on'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ZGW_MONGO_TTL_SECONDS: '1' }, // the TTL sweeper every second (MongoDB's: 60 s)
-    });
+    const proc = spawn(
+      'java',
+      ['-Xmx1g', '-XX:+UseSerialGC', '-cp', cp, 'MongoLauncher', '--port', String(this.port), '--dir', this.dir, '--fsync', 'on'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ZGW_MONGO_TTL_SECONDS: '1' }, // the TTL sweeper every second (MongoDB's: 60 s)
+      },
+    );
     this.proc = proc;
     const log = (chunk: Buffer) => (this.output += chunk.toString());
     proc.stdout!.on('data', log);

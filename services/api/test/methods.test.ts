@@ -27,7 +27,9 @@ test.each([
 });
 
 test('a body of a type no route parses, sent with a method the path does not answer to, is 405 too', async () => {
-  const res = await t.call('POST', '/documenten/api/v1/bestandsdelen/0', '--b\r\n--b--\r\n', { headers: { 'content-type': 'multipart/form-data; boundary=b' } });
+  const res = await t.call('POST', '/documenten/api/v1/bestandsdelen/0', '--b\r\n--b--\r\n', {
+    headers: { 'content-type': 'multipart/form-data; boundary=b' },
+  });
   expect([res.statusCode, res.headers.allow]).toEqual([405, 'PUT']);
 });
 
@@ -45,7 +47,9 @@ test('every operation of every served document declares the errors the platform 
   for (const [component, headers] of all) {
     const res = await t.call('GET', `/${component}/api/v1/schema/openapi.json`, undefined, { headers });
     expect([component, res.statusCode]).toEqual([component, 200]);
-    for (const [path, ops] of Object.entries(res.json().paths as Record<string, Record<string, { responses: Record<string, any>; requestBody?: unknown }>>)) {
+    for (const [path, ops] of Object.entries(
+      res.json().paths as Record<string, Record<string, { responses: Record<string, any>; requestBody?: unknown }>>,
+    )) {
       for (const [method, op] of Object.entries(ops)) {
         if (!op.responses) continue;
         operations++;

@@ -17,11 +17,19 @@ interface Rule {
 }
 
 test('every metric in deploy/prometheus/alerts.yml is exported by the API or a worker', async () => {
-  const groups = (parse(readFileSync(join(ROOT, 'deploy', 'prometheus', 'alerts.yml'), 'utf8')) as { groups: { name: string; rules: Rule[] }[] }).groups;
+  const groups = (parse(readFileSync(join(ROOT, 'deploy', 'prometheus', 'alerts.yml'), 'utf8')) as { groups: { name: string; rules: Rule[] }[] })
+    .groups;
   const rules = groups.flatMap((g) => g.rules);
-  expect(rules.map((r) => r.alert).sort()).toEqual(
-    ['ZgwAbonnementFailing', 'ZgwAbonnementLocked', 'ZgwAuditSpoolGrowing', 'ZgwConsumerLag', 'ZgwNotifierNoLeaseHolder', 'ZgwOutboxStuck', 'ZgwServerErrors', 'ZgwTransfersFailing'],
-  );
+  expect(rules.map((r) => r.alert).sort()).toEqual([
+    'ZgwAbonnementFailing',
+    'ZgwAbonnementLocked',
+    'ZgwAuditSpoolGrowing',
+    'ZgwConsumerLag',
+    'ZgwNotifierNoLeaseHolder',
+    'ZgwOutboxStuck',
+    'ZgwServerErrors',
+    'ZgwTransfersFailing',
+  ]);
 
   const exported = new Set<string>();
   const t = await startApp();

@@ -29,7 +29,10 @@ test('requests are counted by route template, method and status; the read caches
 
   const count = 'zgw_http_request_duration_seconds_count';
   expect(total(after, count, list) - total(before, count, list)).toBe(3);
-  expect(total(after, count, { route: `${ZTC}/catalogussen`, method: 'POST', status_code: '201' }) - total(before, count, { route: `${ZTC}/catalogussen`, method: 'POST', status_code: '201' })).toBe(1);
+  expect(
+    total(after, count, { route: `${ZTC}/catalogussen`, method: 'POST', status_code: '201' }) -
+      total(before, count, { route: `${ZTC}/catalogussen`, method: 'POST', status_code: '201' }),
+  ).toBe(1);
   expect(total(after, count, { route: `${ZTC}/catalogussen/:uuid`, method: 'GET', status_code: '200' })).toBeGreaterThanOrEqual(1);
   expect(total(after, count, { route: 'unmatched', status_code: '404' })).toBeGreaterThanOrEqual(1);
   // the histogram's buckets are cumulative: the last one holds every request of its series
@@ -38,13 +41,28 @@ test('requests are counted by route template, method and status; the read caches
   expect(total(after, 'zgw_read_cache_hits_total') - total(before, 'zgw_read_cache_hits_total')).toBeGreaterThanOrEqual(4);
   expect(total(after, 'zgw_read_cache_misses_total')).toBeGreaterThan(0);
   for (const s of after) for (const v of Object.values(s.labels)) expect(v).not.toMatch(UUID);
-  for (const name of ['zgw_audit_spool_bytes', 'zgw_audit_spool_oldest_entry_age_seconds', 'zgw_outbox_events_waiting', 'zgw_outbox_oldest_event_age_seconds']) expect(has(after, name)).toBe(true);
+  for (const name of [
+    'zgw_audit_spool_bytes',
+    'zgw_audit_spool_oldest_entry_age_seconds',
+    'zgw_outbox_events_waiting',
+    'zgw_outbox_oldest_event_age_seconds',
+  ])
+    expect(has(after, name)).toBe(true);
 });
 
 test('the outbox: events waiting and the age of the oldest are measured; /ready says not ready once they wait too long, and ready again when sent', async () => {
   expect((await t.call('GET', '/ready', undefined, { token: null })).json()).toMatchObject({ status: 'ready', mongodb: 'ok', outbox: 'ok' });
   await t.relay.stop();
-  for (let i = 0; i < 3; i++) expect((await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: [`metrics-${i}-${Date.now()}`], label: 'x', heeftAlleAutorisaties: true })).statusCode).toBe(201);
+  for (let i = 0; i < 3; i++)
+    expect(
+      (
+        await t.call('POST', '/autorisaties/api/v1/applicaties', {
+          clientIds: [`metrics-${i}-${Date.now()}`],
+          label: 'x',
+          heeftAlleAutorisaties: true,
+        })
+      ).statusCode,
+    ).toBe(201);
   await new Promise((r) => setTimeout(r, 1500));
   const waiting = await scrape();
   // each applicatie create leaves its notification on kanaal autorisaties in the outbox

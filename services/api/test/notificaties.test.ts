@@ -23,7 +23,11 @@ async function callback(status = 204): Promise<Callback> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      cb.requests.push({ auth: req.headers.authorization, id: req.headers[NOTIFICATION_ID_HEADER.toLowerCase()] as string, body: JSON.parse(Buffer.concat(chunks).toString() || '{}') });
+      cb.requests.push({
+        auth: req.headers.authorization,
+        id: req.headers[NOTIFICATION_ID_HEADER.toLowerCase()] as string,
+        body: JSON.parse(Buffer.concat(chunks).toString() || '{}'),
+      });
       res.writeHead(cb.status).end();
     });
   });
@@ -67,7 +71,11 @@ const message = (over: Record<string, unknown> = {}) => ({
 async function scoped(scopes: string[]): Promise<string> {
   const clientId = `nrc-${randomUUID()}`;
   await t.client(clientId, 'nrc-secret-123');
-  const app = await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: [clientId], label: clientId, autorisaties: [{ component: 'nrc', scopes }] });
+  const app = await t.call('POST', '/autorisaties/api/v1/applicaties', {
+    clientIds: [clientId],
+    label: clientId,
+    autorisaties: [{ component: 'nrc', scopes }],
+  });
   expect(app.statusCode).toBe(201);
   return token(clientId, 'nrc-secret-123');
 }
@@ -100,7 +108,8 @@ describe('kanalen', () => {
     expect(again.json().invalidParams).toEqual([expect.objectContaining({ name: 'naam', code: 'unique' })]);
     expect((await t.call('POST', `${NRC}/kanaal`, { naam: 'zaken' })).json().invalidParams[0].code).toBe('unique');
 
-    const bad = async (body: unknown) => (await t.call('POST', `${NRC}/kanaal`, body)).json().invalidParams?.map((p: { name: string; code: string }) => `${p.name}:${p.code}`);
+    const bad = async (body: unknown) =>
+      (await t.call('POST', `${NRC}/kanaal`, body)).json().invalidParams?.map((p: { name: string; code: string }) => `${p.name}:${p.code}`);
     expect(await bad({})).toEqual(['naam:required']);
     expect(await bad({ naam: 'x'.repeat(51) })).toEqual(['naam:max_length']);
     expect(await bad({ naam: 'y', documentatieLink: 'geen url' })).toEqual(['documentatieLink:invalid']);
@@ -117,7 +126,11 @@ describe('abonnementen', () => {
     const created = await t.call('POST', `${NRC}/abonnement`, abonnementBody());
     expect(created.statusCode).toBe(201);
     const a = created.json();
-    expect(a).toMatchObject({ callbackUrl: ok.url, auth: 'Bearer secret-token', kanalen: [{ naam: 'zaken', filters: { bronorganisatie: '123456782' } }] });
+    expect(a).toMatchObject({
+      callbackUrl: ok.url,
+      auth: 'Bearer secret-token',
+      kanalen: [{ naam: 'zaken', filters: { bronorganisatie: '123456782' } }],
+    });
     expect(ok.requests.length).toBe(before + 1);
     expect(ok.requests[before]).toMatchObject({ auth: 'Bearer secret-token', body: { kanaal: 'test', actie: 'create' } });
     expect(ok.requests[before]!.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -152,10 +165,13 @@ describe('abonnementen', () => {
   });
 
   it('needs kanalen that exist, filtered on their own kenmerken; refuses bad input', async () => {
-    const bad = async (body: unknown) => (await t.call('POST', `${NRC}/abonnement`, body)).json().invalidParams?.map((p: { name: string; code: string }) => `${p.name}:${p.code}`);
+    const bad = async (body: unknown) =>
+      (await t.call('POST', `${NRC}/abonnement`, body)).json().invalidParams?.map((p: { name: string; code: string }) => `${p.name}:${p.code}`);
     expect(await bad(abonnementBody({ kanalen: [{ naam: 'zaken' }, { naam: 'bestaat-niet' }] }))).toEqual(['kanalen.1.naam:does_not_exist']);
     expect(await bad(abonnementBody({ kanalen: [{ naam: 'zaken', filters: { bsn: '1' } }] }))).toEqual(['kanalen.0.filters:kenmerken-inconsistent']);
-    expect(await bad(abonnementBody({ kanalen: [{ naam: 'autorisaties', filters: { label: 'x' } }] }))).toEqual(['kanalen.0.filters:kenmerken-inconsistent']);
+    expect(await bad(abonnementBody({ kanalen: [{ naam: 'autorisaties', filters: { label: 'x' } }] }))).toEqual([
+      'kanalen.0.filters:kenmerken-inconsistent',
+    ]);
     expect(await bad(abonnementBody({ kanalen: [{ naam: 'zaken', filters: { zaaktype: '' } }] }))).toEqual(['kanalen.0.filters.zaaktype:blank']);
     expect(await bad(abonnementBody({ callbackUrl: 'geen url' }))).toEqual(['callbackUrl:invalid']);
     expect(await bad(abonnementBody({ callbackUrl: 'ftp://example.com/x' }))).toEqual(['callbackUrl:invalid']);
@@ -214,7 +230,10 @@ describe('notificaties from producers', () => {
     consumer = createKafka(t.config.KAFKA_BROKERS, 'nrc-test').consumer({ groupId: `${t.topicPrefix}nrc-test` });
     await consumer.connect();
     await consumer.subscribe({ topics: [`${t.topicPrefix}zaken`, `${t.topicPrefix}${kanaalTopic(naam)}`], fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ topic, message: m }) => void seen.push({ topic, id: String(m.headers?.[EVENT_ID_HEADER]), value: JSON.parse(m.value!.toString()) }) });
+    await consumer.run({
+      eachMessage: async ({ topic, message: m }) =>
+        void seen.push({ topic, id: String(m.headers?.[EVENT_ID_HEADER]), value: JSON.parse(m.value!.toString()) }),
+    });
     const first = () => seen.find((s) => (s.value as { resourceUrl: string }).resourceUrl === sent[0]!.resourceUrl);
     expect(await eventually(async () => !!first() && seen.some((s) => s.topic.endsWith(naam)), 60_000)).toBe(true);
     expect(kanaalTopic(naam)).toBe(`nrc.${naam}`);
@@ -224,7 +243,8 @@ describe('notificaties from producers', () => {
   });
 
   it('refuses an unknown kanaal and bad messages', async () => {
-    const bad = async (body: unknown) => (await t.call('POST', `${NRC}/notificaties`, body)).json().invalidParams?.map((p: { name: string; code: string }) => `${p.name}:${p.code}`);
+    const bad = async (body: unknown) =>
+      (await t.call('POST', `${NRC}/notificaties`, body)).json().invalidParams?.map((p: { name: string; code: string }) => `${p.name}:${p.code}`);
     expect(await bad(message({ kanaal: 'bestaat-niet' }))).toEqual(['kanaal:does_not_exist']);
     expect(await bad(message({ aanmaakdatum: 'gisteren' }))).toEqual(['aanmaakdatum:invalid']);
     expect(await bad(message({ hoofdObject: 'geen url' }))).toEqual(['hoofdObject:invalid']);
@@ -243,22 +263,62 @@ describe('admin', () => {
     const list = await t.call('GET', `${ADMIN}/abonnementen`);
     expect(list.statusCode).toBe(200);
     const mine = list.json().results.find((x: { uuid: string }) => x.uuid === uuid);
-    expect(mine).toMatchObject({ url: a.url, callbackUrl: ok.url, authSet: true, state: 'active', failingSince: null, consecutiveFailures: 0, lastAttempts: [] });
+    expect(mine).toMatchObject({
+      url: a.url,
+      callbackUrl: ok.url,
+      authSet: true,
+      state: 'active',
+      failingSince: null,
+      consecutiveFailures: 0,
+      lastAttempts: [],
+    });
     expect(JSON.stringify(list.json())).not.toContain('secret-token');
 
     // A state as the notifier writes it.
     const failingSince = new Date('2026-01-01T00:00:00Z');
     await t.mongo.db.collection(NRC_STATUS).updateOne(
       { _id: uuid as never },
-      { $set: { state: 'failing', failingSince, consecutiveFailures: 3, failedAttempts: 5, delivered: 2, lastFailureAt: failingSince, nextAttemptAt: failingSince, lastAttempts: [{ at: failingSince, status: 500, durationMs: 3, ok: false, error: 'HTTP 500', notificatie: 'n1', kanaal: 'zaken' }] } },
+      {
+        $set: {
+          state: 'failing',
+          failingSince,
+          consecutiveFailures: 3,
+          failedAttempts: 5,
+          delivered: 2,
+          lastFailureAt: failingSince,
+          nextAttemptAt: failingSince,
+          lastAttempts: [{ at: failingSince, status: 500, durationMs: 3, ok: false, error: 'HTTP 500', notificatie: 'n1', kanaal: 'zaken' }],
+        },
+      },
       { upsert: true },
     );
-    await t.mongo.db.collection(NRC_DELIVERIES).insertOne({ _id: `${uuid}:n1` as never, abonnement: uuid, notificatie: 'n1', kanaal: 'zaken', state: 'pending', createdAt: failingSince, nextAt: failingSince, tries: 3, attempts: [] });
+    await t.mongo.db.collection(NRC_DELIVERIES).insertOne({
+      _id: `${uuid}:n1` as never,
+      abonnement: uuid,
+      notificatie: 'n1',
+      kanaal: 'zaken',
+      state: 'pending',
+      createdAt: failingSince,
+      nextAt: failingSince,
+      tries: 3,
+      attempts: [],
+    });
     const detail = (await t.call('GET', `${ADMIN}/abonnementen/${uuid}`)).json();
-    expect(detail).toMatchObject({ state: 'failing', failingSince: failingSince.toISOString(), lockAt: '2026-01-08T00:00:00.000Z', consecutiveFailures: 3, failedAttempts: 5, delivered: 2, undelivered: { pending: 1, failed: 0 } });
+    expect(detail).toMatchObject({
+      state: 'failing',
+      failingSince: failingSince.toISOString(),
+      lockAt: '2026-01-08T00:00:00.000Z',
+      consecutiveFailures: 3,
+      failedAttempts: 5,
+      delivered: 2,
+      undelivered: { pending: 1, failed: 0 },
+    });
     expect(detail.lastAttempts[0]).toMatchObject({ at: failingSince.toISOString(), status: 500, error: 'HTTP 500' });
     const deliveries = (await t.call('GET', `${ADMIN}/abonnementen/${uuid}/deliveries?state=pending`)).json();
-    expect(deliveries).toMatchObject({ count: 1, results: [{ id: `${uuid}:n1`, state: 'pending', tries: 3, notificatie: { id: 'n1', kanaal: 'zaken' } }] });
+    expect(deliveries).toMatchObject({
+      count: 1,
+      results: [{ id: `${uuid}:n1`, state: 'pending', tries: 3, notificatie: { id: 'n1', kanaal: 'zaken' } }],
+    });
     expect((await t.call('GET', `${ADMIN}/abonnementen/${uuid}/deliveries?state=delivered`)).json().count).toBe(0);
     expect((await t.call('GET', `${ADMIN}/abonnementen/${uuid}/deliveries?state=kwijt`)).statusCode).toBe(400);
     expect((await t.call('GET', `${ADMIN}/abonnementen/${randomUUID()}`)).statusCode).toBe(404);
@@ -268,7 +328,13 @@ describe('admin', () => {
     const a = (await t.call('POST', `${NRC}/abonnement`, abonnementBody())).json();
     const uuid = a.url.slice(a.url.lastIndexOf('/') + 1);
     const lockedAt = new Date('2026-01-08T00:00:00Z');
-    await t.mongo.db.collection(NRC_STATUS).updateOne({ _id: uuid as never }, { $set: { state: 'locked', lockedAt, failingSince: new Date('2026-01-01T00:00:00Z'), consecutiveFailures: 40 } }, { upsert: true });
+    await t.mongo.db
+      .collection(NRC_STATUS)
+      .updateOne(
+        { _id: uuid as never },
+        { $set: { state: 'locked', lockedAt, failingSince: new Date('2026-01-01T00:00:00Z'), consecutiveFailures: 40 } },
+        { upsert: true },
+      );
     expect((await t.call('GET', `${ADMIN}/abonnementen/${uuid}`)).json()).toMatchObject({ state: 'locked', lockedAt: lockedAt.toISOString() });
     const refused = await t.call('POST', `${ADMIN}/abonnementen/${uuid}/resend`, {});
     expect(refused.statusCode).toBe(409);
@@ -280,13 +346,23 @@ describe('admin', () => {
     const again = await t.call('POST', `${ADMIN}/abonnementen/${uuid}/unlock`);
     expect(again.json().unlockedAt).toBe(unlocked.json().unlockedAt);
 
-    const bad = async (body: unknown) => (await t.call('POST', `${ADMIN}/abonnementen/${uuid}/resend`, body)).json().invalidParams?.map((p: { name: string; code: string }) => `${p.name}:${p.code}`);
+    const bad = async (body: unknown) =>
+      (await t.call('POST', `${ADMIN}/abonnementen/${uuid}/resend`, body))
+        .json()
+        .invalidParams?.map((p: { name: string; code: string }) => `${p.name}:${p.code}`);
     expect(await bad({ vanaf: 'gisteren' })).toEqual(['vanaf:invalid']);
     expect(await bad({ vanaf: '2026-02-01', tot: '2026-01-01' })).toEqual(['tot:invalid']);
     expect(await bad({ tot: '2026-01-01', extra: 1 })).toEqual(['nonFieldErrors:unknown_field']);
     const queued = await t.call('POST', `${ADMIN}/abonnementen/${uuid}/resend`, { vanaf: '2026-01-01', tot: '2026-01-02T12:00:00Z' });
     expect(queued.statusCode).toBe(202);
-    expect(queued.json()).toMatchObject({ abonnement: uuid, state: 'requested', vanaf: '2026-01-01T00:00:00.000Z', tot: '2026-01-02T12:00:00.000Z', requestedBy: 'test-admin', queued: null });
+    expect(queued.json()).toMatchObject({
+      abonnement: uuid,
+      state: 'requested',
+      vanaf: '2026-01-01T00:00:00.000Z',
+      tot: '2026-01-02T12:00:00.000Z',
+      requestedBy: 'test-admin',
+      queued: null,
+    });
     expect((await t.call('GET', `${ADMIN}/resends/${queued.json().id}`)).json()).toEqual(queued.json());
     expect((await t.call('GET', `${ADMIN}/abonnementen/${uuid}/resends`)).json()).toEqual([queued.json()]);
     expect(await t.mongo.db.collection(NRC_RESENDS).countDocuments({ abonnement: uuid })).toBe(1);
@@ -295,9 +371,19 @@ describe('admin', () => {
   });
 
   it('tells the settings, and is only for callers that may change autorisaties', async () => {
-    expect((await t.call('GET', `${ADMIN}/settings`)).json()).toEqual({ lockAfterHours: 168, retentionDays: 14, backoffSeconds: [30, 60, 300, 900, 3600, 10800, 21600, 43200], timeoutMs: 10000, abonnementConcurrency: 8 });
+    expect((await t.call('GET', `${ADMIN}/settings`)).json()).toEqual({
+      lockAfterHours: 168,
+      retentionDays: 14,
+      backoffSeconds: [30, 60, 300, 900, 3600, 10800, 21600, 43200],
+      timeoutMs: 10000,
+      abonnementConcurrency: 8,
+    });
     const consumer = await scoped(['notificaties.consumeren', 'notificaties.publiceren']);
-    for (const [method, path] of [['GET', '/abonnementen'], ['GET', '/settings'], ['POST', `/abonnementen/${randomUUID()}/unlock`]]) {
+    for (const [method, path] of [
+      ['GET', '/abonnementen'],
+      ['GET', '/settings'],
+      ['POST', `/abonnementen/${randomUUID()}/unlock`],
+    ]) {
       expect((await t.call(method!, `${ADMIN}${path}`, undefined, { token: consumer })).statusCode).toBe(403);
       expect((await t.call(method!, `${ADMIN}${path}`, undefined, { token: null })).statusCode).toBe(401);
     }

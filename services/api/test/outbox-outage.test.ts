@@ -12,7 +12,8 @@ const AC = '/autorisaties/api/v1';
 
 describe('outbox: events survive a Kafka outage', () => {
   beforeAll(() => {
-    if (!managed) throw new Error('this suite stops and restarts Kafka through scripts/engines.sh: run it by npm test without KAFKA_BROKERS and MONGODB_URL');
+    if (!managed)
+      throw new Error('this suite stops and restarts Kafka through scripts/engines.sh: run it by npm test without KAFKA_BROKERS and MONGODB_URL');
   });
   let t: TestApp;
   let consumer: Consumer;

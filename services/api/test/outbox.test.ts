@@ -16,7 +16,13 @@ beforeAll(async () => {
   await store.ensureIndexes(); // as every component does (the query-index check of `npm test` reads them)
   // Not started: each test drains by hand, so nothing runs in between.
   // `foreign-`: the events here are stand-ins, not the platform's messages (the AsyncAPI contract check leaves them out)
-  relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `test-outbox-${id}`), `foreign-outbox-${id}-`, 60_000, createLogger('test', 'silent'), 'urn:test');
+  relay = new OutboxRelay(
+    createKafka(config.KAFKA_BROKERS, `test-outbox-${id}`),
+    `foreign-outbox-${id}-`,
+    60_000,
+    createLogger('test', 'silent'),
+    'urn:test',
+  );
   relay.register(store as never);
 });
 afterAll(async () => {
@@ -34,7 +40,7 @@ it('publishes what an earlier process left without pointers, by the scan at star
   expect(await mongo.db.collection('dingen').countDocuments({ _pending: true })).toBe(0);
 });
 
-it('writes a pointer with the document\'s events and removes it once the events are out', async () => {
+it("writes a pointer with the document's events and removes it once the events are out", async () => {
   const uuid = randomUUID();
   const stored = await store.insert(uuid, { naam: 'a' }, [event()]);
   await store.replace(stored, { naam: 'b' }, [event()]);
@@ -50,7 +56,9 @@ it('writes a pointer with the document\'s events and removes it once the events 
 });
 
 it('drops a pointer whose document holds no events', async () => {
-  await mongo.db.collection(OUTBOX_POINTERS).insertOne({ _id: 'dingen/nothing' as never, collection: 'dingen', doc: 'nothing', nonce: 'n', at: new Date() });
+  await mongo.db
+    .collection(OUTBOX_POINTERS)
+    .insertOne({ _id: 'dingen/nothing' as never, collection: 'dingen', doc: 'nothing', nonce: 'n', at: new Date() });
   expect(await relay.drain()).toBe(0);
   expect(await pointers()).toEqual([]);
 });

@@ -31,14 +31,30 @@ beforeAll(async () => {
   await a.client('platform-b', 'secret-of-b-at-a');
   await ensureAllRights(a.mongo.db, 'platform-b');
   const regA = await a.call('POST', '/admin/api/v1/doelregistraties', {
-    naam: 'gemeente-b', route: 'extern', rsin: '222222222', catalogus: typenB.catalogus, bron: 'afsluiten',
-    zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-B', afsluitResultaat: 'Afgehandeld' }, { bron: 'ZT-B', doel: 'ZT-A', afsluitResultaat: 'Afgehandeld' }],
-    ...apisOf(b), clientId: 'platform-a', secret: 'secret-of-a-at-b',
+    naam: 'gemeente-b',
+    route: 'extern',
+    rsin: '222222222',
+    catalogus: typenB.catalogus,
+    bron: 'afsluiten',
+    zaaktypen: [
+      { bron: 'ZT-A', doel: 'ZT-B', afsluitResultaat: 'Afgehandeld' },
+      { bron: 'ZT-B', doel: 'ZT-A', afsluitResultaat: 'Afgehandeld' },
+    ],
+    ...apisOf(b),
+    clientId: 'platform-a',
+    secret: 'secret-of-a-at-b',
   });
   expect(regA.statusCode).toBe(201);
   const regB = await b.call('POST', '/admin/api/v1/doelregistraties', {
-    naam: 'gemeente-a', route: 'extern', rsin: '000000000', catalogus: typenA.catalogus, bron: 'openlaten',
-    zaaktypen: [{ bron: 'ZT-B', doel: 'ZT-A' }], ...apisOf(a), clientId: 'platform-b', secret: 'secret-of-b-at-a',
+    naam: 'gemeente-a',
+    route: 'extern',
+    rsin: '000000000',
+    catalogus: typenA.catalogus,
+    bron: 'openlaten',
+    zaaktypen: [{ bron: 'ZT-B', doel: 'ZT-A' }],
+    ...apisOf(a),
+    clientId: 'platform-b',
+    secret: 'secret-of-b-at-a',
   });
   expect(regB.statusCode).toBe(201);
   workerA = startWorker(a, logs);
@@ -51,10 +67,31 @@ afterAll(async () => {
 });
 
 async function zaakMetDocument(t: TestApp, s: Typen, rsin: string): Promise<Record<string, any>> {
-  const zaak = await createZ(t, 'zaken', { bronorganisatie: rsin, verantwoordelijkeOrganisatie: rsin, zaaktype: s.zaaktype, startdatum: '2024-05-01', omschrijving: 'extern' });
-  await createZ(t, 'rollen', { zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'natuurlijk_persoon', roltoelichting: 'melder', betrokkeneIdentificatie: { inpBsn: '123456782' } });
+  const zaak = await createZ(t, 'zaken', {
+    bronorganisatie: rsin,
+    verantwoordelijkeOrganisatie: rsin,
+    zaaktype: s.zaaktype,
+    startdatum: '2024-05-01',
+    omschrijving: 'extern',
+  });
+  await createZ(t, 'rollen', {
+    zaak: zaak.url,
+    roltype: s.roltype,
+    betrokkeneType: 'natuurlijk_persoon',
+    roltoelichting: 'melder',
+    betrokkeneIdentificatie: { inpBsn: '123456782' },
+  });
   await createZ(t, 'statussen', { zaak: zaak.url, statustype: s.statustypen.begin, datumStatusGezet: '2024-05-01T08:00:00Z' });
-  const doc = await t.call('POST', EIO, { bronorganisatie: rsin, creatiedatum: '2024-05-01', titel: 'brief', auteur: 'A', taal: 'dut', indicatieGebruiksrecht: false, inhoud: Buffer.from('inhoud van de brief').toString('base64'), informatieobjecttype: s.iot });
+  const doc = await t.call('POST', EIO, {
+    bronorganisatie: rsin,
+    creatiedatum: '2024-05-01',
+    titel: 'brief',
+    auteur: 'A',
+    taal: 'dut',
+    indicatieGebruiksrecht: false,
+    inhoud: Buffer.from('inhoud van de brief').toString('base64'),
+    informatieobjecttype: s.iot,
+  });
   expect(doc.statusCode).toBe(201);
   await createZ(t, 'zaakinformatieobjecten', { zaak: zaak.url, informatieobject: doc.json().url });
   return (await t.call('GET', zaak.url, undefined, { headers: CRS })).json();
@@ -62,7 +99,8 @@ async function zaakMetDocument(t: TestApp, s: Typen, rsin: string): Promise<Reco
 
 async function klaar(url: string): Promise<Record<string, any>> {
   let last: Record<string, any> = {};
-  const done = (o: Record<string, any>) => ['afgerond', 'mislukt', 'geweigerd'].includes(o.status) && o.stappen.some((s: any) => s.stap === 'antwoord_verstuurd' && s.einde);
+  const done = (o: Record<string, any>) =>
+    ['afgerond', 'mislukt', 'geweigerd'].includes(o.status) && o.stappen.some((s: any) => s.stap === 'antwoord_verstuurd' && s.einde);
   if (!(await eventually(async () => done((last = (await a.call('GET', url)).json())), 90_000))) throw new Error(`overdracht bleef ${last.status}`);
   return last;
 }
@@ -84,10 +122,12 @@ test('outgoing: the zaak, its rol, status and document land in the other system,
   const source = (await a.call('GET', zaak.url, undefined, { headers: CRS })).json();
   expect(source.relevanteAndereZaken).toEqual([{ url: copy.url, aardRelatie: 'bijdrage' }]);
   expect(source.einddatum).not.toBeNull();
-  expect(logs.of(zaak.identificatie).map((l) => l.msg)).toEqual(expect.arrayContaining(['overdracht ontvangen', 'overdracht: stap doelzaak_aangemaakt afgerond', 'overdracht: stap antwoord_verstuurd afgerond']));
+  expect(logs.of(zaak.identificatie).map((l) => l.msg)).toEqual(
+    expect.arrayContaining(['overdracht ontvangen', 'overdracht: stap doelzaak_aangemaakt afgerond', 'overdracht: stap antwoord_verstuurd afgerond']),
+  );
 }, 150_000);
 
-test('incoming: the other system asks this platform to take over its zaak; the copy is made here in the mapped zaaktype, the sender\'s zaak names it', async () => {
+test("incoming: the other system asks this platform to take over its zaak; the copy is made here in the mapped zaaktype, the sender's zaak names it", async () => {
   const zaak = await zaakMetDocument(b, typenB, '222222222');
   const res = await a.call('POST', '/overdrachten/api/v1/verzoeken', { bronZaak: zaak.url, bronSysteem: 'gemeente-b' });
   expect([res.statusCode, res.statusCode === 201 ? '' : res.body]).toEqual([201, '']);
@@ -102,11 +142,16 @@ test('incoming: the other system asks this platform to take over its zaak; the c
   expect((await a.call('GET', `${zios[0].informatieobject}/download`)).body).toBe('inhoud van de brief');
   const source = (await b.call('GET', zaak.url, undefined, { headers: CRS })).json();
   expect(source.relevanteAndereZaken).toEqual([{ url: copy.url, aardRelatie: 'bijdrage' }]);
-  expect(logs.of(zaak.identificatie).map((l) => l.msg)).toEqual(expect.arrayContaining(['overdracht ontvangen', 'overdracht: stap geverifieerd afgerond']));
+  expect(logs.of(zaak.identificatie).map((l) => l.msg)).toEqual(
+    expect.arrayContaining(['overdracht ontvangen', 'overdracht: stap geverifieerd afgerond']),
+  );
 }, 150_000);
 
 test('incoming from an unknown system is a 400; a zaak the sender cannot show is refused as bron_onleesbaar', async () => {
-  const onbekend = await a.call('POST', '/overdrachten/api/v1/verzoeken', { bronZaak: `${b.config.PUBLIC_BASE_URL}/zaken/api/v1/zaken/00000000-0000-4000-8000-000000000000`, bronSysteem: 'nergens' });
+  const onbekend = await a.call('POST', '/overdrachten/api/v1/verzoeken', {
+    bronZaak: `${b.config.PUBLIC_BASE_URL}/zaken/api/v1/zaken/00000000-0000-4000-8000-000000000000`,
+    bronSysteem: 'nergens',
+  });
   expect(onbekend.statusCode).toBe(400);
   expect(onbekend.json().invalidParams[0]).toMatchObject({ name: 'bronSysteem', code: 'does_not_exist' });
   const missing = `${b.config.PUBLIC_BASE_URL}/zaken/api/v1/zaken/00000000-0000-4000-8000-000000000000`;

@@ -26,7 +26,18 @@ let worker: ChildProcess | undefined;
 beforeAll(async () => {
   sl = await startReferentielijsten();
   // Three attempts per step, one to two seconds apart; a dead worker's step is taken over after three seconds.
-  a = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url, TRANSFER_ATTEMPTS: '3', TRANSFER_BACKOFF_SECONDS: '1', TRANSFER_MAX_BACKOFF_SECONDS: '2', TRANSFER_HEARTBEAT_SECONDS: '3', ADMIN_INITIAL_USER: 'beheerder', ADMIN_INITIAL_PASSWORD: PASSWORD }, logs);
+  a = await startListeningApp(
+    {
+      REFERENTIELIJSTEN_URL: sl.url,
+      TRANSFER_ATTEMPTS: '3',
+      TRANSFER_BACKOFF_SECONDS: '1',
+      TRANSFER_MAX_BACKOFF_SECONDS: '2',
+      TRANSFER_HEARTBEAT_SECONDS: '3',
+      ADMIN_INITIAL_USER: 'beheerder',
+      ADMIN_INITIAL_PASSWORD: PASSWORD,
+    },
+    logs,
+  );
   b = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url }, new LogLines());
   netA = new Netwerk(a);
   netB = new Netwerk(b);
@@ -38,9 +49,45 @@ beforeAll(async () => {
   await a.client('platform-b', 'secret-of-b-at-a');
   await ensureAllRights(a.mongo.db, 'platform-b');
   for (const [t, body] of [
-    [a, { naam: 'b', route: 'extern', rsin: '222222222', catalogus: typenB.catalogus, bron: 'openlaten', zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-B' }], ...apisOf(b), clientId: 'platform-a', secret: 'secret-of-a-at-b' }],
-    [b, { naam: 'a', route: 'extern', rsin: '000000000', catalogus: typenA.catalogus, bron: 'openlaten', zaaktypen: [{ bron: 'ZT-B', doel: 'ZT-A' }], ...apisOf(a), clientId: 'platform-b', secret: 'secret-of-b-at-a' }],
-    [a, { naam: 'intern', route: 'intern', rsin: '333333333', catalogus: typenIntern.catalogus, bron: 'openlaten', zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-I' }] }],
+    [
+      a,
+      {
+        naam: 'b',
+        route: 'extern',
+        rsin: '222222222',
+        catalogus: typenB.catalogus,
+        bron: 'openlaten',
+        zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-B' }],
+        ...apisOf(b),
+        clientId: 'platform-a',
+        secret: 'secret-of-a-at-b',
+      },
+    ],
+    [
+      b,
+      {
+        naam: 'a',
+        route: 'extern',
+        rsin: '000000000',
+        catalogus: typenA.catalogus,
+        bron: 'openlaten',
+        zaaktypen: [{ bron: 'ZT-B', doel: 'ZT-A' }],
+        ...apisOf(a),
+        clientId: 'platform-b',
+        secret: 'secret-of-b-at-a',
+      },
+    ],
+    [
+      a,
+      {
+        naam: 'intern',
+        route: 'intern',
+        rsin: '333333333',
+        catalogus: typenIntern.catalogus,
+        bron: 'openlaten',
+        zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-I' }],
+      },
+    ],
   ] as [TestApp, Record<string, unknown>][]) {
     expect((await t.call('POST', '/admin/api/v1/doelregistraties', body)).statusCode).toBe(201);
   }
@@ -59,11 +106,31 @@ afterEach(() => {
 });
 
 async function zaak(documenten: number, bytes = 2000): Promise<Record<string, any>> {
-  const z = await createZ(a, 'zaken', { bronorganisatie: '000000000', verantwoordelijkeOrganisatie: '000000000', zaaktype: typenA.zaaktype, startdatum: '2024-06-01' });
-  await createZ(a, 'rollen', { zaak: z.url, roltype: typenA.roltype, betrokkeneType: 'medewerker', roltoelichting: 'behandelaar', betrokkeneIdentificatie: { identificatie: 'mw-7' } });
+  const z = await createZ(a, 'zaken', {
+    bronorganisatie: '000000000',
+    verantwoordelijkeOrganisatie: '000000000',
+    zaaktype: typenA.zaaktype,
+    startdatum: '2024-06-01',
+  });
+  await createZ(a, 'rollen', {
+    zaak: z.url,
+    roltype: typenA.roltype,
+    betrokkeneType: 'medewerker',
+    roltoelichting: 'behandelaar',
+    betrokkeneIdentificatie: { identificatie: 'mw-7' },
+  });
   for (let i = 0; i < documenten; i++) {
     const inhoud = Buffer.alloc(bytes, `${z.uuid}-${i}-`).toString('base64');
-    const doc = await a.call('POST', EIO, { bronorganisatie: '000000000', creatiedatum: '2024-06-01', titel: `stuk ${i}`, auteur: 'A', taal: 'dut', indicatieGebruiksrecht: false, inhoud, informatieobjecttype: typenA.iot });
+    const doc = await a.call('POST', EIO, {
+      bronorganisatie: '000000000',
+      creatiedatum: '2024-06-01',
+      titel: `stuk ${i}`,
+      auteur: 'A',
+      taal: 'dut',
+      indicatieGebruiksrecht: false,
+      inhoud,
+      informatieobjecttype: typenA.iot,
+    });
     expect(doc.statusCode).toBe(201);
     await createZ(a, 'zaakinformatieobjecten', { zaak: z.url, informatieobject: doc.json().url });
   }
@@ -76,11 +143,14 @@ async function wacht(url: string, check: (o: Record<string, any>) => boolean, ms
   if (!(await eventually(async () => check((last = await get(url))), ms))) {
     // What the worker's Temporal runtime said last (failed attempts), to see why.
     const said = logs.lines.filter((l) => l.temporal && l.level !== 'info').slice(-5);
-    throw new Error(`overdracht: ${JSON.stringify({ status: last.status, stappen: last.stappen, fout: last.fout })}\nworker: ${JSON.stringify(said)}`);
+    throw new Error(
+      `overdracht: ${JSON.stringify({ status: last.status, stappen: last.stappen, fout: last.fout })}\nworker: ${JSON.stringify(said)}`,
+    );
   }
   return last;
 }
-const klaar = (o: Record<string, any>) => ['afgerond', 'mislukt', 'geweigerd', 'geannuleerd'].includes(o.status) && o.stappen.some((s: any) => s.stap === 'antwoord_verstuurd' && s.einde);
+const klaar = (o: Record<string, any>) =>
+  ['afgerond', 'mislukt', 'geweigerd', 'geannuleerd'].includes(o.status) && o.stappen.some((s: any) => s.stap === 'antwoord_verstuurd' && s.einde);
 const begonnen = (stap: string) => (o: Record<string, any>) => o.stappen.some((s: any) => s.stap === stap);
 /** What the target organisation holds: zaken of the target zaaktype, and documents. */
 async function inB(): Promise<{ zaken: number; documenten: number }> {
@@ -157,13 +227,16 @@ test('a second transfer of a zaak whose transfer still runs is refused: overdrac
 test('the worker killed (SIGKILL) while copying documents: a new worker completes the transfer, each object exactly once in the target', async () => {
   const intern = async () => ({
     documenten: (await a.call('GET', `${EIO}?bronorganisatie=333333333`)).json().count as number,
-    zaken: (await a.call('GET', `${ZRC}/zaken?zaaktype=${encodeURIComponent(typenIntern.zaaktype)}`, undefined, { headers: CRS })).json().count as number,
+    zaken: (await a.call('GET', `${ZRC}/zaken?zaaktype=${encodeURIComponent(typenIntern.zaaktype)}`, undefined, { headers: CRS })).json()
+      .count as number,
   });
   const before = await intern();
   const z = await zaak(12, 100_000);
   netA.vertraging = { match: (req) => req.method === 'POST' && String(req.url).includes('/enkelvoudiginformatieobjecten'), ms: 300 };
   const o = (await a.call('POST', OVERDRACHTEN, { zaak: z.url, doelregistratie: 'intern' })).json();
-  expect(await eventually(async () => logs.of(z.identificatie).filter((l) => l.msg === 'overdracht: document gekopieerd').length >= 3, 60_000)).toBe(true);
+  expect(await eventually(async () => logs.of(z.identificatie).filter((l) => l.msg === 'overdracht: document gekopieerd').length >= 3, 60_000)).toBe(
+    true,
+  );
   await stopWorker(worker, 'SIGKILL');
   worker = startWorker(a, logs);
   const done = await wacht(o.url, klaar);
@@ -216,28 +289,58 @@ test('the admin screen manages doelregistraties: create, change (a stored secret
   expect((await browser.login('beheerder', PASSWORD)).statusCode).toBe(303);
   expect((await browser.get('/admin/overdrachten/doelregistraties/nieuw')).statusCode).toBe(200);
   const created = await browser.post('/admin/overdrachten/doelregistraties/nieuw', {
-    naam: 'scherm', route: 'extern', rsin: '444444444', catalogus: typenB.catalogus, bron: 'afsluiten', zaaktypen: 'ZT-A; ZT-B; Afgehandeld',
-    zakenApi: 'http://elders.example/zaken/api/v1', catalogiApi: 'http://elders.example/catalogi/api/v1', documentenApi: 'http://elders.example/documenten/api/v1',
-    besluitenApi: 'http://elders.example/besluiten/api/v1', clientId: 'platform-a', secret: 'een-geheim-secret',
+    naam: 'scherm',
+    route: 'extern',
+    rsin: '444444444',
+    catalogus: typenB.catalogus,
+    bron: 'afsluiten',
+    zaaktypen: 'ZT-A; ZT-B; Afgehandeld',
+    zakenApi: 'http://elders.example/zaken/api/v1',
+    catalogiApi: 'http://elders.example/catalogi/api/v1',
+    documentenApi: 'http://elders.example/documenten/api/v1',
+    besluitenApi: 'http://elders.example/besluiten/api/v1',
+    clientId: 'platform-a',
+    secret: 'een-geheim-secret',
   });
   expect(created.statusCode).toBe(303);
   const stored = (await a.call('GET', '/admin/api/v1/doelregistraties/scherm')).json();
-  expect(stored).toMatchObject({ route: 'extern', rsin: '444444444', bron: 'afsluiten', zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-B', afsluitResultaat: 'Afgehandeld' }], secretOpgeslagen: true });
+  expect(stored).toMatchObject({
+    route: 'extern',
+    rsin: '444444444',
+    bron: 'afsluiten',
+    zaaktypen: [{ bron: 'ZT-A', doel: 'ZT-B', afsluitResultaat: 'Afgehandeld' }],
+    secretOpgeslagen: true,
+  });
 
   const edit = await browser.get('/admin/overdrachten/doelregistraties/scherm');
   expect(edit.statusCode).toBe(200);
   expect(edit.body).not.toContain('een-geheim-secret');
   expect(edit.body).toContain('opgeslagen; leeg laten om het te houden');
   const changed = await browser.post('/admin/overdrachten/doelregistraties/scherm', {
-    route: 'extern', rsin: '444444444', catalogus: typenB.catalogus, bron: 'openlaten', zaaktypen: 'ZT-A; ZT-B',
-    zakenApi: 'http://elders.example/zaken/api/v1', catalogiApi: 'http://elders.example/catalogi/api/v1', documentenApi: 'http://elders.example/documenten/api/v1',
-    besluitenApi: 'http://elders.example/besluiten/api/v1', clientId: 'platform-a', secret: '',
+    route: 'extern',
+    rsin: '444444444',
+    catalogus: typenB.catalogus,
+    bron: 'openlaten',
+    zaaktypen: 'ZT-A; ZT-B',
+    zakenApi: 'http://elders.example/zaken/api/v1',
+    catalogiApi: 'http://elders.example/catalogi/api/v1',
+    documentenApi: 'http://elders.example/documenten/api/v1',
+    besluitenApi: 'http://elders.example/besluiten/api/v1',
+    clientId: 'platform-a',
+    secret: '',
   });
   expect(changed.statusCode).toBe(303);
   expect((await a.call('GET', '/admin/api/v1/doelregistraties/scherm')).json()).toMatchObject({ bron: 'openlaten', secretOpgeslagen: true });
   expect(await a.mongo.db.collection('zsdms_doelregistraties').findOne({ _id: 'scherm' as never })).toMatchObject({ secret: 'een-geheim-secret' });
 
-  const refused = await browser.post('/admin/overdrachten/doelregistraties/nieuw', { naam: 'kapot', route: 'extern', rsin: '12', catalogus: 'geen url', bron: 'afsluiten', zaaktypen: 'ZT-A; ZT-B' });
+  const refused = await browser.post('/admin/overdrachten/doelregistraties/nieuw', {
+    naam: 'kapot',
+    route: 'extern',
+    rsin: '12',
+    catalogus: 'geen url',
+    bron: 'afsluiten',
+    zaaktypen: 'ZT-A; ZT-B',
+  });
   expect(refused.statusCode).toBe(400);
   expect(refused.body).toContain('rsin');
   expect((await a.call('GET', '/admin/api/v1/doelregistraties/kapot')).statusCode).toBe(404);

@@ -49,7 +49,14 @@ export class LogLines {
 export async function startListeningApp(env: Record<string, string>, logs: LogLines): Promise<TestApp> {
   const port = await freePort();
   const t = await startApp(
-    { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, TRANSFER_SECRET, TRANSFER_TASK_QUEUE: `test-${port}-${Date.now()}`, LOG_LEVEL: 'info', ...env },
+    {
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      TRANSFER_SECRET,
+      TRANSFER_TASK_QUEUE: `test-${port}-${Date.now()}`,
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     { logTo: logs.sink },
   );
   await bootstrapTransferClient(t.mongo.db, t.config, createLogger('test', 'silent'));
@@ -114,7 +121,8 @@ export interface Typen {
  * bijlage (of the zaaktype) and besluittype vergunning (of the zaaktype, laid down in a bijlage).
  */
 export async function typen(t: TestApp, sl: Referentielijsten, rsin: string, identificatie: string): Promise<Typen> {
-  const cat = (await create(t, 'catalogussen', { domein: `O${Math.floor(Math.random() * 10000)}`, rsin, contactpersoonBeheerNaam: 'Beheer' })).url as string;
+  const cat = (await create(t, 'catalogussen', { domein: `O${Math.floor(Math.random() * 10000)}`, rsin, contactpersoonBeheerNaam: 'Beheer' }))
+    .url as string;
   const iot = await create(t, 'informatieobjecttypen', iotBody(cat, { omschrijving: 'bijlage' }));
   await publish(t, iot.url);
   const bt = await create(t, 'besluittypen', besluittypeBody(cat, { omschrijving: 'vergunning', informatieobjecttypen: ['bijlage'] }));
@@ -130,12 +138,32 @@ export async function typen(t: TestApp, sl: Referentielijsten, rsin: string, ide
     selectielijstklasse: sl.resultaat.nihil,
     archiefnominatie: 'vernietigen',
     archiefactietermijn: 'P10Y',
-    brondatumArchiefprocedure: { afleidingswijze: 'afgehandeld', procestermijn: null, datumkenmerk: '', einddatumBekend: false, objecttype: '', registratie: '' },
+    brondatumArchiefprocedure: {
+      afleidingswijze: 'afgehandeld',
+      procestermijn: null,
+      datumkenmerk: '',
+      einddatumBekend: false,
+      objecttype: '',
+      registratie: '',
+    },
   });
-  const eigenschap = await part('eigenschappen', { naam: 'kleur', definitie: 'kleur', specificatie: { formaat: 'tekst', lengte: '20', kardinaliteit: '1', waardenverzameling: [] } });
+  const eigenschap = await part('eigenschappen', {
+    naam: 'kleur',
+    definitie: 'kleur',
+    specificatie: { formaat: 'tekst', lengte: '20', kardinaliteit: '1', waardenverzameling: [] },
+  });
   await create(t, 'zaaktype-informatieobjecttypen', { zaaktype: zt.url, informatieobjecttype: 'bijlage', volgnummer: 1, richting: 'inkomend' });
   await publish(t, zt.url);
-  return { catalogus: cat, zaaktype: zt.url, statustypen: { begin: begin.url, eind: eind.url }, roltype: roltype.url, resultaattype: resultaattype.url, eigenschap: eigenschap.url, iot: iot.url, besluittype: bt.url };
+  return {
+    catalogus: cat,
+    zaaktype: zt.url,
+    statustypen: { begin: begin.url, eind: eind.url },
+    roltype: roltype.url,
+    resultaattype: resultaattype.url,
+    eigenschap: eigenschap.url,
+    iot: iot.url,
+    besluittype: bt.url,
+  };
 }
 
 /**

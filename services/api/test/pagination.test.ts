@@ -17,11 +17,15 @@ beforeAll(async () => {
   t = await startApp({ REFERENTIELIJSTEN_URL: sl.url, PAGE_SKIP_LIMIT: '100' });
   s = await zaaktypeMetOnderdelen(t, sl);
   for (let i = 0; i < ZAKEN; i++) {
-    await createZ(t, 'zaken', zaakBody(s.zaaktype, {
-      startdatum: `2024-03-0${(i % 5) + 1}`,
-      archiefactiedatum: i % 3 === 0 ? null : `2030-01-0${(i % 4) + 1}`,
-      vertrouwelijkheidaanduiding: VERTROUWELIJK[i % 3],
-    }));
+    await createZ(
+      t,
+      'zaken',
+      zaakBody(s.zaaktype, {
+        startdatum: `2024-03-0${(i % 5) + 1}`,
+        archiefactiedatum: i % 3 === 0 ? null : `2030-01-0${(i % 4) + 1}`,
+        vertrouwelijkheidaanduiding: VERTROUWELIJK[i % 3],
+      }),
+    );
   }
 }, 120_000);
 afterAll(async () => {
@@ -34,7 +38,11 @@ const get = (url: string, tok?: string) => t.call('GET', url, undefined, { heade
 
 /** The live zaken in the order MongoDB sorts them (null first ascending, last descending; ties by _id). */
 async function truth(field: string, dir: 1 | -1, filter: Record<string, unknown> = {}): Promise<string[]> {
-  const docs = await t.mongo.db.collection('zaken').find({ ...filter, _tombstone: { $exists: false } } as never).sort({ [field]: dir, _id: dir }).toArray();
+  const docs = await t.mongo.db
+    .collection('zaken')
+    .find({ ...filter, _tombstone: { $exists: false } } as never)
+    .sort({ [field]: dir, _id: dir })
+    .toArray();
   return docs.map((d) => `http://127.0.0.1:8000${ZRC}/zaken/${d._id}`);
 }
 
@@ -42,7 +50,7 @@ async function truth(field: string, dir: 1 | -1, filter: Record<string, unknown>
 async function walk(url: string, tok?: string): Promise<{ pages: string[][]; links: string[] }> {
   const pages: string[][] = [];
   const links: string[] = [];
-  for (let next: string | null = url; next; ) {
+  for (let next: string | null = url; next;) {
     const res = await get(next, tok);
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -175,9 +183,18 @@ describe('counts maintained per authorisation bucket', () => {
     const reader = token(clientId, 'secret-2');
     const zaken = (await get(`${ZRC}/zaken`, reader)).json().results.slice(0, 3) as { url: string }[];
     for (const zaak of zaken) {
-      await createZ(t, 'rollen', { zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'medewerker', roltoelichting: 'x', betrokkene: 'https://x.example/m' });
+      await createZ(t, 'rollen', {
+        zaak: zaak.url,
+        roltype: s.roltype,
+        betrokkeneType: 'medewerker',
+        roltoelichting: 'x',
+        betrokkene: 'https://x.example/m',
+      });
     }
-    const visible = async () => t.mongo.db.collection('rollen').countDocuments({ _zaaktype: s.zaaktype, _vertrouwelijkheid: { $lte: 2 }, _tombstone: { $exists: false } } as never);
+    const visible = async () =>
+      t.mongo.db
+        .collection('rollen')
+        .countDocuments({ _zaaktype: s.zaaktype, _vertrouwelijkheid: { $lte: 2 }, _tombstone: { $exists: false } } as never);
     const count = jest.spyOn(Store.prototype, 'count');
     expect((await get(`${ZRC}/rollen`, reader)).json().count).toBe(await visible());
     expect(await visible()).toBeGreaterThanOrEqual(3);

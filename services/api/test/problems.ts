@@ -23,10 +23,15 @@ export class Problems {
     const missing = ['type', 'code', 'title', 'status', 'detail', 'instance'].filter((key) => !(key in body));
     if (missing.length) this.add(label, res, `body misses ${missing.join(', ')}`);
     if (body.status !== res.statusCode) this.add(label, res, `body status ${String(body.status)}`);
-    if (!String(res.headers['content-type']).startsWith('application/problem+json')) this.add(label, res, `content-type ${String(res.headers['content-type'])}`);
+    if (!String(res.headers['content-type']).startsWith('application/problem+json'))
+      this.add(label, res, `content-type ${String(res.headers['content-type'])}`);
     if (res.statusCode === 400) {
       const params = body.invalidParams as { name?: unknown; code?: unknown; reason?: unknown }[] | undefined;
-      if (!Array.isArray(params) || !params.length || params.some((p) => typeof p.name !== 'string' || typeof p.code !== 'string' || typeof p.reason !== 'string')) {
+      if (
+        !Array.isArray(params) ||
+        !params.length ||
+        params.some((p) => typeof p.name !== 'string' || typeof p.code !== 'string' || typeof p.reason !== 'string')
+      ) {
         this.add(label, res, 'a 400 without proper invalidParams');
       }
     }

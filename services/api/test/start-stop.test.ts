@@ -48,7 +48,13 @@ async function start(over: Partial<Platform['ports']> = {}): Promise<Platform> {
 }
 
 const answers = async (port: number, path: string) => (await fetch(`http://127.0.0.1:${port}${path}`).catch(() => undefined))?.status === 200;
-const pidOf = (p: Platform, name: string) => Number([...p.lines].reverse().map((l) => new RegExp(`^start +\\| ${name} started \\(pid (\\d+)\\)`).exec(l)?.[1]).find(Boolean));
+const pidOf = (p: Platform, name: string) =>
+  Number(
+    [...p.lines]
+      .reverse()
+      .map((l) => new RegExp(`^start +\\| ${name} started \\(pid (\\d+)\\)`).exec(l)?.[1])
+      .find(Boolean),
+  );
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -61,7 +67,16 @@ const alive = (pid: number) => {
 test('a service that dies is started again with a line saying why; SIGTERM stops every service and npm start ends', async () => {
   const p = await start();
   try {
-    expect(await eventually(async () => (await answers(p.ports.api, '/ready')) && (await answers(p.ports.notifier, '/health')) && (await answers(p.ports.audit, '/health')) && (await answers(p.ports.transfer, '/health')), 90_000)).toBe(true);
+    expect(
+      await eventually(
+        async () =>
+          (await answers(p.ports.api, '/ready')) &&
+          (await answers(p.ports.notifier, '/health')) &&
+          (await answers(p.ports.audit, '/health')) &&
+          (await answers(p.ports.transfer, '/health')),
+        90_000,
+      ),
+    ).toBe(true);
     expect(existsSync(join(p.dataDir, 'run', 'platform.json'))).toBe(true);
     const first = pidOf(p, 'notifier');
     process.kill(first, 'SIGKILL');

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,22 +50,26 @@ let api: TestApp;
 let apiPort: number;
 
 beforeAll(async () => {
-  otlp = createServer(async (req, res) => {
+  const receive = async (req: IncomingMessage, res: ServerResponse) => {
     const text = await bodyOf(req);
     bodies.push(text);
-    const doc = JSON.parse(text) as { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[] };
+    const doc = JSON.parse(text) as {
+      resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
+    };
     for (const rs of doc.resourceSpans ?? []) {
       const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
       for (const ss of rs.scopeSpans ?? []) for (const span of ss.spans ?? []) spans.push({ service, span });
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-  });
+  };
+  otlp = createServer((req, res) => void receive(req, res));
   const otlpPort = await listen(otlp);
-  receiver = createServer(async (req, res) => {
+  const deliver = async (req: IncomingMessage, res: ServerResponse) => {
     const text = await bodyOf(req);
     delivered.push({ traceparent: req.headers.traceparent as string | undefined, body: text ? JSON.parse(text) : undefined });
     res.writeHead(204).end();
-  });
+  };
+  receiver = createServer((req, res) => void deliver(req, res));
   await listen(receiver);
   sl = await startReferentielijsten();
 
@@ -88,7 +92,11 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
   };
   for (const service of ['api', 'notifier']) {
-    const child = spawn(process.execPath, [join(ROOT, 'services', service, 'dist', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, [join(ROOT, 'services', service, 'dist', 'main.js')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     processes.push(child);
   }
   const bearer = `Bearer ${token('trace-client', 'trace-secret')}`;
@@ -118,7 +126,7 @@ afterAll(async () => {
 const attr = (s: OtlpSpan, key: string) => s.attributes?.find((a) => a.key === key)?.value;
 const ofTrace = (traceId: string) => spans.filter((s) => s.span.traceId === traceId);
 
-test('one zaak create: the API request, its MongoDB write, the Kafka publish, the notifier\'s consume and the delivery POST share one trace id', async () => {
+test("one zaak create: the API request, its MongoDB write, the Kafka publish, the notifier's consume and the delivery POST share one trace id", async () => {
   const cat = await catalogus(api, 'TRC');
   const zt = await create(api, 'zaaktypen', zaaktypeBody(cat, { selectielijstProcestype: sl.procestype }));
   await publish(api, zt.url);
@@ -130,7 +138,9 @@ test('one zaak create: the API request, its MongoDB write, the Kafka publish, th
   });
   expect(ab.statusCode).toBe(201);
   await new Promise((r) => setTimeout(r, 1000)); // the notifier re-reads abonnementen every NRC_REFRESH_MS
-  const zaak = await api.call('POST', `${ZRC}/zaken`, zaakBody(zt.url, { bronorganisatie: org, verantwoordelijkeOrganisatie: org }), { headers: CRS });
+  const zaak = await api.call('POST', `${ZRC}/zaken`, zaakBody(zt.url, { bronorganisatie: org, verantwoordelijkeOrganisatie: org }), {
+    headers: CRS,
+  });
   expect(zaak.statusCode).toBe(201);
   const url = zaak.json().url as string;
 
@@ -140,12 +150,15 @@ test('one zaak create: the API request, its MongoDB write, the Kafka publish, th
   const traceId = traceparent.split('-')[1]!;
 
   const want = {
-    request: (r: Received) => r.service === 'api' && r.span.kind === 2 && String(attr(r.span, 'http.route')?.stringValue ?? r.span.name).includes('/zaken/api/v1/zaken'),
+    request: (r: Received) =>
+      r.service === 'api' && r.span.kind === 2 && String(attr(r.span, 'http.route')?.stringValue ?? r.span.name).includes('/zaken/api/v1/zaken'),
     // the write of the zaak (and its outbox event) itself, not just a read
     mongodb: (r: Received) =>
       r.service === 'api' &&
       (attr(r.span, 'db.system')?.stringValue === 'mongodb' || attr(r.span, 'db.system.name')?.stringValue === 'mongodb') &&
-      /insert|update|bulkWrite|findAndModify/i.test(`${r.span.name} ${attr(r.span, 'db.operation')?.stringValue ?? ''} ${attr(r.span, 'db.operation.name')?.stringValue ?? ''}`),
+      /insert|update|bulkWrite|findAndModify/i.test(
+        `${r.span.name} ${attr(r.span, 'db.operation')?.stringValue ?? ''} ${attr(r.span, 'db.operation.name')?.stringValue ?? ''}`,
+      ),
     publish: (r: Received) => r.service === 'api' && r.span.kind === 4 && r.span.name === 'send zaken',
     consume: (r: Received) => r.service === 'notifier' && r.span.kind === 5 && r.span.name.endsWith('zaken'),
     delivery: (r: Received) => r.service === 'notifier' && r.span.kind === 3 && r.span.name.startsWith('POST'),
@@ -162,8 +175,14 @@ test('a _zoek and a list filtered by BSN leave the BSN in no span', async () => 
   expect(zoek.statusCode).toBe(200);
   const list = await api.call('GET', `${ZRC}/zaken?rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn=${BSN}`, undefined, { headers: CRS });
   expect(list.statusCode).toBe(200);
-  const traced = (route: string) => spans.some((r) => r.service === 'api' && r.span.kind === 2 && String(attr(r.span, 'http.route')?.stringValue ?? '').endsWith(route));
-  expect(await eventually(async () => traced('/zaken/_zoek') && spans.some((r) => r.span.kind === 2 && JSON.stringify(r.span.attributes).includes('inpBsn')), 20_000)).toBe(true);
+  const traced = (route: string) =>
+    spans.some((r) => r.service === 'api' && r.span.kind === 2 && String(attr(r.span, 'http.route')?.stringValue ?? '').endsWith(route));
+  expect(
+    await eventually(
+      async () => traced('/zaken/_zoek') && spans.some((r) => r.span.kind === 2 && JSON.stringify(r.span.attributes).includes('inpBsn')),
+      20_000,
+    ),
+  ).toBe(true);
   await new Promise((r) => setTimeout(r, 500)); // whatever else those requests caused is exported too
   expect(bodies.join('\n')).not.toContain(BSN);
 });

@@ -15,7 +15,9 @@ beforeAll(async () => {
   t = await startApp({ REFERENTIELIJSTEN_URL: sl.url });
   s = await zaaktypeMetOnderdelen(t, sl);
   for (const id of ['eerste-client', 'tweede-client']) {
-    expect((await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: [id], label: id, heeftAlleAutorisaties: true })).statusCode).toBe(201);
+    expect((await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: [id], label: id, heeftAlleAutorisaties: true })).statusCode).toBe(
+      201,
+    );
   }
 });
 afterAll(async () => {
@@ -34,7 +36,9 @@ test('an unknown query parameter of a list is a 400 naming it, in the ZGW proble
   expect(res.statusCode).toBe(400);
   expect(res.headers['content-type']).toContain('application/problem+json');
   expect(res.json()).toMatchObject({ code: 'invalid', status: 400, invalidParams: [{ name: 'clientId', code: 'unknown-parameters' }] });
-  const zaken = await t.call('GET', `${ZRC}/zaken?rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBSN_typo=111222333`, undefined, { headers: CRS });
+  const zaken = await t.call('GET', `${ZRC}/zaken?rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBSN_typo=111222333`, undefined, {
+    headers: CRS,
+  });
   expect(zaken.statusCode).toBe(400);
   expect(zaken.json().invalidParams[0].code).toBe('unknown-parameters');
   // Parameters that are not filters stay accepted where the list has them.
@@ -43,10 +47,22 @@ test('an unknown query parameter of a list is a 400 naming it, in the ZGW proble
 
 test('a _zoek body with an unknown key is a 400, never a search for everything', async () => {
   await createZ(t, 'zaken', zaakBody(s.zaaktype));
-  const typo = await t.call('POST', `${ZRC}/zaken/_zoek`, { rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsnn: '111222333' }, { headers: CRS });
+  const typo = await t.call(
+    'POST',
+    `${ZRC}/zaken/_zoek`,
+    { rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsnn: '111222333' },
+    { headers: CRS },
+  );
   expect(typo.statusCode).toBe(400);
-  expect(typo.json().invalidParams).toEqual([expect.objectContaining({ name: 'rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsnn', code: 'unknown-parameters' })]);
-  const good = await t.call('POST', `${ZRC}/zaken/_zoek`, { rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: '111222333', expand: 'rollen' }, { headers: CRS });
+  expect(typo.json().invalidParams).toEqual([
+    expect.objectContaining({ name: 'rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsnn', code: 'unknown-parameters' }),
+  ]);
+  const good = await t.call(
+    'POST',
+    `${ZRC}/zaken/_zoek`,
+    { rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: '111222333', expand: 'rollen' },
+    { headers: CRS },
+  );
   expect(good.statusCode).toBe(200);
   expect(good.json().count).toBe(0);
 });
@@ -60,7 +76,7 @@ test('an unknown admin API path is a 404 in the ZGW problem format, with a token
   }
 });
 
-test('an over-long path parameter is a 404 in the ZGW problem format, not the router\'s own answer', async () => {
+test("an over-long path parameter is a 404 in the ZGW problem format, not the router's own answer", async () => {
   for (const url of [`${ZRC}/zaken/${'x'.repeat(300)}`, `/catalogi/api/v1/zaaktypen/${'9'.repeat(2000)}`]) {
     const res = await t.call('GET', url, undefined, { headers: CRS });
     expect(res.statusCode).toBe(404);

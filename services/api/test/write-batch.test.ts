@@ -27,7 +27,10 @@ it('sends writes that arrive while a round trip is under way together, and adds 
   // 50 concurrent increments of two documents, as 50 concurrent creates in two buckets.
   await Promise.all(Array.from({ length: 50 }, (_, i) => b.write(i % 2 ? 'even' : 'oneven', inc(i % 2 ? 'even' : 'oneven', 1), incrementsAdd)));
   const docs = await mongo.db.collection('tellers').find({}).sort({ _id: 1 }).toArray();
-  expect(docs).toEqual([{ _id: 'even', n: 25, values: ['even'] }, { _id: 'oneven', n: 25, values: ['oneven'] }]);
+  expect(docs).toEqual([
+    { _id: 'even', n: 25, values: ['even'] },
+    { _id: 'oneven', n: 25, values: ['oneven'] },
+  ]);
   // The first write goes alone; the other 49 wait for it and go in one round trip (as at most two operations).
   const sent = updatesTo('tellers');
   expect(sent.length).toBe(2);

@@ -55,8 +55,16 @@ describe('brondatum per afleidingswijze', () => {
   });
 
   it('is null when the source has no date (no hoofdzaak, no besluiten, an object that does not answer)', async () => {
-    const empty = sources({ hoofdzaak: async () => undefined, besluiten: async () => [], zaakobjecten: async () => [{ objectType: 'besluit', object: 'https://brc.example/weg' }] });
-    for (const [a, over] of [['hoofdzaak', {}], ['ingangsdatum_besluit', {}], ['zaakobject', { objecttype: 'besluit', datumkenmerk: 'datum' }]] as const) {
+    const empty = sources({
+      hoofdzaak: async () => undefined,
+      besluiten: async () => [],
+      zaakobjecten: async () => [{ objectType: 'besluit', object: 'https://brc.example/weg' }],
+    });
+    for (const [a, over] of [
+      ['hoofdzaak', {}],
+      ['ingangsdatum_besluit', {}],
+      ['zaakobject', { objecttype: 'besluit', datumkenmerk: 'datum' }],
+    ] as const) {
       expect(await brondatum(procedure(a, over), empty)).toBeNull();
     }
   });

@@ -17,7 +17,11 @@ beforeAll(async () => {
   t = await startApp({ REFERENTIELIJSTEN_URL: sl.url });
   s = await zaaktypeMetOnderdelen(t, sl);
   await t.client('audit-writer', 'audit-writer-secret');
-  const res = await t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: ['audit-writer'], label: 'Zaaksysteem Noord', heeftAlleAutorisaties: true });
+  const res = await t.call('POST', '/autorisaties/api/v1/applicaties', {
+    clientIds: ['audit-writer'],
+    label: 'Zaaksysteem Noord',
+    heeftAlleAutorisaties: true,
+  });
   expect(res.statusCode).toBe(201);
   consumer = createKafka(t.config.KAFKA_BROKERS, 'audit-test').consumer({ groupId: `${t.topicPrefix}audit-test` });
   await consumer.connect();
@@ -51,7 +55,8 @@ describe('audit trail of zaken: writes', () => {
     const client = async (clientId: string, scopes: string[], zaaktype: string) => {
       await t.client(clientId, `${clientId}-secret`);
       const res = await t.call('POST', '/autorisaties/api/v1/applicaties', {
-        clientIds: [clientId], label: clientId,
+        clientIds: [clientId],
+        label: clientId,
         autorisaties: [{ component: 'zrc', scopes, zaaktype, maxVertrouwelijkheidaanduiding: 'zaakvertrouwelijk' }],
       });
       expect(res.statusCode).toBe(201);
@@ -60,7 +65,11 @@ describe('audit trail of zaken: writes', () => {
     const [entry] = await trail(zaak.url);
     const reader = await client('zrc-trail-reader', ['zaken.lezen'], s.zaaktype);
     const auditor = await client('zrc-trail-auditor', ['zaken.lezen', 'audittrails.lezen'], s.zaaktype);
-    const elsewhere = await client('zrc-trail-elsewhere', ['zaken.lezen', 'audittrails.lezen'], `${s.zaaktype.slice(0, -36)}00000000-0000-4000-8000-000000000000`);
+    const elsewhere = await client(
+      'zrc-trail-elsewhere',
+      ['zaken.lezen', 'audittrails.lezen'],
+      `${s.zaaktype.slice(0, -36)}00000000-0000-4000-8000-000000000000`,
+    );
     for (const url of [`${zaak.url}/audittrail`, `${zaak.url}/audittrail/${entry!.uuid}`]) {
       expect((await t.call('GET', url, undefined, { token: reader })).statusCode).toBe(403);
       expect((await t.call('GET', url, undefined, { token: auditor })).statusCode).toBe(200);
@@ -104,7 +113,11 @@ describe('audit trail of zaken: writes', () => {
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     expect((await send('PATCH', zaak.url, { omschrijving: 'Gewijzigd' })).statusCode).toBe(200);
     const rol = await send('POST', `${ZRC}/rollen`, {
-      zaak: zaak.url, betrokkeneType: 'natuurlijk_persoon', roltype: s.roltype, roltoelichting: 'x', betrokkeneIdentificatie: { geslachtsnaam: 'Jansen' },
+      zaak: zaak.url,
+      betrokkeneType: 'natuurlijk_persoon',
+      roltype: s.roltype,
+      roltoelichting: 'x',
+      betrokkeneIdentificatie: { geslachtsnaam: 'Jansen' },
     });
     expect(rol.statusCode).toBe(201);
     expect((await send('DELETE', rol.json().url)).statusCode).toBe(204);
@@ -129,9 +142,19 @@ describe('audit trail of zaken: writes', () => {
 
   it('records the deletion of a zaak and of each part it takes along', async () => {
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
-    await createZ(t, 'rollen', { zaak: zaak.url, betrokkeneType: 'natuurlijk_persoon', roltype: s.roltype, roltoelichting: 'x', betrokkeneIdentificatie: { geslachtsnaam: 'Jansen' } });
+    await createZ(t, 'rollen', {
+      zaak: zaak.url,
+      betrokkeneType: 'natuurlijk_persoon',
+      roltype: s.roltype,
+      roltoelichting: 'x',
+      betrokkeneIdentificatie: { geslachtsnaam: 'Jansen' },
+    });
     expect((await send('DELETE', zaak.url)).statusCode).toBe(204);
-    const entries = await t.mongo.db.collection<AuditEntry>(AUDITTRAIL_COLLECTION).find({ hoofdObject: zaak.url }).sort({ aanmaakdatum: 1 }).toArray();
+    const entries = await t.mongo.db
+      .collection<AuditEntry>(AUDITTRAIL_COLLECTION)
+      .find({ hoofdObject: zaak.url })
+      .sort({ aanmaakdatum: 1 })
+      .toArray();
     expect(entries.map((e) => [e.actie, e.resource])).toEqual([
       ['create', 'zaak'],
       ['create', 'rol'],
@@ -165,4 +188,8 @@ describe('audit trail of zaken: writes', () => {
 });
 
 /** A create's trail line as the entry that travels and is stored. */
-const asStored = (line: AuditEntry): AuditEntry => ({ ...line, bron: line.bron.toUpperCase() as AuditEntry['bron'], wijzigingen: { oud: null, nieuw: line.wijzigingen.nieuw } });
+const asStored = (line: AuditEntry): AuditEntry => ({
+  ...line,
+  bron: line.bron.toUpperCase() as AuditEntry['bron'],
+  wijzigingen: { oud: null, nieuw: line.wijzigingen.nieuw },
+});

@@ -49,10 +49,17 @@ function decoded(line: string): string {
 }
 
 it('no log line carries a BSN, whichever way the requests carried it', async () => {
-  const call = (method: string, url: string, body?: unknown, opts: { token?: string | null } = {}) => t.call(method, url, body, { ...opts, headers: CRS });
+  const call = (method: string, url: string, body?: unknown, opts: { token?: string | null } = {}) =>
+    t.call(method, url, body, { ...opts, headers: CRS });
   const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
   const persoon = (inpBsn: string) => ({ inpBsn, geslachtsnaam: 'Jansen', voornamen: 'Jan' });
-  const rolBody = (inpBsn: string) => ({ zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'natuurlijk_persoon', roltoelichting: 't', betrokkeneIdentificatie: persoon(inpBsn) });
+  const rolBody = (inpBsn: string) => ({
+    zaak: zaak.url,
+    roltype: s.roltype,
+    betrokkeneType: 'natuurlijk_persoon',
+    roltoelichting: 't',
+    betrokkeneIdentificatie: persoon(inpBsn),
+  });
   const rol = await createZ(t, 'rollen', rolBody(BSN));
   const answered: number[] = [];
   const send = async (method: string, url: string, body?: unknown, opts: { token?: string | null } = {}) => {
@@ -89,8 +96,14 @@ it('no log line carries a BSN, whichever way the requests carried it', async () 
   const coll = t.deps.components.zaken!.rollen.store.coll as unknown as Record<string, unknown>;
   const insertOne = coll.insertOne;
   const errors = [
-    new MongoServerError({ message: `E11000 duplicate key error collection: rollen dup key: { betrokkeneIdentificatie.inpBsn: "${OTHER_BSN}" }`, code: 11000 }),
-    new MongoServerError({ message: `BSONObjectTooLarge: object to insert too large { betrokkeneIdentificatie: { inpBsn: "${OTHER_BSN}" } }`, code: 10334 }),
+    new MongoServerError({
+      message: `E11000 duplicate key error collection: rollen dup key: { betrokkeneIdentificatie.inpBsn: "${OTHER_BSN}" }`,
+      code: 11000,
+    }),
+    new MongoServerError({
+      message: `BSONObjectTooLarge: object to insert too large { betrokkeneIdentificatie: { inpBsn: "${OTHER_BSN}" } }`,
+      code: 10334,
+    }),
   ];
   try {
     for (const error of errors) {
@@ -114,7 +127,11 @@ it('no log line carries a BSN, whichever way the requests carried it', async () 
 it('notifications carry no BSN: the kenmerken of a rol are bronorganisatie, zaaktype and vertrouwelijkheidaanduiding', async () => {
   const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
   const rol = await createZ(t, 'rollen', {
-    zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'natuurlijk_persoon', roltoelichting: 't', betrokkeneIdentificatie: { inpBsn: BSN },
+    zaak: zaak.url,
+    roltype: s.roltype,
+    betrokkeneType: 'natuurlijk_persoon',
+    roltoelichting: 't',
+    betrokkeneIdentificatie: { inpBsn: BSN },
   });
   const messages: { topic: string; value: string; headers: string }[] = [];
   consumer = createKafka(t.config.KAFKA_BROKERS, `bsn-${randomUUID().slice(0, 8)}`).consumer({ groupId: `${t.topicPrefix}bsn` });
@@ -123,7 +140,8 @@ it('notifications carry no BSN: the kenmerken of a rol are bronorganisatie, zaak
   // itself in `wijzigingen`, as the standard's audit trail has it: data for auditors, not a log line or a notification.)
   await consumer.subscribe({ topic: `${t.topicPrefix}zaken`, fromBeginning: true });
   await consumer.run({
-    eachMessage: async ({ topic, message }) => void messages.push({ topic, value: message.value?.toString() ?? '', headers: JSON.stringify(message.headers ?? {}) }),
+    eachMessage: async ({ topic, message }) =>
+      void messages.push({ topic, value: message.value?.toString() ?? '', headers: JSON.stringify(message.headers ?? {}) }),
   });
   expect(await eventually(async () => messages.some((m) => m.value.includes(rol.url)), 60_000)).toBe(true);
   const created = messages.map((m) => JSON.parse(m.value)).find((n) => n.resourceUrl === rol.url && n.actie === 'create');

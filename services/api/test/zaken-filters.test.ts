@@ -59,8 +59,14 @@ describe('every Zaken list filter', () => {
   });
 
   it('finds the zaak by each of its own values and not by another', async () => {
-    const finds = async (q: string) => (await t.call('GET', `${ZRC}/zaken?${q}`, undefined, { headers: CRS })).json().results.map((r: { url: string }) => r.url);
-    for (const [field, value] of Object.entries({ startdatum: zaak.startdatum, einddatumGepland: '2024-04-01', uiterlijkeEinddatumAfdoening: '2024-05-01', identificatie: zaak.identificatie })) {
+    const finds = async (q: string) =>
+      (await t.call('GET', `${ZRC}/zaken?${q}`, undefined, { headers: CRS })).json().results.map((r: { url: string }) => r.url);
+    for (const [field, value] of Object.entries({
+      startdatum: zaak.startdatum,
+      einddatumGepland: '2024-04-01',
+      uiterlijkeEinddatumAfdoening: '2024-05-01',
+      identificatie: zaak.identificatie,
+    })) {
       expect(await finds(`${field}=${value}`)).toContain(zaak.url);
       expect(await finds(`${field}=2001-01-01`)).not.toContain(zaak.url);
     }

@@ -2,8 +2,16 @@ import { z } from 'zod';
 import { ZgwError } from '../src/common/errors';
 import { parseOrThrow } from '../src/common/validation';
 import {
-  BETROKKENE_TYPEN, ContactPersoonRol, GeoWithin, Geometry, OBJECT_TYPEN, ObjectTypeOverigeDefinitie, betrokkeneIdentificatie,
-  objectIdentificatie, type BetrokkeneType, type ObjectType,
+  BETROKKENE_TYPEN,
+  ContactPersoonRol,
+  GeoWithin,
+  Geometry,
+  OBJECT_TYPEN,
+  ObjectTypeOverigeDefinitie,
+  betrokkeneIdentificatie,
+  objectIdentificatie,
+  type BetrokkeneType,
+  type ObjectType,
 } from '../src/components/zaken/identificaties';
 import { ZaakObjectInput } from '../src/components/zaken/schemas';
 
@@ -21,18 +29,38 @@ function problems(schema: z.ZodType, input: unknown): string[] {
 }
 
 const verblijfsadres = {
-  aoaIdentificatie: '0363200000000001', wplWoonplaatsNaam: 'Amsterdam', gorOpenbareRuimteNaam: 'Dam', aoaPostcode: '1012 JS',
-  aoaHuisnummer: 1, aoaHuisletter: 'A', aoaHuisnummertoevoeging: '2h', inpLocatiebeschrijving: '',
+  aoaIdentificatie: '0363200000000001',
+  wplWoonplaatsNaam: 'Amsterdam',
+  gorOpenbareRuimteNaam: 'Dam',
+  aoaPostcode: '1012 JS',
+  aoaHuisnummer: 1,
+  aoaHuisletter: 'A',
+  aoaHuisnummertoevoeging: '2h',
+  inpLocatiebeschrijving: '',
 };
 const subVerblijfBuitenland = { lndLandcode: '6030', lndLandnaam: 'Nederland', subAdresBuitenland_1: 'Rue 1', subAdresBuitenland_2: '' };
 
 const BETROKKENEN: Record<BetrokkeneType, Record<string, unknown>> = {
   natuurlijk_persoon: {
-    inpBsn: '123456782', anpIdentificatie: '', inpA_nummer: '1234567890', geslachtsnaam: 'Jansen', voorvoegselGeslachtsnaam: 'van',
-    voorletters: 'J', voornamen: 'Jan', geslachtsaanduiding: 'm', geboortedatum: '19700101', verblijfsadres, subVerblijfBuitenland: null,
+    inpBsn: '123456782',
+    anpIdentificatie: '',
+    inpA_nummer: '1234567890',
+    geslachtsnaam: 'Jansen',
+    voorvoegselGeslachtsnaam: 'van',
+    voorletters: 'J',
+    voornamen: 'Jan',
+    geslachtsaanduiding: 'm',
+    geboortedatum: '19700101',
+    verblijfsadres,
+    subVerblijfBuitenland: null,
   },
   niet_natuurlijk_persoon: {
-    innNnpId: '123456789', annIdentificatie: '', statutaireNaam: 'Stichting X', innRechtsvorm: 'stichting', bezoekadres: 'Dam 1', subVerblijfBuitenland,
+    innNnpId: '123456789',
+    annIdentificatie: '',
+    statutaireNaam: 'Stichting X',
+    innRechtsvorm: 'stichting',
+    bezoekadres: 'Dam 1',
+    subVerblijfBuitenland,
   },
   vestiging: { vestigingsNummer: '000012345678', handelsnaam: ['X', 'X'], verblijfsadres, subVerblijfBuitenland: null, kvkNummer: '12345678' },
   organisatorische_eenheid: { identificatie: 'OE1', naam: 'Burgerzaken', isGehuisvestIn: 'Stadhuis' },
@@ -60,20 +88,27 @@ describe('betrokkeneIdentificatie', () => {
 
   it('names nested maxLength, enum, pattern, null and required violations by their dotted path', () => {
     const np = wrapRol('natuurlijk_persoon');
-    expect(problems(np, { betrokkeneIdentificatie: { verblijfsadres: { ...verblijfsadres, aoaPostcode: '1012 JS X' } } }))
-      .toEqual(['betrokkeneIdentificatie.verblijfsadres.aoaPostcode:max_length']);
-    expect(problems(np, { betrokkeneIdentificatie: { inpBsn: '1234567890', geslachtsaanduiding: 'x' } }))
-      .toEqual(['betrokkeneIdentificatie.inpBsn:max_length', 'betrokkeneIdentificatie.geslachtsaanduiding:invalid_choice']);
+    expect(problems(np, { betrokkeneIdentificatie: { verblijfsadres: { ...verblijfsadres, aoaPostcode: '1012 JS X' } } })).toEqual([
+      'betrokkeneIdentificatie.verblijfsadres.aoaPostcode:max_length',
+    ]);
+    expect(problems(np, { betrokkeneIdentificatie: { inpBsn: '1234567890', geslachtsaanduiding: 'x' } })).toEqual([
+      'betrokkeneIdentificatie.inpBsn:max_length',
+      'betrokkeneIdentificatie.geslachtsaanduiding:invalid_choice',
+    ]);
     expect(problems(np, { betrokkeneIdentificatie: { inpA_nummer: '0123456789' } })).toEqual(['betrokkeneIdentificatie.inpA_nummer:invalid']);
     expect(problems(np, { betrokkeneIdentificatie: { inpBsn: null } })).toEqual(['betrokkeneIdentificatie.inpBsn:null']);
-    expect(problems(np, { betrokkeneIdentificatie: { subVerblijfBuitenland: { lndLandcode: '6030' } } }))
-      .toEqual(['betrokkeneIdentificatie.subVerblijfBuitenland.lndLandnaam:required']);
-    expect(problems(wrapRol('niet_natuurlijk_persoon'), { betrokkeneIdentificatie: { innRechtsvorm: 'bv' } }))
-      .toEqual(['betrokkeneIdentificatie.innRechtsvorm:invalid_choice']);
-    expect(problems(wrapRol('vestiging'), { betrokkeneIdentificatie: { handelsnaam: ['ok', 'x'.repeat(626)] } }))
-      .toEqual(['betrokkeneIdentificatie.handelsnaam.1:max_length']);
-    expect(problems(wrapRol('medewerker'), { betrokkeneIdentificatie: { identificatie: 'x'.repeat(25) } }))
-      .toEqual(['betrokkeneIdentificatie.identificatie:max_length']);
+    expect(problems(np, { betrokkeneIdentificatie: { subVerblijfBuitenland: { lndLandcode: '6030' } } })).toEqual([
+      'betrokkeneIdentificatie.subVerblijfBuitenland.lndLandnaam:required',
+    ]);
+    expect(problems(wrapRol('niet_natuurlijk_persoon'), { betrokkeneIdentificatie: { innRechtsvorm: 'bv' } })).toEqual([
+      'betrokkeneIdentificatie.innRechtsvorm:invalid_choice',
+    ]);
+    expect(problems(wrapRol('vestiging'), { betrokkeneIdentificatie: { handelsnaam: ['ok', 'x'.repeat(626)] } })).toEqual([
+      'betrokkeneIdentificatie.handelsnaam.1:max_length',
+    ]);
+    expect(problems(wrapRol('medewerker'), { betrokkeneIdentificatie: { identificatie: 'x'.repeat(25) } })).toEqual([
+      'betrokkeneIdentificatie.identificatie:max_length',
+    ]);
   });
 });
 
@@ -92,11 +127,15 @@ describe('objectIdentificatie', () => {
     ['huishouden', { nummer: 'H1', isGehuisvestIn: null }],
     ['inrichtingselement', { type: 'bak', identificatie: 'I1', naam: '' }],
     ['woz_waarde', { waardepeildatum: '20240101', isVoor: { wozObjectNummer: 'W1', aanduidingWozObject: null } }],
-    ['zakelijk_recht', {
-      identificatie: 'Z1', avgAard: 'eigendom',
-      heeftBetrekkingOp: { kadastraleIdentificatie: 'K1', kadastraleAanduiding: 'UTR00 A 1' },
-      heeftAlsGerechtigde: { natuurlijkPersoon: { inpBsn: '123456782' } },
-    }],
+    [
+      'zakelijk_recht',
+      {
+        identificatie: 'Z1',
+        avgAard: 'eigendom',
+        heeftBetrekkingOp: { kadastraleIdentificatie: 'K1', kadastraleAanduiding: 'UTR00 A 1' },
+        heeftAlsGerechtigde: { natuurlijkPersoon: { inpBsn: '123456782' } },
+      },
+    ],
     ['natuurlijk_persoon', BETROKKENEN.natuurlijk_persoon],
   ];
   it.each(VALID)('parses a valid %s unchanged', (t, value) => {
@@ -104,17 +143,30 @@ describe('objectIdentificatie', () => {
   });
 
   it('names required, range, maxLength and enum violations by their dotted path', () => {
-    expect(problems(wrapObject('adres'), { objectIdentificatie: { identificatie: 'A1', wplWoonplaatsNaam: 'U', gorOpenbareRuimteNaam: 'O' } }))
-      .toEqual(['objectIdentificatie.huisnummer:required']);
-    expect(problems(wrapObject('adres'), { objectIdentificatie: { identificatie: 'A1', wplWoonplaatsNaam: 'U', gorOpenbareRuimteNaam: 'O', huisnummer: 100000 } }))
-      .toEqual(['objectIdentificatie.huisnummer:max_value']);
-    expect(problems(wrapObject('waterdeel'), { objectIdentificatie: { identificatie: 'W1', typeWaterdeel: 'meer' } }))
-      .toEqual(['objectIdentificatie.typeWaterdeel:invalid_choice']);
-    expect(problems(wrapObject('woz_deelobject'), { objectIdentificatie: { nummerWozDeelObject: '1234567', isOnderdeelVan: null } }))
-      .toEqual(['objectIdentificatie.nummerWozDeelObject:max_length', 'objectIdentificatie.isOnderdeelVan:null']);
-    expect(problems(wrapObject('zakelijk_recht'), {
-      objectIdentificatie: { identificatie: 'Z1', avgAard: 'e', heeftAlsGerechtigde: { natuurlijkPersoon: { verblijfsadres: { ...verblijfsadres, aoaHuisletter: 'AB' } } } },
-    })).toEqual(['objectIdentificatie.heeftAlsGerechtigde.natuurlijkPersoon.verblijfsadres.aoaHuisletter:max_length']);
+    expect(
+      problems(wrapObject('adres'), { objectIdentificatie: { identificatie: 'A1', wplWoonplaatsNaam: 'U', gorOpenbareRuimteNaam: 'O' } }),
+    ).toEqual(['objectIdentificatie.huisnummer:required']);
+    expect(
+      problems(wrapObject('adres'), {
+        objectIdentificatie: { identificatie: 'A1', wplWoonplaatsNaam: 'U', gorOpenbareRuimteNaam: 'O', huisnummer: 100000 },
+      }),
+    ).toEqual(['objectIdentificatie.huisnummer:max_value']);
+    expect(problems(wrapObject('waterdeel'), { objectIdentificatie: { identificatie: 'W1', typeWaterdeel: 'meer' } })).toEqual([
+      'objectIdentificatie.typeWaterdeel:invalid_choice',
+    ]);
+    expect(problems(wrapObject('woz_deelobject'), { objectIdentificatie: { nummerWozDeelObject: '1234567', isOnderdeelVan: null } })).toEqual([
+      'objectIdentificatie.nummerWozDeelObject:max_length',
+      'objectIdentificatie.isOnderdeelVan:null',
+    ]);
+    expect(
+      problems(wrapObject('zakelijk_recht'), {
+        objectIdentificatie: {
+          identificatie: 'Z1',
+          avgAard: 'e',
+          heeftAlsGerechtigde: { natuurlijkPersoon: { verblijfsadres: { ...verblijfsadres, aoaHuisletter: 'AB' } } },
+        },
+      }),
+    ).toEqual(['objectIdentificatie.heeftAlsGerechtigde.natuurlijkPersoon.verblijfsadres.aoaHuisletter:max_length']);
   });
 
   it('keeps overigeData exactly as sent, duplicate activiteiten included', () => {
@@ -130,8 +182,11 @@ describe('objectIdentificatie', () => {
   it('ObjectTypeOverigeDefinitie requires url, schema and objectData', () => {
     const def = { url: 'https://objecttypen.example/api/v2/objecttypes/1', schema: '.jsonSchema', objectData: '.record.data' };
     expect(parseOrThrow(ObjectTypeOverigeDefinitie, def)).toEqual(def);
-    expect(problems(z.object({ objectTypeOverigeDefinitie: ObjectTypeOverigeDefinitie }), { objectTypeOverigeDefinitie: { url: 'geen url', schema: '.s' } }))
-      .toEqual(['objectTypeOverigeDefinitie.url:invalid', 'objectTypeOverigeDefinitie.objectData:required']);
+    expect(
+      problems(z.object({ objectTypeOverigeDefinitie: ObjectTypeOverigeDefinitie }), {
+        objectTypeOverigeDefinitie: { url: 'geen url', schema: '.s' },
+      }),
+    ).toEqual(['objectTypeOverigeDefinitie.url:invalid', 'objectTypeOverigeDefinitie.objectData:required']);
   });
 });
 
@@ -140,8 +195,10 @@ describe('objectTypeOverige', () => {
   // underscore anywhere matches, as Open Zaak and OneGround accept it.
   const Body = ZaakObjectInput.pick({ objectTypeOverige: true });
   it('matches the pattern as JSON Schema does', () => {
-    for (const ok of ['boom', 'GlobaleLocatie', 'Kadastraal_Object', '', 'a1']) expect([ok, problems(Body, { objectTypeOverige: ok })]).toEqual([ok, []]);
-    for (const bad of ['GROOT', '123', 'À-Z']) expect([bad, problems(Body, { objectTypeOverige: bad })]).toEqual([bad, ['objectTypeOverige:invalid']]);
+    for (const ok of ['boom', 'GlobaleLocatie', 'Kadastraal_Object', '', 'a1'])
+      expect([ok, problems(Body, { objectTypeOverige: ok })]).toEqual([ok, []]);
+    for (const bad of ['GROOT', '123', 'À-Z'])
+      expect([bad, problems(Body, { objectTypeOverige: bad })]).toEqual([bad, ['objectTypeOverige:invalid']]);
     expect(problems(Body, { objectTypeOverige: 'x'.repeat(101) })).toEqual(['objectTypeOverige:max_length']);
   });
 });
@@ -158,8 +215,16 @@ describe('contactpersoonRol', () => {
 
   it('applies the tag file limits to the other fields', () => {
     expect(problems(Body, { contactpersoonRol: { naam: 'x'.repeat(200), emailadres: '', functie: 'f', telefoonnummer: '0201234567' } })).toEqual([]);
-    expect(problems(Body, { contactpersoonRol: { naam: 'x'.repeat(201), emailadres: 'geen-email', functie: 'x'.repeat(51), telefoonnummer: 'x'.repeat(21) } }))
-      .toEqual(['contactpersoonRol.emailadres:invalid', 'contactpersoonRol.functie:max_length', 'contactpersoonRol.telefoonnummer:max_length', 'contactpersoonRol.naam:max_length']);
+    expect(
+      problems(Body, {
+        contactpersoonRol: { naam: 'x'.repeat(201), emailadres: 'geen-email', functie: 'x'.repeat(51), telefoonnummer: 'x'.repeat(21) },
+      }),
+    ).toEqual([
+      'contactpersoonRol.emailadres:invalid',
+      'contactpersoonRol.functie:max_length',
+      'contactpersoonRol.telefoonnummer:max_length',
+      'contactpersoonRol.naam:max_length',
+    ]);
   });
 });
 
@@ -167,11 +232,53 @@ describe('Geometry', () => {
   const Zaak = z.object({ zaakgeometrie: Geometry.nullable().optional() });
   const GEOMETRIES = [
     { type: 'Point', coordinates: [4.9, 52.37] },
-    { type: 'MultiPoint', coordinates: [[4.9, 52.37], [5, 52]] },
-    { type: 'LineString', coordinates: [[4.9, 52.37], [5, 52]] },
-    { type: 'MultiLineString', coordinates: [[[4.9, 52.37], [5, 52]]] },
-    { type: 'Polygon', coordinates: [[[4, 52], [5, 52], [5, 53], [4, 52]]] },
-    { type: 'MultiPolygon', coordinates: [[[[4, 52], [5, 52], [5, 53], [4, 52]]]] },
+    {
+      type: 'MultiPoint',
+      coordinates: [
+        [4.9, 52.37],
+        [5, 52],
+      ],
+    },
+    {
+      type: 'LineString',
+      coordinates: [
+        [4.9, 52.37],
+        [5, 52],
+      ],
+    },
+    {
+      type: 'MultiLineString',
+      coordinates: [
+        [
+          [4.9, 52.37],
+          [5, 52],
+        ],
+      ],
+    },
+    {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [4, 52],
+          [5, 52],
+          [5, 53],
+          [4, 52],
+        ],
+      ],
+    },
+    {
+      type: 'MultiPolygon',
+      coordinates: [
+        [
+          [
+            [4, 52],
+            [5, 52],
+            [5, 53],
+            [4, 52],
+          ],
+        ],
+      ],
+    },
     { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: [4.9, 52.37] }] },
   ];
 
@@ -185,8 +292,9 @@ describe('Geometry', () => {
     expect(problems(Zaak, { zaakgeometrie: { type: 'LineString', coordinates: [[4.9, 52.37]] } })).toEqual(['zaakgeometrie.coordinates:min_length']);
     expect(problems(Zaak, { zaakgeometrie: { type: 'Point', coordinates: ['4.9', 52.37] } })).toEqual(['zaakgeometrie.coordinates.0:invalid']);
     expect(problems(Zaak, { zaakgeometrie: { type: 'Circle', coordinates: [4.9, 52.37] } })).toEqual(['zaakgeometrie.type:invalid']);
-    expect(problems(z.object({ zaakgeometrie: GeoWithin }), { zaakgeometrie: { within: { type: 'Polygon' } } }))
-      .toEqual(['zaakgeometrie.within.coordinates:required']);
+    expect(problems(z.object({ zaakgeometrie: GeoWithin }), { zaakgeometrie: { within: { type: 'Polygon' } } })).toEqual([
+      'zaakgeometrie.within.coordinates:required',
+    ]);
     expect(problems(Zaak, { zaakgeometrie: null })).toEqual([]);
   });
 });

@@ -39,7 +39,11 @@ describe('zaak identificaties', () => {
   it('counts per bronorganisatie and year', async () => {
     const { db } = counterDb();
     const ids = new Identificaties(db);
-    const [a, b, c] = await Promise.all([ids.next('111111110', '2024-01-01'), ids.next('222222220', '2024-01-01'), ids.next('111111110', '2025-01-01')]);
+    const [a, b, c] = await Promise.all([
+      ids.next('111111110', '2024-01-01'),
+      ids.next('222222220', '2024-01-01'),
+      ids.next('111111110', '2025-01-01'),
+    ]);
     expect([a, b, c]).toEqual(['ZAAK-2024-0000000001', 'ZAAK-2024-0000000001', 'ZAAK-2025-0000000001']);
   });
 

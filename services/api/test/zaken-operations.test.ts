@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { MongoServerError } from 'mongodb';
-import { ZTC, catalogus, create, iotBody, publish, startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
+import { ZTC, create, iotBody, publish, startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { BASE, startApp, token, type TestApp } from './harness';
 import { Problems } from './problems';
 import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';
@@ -24,7 +24,18 @@ let otherZaak: Record<string, any>;
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 /** A ring whose edges cross: valid GeoJSON that a 2dsphere index refuses. */
-const BOWTIE = { type: 'Polygon', coordinates: [[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]] };
+const BOWTIE = {
+  type: 'Polygon',
+  coordinates: [
+    [
+      [0, 0],
+      [2, 2],
+      [2, 0],
+      [0, 2],
+      [0, 0],
+    ],
+  ],
+};
 /** Arrays nested deeper than anything can serialise recursively (JSON.stringify, BSON, String()). */
 const DEEP_JSON = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
 const DEEP: unknown = JSON.parse(DEEP_JSON);
@@ -40,7 +51,16 @@ interface Op {
   /** With `{uuid}` and `{zaak_uuid}` as the standard writes them. */
   path: string;
 }
-const METHODS: Record<Kind, string> = { list: 'GET', create: 'POST', zoek: 'POST', read: 'GET', head: 'HEAD', update: 'PUT', partial_update: 'PATCH', delete: 'DELETE' };
+const METHODS: Record<Kind, string> = {
+  list: 'GET',
+  create: 'POST',
+  zoek: 'POST',
+  read: 'GET',
+  head: 'HEAD',
+  update: 'PUT',
+  partial_update: 'PATCH',
+  delete: 'DELETE',
+};
 const ALL: Kind[] = ['list', 'create', 'read', 'head', 'update', 'partial_update', 'delete'];
 const operations = (resource: string, collectionPath: string, kinds: Kind[]): Op[] =>
   kinds.map((kind) => ({
@@ -130,7 +150,13 @@ beforeAll(async () => {
   };
   keep('zaken', zaak);
 
-  bodies.statussen = { zaak: zaak.url, statustype: s.statustypen.begin, datumStatusGezet: '2024-03-02T10:00:00Z', statustoelichting: 't', gezetdoor: '' };
+  bodies.statussen = {
+    zaak: zaak.url,
+    statustype: s.statustypen.begin,
+    datumStatusGezet: '2024-03-02T10:00:00Z',
+    statustoelichting: 't',
+    gezetdoor: '',
+  };
   bodies.resultaten = { zaak: zaak.url, resultaattype: s.resultaattype, toelichting: 't' };
   bodies.rollen = {
     zaak: zaak.url,
@@ -159,7 +185,16 @@ beforeAll(async () => {
   bodies.zaakverzoeken = { zaak: zaak.url, verzoek };
   bodies.zaakeigenschappen = { zaak: zaak.url, eigenschap: s.eigenschap, waarde: 'rood' };
   bodies.besluiten = { besluit };
-  for (const resource of ['statussen', 'resultaten', 'rollen', 'zaakobjecten', 'zaakinformatieobjecten', 'klantcontacten', 'zaakcontactmomenten', 'zaakverzoeken']) {
+  for (const resource of [
+    'statussen',
+    'resultaten',
+    'rollen',
+    'zaakobjecten',
+    'zaakinformatieobjecten',
+    'klantcontacten',
+    'zaakcontactmomenten',
+    'zaakverzoeken',
+  ]) {
     keep(resource, await createZ(t, resource, bodies[resource]));
   }
   for (const nested of ['zaakeigenschappen', 'besluiten']) keep(nested, await createZ(t, `${zaak.url}/${nested}`, bodies[nested]));
@@ -182,7 +217,11 @@ describe('the operations table', () => {
     expect(OPS).toHaveLength(62);
     const doc = (await t.call('GET', `${ZRC}/schema/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> };
     const served = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(OPS.filter((op) => op.kind !== 'head').map((op) => `${op.method} ${op.path}`).sort()).toEqual(served.sort());
+    expect(
+      OPS.filter((op) => op.kind !== 'head')
+        .map((op) => `${op.method} ${op.path}`)
+        .sort(),
+    ).toEqual(served.sort());
   });
 });
 
@@ -253,7 +292,10 @@ describe('request bodies', () => {
     for (const op of OPS.filter((o) => o.kind === 'create' || o.kind === 'update')) {
       const res = problems.expect(`${op.method} ${op.path} {}`, await call(op.method, pathOf(op), {}), 400);
       const required = (res.json().invalidParams ?? []).filter((p: { code: string }) => p.code === 'required').map((p: { name: string }) => p.name);
-      expect({ op: `${op.method} ${op.path}`, required: required.sort() }).toEqual({ op: `${op.method} ${op.path}`, required: REQUIRED[op.resource]!.sort() });
+      expect({ op: `${op.method} ${op.path}`, required: required.sort() }).toEqual({
+        op: `${op.method} ${op.path}`,
+        required: REQUIRED[op.resource]!.sort(),
+      });
     }
   });
 
@@ -261,8 +303,21 @@ describe('request bodies', () => {
   const WRONG_TYPES: unknown[] = [12345, true, [1], DEEP];
   /** Values that some fields take and most refuse: never a 5xx, always the error format. */
   const ODD: unknown[] = [
-    null, '', 'x'.repeat(1100), [{}], { a: 1 }, 'not a url', 'http://elders.example/api/v1/zaken/1', 'onbekende_waarde', '2020-13-45',
-    '2024-02-30T25:61:00Z', -1, 1e308, { $where: 'sleep(1000)' }, { 'a.b': { $gt: '' } }, 'nul\u0000teken',
+    null,
+    '',
+    'x'.repeat(1100),
+    [{}],
+    { a: 1 },
+    'not a url',
+    'http://elders.example/api/v1/zaken/1',
+    'onbekende_waarde',
+    '2020-13-45',
+    '2024-02-30T25:61:00Z',
+    -1,
+    1e308,
+    { $where: 'sleep(1000)' },
+    { 'a.b': { $gt: '' } },
+    'nul\u0000teken',
   ];
 
   it('every field of every writable resource with wrong types, odd values, and missing', async () => {
@@ -277,7 +332,8 @@ describe('request bodies', () => {
             const label = value === DEEP ? 'deeply nested arrays' : JSON.stringify(value);
             problems.expect(`${op.method} ${op.path} ${field}=${label}`, await call(op.method, pathOf(op), body(value)), 400, field);
           }
-          for (const value of ODD) problems.check(`${op.method} ${op.path} ${field}=${JSON.stringify(value).slice(0, 60)}`, await call(op.method, pathOf(op), body(value)));
+          for (const value of ODD)
+            problems.check(`${op.method} ${op.path} ${field}=${JSON.stringify(value).slice(0, 60)}`, await call(op.method, pathOf(op), body(value)));
         }
         const { [field]: _dropped, ...without } = bodies[resource]!;
         const create = ops.find((o) => o.kind === 'create')!;
@@ -290,7 +346,12 @@ describe('request bodies', () => {
     const other = await zaaktypeMetOnderdelen(t, sl, { identificatie: 'ZT-ANDER' });
     const z = bodies.zaken!;
     const part = (resource: string, over: Record<string, unknown>) => ({ ...bodies[resource], ...over });
-    const ring = [[5, 52], [6, 52], [6, 53], [5, 52]];
+    const ring = [
+      [5, 52],
+      [6, 52],
+      [6, 53],
+      [5, 52],
+    ];
     const cases: [string, Record<string, unknown>, string, string][] = [
       ['zaken', { ...z, bronorganisatie: '12' }, 'bronorganisatie', 'invalid'],
       ['zaken', { ...z, verantwoordelijkeOrganisatie: '12345678X' }, 'verantwoordelijkeOrganisatie', 'invalid'],
@@ -346,11 +407,26 @@ describe('request bodies', () => {
       ['rollen', part('rollen', { contactpersoonRol: { naam: 'n', emailadres: 'geen mail' } }), 'contactpersoonRol.emailadres', 'invalid'],
       ['zaakobjecten', part('zaakobjecten', { objectType: 'kasteel' }), 'objectType', 'invalid_choice'],
       ['zaakobjecten', part('zaakobjecten', { object: '', objectIdentificatie: null }), 'nonFieldErrors', 'invalid-zaakobject'],
-      ['zaakobjecten', part('zaakobjecten', { objectType: 'overige', objectTypeOverige: '', objectIdentificatie: { overigeData: {} } }), 'objectTypeOverige', 'required'],
+      [
+        'zaakobjecten',
+        part('zaakobjecten', { objectType: 'overige', objectTypeOverige: '', objectIdentificatie: { overigeData: {} } }),
+        'objectTypeOverige',
+        'required',
+      ],
       ['zaakobjecten', part('zaakobjecten', { objectType: 'overige', objectTypeOverige: 'ALLEEN HOOFDLETTERS' }), 'objectTypeOverige', 'invalid'],
       ['zaakobjecten', part('zaakobjecten', { zaakobjecttype: `${BASE}${ZTC}/zaakobjecttypen/${MISSING}` }), 'zaakobjecttype', 'bad-url'],
-      ['zaakobjecten', part('zaakobjecten', { objectTypeOverigeDefinitie: { url: 'x', schema: 's', objectData: 'o' } }), 'objectTypeOverigeDefinitie.url', 'invalid'],
-      ['zaakinformatieobjecten', part('zaakinformatieobjecten', { informatieobject: `${sl.url}/documenten/${MISSING}` }), 'informatieobject', 'bad-url'],
+      [
+        'zaakobjecten',
+        part('zaakobjecten', { objectTypeOverigeDefinitie: { url: 'x', schema: 's', objectData: 'o' } }),
+        'objectTypeOverigeDefinitie.url',
+        'invalid',
+      ],
+      [
+        'zaakinformatieobjecten',
+        part('zaakinformatieobjecten', { informatieobject: `${sl.url}/documenten/${MISSING}` }),
+        'informatieobject',
+        'bad-url',
+      ],
       ['zaakinformatieobjecten', part('zaakinformatieobjecten', { informatieobject: sl.procestype }), 'informatieobject', 'invalid-resource'],
       ['zaakinformatieobjecten', part('zaakinformatieobjecten', { status: missingUrl('statussen') }), 'status', 'bad-url'],
       ['zaakinformatieobjecten', part('zaakinformatieobjecten', { vernietigingsdatum: '2024-13-01T00:00:00Z' }), 'vernietigingsdatum', 'invalid'],
@@ -370,10 +446,33 @@ describe('request bodies', () => {
     }
     // The same rules on PUT and PATCH.
     problems.expect('PATCH zaak hoofdzaak', await call('PATCH', zaak.url, { hoofdzaak: missingUrl('zaken') }), 400, 'hoofdzaak', 'does_not_exist');
-    problems.expect('PATCH zaak geometrie', await call('PATCH', zaak.url, { zaakgeometrie: { type: 'Polygon', coordinates: [ring.slice(0, 3)] } }), 400, 'zaakgeometrie');
-    problems.expect('PUT resultaat', await call('PUT', objects.resultaten!.url, part('resultaten', { resultaattype: other.resultaattype })), 400, 'nonFieldErrors', 'zaaktype-mismatch');
-    problems.expect('PATCH zaakobject', await call('PATCH', objects.zaakobjecten!.url, { zaak: otherZaak.url }), 400, 'zaak', 'wijzigen-niet-toegelaten');
-    problems.expect('PATCH zio', await call('PATCH', objects.zaakinformatieobjecten!.url, { informatieobject: sl.procestype }), 400, 'informatieobject', 'wijzigen-niet-toegelaten');
+    problems.expect(
+      'PATCH zaak geometrie',
+      await call('PATCH', zaak.url, { zaakgeometrie: { type: 'Polygon', coordinates: [ring.slice(0, 3)] } }),
+      400,
+      'zaakgeometrie',
+    );
+    problems.expect(
+      'PUT resultaat',
+      await call('PUT', objects.resultaten!.url, part('resultaten', { resultaattype: other.resultaattype })),
+      400,
+      'nonFieldErrors',
+      'zaaktype-mismatch',
+    );
+    problems.expect(
+      'PATCH zaakobject',
+      await call('PATCH', objects.zaakobjecten!.url, { zaak: otherZaak.url }),
+      400,
+      'zaak',
+      'wijzigen-niet-toegelaten',
+    );
+    problems.expect(
+      'PATCH zio',
+      await call('PATCH', objects.zaakinformatieobjecten!.url, { informatieobject: sl.procestype }),
+      400,
+      'informatieobject',
+      'wijzigen-niet-toegelaten',
+    );
     // Valid GeoJSON whose edges cross: the stand-in store keeps it, MongoDB's index refuses it (next test).
     problems.check('POST zaak bowtie', await call('POST', `${ZRC}/zaken`, { ...z, zaakgeometrie: BOWTIE }));
   });
@@ -384,9 +483,18 @@ describe('request bodies', () => {
     const refusing = async (code: number, message: string, request: () => Promise<LightMyRequestResponse>) => {
       const fail = () => Promise.reject(new MongoServerError({ message, code }));
       // Cursors (find, aggregate) chain their options and fail when read.
-      const cursor: unknown = new Proxy({}, { get: (_t, key) => (['toArray', 'next', 'hasNext', 'forEach'].includes(String(key)) ? fail : () => cursor) });
+      const cursor: unknown = new Proxy(
+        {},
+        { get: (_t, key) => (['toArray', 'next', 'hasNext', 'forEach'].includes(String(key)) ? fail : () => cursor) },
+      );
       const patches: Record<string, unknown> = {
-        insertOne: fail, updateOne: fail, replaceOne: fail, findOneAndUpdate: fail, countDocuments: fail, find: () => cursor, aggregate: () => cursor,
+        insertOne: fail,
+        updateOne: fail,
+        replaceOne: fail,
+        findOneAndUpdate: fail,
+        countDocuments: fail,
+        find: () => cursor,
+        aggregate: () => cursor,
       };
       const originals = Object.fromEntries(Object.keys(patches).map((k) => [k, coll[k]]));
       Object.assign(coll, patches);
@@ -397,43 +505,82 @@ describe('request bodies', () => {
       }
     };
     const edges = "Can't extract geo keys: { _id: ... } Edges 0 and 2 cross";
-    problems.expect('POST refused geometry', await refusing(16755, edges, () => call('POST', `${ZRC}/zaken`, { ...bodies.zaken, zaakgeometrie: BOWTIE })), 400, 'zaakgeometrie', 'invalid');
+    problems.expect(
+      'POST refused geometry',
+      await refusing(16755, edges, () => call('POST', `${ZRC}/zaken`, { ...bodies.zaken, zaakgeometrie: BOWTIE })),
+      400,
+      'zaakgeometrie',
+      'invalid',
+    );
     const patch = await refusing(16755, edges, () => call('PATCH', zaak.url, { zaakgeometrie: BOWTIE }));
     problems.expect('PATCH refused geometry', patch, 400, 'zaakgeometrie', 'invalid');
-    const zoek = await refusing(2, 'Loop is not valid: Edges 0 and 2 cross', () => call('POST', `${ZRC}/zaken/_zoek`, { zaakgeometrie: { within: BOWTIE } }));
+    const zoek = await refusing(2, 'Loop is not valid: Edges 0 and 2 cross', () =>
+      call('POST', `${ZRC}/zaken/_zoek`, { zaakgeometrie: { within: BOWTIE } }),
+    );
     problems.expect('_zoek refused area', zoek, 400, 'zaakgeometrie.within', 'invalid');
     expect(zoek.body).not.toMatch(/Edges|Loop/);
     // Other database errors stay what they are.
     expect((await refusing(10334, 'BSONObjectTooLarge', () => call('POST', `${ZRC}/zaken`, bodies.zaken))).statusCode).toBe(500);
     // A key a unique index refuses is a 400 on its field.
-    const dup = await refusing(11000, 'E11000 duplicate key error collection: zaken index: identificatie_1 dup key: { identificatie: "ZAAK-1" }', () => call('POST', `${ZRC}/zaken`, bodies.zaken));
-    expect([dup.statusCode, dup.json().invalidParams]).toEqual([400, [{ name: 'identificatie', code: 'unique', reason: expect.not.stringContaining('ZAAK-1') }]]);
+    const dup = await refusing(
+      11000,
+      'E11000 duplicate key error collection: zaken index: identificatie_1 dup key: { identificatie: "ZAAK-1" }',
+      () => call('POST', `${ZRC}/zaken`, bodies.zaken),
+    );
+    expect([dup.statusCode, dup.json().invalidParams]).toEqual([
+      400,
+      [{ name: 'identificatie', code: 'unique', reason: expect.not.stringContaining('ZAAK-1') }],
+    ]);
   });
 
   it('odd JSON that MongoDB cannot store or query: operator keys, dotted keys, deep nesting', async () => {
     let deep: Record<string, unknown> = { blad: 1 };
     for (let i = 0; i < 120; i++) deep = { tak: deep };
     const label = (data: unknown) => json(data).slice(0, 60);
-    const overige = (overigeData: unknown) => ({ ...bodies.zaakobjecten, objectType: 'overige', objectTypeOverige: 'boom', objectIdentificatie: { overigeData } });
+    const overige = (overigeData: unknown) => ({
+      ...bodies.zaakobjecten,
+      objectType: 'overige',
+      objectTypeOverige: 'boom',
+      objectIdentificatie: { overigeData },
+    });
     for (const data of [{ $set: { a: 1 } }, { 'a.b': 1 }, { '': 1 }, { tekst: 'nul\u0000teken' }]) {
       problems.expect(`overigeData ${label(data)}`, await call('POST', `${ZRC}/zaakobjecten`, overige(data)), 201);
       problems.expect(`PUT overigeData ${label(data)}`, await call('PUT', objects.zaakobjecten!.url, overige(data)), 200);
     }
     for (const data of [deep, { a: DEEP }, { ['\u0000']: 1 }, { a: [{ ['b\u0000']: 1 }] }]) {
       problems.expect(`overigeData ${label(data)}`, await call('POST', `${ZRC}/zaakobjecten`, overige(data)), 400, 'objectIdentificatie.overigeData');
-      problems.expect(`PUT overigeData ${label(data)}`, await call('PUT', objects.zaakobjecten!.url, overige(data)), 400, 'objectIdentificatie.overigeData');
+      problems.expect(
+        `PUT overigeData ${label(data)}`,
+        await call('PUT', objects.zaakobjecten!.url, overige(data)),
+        400,
+        'objectIdentificatie.overigeData',
+      );
     }
     // Deep nesting anywhere else in a body is dropped (unknown fields) or refused by its schema.
-    for (const body of [{ ...bodies.zaken, onbekend: DEEP }, { ...bodies.zaken, kenmerken: DEEP }]) {
+    for (const body of [
+      { ...bodies.zaken, onbekend: DEEP },
+      { ...bodies.zaken, kenmerken: DEEP },
+    ]) {
       problems.check('deep nesting in a zaak', await call('POST', `${ZRC}/zaken`, body));
     }
-    problems.check('deep betrokkeneIdentificatie', await call('POST', `${ZRC}/rollen`, { ...bodies.rollen, betrokkeneIdentificatie: { identificatie: DEEP, a: DEEP } }));
+    problems.check(
+      'deep betrokkeneIdentificatie',
+      await call('POST', `${ZRC}/rollen`, { ...bodies.rollen, betrokkeneIdentificatie: { identificatie: DEEP, a: DEEP } }),
+    );
     for (const ident of [{ $ne: 1 }, { identificatie: { $gt: '' } }]) {
-      problems.check(`objectIdentificatie ${JSON.stringify(ident)}`, await call('POST', `${ZRC}/zaakobjecten`, { ...bodies.zaakobjecten, objectIdentificatie: ident }));
+      problems.check(
+        `objectIdentificatie ${JSON.stringify(ident)}`,
+        await call('POST', `${ZRC}/zaakobjecten`, { ...bodies.zaakobjecten, objectIdentificatie: ident }),
+      );
     }
     // Object types without an identificatie in the standard keep none, whatever is sent.
     for (const objectType of ['besluit', 'enkelvoudig_document', 'status']) {
-      const res = await call('POST', `${ZRC}/zaakobjecten`, { ...bodies.zaakobjecten, objectType, object: 'https://elders.example/1', objectIdentificatie: { $where: 'x', 'a.b': 1 } });
+      const res = await call('POST', `${ZRC}/zaakobjecten`, {
+        ...bodies.zaakobjecten,
+        objectType,
+        object: 'https://elders.example/1',
+        objectIdentificatie: { $where: 'x', 'a.b': 1 },
+      });
       problems.check(`objectType ${objectType} with identificatie`, res);
       if (res.statusCode === 201) expect(res.json().objectIdentificatie).toBeNull();
     }
@@ -449,7 +596,12 @@ describe('identificaties per type', () => {
       ['natuurlijk_persoon', { geslachtsaanduiding: 'x' }, 'betrokkeneIdentificatie.geslachtsaanduiding', 'invalid_choice'],
       ['natuurlijk_persoon', { inpA_nummer: '0123456789' }, 'betrokkeneIdentificatie.inpA_nummer', 'invalid'],
       ['natuurlijk_persoon', { verblijfsadres: {} }, 'betrokkeneIdentificatie.verblijfsadres.aoaIdentificatie', 'required'],
-      ['natuurlijk_persoon', { verblijfsadres: { aoaIdentificatie: 'a', wplWoonplaatsNaam: 'w', gorOpenbareRuimteNaam: 'g', aoaHuisnummer: 'tien' } }, 'betrokkeneIdentificatie.verblijfsadres.aoaHuisnummer', 'invalid'],
+      [
+        'natuurlijk_persoon',
+        { verblijfsadres: { aoaIdentificatie: 'a', wplWoonplaatsNaam: 'w', gorOpenbareRuimteNaam: 'g', aoaHuisnummer: 'tien' } },
+        'betrokkeneIdentificatie.verblijfsadres.aoaHuisnummer',
+        'invalid',
+      ],
       ['natuurlijk_persoon', { subVerblijfBuitenland: 'x' }, 'betrokkeneIdentificatie.subVerblijfBuitenland', 'invalid'],
       ['niet_natuurlijk_persoon', { innNnpId: '1234567890' }, 'betrokkeneIdentificatie.innNnpId', 'max_length'],
       ['niet_natuurlijk_persoon', { innRechtsvorm: 'bv' }, 'betrokkeneIdentificatie.innRechtsvorm', 'invalid_choice'],
@@ -468,27 +620,80 @@ describe('identificaties per type', () => {
 
   it('bad objectIdentificatie for each objectType is a 400 on objectIdentificatie', async () => {
     const TYPES = [
-      'adres', 'besluit', 'buurt', 'enkelvoudig_document', 'gemeente', 'gemeentelijke_openbare_ruimte', 'huishouden', 'inrichtingselement',
-      'kadastrale_onroerende_zaak', 'kunstwerkdeel', 'maatschappelijke_activiteit', 'medewerker', 'natuurlijk_persoon', 'niet_natuurlijk_persoon',
-      'openbare_ruimte', 'organisatorische_eenheid', 'pand', 'spoorbaandeel', 'status', 'terreindeel', 'terrein_gebouwd_object', 'vestiging',
-      'waterdeel', 'wegdeel', 'wijk', 'woonplaats', 'woz_deelobject', 'woz_object', 'woz_waarde', 'zakelijk_recht', 'overige',
+      'adres',
+      'besluit',
+      'buurt',
+      'enkelvoudig_document',
+      'gemeente',
+      'gemeentelijke_openbare_ruimte',
+      'huishouden',
+      'inrichtingselement',
+      'kadastrale_onroerende_zaak',
+      'kunstwerkdeel',
+      'maatschappelijke_activiteit',
+      'medewerker',
+      'natuurlijk_persoon',
+      'niet_natuurlijk_persoon',
+      'openbare_ruimte',
+      'organisatorische_eenheid',
+      'pand',
+      'spoorbaandeel',
+      'status',
+      'terreindeel',
+      'terrein_gebouwd_object',
+      'vestiging',
+      'waterdeel',
+      'wegdeel',
+      'wijk',
+      'woonplaats',
+      'woz_deelobject',
+      'woz_object',
+      'woz_waarde',
+      'zakelijk_recht',
+      'overige',
     ];
     const WITHOUT_IDENTIFICATIE = ['besluit', 'enkelvoudig_document', 'status'];
     /** Every string field of every identificatie too long, every number a word, every enum unknown, every object a string. */
     const garbage = {
-      identificatie: 'x'.repeat(101), type: 'onbekend', typeWaterdeel: 'oceaan', naam: 'x'.repeat(600), huisnummer: 'tien', nummer: 12, overigeData: 'x',
-      buurtCode: 'xxx', gemeenteCode: 'xxxxx', wijkCode: 'xxx', kvkNummer: 'x'.repeat(9), kadastraleIdentificatie: 5, wozObjectNummer: 5,
-      nummerWozDeelObject: 'x'.repeat(7), waardepeildatum: 'x'.repeat(10), avgAard: 5, inpBsn: 'x'.repeat(10), innNnpId: 'x'.repeat(10), vestigingsNummer: 'x'.repeat(25),
+      identificatie: 'x'.repeat(101),
+      type: 'onbekend',
+      typeWaterdeel: 'oceaan',
+      naam: 'x'.repeat(600),
+      huisnummer: 'tien',
+      nummer: 12,
+      overigeData: 'x',
+      buurtCode: 'xxx',
+      gemeenteCode: 'xxxxx',
+      wijkCode: 'xxx',
+      kvkNummer: 'x'.repeat(9),
+      kadastraleIdentificatie: 5,
+      wozObjectNummer: 5,
+      nummerWozDeelObject: 'x'.repeat(7),
+      waardepeildatum: 'x'.repeat(10),
+      avgAard: 5,
+      inpBsn: 'x'.repeat(10),
+      innNnpId: 'x'.repeat(10),
+      vestigingsNummer: 'x'.repeat(25),
     };
     for (const objectType of TYPES) {
       const body = (objectIdentificatie: unknown) => ({
-        ...bodies.zaakobjecten, objectType, object: '', objectTypeOverige: objectType === 'overige' ? 'boom' : '', objectIdentificatie,
+        ...bodies.zaakobjecten,
+        objectType,
+        object: '',
+        objectTypeOverige: objectType === 'overige' ? 'boom' : '',
+        objectIdentificatie,
       });
       for (const value of ['x', 5, [], true]) {
-        problems.expect(`zaakobject ${objectType} ${JSON.stringify(value)}`, await call('POST', `${ZRC}/zaakobjecten`, body(value)), 400, 'objectIdentificatie');
+        problems.expect(
+          `zaakobject ${objectType} ${JSON.stringify(value)}`,
+          await call('POST', `${ZRC}/zaakobjecten`, body(value)),
+          400,
+          'objectIdentificatie',
+        );
       }
       const res = await call('POST', `${ZRC}/zaakobjecten`, body(garbage));
-      if (WITHOUT_IDENTIFICATIE.includes(objectType)) problems.expect(`zaakobject ${objectType} garbage`, res, 400, 'nonFieldErrors', 'invalid-zaakobject');
+      if (WITHOUT_IDENTIFICATIE.includes(objectType))
+        problems.expect(`zaakobject ${objectType} garbage`, res, 400, 'nonFieldErrors', 'invalid-zaakobject');
       else problems.expect(`zaakobject ${objectType} garbage`, res, 400, 'objectIdentificatie');
       // PATCH to another objectType validates the stored identificatie against the new type.
       problems.check(`PATCH zaakobject objectType ${objectType}`, await call('PATCH', objects.zaakobjecten!.url, { objectType }));
@@ -509,7 +714,14 @@ describe('query parameters', () => {
     zaakverzoeken: ['zaak', 'verzoek'],
   };
   const ENUM_FILTERS: Record<string, string[]> = {
-    zaken: ['archiefnominatie', 'archiefstatus', 'rol__betrokkeneType', 'rol__omschrijvingGeneriek', 'maximaleVertrouwelijkheidaanduiding', 'ordering'],
+    zaken: [
+      'archiefnominatie',
+      'archiefstatus',
+      'rol__betrokkeneType',
+      'rol__omschrijvingGeneriek',
+      'maximaleVertrouwelijkheidaanduiding',
+      'ordering',
+    ],
     statussen: ['indicatieLaatstGezetteStatus'],
     rollen: ['betrokkeneType', 'omschrijvingGeneriek'],
     zaakobjecten: ['objectType'],
@@ -518,11 +730,24 @@ describe('query parameters', () => {
   const DATE_FILTERS = DATES.flatMap((d) => [d, `${d}__gt`, `${d}__lt`]).concat('startdatum__gte', 'startdatum__lte');
   const BOOLEAN_FILTERS = ['archiefactiedatum__isnull', 'einddatum__isnull'];
   const IDENTIFICATIES = [
-    'natuurlijkPersoon__inpBsn', 'natuurlijkPersoon__anpIdentificatie', 'natuurlijkPersoon__inpA_nummer', 'nietNatuurlijkPersoon__innNnpId',
-    'nietNatuurlijkPersoon__annIdentificatie', 'vestiging__vestigingsNummer', 'organisatorischeEenheid__identificatie', 'medewerker__identificatie',
+    'natuurlijkPersoon__inpBsn',
+    'natuurlijkPersoon__anpIdentificatie',
+    'natuurlijkPersoon__inpA_nummer',
+    'nietNatuurlijkPersoon__innNnpId',
+    'nietNatuurlijkPersoon__annIdentificatie',
+    'vestiging__vestigingsNummer',
+    'organisatorischeEenheid__identificatie',
+    'medewerker__identificatie',
   ].map((f) => `betrokkeneIdentificatie__${f}`);
   const TEXT_FILTERS: Record<string, string[]> = {
-    zaken: ['identificatie', 'bronorganisatie', 'bronorganisatie__in', 'archiefnominatie__in', 'archiefstatus__in', ...IDENTIFICATIES.map((f) => `rol__${f}`)],
+    zaken: [
+      'identificatie',
+      'bronorganisatie',
+      'bronorganisatie__in',
+      'archiefnominatie__in',
+      'archiefstatus__in',
+      ...IDENTIFICATIES.map((f) => `rol__${f}`),
+    ],
     rollen: ['omschrijving', ...IDENTIFICATIES],
   };
   const lists = OPS.filter((o) => o.kind === 'list');
@@ -537,25 +762,31 @@ describe('query parameters', () => {
       for (const f of ENUM_FILTERS[op.resource] ?? []) problems.expect(`${op.path}?${f}=onbekend`, await get(`${f}=onbekend`), 400, f);
       if (op.resource === 'zaken') {
         for (const f of DATE_FILTERS) {
-          for (const v of ['x', '2024-02-30', '2024-13-01', '01-01-2024']) problems.expect(`${op.path}?${f}=${v}`, await get(`${f}=${v}`), 400, f, 'invalid');
+          for (const v of ['x', '2024-02-30', '2024-13-01', '01-01-2024'])
+            problems.expect(`${op.path}?${f}=${v}`, await get(`${f}=${v}`), 400, f, 'invalid');
         }
         for (const f of BOOLEAN_FILTERS) problems.expect(`${op.path}?${f}=misschien`, await get(`${f}=misschien`), 400, f, 'invalid_choice');
         for (const v of ['-', 'startdatum,onbekend', 'uuid', '_id']) problems.expect(`ordering=${v}`, await get(`ordering=${v}`), 400, 'ordering');
-        for (const v of ['onbekend', 'rollen.onbekend', 'a.b.c.d.e.f', 'zaaktype..status', 'rollen.$where']) problems.expect(`expand=${v}`, await get(`expand=${v}`), 400, 'expand');
+        for (const v of ['onbekend', 'rollen.onbekend', 'a.b.c.d.e.f', 'zaaktype..status', 'rollen.$where'])
+          problems.expect(`expand=${v}`, await get(`expand=${v}`), 400, 'expand');
       }
       for (const f of TEXT_FILTERS[op.resource] ?? []) problems.check(`${op.path}?${f}=long`, await get(`${f}=${'9'.repeat(500)}`));
     }
-    for (const v of ['onbekend', 'rollen.zaak.onbekend']) problems.expect(`read expand=${v}`, await call('GET', `${zaak.url}?expand=${v}`), 400, 'expand');
+    for (const v of ['onbekend', 'rollen.zaak.onbekend'])
+      problems.expect(`read expand=${v}`, await call('GET', `${zaak.url}?expand=${v}`), 400, 'expand');
   });
 
   it('bad pages are 404 (the standard\'s "Ongeldige pagina"), odd values and repeated parameters never a 5xx', async () => {
-    const paginated = lists.filter((o) => !['zaakinformatieobjecten', 'zaakcontactmomenten', 'zaakverzoeken', 'zaakeigenschappen', 'besluiten', 'audittrail'].includes(o.resource));
+    const paginated = lists.filter(
+      (o) => !['zaakinformatieobjecten', 'zaakcontactmomenten', 'zaakverzoeken', 'zaakeigenschappen', 'besluiten', 'audittrail'].includes(o.resource),
+    );
     for (const op of paginated) {
       for (const page of ['0', '-1', 'abc', '1.5', '999', '99999999999999999999', '1e3', '0x10']) {
         problems.expect(`${op.path}?page=${page}`, await call('GET', `${pathOf(op)}?page=${page}`), 404);
       }
     }
-    for (const page of ['0', 'abc', '99999999999999999999']) problems.expect(`_zoek?page=${page}`, await call('POST', `${ZRC}/zaken/_zoek?page=${page}`, {}), 404);
+    for (const page of ['0', 'abc', '99999999999999999999'])
+      problems.expect(`_zoek?page=${page}`, await call('POST', `${ZRC}/zaken/_zoek?page=${page}`, {}), 404);
     for (const op of lists) {
       const own = [...(URL_FILTERS[op.resource] ?? []), ...(ENUM_FILTERS[op.resource] ?? []), ...(TEXT_FILTERS[op.resource] ?? [])];
       const filters = op.resource === 'zaken' ? [...own, ...DATE_FILTERS, ...BOOLEAN_FILTERS, 'expand'] : own;
@@ -569,7 +800,12 @@ describe('query parameters', () => {
   });
 
   it('bad _zoek bodies name the field', async () => {
-    const ring = [[5, 52], [6, 52], [6, 53], [5, 52]];
+    const ring = [
+      [5, 52],
+      [6, 52],
+      [6, 53],
+      [5, 52],
+    ];
     const cases: [Record<string, unknown>, string][] = [
       [{ uuid__in: 'abc' }, 'uuid__in'],
       [{ uuid__in: zaak.uuid }, 'uuid__in'],
@@ -582,7 +818,24 @@ describe('query parameters', () => {
       [{ zaakgeometrie: { within: { type: 'Cirkel', coordinates: [5, 52] } } }, 'zaakgeometrie.within'],
       [{ zaakgeometrie: { within: { type: 'Polygon', coordinates: 'x' } } }, 'zaakgeometrie.within'],
       [{ zaakgeometrie: { within: { type: 'Polygon', coordinates: [ring.slice(0, 3)] } } }, 'zaakgeometrie.within'],
-      [{ zaakgeometrie: { within: { type: 'Polygon', coordinates: [[[500, 0], [501, 0], [501, 1], [500, 0]]] } } }, 'zaakgeometrie.within'],
+      [
+        {
+          zaakgeometrie: {
+            within: {
+              type: 'Polygon',
+              coordinates: [
+                [
+                  [500, 0],
+                  [501, 0],
+                  [501, 1],
+                  [500, 0],
+                ],
+              ],
+            },
+          },
+        },
+        'zaakgeometrie.within',
+      ],
       [{ ordering: 'onbekend' }, 'ordering'],
       [{ ordering: ['startdatum'] }, 'ordering'],
       [{ expand: 5 }, 'expand'],
@@ -607,7 +860,10 @@ describe('query parameters', () => {
     }
     problems.check('_zoek in a bowtie', await call('POST', `${ZRC}/zaken/_zoek`, { zaakgeometrie: { within: BOWTIE } }));
     // A well-formed area that holds nothing finds nothing.
-    const empty = await call('POST', `${ZRC}/zaken/_zoek`, { zaakgeometrie: { within: { type: 'Polygon', coordinates: [ring] } }, uuid__in: [MISSING] });
+    const empty = await call('POST', `${ZRC}/zaken/_zoek`, {
+      zaakgeometrie: { within: { type: 'Polygon', coordinates: [ring] } },
+      uuid__in: [MISSING],
+    });
     problems.expect('_zoek in an empty area', empty, 200);
   });
 });
@@ -629,7 +885,11 @@ describe('geometry headers', () => {
       }
       if (op.kind === 'create' || op.kind === 'update' || op.kind === 'partial_update') {
         problems.expect(`${op.method} ${op.path} without Content-Crs`, await send({ 'accept-crs': 'EPSG:4326' }), 412);
-        problems.expect(`${op.method} ${op.path} Content-Crs EPSG:28992`, await send({ 'accept-crs': 'EPSG:4326', 'content-crs': 'EPSG:28992' }), 406);
+        problems.expect(
+          `${op.method} ${op.path} Content-Crs EPSG:28992`,
+          await send({ 'accept-crs': 'EPSG:4326', 'content-crs': 'EPSG:28992' }),
+          406,
+        );
       }
     }
   });
@@ -646,11 +906,12 @@ describe('the same operations with valid input', () => {
       if (op.kind === 'create') {
         const url = op.path.includes('{zaak_uuid}') ? pathOf(op).replace(/\/$/, '') : `${ZRC}${op.path}`;
         // a second resultaat of a zaak is refused (unique): create it for the other zaak; a besluit is linked once
-        const body = op.resource === 'resultaten'
-          ? { ...bodies.resultaten, zaak: otherZaak.url }
-          : op.resource === 'besluiten'
-            ? { besluit: sl.add(`besluiten/${randomUUID()}`, { besluittype: 'https://elders.example/besluittypen/1' }) }
-            : bodies[op.resource];
+        const body =
+          op.resource === 'resultaten'
+            ? { ...bodies.resultaten, zaak: otherZaak.url }
+            : op.resource === 'besluiten'
+              ? { besluit: sl.add(`besluiten/${randomUUID()}`, { besluittype: 'https://elders.example/besluittypen/1' }) }
+              : bodies[op.resource];
         const res = await call('POST', url, body);
         expect({ op: `${op.method} ${op.path}`, status: res.statusCode }).toEqual({ op: `${op.method} ${op.path}`, status: 201 });
         expect(res.json().url).toMatch(/^http/);
@@ -671,7 +932,11 @@ describe('the same operations with valid input', () => {
       done.add(op);
     };
     // The zaak itself goes last: deleting it deletes its parts.
-    const order = [...OPS.filter((o) => o.kind !== 'delete'), ...OPS.filter((o) => o.kind === 'delete' && o.resource !== 'zaken'), ...OPS.filter((o) => o.kind === 'delete' && o.resource === 'zaken')];
+    const order = [
+      ...OPS.filter((o) => o.kind !== 'delete'),
+      ...OPS.filter((o) => o.kind === 'delete' && o.resource !== 'zaken'),
+      ...OPS.filter((o) => o.kind === 'delete' && o.resource === 'zaken'),
+    ];
     for (const op of order) await run(op);
     expect(done.size).toBe(62);
   });

@@ -26,13 +26,28 @@ export async function zaaktypeMetOnderdelen(t: TestApp, sl: Referentielijsten, o
     selectielijstklasse: sl.resultaat.nihil,
     archiefnominatie: 'vernietigen',
     archiefactietermijn: 'P10Y',
-    brondatumArchiefprocedure: { afleidingswijze: 'afgehandeld', procestermijn: null, datumkenmerk: '', einddatumBekend: false, objecttype: '', registratie: '' },
+    brondatumArchiefprocedure: {
+      afleidingswijze: 'afgehandeld',
+      procestermijn: null,
+      datumkenmerk: '',
+      einddatumBekend: false,
+      objecttype: '',
+      registratie: '',
+    },
   });
   const eigenschap = await part('eigenschappen', {
-    naam: 'kleur', definitie: 'kleur', specificatie: { formaat: 'tekst', lengte: '20', kardinaliteit: '1', waardenverzameling: [] },
+    naam: 'kleur',
+    definitie: 'kleur',
+    specificatie: { formaat: 'tekst', lengte: '20', kardinaliteit: '1', waardenverzameling: [] },
   });
   await publish(t, zt.url);
-  return { zaaktype: zt.url, statustypen: { begin: begin.url, eind: eind.url }, roltype: roltype.url, resultaattype: resultaattype.url, eigenschap: eigenschap.url };
+  return {
+    zaaktype: zt.url,
+    statustypen: { begin: begin.url, eind: eind.url },
+    roltype: roltype.url,
+    resultaattype: resultaattype.url,
+    eigenschap: eigenschap.url,
+  };
 }
 
 export const zaakBody = (zaaktype: string, over: Record<string, unknown> = {}) => ({

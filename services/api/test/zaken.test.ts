@@ -18,7 +18,8 @@ afterAll(async () => {
 });
 
 const get = (url: string, tok?: string) => t.call('GET', url, undefined, { headers: CRS, ...(tok ? { token: tok } : {}) });
-const send = (method: string, url: string, body: unknown, tok?: string) => t.call(method, url, body, { headers: CRS, ...(tok ? { token: tok } : {}) });
+const send = (method: string, url: string, body: unknown, tok?: string) =>
+  t.call(method, url, body, { headers: CRS, ...(tok ? { token: tok } : {}) });
 const ZRC_URL = `http://127.0.0.1:8000${ZRC}`;
 const param = (res: { json(): any }) => res.json().invalidParams?.[0] as { name: string; code: string } | undefined;
 
@@ -40,7 +41,13 @@ describe('zaken', () => {
     const b = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     expect(a.identificatie).toMatch(/^ZAAK-2024-\d+$/);
     expect(b.identificatie).not.toBe(a.identificatie);
-    expect(a).toMatchObject({ vertrouwelijkheidaanduiding: 'openbaar', archiefstatus: 'nog_te_archiveren', einddatum: null, status: null, rollen: [] });
+    expect(a).toMatchObject({
+      vertrouwelijkheidaanduiding: 'openbaar',
+      archiefstatus: 'nog_te_archiveren',
+      einddatum: null,
+      status: null,
+      rollen: [],
+    });
     const read = await get(a.url);
     expect(read.statusCode).toBe(200);
     expect(read.headers['api-version']).toBe('1.5.1');
@@ -86,9 +93,17 @@ describe('zaken', () => {
     const hoofd = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     const deel = await createZ(t, 'zaken', zaakBody(s.zaaktype, { hoofdzaak: hoofd.url }));
     expect((await get(hoofd.url)).json().deelzaken).toEqual([deel.url]);
-    expect(param(await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype, { hoofdzaak: deel.url })))).toMatchObject({ code: 'deelzaak-als-hoofdzaak' });
-    expect(param(await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype, { hoofdzaak: `${sl.url}/zaken/${randomUUID()}` })))).toMatchObject({ name: 'hoofdzaak', code: 'no_match' });
-    expect(param(await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype, { hoofdzaak: `${ZRC_URL}/zaken/${randomUUID()}` })))).toMatchObject({ name: 'hoofdzaak', code: 'does_not_exist' });
+    expect(param(await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype, { hoofdzaak: deel.url })))).toMatchObject({
+      code: 'deelzaak-als-hoofdzaak',
+    });
+    expect(param(await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype, { hoofdzaak: `${sl.url}/zaken/${randomUUID()}` })))).toMatchObject({
+      name: 'hoofdzaak',
+      code: 'no_match',
+    });
+    expect(param(await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype, { hoofdzaak: `${ZRC_URL}/zaken/${randomUUID()}` })))).toMatchObject({
+      name: 'hoofdzaak',
+      code: 'does_not_exist',
+    });
     expect(param(await send('PATCH', hoofd.url, { hoofdzaak: hoofd.url }))).toMatchObject({ name: 'hoofdzaak', code: 'self-forbidden' });
     const kanaal = await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype, { communicatiekanaal: sl.html }));
     expect(param(kanaal)).toMatchObject({ name: 'communicatiekanaal', code: 'invalid-resource' });
@@ -112,9 +127,23 @@ describe('statussen, resultaten and closing a zaak', () => {
     const limited = await zakenClient('zrc-no-force', ['zaken.lezen', 'zaken.bijwerken', 'zaken.statussen.toevoegen'], s.zaaktype);
     expect((await send('PATCH', zaak.url, { omschrijving: 'x' }, limited)).statusCode).toBe(403);
     // invalid input is a 400 before the closed zaak's 403 (zrc-007e: a second resultaat is `unique`)
-    expect(param(await send('POST', `${ZRC}/resultaten`, { zaak: zaak.url, resultaattype: s.resultaattype }, limited))).toMatchObject({ code: 'unique' });
-    expect((await send('POST', `${ZRC}/rollen`, { zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'medewerker', roltoelichting: 'x', betrokkene: 'https://x.example/m' }, limited)).statusCode).toBe(403);
-    expect((await send('POST', `${ZRC}/statussen`, { zaak: zaak.url, statustype: s.statustypen.begin, datumStatusGezet: '2024-03-06T10:00:00' }, limited)).statusCode).toBe(403);
+    expect(param(await send('POST', `${ZRC}/resultaten`, { zaak: zaak.url, resultaattype: s.resultaattype }, limited))).toMatchObject({
+      code: 'unique',
+    });
+    expect(
+      (
+        await send(
+          'POST',
+          `${ZRC}/rollen`,
+          { zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'medewerker', roltoelichting: 'x', betrokkene: 'https://x.example/m' },
+          limited,
+        )
+      ).statusCode,
+    ).toBe(403);
+    expect(
+      (await send('POST', `${ZRC}/statussen`, { zaak: zaak.url, statustype: s.statustypen.begin, datumStatusGezet: '2024-03-06T10:00:00' }, limited))
+        .statusCode,
+    ).toBe(403);
     expect((await send('PATCH', zaak.url, { omschrijving: 'geforceerd' })).statusCode).toBe(200);
 
     await createZ(t, 'statussen', { zaak: zaak.url, statustype: s.statustypen.begin, datumStatusGezet: '2024-03-06T10:00:00' });
@@ -125,10 +154,21 @@ describe('statussen, resultaten and closing a zaak', () => {
     const other = await zaaktypeMetOnderdelen(t, sl, { identificatie: 'ZT-3' });
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     const mismatch = async (path: string, body: Record<string, unknown>) => param(await send('POST', path, { zaak: zaak.url, ...body }));
-    expect(await mismatch(`${ZRC}/statussen`, { statustype: other.statustypen.begin, datumStatusGezet: '2024-03-02T10:00:00' })).toMatchObject({ code: 'zaaktype-mismatch' });
+    expect(await mismatch(`${ZRC}/statussen`, { statustype: other.statustypen.begin, datumStatusGezet: '2024-03-02T10:00:00' })).toMatchObject({
+      code: 'zaaktype-mismatch',
+    });
     expect(await mismatch(`${ZRC}/resultaten`, { resultaattype: other.resultaattype })).toMatchObject({ code: 'zaaktype-mismatch' });
-    expect(await mismatch(`${ZRC}/rollen`, { roltype: other.roltype, betrokkeneType: 'medewerker', roltoelichting: 'x', betrokkene: 'https://x.example/1' })).toMatchObject({ code: 'zaaktype-mismatch' });
-    expect(await mismatch(`${zaak.url}/zaakeigenschappen`, { eigenschap: other.eigenschap, waarde: 'rood' })).toMatchObject({ code: 'zaaktype-mismatch' });
+    expect(
+      await mismatch(`${ZRC}/rollen`, {
+        roltype: other.roltype,
+        betrokkeneType: 'medewerker',
+        roltoelichting: 'x',
+        betrokkene: 'https://x.example/1',
+      }),
+    ).toMatchObject({ code: 'zaaktype-mismatch' });
+    expect(await mismatch(`${zaak.url}/zaakeigenschappen`, { eigenschap: other.eigenschap, waarde: 'rood' })).toMatchObject({
+      code: 'zaaktype-mismatch',
+    });
     const eig = await createZ(t, `${zaak.url}/zaakeigenschappen`, { zaak: zaak.url, eigenschap: s.eigenschap, waarde: 'rood' });
     expect(eig).toMatchObject({ naam: 'kleur', waarde: 'rood' });
     expect(eig.url).toBe(`${zaak.url}/zaakeigenschappen/${eig.uuid}`);
@@ -143,7 +183,12 @@ describe('the seed rules', () => {
   it('rule 3: contactpersoonRol.naam omitted or null is a 400 on contactpersoonRol.naam; "" is accepted', async () => {
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     const rol = (contactpersoonRol: unknown) => ({
-      zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'natuurlijk_persoon', roltoelichting: 't', betrokkeneIdentificatie: persoon, contactpersoonRol,
+      zaak: zaak.url,
+      roltype: s.roltype,
+      betrokkeneType: 'natuurlijk_persoon',
+      roltoelichting: 't',
+      betrokkeneIdentificatie: persoon,
+      contactpersoonRol,
     });
     for (const cp of [{ emailadres: 'a@b.nl' }, { naam: null }]) {
       const res = await send('POST', `${ZRC}/rollen`, rol(cp));
@@ -157,7 +202,10 @@ describe('the seed rules', () => {
 
   it('rule 4: a zaakobject with identical activiteiten is stored as sent on create, PUT and PATCH', async () => {
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
-    const activiteiten = [{ naam: 'snoeien', datum: '2024-01-01' }, { naam: 'snoeien', datum: '2024-01-01' }];
+    const activiteiten = [
+      { naam: 'snoeien', datum: '2024-01-01' },
+      { naam: 'snoeien', datum: '2024-01-01' },
+    ];
     const body = { zaak: zaak.url, objectType: 'overige', objectTypeOverige: 'boom', objectIdentificatie: { overigeData: { activiteiten } } };
     const zo = await createZ(t, 'zaakobjecten', body);
     expect(zo.objectIdentificatie.overigeData.activiteiten).toEqual(activiteiten);
@@ -173,10 +221,21 @@ describe('the seed rules', () => {
   it('rules 1 and 2: _zoek by BSN with expand rollen, the GET BSN filter, expand identical to the plain endpoints', async () => {
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     await createZ(t, 'zaken', zaakBody(s.zaaktype));
-    const rol = await createZ(t, 'rollen', { zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'natuurlijk_persoon', roltoelichting: 't', betrokkeneIdentificatie: persoon });
+    const rol = await createZ(t, 'rollen', {
+      zaak: zaak.url,
+      roltype: s.roltype,
+      betrokkeneType: 'natuurlijk_persoon',
+      roltoelichting: 't',
+      betrokkeneIdentificatie: persoon,
+    });
     const zo = await createZ(t, 'zaakobjecten', { zaak: zaak.url, objectType: 'pand', objectIdentificatie: { identificatie: 'P1' } });
 
-    const zoek = await t.call('POST', `${ZRC}/zaken/_zoek`, { rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: BSN, expand: 'rollen' }, { headers: CRS });
+    const zoek = await t.call(
+      'POST',
+      `${ZRC}/zaken/_zoek`,
+      { rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: BSN, expand: 'rollen' },
+      { headers: CRS },
+    );
     expect(zoek.statusCode).toBe(200);
     expect(zoek.json().count).toBeGreaterThanOrEqual(1);
     const found = zoek.json().results.find((r: { url: string }) => r.url === zaak.url);
@@ -215,7 +274,13 @@ describe('autorisaties inside the query', () => {
     expect((await get(geheim.url, reader)).statusCode).toBe(403);
     expect((await get(elders.url, reader)).statusCode).toBe(403);
     expect((await send('POST', `${ZRC}/zaken`, zaakBody(s.zaaktype), reader)).statusCode).toBe(403);
-    const rol = await createZ(t, 'rollen', { zaak: elders.url, roltype: other.roltype, betrokkeneType: 'medewerker', roltoelichting: 'x', betrokkene: 'https://x.example/m' });
+    const rol = await createZ(t, 'rollen', {
+      zaak: elders.url,
+      roltype: other.roltype,
+      betrokkeneType: 'medewerker',
+      roltoelichting: 'x',
+      betrokkene: 'https://x.example/m',
+    });
     const rollen = (await get(`${ZRC}/rollen`, reader)).json();
     expect(rollen.results.map((r: { url: string }) => r.url)).not.toContain(rol.url);
   });
@@ -225,7 +290,13 @@ describe('deleting a zaak', () => {
   it('removes its parts and its deelzaken', async () => {
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     const deel = await createZ(t, 'zaken', zaakBody(s.zaaktype, { hoofdzaak: zaak.url }));
-    const rol = await createZ(t, 'rollen', { zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'medewerker', roltoelichting: 'x', betrokkene: 'https://x.example/m' });
+    const rol = await createZ(t, 'rollen', {
+      zaak: zaak.url,
+      roltype: s.roltype,
+      betrokkeneType: 'medewerker',
+      roltoelichting: 'x',
+      betrokkene: 'https://x.example/m',
+    });
     const kc = await createZ(t, 'klantcontacten', { zaak: zaak.url, datumtijd: '2024-03-03T10:00:00Z' });
     expect((await t.call('DELETE', zaak.url)).statusCode).toBe(204);
     for (const url of [zaak.url, deel.url, rol.url, kc.url]) expect((await get(url)).statusCode).toBe(404);
@@ -245,10 +316,20 @@ describe('a create interrupted between its document and the writes that follow i
       };
     };
     interrupt(z.rollen);
-    const rolRes = await send('POST', `${ZRC}/rollen`, { zaak: zaak.url, roltype: s.roltype, betrokkeneType: 'medewerker', roltoelichting: 'x', betrokkene: 'https://x.example/m' });
+    const rolRes = await send('POST', `${ZRC}/rollen`, {
+      zaak: zaak.url,
+      roltype: s.roltype,
+      betrokkeneType: 'medewerker',
+      roltoelichting: 'x',
+      betrokkene: 'https://x.example/m',
+    });
     expect(rolRes.statusCode).toBe(500);
     interrupt(z.statussen);
-    const statusRes = await send('POST', `${ZRC}/statussen`, { zaak: zaak.url, statustype: s.statustypen.eind, datumStatusGezet: '2024-03-05T10:00:00Z' });
+    const statusRes = await send('POST', `${ZRC}/statussen`, {
+      zaak: zaak.url,
+      statustype: s.statustypen.eind,
+      datumStatusGezet: '2024-03-05T10:00:00Z',
+    });
     expect(statusRes.statusCode).toBe(500);
     const before = (await get(zaak.url)).json();
     expect(before.rollen).toEqual([]);

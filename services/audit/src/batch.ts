@@ -2,7 +2,6 @@ import { endSpans, sleep, startConsumeSpan, type BatchPayload, type Logger } fro
 import { COLLECTION_OF, parseEntry, type StoredEntry } from './entries';
 import type { EntryStore } from './store';
 
-
 export type { BatchPayload } from '@zgw/shared';
 
 export interface BatchOptions {
@@ -17,7 +16,6 @@ export interface BatchOptions {
   /** Waits `ms`, or less once `stop()` says so (tests replace it). */
   sleep?: (ms: number, stop: () => boolean) => Promise<void>;
 }
-
 
 /**
  * The `eachBatch` of the audit worker: stores the batch's entries in chunks, and only once a chunk is stored resolves
@@ -68,7 +66,10 @@ export function batchHandler(opts: BatchOptions): (payload: BatchPayload) => Pro
             } catch (err) {
               if (unreachableSince === undefined) {
                 unreachableSince = Date.now();
-                log.warn({ ...where, offset: chunk[0]!.offset, err: (err as Error).message }, 'audit store unreachable: the entries wait in Kafka, retried with backoff');
+                log.warn(
+                  { ...where, offset: chunk[0]!.offset, err: (err as Error).message },
+                  'audit store unreachable: the entries wait in Kafka, retried with backoff',
+                );
               }
             }
             await wait(delay, halted);

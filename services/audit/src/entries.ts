@@ -13,7 +13,8 @@ function storedRead(entry: StoredEntry): StoredEntry | string {
     const mains = entry.hoofdObjecten;
     if (!Array.isArray(mains) || mains.some((m) => typeof m !== 'string')) return 'hoofdObjecten is not a list of strings';
     const shown = entry.getoond;
-    const valid = (g: unknown) => Array.isArray(g) && typeof g[0] === 'string' && typeof g[1] === 'string' && Number.isInteger(g[2]) && g[2] >= 0 && g[2] < mains.length;
+    const valid = (g: unknown) =>
+      Array.isArray(g) && typeof g[0] === 'string' && typeof g[1] === 'string' && Number.isInteger(g[2]) && g[2] >= 0 && g[2] < mains.length;
     if (!Array.isArray(shown) || !shown.every(valid)) return 'getoond does not match hoofdObjecten';
   } else if (typeof entry.hoofdObject === 'string') {
     entry.hoofdObjecten = [entry.hoofdObject];
@@ -67,7 +68,8 @@ export function parseEntry(topic: string, value: Buffer | null | undefined): Par
   for (const field of required) if (typeof entry[field] !== 'string') return { reason: `no ${field}` };
   if (entry.hoofdObject !== undefined && typeof entry.hoofdObject !== 'string') return { reason: 'hoofdObject is not a string' };
   // MongoDB refuses top-level field names with a leading `$`; `_id` is ours to set.
-  for (const key of Object.keys(entry)) if (key.startsWith('$') || key === '_id') return { reason: `field name ${key.startsWith('$') ? 'starting with $' : '_id'}` };
+  for (const key of Object.keys(entry))
+    if (key.startsWith('$') || key === '_id') return { reason: `field name ${key.startsWith('$') ? 'starting with $' : '_id'}` };
   const stored = { _id: entry.uuid, ...entry } as StoredEntry;
   if (topic !== AUDIT_READS_TOPIC) return { entry: stored };
   const read = storedRead(stored);

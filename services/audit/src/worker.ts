@@ -1,7 +1,18 @@
 import type { Db } from 'mongodb';
 import {
-  AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION, connectMongo, createKafka, ensureAuditIndexes, ensureTopics, sleep, topicName, untilDone,
-  type Config, type Logger, type Mongo,
+  AUDIT_READS_COLLECTION,
+  AUDIT_READS_TOPIC,
+  AUDIT_TOPIC,
+  AUDITTRAIL_COLLECTION,
+  connectMongo,
+  createKafka,
+  ensureAuditIndexes,
+  ensureTopics,
+  topicName,
+  untilDone,
+  type Config,
+  type Logger,
+  type Mongo,
 } from '@zgw/shared';
 import { batchHandler, type BatchOptions } from './batch';
 import { MongoEntryStore, type EntryStore } from './store';
@@ -53,7 +64,10 @@ export async function startAuditWorker(config: Config, log: Logger, opts: Worker
     });
     await consumer.subscribe({ topics: [AUDIT_TOPIC, AUDIT_READS_TOPIC].map((t) => topicName(prefix, t)), fromBeginning: true });
     const store = opts.store ? opts.store(mongo) : new MongoEntryStore(mongo.db);
-    await consumer.run({ eachBatchAutoResolve: false, eachBatch: batchHandler({ store, log, prefix, chunkSize: opts.chunkSize, retry: opts.retry }) });
+    await consumer.run({
+      eachBatchAutoResolve: false,
+      eachBatch: batchHandler({ store, log, prefix, chunkSize: opts.chunkSize, retry: opts.retry }),
+    });
   } catch (err) {
     await consumer.disconnect().catch(() => undefined);
     await mongo.client.close().catch(() => undefined);
@@ -68,4 +82,3 @@ export async function startAuditWorker(config: Config, log: Logger, opts: Worker
     },
   };
 }
-

@@ -74,7 +74,14 @@ describe('audit trail end to end', () => {
     expect(await eventually(() => w.caughtUp(AUDIT_READS_TOPIC))).toBe(true);
     const [read, ...more] = await reads.find({ hoofdObject: zaak.url }).toArray();
     expect(more).toEqual([]);
-    expect(read).toMatchObject({ _id: read!.uuid, clientId: 'test-admin', actie: 'retrieve', resource: 'zaak', hoofdObject: zaak.url, resultaat: 200 });
+    expect(read).toMatchObject({
+      _id: read!.uuid,
+      clientId: 'test-admin',
+      actie: 'retrieve',
+      resource: 'zaak',
+      hoofdObject: zaak.url,
+      resultaat: 200,
+    });
     // kept for AUDIT_READS_RETENTION_DAYS (default 365) by a TTL index on the entry's moment as a date
     expect(read!._aangemaakt).toEqual(new Date(String(read!.aanmaakdatum)));
     const ttl = (await reads.listIndexes().toArray()).find((i) => i.key._aangemaakt === 1);
@@ -97,9 +104,14 @@ describe('audit trail end to end', () => {
     expect((await t.call('PATCH', zaak.url, { omschrijving: 'Na het lezen' }, { headers: CRS })).statusCode).toBe(200);
 
     const expected = [
-      ['create', 'zaak', zaak.url], ['create', 'status', status.url],
-      ['retrieve', 'zaak', zaak.url], ['retrieve', 'zaak', zaak.url], ['retrieve', 'zaak', zaak.url], ['list', 'status', status.url],
-      ['list', 'zaak', zaak.url], ['list', 'status', status.url],
+      ['create', 'zaak', zaak.url],
+      ['create', 'status', status.url],
+      ['retrieve', 'zaak', zaak.url],
+      ['retrieve', 'zaak', zaak.url],
+      ['retrieve', 'zaak', zaak.url],
+      ['list', 'status', status.url],
+      ['list', 'zaak', zaak.url],
+      ['list', 'status', status.url],
       ['partial_update', 'zaak', zaak.url],
     ];
     let trail: AuditEntry[] = [];
@@ -107,7 +119,14 @@ describe('audit trail end to end', () => {
     expect(trail.map((e) => [e.actie, e.resource, e.resourceUrl])).toEqual(expected);
     expect(trail.map((e) => e.resultaat)).toEqual([201, 201, 200, 304, 200, 200, 200, 200, 200]);
     expect(trail.map((e) => e.aanmaakdatum)).toEqual(trail.map((e) => e.aanmaakdatum).sort());
-    expect(trail[2]).toMatchObject({ bron: 'zrc', applicatieId: 'test-admin', actieWeergave: 'Object opgehaald', hoofdObject: zaak.url, resourceWeergave: zaak.identificatie, wijzigingen: {} });
+    expect(trail[2]).toMatchObject({
+      bron: 'zrc',
+      applicatieId: 'test-admin',
+      actieWeergave: 'Object opgehaald',
+      hoofdObject: zaak.url,
+      resourceWeergave: zaak.identificatie,
+      wijzigingen: {},
+    });
     expect(trail[6]).toMatchObject({ actie: 'list', actieWeergave: 'Gevonden met _zoek' });
     expect(new Set(trail.map((e) => e.uuid)).size).toBe(expected.length);
     for (const entry of trail) expect({ entry, errors: validAuditTrail(entry) ? [] : validAuditTrail.errors }).toEqual({ entry, errors: [] });
@@ -118,7 +137,10 @@ describe('audit trail end to end', () => {
     }
     // the other zaak's trail has its create and the one _zoek that showed it
     const others = await entriesOf(other.url);
-    expect(others.map((e) => [e.actie, e.resourceUrl])).toEqual([['create', other.url], ['list', other.url]]);
+    expect(others.map((e) => [e.actie, e.resourceUrl])).toEqual([
+      ['create', other.url],
+      ['list', other.url],
+    ]);
     expect((await t.call('GET', `${other.url}/audittrail/${trail[7]!.uuid}`)).statusCode).toBe(404);
   });
 });

@@ -13,7 +13,10 @@ import { auditEntry, readEntry } from './fixtures';
 class MemoryStore implements EntryStore {
   readonly docs = new Map<string, Map<string, StoredEntry>>();
   calls = 0;
-  constructor(private failures = 0, private readonly events: string[] = []) {}
+  constructor(
+    private failures = 0,
+    private readonly events: string[] = [],
+  ) {}
   async insertAbsent(collection: AuditCollection, entries: StoredEntry[]): Promise<StoreResult> {
     this.calls++;
     if (this.failures > 0) {
@@ -38,10 +41,17 @@ class MemoryStore implements EntryStore {
 }
 
 /** A fake payload that records resolve/commit/heartbeat in order; `running` can be switched off by a test. */
-function payload(topic: string, values: (string | null)[], events: string[], state = { running: true, stale: false }): BatchPayload & { committed: () => number | undefined } {
+function payload(
+  topic: string,
+  values: (string | null)[],
+  events: string[],
+  state = { running: true, stale: false },
+): BatchPayload & { committed: () => number | undefined } {
   let resolved: string | undefined;
   let committed: number | undefined;
-  const offsets = (): OffsetsByTopicPartition => ({ topics: resolved === undefined ? [] : [{ topic, partitions: [{ partition: 0, offset: String(Number(resolved) + 1) }] }] });
+  const offsets = (): OffsetsByTopicPartition => ({
+    topics: resolved === undefined ? [] : [{ topic, partitions: [{ partition: 0, offset: String(Number(resolved) + 1) }] }],
+  });
   return {
     batch: { topic, partition: 0, messages: values.map((v, i) => ({ offset: String(100 + i), value: v === null ? null : Buffer.from(v) })) },
     resolveOffset: (o) => {
@@ -81,22 +91,41 @@ describe('audit batch handler', () => {
     const events: string[] = [];
     const store = new MemoryStore(0, events);
     const entries = Array.from({ length: 5 }, () => auditEntry());
-    const p = payload('pfx-audit', entries.map((e) => JSON.stringify(e)), events);
+    const p = payload(
+      'pfx-audit',
+      entries.map((e) => JSON.stringify(e)),
+      events,
+    );
     await batchHandler({ store, log: capture().log, prefix: 'pfx-', chunkSize: 2, sleep: noWait })(p);
     expect(store.ids(AUDITTRAIL_COLLECTION)).toEqual(entries.map((e) => e.uuid));
     expect(store.docs.get(AUDITTRAIL_COLLECTION)!.get(entries[0]!.uuid)).toEqual({ _id: entries[0]!.uuid, ...entries[0] });
     // Each chunk: stored, then its last offset resolved and committed (the committed offset is the next to read).
     expect(events).toEqual([
-      'stored 2', 'resolve 101', 'commit 102', 'heartbeat',
-      'stored 2', 'resolve 103', 'commit 104', 'heartbeat',
-      'stored 1', 'resolve 104', 'commit 105', 'heartbeat',
+      'stored 2',
+      'resolve 101',
+      'commit 102',
+      'heartbeat',
+      'stored 2',
+      'resolve 103',
+      'commit 104',
+      'heartbeat',
+      'stored 1',
+      'resolve 104',
+      'commit 105',
+      'heartbeat',
     ]);
   });
 
   it('stores read entries of topic audit-reads in auditreads', async () => {
     const store = new MemoryStore();
     const reads = [readEntry(), readEntry({ actie: 'list', resourceUrl: undefined, hoofdObject: undefined, aantal: 3 })];
-    await batchHandler({ store, log: capture().log, prefix: '', sleep: noWait })(payload('audit-reads', reads.map((r) => JSON.stringify(r)), []));
+    await batchHandler({ store, log: capture().log, prefix: '', sleep: noWait })(
+      payload(
+        'audit-reads',
+        reads.map((r) => JSON.stringify(r)),
+        [],
+      ),
+    );
     expect(store.ids(AUDIT_READS_COLLECTION)).toEqual(reads.map((r) => r.uuid));
     expect(store.ids(AUDITTRAIL_COLLECTION)).toEqual([]);
   });
@@ -107,10 +136,25 @@ describe('audit batch handler', () => {
     const { log, lines } = capture();
     const waits: number[] = [];
     const entries = [auditEntry(), auditEntry()];
-    const p = payload('audit', entries.map((e) => JSON.stringify(e)), events);
+    const p = payload(
+      'audit',
+      entries.map((e) => JSON.stringify(e)),
+      events,
+    );
     await batchHandler({ store, log, prefix: '', retry: { initialMs: 100, maxMs: 300 }, sleep: async (ms) => void waits.push(ms) })(p);
     expect(store.ids(AUDITTRAIL_COLLECTION)).toEqual(entries.map((e) => e.uuid));
-    expect(events).toEqual(['store failed', 'heartbeat', 'store failed', 'heartbeat', 'store failed', 'heartbeat', 'stored 2', 'resolve 101', 'commit 102', 'heartbeat']);
+    expect(events).toEqual([
+      'store failed',
+      'heartbeat',
+      'store failed',
+      'heartbeat',
+      'store failed',
+      'heartbeat',
+      'stored 2',
+      'resolve 101',
+      'commit 102',
+      'heartbeat',
+    ]);
     expect(waits).toEqual([100, 200, 300]);
     // One warning for the outage, one line when it is over.
     expect(lines.filter((l) => l.msg === 'audit store unreachable: the entries wait in Kafka, retried with backoff')).toHaveLength(1);
@@ -147,7 +191,12 @@ describe('audit batch handler', () => {
         return super.insertAbsent(c, e);
       }
     })();
-    const p = payload('audit', entries.map((e) => JSON.stringify(e)), [], state);
+    const p = payload(
+      'audit',
+      entries.map((e) => JSON.stringify(e)),
+      [],
+      state,
+    );
     await batchHandler({ store, log: capture().log, prefix: '', chunkSize: 2, sleep: noWait })(p);
     expect(store.ids(AUDITTRAIL_COLLECTION)).toEqual(entries.slice(0, 4).map((e) => e.uuid));
     expect(p.committed()).toBe(104);
@@ -174,7 +223,15 @@ describe('audit batch handler', () => {
     expect(p.committed()).toBe(100 + bad.length + 1);
     const skipped = lines.filter((l) => l.msg === 'audit message skipped: not an audit entry');
     expect(skipped.map((l) => l.offset)).toEqual(bad.map((_, i) => String(100 + i)));
-    expect(skipped.map((l) => l.reason)).toEqual(['empty message', 'not JSON', 'not a JSON object', 'no valid uuid', 'no valid aanmaakdatum', 'no hoofdObject', 'field name starting with $']);
+    expect(skipped.map((l) => l.reason)).toEqual([
+      'empty message',
+      'not JSON',
+      'not a JSON object',
+      'no valid uuid',
+      'no valid aanmaakdatum',
+      'no hoofdObject',
+      'field name starting with $',
+    ]);
     const all = JSON.stringify(lines);
     expect(all).not.toContain('111222333');
     expect(all).not.toContain('s3cr3t');
@@ -193,7 +250,11 @@ describe('audit batch handler', () => {
     expect(parseEntry('audit-reads', Buffer.from(JSON.stringify(readEntry()))).entry).toBeDefined();
     expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), clientId: undefined }))).reason).toBe('no clientId');
     expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObject: 5 }))).reason).toBe('hoofdObject is not a string');
-    expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObjecten: ['a'], getoond: [['zaak', 'a', 1]] }))).reason).toBe('getoond does not match hoofdObjecten');
-    expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObjecten: 'a' }))).reason).toBe('hoofdObjecten is not a list of strings');
+    expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObjecten: ['a'], getoond: [['zaak', 'a', 1]] }))).reason).toBe(
+      'getoond does not match hoofdObjecten',
+    );
+    expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObjecten: 'a' }))).reason).toBe(
+      'hoofdObjecten is not a list of strings',
+    );
   });
 });

@@ -63,8 +63,15 @@ describe('audit worker', () => {
     expect(await counts(reads(), [list.uuid, detail.uuid])).toEqual([1, 1]);
     // stored as sent, with the moment as a date for the TTL index; a detail read of an older API (no hoofdObjecten)
     // is in the trail of its one object
-    expect(await reads().findOne({ _id: list.uuid })).toEqual({ _id: list.uuid, ...JSON.parse(JSON.stringify(list)), _aangemaakt: new Date(list.aanmaakdatum) });
-    expect(await reads().findOne({ _id: detail.uuid })).toMatchObject({ hoofdObjecten: [detail.hoofdObject], getoond: [['zaak', detail.resourceUrl, 0]] });
+    expect(await reads().findOne({ _id: list.uuid })).toEqual({
+      _id: list.uuid,
+      ...JSON.parse(JSON.stringify(list)),
+      _aangemaakt: new Date(list.aanmaakdatum),
+    });
+    expect(await reads().findOne({ _id: detail.uuid })).toMatchObject({
+      hoofdObjecten: [detail.hoofdObject],
+      getoond: [['zaak', detail.resourceUrl, 0]],
+    });
     expect(await trail().countDocuments()).toBe(0);
   });
 
@@ -72,7 +79,9 @@ describe('audit worker', () => {
     await start();
     const keys = async (c: string) => (await w.mongo.db.collection(c).listIndexes().toArray()).map((i) => i.key as Record<string, number>);
     expect(await keys(AUDITTRAIL_COLLECTION)).toContainEqual({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 });
-    expect(await keys(AUDIT_READS_COLLECTION)).toEqual(expect.arrayContaining([{ clientId: 1, aanmaakdatum: 1, _id: 1 }, { hoofdObjecten: 1, aanmaakdatum: 1, _id: 1 }, { _aangemaakt: 1 }]));
+    expect(await keys(AUDIT_READS_COLLECTION)).toEqual(
+      expect.arrayContaining([{ clientId: 1, aanmaakdatum: 1, _id: 1 }, { hoofdObjecten: 1, aanmaakdatum: 1, _id: 1 }, { _aangemaakt: 1 }]),
+    );
   });
 
   it('loses nothing when stopped part-way: what was not stored is not committed, and the next start stores it once', async () => {
@@ -131,7 +140,12 @@ describe('audit worker', () => {
     expect(await eventually(() => w.caughtUp(AUDIT_TOPIC))).toBe(true);
     expect(failures).toBeLessThan(0);
     expect(committedDuringOutage).toBe(-1);
-    expect(await counts(trail(), entries.map((e) => e.uuid))).toEqual(entries.map(() => 1));
+    expect(
+      await counts(
+        trail(),
+        entries.map((e) => e.uuid),
+      ),
+    ).toEqual(entries.map(() => 1));
   });
 });
 
@@ -142,7 +156,11 @@ describe('MongoEntryStore', () => {
     const b = auditEntry();
     const doc = (e: typeof a) => ({ _id: e.uuid, ...e });
     expect(await store.insertAbsent(AUDITTRAIL_COLLECTION, [doc(a)])).toEqual({ inserted: 1, present: 0, rejected: [] });
-    expect(await store.insertAbsent(AUDITTRAIL_COLLECTION, [doc({ ...a, toelichting: 'changed' }), doc(b), doc(b)])).toEqual({ inserted: 1, present: 2, rejected: [] });
+    expect(await store.insertAbsent(AUDITTRAIL_COLLECTION, [doc({ ...a, toelichting: 'changed' }), doc(b), doc(b)])).toEqual({
+      inserted: 1,
+      present: 2,
+      rejected: [],
+    });
     expect(await trail().find().sort({ _id: 1 }).toArray()).toEqual([doc(a), doc(b)].sort((x, y) => (x._id < y._id ? -1 : 1)));
   });
 });

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import {
-  AUDIT_READS_TOPIC, AUDIT_TOPIC, EVENT_ID_HEADER, connectMongo, createKafka, createLogger, createProducer, ensureTopics, loadConfig, topicName,
-  type Config, type Mongo,
+  AUDIT_READS_TOPIC,
+  AUDIT_TOPIC,
+  EVENT_ID_HEADER,
+  connectMongo,
+  createKafka,
+  createLogger,
+  createProducer,
+  ensureTopics,
+  loadConfig,
+  topicName,
+  type Config,
+  type Mongo,
 } from '@zgw/shared';
 import type { Admin, Kafka, Producer } from 'kafkajs';
 import { groupId } from '../src/worker';

@@ -1,7 +1,18 @@
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import {
-  KEPT_ATTEMPTS, NRC_DELIVERIES, NRC_NOTIFICATIES, NRC_STATUS, STATUS_ATTEMPTS, backoffAfter, withTrace,
-  type AbonnementDoc, type Attempt, type DeliveryDoc, type KeptNotificatie, type Logger, type StatusDoc,
+  KEPT_ATTEMPTS,
+  NRC_DELIVERIES,
+  NRC_NOTIFICATIES,
+  NRC_STATUS,
+  STATUS_ATTEMPTS,
+  backoffAfter,
+  withTrace,
+  type AbonnementDoc,
+  type Attempt,
+  type DeliveryDoc,
+  type KeptNotificatie,
+  type Logger,
+  type StatusDoc,
 } from '@zgw/shared';
 import type { Clock } from './clock';
 import { Lane, freshStatus, payload, type Entry } from './lane';
@@ -186,11 +197,22 @@ export class Deliverer {
           let p = payloads.get(k._id);
           if (!p) payloads.set(k._id, (p = payload(k._id, k.message)));
           if (lane.removed || lane.locked || lane.known.has(d._id)) continue;
-          lane.push({ id: d._id, p, nextAt: d.nextAt ? new Date(d.nextAt).getTime() : this.o.clock.now(), createdAt: new Date(d.createdAt).getTime(), tries: d.tries ?? 0, attempts: d.attempts ?? [], seq: this.nextSeq() });
+          lane.push({
+            id: d._id,
+            p,
+            nextAt: d.nextAt ? new Date(d.nextAt).getTime() : this.o.clock.now(),
+            createdAt: new Date(d.createdAt).getTime(),
+            tries: d.tries ?? 0,
+            attempts: d.attempts ?? [],
+            seq: this.nextSeq(),
+          });
         }
         if (lost.length) {
           const now = new Date(this.o.clock.now());
-          await this.deliveries.updateMany({ _id: { $in: lost }, state: 'pending' }, { $set: { state: 'failed', doneAt: now }, $unset: { nextAt: '' } });
+          await this.deliveries.updateMany(
+            { _id: { $in: lost }, state: 'pending' },
+            { $set: { state: 'failed', doneAt: now }, $unset: { nextAt: '' } },
+          );
           this.o.log.warn({ abonnement: lane.id, deliveries: lost.length }, 'deliveries given up: their notification is no longer kept');
         }
         lane.overflow = docs.length >= this.o.queueLimit;
@@ -221,7 +243,7 @@ export class Deliverer {
         if (lane.failing && lane.inflight === 0 && now >= lane.status.failingSince!.getTime() + this.o.lockAfterMs) this.lock(lane, now);
       }
       const room = () => this.inflight < this.o.concurrency && this.ops.length < MAX_UNWRITTEN;
-      for (let progress = true; progress && room(); ) {
+      for (let progress = true; progress && room();) {
         progress = false;
         for (let i = 0; i < lanes.length && room(); i++) {
           const lane = lanes[(this.rr + i) % lanes.length]!;
@@ -233,7 +255,8 @@ export class Deliverer {
         this.rr = lanes.length ? (this.rr + 1) % lanes.length : 0;
       }
       for (const lane of lanes) {
-        if (lane.overflow && !lane.reloading && lane.queue.size < this.o.queueLimit / 4) void this.reload(lane).catch((err: Error) => this.o.log.warn({ err: err.message }, 'could not load pending deliveries'));
+        if (lane.overflow && !lane.reloading && lane.queue.size < this.o.queueLimit / 4)
+          void this.reload(lane).catch((err: Error) => this.o.log.warn({ err: err.message }, 'could not load pending deliveries'));
       }
     }
     let wake = Infinity;
@@ -309,7 +332,12 @@ export class Deliverer {
       s.consecutiveFailures = 0;
       s.nextAttemptAt = null;
       lane.known.delete(e.id);
-      this.ops.push({ updateOne: { filter: { _id: e.id, state: 'pending' }, update: { $set: { ...done, state: 'delivered', deliveredAt: a.at, doneAt: a.at }, $unset: { nextAt: '' } } } });
+      this.ops.push({
+        updateOne: {
+          filter: { _id: e.id, state: 'pending' },
+          update: { $set: { ...done, state: 'delivered', deliveredAt: a.at, doneAt: a.at }, $unset: { nextAt: '' } },
+        },
+      });
     } else {
       s.failedAttempts++;
       s.consecutiveFailures++;
@@ -320,7 +348,12 @@ export class Deliverer {
       if (now - e.createdAt >= this.o.lockAfterMs || lane.removed) {
         deliveries.inc({ result: 'given_up' });
         lane.known.delete(e.id);
-        this.ops.push({ updateOne: { filter: { _id: e.id, state: 'pending' }, update: { $set: { ...done, state: 'failed', doneAt: new Date(now) }, $unset: { nextAt: '' } } } });
+        this.ops.push({
+          updateOne: {
+            filter: { _id: e.id, state: 'pending' },
+            update: { $set: { ...done, state: 'failed', doneAt: new Date(now) }, $unset: { nextAt: '' } },
+          },
+        });
       } else {
         e.nextAt = now + backoffAfter(this.o.backoffMs, e.tries);
         lane.queue.push(e);
@@ -342,7 +375,10 @@ export class Deliverer {
     lane.overflow = false;
     this.toLock.push(lane);
     this.dirty.add(lane);
-    this.o.log.warn({ abonnement: lane.id, failingSince: s.failingSince?.toISOString() }, 'abonnement locked: every attempt failed for the lock period');
+    this.o.log.warn(
+      { abonnement: lane.id, failingSince: s.failingSince?.toISOString() },
+      'abonnement locked: every attempt failed for the lock period',
+    );
     this.scheduleFlush();
   }
 
@@ -364,7 +400,8 @@ export class Deliverer {
    */
   flush(all = false): Promise<void> {
     if (this.closed) return Promise.resolve();
-    if (this.flushing) return this.flushing.then(() => (this.ops.length || this.toLock.length || (all && this.dirty.size) ? this.flush(all) : undefined));
+    if (this.flushing)
+      return this.flushing.then(() => (this.ops.length || this.toLock.length || (all && this.dirty.size) ? this.flush(all) : undefined));
     if (this.flushTimer) {
       clearTimeout(this.flushTimer);
       this.flushTimer = undefined;
@@ -388,7 +425,10 @@ export class Deliverer {
           );
         }
         for (const lane of locks) {
-          await this.deliveries.updateMany({ abonnement: lane.id, state: 'pending' }, { $set: { state: 'failed', doneAt: lane.status.lockedAt! }, $unset: { nextAt: '' } });
+          await this.deliveries.updateMany(
+            { abonnement: lane.id, state: 'pending' },
+            { $set: { state: 'failed', doneAt: lane.status.lockedAt! }, $unset: { nextAt: '' } },
+          );
         }
         for (const l of dirty) {
           l.writtenAt = at;
@@ -400,7 +440,8 @@ export class Deliverer {
         this.ops.unshift(...ops);
         for (const l of dirty) this.dirty.add(l);
         this.toLock.unshift(...locks);
-        if (++this.storeFailures === 1) this.o.log.warn({ err: (err as Error).message }, 'delivery results cannot be written: no new attempts until MongoDB answers');
+        if (++this.storeFailures === 1)
+          this.o.log.warn({ err: (err as Error).message }, 'delivery results cannot be written: no new attempts until MongoDB answers');
         const retry = setTimeout(() => void this.flush(), Math.min(200 * 2 ** this.storeFailures, 10_000));
         retry.unref();
       } finally {
@@ -428,7 +469,14 @@ export class Deliverer {
       else {
         await this.flush(true);
         const now = this.o.clock.now();
-        const busy = this.allowed() && [...this.lanes.values()].some((l) => l.reloading || this.mayStart(l, now) || (l.failing && !l.inflight && now >= l.status.failingSince!.getTime() + this.o.lockAfterMs));
+        const busy =
+          this.allowed() &&
+          [...this.lanes.values()].some(
+            (l) =>
+              l.reloading !== undefined ||
+              this.mayStart(l, now) ||
+              (l.failing && !l.inflight && now >= l.status.failingSince!.getTime() + this.o.lockAfterMs),
+          );
         if (!busy && !this.running.size && !this.ops.length && !this.dirty.size && !this.toLock.length) return;
       }
     }

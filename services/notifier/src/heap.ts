@@ -15,7 +15,7 @@ export class Heap<T> {
   push(item: T): void {
     const a = this.items;
     a.push(item);
-    for (let i = a.length - 1; i > 0; ) {
+    for (let i = a.length - 1; i > 0;) {
       const p = (i - 1) >> 1;
       if (!this.before(a[i]!, a[p]!)) break;
       [a[i], a[p]] = [a[p]!, a[i]!];
@@ -29,7 +29,7 @@ export class Heap<T> {
     const last = a.pop();
     if (a.length && last !== undefined) {
       a[0] = last;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;

@@ -1,14 +1,26 @@
 import { createHash } from 'node:crypto';
 import { MongoBulkWriteError, type Db } from 'mongodb';
 import {
-  EVENT_ID_HEADER, NRC_DELIVERIES, NRC_NOTIFICATIES, deliveryId, endSpans, matches, sleep, startConsumeSpan, traceOf,
-  type BatchPayload, type Span, type DeliveryDoc, type KeptNotificatie, type Logger, type Notificatie,
+  EVENT_ID_HEADER,
+  NRC_DELIVERIES,
+  NRC_NOTIFICATIES,
+  deliveryId,
+  endSpans,
+  matches,
+  sleep,
+  startConsumeSpan,
+  traceOf,
+  type BatchPayload,
+  type Span,
+  type DeliveryDoc,
+  type KeptNotificatie,
+  type Logger,
+  type Notificatie,
 } from '@zgw/shared';
 import type { Clock } from './clock';
 import type { Deliverer } from './deliverer';
 import { payload, type Entry, type Payload } from './lane';
 import type { Registry } from './registry';
-
 
 export type { BatchPayload } from '@zgw/shared';
 
@@ -25,7 +37,6 @@ export interface IntakeOptions {
 }
 
 const DUPLICATE_KEY = 11000;
-
 
 /**
  * The `eachBatch` of the notifier: for each chunk of notifications, the matching abonnementen (their kanaal and
@@ -79,7 +90,10 @@ export function intakeHandler(o: IntakeOptions): (p: BatchPayload) => Promise<vo
           } catch (err) {
             if (unreachableSince === undefined) {
               unreachableSince = Date.now();
-              o.log.warn({ ...where, offset: chunk[0]!.offset, err: (err as Error).message }, 'notifications cannot be recorded: they wait in Kafka, retried with backoff');
+              o.log.warn(
+                { ...where, offset: chunk[0]!.offset, err: (err as Error).message },
+                'notifications cannot be recorded: they wait in Kafka, retried with backoff',
+              );
             }
           }
           await wait(delay, halted);
@@ -110,7 +124,17 @@ export function intakeHandler(o: IntakeOptions): (p: BatchPayload) => Promise<vo
         const lane = o.deliverer.lane(a._id);
         if (!lane || lane.locked) continue;
         const id = deliveryId(a._id, it.id);
-        docs.push({ _id: id, abonnement: a._id, notificatie: it.id, kanaal: it.kanaal, state: 'pending', createdAt: at, nextAt: at, tries: 0, attempts: [] });
+        docs.push({
+          _id: id,
+          abonnement: a._id,
+          notificatie: it.id,
+          kanaal: it.kanaal,
+          state: 'pending',
+          createdAt: at,
+          nextAt: at,
+          tries: 0,
+          attempts: [],
+        });
         entries.push({ lane: a._id, e: { id, p: it, nextAt: now, createdAt: now, tries: 0, attempts: [], seq: o.deliverer.nextSeq() } });
       }
       if (matched) keep.push({ _id: it.id, kanaal: it.kanaal, message: it.message, receivedAt: at });
@@ -171,7 +195,12 @@ function parse(value: Buffer | null): Notificatie | undefined {
   if (FIELDS.some((f) => typeof n[f] !== 'string')) return undefined;
   const kenmerken = n.kenmerken && typeof n.kenmerken === 'object' && !Array.isArray(n.kenmerken) ? (n.kenmerken as Record<string, string>) : {};
   return {
-    kanaal: n.kanaal as string, hoofdObject: n.hoofdObject as string, resource: n.resource as string, resourceUrl: n.resourceUrl as string,
-    actie: n.actie as string, aanmaakdatum: n.aanmaakdatum as string, kenmerken,
+    kanaal: n.kanaal as string,
+    hoofdObject: n.hoofdObject as string,
+    resource: n.resource as string,
+    resourceUrl: n.resourceUrl as string,
+    actie: n.actie as string,
+    aanmaakdatum: n.aanmaakdatum as string,
+    kenmerken,
   };
 }

@@ -67,7 +67,18 @@ export class Lane {
 
 export function freshStatus(id: string): StatusDoc {
   return {
-    _id: id, state: 'active', failingSince: null, consecutiveFailures: 0, failedAttempts: 0, delivered: 0, lastSuccessAt: null,
-    lastFailureAt: null, nextAttemptAt: null, lockedAt: null, unlockedAt: null, unlockedBy: null, lastAttempts: [],
+    _id: id,
+    state: 'active',
+    failingSince: null,
+    consecutiveFailures: 0,
+    failedAttempts: 0,
+    delivered: 0,
+    lastSuccessAt: null,
+    lastFailureAt: null,
+    nextAttemptAt: null,
+    lockedAt: null,
+    unlockedAt: null,
+    unlockedBy: null,
+    lastAttempts: [],
   };
 }

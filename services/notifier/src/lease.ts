@@ -147,7 +147,15 @@ export class Lease {
     const term = randomUUID();
     const sent = this.clock.now();
     const wall = new Date();
-    const fields = { owner: this.owner, term, renewals: 0, leaseMs: this.o.leaseMs, acquiredAt: wall, renewedAt: wall, expiresAt: new Date(wall.getTime() + this.o.leaseMs) };
+    const fields = {
+      owner: this.owner,
+      term,
+      renewals: 0,
+      leaseMs: this.o.leaseMs,
+      acquiredAt: wall,
+      renewedAt: wall,
+      expiresAt: new Date(wall.getTime() + this.o.leaseMs),
+    };
     let won: boolean;
     if (!doc) {
       try {
@@ -167,7 +175,10 @@ export class Lease {
     this.until = sent + this.o.leaseMs;
     this.renewAt = sent + this.o.leaseMs / 3;
     this.seen = undefined;
-    this.o.log.info({ owner: this.owner, ...(from ? { from } : {}) }, from ? 'lease taken over: it was not renewed within the lease time' : 'lease taken');
+    this.o.log.info(
+      { owner: this.owner, ...(from ? { from } : {}) },
+      from ? 'lease taken over: it was not renewed within the lease time' : 'lease taken',
+    );
     if (!this.closed) this.o.onAcquired?.();
   }
 

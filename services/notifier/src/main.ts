@@ -14,7 +14,12 @@ async function main(): Promise<void> {
   let notifier: Notifier | undefined;
   const observed = await observeWorker('notifier', config, log, { db: () => notifier?.db, kafka: true });
   const prefix = config.KAFKA_TOPIC_PREFIX;
-  registerNotifierMetrics(observed.registry, () => notifier, { probe: observed.probe, group: groupId(prefix), topics: KANALEN.map((k) => topicName(prefix, k)) }, log);
+  registerNotifierMetrics(
+    observed.registry,
+    () => notifier,
+    { probe: observed.probe, group: groupId(prefix), topics: KANALEN.map((k) => topicName(prefix, k)) },
+    log,
+  );
   // Registered first: a stop while MongoDB or Kafka is still awaited at start ends the process too.
   onShutdown(log, async () => {
     await notifier?.stop();

@@ -46,7 +46,10 @@ export function registerNotifierMetrics(
   for (const state of ['failing', 'locked'] as const) {
     new Gauge({
       name: `zgw_notifier_abonnementen_${state}`,
-      help: state === 'locked' ? 'Abonnementen locked after failing for NRC_LOCK_AFTER_HOURS (nothing is sent to them until unlocked)' : 'Abonnementen whose latest attempts failed (retried with backoff)',
+      help:
+        state === 'locked'
+          ? 'Abonnementen locked after failing for NRC_LOCK_AFTER_HOURS (nothing is sent to them until unlocked)'
+          : 'Abonnementen whose latest attempts failed (retried with backoff)',
       registers: [registry],
       collect() {
         this.reset();
@@ -71,7 +74,11 @@ export function registerNotifierMetrics(
       }
       const sorted = [...byReceiver].sort((a, b) => b[1] - a[1]);
       for (const [receiver, n] of sorted.slice(0, TOP)) this.set({ receiver }, n);
-      if (sorted.length > TOP) this.set({ receiver: 'other' }, sorted.slice(TOP).reduce((sum, [, n]) => sum + n, 0));
+      if (sorted.length > TOP)
+        this.set(
+          { receiver: 'other' },
+          sorted.slice(TOP).reduce((sum, [, n]) => sum + n, 0),
+        );
     },
   });
   consumerLagGauge(registry, lag.probe, lag.group, () => lag.topics, log);

@@ -1,8 +1,16 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { MongoBulkWriteError } from 'mongodb';
 import {
-  NRC_DELIVERIES, NRC_NOTIFICATIES, NRC_RESENDS, deliveryId, matches,
-  type AbonnementDoc, type DeliveryDoc, type KeptNotificatie, type Logger, type ResendDoc,
+  NRC_DELIVERIES,
+  NRC_NOTIFICATIES,
+  NRC_RESENDS,
+  deliveryId,
+  matches,
+  type AbonnementDoc,
+  type DeliveryDoc,
+  type KeptNotificatie,
+  type Logger,
+  type ResendDoc,
 } from '@zgw/shared';
 import type { Clock } from './clock';
 import type { Deliverer } from './deliverer';
@@ -16,7 +24,13 @@ const FAR = new Date(8.64e15);
  * abonnement's kanalen that its filters accept gets a pending delivery again (one that is pending already stays as
  * it is). It is sent with the same notification id as before, so a receiver that has it drops it.
  */
-export async function processResends(db: Db, deliverer: Deliverer, abonnementen: (id: string) => AbonnementDoc | undefined, clock: Clock, log: Logger): Promise<number> {
+export async function processResends(
+  db: Db,
+  deliverer: Deliverer,
+  abonnementen: (id: string) => AbonnementDoc | undefined,
+  clock: Clock,
+  log: Logger,
+): Promise<number> {
   const requests = db.collection<ResendDoc>(NRC_RESENDS);
   const open = await requests.find({ state: 'requested' }).sort({ requestedAt: 1, _id: 1 }).limit(20).toArray();
   for (const r of open) {
@@ -40,7 +54,11 @@ async function resend(db: Db, a: AbonnementDoc, r: ResendDoc, clock: Clock): Pro
     let after: { at: Date; id: string } | undefined;
     for (;;) {
       const keyset = after ? [{ $or: [{ receivedAt: { $gt: after.at } }, { receivedAt: after.at, _id: { $gt: after.id } }] }] : [];
-      const page = await kept.find({ $and: [{ kanaal: naam, receivedAt: period }, ...keyset] }).sort({ receivedAt: 1, _id: 1 }).limit(PAGE).toArray();
+      const page = await kept
+        .find({ $and: [{ kanaal: naam, receivedAt: period }, ...keyset] })
+        .sort({ receivedAt: 1, _id: 1 })
+        .limit(PAGE)
+        .toArray();
       const ops: AnyBulkWriteOperation<DeliveryDoc>[] = page
         .filter((k) => matches(a.kanalen, k.message))
         .map((k) => ({

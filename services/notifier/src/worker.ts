@@ -1,9 +1,6 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
-import {
-  connectMongo, createKafka, ensureNrcIndexes, ensureTopics, parseBackoff, topicName, untilDone,
-  type Config, type Logger,
-} from '@zgw/shared';
+import { connectMongo, createKafka, ensureNrcIndexes, ensureTopics, parseBackoff, topicName, untilDone, type Config, type Logger } from '@zgw/shared';
 import { systemClock, type Clock } from './clock';
 import { Deliverer } from './deliverer';
 import { intakeHandler } from './intake';
@@ -75,7 +72,9 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
   const leaseMs = config.NRC_LEASE_SECONDS * 1000;
   const timeoutMs = config.NRC_DELIVERY_TIMEOUT_MS;
   if (leaseMs < 2 * timeoutMs) {
-    throw new Error(`NRC_LEASE_SECONDS (${config.NRC_LEASE_SECONDS}) must be at least twice NRC_DELIVERY_TIMEOUT_MS (${timeoutMs} ms): a delivery starts only when it ends within the lease`);
+    throw new Error(
+      `NRC_LEASE_SECONDS (${config.NRC_LEASE_SECONDS}) must be at least twice NRC_DELIVERY_TIMEOUT_MS (${timeoutMs} ms): a delivery starts only when it ends within the lease`,
+    );
   }
   const mongo = await untilDone(log, 'MongoDB', async () => {
     const m = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
@@ -205,7 +204,8 @@ function startWorker(c: WorkerContext): Worker {
   let consuming = false;
   const registry: Registry = new Registry(db, deliverer, async (topics) => {
     // A new kanaal: consume its topic too (the group starts a new topic at its beginning, so nothing is missed).
-    if (consuming) await intake.subscribe(topics).catch((err: Error) => log.error({ err: err.message }, 'could not subscribe to the new kanaal topics'));
+    if (consuming)
+      await intake.subscribe(topics).catch((err: Error) => log.error({ err: err.message }, 'could not subscribe to the new kanaal topics'));
   });
   const intake = new Intake(c.kafka, prefix, log, intakeHandler({ db, registry, deliverer, clock, log }));
   const refresh = async () => {
@@ -221,12 +221,22 @@ function startWorker(c: WorkerContext): Worker {
   let refreshTimer: NodeJS.Timeout | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
   const ready = (async () => {
-    await untilDone(log, 'MongoDB', async () => {
-      await registry.ensureIndexes();
-      await registry.refresh();
-    }, () => stopped);
+    await untilDone(
+      log,
+      'MongoDB',
+      async () => {
+        await registry.ensureIndexes();
+        await registry.refresh();
+      },
+      () => stopped,
+    );
     consuming = true;
-    await untilDone(log, 'Kafka', () => intake.subscribe(registry.topics), () => stopped);
+    await untilDone(
+      log,
+      'Kafka',
+      () => intake.subscribe(registry.topics),
+      () => stopped,
+    );
     if (stopped) throw new Error('stopped while starting');
     log.info({ topics: registry.topics, prefix, group: groupId(prefix) }, 'notifier consuming');
     refreshTimer = setInterval(() => {
@@ -235,7 +245,8 @@ function startWorker(c: WorkerContext): Worker {
         .catch((err: Error) => log.warn({ err: err.message }, 'could not re-read abonnementen'))
         .finally(() => (refreshing = undefined));
     }, config.NRC_REFRESH_MS);
-    const sweep = () => void doSweep().catch((err: Error) => log.warn({ err: err.message, nextInMs: SWEEP_EVERY_MS }, 'retention sweep failed; tried again later'));
+    const sweep = () =>
+      void doSweep().catch((err: Error) => log.warn({ err: err.message, nextInMs: SWEEP_EVERY_MS }, 'retention sweep failed; tried again later'));
     sweepTimer = setInterval(sweep, SWEEP_EVERY_MS);
     sweep();
     deliverer.schedulePump();
@@ -297,7 +308,9 @@ class Intake {
     await ensureTopics(this.kafka, this.prefix, topics);
     if (this.stopped) return;
     const consumer = this.kafka.consumer({ groupId: groupId(this.prefix), retry: { retries: 100, initialRetryTime: 500, maxRetryTime: 10_000 } });
-    consumer.on(consumer.events.CRASH, ({ payload }) => this.log.error({ err: payload.error?.message, restart: payload.restart }, 'notifier consumer stopped on an error'));
+    consumer.on(consumer.events.CRASH, ({ payload }) =>
+      this.log.error({ err: payload.error?.message, restart: payload.restart }, 'notifier consumer stopped on an error'),
+    );
     this.consumer = consumer;
     try {
       await consumer.connect();
@@ -323,4 +336,3 @@ class Intake {
     await this.consumer?.disconnect();
   }
 }
-

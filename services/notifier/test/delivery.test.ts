@@ -23,7 +23,14 @@ describe('fan-out', () => {
     const [a, b, all, docs] = [await receiver(), await receiver(), await receiver(), await receiver()];
     await w.abonnement(a, [{ naam: 'zaken', filters: { bronorganisatie: org } }], 'Bearer token-a');
     await w.abonnement(b, [{ naam: 'zaken', filters: { bronorganisatie: org, zaaktype: 'https://example.com/zaaktypen/1' } }], 'Token b');
-    await w.abonnement(all, [{ naam: 'zaken', filters: { bronorganisatie: org, zaaktype: '*' } }, { naam: 'documenten', filters: { bronorganisatie: org } }], 'Bearer all');
+    await w.abonnement(
+      all,
+      [
+        { naam: 'zaken', filters: { bronorganisatie: org, zaaktype: '*' } },
+        { naam: 'documenten', filters: { bronorganisatie: org } },
+      ],
+      'Bearer all',
+    );
     await w.abonnement(docs, [{ naam: 'documenten', filters: { bronorganisatie: org } }], 'Bearer docs');
 
     const z1 = await w.publish({ bronorganisatie: org, zaaktype: 'https://example.com/zaaktypen/1' });
@@ -48,7 +55,14 @@ describe('fan-out', () => {
     expect(new Set(b.received.map((x) => x.auth))).toEqual(new Set(['Token b']));
     // The message as published, and one id per notification whoever receives it.
     const first = a.received.find((x) => x.body.resourceUrl === z1)!;
-    expect(first.body).toMatchObject({ kanaal: 'zaken', resource: 'zaak', actie: 'create', resourceUrl: z1, hoofdObject: z1, kenmerken: { bronorganisatie: org } });
+    expect(first.body).toMatchObject({
+      kanaal: 'zaken',
+      resource: 'zaak',
+      actie: 'create',
+      resourceUrl: z1,
+      hoofdObject: z1,
+      kenmerken: { bronorganisatie: org },
+    });
     expect(first.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(b.received.find((x) => x.body.resourceUrl === z1)!.id).toBe(first.id);
     expect(all.received.find((x) => x.body.resourceUrl === z1)!.id).toBe(first.id);
@@ -58,10 +72,18 @@ describe('fan-out', () => {
   it("delivers the platform's own events (an applicatie created in the Autorisaties API)", async () => {
     const r = await receiver();
     await w.abonnement(r, [{ naam: 'autorisaties' }]);
-    const created = await w.t.call('POST', '/autorisaties/api/v1/applicaties', { clientIds: [`nrc-${randomUUID()}`], label: 'NRC', heeftAlleAutorisaties: true });
+    const created = await w.t.call('POST', '/autorisaties/api/v1/applicaties', {
+      clientIds: [`nrc-${randomUUID()}`],
+      label: 'NRC',
+      heeftAlleAutorisaties: true,
+    });
     expect(created.statusCode).toBe(201);
     expect(await eventually(async () => urlsOf(r).includes(created.json().url))).toBe(true);
-    expect(r.received.find((x) => x.body.resourceUrl === created.json().url)!.body).toMatchObject({ kanaal: 'autorisaties', resource: 'applicatie', actie: 'create' });
+    expect(r.received.find((x) => x.body.resourceUrl === created.json().url)!.body).toMatchObject({
+      kanaal: 'autorisaties',
+      resource: 'applicatie',
+      actie: 'create',
+    });
   });
 
   it('records every delivery with its attempt (time, status, duration) and the abonnement state', async () => {

@@ -44,19 +44,45 @@ describe('two instances', () => {
   it('started together: one takes the lease and delivers, each pending delivery once; the other stands by while the lease is renewed', async () => {
     const org = randomUUID().slice(0, 9);
     const r = await receiver();
-    const res = await w.t.call('POST', '/notificaties/api/v1/abonnement', { callbackUrl: r.url, auth: 'Bearer k', kanalen: [{ naam: 'zaken', filters: { bronorganisatie: org } }] });
+    const res = await w.t.call('POST', '/notificaties/api/v1/abonnement', {
+      callbackUrl: r.url,
+      auth: 'Bearer k',
+      kanalen: [{ naam: 'zaken', filters: { bronorganisatie: org } }],
+    });
     expect(res.statusCode).toBe(201);
     const abonnement = uuidOf(res.json().url);
     // Deliveries recorded while no instance ran: every instance that delivers loads them at its start.
     const at = new Date(w.clock.now());
     const ids = Array.from({ length: 5 }, () => randomUUID());
-    await w.t.mongo.db.collection<KeptNotificatie>(NRC_NOTIFICATIES).insertMany(ids.map((id) => ({
-      _id: id, kanaal: 'zaken', receivedAt: at,
-      message: { kanaal: 'zaken', hoofdObject: `https://example.com/z/${id}`, resource: 'zaak', resourceUrl: `https://example.com/z/${id}`, actie: 'create', aanmaakdatum: at.toISOString(), kenmerken: { bronorganisatie: org } },
-    })));
-    await w.t.mongo.db.collection<DeliveryDoc>(NRC_DELIVERIES).insertMany(ids.map((id) => ({
-      _id: deliveryId(abonnement, id), abonnement, notificatie: id, kanaal: 'zaken', state: 'pending' as const, createdAt: at, nextAt: at, tries: 0, attempts: [],
-    })));
+    await w.t.mongo.db.collection<KeptNotificatie>(NRC_NOTIFICATIES).insertMany(
+      ids.map((id) => ({
+        _id: id,
+        kanaal: 'zaken',
+        receivedAt: at,
+        message: {
+          kanaal: 'zaken',
+          hoofdObject: `https://example.com/z/${id}`,
+          resource: 'zaak',
+          resourceUrl: `https://example.com/z/${id}`,
+          actie: 'create',
+          aanmaakdatum: at.toISOString(),
+          kenmerken: { bronorganisatie: org },
+        },
+      })),
+    );
+    await w.t.mongo.db.collection<DeliveryDoc>(NRC_DELIVERIES).insertMany(
+      ids.map((id) => ({
+        _id: deliveryId(abonnement, id),
+        abonnement,
+        notificatie: id,
+        kanaal: 'zaken',
+        state: 'pending' as const,
+        createdAt: at,
+        nextAt: at,
+        tries: 0,
+        attempts: [],
+      })),
+    );
 
     const [a, b] = await Promise.all([instance(), instance()]);
     expect([a.n.active, b.n.active].filter(Boolean)).toHaveLength(1);

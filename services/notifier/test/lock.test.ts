@@ -107,7 +107,11 @@ describe('the one-week lock', () => {
     expect(new Set(dead.ids())).toEqual(new Set([dead.ids()[0]]));
     expect((await w.status(deadUrl))!.state).toBe('failing');
     const failing = (await w.admin('GET', `/abonnementen/${uuidOf(deadUrl)}`)).json();
-    expect(failing).toMatchObject({ state: 'failing', lockAt: new Date(failingSince + 7 * DAY).toISOString(), undelivered: { pending: 1, failed: 0 } });
+    expect(failing).toMatchObject({
+      state: 'failing',
+      lockAt: new Date(failingSince + 7 * DAY).toISOString(),
+      undelivered: { pending: 1, failed: 0 },
+    });
 
     await pass(HOUR);
     const locked = await w.status(deadUrl);

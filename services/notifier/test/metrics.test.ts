@@ -56,7 +56,12 @@ test('deliveries by result, failing abonnementen, pending by receiver, the lease
 
 test('a standby reports the lease as not held and no failing or locked abonnementen (the holder reports them)', async () => {
   const standby = new Registry();
-  registerNotifierMetrics(standby, () => ({ active: false, lease: { holding: false }, deliverer: { allLanes: () => [] } }), { probe, group: 'none', topics: [] }, silent);
+  registerNotifierMetrics(
+    standby,
+    () => ({ active: false, lease: { holding: false }, deliverer: { allLanes: () => [] } }),
+    { probe, group: 'none', topics: [] },
+    silent,
+  );
   const s = parseExposition(await standby.metrics());
   expect(total(s, 'zgw_notifier_lease_held')).toBe(0);
   expect(total(s, 'zgw_notifier_abonnementen_failing')).toBe(0);

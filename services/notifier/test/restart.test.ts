@@ -64,8 +64,16 @@ describe('restarts', () => {
     await w.notifier.deliverer.settle();
     expect(r.ids()).toHaveLength(4);
     expect([...countIds(r.ids()).values()]).toEqual([1, 1, 1, 1]);
-    const ds = await w.t.mongo.db.collection<DeliveryDoc>(NRC_DELIVERIES).find({ abonnement: url.slice(url.lastIndexOf('/') + 1) }).toArray();
-    expect(ds.map((d) => [d.state, d.tries])).toEqual([['delivered', 1], ['delivered', 1], ['delivered', 1], ['delivered', 1]]);
+    const ds = await w.t.mongo.db
+      .collection<DeliveryDoc>(NRC_DELIVERIES)
+      .find({ abonnement: url.slice(url.lastIndexOf('/') + 1) })
+      .toArray();
+    expect(ds.map((d) => [d.state, d.tries])).toEqual([
+      ['delivered', 1],
+      ['delivered', 1],
+      ['delivered', 1],
+      ['delivered', 1],
+    ]);
   });
 
   it('a crash mid-delivery (kill -9): a standby takes over once the lease has gone unrenewed for the lease time and sends the unwritten attempts again, with the same ids; nothing else twice, nothing lost', async () => {
@@ -127,7 +135,17 @@ describe('restarts', () => {
       offset: String(i),
       timestamp: String(Date.now()),
       headers: { [EVENT_ID_HEADER]: Buffer.from(id) },
-      value: Buffer.from(JSON.stringify({ kanaal: 'zaken', hoofdObject: `https://example.com/z/${id}`, resource: 'zaak', resourceUrl: `https://example.com/z/${id}`, actie: 'create', aanmaakdatum: new Date().toISOString(), kenmerken: { bronorganisatie: org } })),
+      value: Buffer.from(
+        JSON.stringify({
+          kanaal: 'zaken',
+          hoofdObject: `https://example.com/z/${id}`,
+          resource: 'zaak',
+          resourceUrl: `https://example.com/z/${id}`,
+          actie: 'create',
+          aanmaakdatum: new Date().toISOString(),
+          kenmerken: { bronorganisatie: org },
+        }),
+      ),
     }));
     const stored = () => w.t.mongo.db.collection<DeliveryDoc>(NRC_DELIVERIES).countDocuments({ abonnement: url.slice(url.lastIndexOf('/') + 1) });
     const commits: number[] = [];
@@ -154,7 +172,11 @@ describe('restarts', () => {
 });
 
 async function createAbonnement(r: Receiver, org: string): Promise<void> {
-  const res = await w.t.call('POST', `${NRC}/abonnement`, { callbackUrl: r.url, auth: 'Bearer k', kanalen: [{ naam: 'zaken', filters: { bronorganisatie: org } }] });
+  const res = await w.t.call('POST', `${NRC}/abonnement`, {
+    callbackUrl: r.url,
+    auth: 'Bearer k',
+    kanalen: [{ naam: 'zaken', filters: { bronorganisatie: org } }],
+  });
   expect(res.statusCode).toBe(201);
 }
 
@@ -162,7 +184,16 @@ async function createAbonnement(r: Receiver, org: string): Promise<void> {
 function startChild(): ChildProcess {
   const c = w.config();
   return spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
-    env: { ...process.env, MONGODB_DB: c.MONGODB_DB, KAFKA_TOPIC_PREFIX: c.KAFKA_TOPIC_PREFIX, LOG_LEVEL: 'silent', NRC_REFRESH_MS: '300', NRC_DELIVERY_TIMEOUT_MS: '30000', NRC_LEASE_SECONDS: '60', NOTIFIER_METRICS_PORT: '0' },
+    env: {
+      ...process.env,
+      MONGODB_DB: c.MONGODB_DB,
+      KAFKA_TOPIC_PREFIX: c.KAFKA_TOPIC_PREFIX,
+      LOG_LEVEL: 'silent',
+      NRC_REFRESH_MS: '300',
+      NRC_DELIVERY_TIMEOUT_MS: '30000',
+      NRC_LEASE_SECONDS: '60',
+      NOTIFIER_METRICS_PORT: '0',
+    },
     stdio: 'ignore',
   });
 }

@@ -39,7 +39,8 @@ export async function world(env: Record<string, string> = {}): Promise<World> {
   const clock = new ManualClock();
   const leaseClock = new ManualClock(0);
   const nrcEnv = { NRC_REFRESH_MS: '300', NRC_DELIVERY_TIMEOUT_MS: '5000', ...env };
-  const config = () => loadConfig({ ...process.env, MONGODB_DB: t.config.MONGODB_DB, KAFKA_TOPIC_PREFIX: t.topicPrefix, LOG_LEVEL: 'silent', ...nrcEnv });
+  const config = () =>
+    loadConfig({ ...process.env, MONGODB_DB: t.config.MONGODB_DB, KAFKA_TOPIC_PREFIX: t.topicPrefix, LOG_LEVEL: 'silent', ...nrcEnv });
   const w: World = {
     t,
     clock,
@@ -59,13 +60,24 @@ export async function world(env: Record<string, string> = {}): Promise<World> {
     publish: async (kenmerken, kanaal = 'zaken') => {
       const resourceUrl = `https://example.com/zaken/${randomUUID()}`;
       const res = await t.call('POST', `${NRC}/notificaties`, {
-        kanaal, hoofdObject: resourceUrl, resource: 'zaak', resourceUrl, actie: 'create', aanmaakdatum: new Date(clock.now()).toISOString(), kenmerken,
+        kanaal,
+        hoofdObject: resourceUrl,
+        resource: 'zaak',
+        resourceUrl,
+        actie: 'create',
+        aanmaakdatum: new Date(clock.now()).toISOString(),
+        kenmerken,
       });
       if (res.statusCode !== 201) throw new Error(`publish: ${res.statusCode} ${res.body}`);
       return resourceUrl;
     },
     status: (url) => t.mongo.db.collection<StatusDoc>(NRC_STATUS).findOne({ _id: uuidOf(url) }),
-    deliveries: (url) => t.mongo.db.collection<DeliveryDoc>(NRC_DELIVERIES).find({ abonnement: uuidOf(url) }).sort({ createdAt: -1, _id: -1 }).toArray(),
+    deliveries: (url) =>
+      t.mongo.db
+        .collection<DeliveryDoc>(NRC_DELIVERIES)
+        .find({ abonnement: uuidOf(url) })
+        .sort({ createdAt: -1, _id: -1 })
+        .toArray(),
     admin: (method, path, body) => t.call(method, `${ADMIN_NRC}${path}`, body),
     close: async () => {
       await w.notifier?.stop();

@@ -16,20 +16,24 @@ export type { Documenten, Plan };
 
 /** The activities of the overdracht workflow: every side effect, each idempotent (see README, Transfers). */
 export function createActivities(deps: Deps) {
-  return alive(permanent4xx({
-    meld: (o: OverdrachtOpdracht, v: Voortgang) => meld(deps, o, v),
-    valideer: (o: OverdrachtOpdracht) => valideer(deps, o),
-    maakDoelzaak: (o: OverdrachtOpdracht, plan: Plan) => maakDoelzaak(deps, o, plan),
-    kopieerOnderdelen: (o: OverdrachtOpdracht, plan: Plan, doelZaak: string) => kopieerOnderdelen(deps, o, plan, doelZaak),
-    kopieerDocumenten: (o: OverdrachtOpdracht, plan: Plan, doelZaak: string) => kopieerDocumenten(deps, o, plan, doelZaak),
-    kopieerBesluiten: (o: OverdrachtOpdracht, plan: Plan, doelZaak: string, documenten: Documenten) => kopieerBesluiten(deps, o, plan, doelZaak, documenten),
-    sluitDoelzaak: (o: OverdrachtOpdracht, plan: Plan, doelZaak: string, rollen: Record<string, string>) => sluitDoelzaak(deps, o, plan, doelZaak, rollen),
-    verifieer: (o: OverdrachtOpdracht, doelZaak: string, documenten: Documenten) => verifieer(deps, o, doelZaak, documenten),
-    koppelBron: (o: OverdrachtOpdracht, doelZaak: string) => koppelBron(deps, o, doelZaak),
-    sluitBron: (o: OverdrachtOpdracht) => sluitBron(deps, o),
-    antwoord: (o: OverdrachtOpdracht) => antwoord(deps, o),
-    compenseer: (o: OverdrachtOpdracht, plan: Plan) => compenseer(deps, o, plan),
-  }));
+  return alive(
+    permanent4xx({
+      meld: (o: OverdrachtOpdracht, v: Voortgang) => meld(deps, o, v),
+      valideer: (o: OverdrachtOpdracht) => valideer(deps, o),
+      maakDoelzaak: (o: OverdrachtOpdracht, plan: Plan) => maakDoelzaak(deps, o, plan),
+      kopieerOnderdelen: (o: OverdrachtOpdracht, plan: Plan, doelZaak: string) => kopieerOnderdelen(deps, o, plan, doelZaak),
+      kopieerDocumenten: (o: OverdrachtOpdracht, plan: Plan, doelZaak: string) => kopieerDocumenten(deps, o, plan, doelZaak),
+      kopieerBesluiten: (o: OverdrachtOpdracht, plan: Plan, doelZaak: string, documenten: Documenten) =>
+        kopieerBesluiten(deps, o, plan, doelZaak, documenten),
+      sluitDoelzaak: (o: OverdrachtOpdracht, plan: Plan, doelZaak: string, rollen: Record<string, string>) =>
+        sluitDoelzaak(deps, o, plan, doelZaak, rollen),
+      verifieer: (o: OverdrachtOpdracht, doelZaak: string, documenten: Documenten) => verifieer(deps, o, doelZaak, documenten),
+      koppelBron: (o: OverdrachtOpdracht, doelZaak: string) => koppelBron(deps, o, doelZaak),
+      sluitBron: (o: OverdrachtOpdracht) => sluitBron(deps, o),
+      antwoord: (o: OverdrachtOpdracht) => antwoord(deps, o),
+      compenseer: (o: OverdrachtOpdracht, plan: Plan) => compenseer(deps, o, plan),
+    }),
+  );
 }
 
 /**
@@ -59,7 +63,8 @@ function permanent4xx<T extends Record<string, (...args: never[]) => Promise<unk
     try {
       return await fn(...args);
     } catch (err) {
-      if (err instanceof ZgwCallError && !err.technisch) throw ApplicationFailure.create({ type: PERMANENT, message: err.message, nonRetryable: true });
+      if (err instanceof ZgwCallError && !err.technisch)
+        throw ApplicationFailure.create({ type: PERMANENT, message: err.message, nonRetryable: true });
       throw err;
     }
   });

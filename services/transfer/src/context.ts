@@ -1,7 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from 'mongodb';
 import {
-  DOELREGISTRATIES_COLLECTION, ZgwClient, traced, type Config, type Logger, type OverdrachtOpdracht, type StoredDoelregistratie,
+  DOELREGISTRATIES_COLLECTION,
+  ZgwClient,
+  traced,
+  type Config,
+  type Logger,
+  type OverdrachtOpdracht,
+  type StoredDoelregistratie,
 } from '@zgw/shared';
 
 /** What every activity gets: the configuration, the log and the store (for the doelregistraties). */
@@ -73,7 +79,8 @@ export async function routeOf(deps: Deps, o: OverdrachtOpdracht): Promise<Route>
 }
 
 /** The log fields of every line about one transfer (see README, Transfers: logging). */
-export const tracedOf = (o: Pick<OverdrachtOpdracht, 'zaakIdentificatie' | 'overdracht'>): Record<string, string> => traced(o.zaakIdentificatie, o.overdracht);
+export const tracedOf = (o: Pick<OverdrachtOpdracht, 'zaakIdentificatie' | 'overdracht'>): Record<string, string> =>
+  traced(o.zaakIdentificatie, o.overdracht);
 
 /** The uuid at the end of a resource URL. */
 export const uuidOf = (url: string): string => url.replace(/\/+$/, '').split('/').pop()!;

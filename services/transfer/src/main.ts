@@ -15,11 +15,16 @@ async function main(): Promise<void> {
     log[level]({ temporal: true, ...e.meta }, e.message);
   };
   Runtime.install({ logger: new DefaultLogger('INFO', forward) });
-  if (!config.TRANSFER_SECRET) log.warn({ clientId: config.TRANSFER_CLIENT_ID }, 'TRANSFER_SECRET is not set: every transfer will fail to reach this platform');
+  if (!config.TRANSFER_SECRET)
+    log.warn({ clientId: config.TRANSFER_CLIENT_ID }, 'TRANSFER_SECRET is not set: every transfer will fail to reach this platform');
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = () => check(() => connection.workflowService.getSystemInfo({}));
-  const observed = await observeWorker('transfer', config, log, { db: () => mongo.db, kafka: false, more: async () => ({ temporal: await temporal() }) });
+  const observed = await observeWorker('transfer', config, log, {
+    db: () => mongo.db,
+    kafka: false,
+    more: async () => ({ temporal: await temporal() }),
+  });
   registerTransferMetrics(observed.registry);
   const worker = await Worker.create({
     connection,

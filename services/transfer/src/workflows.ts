@@ -1,4 +1,13 @@
-import { ApplicationFailure, CancellationScope, isCancellation, patched, proxyActivities, proxyLocalActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  sleep,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { OverdrachtOpdracht, StapNaam, Voortgang, Weigercode } from '@zgw/shared';
 import type { Activities, Plan } from './activities';
 
@@ -48,20 +57,51 @@ export async function overdracht(o: OverdrachtOpdracht): Promise<string> {
   let plan: Plan | undefined;
   try {
     await meld(o, { status: 'bezig' });
-    plan = await stap('gevalideerd', () => a.valideer(o), (p) => Object.entries(p.aantallen).map(([k, v]) => `${v} ${k}`).join(', '));
+    plan = await stap(
+      'gevalideerd',
+      () => a.valideer(o),
+      (p) =>
+        Object.entries(p.aantallen)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(', '),
+    );
     const p = plan;
-    const doelZaak = await stap('doelzaak_aangemaakt', () => a.maakDoelzaak(o, p), (url) => url);
+    const doelZaak = await stap(
+      'doelzaak_aangemaakt',
+      () => a.maakDoelzaak(o, p),
+      (url) => url,
+    );
     await meld(o, { doelZaak });
-    const { rollen } = await stap('onderdelen_gekopieerd', () => a.kopieerOnderdelen(o, p, doelZaak), (r) => `${r.gemaakt} gemaakt`);
-    const documenten = await stap('documenten_gekopieerd', () => a.kopieerDocumenten(o, p, doelZaak), (d) => `${Object.keys(d).length} documenten`);
-    await stap('besluiten_gekopieerd', async () => {
-      const n = await a.kopieerBesluiten(o, p, doelZaak, documenten);
-      const gesloten = await a.sluitDoelzaak(o, p, doelZaak, rollen);
-      return `${n} besluiten${gesloten ? '; eindstatus gezet' : ''}`;
-    }, (t) => t);
-    await stap('geverifieerd', () => a.verifieer(o, doelZaak, documenten), (t) => t);
+    const { rollen } = await stap(
+      'onderdelen_gekopieerd',
+      () => a.kopieerOnderdelen(o, p, doelZaak),
+      (r) => `${r.gemaakt} gemaakt`,
+    );
+    const documenten = await stap(
+      'documenten_gekopieerd',
+      () => a.kopieerDocumenten(o, p, doelZaak),
+      (d) => `${Object.keys(d).length} documenten`,
+    );
+    await stap(
+      'besluiten_gekopieerd',
+      async () => {
+        const n = await a.kopieerBesluiten(o, p, doelZaak, documenten);
+        const gesloten = await a.sluitDoelzaak(o, p, doelZaak, rollen);
+        return `${n} besluiten${gesloten ? '; eindstatus gezet' : ''}`;
+      },
+      (t) => t,
+    );
+    await stap(
+      'geverifieerd',
+      () => a.verifieer(o, doelZaak, documenten),
+      (t) => t,
+    );
     await stap('bron_gekoppeld', () => a.koppelBron(o, doelZaak));
-    await stap('bron_afgesloten', () => a.sluitBron(o), (t) => t);
+    await stap(
+      'bron_afgesloten',
+      () => a.sluitBron(o),
+      (t) => t,
+    );
     return await eind({ status: 'afgerond' });
   } catch (err) {
     const weigering = refusal(err);
@@ -76,7 +116,11 @@ export async function overdracht(o: OverdrachtOpdracht): Promise<string> {
           // An attempt of a copy step that the server gave up on (its heartbeat late) may still be running in a
           // worker; its next heartbeat, within one heartbeat timeout, stops it. Compensation starts after that.
           if (patched('compensatie-na-hartslag')) await sleep(`${o.hartslagSeconden}s`);
-          await stap('gecompenseerd', () => compenseer(o, p), (t) => t);
+          await stap(
+            'gecompenseerd',
+            () => compenseer(o, p),
+            (t) => t,
+          );
         } catch (e) {
           achtergelaten = message(e);
           await meld(o, { stap: 'gecompenseerd', fase: 'einde', toelichting: `niet alles verwijderd: ${achtergelaten}` });

@@ -20,14 +20,20 @@ const ExclusionsInput = z.object({
         .trim()
         .max(MAX_EXCLUSION_LENGTH)
         .refine((s) => s.length > 0, { message: 'Dit veld mag niet leeg zijn.', params: { code: 'blank' } })
-        .refine((s) => !s.includes(',') && !/\p{Cc}/u.test(s), { message: 'Een client id of patroon bevat geen komma of stuurteken.', params: { code: 'invalid' } }),
+        .refine((s) => !s.includes(',') && !/\p{Cc}/u.test(s), {
+          message: 'Een client id of patroon bevat geen komma of stuurteken.',
+          params: { code: 'invalid' },
+        }),
     )
     .max(MAX_EXCLUSIONS),
 });
 
 const Moment = z
   .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), { message: 'Verwacht een datum of datum-tijd (ISO 8601).', params: { code: 'invalid' } })
+  .refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), {
+    message: 'Verwacht een datum of datum-tijd (ISO 8601).',
+    params: { code: 'invalid' },
+  })
   .transform((s) => new Date(s).toISOString());
 
 const ReadsQuery = z
@@ -41,7 +47,10 @@ const ReadsQuery = z
 
 /** A stored read entry as the auditor sees it. */
 type StoredRead = ReadEntry & { _id: string };
-const view = ({ _id, ...rest }: Record<string, unknown>) => ({ uuid: _id, ...Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('_') && k !== 'uuid')) });
+const view = ({ _id, ...rest }: Record<string, unknown>) => ({
+  uuid: _id,
+  ...Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('_') && k !== 'uuid')),
+});
 
 /** The indexes that serve the auditor's two questions: one client's reads, and the reads of one main object, in a period. */
 export async function ensureAuditReadsIndexes(deps: Deps): Promise<void> {
@@ -63,7 +72,8 @@ export async function registerAuditAdmin(app: FastifyInstance, deps: Deps): Prom
 
   const admin = async (req: FastifyRequest) => {
     const caller = await deps.auth.authenticate(req);
-    if (!caller.hasScope('autorisaties.bijwerken')) throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen de audit trail van het lezen beheren en inzien.');
+    if (!caller.hasScope('autorisaties.bijwerken'))
+      throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen de audit trail van het lezen beheren en inzien.');
     return caller;
   };
   const current = async () => {
@@ -79,7 +89,8 @@ export async function registerAuditAdmin(app: FastifyInstance, deps: Deps): Prom
   app.put('/admin/api/v1/audit/exclusions', async (req) => {
     const caller = await admin(req);
     const body = req.body;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
     const { clientIds } = parseOrThrow(ExclusionsInput, body);
     const unique = [...new Set(clientIds)];
     const doc = { clientIds: unique, updatedAt: new Date().toISOString(), updatedBy: caller.clientId };
@@ -92,7 +103,7 @@ export async function registerAuditAdmin(app: FastifyInstance, deps: Deps): Prom
     const caller = await admin(req);
     await settings.deleteOne({ _id: AUDIT_EXCLUSIONS_SETTING });
     deps.reads?.applyExclusions(undefined);
-    req.log.info({ by: caller.clientId }, 'audit read exclusions reset to the environment\'s');
+    req.log.info({ by: caller.clientId }, "audit read exclusions reset to the environment's");
     return reply.code(204).send();
   });
 
@@ -107,7 +118,13 @@ export async function registerAuditAdmin(app: FastifyInstance, deps: Deps): Prom
     const filter = { ...(q.clientId ? { clientId: q.clientId } : { hoofdObjecten: q.hoofdObject }), ...period };
     const page = parsePage(q.page);
     const { count, items, ...cont } = await reads.page(filter, { page, size: PAGE_SIZE, sort: { aanmaakdatum: 1, _id: 1 }, cursor: q.cursor });
-    return envelope(`${deps.urls.base}${req.url}`, page, count, items.map((d) => view(d as unknown as Record<string, unknown>)), cont);
+    return envelope(
+      `${deps.urls.base}${req.url}`,
+      page,
+      count,
+      items.map((d) => view(d as unknown as Record<string, unknown>)),
+      cont,
+    );
   });
 }
 

@@ -19,7 +19,8 @@ export async function registerCredentialAdmin(app: FastifyInstance, deps: Deps):
   const creds = new Credentials(deps.db);
   const admin = async (req: Parameters<Deps['auth']['authenticate']>[0]) => {
     const caller = await deps.auth.authenticate(req);
-    if (!caller.hasScope('autorisaties.bijwerken')) throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen credentials beheren.');
+    if (!caller.hasScope('autorisaties.bijwerken'))
+      throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen credentials beheren.');
     return caller;
   };
   app.post('/admin/api/v1/credentials', async (req, reply) => {

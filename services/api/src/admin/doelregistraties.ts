@@ -20,7 +20,11 @@ function collection(db: Db): Collection<StoredDoelregistratie> {
 }
 
 /** Stores a doelregistratie by its naam; a secret left out keeps the stored one. */
-async function save(coll: Collection<StoredDoelregistratie>, d: Doelregistratie, existing: StoredDoelregistratie | null): Promise<StoredDoelregistratie> {
+async function save(
+  coll: Collection<StoredDoelregistratie>,
+  d: Doelregistratie,
+  existing: StoredDoelregistratie | null,
+): Promise<StoredDoelregistratie> {
   const { naam, ...fields } = d;
   const now = new Date();
   const secret = fields.secret ?? (fields.route === 'extern' ? existing?.secret : undefined);
@@ -40,11 +44,13 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
   await coll.createIndex({ route: 1 });
   const admin = async (req: FastifyRequest) => {
     const caller = await deps.auth.authenticate(req);
-    if (!caller.hasScope('autorisaties.bijwerken')) throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen doelregistraties beheren.');
+    if (!caller.hasScope('autorisaties.bijwerken'))
+      throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen doelregistraties beheren.');
     return caller;
   };
   const body = (req: FastifyRequest) => {
-    if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body)) throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
+    if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body))
+      throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
     return req.body as Record<string, unknown>;
   };
   const needsSecret = (d: Doelregistratie, existing: StoredDoelregistratie | null) => {
@@ -63,7 +69,10 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
     needsSecret(d, null);
     const saved = await save(coll, d, null);
     req.log.info({ doelregistratie: d.naam, route: d.route, by: caller.clientId }, 'doelregistratie created');
-    return reply.code(201).header('location', `${deps.urls.base}${PATH}/${encodeURIComponent(d.naam)}`).send(doelregistratieView(saved));
+    return reply
+      .code(201)
+      .header('location', `${deps.urls.base}${PATH}/${encodeURIComponent(d.naam)}`)
+      .send(doelregistratieView(saved));
   });
 
   app.get(PATH, async (req) => {
@@ -72,7 +81,12 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
     const page = parsePage(q.page);
     const [count, docs] = await Promise.all([
       coll.estimatedDocumentCount(),
-      coll.find({}).sort({ _id: 1 }).skip((page - 1) * PAGE_SIZE).limit(PAGE_SIZE).toArray(),
+      coll
+        .find({})
+        .sort({ _id: 1 })
+        .skip((page - 1) * PAGE_SIZE)
+        .limit(PAGE_SIZE)
+        .toArray(),
     ]);
     return envelope(`${deps.urls.base}${req.url}`, page, count, docs.map(doelregistratieView));
   });

@@ -3,8 +3,18 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Document } from 'mongodb';
 import { z } from 'zod';
 import {
-  NRC_ABONNEMENTEN, NRC_DELIVERIES, NRC_NOTIFICATIES, NRC_RESENDS, NRC_STATUS, ensureNrcIndexes, parseBackoff,
-  type AbonnementDoc, type DeliveryDoc, type KeptNotificatie, type ResendDoc, type StatusDoc,
+  NRC_ABONNEMENTEN,
+  NRC_DELIVERIES,
+  NRC_NOTIFICATIES,
+  NRC_RESENDS,
+  NRC_STATUS,
+  ensureNrcIndexes,
+  parseBackoff,
+  type AbonnementDoc,
+  type DeliveryDoc,
+  type KeptNotificatie,
+  type ResendDoc,
+  type StatusDoc,
 } from '@zgw/shared';
 import type { Caller } from '../common/auth';
 import type { Deps } from '../common/component';
@@ -23,13 +33,17 @@ const HOUR = 3_600_000;
  */
 export async function adminCaller(deps: Deps, req: FastifyRequest): Promise<Caller> {
   const caller = await deps.auth.authenticate(req);
-  if (!caller.hasScope('autorisaties.bijwerken')) throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen notificaties beheren.');
+  if (!caller.hasScope('autorisaties.bijwerken'))
+    throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen notificaties beheren.');
   return caller;
 }
 
 const Moment = z
   .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), { message: 'Verwacht een datum of datum-tijd (ISO 8601).', params: { code: 'invalid' } })
+  .refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), {
+    message: 'Verwacht een datum of datum-tijd (ISO 8601).',
+    params: { code: 'invalid' },
+  })
   .transform((s) => new Date(s));
 
 const ResendInput = z.object({ vanaf: Moment.nullable().optional(), tot: Moment.nullable().optional() }).strict();
@@ -40,8 +54,19 @@ const iso = (d: Date | null | undefined): string | null => (d ? new Date(d).toIS
 /** A status for an abonnement the notifier has not written one for yet (nothing attempted). */
 function freshStatus(id: string): StatusDoc {
   return {
-    _id: id, state: 'active', failingSince: null, consecutiveFailures: 0, failedAttempts: 0, delivered: 0, lastSuccessAt: null,
-    lastFailureAt: null, nextAttemptAt: null, lockedAt: null, unlockedAt: null, unlockedBy: null, lastAttempts: [],
+    _id: id,
+    state: 'active',
+    failingSince: null,
+    consecutiveFailures: 0,
+    failedAttempts: 0,
+    delivered: 0,
+    lastSuccessAt: null,
+    lastFailureAt: null,
+    nextAttemptAt: null,
+    lockedAt: null,
+    unlockedAt: null,
+    unlockedBy: null,
+    lastAttempts: [],
   };
 }
 
@@ -85,8 +110,15 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
     };
   };
   const resendView = (r: ResendDoc) => ({
-    id: r._id, abonnement: r.abonnement, vanaf: iso(r.vanaf), tot: iso(r.tot), state: r.state, requestedAt: iso(r.requestedAt),
-    requestedBy: r.requestedBy, doneAt: iso(r.doneAt), queued: r.queued ?? null,
+    id: r._id,
+    abonnement: r.abonnement,
+    vanaf: iso(r.vanaf),
+    tot: iso(r.tot),
+    state: r.state,
+    requestedAt: iso(r.requestedAt),
+    requestedBy: r.requestedBy,
+    doneAt: iso(r.doneAt),
+    queued: r.queued ?? null,
   });
   const abonnementOr404 = async (uuid: string) => {
     const a = UUID.test(uuid) ? await abonnementen.get(uuid) : null;
@@ -101,7 +133,13 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
     const page = parsePage(q.page);
     const { count, items, ...cont } = await abonnementen.page({}, { page, size: PAGE_SIZE, cursor: q.cursor });
     const byId = new Map((await statuses.find({ _id: { $in: items.map((a) => a._id) } }).toArray()).map((s) => [s._id, s]));
-    return envelope(`${deps.urls.base}${req.url}`, page, count, items.map((a) => view(a, byId.get(a._id))), cont);
+    return envelope(
+      `${deps.urls.base}${req.url}`,
+      page,
+      count,
+      items.map((a) => view(a, byId.get(a._id))),
+      cont,
+    );
   });
 
   app.get<WithUuid>(`${BASE}/abonnementen/:uuid`, async (req) => {
@@ -146,7 +184,17 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
     const now = new Date();
     const r = await statuses.updateOne(
       { _id: a._id, state: 'locked' },
-      { $set: { state: 'active', failingSince: null, consecutiveFailures: 0, nextAttemptAt: null, lockedAt: null, unlockedAt: now, unlockedBy: caller.clientId } },
+      {
+        $set: {
+          state: 'active',
+          failingSince: null,
+          consecutiveFailures: 0,
+          nextAttemptAt: null,
+          lockedAt: null,
+          unlockedAt: now,
+          unlockedBy: caller.clientId,
+        },
+      },
     );
     if (r.modifiedCount) req.log.info({ abonnement: a._id, by: caller.clientId }, 'abonnement unlocked');
     return view(a, (await statuses.findOne({ _id: a._id })) ?? undefined);
@@ -156,15 +204,27 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
     const caller = await adminCaller(deps, req);
     const a = await abonnementOr404(req.params.uuid);
     const body = req.body ?? {};
-    if (typeof body !== 'object' || Array.isArray(body)) throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
+    if (typeof body !== 'object' || Array.isArray(body))
+      throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
     const input = parseOrThrow(ResendInput, body);
     if (input.vanaf && input.tot && input.vanaf > input.tot) throw ZgwError.field('tot', 'invalid', 'tot ligt voor vanaf.');
     if ((await statuses.findOne({ _id: a._id }))?.state === 'locked') {
-      throw new ZgwError(409, 'abonnement-locked', 'Dit abonnement is geblokkeerd: deblokkeer het eerst, dan kunnen notificaties opnieuw verstuurd worden.');
+      throw new ZgwError(
+        409,
+        'abonnement-locked',
+        'Dit abonnement is geblokkeerd: deblokkeer het eerst, dan kunnen notificaties opnieuw verstuurd worden.',
+      );
     }
     const doc: ResendDoc = {
-      _id: randomUUID(), abonnement: a._id, vanaf: input.vanaf ?? null, tot: input.tot ?? null, state: 'requested', requestedAt: new Date(),
-      requestedBy: caller.clientId, doneAt: null, queued: null,
+      _id: randomUUID(),
+      abonnement: a._id,
+      vanaf: input.vanaf ?? null,
+      tot: input.tot ?? null,
+      state: 'requested',
+      requestedAt: new Date(),
+      requestedBy: caller.clientId,
+      doneAt: null,
+      queued: null,
     };
     await resends.insertOne(doc);
     req.log.info({ abonnement: a._id, resend: doc._id, by: caller.clientId }, 'resend requested');

@@ -10,7 +10,10 @@ import type { Overdrachten } from '../components/overdrachten/context';
 import { OVERDRACHT_FILTERS } from '../components/overdrachten/overdrachten';
 import { adminCaller } from './notificaties';
 
-const Query = z.object({ status: z.enum(OVERDRACHT_STATUSSEN).optional(), zaak: z.string().url().optional(), doelregistratie: z.string().max(100).optional() }).strict().extend(PageQuery.shape);
+const Query = z
+  .object({ status: z.enum(OVERDRACHT_STATUSSEN).optional(), zaak: z.string().url().optional(), doelregistratie: z.string().max(100).optional() })
+  .strict()
+  .extend(PageQuery.shape);
 
 const BASE = '/admin/api/v1/overdrachten';
 
@@ -22,7 +25,9 @@ const BASE = '/admin/api/v1/overdrachten';
 export function registerOverdrachtenAdmin(app: FastifyInstance, deps: Deps): void {
   const component = () => deps.components.overdrachten!;
   const temporalUi = (workflowId: unknown) =>
-    deps.config.TEMPORAL_UI_URL ? `${deps.config.TEMPORAL_UI_URL.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(deps.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(String(workflowId))}` : null;
+    deps.config.TEMPORAL_UI_URL
+      ? `${deps.config.TEMPORAL_UI_URL.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(deps.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(String(workflowId))}`
+      : null;
   const view = async (o: Overdrachten, doc: Parameters<Overdrachten['overdrachten']['toApi']>[0]) => {
     const body = await o.overdrachten.toApi(doc);
     return { ...body, temporalUrl: temporalUi(body.workflowId) };
@@ -35,7 +40,12 @@ export function registerOverdrachtenAdmin(app: FastifyInstance, deps: Deps): voi
     const filter: Record<string, unknown> = {};
     for (const k of OVERDRACHT_FILTERS) if (q[k]) filter[k] = q[k];
     const page = parsePage(q.page);
-    const { count, items, ...cont } = await o.overdrachten.store.page(filter, { page, size: PAGE_SIZE, sort: { _created: -1, _id: -1 }, cursor: q.cursor });
+    const { count, items, ...cont } = await o.overdrachten.store.page(filter, {
+      page,
+      size: PAGE_SIZE,
+      sort: { _created: -1, _id: -1 },
+      cursor: q.cursor,
+    });
     return envelope(`${deps.urls.base}${req.url}`, page, count, await Promise.all(items.map((d) => view(o, d))), cont);
   });
 
@@ -59,6 +69,10 @@ export function registerOverdrachtenAdmin(app: FastifyInstance, deps: Deps): voi
       const stored = await o.overdrachten.store.get(uuid);
       return reply.code(202).send(await view(o, stored!));
     });
-  act('annuleren', (o, uuid) => o.annuleer(uuid), 'Deze overdracht loopt niet (meer); annuleren kan alleen bij status ontvangen of bezig met een lopende workflow.');
+  act(
+    'annuleren',
+    (o, uuid) => o.annuleer(uuid),
+    'Deze overdracht loopt niet (meer); annuleren kan alleen bij status ontvangen of bezig met een lopende workflow.',
+  );
   act('opnieuw', (o, uuid) => o.opnieuw(uuid), 'Alleen een mislukte overdracht kan opnieuw worden gestart.');
 }

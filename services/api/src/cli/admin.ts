@@ -27,7 +27,15 @@ async function readStdinLine(): Promise<string> {
 async function backup(db: Db, dir: string): Promise<number> {
   try {
     const r = await db.command({ zgwBackup: 1, dir: resolve(dir) });
-    console.log(JSON.stringify({ dir: r.dir, snapshotBytes: r.snapshotBytes, journalBytes: r.journalBytes, millis: r.millis, restore: `bash scripts/engines.sh restore ${r.dir}` }));
+    console.log(
+      JSON.stringify({
+        dir: r.dir,
+        snapshotBytes: r.snapshotBytes,
+        journalBytes: r.journalBytes,
+        millis: r.millis,
+        restore: `bash scripts/engines.sh restore ${r.dir}`,
+      }),
+    );
     return 0;
   } catch (e) {
     if ((e as { code?: number }).code === 59) {
@@ -52,7 +60,8 @@ async function main(args: string[]): Promise<number> {
     const users = new AdminUsers(mongo.db);
     const sessions = new AdminSessions(mongo.db, 60_000, 60_000);
     if (cmd === 'list') {
-      for (const u of await users.list()) console.log(`${u.name}\tcreated ${u.createdAt.toISOString()}\tpassword changed ${u.passwordChangedAt.toISOString()}`);
+      for (const u of await users.list())
+        console.log(`${u.name}\tcreated ${u.createdAt.toISOString()}\tpassword changed ${u.passwordChangedAt.toISOString()}`);
       return 0;
     }
     if (cmd === 'remove') {

@@ -52,7 +52,9 @@ async function tellRunningInstances(config: Config): Promise<void> {
   try {
     await Promise.race([announceClear(kafka, config.KAFKA_TOPIC_PREFIX, ceSource(config), [CREDENTIALS_CACHE, AUTORISATIES_CACHE]), timeout]);
   } catch (err) {
-    console.error(`credentials: Kafka not reachable (${(err as Error).message}); running API instances apply this within CACHE_TTL_MS (${config.CACHE_TTL_MS} ms)`);
+    console.error(
+      `credentials: Kafka not reachable (${(err as Error).message}); running API instances apply this within CACHE_TTL_MS (${config.CACHE_TTL_MS} ms)`,
+    );
   }
 }
 

@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -303,7 +315,6 @@ async function firstLine(file: string, position: number): Promise<string | undef
   }
 }
 
-
 /**
  * Sends the complete lines of one spool directory past its offset, oldest first, one batch per chunk read; the offset
  * advances after each batch is acknowledged. Segments before `live` (all of them when `live` is undefined: a dead
@@ -343,7 +354,7 @@ export async function drainDir(
           break;
         }
         const batch: SpooledMessage[] = [];
-        for (let at = 0; at < end; ) {
+        for (let at = 0; at < end;) {
           const nl = buf.indexOf(10, at);
           const line = buf.subarray(at, nl);
           at = nl + 1;
@@ -365,7 +376,7 @@ export async function drainDir(
       await fh.close();
     }
     if (live !== undefined && n >= live) break;
-    if (tail) log.warn({ dir, segment: n, bytes: tail }, 'dropping the incomplete last line of a stopped instance\'s audit spool');
+    if (tail) log.warn({ dir, segment: n, bytes: tail }, "dropping the incomplete last line of a stopped instance's audit spool");
     off = { segment: n + 1, position: 0 };
     await writeOffset(dir, off);
     await rm(file, { force: true });
@@ -504,7 +515,8 @@ export class SpoolPublisher {
       return undefined;
     } catch (err) {
       this.failures++;
-      if (this.failures === 1) this.log.warn({ err: (err as Error).message }, 'audit reads publisher cannot send to Kafka; read entries wait in the spool');
+      if (this.failures === 1)
+        this.log.warn({ err: (err as Error).message }, 'audit reads publisher cannot send to Kafka; read entries wait in the spool');
       else this.log.debug({ err: (err as Error).message, failures: this.failures }, 'audit reads publisher still failing');
       return Math.min(this.retryMs * 2 ** Math.min(this.failures - 1, 4), 30_000);
     }

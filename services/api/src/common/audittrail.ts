@@ -81,7 +81,11 @@ function readLines(read: StoredRead, hoofdObject: string, weergave: string): Aud
       gebruikersId: read.gebruikersId,
       gebruikersWeergave: read.gebruikersWeergave,
       actie: retrieved ? 'retrieve' : 'list',
-      actieWeergave: retrieved ? READ_WEERGAVE[read.actie] : n === 0 || read.actie !== 'retrieve' ? READ_WEERGAVE[read.actie] : 'Getoond bij een opgehaald object (expand)',
+      actieWeergave: retrieved
+        ? READ_WEERGAVE[read.actie]
+        : n === 0 || read.actie !== 'retrieve'
+          ? READ_WEERGAVE[read.actie]
+          : 'Getoond bij een opgehaald object (expand)',
       resultaat: read.resultaat,
       hoofdObject,
       resource,
@@ -118,7 +122,12 @@ export async function ensureAudittrailIndex(db: Db): Promise<void> {
  * and its reads (collection `auditreads`, stored by the audit service from the API's spool within seconds), each
  * read a line per object of this main object it showed. A main object that is gone has no trail to show (404).
  */
-export function registerAudittrail(api: ComponentApi, owner: Resource<Document>, param: string, mayRead?: (doc: Document, caller: Caller) => boolean): void {
+export function registerAudittrail(
+  api: ComponentApi,
+  owner: Resource<Document>,
+  param: string,
+  mayRead?: (doc: Document, caller: Caller) => boolean,
+): void {
   const coll = api.deps.db.collection<Entry>(AUDITTRAIL_COLLECTION);
   const reads = api.deps.db.collection<StoredRead>(AUDIT_READS_COLLECTION);
   const Params = z.object({ [param]: z.string() });
@@ -133,20 +142,33 @@ export function registerAudittrail(api: ComponentApi, owner: Resource<Document>,
     return { url, weergave: owner.def.weergave?.(doc) ?? url };
   };
   api.route({
-    method: 'GET', path: base, operationId: 'audittrail_list', summary: `Alle audit trail regels van een ${owner.def.resource}.`,
-    scopes: ['audittrails.lezen'], params: Params, response: z.array(AuditTrail),
+    method: 'GET',
+    path: base,
+    operationId: 'audittrail_list',
+    summary: `Alle audit trail regels van een ${owner.def.resource}.`,
+    scopes: ['audittrails.lezen'],
+    params: Params,
+    response: z.array(AuditTrail),
     handler: async ({ params, caller }) => {
       const { url: hoofdObject, weergave } = await ownerOf(params as Record<string, string>, caller);
       const [writes, read] = await Promise.all([
         coll.find({ hoofdObject }).sort({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 }).toArray(),
         reads.find({ hoofdObjecten: hoofdObject }).sort({ aanmaakdatum: 1, _id: 1 }).toArray(),
       ]);
-      return merged(writes.map(view), read.flatMap((r) => readLines(r, hoofdObject, weergave)));
+      return merged(
+        writes.map(view),
+        read.flatMap((r) => readLines(r, hoofdObject, weergave)),
+      );
     },
   });
   api.route({
-    method: 'GET', path: `${base}/:uuid`, operationId: 'audittrail_read', summary: 'Een audit trail regel.',
-    scopes: ['audittrails.lezen'], params: DetailParams, response: AuditTrail,
+    method: 'GET',
+    path: `${base}/:uuid`,
+    operationId: 'audittrail_read',
+    summary: 'Een audit trail regel.',
+    scopes: ['audittrails.lezen'],
+    params: DetailParams,
+    response: AuditTrail,
     handler: async ({ params, caller }) => {
       const { url: hoofdObject, weergave } = await ownerOf(params as Record<string, string>, caller);
       const uuid = (params as Record<string, string>).uuid!;
@@ -163,7 +185,12 @@ export function registerAudittrail(api: ComponentApi, owner: Resource<Document>,
   });
 }
 
-async function lineAmongReads(cursor: AsyncIterable<StoredRead>, uuid: string, hoofdObject: string, weergave: string): Promise<AuditTrailView | undefined> {
+async function lineAmongReads(
+  cursor: AsyncIterable<StoredRead>,
+  uuid: string,
+  hoofdObject: string,
+  weergave: string,
+): Promise<AuditTrailView | undefined> {
   for await (const read of cursor) {
     const line = readLines(read, hoofdObject, weergave).find((l) => l.uuid === uuid);
     if (line) return line;

@@ -49,7 +49,13 @@ export class Caller {
    * Whether an object of `type` with `vertrouwelijkheid` may be handled under `scope` in `component`
    * (type field: zaaktype, informatieobjecttype or besluittype).
    */
-  allows(component: string, scope: string, typeField: 'zaaktype' | 'informatieobjecttype' | 'besluittype', type: string, vertrouwelijkheid?: string): boolean {
+  allows(
+    component: string,
+    scope: string,
+    typeField: 'zaaktype' | 'informatieobjecttype' | 'besluittype',
+    type: string,
+    vertrouwelijkheid?: string,
+  ): boolean {
     if (this.all) return true;
     return (this.rights.autorisaties ?? []).some(
       (a) =>
@@ -126,10 +132,12 @@ export class Authenticator {
       throw ZgwError.forbidden('Het JWT is uitgegeven in de toekomst (iat).', 'jwt-invalid');
     }
     const rights = await this.applicaties.getOrLoad(clientId, async () => {
-      const app = await this.db.collection('applicaties').findOne(
-        { clientIds: clientId, ...LIVE },
-        { projection: { _id: 0, label: 1, heeftAlleAutorisaties: 1, alleenIsGereedVoorPublicatie: 1, autorisaties: 1 } },
-      );
+      const app = await this.db
+        .collection('applicaties')
+        .findOne(
+          { clientIds: clientId, ...LIVE },
+          { projection: { _id: 0, label: 1, heeftAlleAutorisaties: 1, alleenIsGereedVoorPublicatie: 1, autorisaties: 1 } },
+        );
       return (app ?? { autorisaties: [] }) as ApplicatieRights;
     });
     return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), rights);

@@ -179,7 +179,8 @@ export class CacheBroadcast {
           if (this.failing) this.log.info('cache clears reach the other API instances again');
           this.failing = false;
         } catch (err) {
-          if (!this.failing) this.log.warn({ err: (err as Error).message }, 'cannot tell other API instances to clear their caches; they fall back on CACHE_TTL_MS');
+          if (!this.failing)
+            this.log.warn({ err: (err as Error).message }, 'cannot tell other API instances to clear their caches; they fall back on CACHE_TTL_MS');
           this.failing = true;
           return;
         }

@@ -6,7 +6,7 @@ import { readActie } from './audit-reads';
 import type { Caller } from './auth';
 import type { CacheRegion } from './cache';
 import type { Deps } from './deps';
-import { ZgwError, notFound, sendProblem } from './errors';
+import { ZgwError, notFound } from './errors';
 import { ComponentDocument } from './openapi';
 import { Store } from './store';
 import { UUID } from './urls';
@@ -218,7 +218,8 @@ export class ComponentApi {
       handler: async (req, reply) => {
         const rawParams = req.params as Record<string, string>;
         for (const [k, v] of Object.entries(rawParams)) {
-          if (k.endsWith('uuid') && !UUID.test(v)) throw ZgwError.notFound(`Ongeldige uuid "${v.length > 40 ? `${v.slice(0, 40)}…` : v}" in het pad.`);
+          if (k.endsWith('uuid') && !UUID.test(v))
+            throw ZgwError.notFound(`Ongeldige uuid "${v.length > 40 ? `${v.slice(0, 40)}…` : v}" in het pad.`);
         }
         const caller = await this.deps.auth.authenticate(req);
         req.caller = caller;
@@ -250,7 +251,18 @@ export class ComponentApi {
         }
         // The read entry is in the spool before the response leaves (a download's stream has started by then).
         const recordRead = (code: number) => {
-          if (reading && req.method !== 'HEAD') this.deps.reads?.record({ bron: audit!.bron, actie: reading, operationId: spec.operationId, req, caller, result, body, status: code, base: this.deps.urls.base });
+          if (reading && req.method !== 'HEAD')
+            this.deps.reads?.record({
+              bron: audit!.bron,
+              actie: reading,
+              operationId: spec.operationId,
+              req,
+              caller,
+              result,
+              body,
+              status: code,
+              base: this.deps.urls.base,
+            });
         };
         if (reply.sent || spec.sends) {
           recordRead(reply.statusCode);
@@ -332,7 +344,10 @@ function settleFollowUps(scope: FastifyInstance, api: ComponentApi): void {
       if (n) api.deps.log.warn({ collection: r.store.name, documents: n }, 'finished the follow-up writes of interrupted creates');
     }
   };
-  const timer = setInterval(() => void run().catch((err: Error) => api.deps.log.error({ err: err.message }, 'follow-up sweep failed')), SETTLE_GRACE_MS / 2);
+  const timer = setInterval(
+    () => void run().catch((err: Error) => api.deps.log.error({ err: err.message }, 'follow-up sweep failed')),
+    SETTLE_GRACE_MS / 2,
+  );
   timer.unref();
   scope.addHook('onClose', async () => clearInterval(timer));
 }
@@ -342,7 +357,13 @@ function settleFollowUps(scope: FastifyInstance, api: ComponentApi): void {
  * sent, before anything resolves or validates it (403 `permission_denied`). A body without the field, or with
  * something other than a string there, is left to validation.
  */
-function mustHoldType(caller: Caller, component: string, field: NonNullable<ComponentDef['typeField']>, scopes: readonly string[], body: unknown): void {
+function mustHoldType(
+  caller: Caller,
+  component: string,
+  field: NonNullable<ComponentDef['typeField']>,
+  scopes: readonly string[],
+  body: unknown,
+): void {
   if (caller.all || !body || typeof body !== 'object' || Array.isArray(body)) return;
   const type = (body as Record<string, unknown>)[field];
   if (typeof type !== 'string' || !type) return;

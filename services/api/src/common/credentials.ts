@@ -31,7 +31,12 @@ export class Credentials {
   }
 
   async list(): Promise<{ clientId: string; createdAt: Date }[]> {
-    return (await this.coll.find({}, { projection: { secret: 0 } }).sort({ _id: 1 }).toArray()).map((c) => ({ clientId: c._id, createdAt: c.createdAt }));
+    return (
+      await this.coll
+        .find({}, { projection: { secret: 0 } })
+        .sort({ _id: 1 })
+        .toArray()
+    ).map((c) => ({ clientId: c._id, createdAt: c.createdAt }));
   }
 }
 

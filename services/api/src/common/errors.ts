@@ -159,7 +159,11 @@ export function notFound(req: FastifyRequest, reply: FastifyReply): FastifyReply
   const allowed = allowedMethods(req);
   if (allowed.length && !(allowed as string[]).includes(req.method)) {
     reply.header('Allow', allowed.join(', '));
-    return sendProblem(req, reply, new ZgwError(405, 'method_not_allowed', `Methode ${req.method} is hier niet toegestaan; wel: ${allowed.join(', ')}.`));
+    return sendProblem(
+      req,
+      reply,
+      new ZgwError(405, 'method_not_allowed', `Methode ${req.method} is hier niet toegestaan; wel: ${allowed.join(', ')}.`),
+    );
   }
   return sendProblem(req, reply, ZgwError.notFound('Deze URL bestaat niet.'));
 }

@@ -37,7 +37,12 @@ export class ExternalSystems {
     const regs = await this.db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION).find({ route: 'extern' }).limit(1000).toArray();
     this.systems = regs
       .filter((r) => r.clientId && r.secret)
-      .map((r) => ({ bases: API_FIELDS.map((f) => r[f]).filter((u): u is string => !!u).map((u) => `${u.replace(/\/+$/, '')}/`), client: new ZgwClient({ clientId: r.clientId!, secret: r.secret! }) }));
+      .map((r) => ({
+        bases: API_FIELDS.map((f) => r[f])
+          .filter((u): u is string => !!u)
+          .map((u) => `${u.replace(/\/+$/, '')}/`),
+        client: new ZgwClient({ clientId: r.clientId!, secret: r.secret! }),
+      }));
     this.loaded = Date.now();
   }
 }

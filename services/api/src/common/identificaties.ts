@@ -31,7 +31,9 @@ export class GenummerdeIdentificaties {
   /** Whether a resource already holds this identificatie (one read of the unique index on organisation and number). */
   private async taken(organisatie: string, identificatie: string): Promise<boolean> {
     if (!this.kept) return false;
-    const found = await this.db.collection(this.kept.collection).findOne({ [this.kept.organisatie]: organisatie, identificatie }, { projection: { _id: 1 } });
+    const found = await this.db
+      .collection(this.kept.collection)
+      .findOne({ [this.kept.organisatie]: organisatie, identificatie }, { projection: { _id: 1 } });
     return found !== null;
   }
 

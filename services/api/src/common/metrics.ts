@@ -1,5 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import { check, Counter, createMetrics, Gauge, Histogram, metricsAllowed, readyAnswer, type KafkaProbe, type Readiness, type Registry } from '@zgw/shared';
+import {
+  check,
+  Counter,
+  createMetrics,
+  Gauge,
+  Histogram,
+  metricsAllowed,
+  readyAnswer,
+  type KafkaProbe,
+  type Readiness,
+  type Registry,
+} from '@zgw/shared';
 import { oldestUnsent, unsentBytes } from './audit-spool';
 import type { Deps } from './component';
 
@@ -31,7 +42,8 @@ export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Regi
   type Backlog = { events: number; oldest?: Date };
   let backlog: Promise<Backlog> | undefined;
   /** One read of the outbox for the gauges that ask at once (a scrape collects them together). */
-  const outbox = (): Promise<Backlog> => (backlog ??= (deps.relay?.backlog() ?? Promise.resolve<Backlog>({ events: 0 })).finally(() => (backlog = undefined)));
+  const outbox = (): Promise<Backlog> =>
+    (backlog ??= (deps.relay?.backlog() ?? Promise.resolve<Backlog>({ events: 0 })).finally(() => (backlog = undefined)));
   new Gauge({
     name: 'zgw_outbox_events_waiting',
     help: 'Events written with their resources that the relay has not published to Kafka yet',
@@ -50,7 +62,7 @@ export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Regi
   });
   new Gauge({
     name: 'zgw_audit_spool_bytes',
-    help: 'Bytes of read-audit entries in this instance\'s spool not yet sent to Kafka',
+    help: "Bytes of read-audit entries in this instance's spool not yet sent to Kafka",
     registers: [registry],
     async collect() {
       const dir = deps.reads?.spoolDir;
@@ -59,14 +71,17 @@ export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Regi
   });
   new Gauge({
     name: 'zgw_audit_spool_oldest_entry_age_seconds',
-    help: 'Age of the oldest read-audit entry in this instance\'s spool not yet sent to Kafka (0 when none waits)',
+    help: "Age of the oldest read-audit entry in this instance's spool not yet sent to Kafka (0 when none waits)",
     registers: [registry],
     async collect() {
       const dir = deps.reads?.spoolDir;
       this.set(seconds(dir ? await oldestUnsent(dir) : undefined));
     },
   });
-  for (const [what, field] of [['hits', 'hits'], ['misses', 'misses']] as const) {
+  for (const [what, field] of [
+    ['hits', 'hits'],
+    ['misses', 'misses'],
+  ] as const) {
     new Counter({
       name: `zgw_read_cache_${what}_total`,
       help: `Reads of the in-process read cache that ${what === 'hits' ? 'it answered' : 'loaded from MongoDB'}, by region`,

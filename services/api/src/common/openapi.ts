@@ -2,9 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV3, type RouteConfig } from '@asteasol
 import { z } from 'zod';
 import { stringify } from 'yaml';
 
-export const FieldValidationError = z
-  .object({ name: z.string(), code: z.string(), reason: z.string() })
-  .meta({ id: 'FieldValidationError' });
+export const FieldValidationError = z.object({ name: z.string(), code: z.string(), reason: z.string() }).meta({ id: 'FieldValidationError' });
 export const Fout = z
   .object({ type: z.string().optional(), code: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), instance: z.string() })
   .meta({ id: 'Fout' });
@@ -13,8 +11,15 @@ export const ValidatieFout = Fout.extend({ invalidParams: z.array(FieldValidatio
 const problem = (schema: z.ZodType, description: string) => ({ description, content: { 'application/problem+json': { schema } } });
 
 const ERRORS: readonly (readonly [string, string])[] = [
-  ['401', 'Unauthorized'], ['403', 'Forbidden'], ['404', 'Not found'], ['406', 'Not acceptable'], ['409', 'Conflict'],
-  ['410', 'Gone'], ['412', 'Precondition failed'], ['415', 'Unsupported media type'], ['429', 'Too many requests'],
+  ['401', 'Unauthorized'],
+  ['403', 'Forbidden'],
+  ['404', 'Not found'],
+  ['406', 'Not acceptable'],
+  ['409', 'Conflict'],
+  ['410', 'Gone'],
+  ['412', 'Precondition failed'],
+  ['415', 'Unsupported media type'],
+  ['429', 'Too many requests'],
   ['500', 'Internal server error'],
 ];
 

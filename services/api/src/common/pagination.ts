@@ -6,7 +6,10 @@ export const PAGE_SIZE = 100;
 /** The query parameters of every paginated list: `page`, and the continuation its `next`/`previous` links carry. */
 export const PageQuery = z.object({
   page: z.string().optional(),
-  cursor: z.string().optional().describe('Vervolg van de vorige pagina; de links `next` en `previous` zetten het, een client hoeft het niet zelf te maken.'),
+  cursor: z
+    .string()
+    .optional()
+    .describe('Vervolg van de vorige pagina; de links `next` en `previous` zetten het, een client hoeft het niet zelf te maken.'),
 });
 
 export interface Page<T> {

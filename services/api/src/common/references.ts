@@ -3,11 +3,15 @@ import { ZgwError, type InvalidParam } from './errors';
 import type { CatalogiLinks, LinkedDoc as Doc } from './links';
 import type { Stored } from './store';
 
-export type CatalogiType = 'zaaktypen' | 'statustypen' | 'resultaattypen' | 'roltypen' | 'eigenschappen' | 'zaakobjecttypen' | 'informatieobjecttypen' | 'besluittypen';
+export type CatalogiType =
+  'zaaktypen' | 'statustypen' | 'resultaattypen' | 'roltypen' | 'eigenschappen' | 'zaakobjecttypen' | 'informatieobjecttypen' | 'besluittypen';
 
 /** What a JSON document must look like to count as the resource a field refers to. */
 export type Shape = (body: Record<string, unknown>) => boolean;
-export const hasKeys = (...keys: string[]): Shape => (body) => keys.every((k) => k in body);
+export const hasKeys =
+  (...keys: string[]): Shape =>
+  (body) =>
+    keys.every((k) => k in body);
 
 /**
  * Checks of the URLs a zaak and its parts refer to. Catalogi objects of this platform resolve in-process (through
@@ -72,7 +76,11 @@ export class References {
    * in-process (404 when gone; a request to ourselves would carry no credentials), anything else fetched.
    */
   async json(url: string): Promise<{ status: number; body: unknown }> {
-    const readers = [(u: string) => this.deps.components.documenten?.document(u), (u: string) => this.deps.components.besluiten?.besluit(u), (u: string) => this.zaak(u)];
+    const readers = [
+      (u: string) => this.deps.components.documenten?.document(u),
+      (u: string) => this.deps.components.besluiten?.besluit(u),
+      (u: string) => this.zaak(u),
+    ];
     for (const read of readers) {
       const local = await read(url);
       if (local !== undefined) return local ? { status: 200, body: local } : { status: 404, body: undefined };

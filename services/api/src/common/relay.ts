@@ -86,7 +86,11 @@ export class OutboxRelay {
     // every pointer is of a collection of this platform (all instances register the same): the count needs no query
     const [total, sample] = await Promise.all([
       this.pointers.estimatedDocumentCount(),
-      this.pointers.find({ collection: { $in: names } }).sort({ at: 1 }).limit(BACKLOG_SAMPLE).toArray(),
+      this.pointers
+        .find({ collection: { $in: names } })
+        .sort({ at: 1 })
+        .limit(BACKLOG_SAMPLE)
+        .toArray(),
     ]);
     if (!sample.length) return { events: 0 };
     let events = 0;
@@ -110,7 +114,12 @@ export class OutboxRelay {
     }
     const names = [...this.stores.keys()];
     for (;;) {
-      const pointers = (await this.pointers?.find({ collection: { $in: names } }).sort({ at: 1 }).limit(BATCH).toArray()) ?? [];
+      const pointers =
+        (await this.pointers
+          ?.find({ collection: { $in: names } })
+          .sort({ at: 1 })
+          .limit(BATCH)
+          .toArray()) ?? [];
       if (!pointers.length) break;
       for (const [name, group] of groupBy(pointers, (p) => p.collection)) {
         const store = this.stores.get(name)!;
@@ -141,7 +150,11 @@ export class OutboxRelay {
         acks: -1,
         topicMessages: [...groupBy(events, (e) => e.topic)].map(([topic, evs]) => ({
           topic: topicName(this.topicPrefix, topic),
-          messages: evs.map((e) => ({ key: e.key, value: JSON.stringify(e.payload), headers: { ...eventHeaders(this.source, topic, e.id, e.payload, e.createdAt), ...traced.get(e) } })),
+          messages: evs.map((e) => ({
+            key: e.key,
+            value: JSON.stringify(e.payload),
+            headers: { ...eventHeaders(this.source, topic, e.id, e.payload, e.createdAt), ...traced.get(e) },
+          })),
         })),
       });
     } catch (err) {
@@ -195,11 +208,15 @@ export class OutboxRelay {
         // a new producer at the next run (the old one's connection is what failed: its disconnect may fail too)
         const producer = this.producer;
         this.producer = undefined;
-        await producer?.disconnect().catch((e: Error) => this.log.debug({ err: e.message }, 'outbox relay: the failed producer did not disconnect cleanly'));
+        await producer
+          ?.disconnect()
+          .catch((e: Error) => this.log.debug({ err: e.message }, 'outbox relay: the failed producer did not disconnect cleanly'));
       }
       next = Math.min(this.pollMs * 2 ** Math.min(this.failures, 4), 30_000);
       // One warning per outage, then only at debug level: a stopped engine should not flood the log.
-      const what = kafka ? 'outbox relay cannot publish to Kafka; events wait in MongoDB' : 'outbox relay cannot read or clear the outboxes in MongoDB; retried with backoff';
+      const what = kafka
+        ? 'outbox relay cannot publish to Kafka; events wait in MongoDB'
+        : 'outbox relay cannot read or clear the outboxes in MongoDB; retried with backoff';
       if (this.failures === 1) this.log.warn({ err: (err as Error).message, engine: this.failing, retryMs: next }, what);
       else this.log.debug({ err: (err as Error).message, engine: this.failing, failures: this.failures }, 'outbox relay still failing');
     } finally {

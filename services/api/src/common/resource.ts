@@ -82,7 +82,12 @@ export interface ResourceDef<D extends Document> {
    * Extra response fields computed at read time (e.g. reverse relations); `query` is the GET's (detail or paginated
    * list), `req` the request being answered (for its API version).
    */
-  render?: (doc: Stored<D>, url: string, query?: Record<string, unknown>, req?: FastifyRequest) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  render?: (
+    doc: Stored<D>,
+    url: string,
+    query?: Record<string, unknown>,
+    req?: FastifyRequest,
+  ) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** The response as the request's API version shows it (fields of other versions left out); default as it is. */
   present?: (body: Record<string, unknown>, req?: FastifyRequest) => Record<string, unknown>;
 }
@@ -211,9 +216,16 @@ export class Resource<D extends Document> {
   private async keepAudit(entry: AuditEntry | undefined): Promise<void> {
     if (!entry) return;
     try {
-      await batcherOf(this.api.deps.db, AUDITTRAIL_COLLECTION).write(entry.uuid, { updateOne: { filter: { _id: entry.uuid }, update: { $setOnInsert: entry }, upsert: true } }, laterWins);
+      await batcherOf(this.api.deps.db, AUDITTRAIL_COLLECTION).write(
+        entry.uuid,
+        { updateOne: { filter: { _id: entry.uuid }, update: { $setOnInsert: entry }, upsert: true } },
+        laterWins,
+      );
     } catch (err) {
-      this.api.deps.log.warn({ err: (err as Error).message, entry: entry.uuid }, 'audit entry not stored at once; the audit service stores it from the outbox');
+      this.api.deps.log.warn(
+        { err: (err as Error).message, entry: entry.uuid },
+        'audit entry not stored at once; the audit service stores it from the outbox',
+      );
     }
   }
 
@@ -301,7 +313,13 @@ export class Resource<D extends Document> {
         const { page: rawPage, cursor } = q as { page?: string; cursor?: string };
         const page = parsePage(rawPage);
         return this.api.cached(req.url, async () => {
-          const { count, items, ...cont } = await this.store.page(filter, { page, size: PAGE_SIZE, sort: def.sort, cursor, count: def.count?.(filter, caller) });
+          const { count, items, ...cont } = await this.store.page(filter, {
+            page,
+            size: PAGE_SIZE,
+            sort: def.sort,
+            cursor,
+            count: def.count?.(filter, caller),
+          });
           const requestUrl = `${this.api.deps.urls.base}${req.url}`;
           return envelope(requestUrl, page, count, await Promise.all(items.map((d) => this.toApi(d, q, req))), cont);
         });

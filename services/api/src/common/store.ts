@@ -123,7 +123,11 @@ export class Store<T extends Document> {
     await this.pointers.createIndex({ at: 1, collection: 1 });
     await this.coll.createIndex({ _created: 1, _id: 1 });
     for (const ix of indexes) {
-      await this.coll.createIndex(ix.key, { unique: ix.unique, sparse: ix.sparse, ...(ix.partialFilterExpression ? { partialFilterExpression: ix.partialFilterExpression } : {}) });
+      await this.coll.createIndex(ix.key, {
+        unique: ix.unique,
+        sparse: ix.sparse,
+        ...(ix.partialFilterExpression ? { partialFilterExpression: ix.partialFilterExpression } : {}),
+      });
     }
   }
 
@@ -152,7 +156,8 @@ export class Store<T extends Document> {
     const sort = req.sort ?? DEFAULT_SORT;
     const counting = req.count ?? (() => this.count(filter));
     // A later page counts first, so no query reads past the end (`?page=999` reads nothing).
-    const [count, first] = req.page === 1 ? await Promise.all([counting(), this.find(filter, { sort, limit: req.size })]) : [await counting(), undefined];
+    const [count, first] =
+      req.page === 1 ? await Promise.all([counting(), this.find(filter, { sort, limit: req.size })]) : [await counting(), undefined];
     let items = first;
     const sig = querySignature(this.name, filter, sort);
     const cursor = decodeCursor(req.cursor, sort);
@@ -207,7 +212,10 @@ export class Store<T extends Document> {
    */
   async count(filter: Filter<Document>): Promise<number> {
     if (!Object.keys(filter).length) {
-      const [all, tombstones] = await Promise.all([this.coll.estimatedDocumentCount(), this.coll.countDocuments({ _tombstone: true } as Filter<Stored<T>>)]);
+      const [all, tombstones] = await Promise.all([
+        this.coll.estimatedDocumentCount(),
+        this.coll.countDocuments({ _tombstone: true } as Filter<Stored<T>>),
+      ]);
       return Math.max(0, all - tombstones);
     }
     return this.coll.countDocuments({ ...filter, ...LIVE } as Filter<Stored<T>>);
@@ -276,7 +284,11 @@ export class Store<T extends Document> {
     if (!this.counts || !doc) return;
     const values = this.counts.fields.map((f) => doc[f] ?? null);
     const _id = bucketId(values);
-    await batcherOf(this.coll.db, this.counts.coll.collectionName).write(_id, { updateOne: { filter: { _id }, update: { $inc: { n: delta }, $setOnInsert: { values } }, upsert: true } }, incrementsAdd);
+    await batcherOf(this.coll.db, this.counts.coll.collectionName).write(
+      _id,
+      { updateOne: { filter: { _id }, update: { $inc: { n: delta }, $setOnInsert: { values } }, upsert: true } },
+      incrementsAdd,
+    );
   }
 
   /**
@@ -336,12 +348,17 @@ export class Store<T extends Document> {
 
   /** Documents with unpublished events, found by scanning (the relay does this once at start, for safety). */
   async pending(limit: number): Promise<Stored<T>[]> {
-    return (await this.coll.find({ _pending: true } as Filter<Stored<T>>).limit(limit).toArray()) as Stored<T>[];
+    return (await this.coll
+      .find({ _pending: true } as Filter<Stored<T>>)
+      .limit(limit)
+      .toArray()) as Stored<T>[];
   }
 
   /** The documents with these ids that still hold events. */
   async withEvents(ids: string[]): Promise<Stored<T>[]> {
-    const docs = (await this.coll.find({ _id: { $in: ids } } as Filter<Stored<T>>, { projection: { _outbox: 1, _tombstone: 1 } }).toArray()) as Stored<T>[];
+    const docs = (await this.coll
+      .find({ _id: { $in: ids } } as Filter<Stored<T>>, { projection: { _outbox: 1, _tombstone: 1 } })
+      .toArray()) as Stored<T>[];
     return docs.filter((d) => d._outbox?.length);
   }
 

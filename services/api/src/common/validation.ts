@@ -30,8 +30,10 @@ function toParam(issue: z.core.$ZodIssue, input: unknown): InvalidParam {
       if (issue.expected === 'array') return { name, code: 'not_a_list', reason: `Verwachtte een lijst, maar kreeg ${typeof at.value}.` };
       return { name, code: 'invalid', reason: `Ongeldige waarde: verwacht ${issue.expected}.` };
     case 'too_big':
-      if (issue.origin === 'string') return { name, code: 'max_length', reason: `Zorg ervoor dat dit veld niet meer dan ${issue.maximum} tekens bevat.` };
-      if (issue.origin === 'array') return { name, code: 'max_length', reason: `Zorg ervoor dat deze lijst niet meer dan ${issue.maximum} elementen bevat.` };
+      if (issue.origin === 'string')
+        return { name, code: 'max_length', reason: `Zorg ervoor dat dit veld niet meer dan ${issue.maximum} tekens bevat.` };
+      if (issue.origin === 'array')
+        return { name, code: 'max_length', reason: `Zorg ervoor dat deze lijst niet meer dan ${issue.maximum} elementen bevat.` };
       return { name, code: 'max_value', reason: `Zorg ervoor dat deze waarde kleiner is dan of gelijk aan ${issue.maximum}.` };
     case 'too_small':
       if (issue.origin === 'string') {
@@ -42,7 +44,13 @@ function toParam(issue: z.core.$ZodIssue, input: unknown): InvalidParam {
       return { name, code: 'min_value', reason: `Zorg ervoor dat deze waarde groter is dan of gelijk aan ${issue.minimum}.` };
     case 'invalid_value':
       // Only plain values are echoed: a (deeply nested) object or array is no choice at all.
-      return { name, code: 'invalid_choice', reason: ['string', 'number', 'boolean'].includes(typeof at.value) ? `"${String(at.value)}" is een ongeldige keuze.` : 'Dit is geen geldige keuze.' };
+      return {
+        name,
+        code: 'invalid_choice',
+        reason: ['string', 'number', 'boolean'].includes(typeof at.value)
+          ? `"${String(at.value)}" is een ongeldige keuze.`
+          : 'Dit is geen geldige keuze.',
+      };
     case 'invalid_format':
       if (issue.format === 'url') return { name, code: 'invalid', reason: 'Voer een geldige URL in.' };
       if (issue.format === 'date') return { name, code: 'invalid', reason: 'Datum heeft het verkeerde formaat, gebruik YYYY-MM-DD.' };
@@ -84,7 +92,10 @@ export function knownParams(schema: z.ZodType, input: unknown): unknown {
   }
   if (unknown.length) {
     const kent = known.length <= 30 ? ` Bekend: ${known.join(', ')}.` : '';
-    throw ZgwError.validation(unknown.map((name) => ({ name: name.slice(0, 100), code: 'unknown-parameters', reason: `Onbekende parameter.${kent}` })), 'Onbekende parameters.');
+    throw ZgwError.validation(
+      unknown.map((name) => ({ name: name.slice(0, 100), code: 'unknown-parameters', reason: `Onbekende parameter.${kent}` })),
+      'Onbekende parameters.',
+    );
   }
   return out;
 }

@@ -68,7 +68,10 @@ export class WriteBatcher {
   private async send(batch: Queued[]): Promise<void> {
     const settle = (q: Queued, err?: unknown) => q.waiting.forEach((w) => (err === undefined ? w.resolve() : w.reject(err)));
     try {
-      await this.coll.bulkWrite(batch.map((q) => q.op), { ordered: false });
+      await this.coll.bulkWrite(
+        batch.map((q) => q.op),
+        { ordered: false },
+      );
       batch.forEach((q) => settle(q));
     } catch (err) {
       // Unordered: the operations without a write error of their own were applied.

@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import { stringify } from 'yaml';
-import { AUDIT_READS_TOPIC, AUDIT_TOPIC, AuditEntry, CE_CONTENT_TYPE, CE_SPECVERSION, CE_TYPE_PREFIX, ceSource, KANALEN, Notificatie, ReadEntry, releaseLabel, type Config } from '@zgw/shared';
+import {
+  AUDIT_READS_TOPIC,
+  AUDIT_TOPIC,
+  AuditEntry,
+  CE_CONTENT_TYPE,
+  CE_SPECVERSION,
+  CE_TYPE_PREFIX,
+  ceSource,
+  KANALEN,
+  Notificatie,
+  ReadEntry,
+  releaseLabel,
+  type Config,
+} from '@zgw/shared';
 import { CACHE_TOPIC, CacheClear } from '../common/cache';
 
 /** A topic the platform publishes: its name (without prefix), what is on it, and the payload's schema. */
@@ -46,7 +59,8 @@ export const TOPICS: readonly Topic[] = [
   },
   {
     name: AUDIT_TOPIC,
-    description: 'The audit trail of writes: one entry per create, update, partial update and delete of an audited resource, in the AuditTrail schema.',
+    description:
+      'The audit trail of writes: one entry per create, update, partial update and delete of an audited resource, in the AuditTrail schema.',
     message: 'AuditEntry',
     payload: AuditEntry,
     typeSuffix: '<resource>.<actie>',
@@ -87,12 +101,25 @@ function headers(t: Topic): Record<string, unknown> {
       'event-id': { type: 'string', description: 'The event id: the same in a message sent twice (at least once: consumers deduplicate on it).' },
       ce_specversion: { type: 'string', const: CE_SPECVERSION },
       ce_id: { type: 'string', description: 'CloudEvents `id`: equal to `event-id`.' },
-      ce_source: { type: 'string', minLength: 1, description: 'CloudEvents `source`: `urn:nld:oin:<ZGW_OIN>:systeem:zgw` (NL GOV profile), or the base URL of the installation when ZGW_OIN is not set.' },
-      ce_type: { type: 'string', pattern: type, description: `CloudEvents \`type\`: \`${CE_TYPE_PREFIX}.${t.address ? t.address.replace('.', '_') : t.name}.${t.typeSuffix}\`.` },
-      ce_time: { type: 'string', format: 'date-time', description: 'CloudEvents `time`: when it happened (the payload\'s aanmaakdatum).' },
+      ce_source: {
+        type: 'string',
+        minLength: 1,
+        description:
+          'CloudEvents `source`: `urn:nld:oin:<ZGW_OIN>:systeem:zgw` (NL GOV profile), or the base URL of the installation when ZGW_OIN is not set.',
+      },
+      ce_type: {
+        type: 'string',
+        pattern: type,
+        description: `CloudEvents \`type\`: \`${CE_TYPE_PREFIX}.${t.address ? t.address.replace('.', '_') : t.name}.${t.typeSuffix}\`.`,
+      },
+      ce_time: { type: 'string', format: 'date-time', description: "CloudEvents `time`: when it happened (the payload's aanmaakdatum)." },
       ce_subject: { type: 'string', format: 'uri', description: 'CloudEvents `subject`: the URL of the resource the event is about.' },
       'content-type': { type: 'string', const: CE_CONTENT_TYPE },
-      traceparent: { type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$', description: 'W3C trace context of the write that caused the message (when traced; see README, Traces).' },
+      traceparent: {
+        type: 'string',
+        pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
+        description: 'W3C trace context of the write that caused the message (when traced; see README, Traces).',
+      },
       tracestate: { type: 'string', description: 'W3C trace state, with traceparent.' },
     },
   };

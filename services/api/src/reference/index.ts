@@ -8,7 +8,8 @@ import { REFERENCE_CSS } from './style';
 export const REFERENCE_PATH = '/api-referentie';
 
 const HEADERS: Record<string, string> = {
-  'Content-Security-Policy': "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
 };
@@ -22,41 +23,86 @@ const HEADERS: Record<string, string> = {
 export function registerApiReference(app: FastifyInstance, deps: Deps, apis: readonly ComponentApi[]): void {
   const pages = new Map<string, string>();
   const byName = (name: string) => apis.find((a) => a.def.name === name);
-  const send = (reply: FastifyReply, body: string) => reply.headers(HEADERS).header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(body);
+  const send = (reply: FastifyReply, body: string) =>
+    reply.headers(HEADERS).header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(body);
   const notFound = (reply: FastifyReply, what: string) =>
     reply
       .code(404)
       .headers(HEADERS)
       .type('text/html; charset=utf-8')
-      .send(page('Niet gevonden', html`<p>${what}</p><p><a href="${REFERENCE_PATH}">Alle API's</a></p>`));
+      .send(
+        page(
+          'Niet gevonden',
+          html`<p>${what}</p>
+            <p><a href="${REFERENCE_PATH}">Alle API's</a></p>`,
+        ),
+      );
 
   const page = (title: string, body: ReturnType<typeof html>) =>
     html`<!doctype html>
-<html lang="nl"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>
-<link rel="stylesheet" href="${REFERENCE_PATH}/static/reference.css"></head>
-<body><header><a href="${REFERENCE_PATH}">API-referentie</a></header><main class="narrow"><h1>${title}</h1>${body}</main></body></html>
-`.value;
+      <html lang="nl">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>${title}</title>
+          <link rel="stylesheet" href="${REFERENCE_PATH}/static/reference.css" />
+        </head>
+        <body>
+          <header><a href="${REFERENCE_PATH}">API-referentie</a></header>
+          <main class="narrow">
+            <h1>${title}</h1>
+            ${body}
+          </main>
+        </body>
+      </html> `.value;
 
   app.get(`${REFERENCE_PATH}/static/reference.css`, async (_req, reply) =>
-    reply.header('Cache-Control', 'public, max-age=3600').header('X-Content-Type-Options', 'nosniff').type('text/css; charset=utf-8').send(REFERENCE_CSS),
+    reply
+      .header('Cache-Control', 'public, max-age=3600')
+      .header('X-Content-Type-Options', 'nosniff')
+      .type('text/css; charset=utf-8')
+      .send(REFERENCE_CSS),
   );
 
   app.get(REFERENCE_PATH, async (_req, reply) => {
     const rows = apis.map((a) => {
       const versions = [...a.docs.keys()];
-      return html`<tr><td><a href="${REFERENCE_PATH}/${a.def.name}">${a.def.title}</a></td><td><code>${a.base.slice(deps.urls.base.length)}</code></td>
-<td>${versions.map((v, i) => html`${i ? ' · ' : ''}<a href="${REFERENCE_PATH}/${a.def.name}/${v}">${v}</a>${v === a.defaultVersion && versions.length > 1 ? ' (standaard)' : ''}`)}</td>
-<td><a href="${a.base}/schema/openapi.yaml">yaml</a> · <a href="${a.base}/schema/openapi.json">json</a></td></tr>`;
+      return html`<tr>
+        <td><a href="${REFERENCE_PATH}/${a.def.name}">${a.def.title}</a></td>
+        <td><code>${a.base.slice(deps.urls.base.length)}</code></td>
+        <td>
+          ${versions.map((v, i) => html`${i ? ' · ' : ''}<a href="${REFERENCE_PATH}/${a.def.name}/${v}">${v}</a>${v === a.defaultVersion && versions.length > 1 ? ' (standaard)' : ''}`)}
+        </td>
+        <td><a href="${a.base}/schema/openapi.yaml">yaml</a> · <a href="${a.base}/schema/openapi.json">json</a></td>
+      </tr>`;
     });
     return send(
       reply,
       page(
-        "API-referentie",
-        html`<p>De OpenAPI-documenten van elk component van dit platform, als leesbare referentie. Ze worden gemaakt uit dezelfde schema's die de verzoeken valideren.</p>
-<table><thead><tr><th>API</th><th>Pad</th><th>Versies</th><th>OpenAPI</th></tr></thead><tbody>${rows}</tbody></table>
-<h2>Kafka-topics</h2>
-<p>De berichten die het platform op Kafka publiceert (notificaties per kanaal, de audit trail): <a href="${REFERENCE_PATH}/asyncapi">AsyncAPI-referentie</a> (<a href="/asyncapi.yaml">yaml</a> · <a href="/asyncapi.json">json</a>).</p>
-<p class="meta">Beheerders: <a href="/admin/">beheerschermen</a>.</p>`,
+        'API-referentie',
+        html`<p>
+            De OpenAPI-documenten van elk component van dit platform, als leesbare referentie. Ze worden gemaakt uit dezelfde schema's die de
+            verzoeken valideren.
+          </p>
+          <table>
+            <thead>
+              <tr>
+                <th>API</th>
+                <th>Pad</th>
+                <th>Versies</th>
+                <th>OpenAPI</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows}
+            </tbody>
+          </table>
+          <h2>Kafka-topics</h2>
+          <p>
+            De berichten die het platform op Kafka publiceert (notificaties per kanaal, de audit trail):
+            <a href="${REFERENCE_PATH}/asyncapi">AsyncAPI-referentie</a> (<a href="/asyncapi.yaml">yaml</a> · <a href="/asyncapi.json">json</a>).
+          </p>
+          <p class="meta">Beheerders: <a href="/admin/">beheerschermen</a>.</p>`,
       ),
     );
   });
@@ -68,7 +114,9 @@ export function registerApiReference(app: FastifyInstance, deps: Deps, apis: rea
   app.get('/asyncapi.json', async (_req, reply) => reply.type('application/json').send(texts().json));
   app.get('/asyncapi.yaml', async (_req, reply) => reply.type('application/yaml').send(texts().yaml));
   let asyncPage: string | undefined;
-  app.get(`${REFERENCE_PATH}/asyncapi`, async (_req, reply) => send(reply, (asyncPage ??= page('Kafka-topics (AsyncAPI)', asyncApiBody(texts().doc)))));
+  app.get(`${REFERENCE_PATH}/asyncapi`, async (_req, reply) =>
+    send(reply, (asyncPage ??= page('Kafka-topics (AsyncAPI)', asyncApiBody(texts().doc)))),
+  );
 
   const render = (api: ComponentApi, version: string) => {
     const key = `${api.def.name}@${version}`;
@@ -108,12 +156,25 @@ function asyncApiBody(doc: Record<string, unknown>): ReturnType<typeof html> {
   const components = doc.components as { messages: Record<string, { headers: Schema }>; schemas: Record<string, Schema> };
   const rows = TOPICS.map((t) => {
     const message = components.messages[`${t.name}.${t.message}`]!;
-    return html`<section id="topic-${t.name}"><h2><code>${channels[t.name]!.address}</code></h2><p>${t.description}</p>
-<p class="meta">Bericht <code>${t.message}</code>, JSON. Sleutel: ${t.key}.</p>
-<h3>Headers</h3>${schemaBody(message.headers, 1)}
-<h3>Inhoud</h3>${schemaBody(components.schemas[t.message]!, 1)}</section>`;
+    return html`<section id="topic-${t.name}">
+      <h2><code>${channels[t.name]!.address}</code></h2>
+      <p>${t.description}</p>
+      <p class="meta">Bericht <code>${t.message}</code>, JSON. Sleutel: ${t.key}.</p>
+      <h3>Headers</h3>
+      ${schemaBody(message.headers, 1)}
+      <h3>Inhoud</h3>
+      ${schemaBody(components.schemas[t.message]!, 1)}
+    </section>`;
   });
   return html`<p>${String((doc.info as { description: string }).description)}</p>
-<p class="meta"><a href="/asyncapi.yaml">asyncapi.yaml</a> · <a href="/asyncapi.json">asyncapi.json</a></p>
-<ul>${TOPICS.map((t) => html`<li><a href="#topic-${t.name}"><code>${channels[t.name]!.address}</code></a></li>`)}</ul>${rows}`;
+    <p class="meta"><a href="/asyncapi.yaml">asyncapi.yaml</a> · <a href="/asyncapi.json">asyncapi.json</a></p>
+    <ul>
+      ${TOPICS.map(
+        (t) =>
+          html`<li>
+            <a href="#topic-${t.name}"><code>${channels[t.name]!.address}</code></a>
+          </li>`,
+      )}
+    </ul>
+    ${rows}`;
 }

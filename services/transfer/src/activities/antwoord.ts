@@ -9,7 +9,10 @@ import { platform, tracedOf, type Deps } from '../context';
 export async function antwoord(deps: Deps, o: OverdrachtOpdracht): Promise<string> {
   const overdracht = await platform(deps.config).client.get(o.url);
   if (!o.antwoordUrl) {
-    deps.log.info({ ...tracedOf(o), status: overdracht.status }, 'overdracht: antwoord verstuurd (notificatie op kanaal overdrachten; geen antwoordUrl)');
+    deps.log.info(
+      { ...tracedOf(o), status: overdracht.status },
+      'overdracht: antwoord verstuurd (notificatie op kanaal overdrachten; geen antwoordUrl)',
+    );
     return 'notificatie op kanaal overdrachten';
   }
   const res = await fetch(o.antwoordUrl, {

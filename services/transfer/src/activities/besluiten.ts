@@ -6,7 +6,17 @@ import type { Plan } from './valideer';
 
 /** What makes a copied besluit the same one (the target numbers its besluiten itself). */
 const INHOUD = ['besluittype', 'datum', 'ingangsdatum', 'toelichting', 'bestuursorgaan'] as const;
-const BESLUIT = ['datum', 'toelichting', 'bestuursorgaan', 'ingangsdatum', 'vervaldatum', 'vervalreden', 'publicatiedatum', 'verzenddatum', 'uiterlijkeReactiedatum'] as const;
+const BESLUIT = [
+  'datum',
+  'toelichting',
+  'bestuursorgaan',
+  'ingangsdatum',
+  'vervaldatum',
+  'vervalreden',
+  'publicatiedatum',
+  'verzenddatum',
+  'uiterlijkeReactiedatum',
+] as const;
 
 /**
  * Step `besluiten_gekopieerd`: the zaak's besluiten in the target besluittypen and organisation (numbered by the
@@ -21,12 +31,15 @@ export async function kopieerBesluiten(deps: Deps, o: OverdrachtOpdracht, plan: 
     const besluittype = plan.typen[String(besluit.besluittype)];
     // Each copy stands for one source besluit (two alike are two copies).
     const i = bestaand.findIndex((b) => vingerafdruk(b, INHOUD) === vingerafdruk({ ...besluit, besluittype }, INHOUD));
-    const copy: Obj = i >= 0 ? bestaand.splice(i, 1)[0]! : (await doel.client.post(zgwUrl(doel.besluiten, 'besluiten'), {
-      ...pick(besluit, BESLUIT),
-      verantwoordelijkeOrganisatie: plan.rsin,
-      besluittype,
-      zaak: doelZaak,
-    }));
+    const copy: Obj =
+      i >= 0
+        ? bestaand.splice(i, 1)[0]!
+        : await doel.client.post(zgwUrl(doel.besluiten, 'besluiten'), {
+            ...pick(besluit, BESLUIT),
+            verantwoordelijkeOrganisatie: plan.rsin,
+            besluittype,
+            zaak: doelZaak,
+          });
     for (const bio of bios) {
       const informatieobject = documenten[String(bio.informatieobject)];
       if (!informatieobject) continue; // a document of the besluit that is not the zaak's: not part of this transfer

@@ -29,7 +29,11 @@ export async function sluitBron(deps: Deps, o: OverdrachtOpdracht): Promise<stri
     const typen = await bron.client.all(zgwUrl(bron.catalogi, 'resultaattypen', { zaaktype: String(zaak.zaaktype) }));
     const type = typen.find((t) => t.omschrijving === koppeling?.afsluitResultaat);
     if (!type) throw new Error(`Het bronzaaktype heeft geen resultaattype "${koppeling?.afsluitResultaat}" om mee af te sluiten.`);
-    await bron.client.post(zgwUrl(bron.zaken, 'resultaten'), { zaak: o.zaak, resultaattype: type.url, toelichting: `Overgedragen aan ${registratie.naam}` });
+    await bron.client.post(zgwUrl(bron.zaken, 'resultaten'), {
+      zaak: o.zaak,
+      resultaattype: type.url,
+      toelichting: `Overgedragen aan ${registratie.naam}`,
+    });
   }
   const statustypen = await bron.client.all(zgwUrl(bron.catalogi, 'statustypen', { zaaktype: String(zaak.zaaktype) }));
   const eind = statustypen.sort((a, b) => Number(b.volgnummer) - Number(a.volgnummer))[0];

@@ -39,7 +39,12 @@ export async function leesDossier(k: Kant, zaakUrl: string, delen: readonly Deel
     lees<Obj | null>('resultaat', async () => (zaak.resultaat ? c.get(String(zaak.resultaat)) : null), null),
   ]);
   statussen.sort((a, b) => String(a.datumStatusGezet).localeCompare(String(b.datumStatusGezet)));
-  const metBios = await Promise.all(besluiten.map(async (besluit) => ({ besluit, bios: await c.all(zgwUrl(k.besluiten, 'besluitinformatieobjecten', { besluit: String(besluit.url) })) })));
+  const metBios = await Promise.all(
+    besluiten.map(async (besluit) => ({
+      besluit,
+      bios: await c.all(zgwUrl(k.besluiten, 'besluitinformatieobjecten', { besluit: String(besluit.url) })),
+    })),
+  );
   return { zaak, rollen, statussen, resultaat, eigenschappen, objecten, klantcontacten, zios, besluiten: metBios };
 }
 

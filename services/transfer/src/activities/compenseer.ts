@@ -36,11 +36,18 @@ export async function compenseer(deps: Deps, o: OverdrachtOpdracht, plan: Plan):
     await Context.current().sleep(1000);
   }
   deps.log.info({ ...tracedOf(o), ...totaal }, 'overdracht: gecompenseerd, wat de overdracht maakte is verwijderd');
-  return totaal.zaken ? `doelzaak, ${totaal.besluiten} besluiten en ${totaal.documenten} documenten verwijderd` : `geen doelzaak; ${totaal.documenten} documenten verwijderd`;
+  return totaal.zaken
+    ? `doelzaak, ${totaal.besluiten} besluiten en ${totaal.documenten} documenten verwijderd`
+    : `geen doelzaak; ${totaal.documenten} documenten verwijderd`;
 }
 
 /** One pass of compensation: what it removed. */
-async function removePass(bron: Kant, doel: Kant, o: OverdrachtOpdracht, plan: Plan): Promise<{ zaken: number; besluiten: number; documenten: number }> {
+async function removePass(
+  bron: Kant,
+  doel: Kant,
+  o: OverdrachtOpdracht,
+  plan: Plan,
+): Promise<{ zaken: number; besluiten: number; documenten: number }> {
   const c = doel.client;
   const copies = (await vindDoelzaken(doel, o, plan)).map((z) => String(z.url));
   const besluiten = (await Promise.all(copies.map((url) => c.all(zgwUrl(doel.besluiten, 'besluiten', { zaak: url }))))).flat();

@@ -7,8 +7,22 @@ import { bronInhoud, INLINE_BYTES, klein, maakGroot } from './inhoud';
 import type { Plan } from './valideer';
 
 const DOCUMENT = [
-  'identificatie', 'creatiedatum', 'titel', 'vertrouwelijkheidaanduiding', 'auteur', 'status', 'formaat', 'taal', 'bestandsnaam', 'link',
-  'beschrijving', 'ontvangstdatum', 'verzenddatum', 'ondertekening', 'integriteit', 'verschijningsvorm',
+  'identificatie',
+  'creatiedatum',
+  'titel',
+  'vertrouwelijkheidaanduiding',
+  'auteur',
+  'status',
+  'formaat',
+  'taal',
+  'bestandsnaam',
+  'link',
+  'beschrijving',
+  'ontvangstdatum',
+  'verzenddatum',
+  'ondertekening',
+  'integriteit',
+  'verschijningsvorm',
 ] as const;
 
 /** What makes a document in the target the copy of one in the source (found by identificatie and organisation). */
@@ -32,7 +46,12 @@ export async function kopieerDocumenten(deps: Deps, o: OverdrachtOpdracht, plan:
     const bronDoc = String(zio.informatieobject);
     kopieen[bronDoc] ??= await kopieerDocument(bron, doel, plan, bronDoc);
     const links = await doel.client.all(zgwUrl(doel.zaken, 'zaakinformatieobjecten', { zaak: doelZaak, informatieobject: kopieen[bronDoc] }));
-    if (!links.length) await doel.client.post(zgwUrl(doel.zaken, 'zaakinformatieobjecten'), { ...pick(zio, ['titel', 'beschrijving']), zaak: doelZaak, informatieobject: kopieen[bronDoc] });
+    if (!links.length)
+      await doel.client.post(zgwUrl(doel.zaken, 'zaakinformatieobjecten'), {
+        ...pick(zio, ['titel', 'beschrijving']),
+        zaak: doelZaak,
+        informatieobject: kopieen[bronDoc],
+      });
     heartbeat(++n);
     deps.log.info({ ...tracedOf(o), document: n, van: zios.length }, 'overdracht: document gekopieerd');
   }
@@ -45,8 +64,13 @@ export async function kopieerDocumenten(deps: Deps, o: OverdrachtOpdracht, plan:
  */
 export async function vindKopie(bron: Kant, doel: Kant, plan: Plan, url: string): Promise<{ doc: Obj; kopie?: string; bezet: boolean }> {
   const doc: Obj = await bron.client.get(url);
-  const [found] = await doel.client.all(zgwUrl(doel.documenten, 'enkelvoudiginformatieobjecten', { identificatie: String(doc.identificatie), bronorganisatie: plan.rsin }));
-  const zelfde = found && found.url !== url && vingerafdruk(found, GELIJK) === vingerafdruk({ ...doc, informatieobjecttype: plan.typen[String(doc.informatieobjecttype)] }, GELIJK);
+  const [found] = await doel.client.all(
+    zgwUrl(doel.documenten, 'enkelvoudiginformatieobjecten', { identificatie: String(doc.identificatie), bronorganisatie: plan.rsin }),
+  );
+  const zelfde =
+    found &&
+    found.url !== url &&
+    vingerafdruk(found, GELIJK) === vingerafdruk({ ...doc, informatieobjecttype: plan.typen[String(doc.informatieobjecttype)] }, GELIJK);
   return { doc, kopie: zelfde ? String(found.url) : undefined, bezet: !!found && !zelfde };
 }
 
@@ -66,7 +90,8 @@ async function kopieerDocument(bron: Kant, doel: Kant, plan: Plan, url: string):
   const omvang = Number(doc.bestandsomvang ?? 0);
   let copy: Obj;
   if (!doc.inhoud) copy = await doel.client.post(createUrl, { ...body, inhoud: null });
-  else if (omvang <= INLINE_BYTES) copy = await doel.client.post(createUrl, { ...body, inhoud: (await klein(await bronInhoud(bron, String(doc.inhoud)))).toString('base64') });
+  else if (omvang <= INLINE_BYTES)
+    copy = await doel.client.post(createUrl, { ...body, inhoud: (await klein(await bronInhoud(bron, String(doc.inhoud)))).toString('base64') });
   else copy = await maakGroot(doel, createUrl, body, omvang, await bronInhoud(bron, String(doc.inhoud)));
   await kopieerGebruiksrechten(bron, doel, url, String(copy.url));
   return String(copy.url);
@@ -90,9 +115,12 @@ const GEBRUIKSRECHT = ['startdatum', 'einddatum', 'omschrijvingVoorwaarden'] as 
 async function kopieerGebruiksrechten(bron: Kant, doel: Kant, bronDoc: string, kopie: string): Promise<void> {
   const rechten = await bron.client.all(zgwUrl(bron.documenten, 'gebruiksrechten', { informatieobject: bronDoc }));
   if (!rechten.length) return;
-  const bestaand = new Set((await doel.client.all(zgwUrl(doel.documenten, 'gebruiksrechten', { informatieobject: kopie }))).map((r) => vingerafdruk(r, GEBRUIKSRECHT)));
+  const bestaand = new Set(
+    (await doel.client.all(zgwUrl(doel.documenten, 'gebruiksrechten', { informatieobject: kopie }))).map((r) => vingerafdruk(r, GEBRUIKSRECHT)),
+  );
   for (const r of rechten) {
-    if (!bestaand.has(vingerafdruk(r, GEBRUIKSRECHT))) await doel.client.post(zgwUrl(doel.documenten, 'gebruiksrechten'), { ...pick(r, GEBRUIKSRECHT), informatieobject: kopie });
+    if (!bestaand.has(vingerafdruk(r, GEBRUIKSRECHT)))
+      await doel.client.post(zgwUrl(doel.documenten, 'gebruiksrechten'), { ...pick(r, GEBRUIKSRECHT), informatieobject: kopie });
   }
 }
 

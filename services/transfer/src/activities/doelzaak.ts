@@ -4,10 +4,27 @@ import { eindstatusVan, leesDossier, pick, type Obj } from './bronzaak';
 import type { Plan } from './valideer';
 
 const ZAAK_VELDEN = [
-  'omschrijving', 'toelichting', 'registratiedatum', 'startdatum', 'einddatumGepland', 'uiterlijkeEinddatumAfdoening', 'publicatiedatum',
-  'communicatiekanaal', 'vertrouwelijkheidaanduiding', 'betalingsindicatie', 'laatsteBetaaldatum', 'zaakgeometrie', 'verlenging',
-  'opschorting', 'selectielijstklasse', 'archiefnominatie', 'archiefactiedatum', 'opdrachtgevendeOrganisatie', 'processobjectaard',
-  'startdatumBewaartermijn', 'processobject',
+  'omschrijving',
+  'toelichting',
+  'registratiedatum',
+  'startdatum',
+  'einddatumGepland',
+  'uiterlijkeEinddatumAfdoening',
+  'publicatiedatum',
+  'communicatiekanaal',
+  'vertrouwelijkheidaanduiding',
+  'betalingsindicatie',
+  'laatsteBetaaldatum',
+  'zaakgeometrie',
+  'verlenging',
+  'opschorting',
+  'selectielijstklasse',
+  'archiefnominatie',
+  'archiefactiedatum',
+  'opdrachtgevendeOrganisatie',
+  'processobjectaard',
+  'startdatumBewaartermijn',
+  'processobject',
 ] as const;
 
 /** The kenmerk that marks a copy as made by this overdracht (any ZGW target stores kenmerken). */
@@ -17,13 +34,19 @@ export const kenmerkVan = (o: OverdrachtOpdracht) => ({ kenmerk: o.overdracht, b
  * The copy this overdracht made in the target, if any: among the target zaaktype's zaken of the target organisation
  * with the source's startdatum (a day's intake of one zaaktype), the one with this overdracht's kenmerk.
  */
-export async function vindDoelzaak(doel: Kant, o: OverdrachtOpdracht, plan: Pick<Plan, 'doelZaaktype' | 'rsin' | 'startdatum'>): Promise<Obj | undefined> {
+export async function vindDoelzaak(
+  doel: Kant,
+  o: OverdrachtOpdracht,
+  plan: Pick<Plan, 'doelZaaktype' | 'rsin' | 'startdatum'>,
+): Promise<Obj | undefined> {
   return (await vindDoelzaken(doel, o, plan))[0];
 }
 
 /** Every zaak in the target with this overdracht's kenmerk (one, unless two attempts raced: compensation removes all). */
 export async function vindDoelzaken(doel: Kant, o: OverdrachtOpdracht, plan: Pick<Plan, 'doelZaaktype' | 'rsin' | 'startdatum'>): Promise<Obj[]> {
-  const kandidaten = await doel.client.all(zgwUrl(doel.zaken, 'zaken', { zaaktype: plan.doelZaaktype, bronorganisatie: plan.rsin, startdatum: plan.startdatum }));
+  const kandidaten = await doel.client.all(
+    zgwUrl(doel.zaken, 'zaken', { zaaktype: plan.doelZaaktype, bronorganisatie: plan.rsin, startdatum: plan.startdatum }),
+  );
   return kandidaten.filter((z) => (z.kenmerken as Obj[] | undefined)?.some((k) => k.kenmerk === o.overdracht && k.bron === 'overdracht'));
 }
 
@@ -57,7 +80,13 @@ export async function maakDoelzaak(deps: Deps, o: OverdrachtOpdracht, plan: Plan
  * The source's last status on the copy of a closed zaak, set after everything else is in it (so the copy is
  * closed only once complete). Looked up first.
  */
-export async function sluitDoelzaak(deps: Deps, o: OverdrachtOpdracht, plan: Plan, doelZaak: string, rollen: Record<string, string>): Promise<boolean> {
+export async function sluitDoelzaak(
+  deps: Deps,
+  o: OverdrachtOpdracht,
+  plan: Plan,
+  doelZaak: string,
+  rollen: Record<string, string>,
+): Promise<boolean> {
   const { bron, doel } = await routeOf(deps, o);
   const eind = eindstatusVan(await leesDossier(bron, o.zaak, ['statussen']));
   if (!eind) return false;
@@ -71,5 +100,10 @@ export async function sluitDoelzaak(deps: Deps, o: OverdrachtOpdracht, plan: Pla
 }
 
 export function statusBody(s: Obj, zaak: string, statustype: string, rollen: Record<string, string>): Obj {
-  return { ...pick(s, ['datumStatusGezet', 'statustoelichting']), zaak, statustype, ...(s.gezetdoor && rollen[s.gezetdoor] ? { gezetdoor: rollen[s.gezetdoor] } : {}) };
+  return {
+    ...pick(s, ['datumStatusGezet', 'statustoelichting']),
+    zaak,
+    statustype,
+    ...(s.gezetdoor && rollen[s.gezetdoor] ? { gezetdoor: rollen[s.gezetdoor] } : {}),
+  };
 }

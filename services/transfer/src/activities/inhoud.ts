@@ -85,7 +85,13 @@ function multipart(inhoud: ReadableStream<Uint8Array>, lock: string, bestandsnaa
  * Creates the target document of a large source: announced with its size and no content (Documenten API 1.1+:
  * the target answers with its bestandsdelen and a lock), each part PUT as it is read from the source, then unlocked.
  */
-export async function maakGroot(doel: Kant, createUrl: string, body: Obj, omvang: number, reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Obj> {
+export async function maakGroot(
+  doel: Kant,
+  createUrl: string,
+  body: Obj,
+  omvang: number,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<Obj> {
   const c: ZgwClient = doel.client;
   const doc = await c.post(createUrl, { ...body, inhoud: null, bestandsomvang: omvang });
   const delen = [...((doc.bestandsdelen as Obj[] | undefined) ?? [])].sort((x, y) => Number(x.volgnummer) - Number(y.volgnummer));

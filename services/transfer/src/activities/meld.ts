@@ -9,7 +9,12 @@ import { observe } from '../metrics';
 export async function meld(deps: Deps, o: OverdrachtOpdracht, v: Voortgang): Promise<void> {
   await platform(deps.config).client.post(`${o.url}/voortgang`, v, {});
   observe(o.overdracht, v);
-  const fields = { ...tracedOf(o), ...(v.stap ? { stap: v.stap, fase: v.fase } : {}), ...(v.status ? { status: v.status } : {}), ...(v.toelichting ? { toelichting: v.toelichting } : {}) };
+  const fields = {
+    ...tracedOf(o),
+    ...(v.stap ? { stap: v.stap, fase: v.fase } : {}),
+    ...(v.status ? { status: v.status } : {}),
+    ...(v.toelichting ? { toelichting: v.toelichting } : {}),
+  };
   if (v.weigering) deps.log.info({ ...fields, weigering: v.weigering.code, reden: v.weigering.reden }, `overdracht geweigerd: ${v.weigering.reden}`);
   else if (v.fout) deps.log.info({ ...fields, fout: v.fout }, `overdracht ${v.status}: ${v.fout}`);
   else if (v.status) deps.log.info(fields, `overdracht: status ${v.status}`);

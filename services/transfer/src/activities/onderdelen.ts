@@ -5,7 +5,15 @@ import { eindstatusVan, leesDossier, pick, vingerafdruk, type Obj } from './bron
 import { statusBody } from './doelzaak';
 import type { Plan } from './valideer';
 
-const ROL = ['betrokkene', 'betrokkeneType', 'afwijkendeNaamBetrokkene', 'roltoelichting', 'indicatieMachtiging', 'contactpersoonRol', 'betrokkeneIdentificatie'] as const;
+const ROL = [
+  'betrokkene',
+  'betrokkeneType',
+  'afwijkendeNaamBetrokkene',
+  'roltoelichting',
+  'indicatieMachtiging',
+  'contactpersoonRol',
+  'betrokkeneIdentificatie',
+] as const;
 const ZAAKOBJECT = ['object', 'objectType', 'objectTypeOverige', 'objectTypeOverigeDefinitie', 'relatieomschrijving', 'objectIdentificatie'] as const;
 const KLANTCONTACT = ['identificatie', 'datumtijd', 'kanaal', 'onderwerp', 'toelichting'] as const;
 
@@ -49,7 +57,8 @@ export async function kopieerOnderdelen(deps: Deps, o: OverdrachtOpdracht, plan:
     await make('statussen', statusBody(s, doelZaak, t(s.statustype), rollen));
   }
 
-  if (src.resultaat && !dst.resultaat) await make('resultaten', { ...pick(src.resultaat, ['toelichting']), zaak: doelZaak, resultaattype: t(src.resultaat.resultaattype) });
+  if (src.resultaat && !dst.resultaat)
+    await make('resultaten', { ...pick(src.resultaat, ['toelichting']), zaak: doelZaak, resultaattype: t(src.resultaat.resultaattype) });
 
   const haveEig = new Set(dst.eigenschappen.map((e) => vingerafdruk(e, ['eigenschap', 'waarde'])));
   for (const e of src.eigenschappen) {

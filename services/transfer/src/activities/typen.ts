@@ -14,14 +14,22 @@ const MATCH: Record<string, string[]> = {
   besluittypen: ['omschrijving'],
 };
 
-export const weiger = (code: string, reden: string): ApplicationFailure => ApplicationFailure.create({ type: WEIGERING, message: reden, details: [code], nonRetryable: true });
+export const weiger = (code: string, reden: string): ApplicationFailure =>
+  ApplicationFailure.create({ type: WEIGERING, message: reden, details: [code], nonRetryable: true });
 
 /**
  * Every type the source zaak uses, mapped to the target's: roltypen, statustypen, resultaattypen, eigenschappen and
  * zaakobjecttypen of the target zaaktype; informatieobjecttypen and besluittypen of the target catalogus. A type
  * without a counterpart refuses the transfer (`doelzaaktype_ongeldig`), before anything is made.
  */
-export async function koppelTypen(bron: Kant, doel: Kant, dossier: Zaakdossier, doelZaaktype: string, doelCatalogus: string, documentTypen: string[]): Promise<Record<string, string>> {
+export async function koppelTypen(
+  bron: Kant,
+  doel: Kant,
+  dossier: Zaakdossier,
+  doelZaaktype: string,
+  doelCatalogus: string,
+  documentTypen: string[],
+): Promise<Record<string, string>> {
   const gebruikt: [string, string][] = [
     ...dossier.rollen.map((r) => ['roltypen', r.roltype] as [string, string]),
     ...dossier.statussen.map((s) => ['statustypen', s.statustype] as [string, string]),
@@ -43,11 +51,15 @@ export async function koppelTypen(bron: Kant, doel: Kant, dossier: Zaakdossier, 
     const type = await bron.client.get(url);
     const velden = MATCH[soort]!;
     const opties = await lijst(soort);
-    const match: Obj | undefined = soort === 'zaakobjecttypen'
-      ? opties.find((t) => velden.every((v) => t[v] === type[v]))
-      : velden.map((v) => (type[v] ? opties.find((t) => t[v] === type[v]) : undefined)).find(Boolean);
+    const match: Obj | undefined =
+      soort === 'zaakobjecttypen'
+        ? opties.find((t) => velden.every((v) => t[v] === type[v]))
+        : velden.map((v) => (type[v] ? opties.find((t) => t[v] === type[v]) : undefined)).find(Boolean);
     if (!match) {
-      const naam = velden.map((v) => type[v]).filter(Boolean).join(' / ');
+      const naam = velden
+        .map((v) => type[v])
+        .filter(Boolean)
+        .join(' / ');
       throw weiger('doelzaaktype_ongeldig', `Het doelzaaktype of de doelcatalogus heeft geen ${soort.replace(/en$/, '')} "${naam}".`);
     }
     typen[url] = String(match.url);

@@ -31,18 +31,27 @@ export async function valideer(deps: Deps, o: OverdrachtOpdracht): Promise<Plan>
   });
   const zaaktype = await bron.client.get(String(dossier.zaak.zaaktype));
   const koppeling = registratie.zaaktypen.find((k) => k.bron === zaaktype.identificatie);
-  if (!koppeling) throw weiger('zaaktype_niet_gekoppeld', `Zaaktype "${zaaktype.identificatie}" is niet gekoppeld in doelregistratie ${registratie.naam}.`);
-  const kandidaten = await doel.client.all(zgwUrl(doel.catalogi, 'zaaktypen', { identificatie: koppeling.doel, ...(o.richting === 'in' ? {} : { catalogus: registratie.catalogus }) }));
+  if (!koppeling)
+    throw weiger('zaaktype_niet_gekoppeld', `Zaaktype "${zaaktype.identificatie}" is niet gekoppeld in doelregistratie ${registratie.naam}.`);
+  const kandidaten = await doel.client.all(
+    zgwUrl(doel.catalogi, 'zaaktypen', { identificatie: koppeling.doel, ...(o.richting === 'in' ? {} : { catalogus: registratie.catalogus }) }),
+  );
   const startdatum = String(dossier.zaak.startdatum);
-  const geldig = kandidaten.find((t) => !t.concept && String(t.beginGeldigheid) <= startdatum && (!t.eindeGeldigheid || String(t.eindeGeldigheid) >= startdatum));
+  const geldig = kandidaten.find(
+    (t) => !t.concept && String(t.beginGeldigheid) <= startdatum && (!t.eindeGeldigheid || String(t.eindeGeldigheid) >= startdatum),
+  );
   if (!geldig) {
-    throw weiger('doelzaaktype_ongeldig', `Doelzaaktype "${koppeling.doel}" is niet gepubliceerd of niet geldig op de startdatum ${startdatum} van de zaak.`);
+    throw weiger(
+      'doelzaaktype_ongeldig',
+      `Doelzaaktype "${koppeling.doel}" is niet gepubliceerd of niet geldig op de startdatum ${startdatum} van de zaak.`,
+    );
   }
   const catalogus = String(geldig.catalogus);
   const rsin = o.richting === 'in' ? String((await doel.client.get(catalogus)).rsin) : registratie.rsin;
   const documenten: Obj[] = await Promise.all(unique(dossier.zios.map((z) => String(z.informatieobject))).map((u) => bron.client.get(u)));
   const vergrendeld = documenten.find((d) => d.locked);
-  if (vergrendeld) throw weiger('document_vergrendeld', `Document ${vergrendeld.identificatie} is vergrendeld (in bewerking); ontgrendel het en probeer opnieuw.`);
+  if (vergrendeld)
+    throw weiger('document_vergrendeld', `Document ${vergrendeld.identificatie} is vergrendeld (in bewerking); ontgrendel het en probeer opnieuw.`);
   const typen = await koppelTypen(bron, doel, dossier, String(geldig.url), catalogus, unique(documenten.map((d) => String(d.informatieobjecttype))));
   const aantallen = {
     rollen: dossier.rollen.length,
@@ -64,7 +73,11 @@ async function loopt(deps: Deps, o: OverdrachtOpdracht): Promise<void> {
   const mine = await hier.client.get(o.url);
   for (const status of ['ontvangen', 'bezig']) {
     const andere = await hier.client.all(zgwUrl(base, 'overdrachten', { zaak: o.zaak, status }));
-    const eerder = andere.find((a) => a.uuid !== o.overdracht && (String(a.aanmaakdatum) < String(mine.aanmaakdatum) || (a.aanmaakdatum === mine.aanmaakdatum && String(a.uuid) < o.overdracht)));
+    const eerder = andere.find(
+      (a) =>
+        a.uuid !== o.overdracht &&
+        (String(a.aanmaakdatum) < String(mine.aanmaakdatum) || (a.aanmaakdatum === mine.aanmaakdatum && String(a.uuid) < o.overdracht)),
+    );
     if (eerder) throw weiger('overdracht_loopt_al', `Overdracht ${eerder.uuid} van deze zaak loopt al (status ${eerder.status}).`);
   }
 }

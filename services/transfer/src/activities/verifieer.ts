@@ -24,15 +24,23 @@ export async function verifieer(deps: Deps, o: OverdrachtOpdracht, doelZaak: str
   const [src, dst] = await Promise.all([leesDossier(bron, o.zaak), leesDossier(doel, doelZaak)]);
   const a = tellingen(src);
   const b = tellingen(dst);
-  const verschillen = Object.keys(a).filter((k) => a[k] !== b[k]).map((k) => `${k}: bron ${a[k]}, doel ${b[k]}`);
+  const verschillen = Object.keys(a)
+    .filter((k) => a[k] !== b[k])
+    .map((k) => `${k}: bron ${a[k]}, doel ${b[k]}`);
   for (const [bronDoc, doelDoc] of Object.entries(documenten)) {
-    const [x, y] = await Promise.all([bron.client.get(bronDoc).then((d) => inhoudVan(bron, d)), doel.client.get(doelDoc).then((d) => inhoudVan(doel, d))]);
-    if (x.omvang !== y.omvang || x.sha256 !== y.sha256) verschillen.push(`document ${doelDoc}: ${x.omvang} bytes in de bron, ${y.omvang} in het doel${x.omvang === y.omvang ? ', andere inhoud' : ''}`);
+    const [x, y] = await Promise.all([
+      bron.client.get(bronDoc).then((d) => inhoudVan(bron, d)),
+      doel.client.get(doelDoc).then((d) => inhoudVan(doel, d)),
+    ]);
+    if (x.omvang !== y.omvang || x.sha256 !== y.sha256)
+      verschillen.push(`document ${doelDoc}: ${x.omvang} bytes in de bron, ${y.omvang} in het doel${x.omvang === y.omvang ? ', andere inhoud' : ''}`);
   }
   if (verschillen.length) {
     throw ApplicationFailure.create({ type: PERMANENT, nonRetryable: true, message: `De kopie verschilt van de bron: ${verschillen.join('; ')}` });
   }
-  const samenvatting = `${Object.entries(a).map(([k, v]) => `${v} ${k}`).join(', ')}; ${Object.keys(documenten).length} documenten gelijk (omvang en SHA-256)`;
+  const samenvatting = `${Object.entries(a)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ')}; ${Object.keys(documenten).length} documenten gelijk (omvang en SHA-256)`;
   deps.log.info({ ...tracedOf(o), tellingen: a }, 'overdracht: kopie geverifieerd');
   return samenvatting;
 }

@@ -23,33 +23,63 @@ const NOTICES: Record<string, string> = {
  * the audit admin endpoints (admin/audit.ts), so the screen follows the same rules.
  */
 export function registerAuditScreens(scope: FastifyInstance, ui: AdminUi): void {
-  const show = async (req: FastifyRequest, reply: FastifyReply, extra: { errors?: string[]; text?: string; notice?: string; status?: number } = {}) => {
+  const show = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    extra: { errors?: string[]; text?: string; notice?: string; status?: number } = {},
+  ) => {
     const session = sessionOf(req);
     const answer = await callAdminApi(ui, req, 'GET', EXCLUSIONS);
-    if (answer.status !== 200) return sendPage(reply, { title: 'Audit', user: session.user, csrf: session.csrf, nav: 'audit', errors: problemMessages(answer), status: 502 }, html``);
+    if (answer.status !== 200)
+      return sendPage(
+        reply,
+        { title: 'Audit', user: session.user, csrf: session.csrf, nav: 'audit', errors: problemMessages(answer), status: 502 },
+        html``,
+      );
     const current = answer.body as Exclusions;
     const fromEnv = current.bron !== 'beheer';
     const text = extra.text ?? current.clientIds.join('\n');
     return sendPage(
       reply,
-      { title: 'Audit: uitzonderingen op het lezen', user: session.user, csrf: session.csrf, nav: 'audit', errors: extra.errors, notice: extra.notice, status: extra.status },
-      html`<p>Het lezen van zaken, documenten en besluiten komt in de audit trail, behalve door de client ids hieronder. Een regel is een client id, exact of met <code>*</code> als joker (<code>batch.*</code>, <code>*-sync</code>); hoofdletters tellen niet. Schrijven komt altijd in de audit trail.</p>
-<p id="bron">${
-        fromEnv
-          ? html`Nu geldt de lijst uit de omgeving (<code>AUDIT_EXCLUDE_CLIENT_IDS</code>): nog niet door een beheerder vastgelegd.`
-          : html`Vastgelegd door <strong>${current.updatedBy ?? ''}</strong> op ${formatTime(current.updatedAt)}; dit vervangt <code>AUDIT_EXCLUDE_CLIENT_IDS</code>.`
-      }</p>
-<form method="post" action="${UI}/audit">${csrfField(session.csrf)}
-  <label for="clientIds">Uitgezonderde client ids (${current.clientIds.length}), één per regel</label>
-  <textarea id="clientIds" name="clientIds" spellcheck="false">${text}</textarea>
-  <div class="actions"><button type="submit">Opslaan</button></div>
-</form>
-${
-  fromEnv
-    ? ''
-    : html`<form method="post" action="${UI}/audit/herstel" data-confirm="De vastgelegde lijst verwijderen en AUDIT_EXCLUDE_CLIENT_IDS weer laten gelden?">${csrfField(session.csrf)}
-  <button type="submit" class="secondary">Terug naar AUDIT_EXCLUDE_CLIENT_IDS</button></form>`
-}`,
+      {
+        title: 'Audit: uitzonderingen op het lezen',
+        user: session.user,
+        csrf: session.csrf,
+        nav: 'audit',
+        errors: extra.errors,
+        notice: extra.notice,
+        status: extra.status,
+      },
+      html`<p>
+          Het lezen van zaken, documenten en besluiten komt in de audit trail, behalve door de client ids hieronder. Een regel is een client id, exact
+          of met <code>*</code> als joker (<code>batch.*</code>, <code>*-sync</code>); hoofdletters tellen niet. Schrijven komt altijd in de audit
+          trail.
+        </p>
+        <p id="bron">
+          ${
+            fromEnv
+              ? html`Nu geldt de lijst uit de omgeving (<code>AUDIT_EXCLUDE_CLIENT_IDS</code>): nog niet door een beheerder vastgelegd.`
+              : html`Vastgelegd door <strong>${current.updatedBy ?? ''}</strong> op ${formatTime(current.updatedAt)}; dit vervangt
+                  <code>AUDIT_EXCLUDE_CLIENT_IDS</code>.`
+          }
+        </p>
+        <form method="post" action="${UI}/audit">
+          ${csrfField(session.csrf)}
+          <label for="clientIds">Uitgezonderde client ids (${current.clientIds.length}), één per regel</label>
+          <textarea id="clientIds" name="clientIds" spellcheck="false">${text}</textarea>
+          <div class="actions"><button type="submit">Opslaan</button></div>
+        </form>
+        ${
+          fromEnv
+            ? ''
+            : html`<form
+                method="post"
+                action="${UI}/audit/herstel"
+                data-confirm="De vastgelegde lijst verwijderen en AUDIT_EXCLUDE_CLIENT_IDS weer laten gelden?"
+              >
+                ${csrfField(session.csrf)} <button type="submit" class="secondary">Terug naar AUDIT_EXCLUDE_CLIENT_IDS</button>
+              </form>`
+        }`,
     );
   };
 
@@ -80,5 +110,10 @@ ${
 export function formatTime(iso: string | Date | null | undefined): string {
   if (!iso) return '';
   const d = iso instanceof Date ? iso : new Date(iso);
-  return Number.isNaN(d.getTime()) ? String(iso) : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  return Number.isNaN(d.getTime())
+    ? String(iso)
+    : d
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC');
 }

@@ -41,7 +41,13 @@ export interface ApiAnswer {
  * Calls one of the platform's admin JSON endpoints (/admin/api/v1/...) in-process, as the administrator of this
  * request: the session cookie and its CSRF token go along, so the endpoint checks them as it would a browser's.
  */
-export async function callAdminApi(ui: AdminUi, req: FastifyRequest, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown): Promise<ApiAnswer> {
+export async function callAdminApi(
+  ui: AdminUi,
+  req: FastifyRequest,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  body?: unknown,
+): Promise<ApiAnswer> {
   const session = sessionOf(req);
   const res = await ui.root.inject({
     method,

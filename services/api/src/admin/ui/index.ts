@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { releaseLabel } from '@zgw/shared';
 import type { ComponentApi, Deps } from '../../common/component';
-import { ZgwError, notFound, sendProblem } from '../../common/errors';
+import { ZgwError, notFound } from '../../common/errors';
 import { registerApplicatieScreens } from './applicaties';
 import { registerAbonnementScreens } from './abonnementen';
 import { registerDoelregistratieScreens } from './doelregistraties';
@@ -64,13 +64,21 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
         const status = err instanceof ZgwError ? err.status : err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
         if (status >= 500) req.log.error({ err }, 'admin screen failed');
         const message = status >= 500 ? 'Er ging iets mis; zie de serverlog.' : err.message;
-        return sendPage(reply, { title: 'Fout', user: req.adminSession?.user, csrf: req.adminSession?.csrf, errors: [message], status }, html`<p><a href="${UI}/">Naar het overzicht</a></p>`);
+        return sendPage(
+          reply,
+          { title: 'Fout', user: req.adminSession?.user, csrf: req.adminSession?.csrf, errors: [message], status },
+          html`<p><a href="${UI}/">Naar het overzicht</a></p>`,
+        );
       });
       // An unknown admin JSON endpoint is a 404 in the ZGW problem format, whoever asks; an unknown screen a page.
       scope.setNotFoundHandler((req, reply) =>
         isAdminApi(req.url)
           ? notFound(req, reply)
-          : sendPage(reply, { title: 'Niet gevonden', user: req.adminSession?.user, status: 404 }, html`<p>Deze pagina bestaat niet. <a href="${UI}/">Naar het overzicht</a></p>`),
+          : sendPage(
+              reply,
+              { title: 'Niet gevonden', user: req.adminSession?.user, status: 404 },
+              html`<p>Deze pagina bestaat niet. <a href="${UI}/">Naar het overzicht</a></p>`,
+            ),
       );
 
       // Every route but the public ones needs a live session; every state-changing one the session's CSRF token.
@@ -86,7 +94,13 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
           req.log.warn({ user: session.user, url: req.url }, 'admin form refused: CSRF token missing or wrong');
           return sendPage(
             reply,
-            { title: 'Niet uitgevoerd', user: session.user, csrf: session.csrf, status: 403, errors: ['Dit formulier is verlopen of komt niet van deze site (CSRF-controle). Er is niets gewijzigd.'] },
+            {
+              title: 'Niet uitgevoerd',
+              user: session.user,
+              csrf: session.csrf,
+              status: 403,
+              errors: ['Dit formulier is verlopen of komt niet van deze site (CSRF-controle). Er is niets gewijzigd.'],
+            },
             html`<p><a href="${UI}/">Naar het overzicht</a></p>`,
           );
         }
@@ -97,7 +111,11 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
         reply.header('Cache-Control', 'public, max-age=3600').header('X-Content-Type-Options', 'nosniff').type('text/css; charset=utf-8').send(CSS),
       );
       scope.get('/static/admin.js', { config: { adminPublic: true } }, async (_req, reply) =>
-        reply.header('Cache-Control', 'public, max-age=3600').header('X-Content-Type-Options', 'nosniff').type('text/javascript; charset=utf-8').send(JS),
+        reply
+          .header('Cache-Control', 'public, max-age=3600')
+          .header('X-Content-Type-Options', 'nosniff')
+          .type('text/javascript; charset=utf-8')
+          .send(JS),
       );
 
       const loginPage = (reply: FastifyReply, req: FastifyRequest, opts: { errors?: string[]; notice?: string; status?: number; next?: string }) => {
@@ -107,22 +125,29 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
           reply,
           { title: 'Inloggen', errors: opts.errors, notice: opts.notice, status: opts.status },
           html`<form class="login" method="post" action="${UI}/login">
-  <input type="hidden" name="_login" value="${token}">
-  <input type="hidden" name="next" value="${opts.next ?? ''}">
-  <label for="naam">Naam</label><input id="naam" name="naam" type="text" autocomplete="username" required autofocus>
-  <label for="wachtwoord">Wachtwoord</label><input id="wachtwoord" name="wachtwoord" type="password" autocomplete="current-password" required>
-  <div class="actions"><button type="submit">Inloggen</button></div>
-</form>
-<p class="muted">Nog geen beheerder? Zie de README, "Admin screens": ADMIN_INITIAL_PASSWORD of <code>npm run admin -- add &lt;naam&gt;</code>.</p>`,
+              <input type="hidden" name="_login" value="${token}" />
+              <input type="hidden" name="next" value="${opts.next ?? ''}" />
+              <label for="naam">Naam</label><input id="naam" name="naam" type="text" autocomplete="username" required autofocus />
+              <label for="wachtwoord">Wachtwoord</label
+              ><input id="wachtwoord" name="wachtwoord" type="password" autocomplete="current-password" required />
+              <div class="actions"><button type="submit">Inloggen</button></div>
+            </form>
+            <p class="muted">
+              Nog geen beheerder? Zie de README, "Admin screens": ADMIN_INITIAL_PASSWORD of <code>npm run admin -- add &lt;naam&gt;</code>.
+            </p>`,
         );
       };
 
-      scope.get<{ Querystring: { next?: string; uit?: string; verlopen?: string } }>('/login', { config: { adminPublic: true } }, async (req, reply) => {
-        if (await sessions.get(parseCookies(req.headers.cookie)[SESSION_COOKIE])) return redirect(reply, `${UI}/`);
-        const q = req.query;
-        const notice = q.uit ? 'U bent uitgelogd.' : q.verlopen ? 'Uw sessie is verlopen; log opnieuw in.' : undefined;
-        return loginPage(reply, req, { notice, next: safeNext(q.next) });
-      });
+      scope.get<{ Querystring: { next?: string; uit?: string; verlopen?: string } }>(
+        '/login',
+        { config: { adminPublic: true } },
+        async (req, reply) => {
+          if (await sessions.get(parseCookies(req.headers.cookie)[SESSION_COOKIE])) return redirect(reply, `${UI}/`);
+          const q = req.query;
+          const notice = q.uit ? 'U bent uitgelogd.' : q.verlopen ? 'Uw sessie is verlopen; log opnieuw in.' : undefined;
+          return loginPage(reply, req, { notice, next: safeNext(q.next) });
+        },
+      );
 
       scope.post('/login', { config: { adminPublic: true } }, async (req, reply) => {
         const form = formOf(req.body);
@@ -133,14 +158,18 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
         const result = await users.login(field(form, 'naam'), typeof form.wachtwoord === 'string' ? form.wachtwoord : '');
         if (!result.ok) {
           req.log.warn({ reason: result.reason }, 'admin login refused');
-          const error = result.reason === 'blocked' ? 'Te veel mislukte pogingen: probeer het over enkele minuten opnieuw.' : 'Onjuiste naam of wachtwoord.';
+          const error =
+            result.reason === 'blocked' ? 'Te veel mislukte pogingen: probeer het over enkele minuten opnieuw.' : 'Onjuiste naam of wachtwoord.';
           return loginPage(reply, req, { status: result.reason === 'blocked' ? 429 : 401, errors: [error], next: safeNext(field(form, 'next')) });
         }
         await sessions.purge();
         await sessions.destroy(parseCookies(req.headers.cookie)[SESSION_COOKIE]);
         const session = await sessions.create(result.user);
         req.log.info({ user: result.user }, 'administrator logged in');
-        reply.header('Set-Cookie', [sessionCookie(session, secure, deps.config.ADMIN_SESSION_MAX_HOURS), serializeCookie(LOGIN_COOKIE, '', { path: `${UI}/login`, maxAgeSeconds: 0, secure })]);
+        reply.header('Set-Cookie', [
+          sessionCookie(session, secure, deps.config.ADMIN_SESSION_MAX_HOURS),
+          serializeCookie(LOGIN_COOKIE, '', { path: `${UI}/login`, maxAgeSeconds: 0, secure }),
+        ]);
         return redirect(reply, safeNext(field(form, 'next')) ?? `${UI}/`);
       });
 
@@ -159,15 +188,32 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
           reply,
           { title: 'Beheer', user: session.user, csrf: session.csrf, nav: 'home' },
           html`<div class="cards">
-  <section class="card"><h2><a href="${UI}/applicaties">Applicaties</a></h2><p>Client ids, secrets en autorisaties van de applicaties die de API's gebruiken.</p></section>
-  <section class="card"><h2><a href="${UI}/abonnementen">Abonnementen</a></h2><p>Abonnementen op notificaties: status, laatste pogingen, ontgrendelen en opnieuw versturen.</p></section>
-  <section class="card"><h2><a href="${UI}/overdrachten">Overdrachten</a></h2><p>Overdrachten van zaken aan andere registraties: stappen, weigeringen, annuleren en opnieuw proberen; de doelregistraties.</p></section>
-  <section class="card"><h2><a href="${UI}/audit">Audit</a></h2><p>Client ids waarvan het lezen niet in de audit trail komt.</p></section>
-  <section class="card"><h2><a href="${REFERENCE}">API-referentie</a></h2><p>De OpenAPI-documenten van alle componenten, leesbaar.</p></section>
-</div>
-<h2>Platform</h2>
-<p>Release <strong>${releaseLabel()}</strong></p>
-<ul>${versions}</ul>`,
+              <section class="card">
+                <h2><a href="${UI}/applicaties">Applicaties</a></h2>
+                <p>Client ids, secrets en autorisaties van de applicaties die de API's gebruiken.</p>
+              </section>
+              <section class="card">
+                <h2><a href="${UI}/abonnementen">Abonnementen</a></h2>
+                <p>Abonnementen op notificaties: status, laatste pogingen, ontgrendelen en opnieuw versturen.</p>
+              </section>
+              <section class="card">
+                <h2><a href="${UI}/overdrachten">Overdrachten</a></h2>
+                <p>Overdrachten van zaken aan andere registraties: stappen, weigeringen, annuleren en opnieuw proberen; de doelregistraties.</p>
+              </section>
+              <section class="card">
+                <h2><a href="${UI}/audit">Audit</a></h2>
+                <p>Client ids waarvan het lezen niet in de audit trail komt.</p>
+              </section>
+              <section class="card">
+                <h2><a href="${REFERENCE}">API-referentie</a></h2>
+                <p>De OpenAPI-documenten van alle componenten, leesbaar.</p>
+              </section>
+            </div>
+            <h2>Platform</h2>
+            <p>Release <strong>${releaseLabel()}</strong></p>
+            <ul>
+              ${versions}
+            </ul>`,
         );
       });
 
@@ -185,14 +231,29 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
         if (problem) errors.push(problem);
         if (next !== form.herhaal) errors.push('Het nieuwe wachtwoord en de herhaling verschillen.');
         if (!errors.length && !(await users.login(session.user, current)).ok) errors.push('Het huidige wachtwoord klopt niet.');
-        if (errors.length) return sendPage(reply, { title: 'Wachtwoord wijzigen', user: session.user, csrf: session.csrf, nav: 'wachtwoord', errors, status: 400 }, passwordForm(session));
+        if (errors.length)
+          return sendPage(
+            reply,
+            { title: 'Wachtwoord wijzigen', user: session.user, csrf: session.csrf, nav: 'wachtwoord', errors, status: 400 },
+            passwordForm(session),
+          );
         await users.setPassword(session.user, next);
         // Every other session of this administrator ends; this one continues under a new token.
         await sessions.destroyAllOf(session.user);
         const fresh = await sessions.create(session.user);
         req.log.info({ user: session.user }, 'administrator changed their password');
         reply.header('Set-Cookie', sessionCookie(fresh, secure, deps.config.ADMIN_SESSION_MAX_HOURS));
-        return sendPage(reply, { title: 'Wachtwoord wijzigen', user: fresh.user, csrf: fresh.csrf, nav: 'wachtwoord', notice: 'Uw wachtwoord is gewijzigd; andere sessies zijn beëindigd.' }, html``);
+        return sendPage(
+          reply,
+          {
+            title: 'Wachtwoord wijzigen',
+            user: fresh.user,
+            csrf: fresh.csrf,
+            nav: 'wachtwoord',
+            notice: 'Uw wachtwoord is gewijzigd; andere sessies zijn beëindigd.',
+          },
+          html``,
+        );
       });
 
       registerApplicatieScreens(scope, ui);
@@ -206,13 +267,16 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
 }
 
 function passwordForm(session: Session) {
-  return html`<form method="post" action="${UI}/wachtwoord" class="login">${csrfField(session.csrf)}
-  <input type="text" name="naam" value="${session.user}" autocomplete="username" hidden>
-  <label for="huidig">Huidig wachtwoord</label><input id="huidig" name="huidig" type="password" autocomplete="current-password" required>
-  <label for="nieuw">Nieuw wachtwoord (minstens 12 tekens)</label><input id="nieuw" name="nieuw" type="password" autocomplete="new-password" required minlength="12">
-  <label for="herhaal">Herhaal het nieuwe wachtwoord</label><input id="herhaal" name="herhaal" type="password" autocomplete="new-password" required>
-  <div class="actions"><button type="submit">Wijzigen</button></div>
-</form>`;
+  return html`<form method="post" action="${UI}/wachtwoord" class="login">
+    ${csrfField(session.csrf)}
+    <input type="text" name="naam" value="${session.user}" autocomplete="username" hidden />
+    <label for="huidig">Huidig wachtwoord</label><input id="huidig" name="huidig" type="password" autocomplete="current-password" required />
+    <label for="nieuw">Nieuw wachtwoord (minstens 12 tekens)</label
+    ><input id="nieuw" name="nieuw" type="password" autocomplete="new-password" required minlength="12" />
+    <label for="herhaal">Herhaal het nieuwe wachtwoord</label
+    ><input id="herhaal" name="herhaal" type="password" autocomplete="new-password" required />
+    <div class="actions"><button type="submit">Wijzigen</button></div>
+  </form>`;
 }
 
 function sessionCookie(session: Session, secure: boolean, maxHours: number): string {

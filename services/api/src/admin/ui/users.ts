@@ -66,7 +66,11 @@ export class AdminUsers {
   }
 
   async list(): Promise<{ name: string; createdAt: Date; passwordChangedAt: Date }[]> {
-    const docs = await this.coll.find({}, { projection: { password: 0 } }).sort({ _id: 1 }).limit(1000).toArray();
+    const docs = await this.coll
+      .find({}, { projection: { password: 0 } })
+      .sort({ _id: 1 })
+      .limit(1000)
+      .toArray();
     return docs.map((d) => ({ name: d._id, createdAt: d.createdAt, passwordChangedAt: d.passwordChangedAt }));
   }
 
@@ -88,7 +92,8 @@ export class AdminUsers {
       return { ok: true, user: name };
     }
     const failures = (user.failures ?? 0) + 1;
-    const blockedUntil = failures >= FREE_FAILURES ? new Date(now.getTime() + Math.min(60_000 * 2 ** (failures - FREE_FAILURES), MAX_BLOCK_MS)) : undefined;
+    const blockedUntil =
+      failures >= FREE_FAILURES ? new Date(now.getTime() + Math.min(60_000 * 2 ** (failures - FREE_FAILURES), MAX_BLOCK_MS)) : undefined;
     await this.coll.updateOne({ _id: name }, { $set: { failures, ...(blockedUntil ? { blockedUntil } : {}) } });
     return { ok: false, reason: 'invalid' };
   }

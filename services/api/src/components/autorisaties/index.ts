@@ -46,7 +46,12 @@ export const autorisaties: ComponentDef = {
         const errors = checkAutorisaties(input.heeftAlleAutorisaties, input.autorisaties);
         // ac-001: a client id belongs to one applicatie only.
         const taken = await applicaties.store.findOne({ clientIds: { $in: input.clientIds }, _id: { $ne: ctx.uuid as never } });
-        if (taken) errors.unshift({ name: 'clientIds', code: 'clientId-exists', reason: 'Een of meer clientIds zijn al in gebruik bij een andere applicatie.' });
+        if (taken)
+          errors.unshift({
+            name: 'clientIds',
+            code: 'clientId-exists',
+            reason: 'Een of meer clientIds zijn al in gebruik bij een andere applicatie.',
+          });
         if (new Set(input.clientIds).size !== input.clientIds.length) {
           errors.push({ name: 'clientIds', code: 'unique', reason: 'Een clientId staat dubbel in de lijst.' });
         }

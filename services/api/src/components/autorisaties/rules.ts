@@ -15,7 +15,13 @@ const TYPE_BOUND: Record<string, { field: 'zaaktype' | 'informatieobjecttype' | 
  */
 export function checkAutorisaties(heeftAlle: boolean, autorisaties: z.output<typeof AutorisatieInput>[]): InvalidParam[] {
   if (heeftAlle && autorisaties.length) {
-    return [{ name: 'nonFieldErrors', code: 'ambiguous-authorizations-specified', reason: 'Geef heeftAlleAutorisaties óf expliciete autorisaties, niet beide.' }];
+    return [
+      {
+        name: 'nonFieldErrors',
+        code: 'ambiguous-authorizations-specified',
+        reason: 'Geef heeftAlleAutorisaties óf expliciete autorisaties, niet beide.',
+      },
+    ];
   }
   if (!heeftAlle && !autorisaties.length) {
     return [{ name: 'nonFieldErrors', code: 'missing-authorizations', reason: 'Geef heeftAlleAutorisaties of minstens één autorisatie.' }];
@@ -24,9 +30,14 @@ export function checkAutorisaties(heeftAlle: boolean, autorisaties: z.output<typ
   autorisaties.forEach((a, i) => {
     const rule = TYPE_BOUND[a.component];
     if (!rule || !a.scopes.some((s) => s.startsWith(rule.prefix))) return;
-    if (!a[rule.field]) errors.push({ name: `autorisaties.${i}.${rule.field}`, code: 'required', reason: `Dit veld is vereist bij scopes ${rule.prefix}*.` });
+    if (!a[rule.field])
+      errors.push({ name: `autorisaties.${i}.${rule.field}`, code: 'required', reason: `Dit veld is vereist bij scopes ${rule.prefix}*.` });
     if (rule.needsMax && !a.maxVertrouwelijkheidaanduiding) {
-      errors.push({ name: `autorisaties.${i}.maxVertrouwelijkheidaanduiding`, code: 'required', reason: `Dit veld is vereist bij scopes ${rule.prefix}*.` });
+      errors.push({
+        name: `autorisaties.${i}.maxVertrouwelijkheidaanduiding`,
+        code: 'required',
+        reason: `Dit veld is vereist bij scopes ${rule.prefix}*.`,
+      });
     }
   });
   return errors;
@@ -38,6 +49,7 @@ export function normalise(a: z.output<typeof AutorisatieInput>): AutorisatieDoc 
   if (a.zaaktype) out.zaaktype = a.zaaktype;
   if (a.informatieobjecttype) out.informatieobjecttype = a.informatieobjecttype;
   if (a.besluittype) out.besluittype = a.besluittype;
-  if (a.maxVertrouwelijkheidaanduiding) out.maxVertrouwelijkheidaanduiding = a.maxVertrouwelijkheidaanduiding as AutorisatieDoc['maxVertrouwelijkheidaanduiding'];
+  if (a.maxVertrouwelijkheidaanduiding)
+    out.maxVertrouwelijkheidaanduiding = a.maxVertrouwelijkheidaanduiding as AutorisatieDoc['maxVertrouwelijkheidaanduiding'];
   return out;
 }

@@ -13,7 +13,10 @@ export const COMPONENT_WEERGAVE: Record<(typeof COMPONENTEN)[number], string> = 
 };
 
 /** Empty strings count as "not given": clients send `"zaaktype": ""` for autorisaties without a type. */
-const optionalUrl = z.union([z.literal(''), z.url().max(1000)]).optional().nullable();
+const optionalUrl = z
+  .union([z.literal(''), z.url().max(1000)])
+  .optional()
+  .nullable();
 
 export const AutorisatieInput = z.object({
   component: z.enum(COMPONENTEN),
@@ -21,7 +24,10 @@ export const AutorisatieInput = z.object({
   zaaktype: optionalUrl,
   informatieobjecttype: optionalUrl,
   besluittype: optionalUrl,
-  maxVertrouwelijkheidaanduiding: z.enum(['', ...VERTROUWELIJKHEIDAANDUIDINGEN]).optional().nullable(),
+  maxVertrouwelijkheidaanduiding: z
+    .enum(['', ...VERTROUWELIJKHEIDAANDUIDINGEN])
+    .optional()
+    .nullable(),
 });
 
 export const Autorisatie = z

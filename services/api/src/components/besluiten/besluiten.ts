@@ -8,8 +8,21 @@ import { parseOrThrow } from '../../common/validation';
 import { mustMayChangeClosed } from '../../common/zaak-rechten';
 import { hasKeys } from '../../common/references';
 import {
-  AANMAKEN, ANY_BESLUIT_SCOPE, BESLUIT_AUTH_FIELD, BIJWERKEN, READ, VERWIJDEREN, and, authFilter, besluittypenWith, mayOnBesluittype,
-  mustBeUnchanged, mustMayOnBesluittype, nonField, vandaag, type Besluiten,
+  AANMAKEN,
+  ANY_BESLUIT_SCOPE,
+  BESLUIT_AUTH_FIELD,
+  BIJWERKEN,
+  READ,
+  VERWIJDEREN,
+  and,
+  authFilter,
+  besluittypenWith,
+  mayOnBesluittype,
+  mustBeUnchanged,
+  mustMayOnBesluittype,
+  nonField,
+  vandaag,
+  type Besluiten,
 } from './context';
 import { unlinkDocument } from './besluitinformatieobjecten';
 import { expand } from './expand';
@@ -142,7 +155,11 @@ async function zaaktypeKnows(b: Besluiten, zaaktypeUrl: string, besluittype: Sto
   const zaaktypen = b.catalogi.zaaktypen;
   if (zaaktypen.uuidOf(zaaktypeUrl)) {
     const zaaktype = await b.catalogi.api.cached(`doc:${zaaktypeUrl}`, async () => (await zaaktypen.byUrl(zaaktypeUrl)) ?? null);
-    return !!zaaktype && zaaktype.catalogus === besluittype.catalogus && ((zaaktype.besluittypen as string[] | undefined) ?? []).includes(String(besluittype.omschrijving));
+    return (
+      !!zaaktype &&
+      zaaktype.catalogus === besluittype.catalogus &&
+      ((zaaktype.besluittypen as string[] | undefined) ?? []).includes(String(besluittype.omschrijving))
+    );
   }
   const { status, body } = await b.api.deps.fetchJson(zaaktypeUrl);
   const listed = status === 200 && body && typeof body === 'object' ? (body as Doc).besluittypen : undefined;
@@ -208,7 +225,8 @@ async function keepZaakInStep(b: Besluiten, stored: Stored<Doc>, caller: Caller,
   const zaken = b.api.deps.components.zaken;
   if (!zaken) return;
   const url = b.besluiten.url(stored._id);
-  if (previous?.zaak && previous.zaak !== stored.zaak && isLocalZaak(b, previous.zaak)) await zaken.besluitLinks.unlink(String(previous.zaak), url, caller);
+  if (previous?.zaak && previous.zaak !== stored.zaak && isLocalZaak(b, previous.zaak))
+    await zaken.besluitLinks.unlink(String(previous.zaak), url, caller);
   if (isLocalZaak(b, stored.zaak)) {
     const zaak = await zaken.zaken.byUrl(String(stored.zaak));
     if (zaak) await zaken.besluitLinks.link(zaak, url, caller);

@@ -8,11 +8,28 @@ import { publicFields } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import { hasKeys } from '../../common/references';
 import {
-  AANMAKEN, ANY_BESLUIT_SCOPE, BIJWERKEN, PART_AUTH_FIELD, READ, VERWIJDEREN, and, authFilter, mayOnBesluittype, mustBeUnchanged,
-  mustMayOnBesluittype, nonField, type Besluiten,
+  AANMAKEN,
+  ANY_BESLUIT_SCOPE,
+  BIJWERKEN,
+  PART_AUTH_FIELD,
+  READ,
+  VERWIJDEREN,
+  and,
+  authFilter,
+  mayOnBesluittype,
+  mustBeUnchanged,
+  mustMayOnBesluittype,
+  nonField,
+  type Besluiten,
 } from './context';
 import { expand } from './expand';
-import { BesluitInformatieObject, BesluitInformatieObjectInput, BesluitInformatieObjectQuery, BesluitInformatieObjectReadQuery, type Doc } from './schemas';
+import {
+  BesluitInformatieObject,
+  BesluitInformatieObjectInput,
+  BesluitInformatieObjectQuery,
+  BesluitInformatieObjectReadQuery,
+  type Doc,
+} from './schemas';
 
 /** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
 const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');
@@ -43,9 +60,11 @@ export function registerBesluitinformatieobjecten(b: Besluiten): Resource<Doc> {
     },
     beforeDestroy: async (current, ctx) => mustMayOnBesluittype(ctx.caller, current[PART_AUTH_FIELD], [VERWIJDEREN]),
     followsCreate: (doc) => !!b.api.deps.components.documenten?.owns(String(doc.informatieobject)),
-    afterWrite: async (stored, ctx) => b.api.deps.components.documenten?.link(String(stored.informatieobject), String(stored.besluit), 'besluit', ctx.caller),
+    afterWrite: async (stored, ctx) =>
+      b.api.deps.components.documenten?.link(String(stored.informatieobject), String(stored.besluit), 'besluit', ctx.caller),
     afterDestroy: (current, ctx) => unlinkDocument(b, current, ctx.caller),
-    render: async (doc, url, query, req) => (query?.expand && req?.caller ? { _expand: await expand(b, req.caller, { ...publicFields(doc), url }, String(query.expand)) } : {}),
+    render: async (doc, url, query, req) =>
+      query?.expand && req?.caller ? { _expand: await expand(b, req.caller, { ...publicFields(doc), url }, String(query.expand)) } : {},
   });
   registerCreate(b, bios);
   registerUpdates(b, bios);
@@ -78,7 +97,10 @@ async function prepare(b: Besluiten, data: Doc, caller: Caller): Promise<Doc> {
     throw ZgwError.field('informatieobject', 'invalid-resource', `${informatieobject} is geen informatieobject.`);
   }
   if (!(await besluittypeKnows(b, String(besluit.besluittype), String((body as Doc).informatieobjecttype)))) {
-    throw nonField('missing-besluittype-informatieobjecttype-relation', 'Het informatieobjecttype van het document hoort niet bij het besluittype van het besluit.');
+    throw nonField(
+      'missing-besluittype-informatieobjecttype-relation',
+      'Het informatieobjecttype van het document hoort niet bij het besluittype van het besluit.',
+    );
   }
   // By besluit (few documents each), then by document.
   if ((await b.besluitinformatieobjecten.store.find({ besluit: besluitUrl })).some((l) => l.informatieobject === informatieobject)) {
@@ -149,7 +171,10 @@ function registerUpdates(b: Besluiten, bios: Resource<Doc>): void {
       handler: async ({ req, caller, params, body }) => {
         const current = await bios.getOr404(params.uuid, caller);
         mustMayOnBesluittype(caller, current[PART_AUTH_FIELD], [BIJWERKEN]);
-        mustBeUnchanged(current, parseOrThrow(partial ? BesluitInformatieObjectInput.partial() : BesluitInformatieObjectInput, body) as Doc, ['besluit', 'informatieobject']);
+        mustBeUnchanged(current, parseOrThrow(partial ? BesluitInformatieObjectInput.partial() : BesluitInformatieObjectInput, body) as Doc, [
+          'besluit',
+          'informatieobject',
+        ]);
         return bios.toApi(current, undefined, req);
       },
     });

@@ -19,7 +19,10 @@ interface Tree {
 
 function parse(raw: string): Tree {
   const tree: Tree = {};
-  for (const path of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const path of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     let node = tree;
     for (const part of path.split('.')) node = node[part] ??= {};
   }
@@ -42,10 +45,12 @@ class Loader {
     const documents = urls.filter((u) => documenten?.owns(u));
     if (documents.length) for (const [u, doc] of await documenten!.readable(documents, this.caller)) out.set(u, doc);
     await Promise.all(
-      urls.filter((u) => !documenten?.owns(u)).map(async (u) => {
-        const doc = await this.one(u);
-        if (doc) out.set(u, doc);
-      }),
+      urls
+        .filter((u) => !documenten?.owns(u))
+        .map(async (u) => {
+          const doc = await this.one(u);
+          if (doc) out.set(u, doc);
+        }),
     );
     return out;
   }
@@ -58,7 +63,9 @@ class Loader {
       return doc && mayOnBesluittype(caller, doc.besluittype, [LEZEN]) ? b.besluiten.toApi(doc) : undefined;
     }
     const zaken = b.api.deps.components.zaken;
-    const zakenParts: Resource<Doc>[] = zaken ? [zaken.zaken, zaken.statussen, zaken.resultaten, zaken.rollen, zaken.zaakobjecten, zaken.zaakinformatieobjecten] : [];
+    const zakenParts: Resource<Doc>[] = zaken
+      ? [zaken.zaken, zaken.statussen, zaken.resultaten, zaken.rollen, zaken.zaakobjecten, zaken.zaakinformatieobjecten]
+      : [];
     const part = zakenParts.find((r) => r.uuidOf(url));
     if (part) {
       const doc = await part.store.get(part.uuidOf(url)!);
@@ -66,7 +73,18 @@ class Loader {
       return part.toApi(doc);
     }
     const c = b.catalogi;
-    const catalogi = [c.catalogussen, c.zaaktypen, c.statustypen, c.roltypen, c.resultaattypen, c.eigenschappen, c.zaakobjecttypen, c.informatieobjecttypen, c.besluittypen, c.ziot];
+    const catalogi = [
+      c.catalogussen,
+      c.zaaktypen,
+      c.statustypen,
+      c.roltypen,
+      c.resultaattypen,
+      c.eigenschappen,
+      c.zaakobjecttypen,
+      c.informatieobjecttypen,
+      c.besluittypen,
+      c.ziot,
+    ];
     const type = catalogi.find((r) => r.uuidOf(url));
     if (type) {
       const rendered = await c.api.cached(`expand:${url}@`, async () => {
@@ -88,7 +106,9 @@ async function expandLevel(loader: Loader, objects: Doc[], tree: Tree): Promise<
     const children = [...new Set(found.values())];
     if (Object.keys(sub).length && children.length) await expandLevel(loader, children, sub);
     for (const obj of objects) {
-      const list = urlsIn(obj[field]).map((u) => found.get(u)).filter((x): x is Doc => !!x);
+      const list = urlsIn(obj[field])
+        .map((u) => found.get(u))
+        .filter((x): x is Doc => !!x);
       (obj._expand as Doc)[field] = Array.isArray(obj[field]) ? list : (list[0] ?? {});
     }
   }

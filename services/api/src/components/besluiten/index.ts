@@ -26,7 +26,10 @@ export const besluiten: ComponentDef = {
       api,
       catalogi,
       refs: new References(api.deps, catalogi),
-      identificaties: new GenummerdeIdentificaties(api.deps.db, 'besluit_identificaties', 'BESLUIT', { collection: 'besluiten', organisatie: 'verantwoordelijkeOrganisatie' }),
+      identificaties: new GenummerdeIdentificaties(api.deps.db, 'besluit_identificaties', 'BESLUIT', {
+        collection: 'besluiten',
+        organisatie: 'verantwoordelijkeOrganisatie',
+      }),
     } as Besluiten;
     b.besluiten = registerBesluiten(b);
     b.besluitinformatieobjecten = registerBesluitinformatieobjecten(b);
@@ -67,10 +70,9 @@ async function ensureIndexes(b: Besluiten): Promise<void> {
   await b.besluiten.store.ensureIndexes([
     { key: { verantwoordelijkeOrganisatie: 1, identificatie: 1 }, unique: true, sparse: true },
     byFields('besluittype'),
-    ...[['identificatie'], ['verantwoordelijkeOrganisatie'], ['zaak'], ['identificatie', 'zaak'], ['verantwoordelijkeOrganisatie', 'zaak']].flatMap((fields) => [
-      byFields(...fields),
-      byFields(...fields, 'besluittype'),
-    ]),
+    ...[['identificatie'], ['verantwoordelijkeOrganisatie'], ['zaak'], ['identificatie', 'zaak'], ['verantwoordelijkeOrganisatie', 'zaak']].flatMap(
+      (fields) => [byFields(...fields), byFields(...fields, 'besluittype')],
+    ),
   ]);
   await b.besluitinformatieobjecten.store.ensureIndexes([
     { key: { besluit: 1, informatieobject: 1 }, unique: true, sparse: true },

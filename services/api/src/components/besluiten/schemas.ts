@@ -37,7 +37,10 @@ function expandParam(allowed: readonly string[]) {
   return z
     .string()
     .superRefine((raw, ctx) => {
-      for (const path of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+      for (const path of raw
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)) {
         const parts = path.split('.');
         const reason = !allowed.includes(parts[0]!)
           ? `"${parts[0]}" is geen uit te klappen veld; kies uit ${allowed.join(', ')}.`
@@ -60,7 +63,10 @@ export const BesluitInput = z
     identificatie: text(50).optional(),
     verantwoordelijkeOrganisatie: rsin,
     besluittype: url.max(200),
-    zaak: z.union([blank, url.max(200)]).nullable().optional(),
+    zaak: z
+      .union([blank, url.max(200)])
+      .nullable()
+      .optional(),
     datum: date,
     toelichting: z.string().optional(),
     bestuursorgaan: text(50).optional(),
@@ -99,9 +105,7 @@ export const BesluitReadQuery = z.object({ expand: expandParam(EXPANDABLE.beslui
 
 // ---------------------------------------------------------------- BesluitInformatieObject
 
-export const BesluitInformatieObjectInput = z
-  .object({ informatieobject: url.min(1), besluit: url })
-  .meta({ id: 'BesluitInformatieObjectRequest' });
+export const BesluitInformatieObjectInput = z.object({ informatieobject: url.min(1), besluit: url }).meta({ id: 'BesluitInformatieObjectRequest' });
 
 export const BesluitInformatieObject = BesluitInformatieObjectInput.extend({
   url,

@@ -5,8 +5,20 @@ import { Resource, type WriteContext } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
-  DELETE_OR_FORCED, READ, WRITE, WRITE_OR_FORCED, and, geldigOp, mayForceDelete, mayForceWrite, mustResolve, nonField,
-  onlyEndsGeldigheid, statusFilter, withDefaults, type Catalogi,
+  DELETE_OR_FORCED,
+  READ,
+  WRITE,
+  WRITE_OR_FORCED,
+  and,
+  geldigOp,
+  mayForceDelete,
+  mayForceWrite,
+  mustResolve,
+  nonField,
+  onlyEndsGeldigheid,
+  statusFilter,
+  withDefaults,
+  type Catalogi,
 } from './context';
 import { byNames, namesFromInput, urlsOn, urlsWhere } from './relations';
 import { BesluitType, BesluitTypeInput, BesluitTypeQuery, date, type Doc } from './schemas';
@@ -69,7 +81,13 @@ export function registerBesluittypen(c: Catalogi): Resource<Doc> {
       const omschrijving = String(doc.omschrijving ?? '');
       const resultaattypen = omschrijving ? await c.resultaattypen.store.find({ catalogus: doc.catalogus, besluittypen: omschrijving }) : [];
       return {
-        informatieobjecttypen: await urlsOn(c.informatieobjecttypen, 'omschrijving', doc.catalogus, doc.informatieobjecttypen, query?.datumGeldigheid as string | undefined),
+        informatieobjecttypen: await urlsOn(
+          c.informatieobjecttypen,
+          'omschrijving',
+          doc.catalogus,
+          doc.informatieobjecttypen,
+          query?.datumGeldigheid as string | undefined,
+        ),
         zaaktypen: omschrijving ? await urlsWhere(c.zaaktypen, { catalogus: doc.catalogus, besluittypen: omschrijving }) : [],
         resultaattypen: resultaattypen.map((r) => c.resultaattypen.url(r._id)),
         resultaattypenOmschrijving: resultaattypen.map((r) => String(r.omschrijving)),
@@ -109,7 +127,10 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
     }
   }
   if (iots.foreignCatalogus || foreignZaaktype) {
-    throw nonField('relations-incorrect-catalogus', 'Gerelateerde informatieobjecttypen en zaaktypen moeten tot de catalogus van het besluittype behoren.');
+    throw nonField(
+      'relations-incorrect-catalogus',
+      'Gerelateerde informatieobjecttypen en zaaktypen moeten tot de catalogus van het besluittype behoren.',
+    );
   }
   return doc;
 }

@@ -95,8 +95,16 @@ async function ensureIndexes(c: Catalogi): Promise<void> {
   await ensure(c.informatieobjecttypen, types);
 
   // The parts of a zaaktype: by zaaktype (also the batched loads of a zaaktypen page) or its identificatie.
-  const parts: Key[] = [{ zaaktype: 1, ...created, ...geldig }, { zaaktype: 1, ...geldig }, { zaaktypeIdentificatie: 1, ...created }];
-  const withStatus: Key[] = [{ _concept: 1, ...created }, { zaaktype: 1, _concept: 1, ...created }, { zaaktypeIdentificatie: 1, _concept: 1, ...created }];
+  const parts: Key[] = [
+    { zaaktype: 1, ...created, ...geldig },
+    { zaaktype: 1, ...geldig },
+    { zaaktypeIdentificatie: 1, ...created },
+  ];
+  const withStatus: Key[] = [
+    { _concept: 1, ...created },
+    { zaaktype: 1, _concept: 1, ...created },
+    { zaaktypeIdentificatie: 1, _concept: 1, ...created },
+  ];
   await ensure(c.statustypen, [...parts, ...withStatus, { zaaktype: 1, volgnummer: 1, _id: 1 }]);
   await ensure(c.roltypen, [...parts, ...withStatus, { zaaktype: 1, omschrijvingGeneriek: 1, ...created }]);
   await ensure(c.eigenschappen, [...parts, ...withStatus]);

@@ -3,8 +3,20 @@ import { Resource, type WriteContext } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
-  DELETE_OR_FORCED, READ, WRITE, WRITE_OR_FORCED, and, geldigOp, mayForceDelete, mayForceWrite, mustResolve, nonField,
-  onlyEndsGeldigheid, statusFilter, withDefaults, type Catalogi,
+  DELETE_OR_FORCED,
+  READ,
+  WRITE,
+  WRITE_OR_FORCED,
+  and,
+  geldigOp,
+  mayForceDelete,
+  mayForceWrite,
+  mustResolve,
+  nonField,
+  onlyEndsGeldigheid,
+  statusFilter,
+  withDefaults,
+  type Catalogi,
 } from './context';
 import { urlsWhere } from './relations';
 import { InformatieObjectType, InformatieObjectTypeInput, InformatieObjectTypeQuery, type Doc } from './schemas';
@@ -78,7 +90,8 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
   const doc = withDefaults({ ...input }, DEFAULTS);
   doc.concept = current ? current.concept !== false : true;
   if (current && !mayForceWrite(ctx.caller) && !onlyEndsGeldigheid(current, doc)) {
-    if (current.concept === false) throw nonField('non-concept-object', 'Een gepubliceerd informatieobjecttype kan alleen een eindeGeldigheid krijgen.');
+    if (current.concept === false)
+      throw nonField('non-concept-object', 'Een gepubliceerd informatieobjecttype kan alleen een eindeGeldigheid krijgen.');
     if ((await besluittypenOf(c, current)).some((b) => b.concept === false)) {
       throw nonField('non-concept-relation', 'Het informatieobjecttype is gerelateerd aan een gepubliceerd besluittype.');
     }

@@ -5,8 +5,21 @@ import { registerOnderdeel } from './onderdelen';
 import { urlsOn, urlsWhere } from './relations';
 import { BRONDATUM_LEEG, resultaattypeRules } from './resultaattypen';
 import {
-  ChildQuery, Eigenschap, EigenschapInput, ResultaatType, ResultaatTypeInput, ResultaatTypeQuery, RolType, RolTypeInput,
-  RolTypeQuery, StatusType, StatusTypeInput, ZaakObjectType, ZaakObjectTypeInput, ZaakObjectTypeQuery, type Doc,
+  ChildQuery,
+  Eigenschap,
+  EigenschapInput,
+  ResultaatType,
+  ResultaatTypeInput,
+  ResultaatTypeQuery,
+  RolType,
+  RolTypeInput,
+  RolTypeQuery,
+  StatusType,
+  StatusTypeInput,
+  ZaakObjectType,
+  ZaakObjectTypeInput,
+  ZaakObjectTypeQuery,
+  type Doc,
 } from './schemas';
 
 const GELDIGHEID = { beginGeldigheid: null, eindeGeldigheid: null, beginObject: null, eindeObject: null };
@@ -19,7 +32,16 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     schema: StatusType,
     input: StatusTypeInput,
     query: ChildQuery,
-    defaults: { omschrijvingGeneriek: '', statustekst: '', informeren: false, doorlooptijd: null, toelichting: null, checklistitemStatustype: [], eigenschappen: [], ...GELDIGHEID },
+    defaults: {
+      omschrijvingGeneriek: '',
+      statustekst: '',
+      informeren: false,
+      doorlooptijd: null,
+      toelichting: null,
+      checklistitemStatustype: [],
+      eigenschappen: [],
+      ...GELDIGHEID,
+    },
     links: [{ field: 'eigenschappen', target: 'eigenschappen' }],
     // The eindstatus is the statustype with the highest volgnummer of its zaaktype.
     render: async (doc) => {

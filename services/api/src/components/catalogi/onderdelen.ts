@@ -5,8 +5,19 @@ import { Resource, type ResourceDef, type WriteContext } from '../../common/reso
 import type { Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
-  DELETE_OR_FORCED, READ, WRITE_OR_FORCED, and, geldigOp, mayForceDelete, mayForceWrite, mustResolve, nonField, resolveLocal,
-  statusFilter, withDefaults, type Catalogi,
+  DELETE_OR_FORCED,
+  READ,
+  WRITE_OR_FORCED,
+  and,
+  geldigOp,
+  mayForceDelete,
+  mayForceWrite,
+  mustResolve,
+  nonField,
+  resolveLocal,
+  statusFilter,
+  withDefaults,
+  type Catalogi,
 } from './context';
 import type { Doc } from './schemas';
 

@@ -142,7 +142,10 @@ export async function urlsOn(target: Resource<Doc>, nameField: string, catalogus
 
 /** URLs of the objects matching a filter, without loading whole documents. */
 export async function urlsWhere(target: Resource<Doc>, filter: Filter<Document>, sort: Sort = { _created: 1, _id: 1 }): Promise<string[]> {
-  const docs = await target.store.coll.find({ ...filter, ...LIVE } as never, { projection: { _id: 1 } }).sort(sort).toArray();
+  const docs = await target.store.coll
+    .find({ ...filter, ...LIVE } as never, { projection: { _id: 1 } })
+    .sort(sort)
+    .toArray();
   return docs.map((d) => target.url(String(d._id)));
 }
 

@@ -65,7 +65,11 @@ export async function resultaattypeRules(c: Catalogi, doc: Doc, zaaktype: Stored
   const brondatum = doc.brondatumArchiefprocedure as Brondatum | undefined;
   const errors: InvalidParam[] = brondatum ? checkBrondatum(brondatum) : [];
   if (zaaktype.selectielijstProcestype && resultaat && resultaat.procesType !== zaaktype.selectielijstProcestype) {
-    errors.push({ name: 'nonFieldErrors', code: 'procestype-mismatch', reason: 'De selectielijstklasse hoort niet bij het selectielijstProcestype van het zaaktype.' });
+    errors.push({
+      name: 'nonFieldErrors',
+      code: 'procestype-mismatch',
+      reason: 'De selectielijstklasse hoort niet bij het selectielijstProcestype van het zaaktype.',
+    });
   }
   if (brondatum) {
     const vereist = AFLEIDINGSWIJZE_VOOR_PROCESTERMIJN[resultaat?.procestermijn ?? ''];
@@ -81,9 +85,20 @@ export async function resultaattypeRules(c: Catalogi, doc: Doc, zaaktype: Stored
     out.brondatumArchiefprocedure = current?.brondatumArchiefprocedure ?? BRONDATUM_LEEG;
   }
 
-  const besluittypen = await namesFromInput(c.besluittypen, 'besluittypen', 'omschrijving', String(zaaktype.catalogus), (doc.besluittypen as string[]) ?? []);
+  const besluittypen = await namesFromInput(
+    c.besluittypen,
+    'besluittypen',
+    'omschrijving',
+    String(zaaktype.catalogus),
+    (doc.besluittypen as string[]) ?? [],
+  );
   errors.push(...besluittypen.errors);
-  if (besluittypen.foreignCatalogus) errors.push({ name: 'nonFieldErrors', code: 'relations-incorrect-catalogus', reason: 'De besluittypen moeten tot de catalogus van het zaaktype behoren.' });
+  if (besluittypen.foreignCatalogus)
+    errors.push({
+      name: 'nonFieldErrors',
+      code: 'relations-incorrect-catalogus',
+      reason: 'De besluittypen moeten tot de catalogus van het zaaktype behoren.',
+    });
   if (errors.length) throw ZgwError.validation(errors);
   out.besluittypen = besluittypen.names;
 

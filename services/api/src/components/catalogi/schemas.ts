@@ -28,7 +28,14 @@ export const AFLEIDINGSWIJZEN = [
   'zaakobject',
 ] as const;
 export const ROL_OMSCHRIJVING_GENERIEK = z.enum([
-  'adviseur', 'behandelaar', 'belanghebbende', 'beslisser', 'initiator', 'klantcontacter', 'zaakcoordinator', 'mede_initiator',
+  'adviseur',
+  'behandelaar',
+  'belanghebbende',
+  'beslisser',
+  'initiator',
+  'klantcontacter',
+  'zaakcoordinator',
+  'mede_initiator',
 ]);
 export const RICHTING = z.enum(['inkomend', 'intern', 'uitgaand']);
 
@@ -85,7 +92,10 @@ const AardRelatie = z.enum(['vervolg', 'bijdrage', 'onderwerp']);
 /** `zaaktype` is a URL or (1.3 history model) the identificatie of a zaaktype in the same catalogus. */
 export const ZaakTypenRelatieInput = z.preprocess(
   // Clients written against the reference implementation also send the snake_case `aard_relatie`.
-  (v) => (v && typeof v === 'object' && !('aardRelatie' in v) && 'aard_relatie' in v ? { ...v, aardRelatie: (v as Record<string, unknown>).aard_relatie } : v),
+  (v) =>
+    v && typeof v === 'object' && !('aardRelatie' in v) && 'aard_relatie' in v
+      ? { ...v, aardRelatie: (v as Record<string, unknown>).aard_relatie }
+      : v,
   z.object({ zaaktype: z.string().min(1).max(1000), aardRelatie: AardRelatie, toelichting: text(255).optional() }),
 );
 
@@ -385,9 +395,7 @@ export const ZaakObjectTypeInput = z
   })
   .meta({ id: 'ZaakObjectTypeRequest' });
 
-export const ZaakObjectType = z
-  .object({ url, ...ZaakObjectTypeInput.shape, zaaktypeIdentificatie: z.string() })
-  .meta({ id: 'ZaakObjectType' });
+export const ZaakObjectType = z.object({ url, ...ZaakObjectTypeInput.shape, zaaktypeIdentificatie: z.string() }).meta({ id: 'ZaakObjectType' });
 
 const booleanFilter = z.enum(['true', 'false', 'True', 'False', '1', '0']);
 export const ZaakObjectTypeQuery = z.object({

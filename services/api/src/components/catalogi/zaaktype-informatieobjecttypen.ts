@@ -4,8 +4,17 @@ import { Resource, type WriteContext } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
-  DELETE_OR_FORCED, READ, WRITE_OR_FORCED, and, isUrl, mayForceDelete, mayForceWrite, mustResolve, nonField,
-  resolveLocal, type Catalogi,
+  DELETE_OR_FORCED,
+  READ,
+  WRITE_OR_FORCED,
+  and,
+  isUrl,
+  mayForceDelete,
+  mayForceWrite,
+  mustResolve,
+  nonField,
+  resolveLocal,
+  type Catalogi,
 } from './context';
 import { byNames, vandaag, versionOn, versionsOn } from './relations';
 import { ZaakTypeInformatieObjectType, ZaakTypeInformatieObjectTypeInput, ZiotQuery, type Doc } from './schemas';
@@ -72,7 +81,11 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
     const versions = await byNames(c.informatieobjecttypen, 'omschrijving', zaaktype.catalogus, [input.informatieobjecttype]);
     iot = versionOn(versions, vandaag()) ?? versions[0];
     if (!iot) {
-      throw ZgwError.field('informatieobjecttype', 'does_not_exist', `Er is geen informatieobjecttype "${input.informatieobjecttype}" in de catalogus van het zaaktype.`);
+      throw ZgwError.field(
+        'informatieobjecttype',
+        'does_not_exist',
+        `Er is geen informatieobjecttype "${input.informatieobjecttype}" in de catalogus van het zaaktype.`,
+      );
     }
   }
   if (iot!.catalogus !== zaaktype.catalogus) {

@@ -5,8 +5,22 @@ import { Resource, type WriteContext } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
-  DELETE_OR_FORCED, READ, WRITE, WRITE_OR_FORCED, ZAAKTYPE_ONDERDELEN, and, geldigOp, isUrl, mayForceDelete, mayForceWrite,
-  mustResolve, nonField, onlyEndsGeldigheid, statusFilter, withDefaults, type Catalogi,
+  DELETE_OR_FORCED,
+  READ,
+  WRITE,
+  WRITE_OR_FORCED,
+  ZAAKTYPE_ONDERDELEN,
+  and,
+  geldigOp,
+  isUrl,
+  mayForceDelete,
+  mayForceWrite,
+  mustResolve,
+  nonField,
+  onlyEndsGeldigheid,
+  statusFilter,
+  withDefaults,
+  type Catalogi,
 } from './context';
 import { GroupLoader, byNames, namesFromInput, urlsOn, vandaag, versionsOn } from './relations';
 import { ZaakType, ZaakTypeInput, ZaakTypeQuery, date, type Doc } from './schemas';
@@ -52,7 +66,13 @@ export async function informatieobjecttypenOf(c: Catalogi, zaaktypeUrl: string):
  */
 export async function informatieobjecttypenOn(c: Catalogi, zaaktypeUrl: string, datum: string): Promise<string[]> {
   const links = await c.ziot.store.find({ zaaktype: zaaktypeUrl });
-  return urlsOn(c.informatieobjecttypen, 'omschrijving', links[0]?.catalogus, links.map((l) => l._iotOmschrijving), datum);
+  return urlsOn(
+    c.informatieobjecttypen,
+    'omschrijving',
+    links[0]?.catalogus,
+    links.map((l) => l._iotOmschrijving),
+    datum,
+  );
 }
 
 export function registerZaaktypen(c: Catalogi): Resource<Doc> {
@@ -119,9 +139,21 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
       const [besluittypen, deelzaaktypen, gerelateerdeVersies, informatieobjecttypen] = await Promise.all([
         urlsOn(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen, op),
         urlsOn(resource, 'identificatie', doc.catalogus, doc.deelzaaktypen, op),
-        versionsOn(resource, 'identificatie', doc.catalogus, gerelateerd.map((g) => g.zaaktype), op),
+        versionsOn(
+          resource,
+          'identificatie',
+          doc.catalogus,
+          gerelateerd.map((g) => g.zaaktype),
+          op,
+        ),
         // A zaaktype-informatieobjecttype names its informatieobjecttype by omschrijving.
-        urlsOn(c.informatieobjecttypen, 'omschrijving', doc.catalogus, links.map((z) => z._iotOmschrijving), op),
+        urlsOn(
+          c.informatieobjecttypen,
+          'omschrijving',
+          doc.catalogus,
+          links.map((z) => z._iotOmschrijving),
+          op,
+        ),
       ]);
       const gerelateerdUrl = (g: { zaaktype: string }) => {
         const version = isUrl(g.zaaktype) ? undefined : gerelateerdeVersies.get(g.zaaktype);
@@ -158,13 +190,14 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
   for (const g of input.gerelateerdeZaaktypen) {
     // A URL to one of our zaaktypen is stored as its identificatie; other URLs stay as given.
     const local = isUrl(g.zaaktype) ? await c.zaaktypen.byUrl(g.zaaktype) : undefined;
-    gerelateerdeZaaktypen.push({ zaaktype: local ? String(local.identificatie) : g.zaaktype, aardRelatie: g.aardRelatie, toelichting: g.toelichting ?? '' });
+    gerelateerdeZaaktypen.push({
+      zaaktype: local ? String(local.identificatie) : g.zaaktype,
+      aardRelatie: g.aardRelatie,
+      toelichting: g.toelichting ?? '',
+    });
   }
 
-  const doc = withDefaults(
-    { ...input, besluittypen: besluittypen.names, deelzaaktypen: deelzaaktypen.names, gerelateerdeZaaktypen },
-    DEFAULTS,
-  );
+  const doc = withDefaults({ ...input, besluittypen: besluittypen.names, deelzaaktypen: deelzaaktypen.names, gerelateerdeZaaktypen }, DEFAULTS);
   doc.concept = current ? current.concept !== false : true;
 
   if (!mayForceWrite(ctx.caller)) {

@@ -48,7 +48,8 @@ export class Bestandsdelen implements Delen {
   async create(eio: string, omvang: number): Promise<number> {
     const size = this.d.api.deps.config.DRC_BESTANDSDEEL_BYTES;
     const delen: Deel[] = [];
-    for (let at = 0, n = 1; at < omvang; at += size, n++) delen.push({ _id: randomUUID(), _eio: eio, volgnummer: n, omvang: Math.min(size, omvang - at), voltooid: false });
+    for (let at = 0, n = 1; at < omvang; at += size, n++)
+      delen.push({ _id: randomUUID(), _eio: eio, volgnummer: n, omvang: Math.min(size, omvang - at), voltooid: false });
     if (delen.length) await this.coll.insertMany(delen);
     return delen.length;
   }
@@ -74,7 +75,10 @@ export class Bestandsdelen implements Delen {
     if (!done && !giveUp) throw nonField('incomplete-upload', 'Niet alle bestandsdelen zijn geüpload.');
     const files = done ? delen.map((p) => p._inhoud!) : null;
     await this.d.versies.coll.updateOne({ _id: `${eio._id}:${String(eio.versie)}` }, { $set: { _inhoud: files } });
-    await this.d.informatieobjecten.store.coll.updateOne({ _id: eio._id, ...LIVE } as never, { $set: { _inhoud: files }, $unset: { _delen: '' } } as never);
+    await this.d.informatieobjecten.store.coll.updateOne(
+      { _id: eio._id, ...LIVE } as never,
+      { $set: { _inhoud: files }, $unset: { _delen: '' } } as never,
+    );
     await this.coll.deleteMany({ _eio: eio._id });
     if (!done) await this.d.inhoud.delete(delen.map((p) => p._inhoud).filter((f): f is string => !!f));
   }
@@ -108,7 +112,8 @@ export class Bestandsdelen implements Delen {
           mustMayOnDocument(caller, eio, [BIJWERKEN]);
           if ((body as Doc).lock !== eio._lock) throw nonField('incorrect-lock-id', 'De lock is niet juist.');
           if (!file) throw ZgwError.field('inhoud', 'required', 'Stuur de inhoud van het bestandsdeel mee.');
-          if (file.size !== deel.omvang) throw ZgwError.field('inhoud', 'file-size', `Het bestandsdeel moet ${deel.omvang} bytes zijn, niet ${file.size}.`);
+          if (file.size !== deel.omvang)
+            throw ZgwError.field('inhoud', 'file-size', `Het bestandsdeel moet ${deel.omvang} bytes zijn, niet ${file.size}.`);
           await this.coll.updateOne({ _id: deel._id }, { $set: { voltooid: true, _inhoud: file.id } });
           if (deel._inhoud) await this.d.inhoud.delete([deel._inhoud]);
           return { url: this.url(deel._id), volgnummer: deel.volgnummer, omvang: deel.omvang, voltooid: true, lock: String(eio._lock) };

@@ -105,7 +105,10 @@ export function authFilter(caller: Caller, fields: { type: string; rank: string 
   if (caller.all) return ready;
   const branches = (caller.rights.autorisaties ?? [])
     .filter((a) => a.component === COMPONENT && a.scopes.includes(scope) && a.informatieobjecttype)
-    .map((a) => ({ [fields.type]: a.informatieobjecttype, [fields.rank]: { $lte: vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar') } }));
+    .map((a) => ({
+      [fields.type]: a.informatieobjecttype,
+      [fields.rank]: { $lte: vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar') },
+    }));
   if (!branches.length) return { _id: { $in: [] } };
   return { ...(branches.length === 1 ? branches[0]! : { $or: branches }), ...ready };
 }
@@ -147,7 +150,9 @@ export function sameFilter(a: Filter<Document>, b: Filter<Document>): boolean {
 
 /** Whether the caller holds one of `scopes` for the document's informatieobjecttype and vertrouwelijkheidaanduiding. */
 export function mayOnDocument(caller: Caller, doc: Doc, scopes: readonly string[]): boolean {
-  return scopes.some((s) => caller.allows(COMPONENT, s, 'informatieobjecttype', String(doc.informatieobjecttype), String(doc.vertrouwelijkheidaanduiding)));
+  return scopes.some((s) =>
+    caller.allows(COMPONENT, s, 'informatieobjecttype', String(doc.informatieobjecttype), String(doc.vertrouwelijkheidaanduiding)),
+  );
 }
 
 export function mustMayOnDocument(caller: Caller, doc: Doc, scopes: readonly string[]): void {
@@ -167,7 +172,10 @@ export function partFacts(eio: Doc): Doc {
 
 /** The informatieobjecttype and vertrouwelijkheidaanduiding of the document a stored part belongs to. */
 export function documentOfPart(part: Doc): Doc {
-  return { informatieobjecttype: part._informatieobjecttype, vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDINGEN[Number(part._vertrouwelijkheid)] };
+  return {
+    informatieobjecttype: part._informatieobjecttype,
+    vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDINGEN[Number(part._vertrouwelijkheid)],
+  };
 }
 
 export function and(...parts: Filter<Document>[]): Filter<Document> {

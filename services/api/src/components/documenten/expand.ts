@@ -26,7 +26,10 @@ export function parseExpand(raw: unknown, allowed: readonly string[]): ExpandTre
   if (raw === undefined || raw === null || raw === '') return undefined;
   if (typeof raw !== 'string') throw invalid('expand moet een tekst zijn met komma-gescheiden paden.');
   const tree: ExpandTree = {};
-  for (const path of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const path of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const parts = path.split('.');
     if (parts.length > MAX_DEPTH) throw invalid(`"${path}" is dieper dan ${MAX_DEPTH} niveaus.`);
     if (!allowed.includes(parts[0]!)) throw invalid(`"${parts[0]}" is geen uit te klappen veld; kies uit ${allowed.join(', ')}.`);
@@ -52,7 +55,16 @@ async function load(d: Documenten, caller: Caller, urls: string[], req?: Fastify
   const out = new Map<string, Doc>();
   const c = d.catalogi;
   const catalogi: Resource<Doc>[] = [
-    c.catalogussen, c.zaaktypen, c.statustypen, c.roltypen, c.resultaattypen, c.eigenschappen, c.zaakobjecttypen, c.informatieobjecttypen, c.besluittypen, c.ziot,
+    c.catalogussen,
+    c.zaaktypen,
+    c.statustypen,
+    c.roltypen,
+    c.resultaattypen,
+    c.eigenschappen,
+    c.zaakobjecttypen,
+    c.informatieobjecttypen,
+    c.besluittypen,
+    c.ziot,
   ];
   await Promise.all(
     [...new Set(urls)].map(async (u) => {
@@ -81,16 +93,30 @@ async function load(d: Documenten, caller: Caller, urls: string[], req?: Fastify
 }
 
 /** Adds `_expand` to every object (in place), following `tree`; documents show as `req`'s version shows them. */
-export async function expandDocuments(d: Documenten, caller: Caller, objects: Doc[], tree: ExpandTree | undefined, req?: FastifyRequest, depth = 1): Promise<void> {
+export async function expandDocuments(
+  d: Documenten,
+  caller: Caller,
+  objects: Doc[],
+  tree: ExpandTree | undefined,
+  req?: FastifyRequest,
+  depth = 1,
+): Promise<void> {
   if (!tree || !objects.length) return;
   for (const obj of objects) obj._expand ??= {};
   for (const [field, sub] of Object.entries(tree)) {
     if (depth > 1 && !objects.some((o) => field in o)) throw invalid(`"${field}" is geen veld van de uitgeklapte objecten.`);
-    const found = await load(d, caller, objects.flatMap((o) => urlsIn(o[field])), req);
+    const found = await load(
+      d,
+      caller,
+      objects.flatMap((o) => urlsIn(o[field])),
+      req,
+    );
     const children = [...new Set(found.values())];
     if (Object.keys(sub).length && children.length) await expandDocuments(d, caller, children, sub, req, depth + 1);
     for (const obj of objects) {
-      const list = urlsIn(obj[field]).map((u) => found.get(u)).filter((x): x is Doc => !!x);
+      const list = urlsIn(obj[field])
+        .map((u) => found.get(u))
+        .filter((x): x is Doc => !!x);
       (obj._expand as Doc)[field] = Array.isArray(obj[field]) ? list : (list[0] ?? {});
     }
   }

@@ -38,11 +38,22 @@ export const documenten: ComponentDef = {
       refs: new References(api.deps, catalogi),
       inhoud: new InhoudStore(db, api.deps.log),
       versies: new Versies(db),
-      identificaties: new GenummerdeIdentificaties(db, 'document_identificaties', 'DOCUMENT', { collection: 'enkelvoudiginformatieobjecten', organisatie: 'bronorganisatie' }),
+      identificaties: new GenummerdeIdentificaties(db, 'document_identificaties', 'DOCUMENT', {
+        collection: 'enkelvoudiginformatieobjecten',
+        organisatie: 'bronorganisatie',
+      }),
     } as Documenten;
     const base = `/${api.def.name}/api/v1/${COLLECTION}`;
     // The document writes take their base64 content as a stream (see json-body.ts).
-    streamInhoudBodies(api, d.inhoud, new Map([[`POST ${base}`, [AANMAKEN]], [`PUT ${base}/:uuid`, UPDATE], [`PATCH ${base}/:uuid`, UPDATE]]));
+    streamInhoudBodies(
+      api,
+      d.inhoud,
+      new Map([
+        [`POST ${base}`, [AANMAKEN]],
+        [`PUT ${base}/:uuid`, UPDATE],
+        [`PATCH ${base}/:uuid`, UPDATE],
+      ]),
+    );
     const bestandsdelen = new Bestandsdelen(d);
     bestandsdelen.register();
     d.bestandsdelen = bestandsdelen;
@@ -55,7 +66,9 @@ export const documenten: ComponentDef = {
     d.links = documentLinks(d);
     keepPartsInStep(d);
     // Read with audittrails.lezen for the document's informatieobjecttype, up to its maxVertrouwelijkheidaanduiding.
-    registerAudittrail(api, d.informatieobjecten, 'enkelvoudiginformatieobject_uuid', (doc, caller) => mayOnDocument(caller, doc, ['audittrails.lezen']));
+    registerAudittrail(api, d.informatieobjecten, 'enkelvoudiginformatieobject_uuid', (doc, caller) =>
+      mayOnDocument(caller, doc, ['audittrails.lezen']),
+    );
     api.deps.components.documenten = d.links;
     await ensureIndexes(d);
     let fixed = 0;
@@ -110,7 +123,10 @@ async function ensureIndexes(d: Documenten): Promise<void> {
       byField('trefwoorden'),
       ...['identificatie', 'bronorganisatie', 'trefwoorden'].flatMap((f) => authorisedBy(f, 'informatieobjecttype')),
       // 1.7: the objects a document is linked to (objectinformatieobjecten_object, _objectType), over linked documents only.
-      ...[byField(OBJECTEN), ...authorisedBy(OBJECTEN, 'informatieobjecttype')].map((ix) => ({ ...ix, partialFilterExpression: { [OBJECTEN]: { $exists: true } } })),
+      ...[byField(OBJECTEN), ...authorisedBy(OBJECTEN, 'informatieobjecttype')].map((ix) => ({
+        ...ix,
+        partialFilterExpression: { [OBJECTEN]: { $exists: true } },
+      })),
     ]),
   );
   // The objects of a document: by document (and in list order), by their own filters, and under autorisaties.

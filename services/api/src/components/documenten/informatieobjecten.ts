@@ -10,18 +10,57 @@ import { Resource, type WriteContext } from '../../common/resource';
 import { LIVE, publicFields, type Stored } from '../../common/store';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import {
-  AANMAKEN, ANY_DOCUMENT_SCOPE, EIO_AUTH_FIELDS, GEFORCEERD_UNLOCK, LEZEN, LOCK, READ, READY, UPDATE, VERWIJDEREN, and, authBuckets, authFilter,
-  countableByBuckets, mayOnDocument, mustMayOnDocument, nonField, onlyReady, readyFilter, readyMark, withDefaults, type Documenten,
+  AANMAKEN,
+  ANY_DOCUMENT_SCOPE,
+  EIO_AUTH_FIELDS,
+  GEFORCEERD_UNLOCK,
+  LEZEN,
+  LOCK,
+  READ,
+  READY,
+  UPDATE,
+  VERWIJDEREN,
+  and,
+  authBuckets,
+  authFilter,
+  countableByBuckets,
+  mayOnDocument,
+  mustMayOnDocument,
+  nonField,
+  onlyReady,
+  readyFilter,
+  readyMark,
+  withDefaults,
+  type Documenten,
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
 import { chooseFields, parseFields } from './fields';
 import { takeUpload, type Bestand } from './inhoud';
 import {
-  DEFAULTS_17, DownloadQuery, EnkelvoudigInformatieObject, EnkelvoudigInformatieObject17, EnkelvoudigInformatieObjectInput,
-  EnkelvoudigInformatieObjectInput17, EnkelvoudigInformatieObjectPatch, EnkelvoudigInformatieObjectPatch17, EnkelvoudigInformatieObjectQuery,
-  EnkelvoudigInformatieObjectQuery17, EnkelvoudigInformatieObjectReadQuery, EnkelvoudigInformatieObjectUpdate, EnkelvoudigInformatieObjectUpdate17,
-  EnkelvoudigInformatieObjectWithLock, EnkelvoudigInformatieObjectWithLock17, EnkelvoudigInformatieObjectZoek, EnkelvoudigInformatieObjectZoek17,
-  FIELDS_17, LockResponse, NOT_FOR_RECEIVED, UnlockRequest, V15, V17, type Doc,
+  DEFAULTS_17,
+  DownloadQuery,
+  EnkelvoudigInformatieObject,
+  EnkelvoudigInformatieObject17,
+  EnkelvoudigInformatieObjectInput,
+  EnkelvoudigInformatieObjectInput17,
+  EnkelvoudigInformatieObjectPatch,
+  EnkelvoudigInformatieObjectPatch17,
+  EnkelvoudigInformatieObjectQuery,
+  EnkelvoudigInformatieObjectQuery17,
+  EnkelvoudigInformatieObjectReadQuery,
+  EnkelvoudigInformatieObjectUpdate,
+  EnkelvoudigInformatieObjectUpdate17,
+  EnkelvoudigInformatieObjectWithLock,
+  EnkelvoudigInformatieObjectWithLock17,
+  EnkelvoudigInformatieObjectZoek,
+  EnkelvoudigInformatieObjectZoek17,
+  FIELDS_17,
+  LockResponse,
+  NOT_FOR_RECEIVED,
+  UnlockRequest,
+  V15,
+  V17,
+  type Doc,
 } from './schemas';
 import type { Versie } from './versies';
 
@@ -133,8 +172,10 @@ async function prepare(d: Documenten, input: Doc, ctx: WriteContext, current?: S
     throw ZgwError.field('indicatieGebruiksrecht', 'existing-gebruiksrechten', 'De indicatie kan niet weg zolang er gebruiksrechten zijn.');
   }
   mustMayOnDocument(caller, doc, current ? UPDATE : [AANMAKEN]);
-  if (!doc.identificatie) doc.identificatie = current?.identificatie || (await d.identificaties.next(String(doc.bronorganisatie), String(doc.creatiedatum)));
-  if (!current || doc.identificatie !== current.identificatie || doc.bronorganisatie !== current.bronorganisatie) await mustBeUnique(d, doc, ctx.uuid);
+  if (!doc.identificatie)
+    doc.identificatie = current?.identificatie || (await d.identificaties.next(String(doc.bronorganisatie), String(doc.creatiedatum)));
+  if (!current || doc.identificatie !== current.identificatie || doc.bronorganisatie !== current.bronorganisatie)
+    await mustBeUnique(d, doc, ctx.uuid);
   doc.versie = current ? Number(current.versie) + 1 : 1;
   doc.beginRegistratie = new Date().toISOString();
   doc[READY] = readyMark(doc.isGereedVoorPublicatie);
@@ -147,7 +188,8 @@ async function hasGebruiksrechten(d: Documenten, url: string): Promise<boolean> 
 
 async function mustBeUnique(d: Documenten, doc: Doc, uuid: string): Promise<void> {
   const taken = await d.informatieobjecten.store.findOne({ bronorganisatie: doc.bronorganisatie, identificatie: doc.identificatie });
-  if (taken && taken._id !== uuid) throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
+  if (taken && taken._id !== uuid)
+    throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
 }
 
 /**
@@ -195,7 +237,10 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
         await d.versies.keep(uuid, doc);
         const stored = await insertUnique(eio, doc, ctx);
         const url = eio.url(uuid);
-        return present({ url, ...publicFields(stored), ...(await render(d, stored, url, undefined, lock)), ...(lock ? { lock } : {}) }, api.version(req));
+        return present(
+          { url, ...publicFields(stored), ...(await render(d, stored, url, undefined, lock)), ...(lock ? { lock } : {}) },
+          api.version(req),
+        );
       } catch (err) {
         await d.inhoud.delete([streamed?.id, file?.id].filter((f): f is string => !!f));
         throw err;
@@ -212,7 +257,9 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
       params: UuidParams,
       body: partial ? EnkelvoudigInformatieObjectPatch : EnkelvoudigInformatieObjectUpdate,
       response: EnkelvoudigInformatieObject,
-      variants: { [V17]: { body: partial ? EnkelvoudigInformatieObjectPatch17 : EnkelvoudigInformatieObjectUpdate17, response: EnkelvoudigInformatieObject17 } },
+      variants: {
+        [V17]: { body: partial ? EnkelvoudigInformatieObjectPatch17 : EnkelvoudigInformatieObjectUpdate17, response: EnkelvoudigInformatieObject17 },
+      },
       handler: async ({ req, caller, params, body }) => {
         const streamed = takeUpload(req);
         let file: Bestand | undefined;
@@ -358,7 +405,7 @@ function registerLocks(d: Documenten, eio: Resource<Doc>): void {
  */
 async function versionOf(d: Documenten, current: Stored<Doc>, q: Doc, caller: Caller): Promise<Doc> {
   if (q.versie === undefined && q.registratieOp === undefined) return current;
-  let v: Versie | null = null;
+  let v: Versie | null;
   if (q.versie !== undefined) {
     v = Number(q.versie) === Number(current.versie) ? (current as unknown as Versie) : await d.versies.get(current._id, Number(q.versie));
     if (v && q.registratieOp !== undefined && String(v.beginRegistratie) > new Date(String(q.registratieOp)).toISOString()) v = null;
@@ -380,9 +427,21 @@ function listFilter(q: Doc, caller: Caller): Filter<Document> {
   if (q.bronorganisatie) f.bronorganisatie = q.bronorganisatie;
   const ids = (q.uuid__in ?? q.uuid_In) as string[] | undefined;
   if (ids) f._id = { $in: ids };
-  const trefwoorden = typeof q.trefwoorden === 'string' ? [...new Set(q.trefwoorden.split(',').map((t) => t.trim()).filter(Boolean))] : [];
+  const trefwoorden =
+    typeof q.trefwoorden === 'string'
+      ? [
+          ...new Set(
+            q.trefwoorden
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean),
+          ),
+        ]
+      : [];
   if (trefwoorden.length) f.trefwoorden = trefwoorden.length === 1 ? trefwoorden[0] : { $all: trefwoorden };
-  const objecten = [q.objectinformatieobjecten_object, q.objectinformatieobjecten_objectType].filter((v): v is string => typeof v === 'string' && v !== '');
+  const objecten = [q.objectinformatieobjecten_object, q.objectinformatieobjecten_objectType].filter(
+    (v): v is string => typeof v === 'string' && v !== '',
+  );
   if (objecten.length) f[OBJECTEN] = objecten.length === 1 ? objecten[0] : { $all: objecten };
   return and(authFilter(caller, EIO_AUTH_FIELDS), f as Filter<Document>);
 }
@@ -396,7 +455,12 @@ export const OBJECTEN = '_objecten';
 
 function registerReads(d: Documenten, eio: Resource<Doc>): void {
   const { api } = d;
-  const Page = z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(EnkelvoudigInformatieObject) });
+  const Page = z.object({
+    count: z.number().int(),
+    next: z.string().nullable(),
+    previous: z.string().nullable(),
+    results: z.array(EnkelvoudigInformatieObject),
+  });
   const Page17 = Page.extend({ results: z.array(EnkelvoudigInformatieObject17) });
   const list = async (req: FastifyRequest, caller: Caller, q: Doc, rawPage: unknown, cursor: unknown) => {
     const tree = parseExpand(q.expand, EIO_LINKS);
@@ -490,6 +554,9 @@ async function sendContent(d: Documenten, reply: FastifyReply, version: Doc): Pr
     .code(200)
     .header('Content-Type', 'application/octet-stream')
     .header('Content-Length', String(size))
-    .header('Content-Disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`);
+    .header(
+      'Content-Disposition',
+      `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    );
   await reply.send(d.inhoud.download(id));
 }

@@ -109,7 +109,8 @@ export class InhoudStore {
           const numbers = Array.from({ length: Math.min(CHUNKS_PER_READ, count - first) }, (_, i) => first + i);
           const docs = await chunks.find({ files_id: id, n: { $in: numbers } }).toArray();
           docs.sort((a, b) => a.n - b.n);
-          if (docs.length !== numbers.length || docs.some((d, i) => d.n !== numbers[i])) throw new Error(`inhoud ${id}: chunks missing from ${first}`);
+          if (docs.length !== numbers.length || docs.some((d, i) => d.n !== numbers[i]))
+            throw new Error(`inhoud ${id}: chunks missing from ${first}`);
           // a view of the bytes the driver decoded, not a copy: a download holds each chunk once
           for (const d of docs) yield Buffer.from(d.data.buffer.buffer, d.data.buffer.byteOffset, d.data.buffer.byteLength);
         }
@@ -121,7 +122,10 @@ export class InhoudStore {
   /** The size of a file, or of several together; undefined when one is missing. */
   async size(ids: string | string[]): Promise<number | undefined> {
     const list = typeof ids === 'string' ? [ids] : ids;
-    const files = await this.db.collection<{ _id: string; length: number }>(`${BUCKET}.files`).find({ _id: { $in: list } }).toArray();
+    const files = await this.db
+      .collection<{ _id: string; length: number }>(`${BUCKET}.files`)
+      .find({ _id: { $in: list } })
+      .toArray();
     if (files.length !== new Set(list).size) return undefined;
     const byId = new Map(files.map((f) => [f._id, f.length]));
     return list.reduce((n, id) => n + byId.get(id)!, 0);

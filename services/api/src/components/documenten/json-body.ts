@@ -55,7 +55,11 @@ export function streamInhoudBodies(api: ComponentApi, store: InhoudStore, stream
   api.app.addHook('onSend', async (req, _reply, payload) => {
     const left = takeUpload(req);
     if (left) {
-      await store.delete([left.id]).catch((err: Error) => api.deps.log.warn({ inhoud: left.id, err: err.message }, 'the content of a refused write was not removed: an unused GridFS file stays'));
+      await store
+        .delete([left.id])
+        .catch((err: Error) =>
+          api.deps.log.warn({ inhoud: left.id, err: err.message }, 'the content of a refused write was not removed: an unused GridFS file stays'),
+        );
     }
     return payload;
   });

@@ -33,12 +33,18 @@ const RELATIONS: Record<string, { path: string; field: string; collection: strin
  * besluit of its Besluiten API, offered in-process through `deps.components`): its objects and relations. Objects of
  * other registrations are asked over HTTP.
  */
-function localRegistration(d: Documenten, objectType: string, object: string): { objects: Resource<Doc>; relations: Resource<Doc>; field: string } | undefined {
+function localRegistration(
+  d: Documenten,
+  objectType: string,
+  object: string,
+): { objects: Resource<Doc>; relations: Resource<Doc>; field: string } | undefined {
   const { zaken, besluiten } = d.api.deps.components;
   const registration =
-    objectType === 'zaak' && zaken ? { objects: zaken.zaken, relations: zaken.zaakinformatieobjecten }
-    : objectType === 'besluit' && besluiten ? { objects: besluiten.besluiten, relations: besluiten.besluitinformatieobjecten }
-    : undefined;
+    objectType === 'zaak' && zaken
+      ? { objects: zaken.zaken, relations: zaken.zaakinformatieobjecten }
+      : objectType === 'besluit' && besluiten
+        ? { objects: besluiten.besluiten, relations: besluiten.besluitinformatieobjecten }
+        : undefined;
   return registration?.objects.uuidOf(object) ? { ...registration, field: RELATIONS[objectType]!.field } : undefined;
 }
 
@@ -71,7 +77,10 @@ export function registerObjectinformatieobjecten(d: Documenten): Resource<Doc> {
     },
     beforeDestroy: async (current) => {
       if (await relationHeld(d, String(current.objectType), String(current.object), String(current.informatieobject))) {
-        throw nonField('inconsistent-relation', `De ${String(current.objectType)} heeft dit informatieobject nog in zijn registratie; verwijder de relatie daar.`);
+        throw nonField(
+          'inconsistent-relation',
+          `De ${String(current.objectType)} heeft dit informatieobject nog in zijn registratie; verwijder de relatie daar.`,
+        );
       }
     },
     afterWrite: async (stored, eio) => linked(d, eio, stored),
@@ -81,7 +90,10 @@ export function registerObjectinformatieobjecten(d: Documenten): Resource<Doc> {
 
 /** A new link: its object and objectType join the document's `_objecten` (the 1.7 list filters). */
 async function linked(d: Documenten, eio: Stored<Doc>, oio: Doc): Promise<void> {
-  await d.informatieobjecten.store.coll.updateOne({ _id: eio._id, ...LIVE } as never, { $addToSet: { [OBJECTEN]: { $each: [oio.object, oio.objectType] } } } as never);
+  await d.informatieobjecten.store.coll.updateOne(
+    { _id: eio._id, ...LIVE } as never,
+    { $addToSet: { [OBJECTEN]: { $each: [oio.object, oio.objectType] } } } as never,
+  );
 }
 
 /** A link gone: its object leaves the document's `_objecten`, and its objectType when no other link has that type. */
@@ -119,7 +131,8 @@ function linkOf(d: Documenten, informatieobject: string, object: string): Promis
 /** `bad-url` when the object does not answer, `invalid-resource` when it is not of its objectType. */
 async function objectError(d: Documenten, objectType: string, object: string): Promise<InvalidParam | undefined> {
   const local = localRegistration(d, objectType, object);
-  if (local) return (await local.objects.byUrl(object)) ? undefined : { name: 'object', code: 'bad-url', reason: `De ${objectType} ${object} bestaat niet.` };
+  if (local)
+    return (await local.objects.byUrl(object)) ? undefined : { name: 'object', code: 'bad-url', reason: `De ${objectType} ${object} bestaat niet.` };
   return d.refs.remote('object', object, SHAPES[objectType] ?? (() => true));
 }
 

@@ -6,8 +6,21 @@ import { Resource, type Operation, type ResourceDef, type WriteContext } from '.
 import { LIVE, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
-  LEZEN, PART_AUTH_FIELDS, READY, and, authBuckets, authFilter, countableByBuckets, documentOfPart, mayOnDocument, mustMayOnDocument, partFacts,
-  readyFilter, readyMark, withDefaults, type Documenten,
+  LEZEN,
+  PART_AUTH_FIELDS,
+  READY,
+  and,
+  authBuckets,
+  authFilter,
+  countableByBuckets,
+  documentOfPart,
+  mayOnDocument,
+  mustMayOnDocument,
+  partFacts,
+  readyFilter,
+  readyMark,
+  withDefaults,
+  type Documenten,
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
 import type { Doc } from './schemas';
@@ -71,12 +84,17 @@ export function registerPart(d: Documenten, def: PartDef): Resource<Doc> {
     hoofdObject: (doc) => String(doc.informatieobject),
     kenmerken: (doc) => {
       const facts = documentOfPart(doc);
-      return { bronorganisatie: String(doc._bronorganisatie ?? ''), informatieobjecttype: String(facts.informatieobjecttype), vertrouwelijkheidaanduiding: String(facts.vertrouwelijkheidaanduiding) };
+      return {
+        bronorganisatie: String(doc._bronorganisatie ?? ''),
+        informatieobjecttype: String(facts.informatieobjecttype),
+        vertrouwelijkheidaanduiding: String(facts.vertrouwelijkheidaanduiding),
+      };
     },
     visible: (doc, caller) => mayOnDocument(caller, documentOfPart(doc), scopesOf(def.scopes)),
     // The objects of a document not ready for publication do not exist for a caller that reads only ready ones.
     callerFilter: readyFilter,
-    count: (filter, caller) => (countableByBuckets(caller, filter, PART_AUTH_FIELDS) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined),
+    count: (filter, caller) =>
+      countableByBuckets(caller, filter, PART_AUTH_FIELDS) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined,
     filter: (q, caller) => {
       const f: Doc = {};
       if (q.informatieobject) f.informatieobject = q.informatieobject;
@@ -120,11 +138,13 @@ export function registerPart(d: Documenten, def: PartDef): Resource<Doc> {
 /** Keeps the authorisation copies on every object of a document in step when its vertrouwelijkheidaanduiding changes. */
 export async function syncPartFacts(d: Documenten, eio: Stored<Doc>, parts: Resource<Doc>[]): Promise<void> {
   const { _informatieobjecttype, _vertrouwelijkheid } = partFacts(eio);
-  for (const part of parts) await part.store.moveBucket({ informatieobject: d.informatieobjecten.url(eio._id) }, { _informatieobjecttype, _vertrouwelijkheid });
+  for (const part of parts)
+    await part.store.moveBucket({ informatieobject: d.informatieobjecten.url(eio._id) }, { _informatieobjecttype, _vertrouwelijkheid });
 }
 
 /** Keeps `_gereed` on every object of a document in step when its isGereedVoorPublicatie changes (see READY). */
 export async function syncReady(d: Documenten, eio: Stored<Doc>, parts: Resource<Doc>[]): Promise<void> {
   const update = readyMark(eio.isGereedVoorPublicatie) ? { $set: { [READY]: true } } : { $unset: { [READY]: '' } };
-  for (const part of parts) await part.store.coll.updateMany({ informatieobject: d.informatieobjecten.url(eio._id), ...LIVE } as never, update as never);
+  for (const part of parts)
+    await part.store.coll.updateMany({ informatieobject: d.informatieobjecten.url(eio._id), ...LIVE } as never, update as never);
 }

@@ -28,7 +28,21 @@ export const STATUS = z.enum(['in_bewerking', 'concept', 'definitief', 'ter_vast
 /** Statuses a received document cannot have (drc-005: `invalid_for_received`). */
 export const NOT_FOR_RECEIVED = ['in_bewerking', 'ter_vaststelling'];
 const SOORT = z.enum(['analoog', 'digitaal', 'pki']);
-const ALGORITME = z.enum(['crc_16', 'crc_32', 'crc_64', 'fletcher_4', 'fletcher_8', 'fletcher_16', 'fletcher_32', 'hmac', 'md5', 'sha_1', 'sha_256', 'sha_512', 'sha_3']);
+const ALGORITME = z.enum([
+  'crc_16',
+  'crc_32',
+  'crc_64',
+  'fletcher_4',
+  'fletcher_8',
+  'fletcher_16',
+  'fletcher_32',
+  'hmac',
+  'md5',
+  'sha_1',
+  'sha_256',
+  'sha_512',
+  'sha_3',
+]);
 export const OBJECT_TYPE = z.enum(['besluit', 'zaak', 'verzoek']);
 export const AARD_RELATIE = z.enum(['afzender', 'geadresseerde']);
 
@@ -181,7 +195,11 @@ export const UnlockRequest = z.object({ lock: z.string().max(100).optional() }).
 export const GebruiksrechtenInput = z
   .object({ informatieobject: url, startdatum: dateTime, einddatum: dateTime.nullable().optional(), omschrijvingVoorwaarden: z.string().min(1) })
   .meta({ id: 'GebruiksrechtenRequest' });
-export const Gebruiksrechten = GebruiksrechtenInput.extend({ url, einddatum: dateTime.nullable(), _expand: z.record(z.string(), z.unknown()).optional() }).meta({
+export const Gebruiksrechten = GebruiksrechtenInput.extend({
+  url,
+  einddatum: dateTime.nullable(),
+  _expand: z.record(z.string(), z.unknown()).optional(),
+}).meta({
   id: 'Gebruiksrechten',
 });
 const dateTimeFilter = dateTime.optional();
@@ -223,7 +241,12 @@ const BinnenlandsAdres = z
   })
   .meta({ id: 'BinnenlandsCorrespondentieadresVerzending' });
 const BuitenlandsAdres = z
-  .object({ adresBuitenland1: required(35), adresBuitenland2: text(35).optional(), adresBuitenland3: text(35).optional(), landPostadres: url.max(200) })
+  .object({
+    adresBuitenland1: required(35),
+    adresBuitenland2: text(35).optional(),
+    adresBuitenland3: text(35).optional(),
+    landPostadres: url.max(200),
+  })
   .meta({ id: 'BuitenlandsCorrespondentieadresVerzending' });
 const Postadres = z
   .object({
@@ -254,4 +277,9 @@ export const VerzendingInput = z
   })
   .meta({ id: 'VerzendingRequest' });
 export const Verzending = VerzendingInput.extend({ url, _expand: z.record(z.string(), z.unknown()).optional() }).meta({ id: 'Verzending' });
-export const VerzendingQuery = z.object({ aardRelatie: AARD_RELATIE.optional(), informatieobject: url.optional(), betrokkene: url.optional(), expand: z.string().optional() });
+export const VerzendingQuery = z.object({
+  aardRelatie: AARD_RELATIE.optional(),
+  informatieobject: url.optional(),
+  betrokkene: url.optional(),
+  expand: z.string().optional(),
+});

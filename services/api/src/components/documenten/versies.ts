@@ -33,7 +33,11 @@ export class Versies {
   /** The version that was current at `moment` (an ISO date-time): the last one registered at or before it. */
   async at(uuid: string, moment: string): Promise<Versie | null> {
     const t = new Date(moment).toISOString();
-    const [v] = await this.coll.find({ _eio: uuid, beginRegistratie: { $lte: t } }).sort({ beginRegistratie: -1 }).limit(1).toArray();
+    const [v] = await this.coll
+      .find({ _eio: uuid, beginRegistratie: { $lte: t } })
+      .sort({ beginRegistratie: -1 })
+      .limit(1)
+      .toArray();
     return v ?? null;
   }
 

@@ -20,7 +20,11 @@ export function registerVerzendingen(d: Documenten): Resource<Doc> {
     exact: ['aardRelatie', 'betrokkene'],
     rules: async (doc, _eio, ctx) => {
       if (ctx.version === V15 && doc.aardRelatie === 'geadresseerde' && !doc.verzenddatum) {
-        throw ZgwError.field('verzenddatum', 'required', "De verzenddatum is verplicht als aardRelatie 'geadresseerde' is (Documenten API 1.5; vanaf 1.6 optioneel).");
+        throw ZgwError.field(
+          'verzenddatum',
+          'required',
+          "De verzenddatum is verplicht als aardRelatie 'geadresseerde' is (Documenten API 1.5; vanaf 1.6 optioneel).",
+        );
       }
       return doc;
     },

@@ -93,6 +93,10 @@ export async function checkCallback(url: string, auth: string, timeoutMs: number
     problem = (err as Error).name === 'TimeoutError' ? `antwoordde niet binnen ${timeoutMs} ms` : 'is niet bereikbaar';
   }
   if (problem) {
-    throw ZgwError.field('callbackUrl', 'invalid-callback-url', `De opgegeven callback URL kan geen notificaties ontvangen: een testnotificatie ${problem}.`);
+    throw ZgwError.field(
+      'callbackUrl',
+      'invalid-callback-url',
+      `De opgegeven callback URL kan geen notificaties ontvangen: een testnotificatie ${problem}.`,
+    );
   }
 }

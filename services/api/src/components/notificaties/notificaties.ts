@@ -46,5 +46,9 @@ async function enqueue(outbox: Store<Record<string, unknown>>, pointers: Collect
   const event = newEvent(kanaalTopic(message.kanaal), message.hoofdObject, message);
   await outbox.coll.insertOne({ _id: uuid, _created: new Date(), _tombstone: true, _pending: true, _outbox: [event] } as never);
   // The pointer brings the relay to it at once (a process stopping before this line leaves it to the relay's scan).
-  await pointers.updateOne({ _id: `${outbox.name}/${uuid}` }, { $set: { collection: outbox.name, doc: uuid, nonce: randomUUID(), at: new Date() } }, { upsert: true });
+  await pointers.updateOne(
+    { _id: `${outbox.name}/${uuid}` },
+    { $set: { collection: outbox.name, doc: uuid, nonce: randomUUID(), at: new Date() } },
+    { upsert: true },
+  );
 }

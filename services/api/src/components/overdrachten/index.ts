@@ -34,7 +34,13 @@ export const overdrachten: ComponentDef = {
   },
 };
 
-async function begin(o: Overdrachten, resource: Resource<Doc>, doc: Doc, caller: Parameters<Overdrachten['begin']>[2], req: Parameters<Overdrachten['begin']>[3]) {
+async function begin(
+  o: Overdrachten,
+  resource: Resource<Doc>,
+  doc: Doc,
+  caller: Parameters<Overdrachten['begin']>[2],
+  req: Parameters<Overdrachten['begin']>[3],
+) {
   const uuid = randomUUID();
   const ctx = resource.ctx(caller, uuid, req);
   const stored = await resource.insert({ ...doc, workflowId: workflowIdOf(uuid) }, ctx);
@@ -43,7 +49,9 @@ async function begin(o: Overdrachten, resource: Resource<Doc>, doc: Doc, caller:
     'overdracht ontvangen',
   );
   // Answered at once: the workflow starts beside the answer (or, with Temporal away, by the sweep).
-  void start(o, stored).catch((err: Error) => o.api.deps.log.error({ ...traced(String(doc.zaakIdentificatie), uuid), err: err.message }, 'overdracht: starting its workflow failed'));
+  void start(o, stored).catch((err: Error) =>
+    o.api.deps.log.error({ ...traced(String(doc.zaakIdentificatie), uuid), err: err.message }, 'overdracht: starting its workflow failed'),
+  );
   return resource.toApi(stored, undefined, req);
 }
 
@@ -78,10 +86,16 @@ async function opnieuw(o: Overdrachten, uuid: string): Promise<boolean> {
 /** Every 15 seconds, starts the workflows of overdrachten received while Temporal could not be reached (10 s grace). */
 function sweep(o: Overdrachten): void {
   const run = async () => {
-    const waiting = await o.overdrachten.store.find({ status: 'ontvangen', _gestart: false, _created: { $lt: new Date(Date.now() - 10_000) } }, { limit: 100, sort: { status: 1, _gestart: 1, _created: 1 } });
+    const waiting = await o.overdrachten.store.find(
+      { status: 'ontvangen', _gestart: false, _created: { $lt: new Date(Date.now() - 10_000) } },
+      { limit: 100, sort: { status: 1, _gestart: 1, _created: 1 } },
+    );
     for (const doc of waiting) if (!(await start(o, doc))) return;
   };
-  const timer = setInterval(() => void run().catch((err: Error) => o.api.deps.log.error({ err: err.message }, 'overdrachten: start sweep failed')), 15_000);
+  const timer = setInterval(
+    () => void run().catch((err: Error) => o.api.deps.log.error({ err: err.message }, 'overdrachten: start sweep failed')),
+    15_000,
+  );
   timer.unref();
   o.api.app.addHook('onClose', async () => clearInterval(timer));
 }

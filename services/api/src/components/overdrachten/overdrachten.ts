@@ -1,7 +1,14 @@
 import type { Document, Filter } from 'mongodb';
 import {
-  DOELREGISTRATIES_COLLECTION, EINDSTATUSSEN, Voortgang, traced,
-  type OverdrachtOpdracht, type OverdrachtStatus, type Richting, type Stap, type StoredDoelregistratie,
+  DOELREGISTRATIES_COLLECTION,
+  EINDSTATUSSEN,
+  Voortgang,
+  traced,
+  type OverdrachtOpdracht,
+  type OverdrachtStatus,
+  type Richting,
+  type Stap,
+  type StoredDoelregistratie,
 } from '@zgw/shared';
 import type { Caller } from '../../common/auth';
 import { UuidParams } from '../../common/component';
@@ -27,7 +34,11 @@ export function registerOverdrachten(o: Overdrachten): Resource<Doc> {
     scopes: { read: [LEZEN], create: [OVERDRAGEN], update: [], destroy: [] },
     operations: ['list', 'read'],
     kanaal: 'overdrachten',
-    kenmerken: (doc) => ({ bronorganisatie: String(doc._bronorganisatie ?? ''), doelregistratie: String(doc.doelregistratie), status: String(doc.status) }),
+    kenmerken: (doc) => ({
+      bronorganisatie: String(doc._bronorganisatie ?? ''),
+      doelregistratie: String(doc.doelregistratie),
+      status: String(doc.status),
+    }),
     visible: (doc, caller) => caller.all || mayRead(caller, doc),
     filter: (q, caller) => {
       const f: Doc = {};
@@ -45,7 +56,11 @@ export function registerOverdrachten(o: Overdrachten): Resource<Doc> {
 
 function mayRead(caller: Caller, doc: Doc): boolean {
   return (caller.rights.autorisaties ?? []).some(
-    (a) => a.component === 'zrc' && a.scopes.includes(LEZEN) && a.zaaktype === doc._zaaktype && vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar') >= Number(doc._vertrouwelijkheid),
+    (a) =>
+      a.component === 'zrc' &&
+      a.scopes.includes(LEZEN) &&
+      a.zaaktype === doc._zaaktype &&
+      vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar') >= Number(doc._vertrouwelijkheid),
   );
 }
 
@@ -83,11 +98,14 @@ function registerCreate(o: Overdrachten, overdrachten: Resource<Doc>): void {
         throw ZgwError.field('doelregistratie', 'does_not_exist', `Er is geen doelregistratie "${body.doelregistratie}".`);
       }
       const richting: Richting = doel.route === 'intern' ? 'intern' : 'uit';
-      const doc = newOverdracht({ ...body, zaakIdentificatie: identificatie, richting }, {
-        _zaaktype: zaak.zaaktype,
-        _vertrouwelijkheid: vertrouwelijkheidRank(String(zaak.vertrouwelijkheidaanduiding)),
-        _bronorganisatie: zaak.bronorganisatie,
-      });
+      const doc = newOverdracht(
+        { ...body, zaakIdentificatie: identificatie, richting },
+        {
+          _zaaktype: zaak.zaaktype,
+          _vertrouwelijkheid: vertrouwelijkheidRank(String(zaak.vertrouwelijkheidaanduiding)),
+          _bronorganisatie: zaak.bronorganisatie,
+        },
+      );
       return o.begin(overdrachten, doc, caller, req);
     },
   });
@@ -177,7 +195,6 @@ function registerVoortgang(o: Overdrachten, overdrachten: Resource<Doc>): void {
  */
 export function ownFields(current: Stored<Doc>): Doc {
   const { _id, _created, _outbox, _pending, ...doc } = current as Stored<Doc> & Doc;
-  void _id, _created, _outbox, _pending;
   return doc;
 }
 
@@ -189,7 +206,8 @@ export function applyVoortgang(current: Stored<Doc>, v: Voortgang, now: string):
     const i = stappen.findIndex((s) => s.stap === v.stap);
     const toelichting = v.toelichting ?? '';
     if (i < 0) stappen.push({ stap: v.stap, start: now, einde: v.fase === 'einde' ? now : null, toelichting });
-    else if (v.fase === 'einde' && !stappen[i]!.einde) stappen[i] = { ...stappen[i]!, einde: now, toelichting: toelichting || stappen[i]!.toelichting };
+    else if (v.fase === 'einde' && !stappen[i]!.einde)
+      stappen[i] = { ...stappen[i]!, einde: now, toelichting: toelichting || stappen[i]!.toelichting };
   }
   const out: Doc = { ...doc, stappen };
   if (v.status && !(EINDSTATUSSEN as readonly string[]).includes(String(doc.status))) out.status = v.status as OverdrachtStatus;

@@ -39,13 +39,23 @@ export function registerVerzoeken(o: Overdrachten): void {
         const local = await localZaaktypen(o, koppeling.doel);
         const allowed = local.find((url) => caller.allows('zrc', OVERDRAGEN, 'zaaktype', url, vertrouwelijkheid));
         if (!allowed) {
-          log.info({ ...traced(bron.identificatie), clientId: caller.clientId }, 'overdrachtverzoek geweigerd: de client mag dit zaaktype niet overnemen (403)');
+          log.info(
+            { ...traced(bron.identificatie), clientId: caller.clientId },
+            'overdrachtverzoek geweigerd: de client mag dit zaaktype niet overnemen (403)',
+          );
           throw ZgwError.forbidden(`Overnemen vereist de scope ${OVERDRAGEN} voor het zaaktype ${koppeling.doel} van dit platform.`);
         }
         auth = { _zaaktype: allowed, _vertrouwelijkheid: vertrouwelijkheidRank(vertrouwelijkheid) };
       }
       const doc = newOverdracht(
-        { zaak: body.bronZaak, zaakIdentificatie: bron?.identificatie ?? body.bronZaak, doelregistratie: body.bronSysteem, richting: 'in', toelichting: body.toelichting, antwoordUrl: body.antwoordUrl },
+        {
+          zaak: body.bronZaak,
+          zaakIdentificatie: bron?.identificatie ?? body.bronZaak,
+          doelregistratie: body.bronSysteem,
+          richting: 'in',
+          toelichting: body.toelichting,
+          antwoordUrl: body.antwoordUrl,
+        },
         { ...auth, _bronorganisatie: bron?.bronorganisatie ?? '' },
       );
       return o.begin(o.overdrachten, doc, caller, req);
@@ -79,6 +89,9 @@ async function readSource(client: ZgwClient, url: string): Promise<Bron | undefi
 /** URLs of this platform's published zaaktypen with that identificatie. */
 async function localZaaktypen(o: Overdrachten, identificatie: string): Promise<string[]> {
   const catalogi = catalogiOf(o.api);
-  const found = await catalogi.zaaktypen.store.find({ concept: false, identificatie }, { limit: 50, sort: { identificatie: 1, beginGeldigheid: 1, _id: 1 } });
+  const found = await catalogi.zaaktypen.store.find(
+    { concept: false, identificatie },
+    { limit: 50, sort: { identificatie: 1, beginGeldigheid: 1, _id: 1 } },
+  );
   return found.map((z) => catalogi.zaaktypen.url(z._id));
 }

@@ -21,7 +21,14 @@ export class Workflows {
   private connect(): Promise<Client> {
     this.client ??= Connection.connect({ address: this.config.TEMPORAL_ADDRESS, connectTimeout: '5s' })
       // the start carries the request's trace to the workflow and its activities (Temporal's OpenTelemetry interceptors)
-      .then((connection) => new Client({ connection, namespace: this.config.TEMPORAL_NAMESPACE, interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } }))
+      .then(
+        (connection) =>
+          new Client({
+            connection,
+            namespace: this.config.TEMPORAL_NAMESPACE,
+            interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
+          }),
+      )
       .catch((err: unknown) => {
         this.client = undefined;
         throw err;
@@ -42,7 +49,10 @@ export class Workflows {
       return true;
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return true;
-      this.log.warn({ err: (err as Error).message, overdracht: opdracht.overdracht, ZaakIdentificatie: opdracht.zaakIdentificatie }, 'transfer workflow not started yet; the sweep retries');
+      this.log.warn(
+        { err: (err as Error).message, overdracht: opdracht.overdracht, ZaakIdentificatie: opdracht.zaakIdentificatie },
+        'transfer workflow not started yet; the sweep retries',
+      );
       return false;
     }
   }

@@ -16,8 +16,19 @@ export const MAX_DEPTH = 5;
 
 /** The link fields of a zaak that the first level may name. */
 const ZAAK_LINKS = new Set([
-  'zaaktype', 'hoofdzaak', 'deelzaken', 'relevanteAndereZaken', 'eigenschappen', 'rollen', 'status', 'zaakinformatieobjecten',
-  'zaakobjecten', 'resultaat', 'communicatiekanaal', 'selectielijstklasse', 'productenOfDiensten',
+  'zaaktype',
+  'hoofdzaak',
+  'deelzaken',
+  'relevanteAndereZaken',
+  'eigenschappen',
+  'rollen',
+  'status',
+  'zaakinformatieobjecten',
+  'zaakobjecten',
+  'resultaat',
+  'communicatiekanaal',
+  'selectielijstklasse',
+  'productenOfDiensten',
 ]);
 
 export interface ExpandTree {
@@ -33,7 +44,10 @@ export function parseExpand(raw: unknown): ExpandTree | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   if (typeof raw !== 'string') throw invalid('expand moet een tekst zijn met komma-gescheiden paden.');
   const tree: ExpandTree = {};
-  for (const path of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const path of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const parts = path.split('.');
     if (parts.length > MAX_DEPTH) throw invalid(`"${path}" is dieper dan ${MAX_DEPTH} niveaus.`);
     if (!ZAAK_LINKS.has(parts[0]!)) throw invalid(`"${parts[0]}" is geen uit te klappen veld van een zaak.`);
@@ -51,7 +65,9 @@ function urlsIn(value: unknown): string[] {
     if (v && typeof v === 'object') {
       const o = v as Doc;
       if (typeof o.url === 'string') return o.url;
-      return Object.values(o).map((x) => (typeof x === 'string' && /^https?:\/\//.test(x) ? x : undefined)).find(Boolean);
+      return Object.values(o)
+        .map((x) => (typeof x === 'string' && /^https?:\/\//.test(x) ? x : undefined))
+        .find(Boolean);
     }
     return undefined;
   };
@@ -71,9 +87,23 @@ class Loader {
   ) {
     const c = z.catalogi;
     this.resources = [
-      z.zaken, z.statussen, z.rollen, z.resultaten, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten,
-      c.catalogussen, c.zaaktypen, c.statustypen, c.roltypen, c.resultaattypen, c.eigenschappen, c.zaakobjecttypen,
-      c.informatieobjecttypen, c.besluittypen, c.ziot,
+      z.zaken,
+      z.statussen,
+      z.rollen,
+      z.resultaten,
+      z.zaakobjecten,
+      z.zaakinformatieobjecten,
+      z.klantcontacten,
+      c.catalogussen,
+      c.zaaktypen,
+      c.statustypen,
+      c.roltypen,
+      c.resultaattypen,
+      c.eigenschappen,
+      c.zaakobjecttypen,
+      c.informatieobjecttypen,
+      c.besluittypen,
+      c.ziot,
     ];
   }
 

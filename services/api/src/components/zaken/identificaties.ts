@@ -77,11 +77,25 @@ export const WozObjectAdres = z
 
 export const GESLACHTSAANDUIDINGEN = ['m', 'v', 'o'] as const;
 export const INN_RECHTSVORMEN = [
-  'besloten_vennootschap', 'cooperatie_europees_economische_samenwerking', 'europese_cooperatieve_venootschap',
-  'europese_naamloze_vennootschap', 'kerkelijke_organisatie', 'naamloze_vennootschap', 'onderlinge_waarborg_maatschappij',
-  'overig_privaatrechtelijke_rechtspersoon', 'stichting', 'vereniging', 'vereniging_van_eigenaars',
-  'publiekrechtelijke_rechtspersoon', 'vennootschap_onder_firma', 'maatschap', 'rederij', 'commanditaire_vennootschap',
-  'kapitaalvennootschap_binnen_eer', 'overige_buitenlandse_rechtspersoon_vennootschap', 'kapitaalvennootschap_buiten_eer',
+  'besloten_vennootschap',
+  'cooperatie_europees_economische_samenwerking',
+  'europese_cooperatieve_venootschap',
+  'europese_naamloze_vennootschap',
+  'kerkelijke_organisatie',
+  'naamloze_vennootschap',
+  'onderlinge_waarborg_maatschappij',
+  'overig_privaatrechtelijke_rechtspersoon',
+  'stichting',
+  'vereniging',
+  'vereniging_van_eigenaars',
+  'publiekrechtelijke_rechtspersoon',
+  'vennootschap_onder_firma',
+  'maatschap',
+  'rederij',
+  'commanditaire_vennootschap',
+  'kapitaalvennootschap_binnen_eer',
+  'overige_buitenlandse_rechtspersoon_vennootschap',
+  'kapitaalvennootschap_buiten_eer',
 ] as const;
 
 export const RolNatuurlijkPersoon = z
@@ -89,7 +103,9 @@ export const RolNatuurlijkPersoon = z
     inpBsn: opt(9),
     anpIdentificatie: opt(17),
     // The spec's pattern; "" stays allowed like every other optional string (DRF skips validators for blanks).
-    inpA_nummer: z.union([z.literal(''), str(10).regex(/^[1-9][0-9]{9}$/, { message: 'Een A-nummer bestaat uit 10 cijfers en begint niet met 0.' })]).optional(),
+    inpA_nummer: z
+      .union([z.literal(''), str(10).regex(/^[1-9][0-9]{9}$/, { message: 'Een A-nummer bestaat uit 10 cijfers en begint niet met 0.' })])
+      .optional(),
     geslachtsnaam: opt(200),
     voorvoegselGeslachtsnaam: opt(80),
     voorletters: opt(20),
@@ -202,8 +218,22 @@ export const ObjectKunstwerkdeel = z
   .object({
     type: z
       .enum([
-        'keermuur', 'overkluizing', 'duiker', 'faunavoorziening', 'vispassage', 'bodemval', 'coupure', 'ponton', 'voorde',
-        'hoogspanningsmast', 'gemaal', 'perron', 'sluis', 'strekdam', 'steiger', 'stuw',
+        'keermuur',
+        'overkluizing',
+        'duiker',
+        'faunavoorziening',
+        'vispassage',
+        'bodemval',
+        'coupure',
+        'ponton',
+        'voorde',
+        'hoogspanningsmast',
+        'gemaal',
+        'perron',
+        'sluis',
+        'strekdam',
+        'steiger',
+        'stuw',
       ])
       .meta({ id: 'ObjectKunstwerkdeelTypeEnum' }),
     identificatie,
@@ -269,9 +299,7 @@ export const ObjectWaterdeel = z
 
 export const ObjectWegdeel = z.object({ type: str(100), identificatie, naam }).meta({ id: 'ObjectWegdeel' });
 
-export const ObjectWijk = z
-  .object({ wijkCode: str(2), wijkNaam: str(40), gemGemeenteCode: str(4) })
-  .meta({ id: 'ObjectWijk' });
+export const ObjectWijk = z.object({ wijkCode: str(2), wijkNaam: str(40), gemGemeenteCode: str(4) }).meta({ id: 'ObjectWijk' });
 
 export const ObjectWoonplaats = z.object({ identificatie, woonplaatsNaam: str(80) }).meta({ id: 'ObjectWoonplaats' });
 
@@ -284,9 +312,7 @@ export const ObjectWozDeelobject = z
   .object({ nummerWozDeelObject: str(6), isOnderdeelVan: ObjectWozObject.optional() })
   .meta({ id: 'ObjectWozDeelobject' });
 
-export const ObjectWozWaarde = z
-  .object({ waardepeildatum: str(9), isVoor: ObjectWozObject.optional() })
-  .meta({ id: 'ObjectWozWaarde' });
+export const ObjectWozWaarde = z.object({ waardepeildatum: str(9), isVoor: ObjectWozObject.optional() }).meta({ id: 'ObjectWozWaarde' });
 
 export const ZakelijkRechtHeeftAlsGerechtigde = z
   .object({ natuurlijkPersoon: RolNatuurlijkPersoon.optional(), nietNatuurlijkPersoon: RolNietNatuurlijkPersoon.optional() })
@@ -348,13 +374,17 @@ const Point2D = z
   .array(z.number())
   .min(2)
   .max(2)
-  .refine(([x, y]) => Math.abs(x!) <= 180 && Math.abs(y!) <= 90, { message: 'Een positie is [lengtegraad, breedtegraad] binnen [-180, 180] en [-90, 90].' })
+  .refine(([x, y]) => Math.abs(x!) <= 180 && Math.abs(y!) <= 90, {
+    message: 'Een positie is [lengtegraad, breedtegraad] binnen [-180, 180] en [-90, 90].',
+  })
   .meta({ id: 'Point2D' });
 /** A linear ring (RFC 7946 3.1.6): at least four positions, the last equal to the first. */
 const LinearRing = z
   .array(Point2D)
   .min(4)
-  .refine((ring) => ring[0]![0] === ring.at(-1)![0] && ring[0]![1] === ring.at(-1)![1], { message: 'Een ring moet gesloten zijn: de laatste positie is de eerste.' });
+  .refine((ring) => ring[0]![0] === ring.at(-1)![0] && ring[0]![1] === ring.at(-1)![1], {
+    message: 'Een ring moet gesloten zijn: de laatste positie is de eerste.',
+  });
 const geometry = <const T extends string, C extends z.ZodType>(type: T, coordinates: C) =>
   z.object({ type: z.literal(type), coordinates }).meta({ id: type });
 

@@ -10,9 +10,7 @@ import type { BrondatumSources } from './archief';
 import { PART_LINKS, idsIn, type Zaken } from './context';
 import { refusedGeometry } from './geo';
 import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen, zaakbesluitLinks } from './nested';
-import {
-  registerKlantcontacten, registerZaakcontactmomenten, registerZaakinformatieobjecten, registerZaakverzoeken,
-} from './onderdelen';
+import { registerKlantcontacten, registerZaakcontactmomenten, registerZaakinformatieobjecten, registerZaakverzoeken } from './onderdelen';
 import { syncPartFacts } from './parts';
 import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten } from './rollen';
 import type { Doc } from './schemas';
@@ -54,7 +52,18 @@ export const zaken: ComponentDef = {
     await ensureIndexes(z);
     // Repairs the maintained counts per authorisation bucket (a crash between a write and its count adjustment).
     let fixed = 0;
-    for (const r of [z.zaken, z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken]) fixed += await r.store.recount();
+    for (const r of [
+      z.zaken,
+      z.statussen,
+      z.resultaten,
+      z.rollen,
+      z.zaakobjecten,
+      z.zaakinformatieobjecten,
+      z.klantcontacten,
+      z.zaakcontactmomenten,
+      z.zaakverzoeken,
+    ])
+      fixed += await r.store.recount();
     if (fixed) api.deps.log.warn({ buckets: fixed }, 'zaken: corrected maintained counts');
   },
 };
@@ -127,10 +136,13 @@ function requireCrs(api: ComponentApi): void {
     const check = (header: string) => {
       const value = req.headers[header];
       if (value === undefined) return new ZgwError(412, 'precondition_failed', `De header ${header} ontbreekt; gebruik EPSG:4326.`);
-      if (String(value).trim() !== 'EPSG:4326') return new ZgwError(406, 'not_acceptable', `CRS ${String(value)} wordt niet ondersteund; gebruik EPSG:4326.`);
+      if (String(value).trim() !== 'EPSG:4326')
+        return new ZgwError(406, 'not_acceptable', `CRS ${String(value)} wordt niet ondersteund; gebruik EPSG:4326.`);
       return undefined;
     };
-    const error = check('accept-crs') ?? (['POST', 'PUT', 'PATCH'].includes(req.method) && req.routeOptions.url?.endsWith('_zoek') === false ? check('content-crs') : undefined);
+    const error =
+      check('accept-crs') ??
+      (['POST', 'PUT', 'PATCH'].includes(req.method) && req.routeOptions.url?.endsWith('_zoek') === false ? check('content-crs') : undefined);
     if (error) return sendProblem(req, reply, error);
     reply.header('Content-Crs', 'EPSG:4326');
   });
@@ -139,8 +151,27 @@ function requireCrs(api: ComponentApi): void {
 /** An index for an exact-match filter on `field`, in list order (it also serves the filter's count). */
 const byField = (...fields: string[]) => ({ key: { ...Object.fromEntries(fields.map((f) => [f, 1])), _created: 1, _id: 1 } });
 /** Zaak list filters by equality (and `__isnull`), and by range (`__gt`, `__lt`, ...: after the list order, ESR). */
-const ZAAK_EQ = ['identificatie', 'bronorganisatie', 'archiefnominatie', 'archiefactiedatum', 'archiefstatus', 'startdatum', 'registratiedatum', 'einddatum', 'einddatumGepland', 'uiterlijkeEinddatumAfdoening'];
-const ZAAK_RANGE = ['archiefactiedatum', 'startdatum', 'registratiedatum', 'einddatum', 'einddatumGepland', 'uiterlijkeEinddatumAfdoening', '_vertrouwelijkheid'];
+const ZAAK_EQ = [
+  'identificatie',
+  'bronorganisatie',
+  'archiefnominatie',
+  'archiefactiedatum',
+  'archiefstatus',
+  'startdatum',
+  'registratiedatum',
+  'einddatum',
+  'einddatumGepland',
+  'uiterlijkeEinddatumAfdoening',
+];
+const ZAAK_RANGE = [
+  'archiefactiedatum',
+  'startdatum',
+  'registratiedatum',
+  'einddatum',
+  'einddatumGepland',
+  'uiterlijkeEinddatumAfdoening',
+  '_vertrouwelijkheid',
+];
 /** `ordering` values (each also after the zaaktype of an autorisatie, with its vertrouwelijkheid bound last). */
 const ZAAK_ORDERING = ['startdatum', 'einddatum', 'publicatiedatum', 'archiefactiedatum', 'registratiedatum', 'identificatie'];
 
@@ -166,10 +197,23 @@ async function ensureIndexes(z: Zaken): Promise<void> {
     // `_zoek` on an area in list order.
     { key: { _created: 1, _id: 1, zaakgeometrie: '2dsphere' } as never },
   ]);
-  const parts: Resource<Doc>[] = [z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken];
+  const parts: Resource<Doc>[] = [
+    z.statussen,
+    z.resultaten,
+    z.rollen,
+    z.zaakobjecten,
+    z.zaakinformatieobjecten,
+    z.klantcontacten,
+    z.zaakcontactmomenten,
+    z.zaakverzoeken,
+  ];
   // Authorised lists: the zaaktype of one autorisatie, the list order, then its vertrouwelijkheid bound.
   for (const p of [...parts, z.zaakeigenschappen, z.zaakbesluiten]) {
-    await p.store.ensureIndexes([byField('zaak'), { key: { _zaaktype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } }, { key: { _zaaktype: 1, _vertrouwelijkheid: 1 } }]);
+    await p.store.ensureIndexes([
+      byField('zaak'),
+      { key: { _zaaktype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } },
+      { key: { _zaaktype: 1, _vertrouwelijkheid: 1 } },
+    ]);
   }
   await z.zaakeigenschappen.store.ensureIndexes([byField('_zaakUuid')]);
   await z.zaakbesluiten.store.ensureIndexes([byField('_zaakUuid')]);

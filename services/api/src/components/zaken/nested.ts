@@ -8,7 +8,20 @@ import { Resource } from '../../common/resource';
 import { publicFields, type Stored } from '../../common/store';
 import type { ZaakBesluitLinks } from '../../common/links';
 import { parseOrThrow } from '../../common/validation';
-import { BIJWERKEN, LEZEN, PART_LINKS, READ, UPDATE, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, partFacts, type Zaken } from './context';
+import {
+  BIJWERKEN,
+  LEZEN,
+  PART_LINKS,
+  READ,
+  UPDATE,
+  mayOnZaak,
+  mustBeUnchanged,
+  mustMayChangeClosed,
+  mustMayOnZaak,
+  nonField,
+  partFacts,
+  type Zaken,
+} from './context';
 import { ZaakBesluit, ZaakBesluitInput, ZaakEigenschap, ZaakEigenschapInput, type Doc } from './schemas';
 
 /**
@@ -68,7 +81,12 @@ interface NestedDef {
 
 /** The zaak facts a nested resource carries: its authorisation copies and the zaak it hangs under. */
 function nestedFacts(zaak: Stored<Doc>): Doc {
-  return { ...partFacts(zaak), _zaakUuid: zaak._id, _bronorganisatie: zaak.bronorganisatie, _vertrouwelijkheidaanduiding: zaak.vertrouwelijkheidaanduiding };
+  return {
+    ...partFacts(zaak),
+    _zaakUuid: zaak._id,
+    _bronorganisatie: zaak.bronorganisatie,
+    _vertrouwelijkheidaanduiding: zaak.vertrouwelijkheidaanduiding,
+  };
 }
 
 function registerNested(z: Zaken, def: NestedDef): NestedResource {
@@ -81,8 +99,15 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
     scopes: { read: READ, create: def.scopes.create, update: def.scopes.update ?? [], destroy: def.scopes.destroy },
     operations: [],
     kanaal: 'zaken',
-    kenmerken: (doc) => ({ bronorganisatie: String(doc._bronorganisatie ?? ''), zaaktype: String(doc._zaaktype ?? ''), vertrouwelijkheidaanduiding: String(doc._vertrouwelijkheidaanduiding ?? '') }),
-    afterWrite: def.link ? async (stored) => void (await z.zaken.store.coll.updateOne({ _id: String(stored._zaakUuid) }, { $addToSet: { [def.link!]: stored._id } } as never)) : undefined,
+    kenmerken: (doc) => ({
+      bronorganisatie: String(doc._bronorganisatie ?? ''),
+      zaaktype: String(doc._zaaktype ?? ''),
+      vertrouwelijkheidaanduiding: String(doc._vertrouwelijkheidaanduiding ?? ''),
+    }),
+    afterWrite: def.link
+      ? async (stored) =>
+          void (await z.zaken.store.coll.updateOne({ _id: String(stored._zaakUuid) }, { $addToSet: { [def.link!]: stored._id } } as never))
+      : undefined,
   });
   const zaakFor = async (caller: Caller, uuid: string, scopes: readonly string[]) => {
     const zaak = await z.zaken.getOr404(uuid);
@@ -97,23 +122,35 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
   const prepare = async (zaak: Stored<Doc>, data: Doc, current?: Stored<Doc>) => {
     const zaakUrl = z.zaken.url(zaak._id);
     const input = parseOrThrow(def.input, data) as Doc;
-    if (input.zaak !== undefined && input.zaak !== zaakUrl) throw ZgwError.field('zaak', 'wijzigen-niet-toegelaten', 'zaak moet de zaak uit het pad zijn.');
+    if (input.zaak !== undefined && input.zaak !== zaakUrl)
+      throw ZgwError.field('zaak', 'wijzigen-niet-toegelaten', 'zaak moet de zaak uit het pad zijn.');
     mustBeUnchanged(current, input, ['eigenschap', 'besluit']);
     const doc = await def.rules({ ...input, zaak: zaakUrl }, zaak);
     return { ...doc, ...nestedFacts(zaak) };
   };
   const base = `/zaken/:zaak_uuid/${def.path}`;
   z.api.route({
-    method: 'GET', path: base, operationId: `${def.resource}_list`, summary: `Alle ${def.path} van een zaak.`, scopes: READ,
-    params: ZaakParams, response: zod.array(def.schema),
+    method: 'GET',
+    path: base,
+    operationId: `${def.resource}_list`,
+    summary: `Alle ${def.path} van een zaak.`,
+    scopes: READ,
+    params: ZaakParams,
+    response: zod.array(def.schema),
     handler: async ({ caller, params }) => {
       const zaak = await zaakFor(caller, params.zaak_uuid, [LEZEN]);
       return Promise.all((await r.store.find({ _zaakUuid: zaak._id })).map((d) => r.toApi(d)));
     },
   });
   z.api.route({
-    method: 'POST', path: base, operationId: `${def.resource}_create`, summary: `Maak een ${def.resource} aan.`, scopes: def.scopes.create,
-    params: ZaakParams, body: def.input, response: def.schema,
+    method: 'POST',
+    path: base,
+    operationId: `${def.resource}_create`,
+    summary: `Maak een ${def.resource} aan.`,
+    scopes: def.scopes.create,
+    params: ZaakParams,
+    body: def.input,
+    response: def.schema,
     handler: async ({ req, caller, params, body }) => {
       const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.create);
       mustMayChangeClosed(caller, zaak);
@@ -122,16 +159,27 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
     },
   });
   z.api.route({
-    method: 'GET', path: `${base}/:uuid`, operationId: `${def.resource}_read`, summary: `Een specifieke ${def.resource}.`, scopes: READ,
-    params: ZaakPartParams, response: def.schema, etag: true,
+    method: 'GET',
+    path: `${base}/:uuid`,
+    operationId: `${def.resource}_read`,
+    summary: `Een specifieke ${def.resource}.`,
+    scopes: READ,
+    params: ZaakPartParams,
+    response: def.schema,
+    etag: true,
     handler: async ({ caller, params }) => r.toApi(await partFor(await zaakFor(caller, params.zaak_uuid, [LEZEN]), params.uuid)),
   });
   if (def.update) {
     for (const partial of [false, true]) {
       z.api.route({
-        method: partial ? 'PATCH' : 'PUT', path: `${base}/:uuid`, operationId: `${def.resource}_${partial ? 'partial_update' : 'update'}`,
-        summary: `Werk een ${def.resource} bij.`, scopes: def.scopes.update ?? UPDATE, params: ZaakPartParams,
-        body: partial ? def.input.partial() : def.input, response: def.schema,
+        method: partial ? 'PATCH' : 'PUT',
+        path: `${base}/:uuid`,
+        operationId: `${def.resource}_${partial ? 'partial_update' : 'update'}`,
+        summary: `Werk een ${def.resource} bij.`,
+        scopes: def.scopes.update ?? UPDATE,
+        params: ZaakPartParams,
+        body: partial ? def.input.partial() : def.input,
+        response: def.schema,
         handler: async ({ req, caller, params, body }) => {
           const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.update ?? UPDATE);
           mustMayChangeClosed(caller, zaak);
@@ -146,8 +194,12 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
     }
   }
   z.api.route({
-    method: 'DELETE', path: `${base}/:uuid`, operationId: `${def.resource}_delete`, summary: `Verwijder een ${def.resource}.`,
-    scopes: def.scopes.destroy, params: ZaakPartParams,
+    method: 'DELETE',
+    path: `${base}/:uuid`,
+    operationId: `${def.resource}_delete`,
+    summary: `Verwijder een ${def.resource}.`,
+    scopes: def.scopes.destroy,
+    params: ZaakPartParams,
     handler: async ({ req, caller, params }) => {
       const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.destroy);
       mustMayChangeClosed(caller, zaak);

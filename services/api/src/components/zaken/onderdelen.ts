@@ -4,8 +4,19 @@ import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken }
 import { registerPart } from './parts';
 import { hasKeys } from '../../common/references';
 import {
-  KlantContact, KlantContactInput, ZaakContactMoment, ZaakContactMomentInput, ZaakContactMomentQuery, ZaakInformatieObject,
-  ZaakInformatieObjectInput, ZaakInformatieObjectQuery, ZaakQueryOnly, ZaakVerzoek, ZaakVerzoekInput, ZaakVerzoekQuery, type Doc,
+  KlantContact,
+  KlantContactInput,
+  ZaakContactMoment,
+  ZaakContactMomentInput,
+  ZaakContactMomentQuery,
+  ZaakInformatieObject,
+  ZaakInformatieObjectInput,
+  ZaakInformatieObjectQuery,
+  ZaakQueryOnly,
+  ZaakVerzoek,
+  ZaakVerzoekInput,
+  ZaakVerzoekQuery,
+  type Doc,
 } from './schemas';
 
 /** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
@@ -70,7 +81,10 @@ async function mustBeAllowedType(z: Zaken, zaak: Doc, informatieobjecttype: stri
   const datum = String(zaak.startdatum);
   const allowed = await c.api.cached(`zaaktype-iots:${zaak.zaaktype}:${datum}`, () => c.informatieobjecttypenOn(String(zaak.zaaktype), datum));
   if (!allowed.includes(informatieobjecttype)) {
-    throw nonField('missing-zaaktype-informatieobjecttype-relation', 'Het informatieobjecttype van het document hoort niet bij het zaaktype van de zaak.');
+    throw nonField(
+      'missing-zaaktype-informatieobjecttype-relation',
+      'Het informatieobjecttype van het document hoort niet bij het zaaktype van de zaak.',
+    );
   }
 }
 
@@ -90,7 +104,13 @@ export function registerKlantcontacten(z: Zaken): Resource<Doc> {
 }
 
 /** zaakcontactmomenten and zaakverzoeken: a link from a zaak to an object of another registration. */
-function registerKoppeling(z: Zaken, collection: string, resource: string, field: string, schemas: { schema: never; input: never; query: never }): Resource<Doc> {
+function registerKoppeling(
+  z: Zaken,
+  collection: string,
+  resource: string,
+  field: string,
+  schemas: { schema: never; input: never; query: never },
+): Resource<Doc> {
   return registerPart(z, {
     collection,
     resource,
@@ -110,12 +130,16 @@ function registerKoppeling(z: Zaken, collection: string, resource: string, field
 
 export function registerZaakcontactmomenten(z: Zaken): Resource<Doc> {
   return registerKoppeling(z, 'zaakcontactmomenten', 'zaakcontactmoment', 'contactmoment', {
-    schema: ZaakContactMoment as never, input: ZaakContactMomentInput as never, query: ZaakContactMomentQuery as never,
+    schema: ZaakContactMoment as never,
+    input: ZaakContactMomentInput as never,
+    query: ZaakContactMomentQuery as never,
   });
 }
 
 export function registerZaakverzoeken(z: Zaken): Resource<Doc> {
   return registerKoppeling(z, 'zaakverzoeken', 'zaakverzoek', 'verzoek', {
-    schema: ZaakVerzoek as never, input: ZaakVerzoekInput as never, query: ZaakVerzoekQuery as never,
+    schema: ZaakVerzoek as never,
+    input: ZaakVerzoekInput as never,
+    query: ZaakVerzoekQuery as never,
   });
 }

@@ -5,8 +5,19 @@ import { Resource, type Operation, type ResourceDef, type WriteContext } from '.
 import type { Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
-  LEZEN, PART_AUTH_FIELDS, authBuckets, authFilter, sameFilter, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, partFacts, withDefaults,
-  zaakOfPart, type Zaken,
+  LEZEN,
+  PART_AUTH_FIELDS,
+  authBuckets,
+  authFilter,
+  sameFilter,
+  mayOnZaak,
+  mustBeUnchanged,
+  mustMayChangeClosed,
+  mustMayOnZaak,
+  partFacts,
+  withDefaults,
+  zaakOfPart,
+  type Zaken,
 } from './context';
 import type { Doc } from './schemas';
 
@@ -65,16 +76,23 @@ export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
     hoofdObject: (doc) => String(doc.zaak),
     kenmerken: (doc) => {
       const facts = zaakOfPart(doc);
-      return { bronorganisatie: String(doc._bronorganisatie ?? ''), zaaktype: String(facts.zaaktype), vertrouwelijkheidaanduiding: String(facts.vertrouwelijkheidaanduiding) };
+      return {
+        bronorganisatie: String(doc._bronorganisatie ?? ''),
+        zaaktype: String(facts.zaaktype),
+        vertrouwelijkheidaanduiding: String(facts.vertrouwelijkheidaanduiding),
+      };
     },
     visible: (doc, caller) => mayOnZaak(caller, zaakOfPart(doc), [LEZEN, ...def.scopes.create, ...def.scopes.update, ...def.scopes.destroy]),
     // Lists only the autorisaties restrict are counted from the counts kept per authorisation bucket.
-    count: (filter, caller) => (!caller.all && sameFilter(filter, authFilter(caller, PART_AUTH_FIELDS)) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined),
+    count: (filter, caller) =>
+      !caller.all && sameFilter(filter, authFilter(caller, PART_AUTH_FIELDS)) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined,
     filter: async (q, caller) => {
       const f: Doc = {};
       if (q.zaak) f.zaak = q.zaak;
       for (const k of def.exact ?? []) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
-      const parts = [authFilter(caller, PART_AUTH_FIELDS), f as Filter<Document>, def.filter ? await def.filter(q) : {}].filter((p) => Object.keys(p).length);
+      const parts = [authFilter(caller, PART_AUTH_FIELDS), f as Filter<Document>, def.filter ? await def.filter(q) : {}].filter(
+        (p) => Object.keys(p).length,
+      );
       return parts.length === 0 ? {} : parts.length === 1 ? parts[0]! : { $and: parts };
     },
     prepare: async (data, ctx, current) => {
@@ -115,6 +133,17 @@ export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
 /** Keeps the authorisation copies on every part of a zaak in step when its vertrouwelijkheidaanduiding changes. */
 export async function syncPartFacts(z: Zaken, zaak: Stored<Doc>): Promise<void> {
   const facts = partFacts(zaak);
-  const parts = [z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken, z.zaakeigenschappen, z.zaakbesluiten];
+  const parts = [
+    z.statussen,
+    z.resultaten,
+    z.rollen,
+    z.zaakobjecten,
+    z.zaakinformatieobjecten,
+    z.klantcontacten,
+    z.zaakcontactmomenten,
+    z.zaakverzoeken,
+    z.zaakeigenschappen,
+    z.zaakbesluiten,
+  ];
   for (const part of parts) await part.store.moveBucket({ zaak: z.zaken.url(zaak._id) }, facts);
 }

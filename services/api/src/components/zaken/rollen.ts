@@ -43,11 +43,17 @@ export function rolFilterOfZaakQuery(q: Doc): Filter<Document> | undefined {
  * Validates an identificatie against the schema of its type; field names carry the identificatie's own name. A type
  * without an identificatie in the standard (a besluit, enkelvoudig_document or status zaakobject) keeps none.
  */
-function parseIdentificatie(schema: { safeParse(v: unknown): { success: boolean; data?: unknown; error?: unknown } } | undefined, name: string, value: unknown): unknown {
+function parseIdentificatie(
+  schema: { safeParse(v: unknown): { success: boolean; data?: unknown; error?: unknown } } | undefined,
+  name: string,
+  value: unknown,
+): unknown {
   if (value === undefined || value === null || !schema) return null;
   const r = schema.safeParse(value);
   if (!r.success) {
-    throw ZgwError.validation(invalidParams(r.error as never, value).map((p) => ({ ...p, name: p.name === 'nonFieldErrors' ? name : `${name}.${p.name}` })));
+    throw ZgwError.validation(
+      invalidParams(r.error as never, value).map((p) => ({ ...p, name: p.name === 'nonFieldErrors' ? name : `${name}.${p.name}` })),
+    );
   }
   return r.data;
 }
@@ -94,7 +100,14 @@ export function registerZaakobjecten(z: Zaken): Resource<Doc> {
     scopes: { read: READ, create: ['zaken.aanmaken', BIJWERKEN, GEFORCEERD], update: UPDATE, destroy: [BIJWERKEN, GEFORCEERD, 'zaken.verwijderen'] },
     operations: ['list', 'create', 'read', 'update', 'partial_update', 'destroy'],
     link: PART_LINKS.zaakobjecten,
-    defaults: { object: '', zaakobjecttype: '', objectTypeOverige: '', objectTypeOverigeDefinitie: null, relatieomschrijving: '', objectIdentificatie: null },
+    defaults: {
+      object: '',
+      zaakobjecttype: '',
+      objectTypeOverige: '',
+      objectTypeOverigeDefinitie: null,
+      relatieomschrijving: '',
+      objectIdentificatie: null,
+    },
     exact: ['object', 'objectType'],
     rules: async (doc, zaak) => {
       // Stored exactly as sent: overigeData may hold identical entries (no set semantics anywhere).

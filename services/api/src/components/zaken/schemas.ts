@@ -23,11 +23,16 @@ export const BETALINGSINDICATIE = z.enum(['nvt', 'nog_niet', 'gedeeltelijk', 'ge
 export const BETROKKENE_TYPE = z.enum(BETROKKENE_TYPEN);
 export const OBJECT_TYPE = z.enum(OBJECT_TYPEN);
 export const ROL_OMSCHRIJVING_GENERIEK = z.enum([
-  'adviseur', 'behandelaar', 'belanghebbende', 'beslisser', 'initiator', 'klantcontacter', 'zaakcoordinator', 'mede_initiator',
+  'adviseur',
+  'behandelaar',
+  'belanghebbende',
+  'beslisser',
+  'initiator',
+  'klantcontacter',
+  'zaakcoordinator',
+  'mede_initiator',
 ]);
-export const ORDERING = [
-  'startdatum', 'einddatum', 'publicatiedatum', 'archiefactiedatum', 'registratiedatum', 'identificatie',
-] as const;
+export const ORDERING = ['startdatum', 'einddatum', 'publicatiedatum', 'archiefactiedatum', 'registratiedatum', 'identificatie'] as const;
 export const ORDERING_ENUM = z.enum(ORDERING.flatMap((f) => [f, `-${f}`]) as [string, ...string[]]);
 
 // ---------------------------------------------------------------- Zaak
@@ -65,7 +70,10 @@ export const ZaakInput = z
     hoofdzaak: url.nullable().optional(),
     relevanteAndereZaken: z.array(RelevanteZaak).optional(),
     kenmerken: z.array(ZaakKenmerk).optional(),
-    archiefnominatie: z.union([ARCHIEFNOMINATIE, z.literal('')]).nullable().optional(),
+    archiefnominatie: z
+      .union([ARCHIEFNOMINATIE, z.literal('')])
+      .nullable()
+      .optional(),
     archiefstatus: ARCHIEFSTATUS.optional(),
     archiefactiedatum: date.nullable().optional(),
     opdrachtgevendeOrganisatie: text(9).optional(),
@@ -249,7 +257,15 @@ export const ZaakObjectInput = z
     zaakobjecttype: z.union([z.literal(''), url]).optional(),
     objectType: OBJECT_TYPE,
     // The standard's pattern `[a-z\_]+` with JSON Schema's semantics: unanchored, so "GlobaleLocatie" matches.
-    objectTypeOverige: z.union([z.literal(''), z.string().max(100).regex(/[a-z_]/, { message: 'Bevat geen kleine letter of underscore (patroon [a-z_]+).' })]).optional(),
+    objectTypeOverige: z
+      .union([
+        z.literal(''),
+        z
+          .string()
+          .max(100)
+          .regex(/[a-z_]/, { message: 'Bevat geen kleine letter of underscore (patroon [a-z_]+).' }),
+      ])
+      .optional(),
     objectTypeOverigeDefinitie: ObjectTypeOverigeDefinitie.nullable().optional(),
     relatieomschrijving: text(80).optional(),
     /** Validated against the schema of its objectType by the zaakobject rules. */

@@ -36,7 +36,9 @@ export function registerStatussen(z: Zaken): Resource<Doc> {
       if (eind) await mustHaveGebruiksrechten(z, zaak);
       // A closed zaak gets another eindstatus only with geforceerd-bijwerken, and is reopened only with heropenen.
       if (zaak.einddatum && !mayOnZaak(ctx.caller, zaak, [eind ? GEFORCEERD : HEROPENEN])) {
-        throw ZgwError.forbidden(eind ? 'De zaak is afgesloten; dit vereist zaken.geforceerd-bijwerken.' : 'Een zaak heropenen vereist de scope zaken.heropenen.');
+        throw ZgwError.forbidden(
+          eind ? 'De zaak is afgesloten; dit vereist zaken.geforceerd-bijwerken.' : 'Een zaak heropenen vereist de scope zaken.heropenen.',
+        );
       }
       if (doc.gezetdoor) {
         const rol = await z.rollen.byUrl(String(doc.gezetdoor));
@@ -57,7 +59,9 @@ export function registerStatussen(z: Zaken): Resource<Doc> {
       if (stored._eind) {
         set.einddatum = String(stored.datumStatusGezet).slice(0, 10);
         const resultaat = zaak._resultaat ? await z.resultaten.store.get(String(zaak._resultaat)) : null;
-        const resultaattype = resultaat ? (await z.refs.catalogus('resultaattypen', 'resultaattype', String(resultaat.resultaattype))).doc : undefined;
+        const resultaattype = resultaat
+          ? (await z.refs.catalogus('resultaattypen', 'resultaattype', String(resultaat.resultaattype))).doc
+          : undefined;
         Object.assign(set, await archiveringBijAfsluiten(resultaattype, z.brondatumSources({ ...zaak, einddatum: set.einddatum })));
       } else if (zaak.einddatum) {
         Object.assign(set, { einddatum: null, archiefactiedatum: null, archiefnominatie: null });
@@ -68,7 +72,10 @@ export function registerStatussen(z: Zaken): Resource<Doc> {
         if (rolId) await z.rollen.store.coll.updateOne({ _id: rolId }, { $addToSet: { _statussen: stored._id } } as never);
       }
     },
-    render: (doc) => ({ uuid: doc._id, zaakinformatieobjecten: ((doc._zaakinformatieobjecten as string[]) ?? []).map((id) => z.zaakinformatieobjecten.url(id)) }),
+    render: (doc) => ({
+      uuid: doc._id,
+      zaakinformatieobjecten: ((doc._zaakinformatieobjecten as string[]) ?? []).map((id) => z.zaakinformatieobjecten.url(id)),
+    }),
   });
 }
 
@@ -108,7 +115,10 @@ async function mustHaveGebruiksrechten(z: Zaken, zaak: Stored<Doc>): Promise<voi
   for (const zio of zios) {
     const { status, body } = await z.refs.informatieobject(String(zio.informatieobject));
     if (status === 200 && body && typeof body === 'object' && 'indicatieGebruiksrecht' in body && (body as Doc).indicatieGebruiksrecht === null) {
-      throw nonField('indicatiegebruiksrecht-unset', `Het informatieobject ${String(zio.informatieobject)} heeft geen indicatieGebruiksrecht; zet die voor de zaak wordt afgesloten.`);
+      throw nonField(
+        'indicatiegebruiksrecht-unset',
+        `Het informatieobject ${String(zio.informatieobject)} heeft geen indicatieGebruiksrecht; zet die voor de zaak wordt afgesloten.`,
+      );
     }
   }
 }

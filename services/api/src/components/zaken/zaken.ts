@@ -9,8 +9,28 @@ import { LIVE, publicFields, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import {
-  AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, LEZEN, PART_LINKS, READ, STATUSSEN_TOEVOEGEN, UPDATE, VERWIJDEREN, ZAAK_AUTH_FIELDS, authBuckets, authFilter, sameFilter,
-  idsIn, mayOnZaak, mustBeUnchanged, mustMayChangeClosed, mustMayOnZaak, nonField, withDefaults, type Zaken,
+  AANMAKEN,
+  BIJWERKEN,
+  GEFORCEERD,
+  HEROPENEN,
+  LEZEN,
+  PART_LINKS,
+  READ,
+  STATUSSEN_TOEVOEGEN,
+  UPDATE,
+  VERWIJDEREN,
+  ZAAK_AUTH_FIELDS,
+  authBuckets,
+  authFilter,
+  sameFilter,
+  idsIn,
+  mayOnZaak,
+  mustBeUnchanged,
+  mustMayChangeClosed,
+  mustMayOnZaak,
+  nonField,
+  withDefaults,
+  type Zaken,
 } from './context';
 import { expand, parseExpand } from './expand';
 import { within } from './geo';
@@ -86,7 +106,7 @@ export function registerZaken(z: Zaken): Resource<Doc> {
 }
 
 function renderLinks(z: Zaken, doc: Stored<Doc>, url: string): Doc {
-  const ids = (field: string) => ((doc[field] as string[] | undefined) ?? []);
+  const ids = (field: string) => (doc[field] as string[] | undefined) ?? [];
   const one = (field: string, r: Resource<Doc>) => (doc[field] ? r.url(String(doc[field])) : null);
   return {
     uuid: doc._id,
@@ -204,7 +224,18 @@ async function mustHaveNoBesluiten(z: Zaken, zaak: Stored<Doc>): Promise<void> {
 /** Deleting a zaak deletes its parts and its deelzaken (zrc-023), each with its own notification and audit entry. */
 async function removeParts(z: Zaken, zaak: Stored<Doc>, ctx: WriteContext): Promise<void> {
   const url = z.zaken.url(zaak._id);
-  const parts = [z.statussen, z.resultaten, z.rollen, z.zaakobjecten, z.zaakinformatieobjecten, z.klantcontacten, z.zaakcontactmomenten, z.zaakverzoeken, z.zaakeigenschappen, z.zaakbesluiten];
+  const parts = [
+    z.statussen,
+    z.resultaten,
+    z.rollen,
+    z.zaakobjecten,
+    z.zaakinformatieobjecten,
+    z.klantcontacten,
+    z.zaakcontactmomenten,
+    z.zaakverzoeken,
+    z.zaakeigenschappen,
+    z.zaakbesluiten,
+  ];
   for (const part of parts) {
     for (const doc of await part.store.find({ zaak: url })) {
       if ((await part.destroy(doc, ctx)) && part === z.zaakinformatieobjecten) await unlinkDocument(z, doc, ctx);
@@ -228,7 +259,12 @@ function anyOf(field: string, values: string[]): Filter<Document> {
 }
 
 function listOf(v: unknown): string[] {
-  return Array.isArray(v) ? v.map(String) : String(v).split(',').map((s) => s.trim()).filter(Boolean);
+  return Array.isArray(v)
+    ? v.map(String)
+    : String(v)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 }
 
 /** The MongoDB filter of the /zaken list filters and the `_zoek` body (which also has uuid__in, zaaktype__in, zaakgeometrie). */
@@ -258,7 +294,9 @@ export async function zaakFilter(z: Zaken, q: Doc, caller: Caller, withArea = tr
   parts.push(f as Filter<Document>);
   const rolFilter = rolFilterOfZaakQuery(q);
   if (rolFilter) {
-    const rollen = await z.rollen.store.coll.find({ ...rolFilter, _tombstone: { $exists: false } } as never, { projection: { _zaakUuid: 1 } }).toArray();
+    const rollen = await z.rollen.store.coll
+      .find({ ...rolFilter, _tombstone: { $exists: false } } as never, { projection: { _zaakUuid: 1 } })
+      .toArray();
     parts.push(idsIn([...new Set(rollen.map((r) => String(r._zaakUuid)))]));
   }
   const real = parts.filter((p) => Object.keys(p).length);
