@@ -258,7 +258,7 @@ export class Resource<D extends Document> {
   private async follow(stored: Stored<D>, ctx: WriteContext): Promise<void> {
     if (!this.def.afterWrite) return;
     await this.def.afterWrite(stored, ctx);
-    await this.store.coll.updateOne({ _id: stored._id } as never, { $unset: { _follow: '' } } as never);
+    await this.store.raw.updateOne({ _id: stored._id }, { $unset: { _follow: '' } });
   }
 
   /**

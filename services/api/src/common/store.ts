@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Collection, Db, Document, Filter, IndexSpecification, Sort } from 'mongodb';
+import type { Collection, Db, Document, Filter, IndexSpecification, Sort, UpdateFilter } from 'mongodb';
 import { currentTrace, type OutboxEvent } from '@zgw/shared';
 import { batcherOf, incrementsAdd, laterWins } from './write-batch';
 import { afterKey, decodeCursor, encodeCursor, keyOf, PageAnchors, querySignature, reverse, sortFields, type Cursor } from './keyset';
@@ -85,8 +85,21 @@ export interface PageResult<T> {
 
 const DEFAULT_SORT: Sort = { _created: 1, _id: 1 };
 
+/**
+ * A stored document as the follow-up writes address it: by its string `_id`, any other field by name (dotted paths,
+ * the platform's own `_` fields, array operators) without the resource's type.
+ */
+export type RawDoc = { _id: string } & Document;
+
+/** {$pull: {<field>: <value>}} on a raw document (the driver's types take a $pull only on a field they know as an array). */
+export function pull(field: string, value: unknown): UpdateFilter<RawDoc> {
+  return { $pull: { [field]: value } } as UpdateFilter<RawDoc>;
+}
+
 export class Store<T extends Document> {
   readonly coll: Collection<Stored<T>>;
+  /** The same collection for writes and reads by field name that the resource's type does not describe. */
+  readonly raw: Collection<RawDoc>;
   private readonly pointers: Collection<OutboxPointer>;
   /** The largest skip a list may use; deeper pages seek by key (see keyset.ts). */
   maxSkip = 10_000;
@@ -100,6 +113,7 @@ export class Store<T extends Document> {
     private readonly onWrite: () => void,
   ) {
     this.coll = db.collection<Stored<T>>(name);
+    this.raw = db.collection<RawDoc>(name);
     this.pointers = db.collection<OutboxPointer>(OUTBOX_POINTERS);
   }
 

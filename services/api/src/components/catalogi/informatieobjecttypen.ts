@@ -59,7 +59,7 @@ export function registerInformatieobjecttypen(c: Catalogi): Resource<Doc> {
     // version follow a new omschrijving.
     afterWrite: async (stored, ctx, previous) => {
       if (previous && previous.omschrijving !== stored.omschrijving) {
-        await c.ziot.store.coll.updateMany({ informatieobjecttype: ctx.url } as never, { $set: { _iotOmschrijving: stored.omschrijving } } as never);
+        await c.ziot.store.raw.updateMany({ informatieobjecttype: ctx.url }, { $set: { _iotOmschrijving: stored.omschrijving } });
       }
     },
     beforeDestroy: async (current, ctx) => {
@@ -72,7 +72,7 @@ export function registerInformatieobjecttypen(c: Catalogi): Resource<Doc> {
     },
     // Its links to zaaktypen have no meaning without it.
     afterDestroy: async (_current, ctx) => {
-      await c.ziot.store.coll.deleteMany({ informatieobjecttype: ctx.url } as never);
+      await c.ziot.store.raw.deleteMany({ informatieobjecttype: ctx.url });
     },
     render: async (doc, url) => {
       const links = await c.ziot.store.find({ informatieobjecttype: url });

@@ -50,11 +50,11 @@ export async function zaaktypePublishCheck(c: Catalogi, doc: Stored<Doc>, url: s
 /** After publishing a zaaktype its parts are no longer concept (their `status` filter reads `_concept`). */
 export async function markPartsPublished(c: Catalogi, zaaktypeUrl: string): Promise<void> {
   for (const name of ZAAKTYPE_ONDERDELEN) {
-    await c[name].store.coll.updateMany({ zaaktype: zaaktypeUrl } as never, { $set: { _concept: false } } as never);
+    await c[name].store.raw.updateMany({ zaaktype: zaaktypeUrl }, { $set: { _concept: false } });
   }
 }
 
 /** After publishing an informatieobjecttype, its zaaktype links may become definitief (`_iotConcept`). */
 export async function markLinksPublished(c: Catalogi, iotUrl: string): Promise<void> {
-  await c.ziot.store.coll.updateMany({ informatieobjecttype: iotUrl } as never, { $set: { _iotConcept: false } } as never);
+  await c.ziot.store.raw.updateMany({ informatieobjecttype: iotUrl }, { $set: { _iotConcept: false } });
 }

@@ -67,7 +67,7 @@ export async function byNames(target: Resource<Doc>, nameField: string, catalogu
   const list = namesIn(names);
   if (!list.length || typeof catalogus !== 'string') return [];
   // Every version is read, so they are put newest first here: the query then needs no index on the sort.
-  const docs = (await target.store.coll.find({ catalogus, [nameField]: { $in: list }, ...LIVE } as never).toArray()) as Stored<Doc>[];
+  const docs = (await target.store.raw.find({ catalogus, [nameField]: { $in: list }, ...LIVE }).toArray()) as Stored<Doc>[];
   return docs.sort(newestFirst);
 }
 

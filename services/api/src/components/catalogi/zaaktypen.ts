@@ -118,7 +118,7 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
     },
     // The parts of a zaaktype (statustypen, roltypen, ...) have no meaning without it.
     afterDestroy: async (_current, ctx) => {
-      for (const name of ZAAKTYPE_ONDERDELEN) await c[name].store.coll.deleteMany({ zaaktype: ctx.url } as never);
+      for (const name of ZAAKTYPE_ONDERDELEN) await c[name].store.raw.deleteMany({ zaaktype: ctx.url });
     },
     render: async (doc, url, query) => {
       const l = loaders();
@@ -224,7 +224,7 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
   // Parts of the zaaktype carry its identificatie for their `zaaktypeIdentificatie` filter.
   if (current && current.identificatie !== doc.identificatie) {
     for (const name of ZAAKTYPE_ONDERDELEN) {
-      await c[name].store.coll.updateMany({ zaaktype: ctx.url } as never, { $set: { zaaktypeIdentificatie: doc.identificatie } } as never);
+      await c[name].store.raw.updateMany({ zaaktype: ctx.url }, { $set: { zaaktypeIdentificatie: doc.identificatie } });
     }
   }
   return doc;

@@ -75,10 +75,7 @@ export class Bestandsdelen implements Delen {
     if (!done && !giveUp) throw nonField('incomplete-upload', 'Niet alle bestandsdelen zijn geüpload.');
     const files = done ? delen.map((p) => p._inhoud!) : null;
     await this.d.versies.coll.updateOne({ _id: `${eio._id}:${String(eio.versie)}` }, { $set: { _inhoud: files } });
-    await this.d.informatieobjecten.store.coll.updateOne(
-      { _id: eio._id, ...LIVE } as never,
-      { $set: { _inhoud: files }, $unset: { _delen: '' } } as never,
-    );
+    await this.d.informatieobjecten.store.raw.updateOne({ _id: eio._id, ...LIVE }, { $set: { _inhoud: files }, $unset: { _delen: '' } });
     await this.coll.deleteMany({ _eio: eio._id });
     if (!done) await this.d.inhoud.delete(delen.map((p) => p._inhoud).filter((f): f is string => !!f));
   }

@@ -44,6 +44,6 @@ export function registerGebruiksrechten(d: Documenten): Resource<Doc> {
  * new version (the document's content and description did not change).
  */
 async function setIndicatie(d: Documenten, eio: Stored<Doc>, value: boolean | null): Promise<void> {
-  await d.informatieobjecten.store.coll.updateOne({ _id: eio._id, ...LIVE } as never, { $set: { indicatieGebruiksrecht: value } } as never);
+  await d.informatieobjecten.store.raw.updateOne({ _id: eio._id, ...LIVE }, { $set: { indicatieGebruiksrecht: value } });
   await d.versies.coll.updateOne({ _id: `${eio._id}:${String(eio.versie)}` }, { $set: { indicatieGebruiksrecht: value } });
 }

@@ -367,7 +367,7 @@ function registerLocks(d: Documenten, eio: Resource<Doc>): void {
       const current = await eio.getOr404(params.uuid, undefined, eio.callerCondition(caller));
       mustMayOnDocument(caller, current, [LOCK]);
       const lock = randomBytes(16).toString('hex');
-      const r = await eio.store.coll.updateOne({ _id: current._id, _lock: { $exists: false }, ...LIVE } as never, { $set: { _lock: lock } } as never);
+      const r = await eio.store.raw.updateOne({ _id: current._id, _lock: { $exists: false }, ...LIVE }, { $set: { _lock: lock } });
       if (!r.matchedCount) throw nonField('existing-lock', 'Het document is al gelockt.');
       return { lock };
     },
@@ -391,7 +391,7 @@ function registerLocks(d: Documenten, eio: Resource<Doc>): void {
       }
       // Whoever holds the lock finishes the upload; a forced unlock without it gives up an unfinished one.
       await d.bestandsdelen.complete(current, forced && (body as Doc).lock !== current._lock);
-      await eio.store.coll.updateOne({ _id: current._id, ...LIVE } as never, { $unset: { _lock: '' } } as never);
+      await eio.store.raw.updateOne({ _id: current._id, ...LIVE }, { $unset: { _lock: '' } });
       return undefined;
     },
   });

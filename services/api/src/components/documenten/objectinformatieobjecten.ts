@@ -4,7 +4,7 @@ import type { Caller } from '../../common/auth';
 import type { DocumentLinks } from '../../common/links';
 import { ZgwError, type InvalidParam } from '../../common/errors';
 import type { Resource } from '../../common/resource';
-import { LIVE, type Stored } from '../../common/store';
+import { LIVE, pull, type Stored } from '../../common/store';
 import { hasKeys } from '../../common/references';
 import { AANMAKEN, LEZEN, READ, VERWIJDEREN, mayOnDocument, nonField, partFacts, readyFilter, type Documenten } from './context';
 import { OBJECTEN } from './informatieobjecten';
@@ -90,10 +90,7 @@ export function registerObjectinformatieobjecten(d: Documenten): Resource<Doc> {
 
 /** A new link: its object and objectType join the document's `_objecten` (the 1.7 list filters). */
 async function linked(d: Documenten, eio: Stored<Doc>, oio: Doc): Promise<void> {
-  await d.informatieobjecten.store.coll.updateOne(
-    { _id: eio._id, ...LIVE } as never,
-    { $addToSet: { [OBJECTEN]: { $each: [oio.object, oio.objectType] } } } as never,
-  );
+  await d.informatieobjecten.store.raw.updateOne({ _id: eio._id, ...LIVE }, { $addToSet: { [OBJECTEN]: { $each: [oio.object, oio.objectType] } } });
 }
 
 /** A link gone: its object leaves the document's `_objecten`, and its objectType when no other link has that type. */
@@ -102,7 +99,7 @@ async function unlinked(d: Documenten, oio: Doc): Promise<void> {
   if (!uuid) return;
   const others = await d.objectinformatieobjecten.store.find({ informatieobject: oio.informatieobject });
   const gone = [oio.object, ...(others.some((o) => o.objectType === oio.objectType) ? [] : [oio.objectType])];
-  await d.informatieobjecten.store.coll.updateOne({ _id: uuid, ...LIVE } as never, { $pull: { [OBJECTEN]: { $in: gone } } } as never);
+  await d.informatieobjecten.store.raw.updateOne({ _id: uuid, ...LIVE }, pull(OBJECTEN, { $in: gone }));
 }
 
 /**
@@ -114,7 +111,7 @@ export async function backfillObjecten(d: Documenten): Promise<number> {
   const id = 'documenten.objecten';
   if (await marks.findOne({ _id: id })) return 0;
   let n = 0;
-  for await (const oio of d.objectinformatieobjecten.store.coll.find(LIVE as never).sort({ _created: 1, _id: 1 })) {
+  for await (const oio of d.objectinformatieobjecten.store.raw.find(LIVE).sort({ _created: 1, _id: 1 })) {
     const uuid = d.informatieobjecten.uuidOf(String(oio.informatieobject));
     if (uuid) await linked(d, { _id: uuid } as Stored<Doc>, oio as Doc);
     n++;

@@ -145,6 +145,5 @@ export async function syncPartFacts(d: Documenten, eio: Stored<Doc>, parts: Reso
 /** Keeps `_gereed` on every object of a document in step when its isGereedVoorPublicatie changes (see READY). */
 export async function syncReady(d: Documenten, eio: Stored<Doc>, parts: Resource<Doc>[]): Promise<void> {
   const update = readyMark(eio.isGereedVoorPublicatie) ? { $set: { [READY]: true } } : { $unset: { [READY]: '' } };
-  for (const part of parts)
-    await part.store.coll.updateMany({ informatieobject: d.informatieobjecten.url(eio._id), ...LIVE } as never, update as never);
+  for (const part of parts) await part.store.raw.updateMany({ informatieobject: d.informatieobjecten.url(eio._id), ...LIVE }, update);
 }

@@ -67,7 +67,7 @@ export async function ensurePlatformKanalen(kanalen: Resource<KanaalDoc>): Promi
     if (await kanalen.store.findOne({ naam })) continue;
     const doc = { naam, documentatieLink: DOCUMENTATIE, filters: [...(KANAAL_KENMERKEN[naam] ?? [])], _created: new Date() };
     try {
-      await kanalen.store.coll.updateOne({ _id: platformKanaalUuid(naam) } as never, { $setOnInsert: doc } as never, { upsert: true });
+      await kanalen.store.raw.updateOne({ _id: platformKanaalUuid(naam) }, { $setOnInsert: doc }, { upsert: true });
     } catch (err) {
       if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err;
     }

@@ -58,7 +58,7 @@ async function begin(
 /** Starts the workflow of a stored overdracht; marks it started (`_gestart`, false until then) once Temporal has it. */
 async function start(o: Overdrachten, stored: Stored<Doc>): Promise<boolean> {
   const ok = await o.workflows.start(opdrachtOf(o, stored, o.overdrachten.url(stored._id)));
-  if (ok) await o.overdrachten.store.coll.updateOne({ _id: stored._id } as never, { $set: { _gestart: true } } as never);
+  if (ok) await o.overdrachten.store.raw.updateOne({ _id: stored._id }, { $set: { _gestart: true } });
   return ok;
 }
 

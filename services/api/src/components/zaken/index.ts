@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { ensureAudittrailIndex } from '../../common/audittrail';
 import { GenummerdeIdentificaties } from '../../common/identificaties';
+import { pull } from '../../common/store';
 import type { ComponentApi, ComponentDef } from '../../common/component';
 import { ZgwError, sendProblem } from '../../common/errors';
 import { catalogiOf } from '../../common/links';
@@ -110,17 +111,17 @@ function keepZaakLinks(z: Zaken): void {
   // A new zaak has nothing to keep in step unless it is a deelzaak.
   def.followsCreate = (doc) => !!doc.hoofdzaak;
   def.afterWrite = async (stored, _ctx, previous) => {
-    const coll = z.zaken.store.coll;
+    const coll = z.zaken.store.raw;
     const oldHoofd = previous?.hoofdzaak ? z.zaken.uuidOf(String(previous.hoofdzaak)) : undefined;
     const newHoofd = stored.hoofdzaak ? z.zaken.uuidOf(String(stored.hoofdzaak)) : undefined;
-    if (oldHoofd && oldHoofd !== newHoofd) await coll.updateOne({ _id: oldHoofd }, { $pull: { [PART_LINKS.deelzaken]: stored._id } } as never);
-    if (newHoofd && newHoofd !== oldHoofd) await coll.updateOne({ _id: newHoofd }, { $addToSet: { [PART_LINKS.deelzaken]: stored._id } } as never);
+    if (oldHoofd && oldHoofd !== newHoofd) await coll.updateOne({ _id: oldHoofd }, pull(PART_LINKS.deelzaken, stored._id));
+    if (newHoofd && newHoofd !== oldHoofd) await coll.updateOne({ _id: newHoofd }, { $addToSet: { [PART_LINKS.deelzaken]: stored._id } });
     if (previous && previous.vertrouwelijkheidaanduiding !== stored.vertrouwelijkheidaanduiding) await syncPartFacts(z, stored);
   };
   const after = def.afterDestroy;
   def.afterDestroy = async (current, ctx) => {
     const hoofd = current.hoofdzaak ? z.zaken.uuidOf(String(current.hoofdzaak)) : undefined;
-    if (hoofd) await z.zaken.store.coll.updateOne({ _id: hoofd }, { $pull: { [PART_LINKS.deelzaken]: current._id } } as never);
+    if (hoofd) await z.zaken.store.raw.updateOne({ _id: hoofd }, pull(PART_LINKS.deelzaken, current._id));
     await after?.(current, ctx);
   };
 }

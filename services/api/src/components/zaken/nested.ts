@@ -5,7 +5,7 @@ import { registerAudittrail as registerCommonAudittrail } from '../../common/aud
 import type { Caller } from '../../common/auth';
 import { ZgwError } from '../../common/errors';
 import { Resource } from '../../common/resource';
-import { publicFields, type Stored } from '../../common/store';
+import { publicFields, pull, type Stored } from '../../common/store';
 import type { ZaakBesluitLinks } from '../../common/links';
 import { parseOrThrow } from '../../common/validation';
 import {
@@ -105,8 +105,7 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
       vertrouwelijkheidaanduiding: String(doc._vertrouwelijkheidaanduiding ?? ''),
     }),
     afterWrite: def.link
-      ? async (stored) =>
-          void (await z.zaken.store.coll.updateOne({ _id: String(stored._zaakUuid) }, { $addToSet: { [def.link!]: stored._id } } as never))
+      ? async (stored) => void (await z.zaken.store.raw.updateOne({ _id: String(stored._zaakUuid) }, { $addToSet: { [def.link!]: stored._id } }))
       : undefined,
   });
   const zaakFor = async (caller: Caller, uuid: string, scopes: readonly string[]) => {
@@ -206,7 +205,7 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
       const current = await partFor(zaak, params.uuid);
       await def.beforeDestroy?.(current, zaak);
       await r.destroy(current, r.ctx(caller, current._id, req));
-      if (def.link) await z.zaken.store.coll.updateOne({ _id: zaak._id }, { $pull: { [def.link]: current._id } } as never);
+      if (def.link) await z.zaken.store.raw.updateOne({ _id: zaak._id }, pull(def.link, current._id));
       return undefined;
     },
   });

@@ -57,7 +57,7 @@ export function registerZaakinformatieobjecten(z: Zaken): Resource<Doc> {
     },
     afterWrite: async (stored, _zaak, ctx, previous) => {
       const statusId = stored.status ? z.statussen.uuidOf(String(stored.status)) : undefined;
-      if (statusId) await z.statussen.store.coll.updateOne({ _id: statusId }, { $addToSet: { _zaakinformatieobjecten: stored._id } } as never);
+      if (statusId) await z.statussen.store.raw.updateOne({ _id: statusId }, { $addToSet: { _zaakinformatieobjecten: stored._id } });
       // A document of this platform records the link as its objectinformatieobject.
       if (!previous) await z.api.deps.components.documenten?.link(String(stored.informatieobject), String(stored.zaak), 'zaak', ctx.caller);
     },

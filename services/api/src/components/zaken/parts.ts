@@ -2,7 +2,7 @@ import type { Document, Filter } from 'mongodb';
 import type { z as zod } from 'zod';
 import { ZgwError } from '../../common/errors';
 import { Resource, type Operation, type ResourceDef, type WriteContext } from '../../common/resource';
-import type { Stored } from '../../common/store';
+import { pull, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
   LEZEN,
@@ -109,7 +109,7 @@ export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
     afterWrite: async (stored, ctx, previous) => {
       const zaak = await zaakOfStored(stored);
       if (!zaak) return;
-      if (def.link && !previous) await z.zaken.store.coll.updateOne({ _id: zaak._id }, { $addToSet: { [def.link]: stored._id } } as never);
+      if (def.link && !previous) await z.zaken.store.raw.updateOne({ _id: zaak._id }, { $addToSet: { [def.link]: stored._id } });
       await def.afterWrite?.(stored, zaak, ctx, previous);
     },
     beforeDestroy: async (current, ctx) => {
@@ -121,7 +121,7 @@ export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
       await def.beforeDestroy?.(current, zaak ?? undefined, ctx);
     },
     afterDestroy: async (current, ctx) => {
-      if (def.link) await z.zaken.store.coll.updateOne({ _id: String(current._zaakUuid) }, { $pull: { [def.link]: current._id } } as never);
+      if (def.link) await z.zaken.store.raw.updateOne({ _id: String(current._zaakUuid) }, pull(def.link, current._id));
       await def.afterDestroy?.(current, ctx);
     },
     render: def.render,

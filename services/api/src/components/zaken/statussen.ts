@@ -69,7 +69,7 @@ export function registerStatussen(z: Zaken): Resource<Doc> {
       await zaken.updateOne({ _id: zaak._id }, { $set: set } as never);
       if (stored.gezetdoor) {
         const rolId = z.rollen.uuidOf(String(stored.gezetdoor));
-        if (rolId) await z.rollen.store.coll.updateOne({ _id: rolId }, { $addToSet: { _statussen: stored._id } } as never);
+        if (rolId) await z.rollen.store.raw.updateOne({ _id: rolId }, { $addToSet: { _statussen: stored._id } });
       }
     },
     render: (doc) => ({
@@ -97,10 +97,10 @@ export function registerResultaten(z: Zaken): Resource<Doc> {
       return doc;
     },
     afterWrite: async (stored, zaak, _ctx, previous) => {
-      if (!previous) await z.zaken.store.coll.updateOne({ _id: zaak._id }, { $set: { _resultaat: stored._id } } as never);
+      if (!previous) await z.zaken.store.raw.updateOne({ _id: zaak._id }, { $set: { _resultaat: stored._id } });
     },
     afterDestroy: async (current) => {
-      await z.zaken.store.coll.updateOne({ _id: String(current._zaakUuid) }, { $set: { _resultaat: null } } as never);
+      await z.zaken.store.raw.updateOne({ _id: String(current._zaakUuid) }, { $set: { _resultaat: null } });
     },
     render: (doc) => ({ uuid: doc._id }),
   });
