@@ -8,6 +8,8 @@ import type { Resource } from '../../common/resource';
 import type { References } from '../../common/references';
 import type { Doc } from './schemas';
 
+export { and, mustBeUnchanged, nonField } from '../../common/rules';
+
 export const COMPONENT = 'brc';
 export const LEZEN = 'besluiten.lezen';
 export const AANMAKEN = 'besluiten.aanmaken';
@@ -27,10 +29,6 @@ export interface Besluiten {
   besluiten: Resource<Doc>;
   besluitinformatieobjecten: Resource<Doc>;
   links: BesluitLinks;
-}
-
-export function nonField(code: string, reason: string): ZgwError {
-  return ZgwError.field('nonFieldErrors', code, reason);
 }
 
 /**
@@ -71,20 +69,6 @@ export function mustMayOnBesluittype(caller: Caller, besluittype: unknown, scope
   if (!mayOnBesluittype(caller, besluittype, scopes)) {
     throw ZgwError.forbidden(`Deze actie vereist een van de scopes ${scopes.join(', ')} voor het besluittype van het besluit.`);
   }
-}
-
-/** Fields that may not change after creation: `wijzigen-niet-toegelaten`, one entry per changed field. */
-export function mustBeUnchanged(current: Doc | undefined, next: Doc, fields: readonly string[]): void {
-  if (!current) return;
-  const changed = fields.filter((f) => next[f] !== undefined && current[f] !== undefined && next[f] !== current[f]);
-  if (changed.length) {
-    throw ZgwError.validation(changed.map((name) => ({ name, code: 'wijzigen-niet-toegelaten', reason: `${name} mag niet gewijzigd worden.` })));
-  }
-}
-
-export function and(...parts: Filter<Document>[]): Filter<Document> {
-  const real = parts.filter((p) => Object.keys(p).length);
-  return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };
 }
 
 /** Today as the API's dates are written (YYYY-MM-DD, UTC). */

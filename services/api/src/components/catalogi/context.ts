@@ -7,6 +7,8 @@ import { publicFields, type Stored } from '../../common/store';
 import type { Doc } from './schemas';
 import type { SelectielijstClient } from './selectielijst';
 
+export { and, nonField, withDefaults } from '../../common/rules';
+
 export const READ = ['catalogi.lezen'];
 export const WRITE = ['catalogi.schrijven'];
 export const GEFORCEERD_SCHRIJVEN = 'catalogi.geforceerd-schrijven';
@@ -31,10 +33,6 @@ export interface Catalogi extends CatalogiLinks {
 
 /** The resources that hang under one zaaktype (cascade on delete, `_concept` mirrors the zaaktype). */
 export const ZAAKTYPE_ONDERDELEN = ['statustypen', 'roltypen', 'eigenschappen', 'resultaattypen', 'zaakobjecttypen', 'ziot'] as const;
-
-export function nonField(code: string, reason: string): ZgwError {
-  return ZgwError.field('nonFieldErrors', code, reason);
-}
 
 export function isUrl(value: string): boolean {
   return /^https?:\/\//i.test(value);
@@ -73,11 +71,6 @@ export function statusFilter(status: unknown, field = 'concept'): Filter<Documen
   return { [field]: false };
 }
 
-export function and(...parts: Filter<Document>[]): Filter<Document> {
-  const real = parts.filter((p) => Object.keys(p).length);
-  return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };
-}
-
 /** The fields whose value differs between the stored object and what would be stored now. */
 export function changedFields(current: Stored<Doc>, next: Doc): string[] {
   const before = publicFields(current) as Doc;
@@ -96,11 +89,4 @@ export function mayForceWrite(caller: Caller): boolean {
 
 export function mayForceDelete(caller: Caller): boolean {
   return caller.hasScope(GEFORCEERD_VERWIJDEREN);
-}
-
-/** Fills absent optional fields with the standard's empty values, so reads always show every field. */
-export function withDefaults(data: Doc, defaults: Record<string, unknown>): Doc {
-  const out: Doc = { ...data };
-  for (const [k, v] of Object.entries(defaults)) if (out[k] === undefined) out[k] = v;
-  return out;
 }

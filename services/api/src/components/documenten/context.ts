@@ -12,6 +12,10 @@ import type { InhoudStore } from './inhoud';
 import type { Doc } from './schemas';
 import type { Versies } from './versies';
 
+import { sameFilter } from '../../common/rules';
+
+export { and, nonField, sameFilter, withDefaults } from '../../common/rules';
+
 export const COMPONENT = 'drc';
 export const LEZEN = 'documenten.lezen';
 export const AANMAKEN = 'documenten.aanmaken';
@@ -58,10 +62,6 @@ export interface Documenten {
   /** Rules and cascades of deleting a document (its relations, its gebruiksrechten). */
   beforeDocumentDestroy?(current: Stored<Doc>, ctx: WriteContext): Promise<void>;
   afterDocumentDestroy?(current: Stored<Doc>, ctx: WriteContext): Promise<void>;
-}
-
-export function nonField(code: string, reason: string): ZgwError {
-  return ZgwError.field('nonFieldErrors', code, reason);
 }
 
 /**
@@ -144,10 +144,6 @@ export function authBuckets(caller: Caller, scope = LEZEN): [string, number][] {
   return [...max].flatMap(([type, rank]) => Array.from({ length: rank + 1 }, (_, r) => [type, r] as [string, number]));
 }
 
-export function sameFilter(a: Filter<Document>, b: Filter<Document>): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 /** Whether the caller holds one of `scopes` for the document's informatieobjecttype and vertrouwelijkheidaanduiding. */
 export function mayOnDocument(caller: Caller, doc: Doc, scopes: readonly string[]): boolean {
   return scopes.some((s) =>
@@ -176,16 +172,4 @@ export function documentOfPart(part: Doc): Doc {
     informatieobjecttype: part._informatieobjecttype,
     vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDINGEN[Number(part._vertrouwelijkheid)],
   };
-}
-
-export function and(...parts: Filter<Document>[]): Filter<Document> {
-  const real = parts.filter((p) => Object.keys(p).length);
-  return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };
-}
-
-/** Fills absent optional fields with the standard's empty values, so reads always show every field. */
-export function withDefaults(data: Doc, defaults: Record<string, unknown>): Doc {
-  const out: Doc = { ...data };
-  for (const [k, v] of Object.entries(defaults)) if (out[k] === undefined) out[k] = Array.isArray(v) ? [...v] : v;
-  return out;
 }

@@ -226,8 +226,6 @@ export const ObjectInformatieObject = ObjectInformatieObjectInput.extend({ url, 
 });
 export const ObjectInformatieObjectQuery = z.object({ object: url.optional(), informatieobject: url.optional(), expand: z.string().optional() });
 
-export const ExpandQuery = z.object({ expand: z.string().optional() });
-
 // ---------------------------------------------------------------- Verzending
 
 const BinnenlandsAdres = z

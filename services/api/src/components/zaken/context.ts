@@ -1,15 +1,15 @@
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
 import type { ComponentApi } from '../../common/component';
-import { ZgwError } from '../../common/errors';
 import type { CatalogiLinks, ZaakBesluitLinks, ZakenLinks } from '../../common/links';
 import type { References } from '../../common/references';
 import type { Resource } from '../../common/resource';
-import type { Stored } from '../../common/store';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import { COMPONENT, GEFORCEERD, LEZEN } from '../../common/zaak-rechten';
 import type { BrondatumSources } from './archief';
 import type { Doc } from './schemas';
+
+export { mustBeUnchanged, nonField, sameFilter, withDefaults } from '../../common/rules';
 
 export { COMPONENT, GEFORCEERD, LEZEN, authFilter, mayOnZaak, mustMayChangeClosed, mustMayOnZaak, zaakOfPart } from '../../common/zaak-rechten';
 export const AANMAKEN = 'zaken.aanmaken';
@@ -52,10 +52,6 @@ export const PART_LINKS = {
   deelzaken: '_deelzaken',
 } as const;
 
-export function nonField(code: string, reason: string): ZgwError {
-  return ZgwError.field('nonFieldErrors', code, reason);
-}
-
 /**
  * Where a zaak's authorisation facts live: on the zaak itself its `zaaktype` and `_vertrouwelijkheid` (the rank of
  * its vertrouwelijkheidaanduiding); on every part of a zaak copies of both (`_zaaktype`, `_vertrouwelijkheid`), so
@@ -77,29 +73,6 @@ export function authBuckets(caller: Caller, scope = LEZEN): [string, number][] {
   }
   return [...max].flatMap(([zaaktype, rank]) => Array.from({ length: rank + 1 }, (_, r) => [zaaktype, r] as [string, number]));
 }
-
-/** Whether two filters are the same (a list filter that is just the autorisaties: `authFilter`). */
-export function sameFilter(a: Filter<Document>, b: Filter<Document>): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** Fields that may not change after creation: `wijzigen-niet-toegelaten`. */
-export function mustBeUnchanged(current: Doc | undefined, next: Doc, fields: readonly string[]): void {
-  if (!current) return;
-  const changed = fields.filter((f) => next[f] !== undefined && current[f] !== undefined && next[f] !== current[f]);
-  if (changed.length) {
-    throw ZgwError.validation(changed.map((name) => ({ name, code: 'wijzigen-niet-toegelaten', reason: `${name} mag niet gewijzigd worden.` })));
-  }
-}
-
-/** Fills absent optional fields with the standard's empty values, so reads always show every field. */
-export function withDefaults(data: Doc, defaults: Record<string, unknown>): Doc {
-  const out: Doc = { ...data };
-  for (const [k, v] of Object.entries(defaults)) if (out[k] === undefined) out[k] = Array.isArray(v) ? [...v] : v;
-  return out;
-}
-
-export type StoredDoc = Stored<Doc>;
 
 /** The zaak facts a part of a zaak carries for authorisation (see PART_AUTH_FIELDS). */
 export function partFacts(zaak: Doc): Doc {

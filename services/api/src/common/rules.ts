@@ -1,0 +1,38 @@
+// Small pieces that every component's rules use alike: errors not tied to a field, fields that may not change,
+// defaults of absent fields, and filters put together.
+import type { Document, Filter } from 'mongodb';
+import { ZgwError } from './errors';
+
+type Doc = Record<string, unknown>;
+
+/** A refusal of the object as a whole (`nonFieldErrors`), with its code. */
+export function nonField(code: string, reason: string): ZgwError {
+  return ZgwError.field('nonFieldErrors', code, reason);
+}
+
+/** Fields that may not change after creation: `wijzigen-niet-toegelaten`. */
+export function mustBeUnchanged(current: Doc | undefined, next: Doc, fields: readonly string[]): void {
+  if (!current) return;
+  const changed = fields.filter((f) => next[f] !== undefined && current[f] !== undefined && next[f] !== current[f]);
+  if (changed.length) {
+    throw ZgwError.validation(changed.map((name) => ({ name, code: 'wijzigen-niet-toegelaten', reason: `${name} mag niet gewijzigd worden.` })));
+  }
+}
+
+/** Fills absent optional fields with the standard's empty values (a list a copy of its own), so reads show every field. */
+export function withDefaults(data: Doc, defaults: Record<string, unknown>): Doc {
+  const out: Doc = { ...data };
+  for (const [k, v] of Object.entries(defaults)) if (out[k] === undefined) out[k] = Array.isArray(v) ? [...v] : v;
+  return out;
+}
+
+/** The conjunction of filters, leaving out empty ones. */
+export function and(...parts: Filter<Document>[]): Filter<Document> {
+  const real = parts.filter((p) => Object.keys(p).length);
+  return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };
+}
+
+/** Whether two filters are the same (a list filter that is just the autorisaties). */
+export function sameFilter(a: Filter<Document>, b: Filter<Document>): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
