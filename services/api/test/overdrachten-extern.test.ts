@@ -4,7 +4,7 @@ import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtu
 import { eventually, type TestApp } from './harness';
 import { CRS, ZRC, createZ } from './zaken.fixtures';
 import { EIO } from './documenten.fixtures';
-import { LogLines, OVERDRACHTEN, apisOf, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
+import { LogLines, OVERDRACHTEN, afgelopen, apisOf, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
 
 /**
  * The external route against a real ZGW system: a second instance of this platform with its own database, topics,
@@ -99,8 +99,7 @@ async function zaakMetDocument(t: TestApp, s: Typen, rsin: string): Promise<Reco
 
 async function klaar(url: string): Promise<Record<string, any>> {
   let last: Record<string, any> = {};
-  const done = (o: Record<string, any>) =>
-    ['afgerond', 'mislukt', 'geweigerd'].includes(o.status) && o.stappen.some((s: any) => s.stap === 'antwoord_verstuurd' && s.einde);
+  const done = (o: Record<string, any>) => afgelopen(o, ['afgerond', 'mislukt', 'geweigerd']);
   if (!(await eventually(async () => done((last = (await a.call('GET', url)).json())), 90_000))) throw new Error(`overdracht bleef ${last.status}`);
   return last;
 }

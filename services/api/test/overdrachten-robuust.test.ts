@@ -5,7 +5,18 @@ import { eventually, type TestApp } from './harness';
 import { CRS, ZRC, createZ } from './zaken.fixtures';
 import { EIO } from './documenten.fixtures';
 import { AdminBrowser, PASSWORD } from './admin-ui.helpers';
-import { LogLines, Netwerk, OVERDRACHTEN, apisOf, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
+import {
+  LogLines,
+  Netwerk,
+  OVERDRACHTEN,
+  afgelopen,
+  apisOf,
+  startListeningApp,
+  startWorker,
+  stopWorker,
+  typen,
+  type Typen,
+} from './overdrachten.fixtures';
 
 /**
  * What a transfer survives, against the real engines: a target that is away for a while, a target away beyond the
@@ -149,8 +160,7 @@ async function wacht(url: string, check: (o: Record<string, any>) => boolean, ms
   }
   return last;
 }
-const klaar = (o: Record<string, any>) =>
-  ['afgerond', 'mislukt', 'geweigerd', 'geannuleerd'].includes(o.status) && o.stappen.some((s: any) => s.stap === 'antwoord_verstuurd' && s.einde);
+const klaar = (o: Record<string, any>) => afgelopen(o);
 const begonnen = (stap: string) => (o: Record<string, any>) => o.stappen.some((s: any) => s.stap === stap);
 /** What the target organisation holds: zaken of the target zaaktype, and documents. */
 async function inB(): Promise<{ zaken: number; documenten: number }> {

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { besluittypeBody, create, iotBody, publish, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
 import { startApp, type TestApp } from './harness';
+import { freePort } from './local-store.helpers';
 import { bootstrapTransferClient } from '../src/bootstrap';
 import { createLogger } from '@zgw/shared';
 
@@ -12,13 +12,11 @@ export const OVERDRACHTEN = '/overdrachten/api/v1/overdrachten';
 export const TRANSFER_SECRET = 'transfer-test-secret';
 
 /** A free TCP port on 127.0.0.1 (the worker reaches the API over real HTTP). */
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
+export { freePort };
+
+/** Whether an overdracht ended in one of `statussen` with its reply step done: its workflow has finished. */
+export const afgelopen = (o: Record<string, any>, statussen = ['afgerond', 'mislukt', 'geweigerd', 'geannuleerd']): boolean =>
+  statussen.includes(o.status) && o.stappen.some((s: any) => s.stap === 'antwoord_verstuurd' && s.einde);
 
 /** Log lines (JSON) of the API and the worker, in memory. */
 export class LogLines {

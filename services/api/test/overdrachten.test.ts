@@ -8,7 +8,18 @@ import { create, startReferentielijsten, zaaktypeBody, type Referentielijsten } 
 import { eventually, startApp, token, type TestApp } from './harness';
 import { CRS, ZRC, createZ } from './zaken.fixtures';
 import { EIO, lock } from './documenten.fixtures';
-import { LogLines, Netwerk, OVERDRACHTEN, Ontvanger, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
+import {
+  LogLines,
+  Netwerk,
+  OVERDRACHTEN,
+  Ontvanger,
+  afgelopen,
+  startListeningApp,
+  startWorker,
+  stopWorker,
+  typen,
+  type Typen,
+} from './overdrachten.fixtures';
 
 /**
  * ZSDMS transfers on the internal route, against the real engines: the API over HTTP, the transfer worker as its own
@@ -144,7 +155,7 @@ async function volleZaak(): Promise<Record<string, any>> {
 const overdracht = async (url: string) => (await t.call('GET', url)).json();
 async function until(url: string, statussen: string[]): Promise<Record<string, any>> {
   let last: Record<string, any> = {};
-  const done = (o: Record<string, any>) => statussen.includes(o.status) && o.stappen.some((s: any) => s.stap === 'antwoord_verstuurd' && s.einde);
+  const done = (o: Record<string, any>) => afgelopen(o, statussen);
   const ok = await eventually(async () => done((last = await overdracht(url))), 90_000);
   if (!ok) throw new Error(`overdracht bleef ${last.status}: ${JSON.stringify(last)}`);
   return last;
