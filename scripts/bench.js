@@ -527,7 +527,7 @@ async function main() {
       dbs.push(`zgw_bench_zaken_${stamp}`);
       suites.zaken = { at: new Date().toISOString(), ...(await zakenSuite(dbs.at(-1), mongo)) };
     }
-    const helpers = { call, post, measure, startApi, up, stopApi, drained, randomOf, pathOf, seconds, headers, PORT, ONLY, SECONDS };
+    const helpers = { call, post, measure, startApi, up, stopApi, drained, randomOf, pathOf, seconds, zaaktype, headers, PORT, ONLY, SECONDS };
     if (runs('documents')) {
       dbs.push(`zgw_bench_documents_${stamp}`);
       suites.documents = { at: new Date().toISOString(), ...(await documentsSuite(helpers, dbs.at(-1), mongo, { documents: DOCUMENTS, viaApi: VIA_API })) };

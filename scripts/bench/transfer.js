@@ -14,14 +14,6 @@ const root = path.join(__dirname, '..', '..');
 const SECRET = 'bench-transfer-secret';
 const DOC_BYTES = 100 * 1024;
 
-const zaaktypeBody = (catalogus, identificatie, besluittype) => ({
-  identificatie, omschrijving: `Zaaktype ${identificatie}`, vertrouwelijkheidaanduiding: 'openbaar', doel: 'bench', aanleiding: 'bench',
-  indicatieInternOfExtern: 'extern', handelingInitiator: 'indienen', onderwerp: 'bench', handelingBehandelaar: 'behandelen',
-  doorlooptijd: 'P10D', opschortingEnAanhoudingMogelijk: false, verlengingMogelijk: false, publicatieIndicatie: false,
-  productenOfDiensten: [], referentieproces: { naam: 'bench' }, catalogus, besluittypen: [besluittype], deelzaaktypen: [],
-  gerelateerdeZaaktypen: [], beginGeldigheid: '2024-01-01', versiedatum: '2024-01-01', verantwoordelijke: 'bench',
-});
-
 /** A catalogus of `rsin` with a published zaaktype: 11 statustypen, a roltype, an informatieobjecttype and a besluittype. */
 async function typen(h, base, rsin, identificatie) {
   const ztc = `${base}/catalogi/api/v1`;
@@ -34,7 +26,7 @@ async function typen(h, base, rsin, identificatie) {
   await publish(iot.url);
   const bt = await h.post(`${ztc}/besluittypen`, { catalogus, omschrijving: 'vergunning', publicatieIndicatie: false, informatieobjecttypen: ['bijlage'], beginGeldigheid: '2020-01-01' });
   await publish(bt.url);
-  const zt = await h.post(`${ztc}/zaaktypen`, zaaktypeBody(catalogus, identificatie, bt.url));
+  const zt = await h.post(`${ztc}/zaaktypen`, { ...h.zaaktype(catalogus, 0), identificatie, omschrijving: `Zaaktype ${identificatie}`, besluittypen: [bt.url], trefwoorden: [] });
   const statustypen = [];
   for (let i = 1; i <= 11; i++) statustypen.push((await h.post(`${ztc}/statustypen`, { zaaktype: zt.url, omschrijving: `stap ${i}`, volgnummer: i })).url);
   const roltype = (await h.post(`${ztc}/roltypen`, { zaaktype: zt.url, omschrijving: 'Betrokkene', omschrijvingGeneriek: 'belanghebbende' })).url;
