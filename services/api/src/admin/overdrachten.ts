@@ -7,7 +7,7 @@ import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/pagination'
 import { UUID } from '../common/urls';
 import { parseOrThrow } from '../common/validation';
 import type { Overdrachten } from '../components/overdrachten/context';
-import { OVERDRACHT_FILTERS } from '../components/overdrachten/overdrachten';
+import { filtersOf } from '../components/overdrachten/overdrachten';
 import { adminCaller } from './notificaties';
 
 const Query = z
@@ -37,8 +37,8 @@ export function registerOverdrachtenAdmin(app: FastifyInstance, deps: Deps): voi
     await adminCaller(deps, req);
     const q = parseOrThrow(Query, req.query ?? {});
     const o = component();
-    const filter: Record<string, unknown> = {};
-    for (const k of OVERDRACHT_FILTERS) if (q[k]) filter[k] = q[k];
+    // every transfer (an administrator's view, not limited by zaken autorisaties), filtered as the Overdrachten API does
+    const filter = filtersOf(q);
     const page = parsePage(q.page);
     const { count, items, ...cont } = await o.overdrachten.store.page(filter, {
       page,

@@ -22,7 +22,14 @@ import { Overdracht, OverdrachtInput, OverdrachtQuery, type Doc } from './schema
 
 /** Where an overdracht keeps the authorisation facts of its zaak (reading needs zaken.lezen for that zaak). */
 const AUTH_FIELDS = { zaaktype: '_zaaktype', rank: '_vertrouwelijkheid' } as const;
-export const OVERDRACHT_FILTERS = ['status', 'zaak', 'doelregistratie'] as const;
+const OVERDRACHT_FILTERS = ['status', 'zaak', 'doelregistratie'] as const;
+
+/** The list filters of the overdrachten (status, zaak, doelregistratie) that a query sets, as one condition. */
+export function filtersOf(q: Record<string, unknown>): Doc {
+  const f: Doc = {};
+  for (const k of OVERDRACHT_FILTERS) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
+  return f;
+}
 
 export function registerOverdrachten(o: Overdrachten): Resource<Doc> {
   const overdrachten: Resource<Doc> = new Resource<Doc>(o.api, {
@@ -40,12 +47,8 @@ export function registerOverdrachten(o: Overdrachten): Resource<Doc> {
       status: String(doc.status),
     }),
     visible: (doc, caller) => caller.all || mayRead(caller, doc),
-    filter: (q, caller) => {
-      const f: Doc = {};
-      for (const k of OVERDRACHT_FILTERS) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
-      // The autorisaties beside the filters (one condition object, as every list here does: index-served).
-      return { ...authFilter(caller, AUTH_FIELDS), ...f } as Filter<Document>;
-    },
+    // The autorisaties beside the filters (one condition object, as every list here does: index-served).
+    filter: (q, caller) => ({ ...authFilter(caller, AUTH_FIELDS), ...filtersOf(q) }) as Filter<Document>,
     sort: { _created: -1, _id: -1 },
     render: (doc) => ({ uuid: doc._id }),
   });
