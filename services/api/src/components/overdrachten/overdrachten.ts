@@ -22,7 +22,7 @@ import { Overdracht, OverdrachtInput, OverdrachtQuery, type Doc } from './schema
 
 /** Where an overdracht keeps the authorisation facts of its zaak (reading needs zaken.lezen for that zaak). */
 const AUTH_FIELDS = { zaaktype: '_zaaktype', rank: '_vertrouwelijkheid' } as const;
-const OVERDRACHT_FILTERS = ['status', 'zaak', 'doelregistratie'] as const;
+export const OVERDRACHT_FILTERS = ['status', 'zaak', 'doelregistratie'] as const;
 
 /** The list filters of the overdrachten (status, zaak, doelregistratie) that a query sets, as one condition. */
 export function filtersOf(q: Record<string, unknown>): Doc {
