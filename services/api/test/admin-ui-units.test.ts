@@ -22,12 +22,7 @@ describe('escaping', () => {
 
   it('keeps markup made by the tag, lists of it, and leaves out null, undefined and false', () => {
     const items = ['<a>', 'b'].map((s) => html`<li>${s}</li>`);
-    expect(
-      html`<ul>
-          ${items}
-        </ul>
-        ${null}${undefined}${false}${0}`.value,
-    ).toBe('<ul><li>&lt;a&gt;</li><li>b</li></ul>0');
+    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}`.value).toBe('<ul><li>&lt;a&gt;</li><li>b</li></ul>0');
     expect(html`${raw('<br>')}`.value).toBe('<br>');
   });
 

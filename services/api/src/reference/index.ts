@@ -30,31 +30,14 @@ export function registerApiReference(app: FastifyInstance, deps: Deps, apis: rea
       .code(404)
       .headers(HEADERS)
       .type('text/html; charset=utf-8')
-      .send(
-        page(
-          'Niet gevonden',
-          html`<p>${what}</p>
-            <p><a href="${REFERENCE_PATH}">Alle API's</a></p>`,
-        ),
-      );
+      .send(page('Niet gevonden', html`<p>${what}</p><p><a href="${REFERENCE_PATH}">Alle API's</a></p>`));
 
   const page = (title: string, body: ReturnType<typeof html>) =>
     html`<!doctype html>
-      <html lang="nl">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <title>${title}</title>
-          <link rel="stylesheet" href="${REFERENCE_PATH}/static/reference.css" />
-        </head>
-        <body>
-          <header><a href="${REFERENCE_PATH}">API-referentie</a></header>
-          <main class="narrow">
-            <h1>${title}</h1>
-            ${body}
-          </main>
-        </body>
-      </html> `.value;
+<html lang="nl"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>
+<link rel="stylesheet" href="${REFERENCE_PATH}/static/reference.css"></head>
+<body><header><a href="${REFERENCE_PATH}">API-referentie</a></header><main class="narrow"><h1>${title}</h1>${body}</main></body></html>
+`.value;
 
   app.get(`${REFERENCE_PATH}/static/reference.css`, async (_req, reply) =>
     reply
@@ -67,42 +50,19 @@ export function registerApiReference(app: FastifyInstance, deps: Deps, apis: rea
   app.get(REFERENCE_PATH, async (_req, reply) => {
     const rows = apis.map((a) => {
       const versions = [...a.docs.keys()];
-      return html`<tr>
-        <td><a href="${REFERENCE_PATH}/${a.def.name}">${a.def.title}</a></td>
-        <td><code>${a.base.slice(deps.urls.base.length)}</code></td>
-        <td>
-          ${versions.map((v, i) => html`${i ? ' · ' : ''}<a href="${REFERENCE_PATH}/${a.def.name}/${v}">${v}</a>${v === a.defaultVersion && versions.length > 1 ? ' (standaard)' : ''}`)}
-        </td>
-        <td><a href="${a.base}/schema/openapi.yaml">yaml</a> · <a href="${a.base}/schema/openapi.json">json</a></td>
-      </tr>`;
+      return html`<tr><td><a href="${REFERENCE_PATH}/${a.def.name}">${a.def.title}</a></td><td><code>${a.base.slice(deps.urls.base.length)}</code></td>
+<td>${versions.map((v, i) => html`${i ? ' · ' : ''}<a href="${REFERENCE_PATH}/${a.def.name}/${v}">${v}</a>${v === a.defaultVersion && versions.length > 1 ? ' (standaard)' : ''}`)}</td>
+<td><a href="${a.base}/schema/openapi.yaml">yaml</a> · <a href="${a.base}/schema/openapi.json">json</a></td></tr>`;
     });
     return send(
       reply,
       page(
         'API-referentie',
-        html`<p>
-            De OpenAPI-documenten van elk component van dit platform, als leesbare referentie. Ze worden gemaakt uit dezelfde schema's die de
-            verzoeken valideren.
-          </p>
-          <table>
-            <thead>
-              <tr>
-                <th>API</th>
-                <th>Pad</th>
-                <th>Versies</th>
-                <th>OpenAPI</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>
-          <h2>Kafka-topics</h2>
-          <p>
-            De berichten die het platform op Kafka publiceert (notificaties per kanaal, de audit trail):
-            <a href="${REFERENCE_PATH}/asyncapi">AsyncAPI-referentie</a> (<a href="/asyncapi.yaml">yaml</a> · <a href="/asyncapi.json">json</a>).
-          </p>
-          <p class="meta">Beheerders: <a href="/admin/">beheerschermen</a>.</p>`,
+        html`<p>De OpenAPI-documenten van elk component van dit platform, als leesbare referentie. Ze worden gemaakt uit dezelfde schema's die de verzoeken valideren.</p>
+<table><thead><tr><th>API</th><th>Pad</th><th>Versies</th><th>OpenAPI</th></tr></thead><tbody>${rows}</tbody></table>
+<h2>Kafka-topics</h2>
+<p>De berichten die het platform op Kafka publiceert (notificaties per kanaal, de audit trail): <a href="${REFERENCE_PATH}/asyncapi">AsyncAPI-referentie</a> (<a href="/asyncapi.yaml">yaml</a> · <a href="/asyncapi.json">json</a>).</p>
+<p class="meta">Beheerders: <a href="/admin/">beheerschermen</a>.</p>`,
       ),
     );
   });
@@ -156,25 +116,12 @@ function asyncApiBody(doc: Record<string, unknown>): ReturnType<typeof html> {
   const components = doc.components as { messages: Record<string, { headers: Schema }>; schemas: Record<string, Schema> };
   const rows = TOPICS.map((t) => {
     const message = components.messages[`${t.name}.${t.message}`]!;
-    return html`<section id="topic-${t.name}">
-      <h2><code>${channels[t.name]!.address}</code></h2>
-      <p>${t.description}</p>
-      <p class="meta">Bericht <code>${t.message}</code>, JSON. Sleutel: ${t.key}.</p>
-      <h3>Headers</h3>
-      ${schemaBody(message.headers, 1)}
-      <h3>Inhoud</h3>
-      ${schemaBody(components.schemas[t.message]!, 1)}
-    </section>`;
+    return html`<section id="topic-${t.name}"><h2><code>${channels[t.name]!.address}</code></h2><p>${t.description}</p>
+<p class="meta">Bericht <code>${t.message}</code>, JSON. Sleutel: ${t.key}.</p>
+<h3>Headers</h3>${schemaBody(message.headers, 1)}
+<h3>Inhoud</h3>${schemaBody(components.schemas[t.message]!, 1)}</section>`;
   });
   return html`<p>${String((doc.info as { description: string }).description)}</p>
-    <p class="meta"><a href="/asyncapi.yaml">asyncapi.yaml</a> · <a href="/asyncapi.json">asyncapi.json</a></p>
-    <ul>
-      ${TOPICS.map(
-        (t) =>
-          html`<li>
-            <a href="#topic-${t.name}"><code>${channels[t.name]!.address}</code></a>
-          </li>`,
-      )}
-    </ul>
-    ${rows}`;
+<p class="meta"><a href="/asyncapi.yaml">asyncapi.yaml</a> · <a href="/asyncapi.json">asyncapi.json</a></p>
+<ul>${TOPICS.map((t) => html`<li><a href="#topic-${t.name}"><code>${channels[t.name]!.address}</code></a></li>`)}</ul>${rows}`;
 }

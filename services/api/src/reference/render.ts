@@ -96,78 +96,35 @@ export function renderReference(doc: OpenApiDocument, links: PageLinks): Html {
   }
   const schemas = Object.entries(doc.components?.schemas ?? {}).sort(([a], [b]) => a.localeCompare(b));
   const toc = html`<nav class="toc" aria-label="Inhoud">
-    <p><a href="${links.index}">« Alle API's</a></p>
-    ${[...groups].map(
-      ([g, list]) =>
-        html`<details open>
-          <summary>${g}</summary>
-          <ul>
-            ${list.map(
-              (o) =>
-                html`<li>
-                  <a href="#${o.anchor}"><span class="m m-${o.method}">${o.method.toUpperCase()}</span> ${o.path}</a>
-                </li>`,
-            )}
-          </ul>
-        </details>`,
-    )}
-    <details>
-      <summary>Schema's (${schemas.length})</summary>
-      <ul>
-        ${schemas.map(([name]) => html`<li><a href="#schema-${anchorOf(name)}">${name}</a></li>`)}
-      </ul>
-    </details>
-  </nav>`;
+<p><a href="${links.index}">« Alle API's</a></p>
+${[...groups].map(([g, list]) => html`<details open><summary>${g}</summary><ul>${list.map((o) => html`<li><a href="#${o.anchor}"><span class="m m-${o.method}">${o.method.toUpperCase()}</span> ${o.path}</a></li>`)}</ul></details>`)}
+<details><summary>Schema's (${schemas.length})</summary><ul>${schemas.map(([name]) => html`<li><a href="#schema-${anchorOf(name)}">${name}</a></li>`)}</ul></details>
+</nav>`;
   const body = html`<div class="intro">
-      <p class="meta">
-        Versie <strong>${version}</strong>${doc.servers?.[0] ? html` · basis-URL <code>${doc.servers[0].url}</code>` : ''} · OpenAPI
-        ${doc.openapi ?? ''} · <a href="${links.yaml}">openapi.yaml</a> · <a href="${links.json}">openapi.json</a>
-      </p>
-      ${links.versions.length > 1 ? html`<p class="meta">Versies: ${links.versions.map((v, i) => html`${i ? ' · ' : ''}${v.current ? html`<strong>${v.version}</strong>` : html`<a href="${v.href}">${v.version}</a>`}`)}</p>` : ''}
-      ${doc.info?.description ? html`<p>${markdownLite(doc.info.description)}</p>` : ''}
-      <p class="meta">
-        Elke operatie vraagt een JWT (<code>Authorization: Bearer …</code>, HS256, met <code>client_id</code>) van een applicatie met een van de
-        genoemde scopes.
-      </p>
-    </div>
-    ${[...groups].map(
-      ([g, list]) =>
-        html`<section class="group">
-          <h2 id="groep-${anchorOf(g)}">${g}</h2>
-          ${list.map((o) => renderOperation(o))}
-        </section>`,
-    )}
-    <section class="group">
-      <h2 id="schemas">Schema's</h2>
-      ${schemas.map(
-        ([name, s]) =>
-          html`<article class="schema" id="schema-${anchorOf(name)}">
-            <h3>${name}</h3>
-            ${s.description ? html`<p>${markdownLite(s.description)}</p>` : ''}${schemaBody(s, 0)}
-          </article>`,
-      )}
-    </section>`;
+<p class="meta">Versie <strong>${version}</strong>${doc.servers?.[0] ? html` · basis-URL <code>${doc.servers[0].url}</code>` : ''} · OpenAPI ${doc.openapi ?? ''}
+ · <a href="${links.yaml}">openapi.yaml</a> · <a href="${links.json}">openapi.json</a></p>
+${links.versions.length > 1 ? html`<p class="meta">Versies: ${links.versions.map((v, i) => html`${i ? ' · ' : ''}${v.current ? html`<strong>${v.version}</strong>` : html`<a href="${v.href}">${v.version}</a>`}`)}</p>` : ''}
+${doc.info?.description ? html`<p>${markdownLite(doc.info.description)}</p>` : ''}
+<p class="meta">Elke operatie vraagt een JWT (<code>Authorization: Bearer …</code>, HS256, met <code>client_id</code>) van een applicatie met een van de genoemde scopes.</p>
+</div>
+${[...groups].map(([g, list]) => html`<section class="group"><h2 id="groep-${anchorOf(g)}">${g}</h2>${list.map((o) => renderOperation(o))}</section>`)}
+<section class="group"><h2 id="schemas">Schema's</h2>
+${schemas.map(([name, s]) => html`<article class="schema" id="schema-${anchorOf(name)}"><h3>${name}</h3>${s.description ? html`<p>${markdownLite(s.description)}</p>` : ''}${schemaBody(s, 0)}</article>`)}
+</section>`;
   return html`<!doctype html>
-    <html lang="nl">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} ${version} · API-referentie</title>
-        <link rel="stylesheet" href="${links.index}/static/reference.css" />
-      </head>
-      <body>
-        <header>
-          <a href="${links.index}">API-referentie</a> <span class="title">${title} <span class="version">${version}</span></span>
-        </header>
-        <div class="layout">
-          ${toc}
-          <main>
-            <h1>${title} <span class="version">${version}</span></h1>
-            ${body}
-          </main>
-        </div>
-      </body>
-    </html> `;
+<html lang="nl">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} ${version} · API-referentie</title>
+<link rel="stylesheet" href="${links.index}/static/reference.css">
+</head>
+<body>
+<header><a href="${links.index}">API-referentie</a> <span class="title">${title} <span class="version">${version}</span></span></header>
+<div class="layout">${toc}<main><h1>${title} <span class="version">${version}</span></h1>${body}</main></div>
+</body>
+</html>
+`;
 }
 
 interface Op extends Operation {
@@ -207,78 +164,34 @@ function renderOperation(op: Op): Html {
   const params = op.parameters ?? [];
   const body = op.requestBody;
   return html`<article class="op" id="${op.anchor}">
-    <h3>
-      <span class="m m-${op.method}">${op.method.toUpperCase()}</span>
-      <code>${op.path}</code>${op.deprecated ? html` <span class="tag">verouderd</span>` : ''}
-    </h3>
-    ${op.summary ? html`<p class="summary">${op.summary}</p>` : ''} ${op.description ? html`<p>${markdownLite(op.description)}</p>` : ''}
-    <p class="meta">
-      ${op.operationId ? html`<code>${op.operationId}</code> · ` : ''}${scopes.length ? html`scopes: ${scopes.map((s, i) => html`${i ? ', ' : ''}<code>${s}</code>`)}` : 'geen scope vereist'}
-    </p>
-    ${
-      params.length
-        ? html`<h4>Parameters</h4>
-            <table>
-              <thead>
-                <tr>
-                  <th>Naam</th>
-                  <th>In</th>
-                  <th>Type</th>
-                  <th>Omschrijving</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${params.map(
-                  (p) =>
-                    html`<tr>
-                      <td><code>${p.name}</code>${p.required ? html` <span class="req" title="verplicht">*</span>` : ''}</td>
-                      <td>${p.in}</td>
-                      <td>${p.schema ? typeOf(p.schema) : ''}${p.schema ? constraints(p.schema) : ''}</td>
-                      <td>${p.description ? markdownLite(p.description) : ''}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-        : ''
-    }
-    ${
-      body?.content
-        ? html`<h4>Request body${body.required ? '' : ' (optioneel)'}</h4>
-            ${Object.entries(body.content).map(
-              ([type, m]) =>
-                html`<p class="meta"><code>${type}</code></p>
-                  ${m.schema ? schemaBody(m.schema, 0) : ''}`,
-            )}`
-        : ''
-    }
-    <h4>Antwoorden</h4>
-    <table class="responses">
-      <thead>
-        <tr>
-          <th>Status</th>
-          <th>Omschrijving</th>
-          <th>Inhoud</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${Object.entries(op.responses ?? {}).map(
-          ([status, r]) =>
-            html`<tr>
-              <td><span class="status s${status[0]}">${status}</span></td>
-              <td>${r.description ?? ''}</td>
-              <td>
-                ${Object.entries(r.content ?? {}).map(
-                  ([type, m]) =>
-                    html`<div>
-                      <code>${type}</code>${m.schema ? html`: ${typeOf(m.schema)}${inlineObject(m.schema) ? schemaBody(m.schema, 1) : ''}` : ''}
-                    </div>`,
-                )}
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </article>`;
+<h3><span class="m m-${op.method}">${op.method.toUpperCase()}</span> <code>${op.path}</code>${op.deprecated ? html` <span class="tag">verouderd</span>` : ''}</h3>
+${op.summary ? html`<p class="summary">${op.summary}</p>` : ''}
+${op.description ? html`<p>${markdownLite(op.description)}</p>` : ''}
+<p class="meta">${op.operationId ? html`<code>${op.operationId}</code> · ` : ''}${scopes.length ? html`scopes: ${scopes.map((s, i) => html`${i ? ', ' : ''}<code>${s}</code>`)}` : 'geen scope vereist'}</p>
+${
+  params.length
+    ? html`<h4>Parameters</h4><table><thead><tr><th>Naam</th><th>In</th><th>Type</th><th>Omschrijving</th></tr></thead><tbody>${params.map(
+        (p) =>
+          html`<tr><td><code>${p.name}</code>${p.required ? html` <span class="req" title="verplicht">*</span>` : ''}</td><td>${p.in}</td><td>${p.schema ? typeOf(p.schema) : ''}${p.schema ? constraints(p.schema) : ''}</td><td>${p.description ? markdownLite(p.description) : ''}</td></tr>`,
+      )}</tbody></table>`
+    : ''
+}
+${
+  body?.content
+    ? html`<h4>Request body${body.required ? '' : ' (optioneel)'}</h4>${Object.entries(body.content).map(([type, m]) => html`<p class="meta"><code>${type}</code></p>${m.schema ? schemaBody(m.schema, 0) : ''}`)}`
+    : ''
+}
+<h4>Antwoorden</h4>
+<table class="responses"><thead><tr><th>Status</th><th>Omschrijving</th><th>Inhoud</th></tr></thead><tbody>
+${Object.entries(op.responses ?? {}).map(
+  ([status, r]) =>
+    html`<tr><td><span class="status s${status[0]}">${status}</span></td><td>${r.description ?? ''}</td><td>${Object.entries(r.content ?? {}).map(
+      ([type, m]) =>
+        html`<div><code>${type}</code>${m.schema ? html`: ${typeOf(m.schema)}${inlineObject(m.schema) ? schemaBody(m.schema, 1) : ''}` : ''}</div>`,
+    )}</td></tr>`,
+)}
+</tbody></table>
+</article>`;
 }
 
 const MAX_DEPTH = 3;
@@ -292,40 +205,20 @@ function inlineObject(s: Schema): boolean {
 export function schemaBody(s: Schema, depth: number): Html {
   if (s.$ref) return html`<p>${typeOf(s)}</p>`;
   if (s.type === 'array' && s.items)
-    return html`<p>Lijst van ${typeOf(s.items)}${constraints(s)}</p>
-      ${inlineObject(s.items) && depth < MAX_DEPTH ? schemaBody(s.items, depth + 1) : ''}`;
+    return html`<p>Lijst van ${typeOf(s.items)}${constraints(s)}</p>${inlineObject(s.items) && depth < MAX_DEPTH ? schemaBody(s.items, depth + 1) : ''}`;
   const merged = mergeAllOf(s);
   if (merged.properties) {
     const required = new Set(merged.required ?? []);
-    return html`${merged.refs.length ? html`<p class="meta">Bevat ook: ${merged.refs.map((r, i) => html`${i ? ', ' : ''}${typeOf(r)}`)}</p>` : ''}
-      <table class="fields">
-        <thead>
-          <tr>
-            <th>Veld</th>
-            <th>Type</th>
-            <th>Omschrijving</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${Object.entries(merged.properties).map(
-            ([name, p]) =>
-              html`<tr>
-                <td><code>${name}</code>${required.has(name) ? html` <span class="req" title="verplicht">*</span>` : ''}</td>
-                <td>${typeOf(p)}${constraints(p)}</td>
-                <td>
-                  ${p.description ? markdownLite(p.description) : ''}${
-                    inlineObject(p) && depth < MAX_DEPTH
-                      ? html`<details>
-                          <summary>velden</summary>
-                          ${schemaBody(p.type === 'array' && p.items ? p.items : p, depth + 1)}
-                        </details>`
-                      : ''
-                  }
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>`;
+    return html`${merged.refs.length ? html`<p class="meta">Bevat ook: ${merged.refs.map((r, i) => html`${i ? ', ' : ''}${typeOf(r)}`)}</p>` : ''}<table class="fields"><thead><tr><th>Veld</th><th>Type</th><th>Omschrijving</th></tr></thead><tbody>${Object.entries(
+      merged.properties,
+    ).map(
+      ([name, p]) =>
+        html`<tr><td><code>${name}</code>${required.has(name) ? html` <span class="req" title="verplicht">*</span>` : ''}</td><td>${typeOf(p)}${constraints(p)}</td><td>${p.description ? markdownLite(p.description) : ''}${
+          inlineObject(p) && depth < MAX_DEPTH
+            ? html`<details><summary>velden</summary>${schemaBody(p.type === 'array' && p.items ? p.items : p, depth + 1)}</details>`
+            : ''
+        }</td></tr>`,
+    )}</tbody></table>`;
   }
   return html`<p>${typeOf(s)}${constraints(s)}</p>`;
 }
@@ -357,8 +250,7 @@ export function typeOf(s: Schema): Html {
     t = html`${alts.map((a, i) => html`${i ? ' | ' : ''}${typeOf(a)}`)}`;
   } else if (s.allOf) t = html`${s.allOf.map((a, i) => html`${i ? ' & ' : ''}${typeOf(a)}`)}`;
   else
-    t = html`<span class="type">${s.type ?? (s.properties ? 'object' : 'waarde')}</span
-      >${s.format ? html` <span class="format">(${s.format})</span>` : ''}`;
+    t = html`<span class="type">${s.type ?? (s.properties ? 'object' : 'waarde')}</span>${s.format ? html` <span class="format">(${s.format})</span>` : ''}`;
   return html`${t}${s.nullable ? html` <span class="muted">| null</span>` : ''}`;
 }
 

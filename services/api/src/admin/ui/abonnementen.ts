@@ -94,47 +94,24 @@ export function registerAbonnementScreens(scope: FastifyInstance, ui: AdminUi): 
     if (answer.status !== 200) return failed(req, reply, problemMessages(answer), answer.status === 404 ? 404 : 502);
     const list = answer.body as PageOf<Abonnement>;
     const rows = list.results.map(
-      (a) =>
-        html`<tr>
-          <td>
-            <a href="${BASE}/${a.uuid}"><code>${a.callbackUrl}</code></a>
-          </td>
-          <td>${a.kanalen.map((k) => html`<div>${k.naam}${filtersText(k.filters)}</div>`)}</td>
-          <td>${statePill(a)}${stateDetail(a)}</td>
-          <td>${a.delivered}</td>
-          <td>${a.failedAttempts}${a.consecutiveFailures ? html`<div class="muted">${a.consecutiveFailures} op rij</div>` : ''}</td>
-          <td>${lastAttempt(a.lastAttempts[0])}</td>
-        </tr>`,
+      (a) => html`<tr>
+  <td><a href="${BASE}/${a.uuid}"><code>${a.callbackUrl}</code></a></td>
+  <td>${a.kanalen.map((k) => html`<div>${k.naam}${filtersText(k.filters)}</div>`)}</td>
+  <td>${statePill(a)}${stateDetail(a)}</td>
+  <td>${a.delivered}</td>
+  <td>${a.failedAttempts}${a.consecutiveFailures ? html`<div class="muted">${a.consecutiveFailures} op rij</div>` : ''}</td>
+  <td>${lastAttempt(a.lastAttempts[0])}</td>
+</tr>`,
     );
     return sendPage(
       reply,
       { title: 'Abonnementen', user: session.user, csrf: session.csrf, nav: 'abonnementen' },
-      html`<p>
-          Elk abonnement krijgt de notificaties van zijn kanalen (met filters) op zijn callback. Een abonnement waarvan alle bezorgingen een week lang
-          mislukken, wordt vergrendeld en krijgt niets meer tot een beheerder het ontgrendelt.
-        </p>
-        <table>
-          <thead>
-            <tr>
-              <th>Callback</th>
-              <th>Kanalen</th>
-              <th>Status</th>
-              <th>Bezorgd</th>
-              <th>Mislukt</th>
-              <th>Laatste poging</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${
-              rows.length
-                ? rows
-                : html`<tr>
-                    <td colspan="6" class="muted">Nog geen abonnementen.</td>
-                  </tr>`
-            }
-          </tbody>
-        </table>
-        ${apiPager(BASE, list, req.query.page)}`,
+      html`<p>Elk abonnement krijgt de notificaties van zijn kanalen (met filters) op zijn callback. Een abonnement waarvan alle bezorgingen een week lang mislukken, wordt vergrendeld en krijgt niets meer tot een beheerder het ontgrendelt.</p>
+<table>
+<thead><tr><th>Callback</th><th>Kanalen</th><th>Status</th><th>Bezorgd</th><th>Mislukt</th><th>Laatste poging</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="6" class="muted">Nog geen abonnementen.</td></tr>`}</tbody>
+</table>
+${apiPager(BASE, list, req.query.page)}`,
     );
   });
 
@@ -157,157 +134,66 @@ export function registerAbonnementScreens(scope: FastifyInstance, ui: AdminUi): 
       return sendPage(
         reply,
         { title: 'Abonnement', user: session.user, csrf: session.csrf, nav: 'abonnementen', notice: NOTICES[req.query.gedaan ?? ''] },
-        html`<table class="facts">
-            <tbody>
-              <tr>
-                <th>Callback</th>
-                <td><code>${a.callbackUrl}</code></td>
-              </tr>
-              <tr>
-                <th>Kanalen</th>
-                <td>${a.kanalen.map((k) => html`<div>${k.naam}${filtersText(k.filters)}</div>`)}</td>
-              </tr>
-              <tr>
-                <th>Status</th>
-                <td id="status">${statePill(a)}${stateDetail(a)}</td>
-              </tr>
-              <tr>
-                <th>Bezorgd</th>
-                <td>${a.delivered}${a.lastSuccessAt ? html` <span class="muted">(laatst ${formatTime(a.lastSuccessAt)})</span>` : ''}</td>
-              </tr>
-              <tr>
-                <th>Mislukte pogingen</th>
-                <td>
-                  ${a.failedAttempts} in totaal, ${a.consecutiveFailures} op
-                  rij${a.lastFailureAt ? html` <span class="muted">(laatst ${formatTime(a.lastFailureAt)})</span>` : ''}
-                </td>
-              </tr>
-              ${
-                a.undelivered
-                  ? html`<tr>
-                      <th>Niet bezorgd</th>
-                      <td>${a.undelivered.pending} wachtend, ${a.undelivered.failed} opgegeven</td>
-                    </tr>`
-                  : ''
-              }
-              ${
-                a.unlockedAt
-                  ? html`<tr>
-                      <th>Laatst ontgrendeld</th>
-                      <td>${formatTime(a.unlockedAt)} door ${a.unlockedBy ?? ''}</td>
-                    </tr>`
-                  : ''
-              }
-              <tr>
-                <th>Resource</th>
-                <td><code>${a.url}</code></td>
-              </tr>
-            </tbody>
-          </table>
+        html`<table class="facts"><tbody>
+<tr><th>Callback</th><td><code>${a.callbackUrl}</code></td></tr>
+<tr><th>Kanalen</th><td>${a.kanalen.map((k) => html`<div>${k.naam}${filtersText(k.filters)}</div>`)}</td></tr>
+<tr><th>Status</th><td id="status">${statePill(a)}${stateDetail(a)}</td></tr>
+<tr><th>Bezorgd</th><td>${a.delivered}${a.lastSuccessAt ? html` <span class="muted">(laatst ${formatTime(a.lastSuccessAt)})</span>` : ''}</td></tr>
+<tr><th>Mislukte pogingen</th><td>${a.failedAttempts} in totaal, ${a.consecutiveFailures} op rij${a.lastFailureAt ? html` <span class="muted">(laatst ${formatTime(a.lastFailureAt)})</span>` : ''}</td></tr>
+${a.undelivered ? html`<tr><th>Niet bezorgd</th><td>${a.undelivered.pending} wachtend, ${a.undelivered.failed} opgegeven</td></tr>` : ''}
+${a.unlockedAt ? html`<tr><th>Laatst ontgrendeld</th><td>${formatTime(a.unlockedAt)} door ${a.unlockedBy ?? ''}</td></tr>` : ''}
+<tr><th>Resource</th><td><code>${a.url}</code></td></tr>
+</tbody></table>
 
-          <div class="actions">
-            ${
-              a.state === 'locked'
-                ? html`<form method="post" action="${BASE}/${uuid}/ontgrendelen" class="inline">
-                    ${csrfField(session.csrf)}<button type="submit">Ontgrendelen</button>
-                  </form>`
-                : html`<span class="muted">Niet vergrendeld: ontgrendelen is niet nodig.</span>`
-            }
-          </div>
+<div class="actions">
+${
+  a.state === 'locked'
+    ? html`<form method="post" action="${BASE}/${uuid}/ontgrendelen" class="inline">${csrfField(session.csrf)}<button type="submit">Ontgrendelen</button></form>`
+    : html`<span class="muted">Niet vergrendeld: ontgrendelen is niet nodig.</span>`
+}
+</div>
 
-          <h2>Opnieuw versturen</h2>
-          <form method="post" action="${BASE}/${uuid}/opnieuw" id="opnieuw">
-            ${csrfField(session.csrf)}
-            <p class="muted">
-              Verstuurt de bewaarde notificaties die bij de kanalen en filters van dit abonnement passen nog eens, met hun oorspronkelijke id (een
-              ontvanger die er een al heeft, laat hem vallen). Laat beide velden leeg voor alles wat bewaard is. Tijden in UTC.
-            </p>
-            <div class="grid2">
-              <div><label for="vanaf">Gepubliceerd vanaf</label><input id="vanaf" name="vanaf" type="datetime-local" step="1" /></div>
-              <div><label for="tot">tot</label><input id="tot" name="tot" type="datetime-local" step="1" /></div>
-            </div>
-            <div class="actions">
-              <button type="submit" ${a.state === 'locked' ? html` disabled title="Eerst ontgrendelen"` : ''}>Opnieuw versturen</button>
-            </div>
-          </form>
-          ${
-            rs.length
-              ? html`<table>
-                  <thead>
-                    <tr>
-                      <th>Aangevraagd</th>
-                      <th>Door</th>
-                      <th>Periode</th>
-                      <th>Status</th>
-                      <th>In de wachtrij</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${rs.map(
-                      (r) =>
-                        html`<tr>
-                          <td>${formatTime(r.requestedAt)}</td>
-                          <td>${r.requestedBy}</td>
-                          <td>${r.vanaf || r.tot ? html`${formatTime(r.vanaf) || '…'} – ${formatTime(r.tot) || '…'}` : 'alles'}</td>
-                          <td>
-                            ${r.state === 'done' ? html`<span class="pill on">klaar</span> ${formatTime(r.doneAt)}` : html`<span class="pill">aangevraagd</span>`}
-                          </td>
-                          <td>${r.queued ?? ''}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
-              : ''
-          }
+<h2>Opnieuw versturen</h2>
+<form method="post" action="${BASE}/${uuid}/opnieuw" id="opnieuw">${csrfField(session.csrf)}
+  <p class="muted">Verstuurt de bewaarde notificaties die bij de kanalen en filters van dit abonnement passen nog eens, met hun oorspronkelijke id (een ontvanger die er een al heeft, laat hem vallen). Laat beide velden leeg voor alles wat bewaard is. Tijden in UTC.</p>
+  <div class="grid2">
+    <div><label for="vanaf">Gepubliceerd vanaf</label><input id="vanaf" name="vanaf" type="datetime-local" step="1"></div>
+    <div><label for="tot">tot</label><input id="tot" name="tot" type="datetime-local" step="1"></div>
+  </div>
+  <div class="actions"><button type="submit"${a.state === 'locked' ? html` disabled title="Eerst ontgrendelen"` : ''}>Opnieuw versturen</button></div>
+</form>
+${
+  rs.length
+    ? html`<table><thead><tr><th>Aangevraagd</th><th>Door</th><th>Periode</th><th>Status</th><th>In de wachtrij</th></tr></thead><tbody>${rs.map(
+        (r) =>
+          html`<tr><td>${formatTime(r.requestedAt)}</td><td>${r.requestedBy}</td><td>${r.vanaf || r.tot ? html`${formatTime(r.vanaf) || '…'} – ${formatTime(r.tot) || '…'}` : 'alles'}</td><td>${r.state === 'done' ? html`<span class="pill on">klaar</span> ${formatTime(r.doneAt)}` : html`<span class="pill">aangevraagd</span>`}</td><td>${r.queued ?? ''}</td></tr>`,
+      )}</tbody></table>`
+    : ''
+}
 
-          <h2>Laatste pogingen</h2>
-          ${attemptsTable(a.lastAttempts)}
+<h2>Laatste pogingen</h2>
+${attemptsTable(a.lastAttempts)}
 
-          <h2>Bezorgingen</h2>
-          <nav class="actions" aria-label="Filter">
-            ${[undefined, 'pending', 'delivered', 'failed'].map((s) => {
-              const label = s === undefined ? 'alle' : s === 'pending' ? 'wachtend' : s === 'delivered' ? 'bezorgd' : 'opgegeven';
-              return s === state ? html`<strong>${label}</strong>` : html`<a href="${BASE}/${uuid}${s ? `?state=${s}` : ''}">${label}</a>`;
-            })}
-          </nav>
-          ${
-            dl
-              ? html`<table>
-                    <thead>
-                      <tr>
-                        <th>Notificatie</th>
-                        <th>Kanaal</th>
-                        <th>Aangemaakt</th>
-                        <th>Status</th>
-                        <th>Pogingen</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${
-                        dl.results.length
-                          ? dl.results.map(
-                              (d) =>
-                                html`<tr>
-                                  <td>
-                                    <code>${d.notificatie.id}</code>
-                                    <div class="muted">${d.notificatie.resource ?? ''} ${d.notificatie.actie ?? ''}</div>
-                                  </td>
-                                  <td>${d.notificatie.kanaal}</td>
-                                  <td>${formatTime(d.createdAt)}</td>
-                                  <td>${deliveryState(d)}${d.resent ? html` <span class="pill">opnieuw</span>` : ''}</td>
-                                  <td>${d.tries}</td>
-                                </tr>`,
-                            )
-                          : html`<tr>
-                              <td colspan="5" class="muted">Geen bezorgingen.</td>
-                            </tr>`
-                      }
-                    </tbody>
-                  </table>
-                  ${apiPager(`${BASE}/${uuid}`, dl, req.query.page, state ? { state } : {})}`
-              : html`<p class="muted">${problemMessages(deliveries).join(' ')}</p>`
-          }
-          <p><a href="${BASE}">Alle abonnementen</a></p>`,
+<h2>Bezorgingen</h2>
+<nav class="actions" aria-label="Filter">${[undefined, 'pending', 'delivered', 'failed'].map((s) => {
+          const label = s === undefined ? 'alle' : s === 'pending' ? 'wachtend' : s === 'delivered' ? 'bezorgd' : 'opgegeven';
+          return s === state ? html`<strong>${label}</strong>` : html`<a href="${BASE}/${uuid}${s ? `?state=${s}` : ''}">${label}</a>`;
+        })}</nav>
+${
+  dl
+    ? html`<table><thead><tr><th>Notificatie</th><th>Kanaal</th><th>Aangemaakt</th><th>Status</th><th>Pogingen</th></tr></thead><tbody>${
+        dl.results.length
+          ? dl.results.map(
+              (
+                d,
+              ) => html`<tr><td><code>${d.notificatie.id}</code><div class="muted">${d.notificatie.resource ?? ''} ${d.notificatie.actie ?? ''}</div></td><td>${d.notificatie.kanaal}</td><td>${formatTime(d.createdAt)}</td>
+<td>${deliveryState(d)}${d.resent ? html` <span class="pill">opnieuw</span>` : ''}</td><td>${d.tries}</td></tr>`,
+            )
+          : html`<tr><td colspan="5" class="muted">Geen bezorgingen.</td></tr>`
+      }</tbody></table>${apiPager(`${BASE}/${uuid}`, dl, req.query.page, state ? { state } : {})}`
+    : html`<p class="muted">${problemMessages(deliveries).join(' ')}</p>`
+}
+<p><a href="${BASE}">Alle abonnementen</a></p>`,
       );
     },
   );
@@ -361,10 +247,7 @@ function statePill(a: Abonnement): Html {
 function stateDetail(a: Abonnement): Html {
   if (a.state === 'locked') return html`<div class="muted">sinds ${formatTime(a.lockedAt)}</div>`;
   if (a.state === 'failing')
-    return html`<div class="muted">
-      faalt sinds
-      ${formatTime(a.failingSince)}${a.lockAt ? html`; vergrendelt ${formatTime(a.lockAt)}` : ''}${a.nextAttemptAt ? html`; volgende poging ${formatTime(a.nextAttemptAt)}` : ''}
-    </div>`;
+    return html`<div class="muted">faalt sinds ${formatTime(a.failingSince)}${a.lockAt ? html`; vergrendelt ${formatTime(a.lockAt)}` : ''}${a.nextAttemptAt ? html`; volgende poging ${formatTime(a.nextAttemptAt)}` : ''}</div>`;
   return html``;
 }
 
@@ -375,46 +258,19 @@ function filtersText(filters: Record<string, string> | undefined): Html {
 
 function lastAttempt(at: Attempt | undefined): Html {
   if (!at) return html`<span class="muted">nog geen</span>`;
-  return html`${formatTime(at.at)}
-    <div>
-      ${at.ok ? html`<span class="pill on">${at.status ?? 'ok'}</span>` : html`<span class="pill bad">${at.status ?? 'geen antwoord'}</span> <span class="muted">${at.error ?? ''}</span>`}
-    </div>`;
+  return html`${formatTime(at.at)}<div>${at.ok ? html`<span class="pill on">${at.status ?? 'ok'}</span>` : html`<span class="pill bad">${at.status ?? 'geen antwoord'}</span> <span class="muted">${at.error ?? ''}</span>`}</div>`;
 }
 
 function attemptsTable(attempts: Attempt[]): Html {
   if (!attempts.length) return html`<p class="muted">Nog geen pogingen.</p>`;
-  return html`<table>
-    <thead>
-      <tr>
-        <th>Tijd</th>
-        <th>Notificatie</th>
-        <th>Kanaal</th>
-        <th>HTTP-status</th>
-        <th>Duur</th>
-        <th>Fout</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${attempts.map(
-        (t) =>
-          html`<tr>
-            <td>${formatTime(t.at)}</td>
-            <td><code>${t.notificatie ?? ''}</code></td>
-            <td>${t.kanaal ?? ''}</td>
-            <td>
-              ${t.ok ? html`<span class="pill on">${t.status ?? ''}</span>` : html`<span class="pill bad">${t.status ?? 'geen antwoord'}</span>`}
-            </td>
-            <td>${t.durationMs !== undefined ? `${t.durationMs} ms` : ''}</td>
-            <td>${t.error ?? ''}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return html`<table><thead><tr><th>Tijd</th><th>Notificatie</th><th>Kanaal</th><th>HTTP-status</th><th>Duur</th><th>Fout</th></tr></thead><tbody>${attempts.map(
+    (t) =>
+      html`<tr><td>${formatTime(t.at)}</td><td><code>${t.notificatie ?? ''}</code></td><td>${t.kanaal ?? ''}</td><td>${t.ok ? html`<span class="pill on">${t.status ?? ''}</span>` : html`<span class="pill bad">${t.status ?? 'geen antwoord'}</span>`}</td><td>${t.durationMs !== undefined ? `${t.durationMs} ms` : ''}</td><td>${t.error ?? ''}</td></tr>`,
+  )}</tbody></table>`;
 }
 
 function deliveryState(d: Delivery): Html {
   if (d.state === 'delivered') return html`<span class="pill on">bezorgd</span> <span class="muted">${formatTime(d.deliveredAt)}</span>`;
   if (d.state === 'failed') return html`<span class="pill bad">opgegeven</span>`;
-  return html`<span class="pill">wachtend</span
-    >${d.nextAttemptAt ? html` <span class="muted">volgende poging ${formatTime(d.nextAttemptAt)}</span>` : ''}`;
+  return html`<span class="pill">wachtend</span>${d.nextAttemptAt ? html` <span class="muted">volgende poging ${formatTime(d.nextAttemptAt)}</span>` : ''}`;
 }

@@ -78,46 +78,25 @@ export function registerApplicatieScreens(scope: FastifyInstance, ui: AdminUi): 
       ids.length ? (await creds.coll.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((c) => c._id) : [],
     );
     const rows = items.map(
-      (a) =>
-        html`<tr>
-          <td><a href="${BASE}/${a._id}">${a.label}</a></td>
-          <td>
-            ${a.clientIds.map((id) => html`<div><code>${id}</code> ${withSecret.has(id) ? '' : html`<span class="pill bad" title="Geen secret: deze client kan niet inloggen">geen secret</span>`}</div>`)}
-          </td>
-          <td>${a.heeftAlleAutorisaties ? html`<span class="pill on">alle autorisaties</span>` : html`${a.autorisaties.length} autorisatie(s)`}</td>
-          <td>${a.alleenIsGereedVoorPublicatie ? html`<span class="pill on">ja</span>` : 'nee'}</td>
-        </tr>`,
+      (a) => html`<tr>
+  <td><a href="${BASE}/${a._id}">${a.label}</a></td>
+  <td>${a.clientIds.map((id) => html`<div><code>${id}</code> ${withSecret.has(id) ? '' : html`<span class="pill bad" title="Geen secret: deze client kan niet inloggen">geen secret</span>`}</div>`)}</td>
+  <td>${a.heeftAlleAutorisaties ? html`<span class="pill on">alle autorisaties</span>` : html`${a.autorisaties.length} autorisatie(s)`}</td>
+  <td>${a.alleenIsGereedVoorPublicatie ? html`<span class="pill on">ja</span>` : 'nee'}</td>
+</tr>`,
     );
     return sendPage(
       reply,
       { title: 'Applicaties', user: session.user, csrf: session.csrf, nav: 'applicaties', notice: NOTICES[req.query.gedaan ?? ''] },
       html`<div class="actions">
-          <a class="button" href="${BASE}/nieuw">Nieuwe applicatie</a>
-          <form method="get" action="${BASE}" class="inline" role="search">
-            <input type="search" name="zoek" value="${zoek}" placeholder="client id" aria-label="Zoek op client id" />
-            <button type="submit" class="secondary">Zoeken</button>
-          </form>
-        </div>
-        <table>
-          <thead>
-            <tr>
-              <th>Label</th>
-              <th>Client ids</th>
-              <th>Rechten</th>
-              <th>Alleen gereed voor publicatie</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${
-              rows.length
-                ? rows
-                : html`<tr>
-                    <td colspan="4" class="muted">${zoek ? 'Geen applicatie met deze client id.' : 'Nog geen applicaties.'}</td>
-                  </tr>`
-            }
-          </tbody>
-        </table>
-        ${pager(BASE, { zoek }, page, count, PAGE, cont)}`,
+  <a class="button" href="${BASE}/nieuw">Nieuwe applicatie</a>
+  <form method="get" action="${BASE}" class="inline" role="search"><input type="search" name="zoek" value="${zoek}" placeholder="client id" aria-label="Zoek op client id"> <button type="submit" class="secondary">Zoeken</button></form>
+</div>
+<table>
+<thead><tr><th>Label</th><th>Client ids</th><th>Rechten</th><th>Alleen gereed voor publicatie</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="4" class="muted">${zoek ? 'Geen applicatie met deze client id.' : 'Nog geen applicaties.'}</td></tr>`}</tbody>
+</table>
+${pager(BASE, { zoek }, page, count, PAGE, cont)}`,
     );
   });
 
@@ -131,54 +110,30 @@ export function registerApplicatieScreens(scope: FastifyInstance, ui: AdminUi): 
     const session = sessionOf(req);
     const action = opts.uuid ? `${BASE}/${opts.uuid}` : `${BASE}/nieuw`;
     const choices = scopeChoices();
-    const body = html`<form method="post" action="${action}" id="applicatie">
-        ${csrfField(session.csrf)}
-        <fieldset>
-          <legend>Applicatie</legend>
-          <label for="label">Label</label><input id="label" name="label" type="text" maxlength="100" value="${draft.label}" required />
-          <label for="clientIds">Client ids, één per regel</label
-          ><textarea id="clientIds" name="clientIds" spellcheck="false" rows="3">${draft.clientIds.join('\n')}</textarea>
-          ${opts.uuid ? '' : html`<p class="muted">Voor elke client id zonder secret wordt er een gemaakt en één keer getoond.</p>`}
-          <label class="check"
-            ><input type="checkbox" name="heeftAlleAutorisaties" value="1" ${draft.heeftAlleAutorisaties ? html` checked` : ''} /> Heeft alle
-            autorisaties</label
-          >
-          <label class="check"
-            ><input
-              type="checkbox"
-              id="alleenIsGereedVoorPublicatie"
-              name="alleenIsGereedVoorPublicatie"
-              value="1"
-              ${draft.alleenIsGereedVoorPublicatie ? html` checked` : ''}
-            />
-            Alleen documenten die gereed zijn voor publicatie (<code>alleenIsGereedVoorPublicatie</code>)</label
-          >
-        </fieldset>
-        <fieldset>
-          <legend>Autorisaties</legend>
-          <p class="muted">
-            Niet nodig bij "heeft alle autorisaties". Scopes van zaken, documenten en besluiten gelden per zaaktype, informatieobjecttype of
-            besluittype (URL), zaken en documenten tot een maximale vertrouwelijkheidaanduiding.
-          </p>
-          <input type="hidden" name="rows" value="${draft.rows.length}" />
-          ${draft.rows.map((row, i) => rowEditor(row, i, choices))}
-          <button type="submit" name="actie" value="rij" class="secondary" formnovalidate>Autorisatie toevoegen</button>
-        </fieldset>
-        <div class="actions">
-          <button type="submit" name="actie" value="opslaan">${opts.uuid ? 'Opslaan' : 'Aanmaken'}</button><a href="${BASE}">Annuleren</a>
-        </div>
-      </form>
-      ${opts.uuid ? secretsSection(opts.uuid, opts.stored ?? draft.clientIds, opts.secrets ?? new Set(), session.csrf) : ''}
-      ${
-        opts.uuid
-          ? html`<h2>Verwijderen</h2>
-              <form method="post" action="${BASE}/${opts.uuid}/verwijderen" data-confirm="Deze applicatie verwijderen?">
-                ${csrfField(session.csrf)}
-                <label class="check"><input type="checkbox" name="secrets" value="1" checked /> Ook de secrets van haar client ids verwijderen</label>
-                <div class="actions"><button type="submit" class="danger">Applicatie verwijderen</button></div>
-              </form>`
-          : ''
-      }`;
+    const body = html`<form method="post" action="${action}" id="applicatie">${csrfField(session.csrf)}
+<fieldset><legend>Applicatie</legend>
+  <label for="label">Label</label><input id="label" name="label" type="text" maxlength="100" value="${draft.label}" required>
+  <label for="clientIds">Client ids, één per regel</label><textarea id="clientIds" name="clientIds" spellcheck="false" rows="3">${draft.clientIds.join('\n')}</textarea>
+  ${opts.uuid ? '' : html`<p class="muted">Voor elke client id zonder secret wordt er een gemaakt en één keer getoond.</p>`}
+  <label class="check"><input type="checkbox" name="heeftAlleAutorisaties" value="1"${draft.heeftAlleAutorisaties ? html` checked` : ''}> Heeft alle autorisaties</label>
+  <label class="check"><input type="checkbox" id="alleenIsGereedVoorPublicatie" name="alleenIsGereedVoorPublicatie" value="1"${draft.alleenIsGereedVoorPublicatie ? html` checked` : ''}> Alleen documenten die gereed zijn voor publicatie (<code>alleenIsGereedVoorPublicatie</code>)</label>
+</fieldset>
+<fieldset><legend>Autorisaties</legend>
+  <p class="muted">Niet nodig bij "heeft alle autorisaties". Scopes van zaken, documenten en besluiten gelden per zaaktype, informatieobjecttype of besluittype (URL), zaken en documenten tot een maximale vertrouwelijkheidaanduiding.</p>
+  <input type="hidden" name="rows" value="${draft.rows.length}">
+  ${draft.rows.map((row, i) => rowEditor(row, i, choices))}
+  <button type="submit" name="actie" value="rij" class="secondary" formnovalidate>Autorisatie toevoegen</button>
+</fieldset>
+<div class="actions"><button type="submit" name="actie" value="opslaan">${opts.uuid ? 'Opslaan' : 'Aanmaken'}</button><a href="${BASE}">Annuleren</a></div>
+</form>
+${opts.uuid ? secretsSection(opts.uuid, opts.stored ?? draft.clientIds, opts.secrets ?? new Set(), session.csrf) : ''}
+${
+  opts.uuid
+    ? html`<h2>Verwijderen</h2><form method="post" action="${BASE}/${opts.uuid}/verwijderen" data-confirm="Deze applicatie verwijderen?">${csrfField(session.csrf)}
+  <label class="check"><input type="checkbox" name="secrets" value="1" checked> Ook de secrets van haar client ids verwijderen</label>
+  <div class="actions"><button type="submit" class="danger">Applicatie verwijderen</button></div></form>`
+    : ''
+}`;
     return sendPage(
       reply,
       {
@@ -318,69 +273,29 @@ function secretsPage(
   const session = sessionOf(req);
   const body = secrets.length
     ? html`<div class="secret">
-        <p><strong>Kopieer de secrets nu.</strong> Ze worden alleen deze keer getoond en zijn nergens meer op te vragen; verloren is vervangen.</p>
-        <table>
-          <thead>
-            <tr>
-              <th>Client id</th>
-              <th>Secret</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${secrets.map(
-              (s, i) =>
-                html`<tr>
-                  <td><code>${s.clientId}</code></td>
-                  <td><code id="secret-${i}" class="mono" data-secret>${s.secret}</code></td>
-                  <td><button type="button" class="secondary" data-copy="secret-${i}" hidden>Kopiëren</button></td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>`
+<p><strong>Kopieer de secrets nu.</strong> Ze worden alleen deze keer getoond en zijn nergens meer op te vragen; verloren is vervangen.</p>
+<table><thead><tr><th>Client id</th><th>Secret</th><th></th></tr></thead><tbody>
+${secrets.map((s, i) => html`<tr><td><code>${s.clientId}</code></td><td><code id="secret-${i}" class="mono" data-secret>${s.secret}</code></td><td><button type="button" class="secondary" data-copy="secret-${i}" hidden>Kopiëren</button></td></tr>`)}
+</tbody></table></div>`
     : html`<p>Alle client ids hadden al een secret.</p>`;
   return sendPage(
     reply,
     { title: `Applicatie ${label}`, user: session.user, csrf: session.csrf, nav: 'applicaties', notice },
-    html`${body}
-      <p><a href="${BASE}/${uuid}">Naar de applicatie</a> · <a href="${BASE}">Alle applicaties</a></p>`,
+    html`${body}<p><a href="${BASE}/${uuid}">Naar de applicatie</a> · <a href="${BASE}">Alle applicaties</a></p>`,
   );
 }
 
 function secretsSection(uuid: string, clientIds: string[], withSecret: Set<string>, csrf: string): Html {
   return html`<h2>Secrets</h2>
-    <p class="muted">Een secret wordt alleen getoond als het gemaakt wordt. Een nieuw secret vervangt het oude meteen.</p>
-    <table>
-      <thead>
-        <tr>
-          <th>Client id</th>
-          <th>Secret</th>
-          <th></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${clientIds.map(
-          (id) =>
-            html`<tr>
-              <td><code>${id}</code></td>
-              <td>${withSecret.has(id) ? html`<span class="pill on">ingesteld</span>` : html`<span class="pill bad">geen</span>`}</td>
-              <td>
-                <form
-                  method="post"
-                  action="${BASE}/${uuid}/secret"
-                  class="inline"
-                  ${withSecret.has(id) ? html` data-confirm="Het secret van deze client id vervangen? Het oude werkt dan niet meer."` : ''}
-                >
-                  ${csrfField(csrf)}<input type="hidden" name="clientId" value="${id}" /><button type="submit" class="secondary">
-                    ${withSecret.has(id) ? 'Nieuw secret' : 'Secret maken'}
-                  </button>
-                </form>
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>`;
+<p class="muted">Een secret wordt alleen getoond als het gemaakt wordt. Een nieuw secret vervangt het oude meteen.</p>
+<table><thead><tr><th>Client id</th><th>Secret</th><th></th></tr></thead><tbody>
+${clientIds.map(
+  (
+    id,
+  ) => html`<tr><td><code>${id}</code></td><td>${withSecret.has(id) ? html`<span class="pill on">ingesteld</span>` : html`<span class="pill bad">geen</span>`}</td>
+<td><form method="post" action="${BASE}/${uuid}/secret" class="inline"${withSecret.has(id) ? html` data-confirm="Het secret van deze client id vervangen? Het oude werkt dan niet meer."` : ''}>${csrfField(csrf)}<input type="hidden" name="clientId" value="${id}"><button type="submit" class="secondary">${withSecret.has(id) ? 'Nieuw secret' : 'Secret maken'}</button></form></td></tr>`,
+)}
+</tbody></table>`;
 }
 
 function rowEditor(row: Row, i: number, choices: Map<string, string[]>): Html {
@@ -388,44 +303,28 @@ function rowEditor(row: Row, i: number, choices: Map<string, string[]>): Html {
   const known = new Set(choices.get(row.component) ?? []);
   const extra = row.scopes.filter((s) => !known.has(s));
   return html`<div class="row" data-autorisatie>
-    <div class="grid">
-      <div>
-        <label for="${p}-component">Component</label>
-        <select id="${p}-component" name="${p}.component" data-component>
-          <option value="">(kies)</option>
-          ${COMPONENTEN.map((c) => html`<option value="${c}" ${row.component === c ? html` selected` : ''}>${COMPONENT_WEERGAVE[c]} (${c})</option>`)}
-        </select>
-      </div>
-      <div>
-        <label for="${p}-type">Type (URL van zaaktype, informatieobjecttype of besluittype)</label
-        ><input id="${p}-type" name="${p}.type" type="text" value="${row.type}" spellcheck="false" />
-      </div>
-      <div>
-        <label for="${p}-max">Maximale vertrouwelijkheidaanduiding</label>
-        <select id="${p}-max" name="${p}.max">
-          <option value="">(geen)</option>
-          ${VERTROUWELIJKHEIDAANDUIDINGEN.map((v) => html`<option value="${v}" ${row.max === v ? html` selected` : ''}>${v}</option>`)}
-        </select>
-      </div>
-    </div>
-    <label>Scopes</label>
-    ${COMPONENTEN.map((c) => {
-      const scopes = choices.get(c) ?? [];
-      if (!scopes.length) return '';
-      return html`<div class="scopes" data-for="${c}" ${row.component && row.component !== c ? html` hidden` : ''}>
-        ${scopes.map(
-          (s) =>
-            html`<label class="check"
-              ><input type="checkbox" name="${p}.scopes" value="${s}" ${row.component === c && row.scopes.includes(s) ? html` checked` : ''} />
-              <code>${s}</code></label
-            >`,
-        )}
-      </div>`;
-    })}
-    <label for="${p}-extra">Andere scopes (gescheiden door spaties)</label
-    ><input id="${p}-extra" name="${p}.extra" type="text" value="${extra.join(' ')}" spellcheck="false" />
-    <label class="check"><input type="checkbox" name="${p}.remove" value="1" /> Deze autorisatie verwijderen</label>
-  </div>`;
+  <div class="grid">
+    <div><label for="${p}-component">Component</label>
+      <select id="${p}-component" name="${p}.component" data-component>
+        <option value="">(kies)</option>
+        ${COMPONENTEN.map((c) => html`<option value="${c}"${row.component === c ? html` selected` : ''}>${COMPONENT_WEERGAVE[c]} (${c})</option>`)}
+      </select></div>
+    <div><label for="${p}-type">Type (URL van zaaktype, informatieobjecttype of besluittype)</label><input id="${p}-type" name="${p}.type" type="text" value="${row.type}" spellcheck="false"></div>
+    <div><label for="${p}-max">Maximale vertrouwelijkheidaanduiding</label>
+      <select id="${p}-max" name="${p}.max"><option value="">(geen)</option>${VERTROUWELIJKHEIDAANDUIDINGEN.map((v) => html`<option value="${v}"${row.max === v ? html` selected` : ''}>${v}</option>`)}</select></div>
+  </div>
+  <label>Scopes</label>
+  ${COMPONENTEN.map((c) => {
+    const scopes = choices.get(c) ?? [];
+    if (!scopes.length) return '';
+    return html`<div class="scopes" data-for="${c}"${row.component && row.component !== c ? html` hidden` : ''}>${scopes.map(
+      (s) =>
+        html`<label class="check"><input type="checkbox" name="${p}.scopes" value="${s}"${row.component === c && row.scopes.includes(s) ? html` checked` : ''}> <code>${s}</code></label>`,
+    )}</div>`;
+  })}
+  <label for="${p}-extra">Andere scopes (gescheiden door spaties)</label><input id="${p}-extra" name="${p}.extra" type="text" value="${extra.join(' ')}" spellcheck="false">
+  <label class="check"><input type="checkbox" name="${p}.remove" value="1"> Deze autorisatie verwijderen</label>
+</div>`;
 }
 
 const blankRow = (): Row => ({ component: '', scopes: [], type: '', max: '' });

@@ -50,36 +50,23 @@ export function registerAuditScreens(scope: FastifyInstance, ui: AdminUi): void 
         notice: extra.notice,
         status: extra.status,
       },
-      html`<p>
-          Het lezen van zaken, documenten en besluiten komt in de audit trail, behalve door de client ids hieronder. Een regel is een client id, exact
-          of met <code>*</code> als joker (<code>batch.*</code>, <code>*-sync</code>); hoofdletters tellen niet. Schrijven komt altijd in de audit
-          trail.
-        </p>
-        <p id="bron">
-          ${
-            fromEnv
-              ? html`Nu geldt de lijst uit de omgeving (<code>AUDIT_EXCLUDE_CLIENT_IDS</code>): nog niet door een beheerder vastgelegd.`
-              : html`Vastgelegd door <strong>${current.updatedBy ?? ''}</strong> op ${formatTime(current.updatedAt)}; dit vervangt
-                  <code>AUDIT_EXCLUDE_CLIENT_IDS</code>.`
-          }
-        </p>
-        <form method="post" action="${UI}/audit">
-          ${csrfField(session.csrf)}
-          <label for="clientIds">Uitgezonderde client ids (${current.clientIds.length}), één per regel</label>
-          <textarea id="clientIds" name="clientIds" spellcheck="false">${text}</textarea>
-          <div class="actions"><button type="submit">Opslaan</button></div>
-        </form>
-        ${
-          fromEnv
-            ? ''
-            : html`<form
-                method="post"
-                action="${UI}/audit/herstel"
-                data-confirm="De vastgelegde lijst verwijderen en AUDIT_EXCLUDE_CLIENT_IDS weer laten gelden?"
-              >
-                ${csrfField(session.csrf)} <button type="submit" class="secondary">Terug naar AUDIT_EXCLUDE_CLIENT_IDS</button>
-              </form>`
-        }`,
+      html`<p>Het lezen van zaken, documenten en besluiten komt in de audit trail, behalve door de client ids hieronder. Een regel is een client id, exact of met <code>*</code> als joker (<code>batch.*</code>, <code>*-sync</code>); hoofdletters tellen niet. Schrijven komt altijd in de audit trail.</p>
+<p id="bron">${
+        fromEnv
+          ? html`Nu geldt de lijst uit de omgeving (<code>AUDIT_EXCLUDE_CLIENT_IDS</code>): nog niet door een beheerder vastgelegd.`
+          : html`Vastgelegd door <strong>${current.updatedBy ?? ''}</strong> op ${formatTime(current.updatedAt)}; dit vervangt <code>AUDIT_EXCLUDE_CLIENT_IDS</code>.`
+      }</p>
+<form method="post" action="${UI}/audit">${csrfField(session.csrf)}
+  <label for="clientIds">Uitgezonderde client ids (${current.clientIds.length}), één per regel</label>
+  <textarea id="clientIds" name="clientIds" spellcheck="false">${text}</textarea>
+  <div class="actions"><button type="submit">Opslaan</button></div>
+</form>
+${
+  fromEnv
+    ? ''
+    : html`<form method="post" action="${UI}/audit/herstel" data-confirm="De vastgelegde lijst verwijderen en AUDIT_EXCLUDE_CLIENT_IDS weer laten gelden?">${csrfField(session.csrf)}
+  <button type="submit" class="secondary">Terug naar AUDIT_EXCLUDE_CLIENT_IDS</button></form>`
+}`,
     );
   };
 

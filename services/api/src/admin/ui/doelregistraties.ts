@@ -87,7 +87,7 @@ export function registerDoelregistratieScreens(scope: FastifyInstance, ui: Admin
     const session = sessionOf(req);
     const action = opts.bestaand ? `${BASE}/${encodeURIComponent(d.naam)}` : `${BASE}/nieuw`;
     const option = (name: string, value: string, label: string) =>
-      html`<option value="${value}" ${d[name as 'route'] === value ? html` selected` : ''}>${label}</option>`;
+      html`<option value="${value}"${d[name as 'route'] === value ? html` selected` : ''}>${label}</option>`;
     return sendPage(
       reply,
       {
@@ -98,32 +98,21 @@ export function registerDoelregistratieScreens(scope: FastifyInstance, ui: Admin
         errors: opts.errors,
         status: opts.status,
       },
-      html`<form method="post" action="${action}" id="doelregistratie">
-          ${csrfField(session.csrf)} <label for="naam">Naam</label
-          ><input id="naam" name="naam" value="${d.naam}" required${opts.bestaand ? html` readonly` : ''} /> <label for="route">Route</label
-          ><select id="route" name="route">
-            ${option('route', 'intern', 'intern: een organisatie op dit platform')}${option('route', 'extern', 'extern: een ander ZGW-systeem')}
-          </select>
-          <label for="rsin">Doelorganisatie (RSIN)</label><input id="rsin" name="rsin" value="${d.rsin}" required pattern="\\d{9}" />
-          <label for="catalogus">Catalogus in de doelregistratie (URL)</label
-          ><input id="catalogus" name="catalogus" value="${d.catalogus}" required />
-          <label for="zaaktypen"
-            >Zaaktypen: per regel <code>bron; doel; afsluitResultaat</code> (identificaties; het resultaat alleen bij afsluiten)</label
-          >
-          <textarea id="zaaktypen" name="zaaktypen" rows="5">${d.zaaktypen}</textarea>
-          <label for="bron">De bronzaak na de overdracht</label
-          ><select id="bron" name="bron">
-            ${option('bron', 'openlaten', 'openlaten')}${option('bron', 'afsluiten', 'afsluiten')}
-          </select>
-          <fieldset>
-            <legend>Alleen bij route extern</legend>
-            ${EXTERN.map((f) => html`<label for="${f}">${f}</label><input id="${f}" name="${f}" value="${d.extern[f]}" />`)}
-            <label for="secret">Secret${d.secretOpgeslagen ? ' (opgeslagen; leeg laten om het te houden)' : ''}</label
-            ><input id="secret" name="secret" type="password" autocomplete="new-password" />
-          </fieldset>
-          <div class="actions"><button type="submit">Opslaan</button> <a href="${UI}/overdrachten">Annuleren</a></div>
-        </form>
-        ${opts.bestaand ? html`<form method="post" action="${BASE}/${encodeURIComponent(d.naam)}/verwijderen" class="inline" data-confirm="Deze doelregistratie verwijderen?">${csrfField(session.csrf)}<button type="submit" class="danger">Verwijderen</button></form>` : ''}`,
+      html`<form method="post" action="${action}" id="doelregistratie">${csrfField(session.csrf)}
+<label for="naam">Naam</label><input id="naam" name="naam" value="${d.naam}" required${opts.bestaand ? html` readonly` : ''}>
+<label for="route">Route</label><select id="route" name="route">${option('route', 'intern', 'intern: een organisatie op dit platform')}${option('route', 'extern', 'extern: een ander ZGW-systeem')}</select>
+<label for="rsin">Doelorganisatie (RSIN)</label><input id="rsin" name="rsin" value="${d.rsin}" required pattern="\\d{9}">
+<label for="catalogus">Catalogus in de doelregistratie (URL)</label><input id="catalogus" name="catalogus" value="${d.catalogus}" required>
+<label for="zaaktypen">Zaaktypen: per regel <code>bron; doel; afsluitResultaat</code> (identificaties; het resultaat alleen bij afsluiten)</label>
+<textarea id="zaaktypen" name="zaaktypen" rows="5">${d.zaaktypen}</textarea>
+<label for="bron">De bronzaak na de overdracht</label><select id="bron" name="bron">${option('bron', 'openlaten', 'openlaten')}${option('bron', 'afsluiten', 'afsluiten')}</select>
+<fieldset><legend>Alleen bij route extern</legend>
+${EXTERN.map((f) => html`<label for="${f}">${f}</label><input id="${f}" name="${f}" value="${d.extern[f]}">`)}
+<label for="secret">Secret${d.secretOpgeslagen ? ' (opgeslagen; leeg laten om het te houden)' : ''}</label><input id="secret" name="secret" type="password" autocomplete="new-password">
+</fieldset>
+<div class="actions"><button type="submit">Opslaan</button> <a href="${UI}/overdrachten">Annuleren</a></div>
+</form>
+${opts.bestaand ? html`<form method="post" action="${BASE}/${encodeURIComponent(d.naam)}/verwijderen" class="inline" data-confirm="Deze doelregistratie verwijderen?">${csrfField(session.csrf)}<button type="submit" class="danger">Verwijderen</button></form>` : ''}`,
     );
   };
   const save = async (req: FastifyRequest, reply: FastifyReply, bestaand: boolean) => {

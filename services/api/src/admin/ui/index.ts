@@ -125,16 +125,13 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
           reply,
           { title: 'Inloggen', errors: opts.errors, notice: opts.notice, status: opts.status },
           html`<form class="login" method="post" action="${UI}/login">
-              <input type="hidden" name="_login" value="${token}" />
-              <input type="hidden" name="next" value="${opts.next ?? ''}" />
-              <label for="naam">Naam</label><input id="naam" name="naam" type="text" autocomplete="username" required autofocus />
-              <label for="wachtwoord">Wachtwoord</label
-              ><input id="wachtwoord" name="wachtwoord" type="password" autocomplete="current-password" required />
-              <div class="actions"><button type="submit">Inloggen</button></div>
-            </form>
-            <p class="muted">
-              Nog geen beheerder? Zie de README, "Admin screens": ADMIN_INITIAL_PASSWORD of <code>npm run admin -- add &lt;naam&gt;</code>.
-            </p>`,
+  <input type="hidden" name="_login" value="${token}">
+  <input type="hidden" name="next" value="${opts.next ?? ''}">
+  <label for="naam">Naam</label><input id="naam" name="naam" type="text" autocomplete="username" required autofocus>
+  <label for="wachtwoord">Wachtwoord</label><input id="wachtwoord" name="wachtwoord" type="password" autocomplete="current-password" required>
+  <div class="actions"><button type="submit">Inloggen</button></div>
+</form>
+<p class="muted">Nog geen beheerder? Zie de README, "Admin screens": ADMIN_INITIAL_PASSWORD of <code>npm run admin -- add &lt;naam&gt;</code>.</p>`,
         );
       };
 
@@ -188,32 +185,15 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
           reply,
           { title: 'Beheer', user: session.user, csrf: session.csrf, nav: 'home' },
           html`<div class="cards">
-              <section class="card">
-                <h2><a href="${UI}/applicaties">Applicaties</a></h2>
-                <p>Client ids, secrets en autorisaties van de applicaties die de API's gebruiken.</p>
-              </section>
-              <section class="card">
-                <h2><a href="${UI}/abonnementen">Abonnementen</a></h2>
-                <p>Abonnementen op notificaties: status, laatste pogingen, ontgrendelen en opnieuw versturen.</p>
-              </section>
-              <section class="card">
-                <h2><a href="${UI}/overdrachten">Overdrachten</a></h2>
-                <p>Overdrachten van zaken aan andere registraties: stappen, weigeringen, annuleren en opnieuw proberen; de doelregistraties.</p>
-              </section>
-              <section class="card">
-                <h2><a href="${UI}/audit">Audit</a></h2>
-                <p>Client ids waarvan het lezen niet in de audit trail komt.</p>
-              </section>
-              <section class="card">
-                <h2><a href="${REFERENCE}">API-referentie</a></h2>
-                <p>De OpenAPI-documenten van alle componenten, leesbaar.</p>
-              </section>
-            </div>
-            <h2>Platform</h2>
-            <p>Release <strong>${releaseLabel()}</strong></p>
-            <ul>
-              ${versions}
-            </ul>`,
+  <section class="card"><h2><a href="${UI}/applicaties">Applicaties</a></h2><p>Client ids, secrets en autorisaties van de applicaties die de API's gebruiken.</p></section>
+  <section class="card"><h2><a href="${UI}/abonnementen">Abonnementen</a></h2><p>Abonnementen op notificaties: status, laatste pogingen, ontgrendelen en opnieuw versturen.</p></section>
+  <section class="card"><h2><a href="${UI}/overdrachten">Overdrachten</a></h2><p>Overdrachten van zaken aan andere registraties: stappen, weigeringen, annuleren en opnieuw proberen; de doelregistraties.</p></section>
+  <section class="card"><h2><a href="${UI}/audit">Audit</a></h2><p>Client ids waarvan het lezen niet in de audit trail komt.</p></section>
+  <section class="card"><h2><a href="${REFERENCE}">API-referentie</a></h2><p>De OpenAPI-documenten van alle componenten, leesbaar.</p></section>
+</div>
+<h2>Platform</h2>
+<p>Release <strong>${releaseLabel()}</strong></p>
+<ul>${versions}</ul>`,
         );
       });
 
@@ -267,16 +247,13 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
 }
 
 function passwordForm(session: Session) {
-  return html`<form method="post" action="${UI}/wachtwoord" class="login">
-    ${csrfField(session.csrf)}
-    <input type="text" name="naam" value="${session.user}" autocomplete="username" hidden />
-    <label for="huidig">Huidig wachtwoord</label><input id="huidig" name="huidig" type="password" autocomplete="current-password" required />
-    <label for="nieuw">Nieuw wachtwoord (minstens 12 tekens)</label
-    ><input id="nieuw" name="nieuw" type="password" autocomplete="new-password" required minlength="12" />
-    <label for="herhaal">Herhaal het nieuwe wachtwoord</label
-    ><input id="herhaal" name="herhaal" type="password" autocomplete="new-password" required />
-    <div class="actions"><button type="submit">Wijzigen</button></div>
-  </form>`;
+  return html`<form method="post" action="${UI}/wachtwoord" class="login">${csrfField(session.csrf)}
+  <input type="text" name="naam" value="${session.user}" autocomplete="username" hidden>
+  <label for="huidig">Huidig wachtwoord</label><input id="huidig" name="huidig" type="password" autocomplete="current-password" required>
+  <label for="nieuw">Nieuw wachtwoord (minstens 12 tekens)</label><input id="nieuw" name="nieuw" type="password" autocomplete="new-password" required minlength="12">
+  <label for="herhaal">Herhaal het nieuwe wachtwoord</label><input id="herhaal" name="herhaal" type="password" autocomplete="new-password" required>
+  <div class="actions"><button type="submit">Wijzigen</button></div>
+</form>`;
 }
 
 function sessionCookie(session: Session, secure: boolean, maxHours: number): string {

@@ -35,48 +35,34 @@ const NAV: [NonNullable<PageOptions['nav']>, string, string][] = [
 ];
 
 export function csrfField(csrf: string | undefined): Html {
-  return html`<input type="hidden" name="_csrf" value="${csrf ?? ''}" />`;
+  return html`<input type="hidden" name="_csrf" value="${csrf ?? ''}">`;
 }
 
 export function layout(opts: PageOptions, body: Html): Html {
   const nav = opts.user
-    ? html`<nav aria-label="Hoofdmenu">
-          ${NAV.map(([key, href, label]) => html`<a href="${href}" ${opts.nav === key ? html` aria-current="page"` : ''}>${label}</a>`)}<a
-            href="${REFERENCE}"
-            >API-referentie</a
-          >
-        </nav>
-        <form class="session" method="post" action="${UI}/logout">
-          ${csrfField(opts.csrf)}<a href="${UI}/wachtwoord" title="Wachtwoord wijzigen">${opts.user}</a><button type="submit">Uitloggen</button>
-        </form>`
+    ? html`<nav aria-label="Hoofdmenu">${NAV.map(([key, href, label]) => html`<a href="${href}"${opts.nav === key ? html` aria-current="page"` : ''}>${label}</a>`)}<a href="${REFERENCE}">API-referentie</a></nav>
+      <form class="session" method="post" action="${UI}/logout">${csrfField(opts.csrf)}<a href="${UI}/wachtwoord" title="Wachtwoord wijzigen">${opts.user}</a><button type="submit">Uitloggen</button></form>`
     : html`<nav aria-label="Hoofdmenu"><a href="${REFERENCE}">API-referentie</a></nav>`;
   return html`<!doctype html>
-    <html lang="nl">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${opts.title} · ZGW beheer</title>
-        <link rel="stylesheet" href="${UI}/static/admin.css" />
-        <script src="${UI}/static/admin.js" defer></script>
-      </head>
-      <body>
-        <header><a class="brand" href="${UI}/">ZGW beheer</a>${nav}</header>
-        <main>
-          <h1>${opts.title}</h1>
-          ${opts.notice ? html`<p class="notice" role="status">${opts.notice}</p>` : ''}
-          ${
-            opts.errors?.length
-              ? html`<div class="errors" role="alert">
-                  <ul>
-                    ${opts.errors.map((e) => html`<li>${e}</li>`)}
-                  </ul>
-                </div>`
-              : ''
-          }
-          ${body}
-        </main>
-      </body>
-    </html> `;
+<html lang="nl">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${opts.title} · ZGW beheer</title>
+<link rel="stylesheet" href="${UI}/static/admin.css">
+<script src="${UI}/static/admin.js" defer></script>
+</head>
+<body>
+<header><a class="brand" href="${UI}/">ZGW beheer</a>${nav}</header>
+<main>
+<h1>${opts.title}</h1>
+${opts.notice ? html`<p class="notice" role="status">${opts.notice}</p>` : ''}
+${opts.errors?.length ? html`<div class="errors" role="alert"><ul>${opts.errors.map((e) => html`<li>${e}</li>`)}</ul></div>` : ''}
+${body}
+</main>
+</body>
+</html>
+`;
 }
 
 export function sendPage(reply: FastifyReply, opts: PageOptions, body: Html): FastifyReply {
@@ -138,9 +124,5 @@ export function apiPager(path: string, list: PageOf<unknown>, rawPage: string | 
   const prev = link(list.previous);
   const next = link(list.next);
   const pages = Math.max(1, Math.ceil(list.count / Math.max(1, list.results.length || 1)));
-  return html`<nav class="pager" aria-label="Pagina's">
-    ${prev ? html`<a rel="prev" href="${prev}">« Vorige</a>` : html`<span></span>`}<span
-      >Pagina ${page}${list.next || page > 1 ? '' : html` van ${pages}`} (${list.count} in totaal)</span
-    >${next ? html`<a rel="next" href="${next}">Volgende »</a>` : html`<span></span>`}
-  </nav>`;
+  return html`<nav class="pager" aria-label="Pagina's">${prev ? html`<a rel="prev" href="${prev}">« Vorige</a>` : html`<span></span>`}<span>Pagina ${page}${list.next || page > 1 ? '' : html` van ${pages}`} (${list.count} in totaal)</span>${next ? html`<a rel="next" href="${next}">Volgende »</a>` : html`<span></span>`}</nav>`;
 }

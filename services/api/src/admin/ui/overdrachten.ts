@@ -87,92 +87,42 @@ export function registerOverdrachtScreens(scope: FastifyInstance, ui: AdminUi): 
     const list = answer.body as PageOf<Overdracht>;
     const regs = config.status === 200 ? (config.body as PageOf<Doelregistratie>).results : [];
     const rows = list.results.map(
-      (o) =>
-        html`<tr>
-          <td><a href="${BASE}/${o.uuid}">${o.zaakIdentificatie}</a></td>
-          <td>
-            ${o.doelregistratie}
-            <div class="muted">${RICHTING[o.richting]}</div>
-          </td>
-          <td>${pill(o.status)}${o.weigering ? html`<div class="muted">${o.weigering.code}</div>` : ''}</td>
-          <td>${o.stappen.length ? o.stappen[o.stappen.length - 1]!.stap : ''}</td>
-          <td>${formatTime(o.aanmaakdatum)}</td>
-        </tr>`,
+      (o) => html`<tr>
+  <td><a href="${BASE}/${o.uuid}">${o.zaakIdentificatie}</a></td>
+  <td>${o.doelregistratie} <div class="muted">${RICHTING[o.richting]}</div></td>
+  <td>${pill(o.status)}${o.weigering ? html`<div class="muted">${o.weigering.code}</div>` : ''}</td>
+  <td>${o.stappen.length ? o.stappen[o.stappen.length - 1]!.stap : ''}</td>
+  <td>${formatTime(o.aanmaakdatum)}</td>
+</tr>`,
     );
     return sendPage(
       reply,
       { title: 'Overdrachten', user: session.user, csrf: session.csrf, nav: 'overdrachten', notice: NOTICES[req.query.gedaan ?? ''] },
-      html`<p>
-          Elke overdracht is een Temporal-workflow: valideren, de zaak met alles wat erbij hoort kopiëren naar de doelregistratie, controleren, de
-          bronzaak koppelen en (volgens de doelregistratie) afsluiten, antwoorden.
-        </p>
-        <nav class="actions" aria-label="Filter">
-          ${[undefined, ...OVERDRACHT_STATUSSEN].map((s) =>
-            s === status ? html`<strong>${s ?? 'alle'}</strong>` : html`<a href="${BASE}${s ? `?status=${s}` : ''}">${s ?? 'alle'}</a>`,
-          )}
-        </nav>
-        <table>
-          <thead>
-            <tr>
-              <th>Zaak</th>
-              <th>Doelregistratie</th>
-              <th>Status</th>
-              <th>Laatste stap</th>
-              <th>Ontvangen</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${
-              rows.length
-                ? rows
-                : html`<tr>
-                    <td colspan="5" class="muted">Geen overdrachten.</td>
-                  </tr>`
-            }
-          </tbody>
-        </table>
-        ${apiPager(BASE, list, req.query.page, status ? { status } : {})}
-        <h2>Doelregistraties</h2>
-        <p class="muted">Ook te beheren via <code>${CONFIG_API}</code> of <code>ZGW_DOELREGISTRATIES</code> (zie de README, Transfers).</p>
-        <p><a href="${BASE}/doelregistraties/nieuw">Nieuwe doelregistratie</a></p>
-        <table id="doelregistraties">
-          <thead>
-            <tr>
-              <th>Naam</th>
-              <th>Route</th>
-              <th>Organisatie (RSIN)</th>
-              <th>Zaaktypen</th>
-              <th>Bronzaak</th>
-              <th>Systeem</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${
-              regs.length
-                ? regs.map(
-                    (r) =>
-                      html`<tr>
-                        <td><a href="${BASE}/doelregistraties/${encodeURIComponent(r.naam)}">${r.naam}</a></td>
-                        <td>${r.route}</td>
-                        <td>${r.rsin}</td>
-                        <td>${r.zaaktypen.map((k) => html`<div>${k.bron} → ${k.doel}</div>`)}</td>
-                        <td>${r.bron}</td>
-                        <td>
-                          ${
-                            r.route === 'extern'
-                              ? html`<code>${r.zakenApi ?? ''}</code>
-                                  <div class="muted">client ${r.clientId ?? ''}${r.secretOpgeslagen ? ', secret opgeslagen' : ', geen secret'}</div>`
-                              : html`<span class="muted">dit platform</span>`
-                          }
-                        </td>
-                      </tr>`,
-                  )
-                : html`<tr>
-                    <td colspan="6" class="muted">Nog geen doelregistraties.</td>
-                  </tr>`
-            }
-          </tbody>
-        </table>`,
+      html`<p>Elke overdracht is een Temporal-workflow: valideren, de zaak met alles wat erbij hoort kopiëren naar de doelregistratie, controleren, de bronzaak koppelen en (volgens de doelregistratie) afsluiten, antwoorden.</p>
+<nav class="actions" aria-label="Filter">${[undefined, ...OVERDRACHT_STATUSSEN].map((s) =>
+        s === status ? html`<strong>${s ?? 'alle'}</strong>` : html`<a href="${BASE}${s ? `?status=${s}` : ''}">${s ?? 'alle'}</a>`,
+      )}</nav>
+<table>
+<thead><tr><th>Zaak</th><th>Doelregistratie</th><th>Status</th><th>Laatste stap</th><th>Ontvangen</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="5" class="muted">Geen overdrachten.</td></tr>`}</tbody>
+</table>
+${apiPager(BASE, list, req.query.page, status ? { status } : {})}
+<h2>Doelregistraties</h2>
+<p class="muted">Ook te beheren via <code>${CONFIG_API}</code> of <code>ZGW_DOELREGISTRATIES</code> (zie de README, Transfers).</p>
+<p><a href="${BASE}/doelregistraties/nieuw">Nieuwe doelregistratie</a></p>
+<table id="doelregistraties">
+<thead><tr><th>Naam</th><th>Route</th><th>Organisatie (RSIN)</th><th>Zaaktypen</th><th>Bronzaak</th><th>Systeem</th></tr></thead>
+<tbody>${
+        regs.length
+          ? regs.map(
+              (
+                r,
+              ) => html`<tr><td><a href="${BASE}/doelregistraties/${encodeURIComponent(r.naam)}">${r.naam}</a></td><td>${r.route}</td><td>${r.rsin}</td><td>${r.zaaktypen.map((k) => html`<div>${k.bron} → ${k.doel}</div>`)}</td><td>${r.bron}</td>
+<td>${r.route === 'extern' ? html`<code>${r.zakenApi ?? ''}</code><div class="muted">client ${r.clientId ?? ''}${r.secretOpgeslagen ? ', secret opgeslagen' : ', geen secret'}</div>` : html`<span class="muted">dit platform</span>`}</td></tr>`,
+            )
+          : html`<tr><td colspan="6" class="muted">Nog geen doelregistraties.</td></tr>`
+      }</tbody>
+</table>`,
     );
   });
 
@@ -193,96 +143,30 @@ export function registerOverdrachtScreens(scope: FastifyInstance, ui: AdminUi): 
         nav: 'overdrachten',
         notice: NOTICES[req.query.gedaan ?? ''],
       },
-      html`<table class="facts">
-          <tbody>
-            <tr>
-              <th>Zaak</th>
-              <td>
-                ${o.zaakIdentificatie}
-                <div><code>${o.zaak}</code></div>
-              </td>
-            </tr>
-            <tr>
-              <th>Doelregistratie</th>
-              <td>${o.doelregistratie} <span class="muted">(${RICHTING[o.richting]})</span></td>
-            </tr>
-            <tr>
-              <th>Status</th>
-              <td id="status">${pill(o.status)}</td>
-            </tr>
-            ${
-              o.weigering
-                ? html`<tr>
-                    <th>Geweigerd</th>
-                    <td id="weigering"><code>${o.weigering.code}</code> ${o.weigering.reden}</td>
-                  </tr>`
-                : ''
-            }
-            ${
-              o.fout
-                ? html`<tr>
-                    <th>Fout</th>
-                    <td id="fout">${o.fout}</td>
-                  </tr>`
-                : ''
-            }
-            <tr>
-              <th>Doelzaak</th>
-              <td>${o.doelZaak ? html`<code>${o.doelZaak}</code>` : html`<span class="muted">nog niet</span>`}</td>
-            </tr>
-            <tr>
-              <th>Antwoord naar</th>
-              <td>
-                ${o.antwoordUrl ? html`<code>${o.antwoordUrl}</code>` : html`<span class="muted">alleen de notificatie op kanaal overdrachten</span>`}
-              </td>
-            </tr>
-            ${
-              o.toelichting
-                ? html`<tr>
-                    <th>Toelichting</th>
-                    <td>${o.toelichting}</td>
-                  </tr>`
-                : ''
-            }
-            <tr>
-              <th>Workflow</th>
-              <td>${o.temporalUrl ? html`<a id="temporal" href="${o.temporalUrl}">${o.workflowId}</a>` : html`<code>${o.workflowId}</code>`}</td>
-            </tr>
-            <tr>
-              <th>Ontvangen</th>
-              <td>${formatTime(o.aanmaakdatum)}</td>
-            </tr>
-          </tbody>
-        </table>
+      html`<table class="facts"><tbody>
+<tr><th>Zaak</th><td>${o.zaakIdentificatie}<div><code>${o.zaak}</code></div></td></tr>
+<tr><th>Doelregistratie</th><td>${o.doelregistratie} <span class="muted">(${RICHTING[o.richting]})</span></td></tr>
+<tr><th>Status</th><td id="status">${pill(o.status)}</td></tr>
+${o.weigering ? html`<tr><th>Geweigerd</th><td id="weigering"><code>${o.weigering.code}</code> ${o.weigering.reden}</td></tr>` : ''}
+${o.fout ? html`<tr><th>Fout</th><td id="fout">${o.fout}</td></tr>` : ''}
+<tr><th>Doelzaak</th><td>${o.doelZaak ? html`<code>${o.doelZaak}</code>` : html`<span class="muted">nog niet</span>`}</td></tr>
+<tr><th>Antwoord naar</th><td>${o.antwoordUrl ? html`<code>${o.antwoordUrl}</code>` : html`<span class="muted">alleen de notificatie op kanaal overdrachten</span>`}</td></tr>
+${o.toelichting ? html`<tr><th>Toelichting</th><td>${o.toelichting}</td></tr>` : ''}
+<tr><th>Workflow</th><td>${o.temporalUrl ? html`<a id="temporal" href="${o.temporalUrl}">${o.workflowId}</a>` : html`<code>${o.workflowId}</code>`}</td></tr>
+<tr><th>Ontvangen</th><td>${formatTime(o.aanmaakdatum)}</td></tr>
+</tbody></table>
 
-        <div class="actions">
-          ${loopt ? html`<form method="post" action="${BASE}/${uuid}/annuleren" class="inline">${csrfField(session.csrf)}<button type="submit">Annuleren</button></form>` : ''}
-          ${o.status === 'mislukt' ? html`<form method="post" action="${BASE}/${uuid}/opnieuw" class="inline">${csrfField(session.csrf)}<button type="submit">Opnieuw proberen</button></form>` : ''}
-        </div>
+<div class="actions">
+${loopt ? html`<form method="post" action="${BASE}/${uuid}/annuleren" class="inline">${csrfField(session.csrf)}<button type="submit">Annuleren</button></form>` : ''}
+${o.status === 'mislukt' ? html`<form method="post" action="${BASE}/${uuid}/opnieuw" class="inline">${csrfField(session.csrf)}<button type="submit">Opnieuw proberen</button></form>` : ''}
+</div>
 
-        <h2>Stappen</h2>
-        <table id="stappen">
-          <thead>
-            <tr>
-              <th>Stap</th>
-              <th>Begonnen</th>
-              <th>Klaar</th>
-              <th>Toelichting</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${o.stappen.map(
-              (s) =>
-                html`<tr>
-                  <td>${s.stap}</td>
-                  <td>${formatTime(s.start)}</td>
-                  <td>${s.einde ? formatTime(s.einde) : html`<span class="muted">bezig</span>`}</td>
-                  <td>${s.toelichting}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-        <p><a href="${BASE}">Alle overdrachten</a></p>`,
+<h2>Stappen</h2>
+<table id="stappen"><thead><tr><th>Stap</th><th>Begonnen</th><th>Klaar</th><th>Toelichting</th></tr></thead><tbody>${o.stappen.map(
+        (s) =>
+          html`<tr><td>${s.stap}</td><td>${formatTime(s.start)}</td><td>${s.einde ? formatTime(s.einde) : html`<span class="muted">bezig</span>`}</td><td>${s.toelichting}</td></tr>`,
+      )}</tbody></table>
+<p><a href="${BASE}">Alle overdrachten</a></p>`,
     );
   });
 
