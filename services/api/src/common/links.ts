@@ -1,7 +1,7 @@
 // What the ZGW components of this platform offer each other in-process. A component never imports another
-// component's files: it registers what it offers here (`deps.components.<name> = ...`) and the others read it
-// through these interfaces (`catalogiOf`, `zakenOf`, `documentLinksOf`, `besluitLinksOf`). The order in which
-// components are mounted (components/index.ts) puts each after those it needs.
+// component's files: it registers what it offers (`deps.components.<name> = ...`, typed by these interfaces) and the
+// others read it from `deps.components` (the Catalogi API, which they cannot do without, through `catalogiOf`). The
+// order in which components are mounted (components/index.ts) puts each after those it needs.
 import type { Caller } from './auth';
 import type { ComponentApi } from './component';
 import type { Resource } from './resource';
