@@ -160,7 +160,8 @@ async function measure(title, connections, { pid, settle, ...opts }) {
 
 function startApi(port, db, env = {}) {
   const base = `http://127.0.0.1:${port}`;
-  const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'services/api/dist/main.js'], {
+  // as npm start runs the API (scripts/start.js: NODE_ARGS)
+  const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'services/api/dist/main.js'], {
     cwd: root, stdio: ['ignore', 'inherit', 'inherit'], // warnings and errors only (LOG_LEVEL)
     env: { ...process.env, PORT: String(port), PUBLIC_BASE_URL: base, MONGODB_DB: db, LOG_LEVEL: 'warn', ZGW_CLIENTS: 'bench:bench-secret:all', ...env },
   });
