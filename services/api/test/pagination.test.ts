@@ -127,6 +127,23 @@ describe('keyset continuation behind page=N', () => {
     find.mockRestore();
   });
 
+  it('walks to a deep page once when many ask for it at the same time', async () => {
+    // a filter no other test lists by, so no boundary of this query is remembered yet
+    const expected = await truth('identificatie', -1, { archiefstatus: 'nog_te_archiveren' });
+    const deepest = Math.ceil(expected.length / 100);
+    expect(deepest).toBeGreaterThanOrEqual(3);
+    const find = jest.spyOn(Store.prototype, 'find');
+    const url = `${ZRC}/zaken?ordering=-identificatie&archiefstatus=nog_te_archiveren&page=${deepest}`;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => get(url)));
+    for (const a of answers) expect(a.json().results.map((r: { url: string }) => r.url)).toEqual(expected.slice((deepest - 1) * 100));
+    // the walk reads sort keys only (a projection): one walk's reads, not one per request
+    const walked = find.mock.calls.filter(([, opts]) => opts?.projection).length;
+    expect(walked).toBeGreaterThan(0);
+    expect(walked).toBeLessThanOrEqual(deepest);
+    expect(find.mock.calls.filter(([, opts]) => !opts?.projection && opts?.limit === 100)).toHaveLength(8);
+    find.mockRestore();
+  });
+
   it('answers a page past the end with 404 and ignores a continuation that is not its own', async () => {
     expect((await get(`${ZRC}/zaken?page=99`)).statusCode).toBe(404);
     const res = await get(`${ZRC}/zaken?page=1&cursor=not-a-cursor`);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document, Filter, IndexSpecification, Sort, UpdateFilter } from 'mongodb';
 import { currentTrace, type OutboxEvent } from '@zgw/shared';
 import { batcherOf, incrementsAdd, laterWins } from './write-batch';
-import { afterKey, decodeCursor, encodeCursor, keyOf, PageAnchors, querySignature, reverse, sortFields, type Cursor } from './keyset';
+import { afterKey, decodeCursor, encodeCursor, keyOf, PageAnchors, querySignature, reverse, sortFields, type Cursor, type SortKey } from './keyset';
 
 /**
  * One MongoDB collection of a ZGW resource. Every write carries its domain events inside the same document write
@@ -104,6 +104,8 @@ export class Store<T extends Document> {
   /** The largest skip a list may use; deeper pages seek by key (see keyset.ts). */
   maxSkip = 10_000;
   private readonly anchors = new PageAnchors();
+  /** Walks to a page under way, by query and page: requests for that page meanwhile wait for the same walk. */
+  private readonly walks = new Map<string, Promise<SortKey | undefined | null>>();
   /** Maintained counts per bucket (see countBy), or undefined. */
   private counts?: { fields: string[]; coll: Collection<BucketCount> };
 
@@ -205,6 +207,29 @@ export class Store<T extends Document> {
     const offset = (page - 1) * size;
     const from = this.anchors.nearest(sig, page);
     if (offset <= this.maxSkip && (!from || (page - from.page) * size >= offset)) return this.find(filter, { sort, skip: offset, limit: size });
+    const id = `${sig}\u0000${page}`;
+    let walking = this.walks.get(id);
+    if (!walking) {
+      walking = this.walk(filter, sort, sig, from, page, size).finally(() => this.walks.delete(id));
+      this.walks.set(id, walking);
+    }
+    const key = await walking;
+    if (key === null) return [];
+    return this.find(key ? { $and: [filter, afterKey(sort, key)] } : filter, { sort, limit: size });
+  }
+
+  /**
+   * Walks by sort keys alone from `from` (or the start) to page `page`, remembering every boundary on the way: the
+   * key of the last document before that page (undefined for page 1), null when the page is beyond the end.
+   */
+  private async walk(
+    filter: Filter<Document>,
+    sort: Sort,
+    sig: string,
+    from: { page: number; key: SortKey } | undefined,
+    page: number,
+    size: number,
+  ): Promise<SortKey | undefined | null> {
     let at = from?.page ?? 1;
     let key = from?.key;
     const keys = sortFields(sort).map(([f]) => f);
@@ -212,12 +237,12 @@ export class Store<T extends Document> {
     while (at < page) {
       const pages = Math.min(page - at, Math.max(1, Math.floor(this.maxSkip / size)));
       const batch = await this.find(key ? { $and: [filter, afterKey(sort, key)] } : filter, { sort, limit: pages * size, projection });
-      if (batch.length < pages * size) return [];
+      if (batch.length < pages * size) return null;
       for (let i = 1; i <= pages; i++) this.anchors.set(sig, at + i, keyOf(batch[i * size - 1]!, sort));
       at += pages;
       key = keyOf(batch[batch.length - 1]!, sort);
     }
-    return this.find(key ? { $and: [filter, afterKey(sort, key)] } : filter, { sort, limit: size });
+    return key;
   }
 
   /**
