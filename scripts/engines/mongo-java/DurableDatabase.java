@@ -197,17 +197,18 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
         // [$match, $sort?, {$group: {_id: {<name>: "$<field>", ...}}}]: the distinct keys of an index (no document read)
         Document id = skip == 0 && limit == 0 && i == pipeline.size() - 1 ? groupOfFields(pipeline.get(i)) : null;
         List<Document> groups = id == null ? null : ((DurableCollection) collection).groupsFromIndex(match, sort, id);
-        if (groups != null) {
-            if (QueryPlanner.VERIFY) {
-                List<Document> scanned = Aggregation.fromPipeline(pipeline.subList(i, pipeline.size()), databaseResolver, this, collection, oplog)
-                    .runStages(((DurableCollection) collection).select(match, sort, 0, 0).stream());
-                QueryPlanner.verifyGroups(collection.getFullName(), match, groups, scanned);
-            }
+        if (groups != null && !QueryPlanner.VERIFY) {
             return ZgwBridge.cursorResponse(collection.getFullName(), groups);
         }
         List<Document> selected = ((DurableCollection) collection).select(match, sort, skip, limit);
         Aggregation rest = Aggregation.fromPipeline(pipeline.subList(i, pipeline.size()), databaseResolver, this, collection, oplog);
-        return ZgwBridge.cursorResponse(collection.getFullName(), rest.runStages(selected.stream()));
+        List<Document> documents = rest.runStages(selected.stream());
+        if (groups != null) {
+            // under VERIFY: the groups read from the index, checked against those of the documents
+            QueryPlanner.verifyGroups(collection.getFullName(), match, groups, documents);
+            return ZgwBridge.cursorResponse(collection.getFullName(), groups);
+        }
+        return ZgwBridge.cursorResponse(collection.getFullName(), documents);
     }
 
     /** The _id of {$group: {_id: {<name>: "$<field>", ...}}} (no accumulators); null for any other stage. */

@@ -8,11 +8,10 @@ import type { Resource, WriteContext } from '../../common/resource';
 import type { IndexDef, Stored } from '../../common/store';
 import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import type { References } from '../../common/references';
+import { sameFilter } from '../../common/rules';
 import type { InhoudStore } from './inhoud';
 import type { Doc } from './schemas';
 import type { Versies } from './versies';
-
-import { sameFilter } from '../../common/rules';
 
 export { and, nonField, sameFilter, withDefaults } from '../../common/rules';
 
