@@ -244,7 +244,11 @@ describe('local store: the planner answers every query as a scan of the same sto
           if (n !== m) differences.push(`count ${JSON.stringify(filter)}: ${n} != ${m}`);
           // the groups of index fields (read from index keys when an index serves the match) against the documents'
           const by = r.pick(GROUPINGS);
-          const grouped = await groups(coll, filter, s, by).catch(() => undefined);
+          // refused only where the store refuses the same sort on a scan too (parallel arrays), as for finds above
+          const grouped = await groups(coll, filter, s, by).catch(async () => {
+            await expect(coll.find(filter as Filter<Document>, { hint: { $natural: 1 }, sort: s as Sort }).toArray()).rejects.toBeDefined();
+            return undefined;
+          });
           if (grouped !== undefined) {
             const expected = groupsOf(await coll.find(filter as Filter<Document>, { hint: { $natural: 1 } }).toArray(), by);
             if (grouped !== expected) differences.push(`group ${JSON.stringify(by)} of ${JSON.stringify(filter)}: ${grouped} != ${expected}`);
