@@ -1,30 +1,48 @@
 import { addDuration, archiveringBijAfsluiten, brondatum, type BrondatumSources } from '../src/components/zaken/archief';
+import type { ZaakDoc, ZaakPartFacts } from '../src/components/zaken/schemas';
 
 // zrc-021: the brondatum of the archiving procedure for every afleidingswijze, and the fields a closing zaak gets.
 
 type Doc = Record<string, unknown>;
 
+const ZAAKTYPE = 'https://ztc.example/zaaktypen/1';
+const zaak = (einddatum: string | null): ZaakDoc => ({
+  identificatie: 'ZAAK-1',
+  bronorganisatie: '000000000',
+  verantwoordelijkeOrganisatie: '000000000',
+  zaaktype: ZAAKTYPE,
+  startdatum: '2024-01-01',
+  einddatum,
+  _vertrouwelijkheid: 0,
+});
+const ZAAK_URL = 'https://zrc.example/zaken/1';
+const FACTS: ZaakPartFacts = { _zaaktype: ZAAKTYPE, _vertrouwelijkheid: 0, _zaakUuid: '1', _bronorganisatie: '000000000' };
+const eigenschap = (naam: string, waarde: string) => ({ zaak: ZAAK_URL, eigenschap: `${ZAAKTYPE}/eigenschappen/${naam}`, naam, waarde, ...FACTS });
+const zaakobject = (objectType: 'besluit' | 'woz_waarde', object: string, objectIdentificatie?: Doc) => ({
+  zaak: ZAAK_URL,
+  objectType,
+  object,
+  ...(objectIdentificatie ? { objectIdentificatie } : {}),
+  ...FACTS,
+});
+
 /** Sources of a zaak closed on 2024-03-05, with the objects each afleidingswijze reads. */
 function sources(over: Partial<BrondatumSources> = {}, remote: Record<string, Doc> = {}): BrondatumSources {
   return {
-    zaak: { einddatum: '2024-03-05' },
-    hoofdzaak: async () => ({ einddatum: '2025-01-31' }),
-    eigenschappen: async () => [
-      { naam: 'vervaldatum', waarde: '2030-06-01' },
-      { naam: 'vervaldatum', waarde: '2031-06-01' },
-      { naam: 'anders', waarde: '2040-01-01' },
-    ],
+    zaak: zaak('2024-03-05'),
+    hoofdzaak: async () => zaak('2025-01-31'),
+    eigenschappen: async () => [eigenschap('vervaldatum', '2030-06-01'), eigenschap('vervaldatum', '2031-06-01'), eigenschap('anders', '2040-01-01')],
     besluiten: async () => [
       { ingangsdatum: '2024-01-01', vervaldatum: '2029-12-31' },
       { ingangsdatum: '2024-02-01', vervaldatum: null },
     ],
     zaakobjecten: async () => [
-      { objectType: 'besluit', object: 'https://brc.example/besluiten/1' },
-      { objectType: 'besluit', object: 'https://brc.example/besluiten/2' },
-      { objectType: 'woz_waarde', object: '', objectIdentificatie: { waardepeildatum: '2008-1-1' } },
-      { objectType: 'woz_waarde', object: '', objectIdentificatie: { waardepeildatum: '2013-1-1' } },
+      zaakobject('besluit', 'https://brc.example/besluiten/1'),
+      zaakobject('besluit', 'https://brc.example/besluiten/2'),
+      zaakobject('woz_waarde', '', { waardepeildatum: '2008-1-1' }),
+      zaakobject('woz_waarde', '', { waardepeildatum: '2013-1-1' }),
     ],
-    relevanteZaken: async () => [{ einddatum: '2023-12-01' }, { einddatum: null }],
+    relevanteZaken: async () => [zaak('2023-12-01'), zaak(null)],
     refs: undefined as never,
     fetchJson: async (url) => (remote[url] ? { status: 200, body: remote[url] } : { status: 404, body: {} }),
     ...over,
@@ -58,7 +76,7 @@ describe('brondatum per afleidingswijze', () => {
     const empty = sources({
       hoofdzaak: async () => undefined,
       besluiten: async () => [],
-      zaakobjecten: async () => [{ objectType: 'besluit', object: 'https://brc.example/weg' }],
+      zaakobjecten: async () => [zaakobject('besluit', 'https://brc.example/weg')],
     });
     for (const [a, over] of [
       ['hoofdzaak', {}],
@@ -80,7 +98,7 @@ describe('archiving fields of a closing zaak', () => {
   });
 
   it('keeps what the zaak already has', async () => {
-    const src = sources({ zaak: { einddatum: '2024-03-05', archiefnominatie: 'blijvend_bewaren', archiefactiedatum: '2050-01-01' } });
+    const src = sources({ zaak: { ...zaak('2024-03-05'), archiefnominatie: 'blijvend_bewaren', archiefactiedatum: '2050-01-01' } });
     expect(await archiveringBijAfsluiten(procedure('afgehandeld'), src)).toEqual({});
   });
 

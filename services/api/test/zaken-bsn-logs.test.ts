@@ -93,7 +93,7 @@ it('no log line carries a BSN, whichever way the requests carried it', async () 
   await send('GET', `${ZRC}/zaken?${filter}=${OTHER_BSN}`, undefined, { token: null });
   // Database errors that quote the document: a duplicate key (a 400 on the field, the value not echoed) and another
   // one (a 5xx, logged with its error).
-  const coll = t.deps.components.zaken!.rollen.store.coll as unknown as Record<string, unknown>;
+  const coll = t.deps.components.zaken!.rollen.store.raw as unknown as Record<string, unknown>;
   const insertOne = coll.insertOne;
   const errors = [
     new MongoServerError({

@@ -478,7 +478,7 @@ describe('request bodies', () => {
   });
 
   it('a geometry that MongoDB refuses (index keys on a write, the area of a query) is a 400 on the field', async () => {
-    const coll = t.deps.components.zaken!.zaken.store.coll as unknown as Record<string, unknown>;
+    const coll = t.deps.components.zaken!.zaken.store.raw as unknown as Record<string, unknown>;
     /** Sends a request while the zaken collection refuses every write and read with this MongoDB error. */
     const refusing = async (code: number, message: string, request: () => Promise<LightMyRequestResponse>) => {
       const fail = () => Promise.reject(new MongoServerError({ message, code }));

@@ -6,6 +6,7 @@ import type { Caller } from './auth';
 import type { ComponentApi } from './component';
 import { ZgwError } from './errors';
 import type { Resource } from './resource';
+import type { Stored } from './store';
 
 export const AuditTrail = z
   .object({
@@ -122,11 +123,11 @@ export async function ensureAudittrailIndex(db: Db): Promise<void> {
  * and its reads (collection `auditreads`, stored by the audit service from the API's spool within seconds), each
  * read a line per object of this main object it showed. A main object that is gone has no trail to show (404).
  */
-export function registerAudittrail(
+export function registerAudittrail<D extends Document>(
   api: ComponentApi,
-  owner: Resource<Document>,
+  owner: Resource<D>,
   param: string,
-  mayRead?: (doc: Document, caller: Caller) => boolean,
+  mayRead?: (doc: Stored<D>, caller: Caller) => boolean,
 ): void {
   const coll = api.deps.db.collection<Entry>(AUDITTRAIL_COLLECTION);
   const reads = api.deps.db.collection<StoredRead>(AUDIT_READS_COLLECTION);

@@ -5,7 +5,6 @@
 import type { Caller } from './auth';
 import type { ComponentApi } from './component';
 import type { Resource } from './resource';
-import type { Stored } from './store';
 
 /** A stored object of another component, with its fields as that component keeps them. */
 export type LinkedDoc = Record<string, unknown>;
@@ -29,8 +28,8 @@ export interface CatalogiLinks {
 
 /** What the Besluiten API uses to keep a zaak's besluiten in step with the `zaak` of its besluiten. */
 export interface ZaakBesluitLinks {
-  /** Records the besluit under the zaak (once; doing it again changes nothing). */
-  link(zaak: Stored<LinkedDoc>, besluit: string, caller: Caller): Promise<void>;
+  /** Records the besluit under the zaak, when the zaak is there (once; doing it again changes nothing). */
+  link(zaakUrl: string, besluit: string, caller: Caller): Promise<void>;
   /** Removes the besluit from the zaak, if it is there. */
   unlink(zaakUrl: string, besluit: string, caller: Caller): Promise<void>;
 }

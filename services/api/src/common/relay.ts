@@ -49,7 +49,7 @@ export class OutboxRelay {
 
   register(store: Store<Document>): void {
     this.stores.set(store.name, store);
-    this.pointers ??= store.coll.db.collection<OutboxPointer>(OUTBOX_POINTERS);
+    this.pointers ??= store.raw.db.collection<OutboxPointer>(OUTBOX_POINTERS);
   }
 
   start(): void {

@@ -32,6 +32,10 @@ const AUDIT_ACTIE: Record<WriteActie, { weergave: string; resultaat: number }> =
   destroy: { weergave: 'Object verwijderd', resultaat: 204 },
 };
 
+/**
+ * The members that take a stored document are methods, so that a resource of a precise document type is also a
+ * `Resource<LinkedDoc>` for the components that read it as another component's data (common/links.ts).
+ */
 export interface ResourceDef<D extends Document> {
   /** Collection and URL segment, e.g. `applicaties`. */
   collection: string;
@@ -56,20 +60,20 @@ export interface ResourceDef<D extends Document> {
   plainList?: boolean;
   /** Notifications: the kanaal topic, the main object URL and the kenmerken of a stored resource. */
   kanaal?: string;
-  hoofdObject?: (doc: D, url: string) => string;
-  kenmerken?: (doc: D) => Record<string, string>;
+  hoofdObject?(doc: D, url: string): string;
+  kenmerken?(doc: D): Record<string, string>;
   /** How the audit trail names an object (`resourceWeergave`); default its URL. */
-  weergave?: (doc: D) => string;
+  weergave?(doc: D): string;
   /** Business rules and derived fields; the returned document is what is stored. */
-  prepare?: (data: Record<string, unknown>, ctx: WriteContext, current?: Stored<D>) => Promise<D>;
+  prepare?(data: Record<string, unknown>, ctx: WriteContext, current?: Stored<D>): Promise<D>;
   /** Runs after a create or update is stored (keeping other documents in step with this one). */
-  afterWrite?: (stored: Stored<D>, ctx: WriteContext, previous?: Stored<D>) => Promise<void>;
+  afterWrite?(stored: Stored<D>, ctx: WriteContext, previous?: Stored<D>): Promise<void>;
   /** Whether afterWrite has anything to do for this new document (default: always); when not, a create skips it. */
-  followsCreate?: (doc: D) => boolean;
-  beforeDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
-  afterDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
+  followsCreate?(doc: D): boolean;
+  beforeDestroy?(current: Stored<D>, ctx: WriteContext): Promise<void>;
+  afterDestroy?(current: Stored<D>, ctx: WriteContext): Promise<void>;
   /** Whether the caller may see this object at all (type-level authorisations); hidden objects are 403 on detail. */
-  visible?: (doc: Stored<D>, caller: Caller) => boolean;
+  visible?(doc: Stored<D>, caller: Caller): boolean;
   /**
    * Objects that do not exist for this caller (404 on every path, never in a list), as a condition of the query
    * (Autorisaties 1.1: documents not ready for publication). Reads with such a condition bypass the read cache.
@@ -82,12 +86,12 @@ export interface ResourceDef<D extends Document> {
    * Extra response fields computed at read time (e.g. reverse relations); `query` is the GET's (detail or paginated
    * list), `req` the request being answered (for its API version).
    */
-  render?: (
+  render?(
     doc: Stored<D>,
     url: string,
     query?: Record<string, unknown>,
     req?: FastifyRequest,
-  ) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  ): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** The response as the request's API version shows it (fields of other versions left out); default as it is. */
   present?: (body: Record<string, unknown>, req?: FastifyRequest) => Record<string, unknown>;
 }

@@ -20,11 +20,14 @@ export function mustBeUnchanged(current: Doc | undefined, next: Doc, fields: rea
 }
 
 /** Fills absent optional fields with the standard's empty values (a list a copy of its own), so reads show every field. */
-export function withDefaults(data: Doc, defaults: Record<string, unknown>): Doc {
+export function withDefaults<T extends Doc, D extends Doc>(data: T, defaults: D): Defaulted<T, D> {
   const out: Doc = { ...data };
   for (const [k, v] of Object.entries(defaults)) if (out[k] === undefined) out[k] = Array.isArray(v) ? [...v] : v;
-  return out;
+  return out as Defaulted<T, D>;
 }
+
+/** `data` with `defaults` where it has no value: each defaulted field is the data's type (defined) or the default's. */
+export type Defaulted<T, D> = Omit<T, keyof D> & { [K in keyof D]-?: K extends keyof T ? Exclude<T[K], undefined> | D[K] : D[K] };
 
 /** The conjunction of filters, leaving out empty ones. */
 export function and(...parts: Filter<Document>[]): Filter<Document> {

@@ -62,3 +62,13 @@ export const OBJECTTYPEN = [
   'zakelijk_recht',
   'overige',
 ] as const;
+
+/**
+ * What the store keeps of a resource, typed from the schema it is served by: its fields without `url` (made from
+ * the `_id`), `_expand` and the fields computed at read time (`Computed`). Internal fields a component keeps beside
+ * them (`_zaaktype`, ...) are added to this type where it is declared.
+ */
+export type StoredFields<S extends z.ZodType, Computed extends PropertyKey = never> = Omit<z.output<S>, 'url' | '_expand' | Computed>;
+
+/** A JSON object as an API serves it (one of another server, or this platform's view of another component's): its fields unknown until checked. */
+export type JsonObject = Record<string, unknown>;

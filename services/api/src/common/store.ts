@@ -10,7 +10,7 @@ import { afterKey, decodeCursor, encodeCursor, keyOf, PageAnchors, querySignatur
  * A delete replaces the document by a tombstone holding only the outbox until the relay has published it.
  * Stored documents are the API shape minus `url`, keyed by `_id` = uuid; fields starting with `_` are internal.
  */
-export interface StoredMeta {
+export type StoredMeta = {
   _id: string;
   _created: Date;
   /** Set while the writes that follow a create (Resource.afterWrite) are not done. */
@@ -18,7 +18,7 @@ export interface StoredMeta {
   _outbox?: OutboxEvent[];
   _pending?: true;
   _tombstone?: true;
-}
+};
 
 export type Stored<T> = T & StoredMeta;
 
@@ -41,6 +41,17 @@ export interface OutboxPointer {
 
 /** Matches live resources, never tombstones: every read of a resource collection includes it. */
 export const LIVE = { _tombstone: { $exists: false } } as const;
+
+/**
+ * A query of a resource collection: the driver's `Filter<Document>` (what the filter helpers build) or one on the
+ * stored shape with its string `_id`.
+ */
+export type Query = Filter<Document> | Filter<RawDoc>;
+
+/** A query of live documents only. */
+export function live(filter: Query): Filter<RawDoc> {
+  return { ...filter, ...LIVE } as Filter<RawDoc>;
+}
 
 /** A maintained count: live documents whose countBy fields hold `values`. */
 export interface BucketCount {
@@ -97,8 +108,11 @@ export function pull(field: string, value: unknown): UpdateFilter<RawDoc> {
 }
 
 export class Store<T extends Document> {
-  readonly coll: Collection<Stored<T>>;
-  /** The same collection for writes and reads by field name that the resource's type does not describe. */
+  /**
+   * The collection, for writes and reads by field name that the resource's type does not describe. It is not typed
+   * by the resource: what this store returns is typed at its methods, so that a store of a precise document type is
+   * also a store of `LinkedDoc` for another component that reads it (common/links.ts).
+   */
   readonly raw: Collection<RawDoc>;
   private readonly pointers: Collection<OutboxPointer>;
   /** The largest skip a list may use; deeper pages seek by key (see keyset.ts). */
@@ -114,7 +128,6 @@ export class Store<T extends Document> {
     readonly name: string,
     private readonly onWrite: () => void,
   ) {
-    this.coll = db.collection<Stored<T>>(name);
     this.raw = db.collection<RawDoc>(name);
     this.pointers = db.collection<OutboxPointer>(OUTBOX_POINTERS);
   }
@@ -126,20 +139,20 @@ export class Store<T extends Document> {
    * `recount` for repairing them after a crash between the write and the adjustment.
    */
   countBy(fields: string[]): this {
-    this.counts = { fields, coll: this.coll.db.collection<BucketCount>(`${this.name}_counts`) };
+    this.counts = { fields, coll: this.raw.db.collection<BucketCount>(`${this.name}_counts`) };
     return this;
   }
 
   async ensureIndexes(indexes: IndexDef[] = []): Promise<void> {
-    await this.coll.createIndex({ _pending: 1 }, { sparse: true });
-    await this.coll.createIndex({ _tombstone: 1 }, { sparse: true });
+    await this.raw.createIndex({ _pending: 1 }, { sparse: true });
+    await this.raw.createIndex({ _tombstone: 1 }, { sparse: true });
     // Creates whose follow-up writes are not done yet (Resource.settle).
-    await this.coll.createIndex({ _follow: 1 }, { sparse: true });
+    await this.raw.createIndex({ _follow: 1 }, { sparse: true });
     // The relay reads pointers oldest first for its collections (`$in` with a sort: the sort field leads).
     await this.pointers.createIndex({ at: 1, collection: 1 });
-    await this.coll.createIndex({ _created: 1, _id: 1 });
+    await this.raw.createIndex({ _created: 1, _id: 1 });
     for (const ix of indexes) {
-      await this.coll.createIndex(ix.key, {
+      await this.raw.createIndex(ix.key, {
         unique: ix.unique,
         sparse: ix.sparse,
         ...(ix.partialFilterExpression ? { partialFilterExpression: ix.partialFilterExpression } : {}),
@@ -148,15 +161,15 @@ export class Store<T extends Document> {
   }
 
   async get(uuid: string): Promise<Stored<T> | null> {
-    return (await this.coll.findOne({ _id: uuid, ...LIVE } as Filter<Stored<T>>)) as Stored<T> | null;
+    return (await this.raw.findOne({ _id: uuid, ...LIVE })) as Stored<T> | null;
   }
 
-  async findOne(filter: Filter<Document>): Promise<Stored<T> | null> {
-    return (await this.coll.findOne({ ...filter, ...LIVE } as Filter<Stored<T>>)) as Stored<T> | null;
+  async findOne(filter: Query): Promise<Stored<T> | null> {
+    return (await this.raw.findOne(live(filter))) as Stored<T> | null;
   }
 
-  async find(filter: Filter<Document>, opts?: Partial<ListOptions> & { projection?: Document }): Promise<Stored<T>[]> {
-    let cursor = this.coll.find({ ...filter, ...LIVE } as Filter<Stored<T>>, opts?.projection ? { projection: opts.projection } : {});
+  async find(filter: Query, opts?: Partial<ListOptions> & { projection?: Document }): Promise<Stored<T>[]> {
+    let cursor = this.raw.find(live(filter), opts?.projection ? { projection: opts.projection } : {});
     cursor = cursor.sort(opts?.sort ?? DEFAULT_SORT);
     if (opts?.skip) cursor = cursor.skip(opts.skip);
     if (opts?.limit) cursor = cursor.limit(opts.limit);
@@ -168,7 +181,9 @@ export class Store<T extends Document> {
    * the key it carries; a plain `page=N` skips when the skip is within `maxSkip`, else seeks from the nearest page
    * boundary this store has served for the same query, walking (sort keys only) from there when it has none near.
    */
-  async page(filter: Filter<Document>, req: PageRequest): Promise<PageResult<Stored<T>>> {
+  async page(query: Query, req: PageRequest): Promise<PageResult<Stored<T>>> {
+    // (the two kinds of query are one at run time; the page helpers combine it with key conditions)
+    const filter = query as Filter<Document>;
     const sort = req.sort ?? DEFAULT_SORT;
     const counting = req.count ?? (() => this.count(filter));
     // A later page counts first, so no query reads past the end (`?page=999` reads nothing).
@@ -249,15 +264,12 @@ export class Store<T extends Document> {
    * Live documents matching `filter`. Without a filter: the collection's size from its metadata minus the tombstones
    * (few, and indexed), since counting every document of a large collection is a full scan.
    */
-  async count(filter: Filter<Document>): Promise<number> {
+  async count(filter: Query): Promise<number> {
     if (!Object.keys(filter).length) {
-      const [all, tombstones] = await Promise.all([
-        this.coll.estimatedDocumentCount(),
-        this.coll.countDocuments({ _tombstone: true } as Filter<Stored<T>>),
-      ]);
+      const [all, tombstones] = await Promise.all([this.raw.estimatedDocumentCount(), this.raw.countDocuments({ _tombstone: true })]);
       return Math.max(0, all - tombstones);
     }
-    return this.coll.countDocuments({ ...filter, ...LIVE } as Filter<Stored<T>>);
+    return this.raw.countDocuments(live(filter));
   }
 
   /** The sum of the maintained counts of these buckets (each a value per countBy field). */
@@ -277,7 +289,7 @@ export class Store<T extends Document> {
     const { fields, coll } = this.counts;
     const seen = new Set<string>();
     let fixed = 0;
-    const groups = await this.coll
+    const groups = await this.raw
       .aggregate<{ _id: Record<string, unknown> }>([
         { $match: LIVE },
         { $sort: Object.fromEntries(fields.map((f) => [f, 1])) },
@@ -311,9 +323,9 @@ export class Store<T extends Document> {
    * Sets `fields` on every live document matching `filter`, all of which share one bucket (a zaak's parts when its
    * vertrouwelijkheidaanduiding changes), and moves their count to the new bucket.
    */
-  async moveBucket(filter: Filter<Document>, fields: Document): Promise<void> {
+  async moveBucket(filter: Query, fields: Document): Promise<void> {
     const first = this.counts ? await this.findOne(filter) : null;
-    const r = await this.coll.updateMany({ ...filter, ...LIVE } as Filter<Stored<T>>, { $set: fields } as never);
+    const r = await this.raw.updateMany(live(filter), { $set: fields });
     if (!first || !this.counts || !r.modifiedCount || !this.counts.fields.some((f) => (first as Document)[f] !== fields[f])) return;
     await this.adjust(first, -r.modifiedCount);
     await this.adjust({ ...first, ...fields }, r.modifiedCount);
@@ -323,7 +335,7 @@ export class Store<T extends Document> {
     if (!this.counts || !doc) return;
     const values = this.counts.fields.map((f) => doc[f] ?? null);
     const _id = bucketId(values);
-    await batcherOf(this.coll.db, this.counts.coll.collectionName).write(
+    await batcherOf(this.raw.db, this.counts.coll.collectionName).write(
       _id,
       { updateOne: { filter: { _id }, update: { $inc: { n: delta }, $setOnInsert: { values } }, upsert: true } },
       incrementsAdd,
@@ -337,7 +349,7 @@ export class Store<T extends Document> {
    */
   async insert(uuid: string, data: T, events: OutboxEvent[], alongside?: () => Promise<void>): Promise<Stored<T>> {
     const doc = { ...withoutUnsetInternals(data), _id: uuid, _created: new Date(), ...outboxFields(events) } as Stored<T>;
-    await this.coll.insertOne(doc as never);
+    await this.raw.insertOne(doc);
     await Promise.all([this.point(uuid, events), this.adjust(doc, 1), alongside?.()]);
     this.written(events);
     return doc;
@@ -353,7 +365,7 @@ export class Store<T extends Document> {
     const update: Document = { $set: { ...withoutUnsetInternals(data), ...(events.length ? { _pending: true } : {}) } };
     if (Object.keys(unset).length) update.$unset = unset;
     if (events.length) update.$push = { _outbox: { $each: events } };
-    const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
+    const r = await this.raw.updateOne({ _id: current._id, ...LIVE }, update);
     if (!r.matchedCount) return null;
     const moved = this.counts && this.counts.fields.some((f) => (current as Document)[f] !== (data as Document)[f]);
     await Promise.all([
@@ -377,7 +389,7 @@ export class Store<T extends Document> {
     for (const k of Object.keys(current)) if (!k.startsWith('_')) unset[k] = '';
     const update: Document = { $set: { _tombstone: true, _pending: true }, $push: { _outbox: { $each: events } } };
     if (Object.keys(unset).length) update.$unset = unset;
-    const r = await this.coll.updateOne({ _id: current._id, ...LIVE } as Filter<Stored<T>>, update as never);
+    const r = await this.raw.updateOne({ _id: current._id, ...LIVE }, update);
     if (r.matchedCount) {
       await Promise.all([this.point(current._id, events), this.adjust(current, -1), alongside?.()]);
       this.written(events);
@@ -387,17 +399,12 @@ export class Store<T extends Document> {
 
   /** Documents with unpublished events, found by scanning (the relay does this once at start, for safety). */
   async pending(limit: number): Promise<Stored<T>[]> {
-    return (await this.coll
-      .find({ _pending: true } as Filter<Stored<T>>)
-      .limit(limit)
-      .toArray()) as Stored<T>[];
+    return (await this.raw.find({ _pending: true }).limit(limit).toArray()) as Stored<T>[];
   }
 
   /** The documents with these ids that still hold events. */
   async withEvents(ids: string[]): Promise<Stored<T>[]> {
-    const docs = (await this.coll
-      .find({ _id: { $in: ids } } as Filter<Stored<T>>, { projection: { _outbox: 1, _tombstone: 1 } })
-      .toArray()) as Stored<T>[];
+    const docs = (await this.raw.find({ _id: { $in: ids } }, { projection: { _outbox: 1, _tombstone: 1 } }).toArray()) as Stored<T>[];
     return docs.filter((d) => d._outbox?.length);
   }
 
@@ -410,13 +417,13 @@ export class Store<T extends Document> {
    */
   async published(docs: { _id: string; _outbox?: OutboxEvent[]; _tombstone?: true }[]): Promise<void> {
     if (!docs.length) return;
-    const byIds = { _id: { $in: docs.map((d) => d._id) } } as Filter<Stored<T>>;
-    const done = { ...byIds, _outbox: { $size: 0 } } as Filter<Stored<T>>;
+    const byIds = { _id: { $in: docs.map((d) => d._id) } };
+    const done = { ...byIds, _outbox: { $size: 0 } };
     const ids = docs.flatMap((d) => (d._outbox ?? []).map((e) => e.id));
-    if (ids.length) await this.coll.updateMany(byIds, { $pull: { _outbox: { id: { $in: ids } } } } as never);
+    if (ids.length) await this.raw.updateMany(byIds, pull('_outbox', { id: { $in: ids } }));
     // A document becomes a tombstone only together with new events, which keep it out of `done` this round.
-    if (docs.some((d) => d._tombstone)) await this.coll.deleteMany({ ...done, _tombstone: true } as Filter<Stored<T>>);
-    await this.coll.updateMany(done, { $unset: { _pending: '' } } as never);
+    if (docs.some((d) => d._tombstone)) await this.raw.deleteMany({ ...done, _tombstone: true });
+    await this.raw.updateMany(done, { $unset: { _pending: '' } });
   }
 
   /** Writes the outbox pointer of a document that has just received events. */
@@ -424,7 +431,7 @@ export class Store<T extends Document> {
     if (!events.length) return;
     const pointer = { collection: this.name, doc: uuid, nonce: randomUUID(), at: new Date() };
     const _id = `${this.name}/${uuid}`;
-    await batcherOf(this.coll.db, OUTBOX_POINTERS).write(_id, { updateOne: { filter: { _id }, update: { $set: pointer }, upsert: true } }, laterWins);
+    await batcherOf(this.raw.db, OUTBOX_POINTERS).write(_id, { updateOne: { filter: { _id }, update: { $set: pointer }, upsert: true } }, laterWins);
   }
 
   private written(events: OutboxEvent[]): void {

@@ -45,6 +45,6 @@ export function mustMayChangeClosed(caller: Caller, zaak: Doc): void {
 }
 
 /** The zaaktype and vertrouwelijkheidaanduiding of the zaak a stored part belongs to. */
-export function zaakOfPart(part: Doc): Doc {
-  return { zaaktype: part._zaaktype, vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDINGEN[Number(part._vertrouwelijkheid)] };
+export function zaakOfPart(part: Doc): { zaaktype: string; vertrouwelijkheidaanduiding: string | undefined } {
+  return { zaaktype: String(part._zaaktype), vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDINGEN[Number(part._vertrouwelijkheid)] };
 }

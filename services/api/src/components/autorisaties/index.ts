@@ -45,7 +45,7 @@ export const autorisaties: ComponentDef = {
         const input = parseOrThrow(ApplicatieInput, data);
         const errors = checkAutorisaties(input.heeftAlleAutorisaties, input.autorisaties);
         // ac-001: a client id belongs to one applicatie only.
-        const taken = await applicaties.store.findOne({ clientIds: { $in: input.clientIds }, _id: { $ne: ctx.uuid as never } });
+        const taken = await applicaties.store.findOne({ clientIds: { $in: input.clientIds }, _id: { $ne: ctx.uuid } });
         if (taken)
           errors.unshift({
             name: 'clientIds',

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
 import { ZgwError, type InvalidParam } from '../../common/errors';
 import { Resource, type WriteContext } from '../../common/resource';
@@ -21,14 +20,16 @@ import {
   mustBeUnchanged,
   mustMayOnBesluittype,
   nonField,
+  withDefaults,
   vandaag,
   type Besluiten,
 } from './context';
 import { unlinkDocument } from './besluitinformatieobjecten';
 import { expand } from './expand';
-import { Besluit, BesluitInput, BesluitQuery, BesluitReadQuery, VERVALREDENEN, type Doc } from './schemas';
+import { Besluit, BesluitInput, BesluitQuery, BesluitReadQuery, VERVALREDENEN, type BesluitDoc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
-const DEFAULTS: Doc = {
+const DEFAULTS = {
   zaak: '',
   toelichting: '',
   bestuursorgaan: '',
@@ -37,13 +38,13 @@ const DEFAULTS: Doc = {
   publicatiedatum: null,
   verzenddatum: null,
   uiterlijkeReactiedatum: null,
-};
+} satisfies Partial<BesluitDoc>;
 
 /** List filters that are exact matches on the stored field of the same name. */
 export const BESLUIT_FILTERS = ['identificatie', 'verantwoordelijkeOrganisatie', 'besluittype', 'zaak'] as const;
 
-export function registerBesluiten(b: Besluiten): Resource<Doc> {
-  const besluiten: Resource<Doc> = new Resource<Doc>(b.api, {
+export function registerBesluiten(b: Besluiten): Resource<BesluitDoc> {
+  const besluiten: Resource<BesluitDoc> = new Resource<BesluitDoc>(b.api, {
     collection: 'besluiten',
     resource: 'besluit',
     schema: Besluit,
@@ -53,13 +54,13 @@ export function registerBesluiten(b: Besluiten): Resource<Doc> {
     scopes: { read: READ, create: [AANMAKEN], update: [BIJWERKEN], destroy: [VERWIJDEREN] },
     operations: ['list', 'read', 'update', 'partial_update', 'destroy'],
     kanaal: 'besluiten',
-    kenmerken: (doc) => ({ verantwoordelijkeOrganisatie: String(doc.verantwoordelijkeOrganisatie), besluittype: String(doc.besluittype) }),
-    weergave: (doc) => String(doc.identificatie),
+    kenmerken: (doc) => ({ verantwoordelijkeOrganisatie: doc.verantwoordelijkeOrganisatie, besluittype: doc.besluittype }),
+    weergave: (doc) => doc.identificatie,
     visible: (doc, caller) => mayOnBesluittype(caller, doc.besluittype, ANY_BESLUIT_SCOPE),
     filter: (q, caller) => {
-      const f: Doc = {};
+      const f: JsonObject = {};
       for (const k of BESLUIT_FILTERS) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
-      return and(authFilter(caller, BESLUIT_AUTH_FIELD), f as Filter<Document>);
+      return and(authFilter(caller, BESLUIT_AUTH_FIELD), f);
     },
     // A list only the autorisaties restrict is counted from the counts kept per besluittype.
     count: (filter, caller) => {
@@ -77,7 +78,7 @@ export function registerBesluiten(b: Besluiten): Resource<Doc> {
     followsCreate: (doc) => isLocalZaak(b, doc.zaak),
     afterWrite: (stored, ctx, previous) => keepZaakInStep(b, stored, ctx.caller, previous),
     render: async (doc, url, query, req) => {
-      const extra: Doc = { vervalredenWeergave: VERVALREDENEN[doc.vervalreden as keyof typeof VERVALREDENEN] ?? '' };
+      const extra: JsonObject = { vervalredenWeergave: doc.vervalreden ? VERVALREDENEN[doc.vervalreden] : '' };
       if (query?.expand && req?.caller) extra._expand = await expand(b, req.caller, { ...publicFields(doc), url }, String(query.expand));
       return extra;
     },
@@ -95,21 +96,24 @@ export function registerBesluiten(b: Besluiten): Resource<Doc> {
  * that exists, whose zaaktype knows the besluittype; an identificatie unique per verantwoordelijkeOrganisatie,
  * generated when none is given.
  */
-async function prepare(b: Besluiten, data: Doc, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
-  const input = parseOrThrow(BesluitInput, data) as Doc;
+async function prepare(b: Besluiten, data: JsonObject, ctx: WriteContext, current?: Stored<BesluitDoc>): Promise<BesluitDoc> {
+  const input = parseOrThrow(BesluitInput, data);
   const { caller } = ctx;
   if (current) {
     mustMayOnBesluittype(caller, current.besluittype, [BIJWERKEN]);
     mustBeUnchanged(current, input, ['besluittype', 'identificatie', 'verantwoordelijkeOrganisatie']);
   }
-  const besluittype = await b.refs.mustCatalogus('besluittypen', 'besluittype', String(input.besluittype));
+  const besluittype = await b.refs.mustCatalogus('besluittypen', 'besluittype', input.besluittype);
   if (besluittype.concept !== false) throw ZgwError.field('besluittype', 'not-published', 'Het besluittype is nog niet gepubliceerd.');
-  if (String(input.datum) > vandaag()) throw ZgwError.field('datum', 'future_not_allowed', 'De beslisdatum mag niet in de toekomst liggen.');
+  if (input.datum > vandaag()) throw ZgwError.field('datum', 'future_not_allowed', 'De beslisdatum mag niet in de toekomst liggen.');
 
-  const doc: Doc = { ...DEFAULTS, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) };
-  doc.besluittype = b.catalogi.besluittypen.url(besluittype._id);
-  doc.zaak = (input.zaak as string | null | undefined) || '';
-  if (doc.zaak) await checkZaak(b, String(doc.zaak), besluittype);
+  const doc: BesluitDoc = {
+    ...withDefaults(input, DEFAULTS),
+    identificatie: input.identificatie ?? '',
+    besluittype: b.catalogi.besluittypen.url(besluittype._id),
+    zaak: input.zaak || '',
+  };
+  if (doc.zaak) await checkZaak(b, doc.zaak, besluittype);
   if (!current) mustMayOnBesluittype(caller, doc.besluittype, [AANMAKEN]);
   // A besluit that joins or leaves a closed zaak changes that zaak: zaken.geforceerd-bijwerken (as for its other parts).
   if (doc.zaak !== (current?.zaak ?? '')) {
@@ -130,9 +134,9 @@ function isLocalZaak(b: Besluiten, zaak: unknown): boolean {
  * brc-006: the zaak exists (one of ours in-process, another Zaken API's fetched: `bad-url`, `invalid-resource`) and its
  * zaaktype lists the besluittype among its besluittypen (`zaaktype-mismatch`).
  */
-async function checkZaak(b: Besluiten, url: string, besluittype: Stored<Doc>): Promise<void> {
+async function checkZaak(b: Besluiten, url: string, besluittype: Stored<JsonObject>): Promise<void> {
   const zaken = b.api.deps.components.zaken;
-  let zaak: Doc;
+  let zaak: JsonObject;
   if (zaken?.zaken.uuidOf(url)) {
     const local = await zaken.zaken.byUrl(url);
     if (!local) throw ZgwError.field('zaak', 'bad-url', `De zaak ${url} bestaat niet.`);
@@ -151,7 +155,7 @@ async function checkZaak(b: Besluiten, url: string, besluittype: Stored<Doc>): P
  * Whether the zaaktype lists the besluittype: one of our zaaktypen names its besluittypen by omschrijving within its
  * catalogus (the 1.3 history model), another Catalogi API's lists their URLs.
  */
-async function zaaktypeKnows(b: Besluiten, zaaktypeUrl: string, besluittype: Stored<Doc>): Promise<boolean> {
+async function zaaktypeKnows(b: Besluiten, zaaktypeUrl: string, besluittype: Stored<JsonObject>): Promise<boolean> {
   const zaaktypen = b.catalogi.zaaktypen;
   if (zaaktypen.uuidOf(zaaktypeUrl)) {
     const zaaktype = await b.catalogi.api.cached(`doc:${zaaktypeUrl}`, async () => (await zaaktypen.byUrl(zaaktypeUrl)) ?? null);
@@ -162,7 +166,7 @@ async function zaaktypeKnows(b: Besluiten, zaaktypeUrl: string, besluittype: Sto
     );
   }
   const { status, body } = await b.api.deps.fetchJson(zaaktypeUrl);
-  const listed = status === 200 && body && typeof body === 'object' ? (body as Doc).besluittypen : undefined;
+  const listed = status === 200 && body && typeof body === 'object' ? (body as JsonObject).besluittypen : undefined;
   return Array.isArray(listed) && listed.includes(b.catalogi.besluittypen.url(besluittype._id));
 }
 
@@ -179,7 +183,7 @@ const NIET_UNIEK: InvalidParam = {
   reason: 'Deze identificatie bestaat al voor deze verantwoordelijke organisatie.',
 };
 
-async function mustBeUnique(b: Besluiten, doc: Doc): Promise<void> {
+async function mustBeUnique(b: Besluiten, doc: BesluitDoc): Promise<void> {
   const taken = await b.besluiten.store.findOne({ verantwoordelijkeOrganisatie: doc.verantwoordelijkeOrganisatie, identificatie: doc.identificatie });
   if (taken) throw ZgwError.validation([NIET_UNIEK]);
 }
@@ -189,7 +193,7 @@ async function mustBeUnique(b: Besluiten, doc: Doc): Promise<void> {
  * verantwoordelijkeOrganisatie (brc-002), passing over numbers clients took by hand; one taken meanwhile by a
  * concurrent create is `identificatie-niet-uniek` (the unique index decides).
  */
-function registerCreate(b: Besluiten, besluiten: Resource<Doc>): void {
+function registerCreate(b: Besluiten, besluiten: Resource<BesluitDoc>): void {
   b.api.route({
     method: 'POST',
     path: '/besluiten',
@@ -200,7 +204,7 @@ function registerCreate(b: Besluiten, besluiten: Resource<Doc>): void {
     response: Besluit,
     handler: async ({ req, caller, body }) => {
       const ctx = besluiten.ctx(caller, randomUUID(), req);
-      const doc = await prepare(b, body as Doc, ctx);
+      const doc = await prepare(b, body, ctx);
       try {
         return await besluiten.toApi(await besluiten.insert(doc, ctx), undefined, req);
       } catch (err) {
@@ -211,9 +215,9 @@ function registerCreate(b: Besluiten, besluiten: Resource<Doc>): void {
   });
 }
 
-async function nextIdentificatie(b: Besluiten, doc: Doc): Promise<string> {
+async function nextIdentificatie(b: Besluiten, doc: BesluitDoc): Promise<string> {
   for (;;) {
-    const identificatie = await b.identificaties.next(String(doc.verantwoordelijkeOrganisatie), String(doc.datum));
+    const identificatie = await b.identificaties.next(doc.verantwoordelijkeOrganisatie, doc.datum);
     if (!(await b.besluiten.store.findOne({ verantwoordelijkeOrganisatie: doc.verantwoordelijkeOrganisatie, identificatie }))) return identificatie;
   }
 }
@@ -221,27 +225,23 @@ async function nextIdentificatie(b: Besluiten, doc: Doc): Promise<string> {
 // ---------------------------------------------------------------- links kept in step
 
 /** The zaak's besluiten follow the besluit's `zaak`: added under a new zaak, removed from the one it left. */
-async function keepZaakInStep(b: Besluiten, stored: Stored<Doc>, caller: Caller, previous?: Stored<Doc>): Promise<void> {
+async function keepZaakInStep(b: Besluiten, stored: Stored<BesluitDoc>, caller: Caller, previous?: Stored<BesluitDoc>): Promise<void> {
   const zaken = b.api.deps.components.zaken;
   if (!zaken) return;
   const url = b.besluiten.url(stored._id);
-  if (previous?.zaak && previous.zaak !== stored.zaak && isLocalZaak(b, previous.zaak))
-    await zaken.besluitLinks.unlink(String(previous.zaak), url, caller);
-  if (isLocalZaak(b, stored.zaak)) {
-    const zaak = await zaken.zaken.byUrl(String(stored.zaak));
-    if (zaak) await zaken.besluitLinks.link(zaak, url, caller);
-  }
+  if (previous?.zaak && previous.zaak !== stored.zaak && isLocalZaak(b, previous.zaak)) await zaken.besluitLinks.unlink(previous.zaak, url, caller);
+  if (isLocalZaak(b, stored.zaak)) await zaken.besluitLinks.link(stored.zaak, url, caller);
 }
 
 /**
  * Deleting a besluit deletes its besluitinformatieobjecten (brc-008) with their objectinformatieobjecten, and takes
  * it from its zaak's besluiten.
  */
-async function removeParts(b: Besluiten, besluit: Stored<Doc>, ctx: WriteContext): Promise<void> {
+async function removeParts(b: Besluiten, besluit: Stored<BesluitDoc>, ctx: WriteContext): Promise<void> {
   const url = b.besluiten.url(besluit._id);
   const bios = b.besluitinformatieobjecten;
   for (const bio of await bios.store.find({ besluit: url })) {
     if (await bios.destroy(bio, bios.ctx(ctx.caller, bio._id))) await unlinkDocument(b, bio, ctx.caller);
   }
-  if (isLocalZaak(b, besluit.zaak)) await b.api.deps.components.zaken!.besluitLinks.unlink(String(besluit.zaak), url, ctx.caller);
+  if (isLocalZaak(b, besluit.zaak)) await b.api.deps.components.zaken!.besluitLinks.unlink(besluit.zaak, url, ctx.caller);
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
 import { UuidParams } from '../../common/component';
 import { ZgwError } from '../../common/errors';
@@ -28,8 +27,9 @@ import {
   BesluitInformatieObjectInput,
   BesluitInformatieObjectQuery,
   BesluitInformatieObjectReadQuery,
-  type Doc,
+  type BesluitInformatieObjectDoc as Doc,
 } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
 const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');
@@ -51,17 +51,16 @@ export function registerBesluitinformatieobjecten(b: Besluiten): Resource<Doc> {
     operations: ['list', 'read', 'destroy'],
     plainList: true,
     // The audit trail of the besluit shows its besluitinformatieobjecten; the standard notifies besluit writes only.
-    hoofdObject: (doc) => String(doc.besluit),
+    hoofdObject: (doc) => doc.besluit,
     visible: (doc, caller) => mayOnBesluittype(caller, doc[PART_AUTH_FIELD], ANY_BESLUIT_SCOPE),
     filter: (q, caller) => {
-      const f: Doc = {};
+      const f: JsonObject = {};
       for (const k of ['besluit', 'informatieobject']) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
-      return and(authFilter(caller, PART_AUTH_FIELD), f as Filter<Document>);
+      return and(authFilter(caller, PART_AUTH_FIELD), f);
     },
     beforeDestroy: async (current, ctx) => mustMayOnBesluittype(ctx.caller, current[PART_AUTH_FIELD], [VERWIJDEREN]),
-    followsCreate: (doc) => !!b.api.deps.components.documenten?.owns(String(doc.informatieobject)),
-    afterWrite: async (stored, ctx) =>
-      b.api.deps.components.documenten?.link(String(stored.informatieobject), String(stored.besluit), 'besluit', ctx.caller),
+    followsCreate: (doc) => !!b.api.deps.components.documenten?.owns(doc.informatieobject),
+    afterWrite: async (stored, ctx) => b.api.deps.components.documenten?.link(stored.informatieobject, stored.besluit, 'besluit', ctx.caller),
     afterDestroy: (current, ctx) => unlinkDocument(b, current, ctx.caller),
     render: async (doc, url, query, req) =>
       query?.expand && req?.caller ? { _expand: await expand(b, req.caller, { ...publicFields(doc), url }, String(query.expand)) } : {},
@@ -73,7 +72,7 @@ export function registerBesluitinformatieobjecten(b: Besluiten): Resource<Doc> {
 
 /** Removes the objectinformatieobject of a besluitinformatieobject that goes (when the document is one of ours). */
 export async function unlinkDocument(b: Besluiten, bio: Doc, caller: Caller): Promise<void> {
-  await b.api.deps.components.documenten?.unlink(String(bio.informatieobject), String(bio.besluit), caller);
+  await b.api.deps.components.documenten?.unlink(bio.informatieobject, bio.besluit, caller);
 }
 
 /**
@@ -81,22 +80,22 @@ export async function unlinkDocument(b: Besluiten, bio: Doc, caller: Caller): Pr
  * informatieobject a document that answers (brc-003: `bad-url`, `invalid-resource`) of an informatieobjecttype of
  * the besluittype (brc-007); each document once per besluit (`unique`).
  */
-async function prepare(b: Besluiten, data: Doc, caller: Caller): Promise<Doc> {
-  const input = parseOrThrow(BesluitInformatieObjectInput, data) as Doc;
-  const besluitUrl = String(input.besluit);
+async function prepare(b: Besluiten, data: JsonObject, caller: Caller): Promise<Doc> {
+  const input = parseOrThrow(BesluitInformatieObjectInput, data);
+  const besluitUrl = input.besluit;
   const uuid = b.besluiten.uuidOf(besluitUrl);
   if (!uuid) throw ZgwError.field('besluit', 'no_match', `${besluitUrl} is geen besluit-URL van deze Besluiten API.`);
   const besluit = await b.besluiten.store.get(uuid);
   if (!besluit) throw ZgwError.field('besluit', 'does_not_exist', `Het besluit ${besluitUrl} bestaat niet.`);
   mustMayOnBesluittype(caller, besluit.besluittype, [AANMAKEN]);
 
-  const informatieobject = String(input.informatieobject);
+  const { informatieobject } = input;
   const { status, body } = await b.refs.informatieobject(informatieobject);
   if (status !== 200) throw ZgwError.field('informatieobject', 'bad-url', `${informatieobject} gaf status ${status || 'geen antwoord'}.`);
-  if (!body || typeof body !== 'object' || Array.isArray(body) || !isInformatieobject(body as Doc)) {
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !isInformatieobject(body as JsonObject)) {
     throw ZgwError.field('informatieobject', 'invalid-resource', `${informatieobject} is geen informatieobject.`);
   }
-  if (!(await besluittypeKnows(b, String(besluit.besluittype), String((body as Doc).informatieobjecttype)))) {
+  if (!(await besluittypeKnows(b, besluit.besluittype, String((body as JsonObject).informatieobjecttype)))) {
     throw nonField(
       'missing-besluittype-informatieobjecttype-relation',
       'Het informatieobjecttype van het document hoort niet bij het besluittype van het besluit.',
@@ -121,11 +120,11 @@ async function besluittypeKnows(b: Besluiten, besluittypeUrl: string, informatie
     const names = (besluittype.informatieobjecttypen as string[] | undefined) ?? [];
     const iot = c.informatieobjecttypen.uuidOf(informatieobjecttype)
       ? await c.api.cached(`doc:${informatieobjecttype}`, async () => (await c.informatieobjecttypen.byUrl(informatieobjecttype)) ?? null)
-      : ((await b.refs.json(informatieobjecttype)).body as Doc | undefined);
+      : ((await b.refs.json(informatieobjecttype)).body as JsonObject | undefined);
     return !!iot && iot.catalogus === besluittype.catalogus && names.includes(String(iot.omschrijving));
   }
   const { status, body } = await b.refs.json(besluittypeUrl);
-  const listed = status === 200 && body && typeof body === 'object' ? (body as Doc).informatieobjecttypen : undefined;
+  const listed = status === 200 && body && typeof body === 'object' ? (body as JsonObject).informatieobjecttypen : undefined;
   return Array.isArray(listed) && listed.includes(informatieobjecttype);
 }
 
@@ -141,7 +140,7 @@ function registerCreate(b: Besluiten, bios: Resource<Doc>): void {
     response: BesluitInformatieObject,
     handler: async ({ req, caller, body }) => {
       const ctx = bios.ctx(caller, randomUUID(), req);
-      const doc = await prepare(b, body as Doc, caller);
+      const doc = await prepare(b, body, caller);
       try {
         return await bios.toApi(await bios.insert(doc, ctx), undefined, req);
       } catch (err) {
@@ -171,7 +170,7 @@ function registerUpdates(b: Besluiten, bios: Resource<Doc>): void {
       handler: async ({ req, caller, params, body }) => {
         const current = await bios.getOr404(params.uuid, caller);
         mustMayOnBesluittype(caller, current[PART_AUTH_FIELD], [BIJWERKEN]);
-        mustBeUnchanged(current, parseOrThrow(partial ? BesluitInformatieObjectInput.partial() : BesluitInformatieObjectInput, body) as Doc, [
+        mustBeUnchanged(current, parseOrThrow(partial ? BesluitInformatieObjectInput.partial() : BesluitInformatieObjectInput, body), [
           'besluit',
           'informatieobject',
         ]);

@@ -6,9 +6,9 @@ import type { GenummerdeIdentificaties } from '../../common/identificaties';
 import type { BesluitLinks, CatalogiLinks } from '../../common/links';
 import type { Resource } from '../../common/resource';
 import type { References } from '../../common/references';
-import type { Doc } from './schemas';
+import type { BesluitDoc, BesluitInformatieObjectDoc } from './schemas';
 
-export { and, mustBeUnchanged, nonField } from '../../common/rules';
+export { and, mustBeUnchanged, nonField, withDefaults } from '../../common/rules';
 
 export const COMPONENT = 'brc';
 export const LEZEN = 'besluiten.lezen';
@@ -26,8 +26,8 @@ export interface Besluiten {
   catalogi: CatalogiLinks;
   refs: References;
   identificaties: GenummerdeIdentificaties;
-  besluiten: Resource<Doc>;
-  besluitinformatieobjecten: Resource<Doc>;
+  besluiten: Resource<BesluitDoc>;
+  besluitinformatieobjecten: Resource<BesluitInformatieObjectDoc>;
   links: BesluitLinks;
 }
 

@@ -2,7 +2,7 @@ import type { Caller } from '../../common/auth';
 import type { Resource } from '../../common/resource';
 import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../../common/zaak-rechten';
 import { LEZEN, mayOnBesluittype, type Besluiten } from './context';
-import type { Doc } from './schemas';
+import type { JsonObject as Doc } from '../../common/schema-parts';
 
 /**
  * `expand` (Besluiten 1.1.0): a besluit expands its besluittype and zaak, a besluitinformatieobject its besluit and

@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { date, url } from '../../common/schema-parts';
+import { date, url, type StoredFields } from '../../common/schema-parts';
 
 /**
  * Besluiten API 1.0.2 resources, with the 1.1.0 `expand` on the lists and details (compatible: a client that does
  * not send it sees 1.0.2). As in Zaken: an input schema per resource with only the writable fields and an output
  * schema for the OpenAPI document; read-only and derived fields are set by the resource's rules.
  */
-
-export type Doc = Record<string, unknown>;
 
 const text = (max: number) => z.string().max(max);
 const rsin = z.string().regex(/^\d{9}$/, { message: 'Een RSIN bestaat uit 9 cijfers.' });
@@ -94,6 +92,9 @@ export const Besluit = BesluitInput.extend({
   _expand: z.record(z.string(), z.unknown()).optional(),
 }).meta({ id: 'Besluit' });
 
+/** A besluit as stored: `vervalredenWeergave` is made from `vervalreden` at read time. */
+export type BesluitDoc = StoredFields<typeof Besluit, 'vervalredenWeergave'>;
+
 export const BesluitQuery = z.object({
   identificatie: z.string().optional(),
   verantwoordelijkeOrganisatie: z.string().optional(),
@@ -111,6 +112,9 @@ export const BesluitInformatieObject = BesluitInformatieObjectInput.extend({
   url,
   _expand: z.record(z.string(), z.unknown()).optional(),
 }).meta({ id: 'BesluitInformatieObject' });
+
+/** A besluitinformatieobject as stored, with its besluit's besluittype (PART_AUTH_FIELD) and uuid. */
+export type BesluitInformatieObjectDoc = StoredFields<typeof BesluitInformatieObject> & { _besluittype: string; _besluitUuid: string };
 
 export const BesluitInformatieObjectQuery = z.object({
   besluit: urlFilter,

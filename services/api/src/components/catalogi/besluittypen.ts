@@ -113,7 +113,7 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
   if (iots.errors.length) throw ZgwError.validation(iots.errors);
   const { zaaktypen, ...fields } = input;
   const foreignZaaktype = await anyInOtherCatalogus(c, zaaktypen ?? [], input.catalogus);
-  const doc = withDefaults({ ...fields, informatieobjecttypen: iots.names }, DEFAULTS);
+  const doc: Doc = withDefaults({ ...fields, informatieobjecttypen: iots.names }, DEFAULTS);
   doc.concept = current ? current.concept !== false : true;
   if (!mayForceWrite(ctx.caller)) {
     if (current && !onlyEndsGeldigheid(current, doc)) {

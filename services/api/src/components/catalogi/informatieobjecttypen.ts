@@ -87,7 +87,7 @@ export function registerInformatieobjecttypen(c: Catalogi): Resource<Doc> {
 async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
   const input = parseOrThrow(InformatieObjectTypeInput, data);
   await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
-  const doc = withDefaults({ ...input }, DEFAULTS);
+  const doc: Doc = withDefaults({ ...input }, DEFAULTS);
   doc.concept = current ? current.concept !== false : true;
   if (current && !mayForceWrite(ctx.caller) && !onlyEndsGeldigheid(current, doc)) {
     if (current.concept === false)

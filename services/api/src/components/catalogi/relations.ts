@@ -2,7 +2,7 @@ import type { Document, Filter, Sort } from 'mongodb';
 import type { InvalidParam } from '../../common/errors';
 import { groupBy } from '../../common/group';
 import type { Resource } from '../../common/resource';
-import { LIVE, type Stored } from '../../common/store';
+import { LIVE, live, type Stored } from '../../common/store';
 import { isUrl, resolveLocal } from './context';
 import type { Doc } from './schemas';
 
@@ -142,8 +142,8 @@ export async function urlsOn(target: Resource<Doc>, nameField: string, catalogus
 
 /** URLs of the objects matching a filter, without loading whole documents. */
 export async function urlsWhere(target: Resource<Doc>, filter: Filter<Document>, sort: Sort = { _created: 1, _id: 1 }): Promise<string[]> {
-  const docs = await target.store.coll
-    .find({ ...filter, ...LIVE } as never, { projection: { _id: 1 } })
+  const docs = await target.store.raw
+    .find(live(filter), { projection: { _id: 1 } })
     .sort(sort)
     .toArray();
   return docs.map((d) => target.url(String(d._id)));
@@ -192,7 +192,7 @@ export class GroupLoader {
     try {
       const fields = ['_id', this.field, 'beginGeldigheid', 'eindeGeldigheid', ...this.projection];
       const projection = Object.fromEntries(fields.map((f) => [f, 1]));
-      const found = this.target.store.coll.find({ ...this.where, [this.field]: { $in: [...batch.keys()] }, ...LIVE } as never, { projection });
+      const found = this.target.store.raw.find(live({ ...this.where, [this.field]: { $in: [...batch.keys()] } }), { projection });
       // Sorted by the key first: the `$in` then reads one index range per key, already in order.
       const docs = await (this.sort ? found.sort({ [this.field]: 1, ...(this.sort as Record<string, 1 | -1>) }) : found).toArray();
       const grouped = groupBy(docs, (d) => String(d[this.field]));

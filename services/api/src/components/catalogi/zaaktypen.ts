@@ -197,7 +197,7 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
     });
   }
 
-  const doc = withDefaults({ ...input, besluittypen: besluittypen.names, deelzaaktypen: deelzaaktypen.names, gerelateerdeZaaktypen }, DEFAULTS);
+  const doc: Doc = withDefaults({ ...input, besluittypen: besluittypen.names, deelzaaktypen: deelzaaktypen.names, gerelateerdeZaaktypen }, DEFAULTS);
   doc.concept = current ? current.concept !== false : true;
 
   if (!mayForceWrite(ctx.caller)) {

@@ -9,7 +9,8 @@ import { ZgwError } from '../../common/errors';
 import { LIVE, type Stored } from '../../common/store';
 import { BIJWERKEN, mustMayOnDocument, nonField, readyFilter, type Delen, type Documenten } from './context';
 import { keepUpload, takeUpload, type Bestand } from './inhoud';
-import { BestandsDeel, type Doc } from './schemas';
+import { BestandsDeel, type EioDoc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /** One part of a large document's content: uploaded by PUT /bestandsdelen/{uuid}, in any order. */
 interface Deel {
@@ -59,7 +60,7 @@ export class Bestandsdelen implements Delen {
   }
 
   /** The parts as a document shows them; the lock only to whoever has it already (the create's answer). */
-  async view(eio: Stored<Doc>, lock = ''): Promise<Doc[]> {
+  async view(eio: Stored<EioDoc>, lock = ''): Promise<z.output<typeof BestandsDeel>[]> {
     if (!eio._delen) return [];
     return (await this.of(eio._id)).map((p) => ({ url: this.url(p._id), volgnummer: p.volgnummer, omvang: p.omvang, voltooid: p.voltooid, lock }));
   }
@@ -68,13 +69,13 @@ export class Bestandsdelen implements Delen {
    * Before a document is unlocked: complete parts become its content; incomplete ones refuse the unlock, unless
    * `giveUp` (then they are dropped, and the document has no content).
    */
-  async complete(eio: Stored<Doc>, giveUp: boolean): Promise<void> {
+  async complete(eio: Stored<EioDoc>, giveUp: boolean): Promise<void> {
     if (!eio._delen) return;
     const delen = await this.of(eio._id);
     const done = delen.every((p) => p.voltooid && p._inhoud);
     if (!done && !giveUp) throw nonField('incomplete-upload', 'Niet alle bestandsdelen zijn geüpload.');
     const files = done ? delen.map((p) => p._inhoud!) : null;
-    await this.d.versies.coll.updateOne({ _id: `${eio._id}:${String(eio.versie)}` }, { $set: { _inhoud: files } });
+    await this.d.versies.coll.updateOne({ _id: `${eio._id}:${eio.versie}` }, { $set: { _inhoud: files } });
     await this.d.informatieobjecten.store.raw.updateOne({ _id: eio._id, ...LIVE }, { $set: { _inhoud: files }, $unset: { _delen: '' } });
     await this.coll.deleteMany({ _eio: eio._id });
     if (!done) await this.d.inhoud.delete(delen.map((p) => p._inhoud).filter((f): f is string => !!f));
@@ -107,7 +108,7 @@ export class Bestandsdelen implements Delen {
           const eio = deel ? await this.d.informatieobjecten.store.findOne({ _id: deel._eio, ...readyFilter(caller) } as Filter<Document>) : null;
           if (!deel || !eio) throw ZgwError.notFound(`bestandsdeel ${params.uuid} bestaat niet.`);
           mustMayOnDocument(caller, eio, [BIJWERKEN]);
-          if ((body as Doc).lock !== eio._lock) throw nonField('incorrect-lock-id', 'De lock is niet juist.');
+          if (body.lock !== eio._lock) throw nonField('incorrect-lock-id', 'De lock is niet juist.');
           if (!file) throw ZgwError.field('inhoud', 'required', 'Stuur de inhoud van het bestandsdeel mee.');
           if (file.size !== deel.omvang)
             throw ZgwError.field('inhoud', 'file-size', `Het bestandsdeel moet ${deel.omvang} bytes zijn, niet ${file.size}.`);
@@ -144,9 +145,9 @@ export class Bestandsdelen implements Delen {
     });
   }
 
-  private readForm(req: FastifyRequest, payload: Readable, maxFile: number): Promise<{ fields: Doc; file?: Bestand }> {
+  private readForm(req: FastifyRequest, payload: Readable, maxFile: number): Promise<{ fields: JsonObject; file?: Bestand }> {
     return new Promise((resolve, reject) => {
-      const fields: Doc = {};
+      const fields: JsonObject = {};
       let busboy: Busboy;
       try {
         busboy = new Busboy({ headers: req.headers as never, limits: { fileSize: maxFile, files: 1, fields: 10, fieldSize: 1024 } });

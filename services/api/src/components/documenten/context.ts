@@ -1,4 +1,5 @@
 import type { Document, Filter } from 'mongodb';
+import type { z } from 'zod';
 import type { Caller } from '../../common/auth';
 import type { ComponentApi } from '../../common/component';
 import { ZgwError } from '../../common/errors';
@@ -10,7 +11,7 @@ import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../../comm
 import type { References } from '../../common/references';
 import { sameFilter } from '../../common/rules';
 import type { InhoudStore } from './inhoud';
-import type { Doc } from './schemas';
+import type { BestandsDeel, EioDoc, GebruiksrechtenDoc, ObjectInformatieObjectDoc, PartDoc, PartFacts, VerzendingDoc } from './schemas';
 import type { Versies } from './versies';
 
 export { and, nonField, sameFilter, withDefaults } from '../../common/rules';
@@ -34,9 +35,9 @@ export interface Delen {
   /** Stores the parts of a document of `omvang` bytes (before the document); how many. */
   create(eio: string, omvang: number): Promise<number>;
   /** The parts as a document shows them; the lock only to whoever has it already. */
-  view(eio: Stored<Doc>, lock?: string): Promise<Doc[]>;
+  view(eio: Stored<EioDoc>, lock?: string): Promise<z.output<typeof BestandsDeel>[]>;
   /** Before an unlock: complete parts become the content; incomplete ones refuse it unless `giveUp`. */
-  complete(eio: Stored<Doc>, giveUp: boolean): Promise<void>;
+  complete(eio: Stored<EioDoc>, giveUp: boolean): Promise<void>;
   /** Removes the parts of a document that goes, with what was uploaded of them. */
   remove(eio: string): Promise<void>;
   ensureIndexes(): Promise<void>;
@@ -51,16 +52,16 @@ export interface Documenten {
   bestandsdelen: Delen;
   versies: Versies;
   identificaties: GenummerdeIdentificaties;
-  informatieobjecten: Resource<Doc>;
-  gebruiksrechten: Resource<Doc>;
-  objectinformatieobjecten: Resource<Doc>;
-  verzendingen: Resource<Doc>;
+  informatieobjecten: Resource<EioDoc>;
+  gebruiksrechten: Resource<GebruiksrechtenDoc>;
+  objectinformatieobjecten: Resource<ObjectInformatieObjectDoc>;
+  verzendingen: Resource<VerzendingDoc>;
   links: DocumentLinks;
   /** Keeps the objects of a document in step after an update (their authorisation copies). */
-  onDocumentChanged?(stored: Stored<Doc>, previous: Stored<Doc>): Promise<void>;
+  onDocumentChanged?(stored: Stored<EioDoc>, previous: Stored<EioDoc>): Promise<void>;
   /** Rules and cascades of deleting a document (its relations, its gebruiksrechten). */
-  beforeDocumentDestroy?(current: Stored<Doc>, ctx: WriteContext): Promise<void>;
-  afterDocumentDestroy?(current: Stored<Doc>, ctx: WriteContext): Promise<void>;
+  beforeDocumentDestroy?(current: Stored<EioDoc>, ctx: WriteContext): Promise<void>;
+  afterDocumentDestroy?(current: Stored<EioDoc>, ctx: WriteContext): Promise<void>;
 }
 
 /**
@@ -143,32 +144,36 @@ export function authBuckets(caller: Caller, scope = LEZEN): [string, number][] {
   return [...max].flatMap(([type, rank]) => Array.from({ length: rank + 1 }, (_, r) => [type, r] as [string, number]));
 }
 
-/** Whether the caller holds one of `scopes` for the document's informatieobjecttype and vertrouwelijkheidaanduiding. */
-export function mayOnDocument(caller: Caller, doc: Doc, scopes: readonly string[]): boolean {
-  return scopes.some((s) =>
-    caller.allows(COMPONENT, s, 'informatieobjecttype', String(doc.informatieobjecttype), String(doc.vertrouwelijkheidaanduiding)),
-  );
+/** What a document's autorisaties look at. */
+export interface DocumentAuth {
+  informatieobjecttype: string;
+  vertrouwelijkheidaanduiding?: string;
 }
 
-export function mustMayOnDocument(caller: Caller, doc: Doc, scopes: readonly string[]): void {
+/** Whether the caller holds one of `scopes` for the document's informatieobjecttype and vertrouwelijkheidaanduiding. */
+export function mayOnDocument(caller: Caller, doc: DocumentAuth, scopes: readonly string[]): boolean {
+  return scopes.some((s) => caller.allows(COMPONENT, s, 'informatieobjecttype', doc.informatieobjecttype, doc.vertrouwelijkheidaanduiding));
+}
+
+export function mustMayOnDocument(caller: Caller, doc: DocumentAuth, scopes: readonly string[]): void {
   if (!mayOnDocument(caller, doc, scopes)) {
     throw ZgwError.forbidden(`Deze actie vereist een van de scopes ${scopes.join(', ')} voor het informatieobjecttype van het document.`);
   }
 }
 
 /** The document facts an object of a document carries for authorisation (see PART_AUTH_FIELDS and READY). */
-export function partFacts(eio: Doc): Doc {
+export function partFacts(eio: EioDoc): PartFacts {
   return {
     _informatieobjecttype: eio.informatieobjecttype,
-    _vertrouwelijkheid: vertrouwelijkheidRank(String(eio.vertrouwelijkheidaanduiding)),
+    _vertrouwelijkheid: vertrouwelijkheidRank(eio.vertrouwelijkheidaanduiding ?? ''),
     [READY]: readyMark(eio.isGereedVoorPublicatie),
   };
 }
 
 /** The informatieobjecttype and vertrouwelijkheidaanduiding of the document a stored part belongs to. */
-export function documentOfPart(part: Doc): Doc {
+export function documentOfPart(part: PartDoc): DocumentAuth {
   return {
     informatieobjecttype: part._informatieobjecttype,
-    vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDINGEN[Number(part._vertrouwelijkheid)],
+    vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDINGEN[part._vertrouwelijkheid],
   };
 }

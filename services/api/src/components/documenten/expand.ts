@@ -4,7 +4,7 @@ import type { Caller } from '../../common/auth';
 import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import { LEZEN, mayOnDocument, readyFilter, type Documenten } from './context';
-import type { Doc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /**
  * `expand` on the Documenten lists and details: comma-separated link fields, nested with dots. A document expands
@@ -51,10 +51,10 @@ function urlsIn(value: unknown): string[] {
  * Loads objects by URL: documents (only those the caller may read, in the request's version), Catalogi objects, and
  * anything else fetched.
  */
-async function load(d: Documenten, caller: Caller, urls: string[], req?: FastifyRequest): Promise<Map<string, Doc>> {
-  const out = new Map<string, Doc>();
+async function load(d: Documenten, caller: Caller, urls: string[], req?: FastifyRequest): Promise<Map<string, JsonObject>> {
+  const out = new Map<string, JsonObject>();
   const c = d.catalogi;
-  const catalogi: Resource<Doc>[] = [
+  const catalogi: Resource<JsonObject>[] = [
     c.catalogussen,
     c.zaaktypen,
     c.statustypen,
@@ -86,7 +86,7 @@ async function load(d: Documenten, caller: Caller, urls: string[], req?: Fastify
         return;
       }
       const { status, body } = await d.api.deps.fetchJson(u);
-      if (status === 200 && body && typeof body === 'object' && !Array.isArray(body)) out.set(u, body as Doc);
+      if (status === 200 && body && typeof body === 'object' && !Array.isArray(body)) out.set(u, body as JsonObject);
     }),
   );
   return out;
@@ -96,7 +96,7 @@ async function load(d: Documenten, caller: Caller, urls: string[], req?: Fastify
 export async function expandDocuments(
   d: Documenten,
   caller: Caller,
-  objects: Doc[],
+  objects: JsonObject[],
   tree: ExpandTree | undefined,
   req?: FastifyRequest,
   depth = 1,
@@ -116,8 +116,8 @@ export async function expandDocuments(
     for (const obj of objects) {
       const list = urlsIn(obj[field])
         .map((u) => found.get(u))
-        .filter((x): x is Doc => !!x);
-      (obj._expand as Doc)[field] = Array.isArray(obj[field]) ? list : (list[0] ?? {});
+        .filter((x): x is JsonObject => !!x);
+      (obj._expand as JsonObject)[field] = Array.isArray(obj[field]) ? list : (list[0] ?? {});
     }
   }
 }

@@ -1,6 +1,7 @@
 import { ZgwError } from '../../common/errors';
 import type { ExpandTree } from './expand';
-import { EnkelvoudigInformatieObject17, type Doc, type FieldChoice } from './schemas';
+import { EnkelvoudigInformatieObject17, type FieldChoice } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /**
  * `fields` on `_zoek` (1.7): the response fields to return. A name keeps that field of the document (`"*"`: every
@@ -43,17 +44,17 @@ export function parseFields(raw: unknown, tree: ExpandTree | undefined): FieldTr
 }
 
 /** The object with only the chosen fields (and its expansions reduced as chosen). */
-export function chooseFields(obj: Doc, choice: FieldTree): Doc {
-  const out: Doc = {};
+export function chooseFields(obj: JsonObject, choice: FieldTree): JsonObject {
+  const out: JsonObject = {};
   for (const [k, v] of Object.entries(obj)) if (k !== '_expand' && (choice.all || choice.names.has(k))) out[k] = v;
-  const expand = obj._expand as Doc | undefined;
+  const expand = obj._expand as JsonObject | undefined;
   if (expand) {
-    const reduced: Doc = {};
+    const reduced: JsonObject = {};
     for (const [k, v] of Object.entries(expand)) {
       const sub = choice.expanded.get(k);
       if (!sub) reduced[k] = v;
-      else if (Array.isArray(v)) reduced[k] = v.map((x) => chooseFields(x as Doc, sub));
-      else reduced[k] = v && typeof v === 'object' ? chooseFields(v as Doc, sub) : v;
+      else if (Array.isArray(v)) reduced[k] = v.map((x) => chooseFields(x as JsonObject, sub));
+      else reduced[k] = v && typeof v === 'object' ? chooseFields(v as JsonObject, sub) : v;
     }
     out._expand = reduced;
   }

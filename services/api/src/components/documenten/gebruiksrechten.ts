@@ -3,13 +3,14 @@ import type { Resource } from '../../common/resource';
 import { LIVE, type Stored } from '../../common/store';
 import { AANMAKEN, BIJWERKEN, READ, VERWIJDEREN, type Documenten } from './context';
 import { registerPart } from './parts';
-import { Gebruiksrechten, GebruiksrechtenInput, GebruiksrechtenQuery, type Doc } from './schemas';
+import { Gebruiksrechten, GebruiksrechtenInput, GebruiksrechtenQuery, type EioDoc, type GebruiksrechtenDoc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 const RANGES: Record<string, string> = { lt: '$lt', lte: '$lte', gt: '$gt', gte: '$gte' };
 
 /** Gebruiksrechten of a document; the document's `indicatieGebruiksrecht` says whether it has any (drc-006). */
-export function registerGebruiksrechten(d: Documenten): Resource<Doc> {
-  return registerPart(d, {
+export function registerGebruiksrechten(d: Documenten): Resource<GebruiksrechtenDoc> {
+  return registerPart<GebruiksrechtenDoc>(d, {
     collection: 'gebruiksrechten',
     resource: 'gebruiksrechten',
     schema: Gebruiksrechten,
@@ -23,7 +24,7 @@ export function registerGebruiksrechten(d: Documenten): Resource<Doc> {
     filter: (q) => {
       const f: Filter<Document> = {};
       for (const field of ['startdatum', 'einddatum']) {
-        const cond: Doc = {};
+        const cond: JsonObject = {};
         for (const [suffix, op] of Object.entries(RANGES)) if (q[`${field}__${suffix}`] !== undefined) cond[op] = q[`${field}__${suffix}`];
         if (Object.keys(cond).length) f[field] = cond;
       }
@@ -33,7 +34,7 @@ export function registerGebruiksrechten(d: Documenten): Resource<Doc> {
       if (!previous) await setIndicatie(d, eio, true);
     },
     afterDestroy: async (current) => {
-      const eio = await d.informatieobjecten.byUrl(String(current.informatieobject));
+      const eio = await d.informatieobjecten.byUrl(current.informatieobject);
       if (eio && !(await d.gebruiksrechten.store.findOne({ informatieobject: current.informatieobject }))) await setIndicatie(d, eio, null);
     },
   });
@@ -43,7 +44,7 @@ export function registerGebruiksrechten(d: Documenten): Resource<Doc> {
  * The document's indication follows its gebruiksrechten: set on the document and its current version, without a
  * new version (the document's content and description did not change).
  */
-async function setIndicatie(d: Documenten, eio: Stored<Doc>, value: boolean | null): Promise<void> {
+async function setIndicatie(d: Documenten, eio: Stored<EioDoc>, value: boolean | null): Promise<void> {
   await d.informatieobjecten.store.raw.updateOne({ _id: eio._id, ...LIVE }, { $set: { indicatieGebruiksrecht: value } });
-  await d.versies.coll.updateOne({ _id: `${eio._id}:${String(eio.versie)}` }, { $set: { indicatieGebruiksrecht: value } });
+  await d.versies.coll.updateOne({ _id: `${eio._id}:${eio.versie}` }, { $set: { indicatieGebruiksrecht: value } });
 }

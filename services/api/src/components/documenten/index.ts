@@ -9,7 +9,8 @@ import { registerGebruiksrechten } from './gebruiksrechten';
 import { backfillObjecten, documentLinks, registerObjectinformatieobjecten } from './objectinformatieobjecten';
 import { syncPartFacts, syncReady } from './parts';
 import { COLLECTION, OBJECTEN, registerInformatieobjecten } from './informatieobjecten';
-import { V15, VERSIONS } from './schemas';
+import { V15, VERSIONS, type PartDoc } from './schemas';
+import type { Resource } from '../../common/resource';
 import { InhoudStore } from './inhoud';
 import { streamInhoudBodies } from './json-body';
 import { registerVerzendingen } from './verzendingen';
@@ -95,7 +96,8 @@ function keepPartsInStep(d: Documenten): void {
     }
   };
   d.afterDocumentDestroy = async (current, ctx) => {
-    for (const part of [d.gebruiksrechten, d.verzendingen]) {
+    const parts: Resource<PartDoc>[] = [d.gebruiksrechten, d.verzendingen];
+    for (const part of parts) {
       for (const doc of await part.store.find({ informatieobject: d.informatieobjecten.url(current._id) })) await part.destroy(doc, ctx);
     }
   };

@@ -7,7 +7,7 @@ import { UuidParams } from '../../common/component';
 import { ZgwError } from '../../common/errors';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../../common/pagination';
 import { Resource, type WriteContext } from '../../common/resource';
-import { LIVE, publicFields, type Stored } from '../../common/store';
+import { LIVE, copyPublic, publicFields, type Stored } from '../../common/store';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import {
   AANMAKEN,
@@ -60,15 +60,18 @@ import {
   UnlockRequest,
   V15,
   V17,
-  type Doc,
+  type EioDoc,
+  type EioInput,
 } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
+import { VERTROUWELIJKHEID } from '../../common/schema-parts';
 import type { Versie } from './versies';
 
 export const COLLECTION = 'enkelvoudiginformatieobjecten';
 /** What `expand` may name on a document. */
 const EIO_LINKS = ['informatieobjecttype'];
 
-const DEFAULTS: Doc = {
+const DEFAULTS = {
   status: '',
   formaat: '',
   bestandsnaam: '',
@@ -83,7 +86,7 @@ const DEFAULTS: Doc = {
   trefwoorden: [],
   inhoudIsVervallen: null,
   ...DEFAULTS_17,
-};
+} satisfies Partial<EioDoc>;
 
 const ONLY_17: ReadonlySet<string> = new Set(FIELDS_17);
 
@@ -91,10 +94,10 @@ const ONLY_17: ReadonlySet<string> = new Set(FIELDS_17);
  * A document as version `version` shows it: 1.5.0 without the fields it does not have; 1.7.0 with them (their
  * defaults on documents stored before they existed) and `trefwoorden` always a list.
  */
-export function present(body: Doc, version: string): Doc {
+export function present(body: JsonObject, version: string): JsonObject {
   if (version === V15) {
     // a copy without them (deleting fields would turn every object of a page into a slow dictionary)
-    const out: Doc = {};
+    const out: JsonObject = {};
     for (const k in body) if (!ONLY_17.has(k)) out[k] = body[k];
     return out;
   }
@@ -103,11 +106,8 @@ export function present(body: Doc, version: string): Doc {
   return body;
 }
 
-/** Fields the API computes; never stored from a request. */
-const COMPUTED = ['url', 'inhoud', 'locked', 'bestandsdelen', 'lock'];
-
-export function registerInformatieobjecten(d: Documenten): Resource<Doc> {
-  const eio: Resource<Doc> = new Resource<Doc>(d.api, {
+export function registerInformatieobjecten(d: Documenten): Resource<EioDoc> {
+  const eio: Resource<EioDoc> = new Resource<EioDoc>(d.api, {
     collection: COLLECTION,
     resource: 'enkelvoudiginformatieobject',
     schema: EnkelvoudigInformatieObject,
@@ -116,14 +116,14 @@ export function registerInformatieobjecten(d: Documenten): Resource<Doc> {
     operations: [],
     kanaal: 'documenten',
     kenmerken: (doc) => ({
-      bronorganisatie: String(doc.bronorganisatie),
-      informatieobjecttype: String(doc.informatieobjecttype),
-      vertrouwelijkheidaanduiding: String(doc.vertrouwelijkheidaanduiding),
+      bronorganisatie: doc.bronorganisatie,
+      informatieobjecttype: doc.informatieobjecttype,
+      vertrouwelijkheidaanduiding: doc.vertrouwelijkheidaanduiding ?? '',
     }),
-    weergave: (doc) => String(doc.identificatie),
+    weergave: (doc) => doc.identificatie,
     visible: (doc, caller) => mayOnDocument(caller, doc, ANY_DOCUMENT_SCOPE),
     callerFilter: readyFilter,
-    render: (doc, url) => render(d, doc, url),
+    render: (doc, url) => render(d, doc, url, doc),
     present: (body, req) => present(body, req ? d.api.version(req) : d.api.defaultVersion),
   });
   registerWrites(d, eio);
@@ -132,12 +132,18 @@ export function registerInformatieobjecten(d: Documenten): Resource<Doc> {
   return eio;
 }
 
-/** The fields the API computes for a stored document (or one of its versions, whose lock and parts are the document's). */
-async function render(d: Documenten, doc: Doc, url: string, current?: Stored<Doc>, lock?: string): Promise<Doc> {
-  const canonical = (current ?? doc) as Stored<Doc>;
+/** The fields the API computes for a version of a document (the current one or an earlier one; lock and parts are the document's). */
+async function render(
+  d: Documenten,
+  version: Pick<EioDoc, '_inhoud' | 'versie'>,
+  url: string,
+  canonical: Stored<EioDoc>,
+  lock?: string,
+): Promise<JsonObject> {
+  const doc = version;
   const hasContent = Array.isArray(doc._inhoud) ? doc._inhoud.length > 0 : Boolean(doc._inhoud);
   return {
-    inhoud: hasContent ? `${url}/download?versie=${String(doc.versie)}` : null,
+    inhoud: hasContent ? `${url}/download?versie=${doc.versie}` : null,
     locked: Boolean(canonical._lock),
     bestandsdelen: canonical.versie === doc.versie ? await d.bestandsdelen.view(canonical, lock) : [],
   };
@@ -149,54 +155,62 @@ async function render(d: Documenten, doc: Doc, url: string, current?: Stored<Doc
  * The rules of a create or update; returns the document to store (without its content, see `withContent`).
  * The informatieobjecttype must be a published one of the Catalogi API (in-process when it is ours).
  */
-async function prepare(d: Documenten, input: Doc, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
+async function prepare(d: Documenten, input: EioInput, ctx: WriteContext, current?: Stored<EioDoc>): Promise<EioDoc> {
   const { caller } = ctx;
   if (current && input.informatieobjecttype !== current.informatieobjecttype) {
     throw ZgwError.field('informatieobjecttype', 'wijzigen-niet-toegelaten', 'Het informatieobjecttype mag niet gewijzigd worden.');
   }
-  const iot = await d.refs.mustCatalogus('informatieobjecttypen', 'informatieobjecttype', String(input.informatieobjecttype));
+  const iot = await d.refs.mustCatalogus('informatieobjecttypen', 'informatieobjecttype', input.informatieobjecttype);
   if (iot.concept !== false) throw ZgwError.field('informatieobjecttype', 'not-published', 'Het informatieobjecttype is nog niet gepubliceerd.');
 
-  const doc = withDefaults(Object.fromEntries(Object.entries(input).filter(([k]) => !COMPUTED.includes(k))), DEFAULTS);
-  if (!doc.vertrouwelijkheidaanduiding) doc.vertrouwelijkheidaanduiding = iot.vertrouwelijkheidaanduiding;
-  doc._vertrouwelijkheid = vertrouwelijkheidRank(String(doc.vertrouwelijkheidaanduiding));
+  // `inhoud` (the content, see withContent) and `lock` are not stored as sent.
+  const { inhoud: _inhoud, lock: _lock, ...fields } = withDefaults(input, DEFAULTS);
+  const vertrouwelijkheidaanduiding = fields.vertrouwelijkheidaanduiding || VERTROUWELIJKHEID.parse(iot.vertrouwelijkheidaanduiding);
   // drc-005: a received document (ontvangstdatum) is past being edited or decided on.
-  if (doc.ontvangstdatum && NOT_FOR_RECEIVED.includes(String(doc.status))) {
-    throw ZgwError.field('status', 'invalid_for_received', `De status mag niet "${String(doc.status)}" zijn als er een ontvangstdatum is.`);
+  if (fields.ontvangstdatum && NOT_FOR_RECEIVED.includes(fields.status)) {
+    throw ZgwError.field('status', 'invalid_for_received', `De status mag niet "${fields.status}" zijn als er een ontvangstdatum is.`);
   }
   // drc-006: the indication follows the gebruiksrechten; it is set by creating them, not by hand.
-  if (!current && doc.indicatieGebruiksrecht === true) {
+  if (!current && fields.indicatieGebruiksrecht === true) {
     throw ZgwError.field('indicatieGebruiksrecht', 'missing-gebruiksrechten', "De indicatie wordt 'ja' door gebruiksrechten aan te maken.");
   }
-  if (current && doc.indicatieGebruiksrecht !== true && (await hasGebruiksrechten(d, ctx.url))) {
+  if (current && fields.indicatieGebruiksrecht !== true && (await hasGebruiksrechten(d, ctx.url))) {
     throw ZgwError.field('indicatieGebruiksrecht', 'existing-gebruiksrechten', 'De indicatie kan niet weg zolang er gebruiksrechten zijn.');
   }
-  mustMayOnDocument(caller, doc, current ? UPDATE : [AANMAKEN]);
-  if (!doc.identificatie)
-    doc.identificatie = current?.identificatie || (await d.identificaties.next(String(doc.bronorganisatie), String(doc.creatiedatum)));
-  if (!current || doc.identificatie !== current.identificatie || doc.bronorganisatie !== current.bronorganisatie)
-    await mustBeUnique(d, doc, ctx.uuid);
-  doc.versie = current ? Number(current.versie) + 1 : 1;
-  doc.beginRegistratie = new Date().toISOString();
-  doc[READY] = readyMark(doc.isGereedVoorPublicatie);
-  return doc;
+  mustMayOnDocument(caller, { informatieobjecttype: fields.informatieobjecttype, vertrouwelijkheidaanduiding }, current ? UPDATE : [AANMAKEN]);
+  const identificatie = fields.identificatie || current?.identificatie || (await d.identificaties.next(fields.bronorganisatie, fields.creatiedatum));
+  if (!current || identificatie !== current.identificatie || fields.bronorganisatie !== current.bronorganisatie)
+    await mustBeUnique(d, fields.bronorganisatie, identificatie, ctx.uuid);
+  return {
+    ...fields,
+    identificatie,
+    vertrouwelijkheidaanduiding,
+    _vertrouwelijkheid: vertrouwelijkheidRank(vertrouwelijkheidaanduiding),
+    versie: current ? current.versie + 1 : 1,
+    beginRegistratie: new Date().toISOString(),
+    _inhoud: null,
+    [READY]: readyMark(fields.isGereedVoorPublicatie),
+  };
 }
 
 async function hasGebruiksrechten(d: Documenten, url: string): Promise<boolean> {
   return Boolean(d.gebruiksrechten && (await d.gebruiksrechten.store.findOne({ informatieobject: url })));
 }
 
-async function mustBeUnique(d: Documenten, doc: Doc, uuid: string): Promise<void> {
-  const taken = await d.informatieobjecten.store.findOne({ bronorganisatie: doc.bronorganisatie, identificatie: doc.identificatie });
+async function mustBeUnique(d: Documenten, bronorganisatie: string, identificatie: string, uuid: string): Promise<void> {
+  const taken = await d.informatieobjecten.store.findOne({ bronorganisatie, identificatie });
   if (taken && taken._id !== uuid)
     throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
 }
+
+/** What a write sends of the content: `inhoud` (base64, or streamed) and `bestandsomvang`, as the request has them. */
+type Content = Pick<Partial<EioInput>, 'inhoud' | 'bestandsomvang'>;
 
 /**
  * The content of a write: the file its `inhoud` was streamed into by the body parser, or its base64 text decoded
  * now. An empty `inhoud` is no content. When `bestandsomvang` is given with content, it must be the content's size.
  */
-async function contentOf(d: Documenten, input: Doc, streamed: Bestand | undefined): Promise<Bestand | undefined> {
+async function contentOf(d: Documenten, input: Content, streamed: Bestand | undefined): Promise<Bestand | undefined> {
   let file = streamed;
   if (!file && typeof input.inhoud === 'string' && input.inhoud !== '') file = await d.inhoud.fromBase64(input.inhoud);
   if (file && file.size === 0) {
@@ -210,7 +224,7 @@ async function contentOf(d: Documenten, input: Doc, streamed: Bestand | undefine
   return file;
 }
 
-function registerWrites(d: Documenten, eio: Resource<Doc>): void {
+function registerWrites(d: Documenten, eio: Resource<EioDoc>): void {
   const { api } = d;
   api.route({
     method: 'POST',
@@ -225,7 +239,7 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
       const streamed = takeUpload(req);
       let file: Bestand | undefined;
       try {
-        const input = body as Doc;
+        const input: EioInput = body;
         const uuid = randomUUID();
         const ctx = eio.ctx(caller, uuid, req);
         const doc = await prepare(d, input, ctx);
@@ -238,7 +252,7 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
         const stored = await insertUnique(eio, doc, ctx);
         const url = eio.url(uuid);
         return present(
-          { url, ...publicFields(stored), ...(await render(d, stored, url, undefined, lock)), ...(lock ? { lock } : {}) },
+          { url, ...publicFields(stored), ...(await render(d, stored, url, stored, lock)), ...(lock ? { lock } : {}) },
           api.version(req),
         );
       } catch (err) {
@@ -264,14 +278,16 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
         const streamed = takeUpload(req);
         let file: Bestand | undefined;
         try {
-          const input = body as Doc;
+          const input: Partial<EioInput> = body;
           const current = await eio.getOr404(params.uuid, undefined, eio.callerCondition(caller));
           mustMayOnDocument(caller, current, UPDATE);
           mustHoldLock(current, input.lock);
           const ctx = eio.ctx(caller, current._id, req);
-          const merged = partial ? { ...publicFields(current), ...input } : { ...input };
+          // (a PATCH's fields on the current ones, which hold every required field)
+          const merged = (partial ? { ...publicFields(current), ...input } : { ...input }) as EioInput;
           // A 1.5 client does not know the 1.7 fields: its PUT leaves them as they are.
-          if (!partial && api.version(req) === V15) for (const f of FIELDS_17) if (current[f] !== undefined) merged[f] = current[f];
+          if (!partial && api.version(req) === V15)
+            for (const f of FIELDS_17) if (current[f] !== undefined) Object.assign(merged, { [f]: current[f] });
           const doc = await prepare(d, merged, ctx, current);
           file = await contentOf(d, input, streamed);
           doc._inhoud = file ? file.id : (current._inhoud ?? null);
@@ -320,19 +336,19 @@ function registerWrites(d: Documenten, eio: Resource<Doc>): void {
 }
 
 /** Whether a write asks for bestandsdelen: a `bestandsomvang` above 0 with `inhoud` left out, empty or null. */
-function wantsParts(input: Doc): boolean {
+function wantsParts(input: Content): boolean {
   return typeof input.bestandsomvang === 'number' && input.bestandsomvang > 0 && !input.inhoud;
 }
 
 /** Creates the bestandsdelen of a new document and locks it; returns the lock. */
-async function startParts(d: Documenten, uuid: string, doc: Doc): Promise<string> {
+async function startParts(d: Documenten, uuid: string, doc: EioDoc): Promise<string> {
   doc._delen = await d.bestandsdelen.create(uuid, Number(doc.bestandsomvang));
   doc._lock = randomBytes(16).toString('hex');
-  return String(doc._lock);
+  return doc._lock;
 }
 
 /** Inserts a new document; a concurrent create that took the same identificatie first is `identificatie-niet-uniek`. */
-async function insertUnique(eio: Resource<Doc>, doc: Doc, ctx: WriteContext): Promise<Stored<Doc>> {
+async function insertUnique(eio: Resource<EioDoc>, doc: EioDoc, ctx: WriteContext): Promise<Stored<EioDoc>> {
   try {
     return await eio.insert(doc, ctx);
   } catch (err) {
@@ -344,7 +360,7 @@ async function insertUnique(eio: Resource<Doc>, doc: Doc, ctx: WriteContext): Pr
 }
 
 /** drc-009: a document changes only while locked, and only by whoever holds its lock. */
-function mustHoldLock(current: Doc, lock: unknown): void {
+function mustHoldLock(current: EioDoc, lock: unknown): void {
   if (!current._lock) throw nonField('unlocked', 'Het document is niet gelockt; lock het eerst.');
   if (lock === undefined) throw nonField('missing-lock-id', 'Geef de lock van het document mee.');
   if (lock !== current._lock) throw nonField('incorrect-lock-id', 'De lock is niet juist.');
@@ -352,7 +368,7 @@ function mustHoldLock(current: Doc, lock: unknown): void {
 
 // ---------------------------------------------------------------- locks
 
-function registerLocks(d: Documenten, eio: Resource<Doc>): void {
+function registerLocks(d: Documenten, eio: Resource<EioDoc>): void {
   const { api } = d;
   api.route({
     method: 'POST',
@@ -387,10 +403,10 @@ function registerLocks(d: Documenten, eio: Resource<Doc>): void {
       const forced = mayOnDocument(caller, current, [GEFORCEERD_UNLOCK]);
       if (!forced) {
         mustMayOnDocument(caller, current, [LOCK]);
-        if ((body as Doc).lock !== current._lock) throw nonField('incorrect-lock-id', 'De lock is niet juist.');
+        if (body.lock !== current._lock) throw nonField('incorrect-lock-id', 'De lock is niet juist.');
       }
       // Whoever holds the lock finishes the upload; a forced unlock without it gives up an unfinished one.
-      await d.bestandsdelen.complete(current, forced && (body as Doc).lock !== current._lock);
+      await d.bestandsdelen.complete(current, forced && body.lock !== current._lock);
       await eio.store.raw.updateOne({ _id: current._id, ...LIVE }, { $unset: { _lock: '' } });
       return undefined;
     },
@@ -399,18 +415,21 @@ function registerLocks(d: Documenten, eio: Resource<Doc>): void {
 
 // ---------------------------------------------------------------- reads
 
+/** What picks a version of a document (detail and download). */
+type VersionQuery = z.output<typeof DownloadQuery>;
+
 /**
  * The version a detail or download asks for: the current one, `?versie=`, `?registratieOp=`, or both. A caller that
  * reads only documents ready for publication reads only versions that were (the current one is: see the caller's query).
  */
-async function versionOf(d: Documenten, current: Stored<Doc>, q: Doc, caller: Caller): Promise<Doc> {
+async function versionOf(d: Documenten, current: Stored<EioDoc>, q: VersionQuery, caller: Caller): Promise<Versie | Stored<EioDoc>> {
   if (q.versie === undefined && q.registratieOp === undefined) return current;
-  let v: Versie | null;
+  let v: Versie | Stored<EioDoc> | null;
   if (q.versie !== undefined) {
-    v = Number(q.versie) === Number(current.versie) ? (current as unknown as Versie) : await d.versies.get(current._id, Number(q.versie));
-    if (v && q.registratieOp !== undefined && String(v.beginRegistratie) > new Date(String(q.registratieOp)).toISOString()) v = null;
+    v = q.versie === current.versie ? current : await d.versies.get(current._id, q.versie);
+    if (v && q.registratieOp !== undefined && v.beginRegistratie > new Date(q.registratieOp).toISOString()) v = null;
   } else {
-    v = await d.versies.at(current._id, String(q.registratieOp));
+    v = await d.versies.at(current._id, q.registratieOp!);
   }
   if (!v || (onlyReady(caller) && v.isGereedVoorPublicatie !== true)) throw ZgwError.notFound('Deze versie van het document bestaat niet.');
   return v;
@@ -421,8 +440,8 @@ async function versionOf(d: Documenten, current: Stored<Doc>, q: Doc, caller: Ca
  * (as the Catalogi API's filter of the same name); `objectinformatieobjecten_object`/`_objectType` (1.7): documents
  * linked to that object, or to any object of that type (see OBJECTEN).
  */
-function listFilter(q: Doc, caller: Caller): Filter<Document> {
-  const f: Doc = {};
+function listFilter(q: JsonObject, caller: Caller): Filter<Document> {
+  const f: JsonObject = {};
   if (q.identificatie) f.identificatie = q.identificatie;
   if (q.bronorganisatie) f.bronorganisatie = q.bronorganisatie;
   const ids = (q.uuid__in ?? q.uuid_In) as string[] | undefined;
@@ -443,7 +462,7 @@ function listFilter(q: Doc, caller: Caller): Filter<Document> {
     (v): v is string => typeof v === 'string' && v !== '',
   );
   if (objecten.length) f[OBJECTEN] = objecten.length === 1 ? objecten[0] : { $all: objecten };
-  return and(authFilter(caller, EIO_AUTH_FIELDS), f as Filter<Document>);
+  return and(authFilter(caller, EIO_AUTH_FIELDS), f);
 }
 
 /**
@@ -453,7 +472,7 @@ function listFilter(q: Doc, caller: Caller): Filter<Document> {
  */
 export const OBJECTEN = '_objecten';
 
-function registerReads(d: Documenten, eio: Resource<Doc>): void {
+function registerReads(d: Documenten, eio: Resource<EioDoc>): void {
   const { api } = d;
   const Page = z.object({
     count: z.number().int(),
@@ -462,7 +481,7 @@ function registerReads(d: Documenten, eio: Resource<Doc>): void {
     results: z.array(EnkelvoudigInformatieObject),
   });
   const Page17 = Page.extend({ results: z.array(EnkelvoudigInformatieObject17) });
-  const list = async (req: FastifyRequest, caller: Caller, q: Doc, rawPage: unknown, cursor: unknown) => {
+  const list = async (req: FastifyRequest, caller: Caller, q: JsonObject, rawPage: unknown, cursor: unknown) => {
     const tree = parseExpand(q.expand, EIO_LINKS);
     const fields = parseFields(q.fields, tree);
     const page = parsePage(rawPage);
@@ -487,7 +506,7 @@ function registerReads(d: Documenten, eio: Resource<Doc>): void {
     query: EnkelvoudigInformatieObjectQuery.extend(PageQuery.shape),
     response: Page,
     variants: { [V17]: { query: EnkelvoudigInformatieObjectQuery17.extend(PageQuery.shape), response: Page17 } },
-    handler: ({ req, caller, query }) => list(req, caller, query as Doc, (query as Doc).page, (query as Doc).cursor),
+    handler: ({ req, caller, query }) => list(req, caller, query, query.page, query.cursor),
   });
   api.route({
     method: 'POST',
@@ -500,7 +519,7 @@ function registerReads(d: Documenten, eio: Resource<Doc>): void {
     status: 200,
     response: Page,
     variants: { [V17]: { body: EnkelvoudigInformatieObjectZoek17, response: Page17 } },
-    handler: ({ req, caller, query, body }) => list(req, caller, body as Doc, (query as Doc).page, (query as Doc).cursor),
+    handler: ({ req, caller, query, body }) => list(req, caller, body, query.page, query.cursor),
   });
   api.route({
     method: 'GET',
@@ -514,13 +533,13 @@ function registerReads(d: Documenten, eio: Resource<Doc>): void {
     variants: { [V17]: { response: EnkelvoudigInformatieObject17 } },
     etag: true,
     handler: async ({ req, caller, params, query }) => {
-      const q = query as Doc;
+      const q = query;
       const tree = parseExpand(q.expand, EIO_LINKS);
       const current = await eio.getOr404(params.uuid, undefined, eio.callerCondition(caller));
       if (!mayOnDocument(caller, current, [LEZEN])) throw ZgwError.forbidden();
       const version = await versionOf(d, current, q, caller);
       const url = eio.url(current._id);
-      const body = present({ url, ...publicFields(version as Stored<Doc>), ...(await render(d, version, url, current)) }, api.version(req));
+      const body = present({ url, ...copyPublic(version, {}), ...(await render(d, version, url, current)) }, api.version(req));
       await expandDocuments(d, caller, [body], tree);
       return body;
     },
@@ -537,19 +556,19 @@ function registerReads(d: Documenten, eio: Resource<Doc>): void {
     handler: async ({ reply, caller, params, query }) => {
       const current = await eio.getOr404(params.uuid, undefined, eio.callerCondition(caller));
       if (!mayOnDocument(caller, current, [LEZEN])) throw ZgwError.forbidden();
-      const version = await versionOf(d, current, query as Doc, caller);
+      const version = await versionOf(d, current, query, caller);
       await sendContent(d, reply, version);
     },
   });
 }
 
 /** Streams a version's content: never read whole into memory. */
-async function sendContent(d: Documenten, reply: FastifyReply, version: Doc): Promise<void> {
+async function sendContent(d: Documenten, reply: FastifyReply, version: Versie | EioDoc): Promise<void> {
   const raw = version._inhoud;
-  const id = typeof raw === 'string' || (Array.isArray(raw) && raw.length) ? (raw as string | string[]) : undefined;
+  const id = typeof raw === 'string' || (Array.isArray(raw) && raw.length) ? raw : undefined;
   const size = id ? await d.inhoud.size(id) : undefined;
   if (!id || size === undefined) throw ZgwError.notFound('Dit document heeft (nog) geen inhoud.');
-  const name = String(version.bestandsnaam || version.identificatie || 'inhoud');
+  const name = version.bestandsnaam || version.identificatie || 'inhoud';
   reply
     .code(200)
     .header('Content-Type', 'application/octet-stream')

@@ -9,10 +9,17 @@ import { hasKeys } from '../../common/references';
 import { AANMAKEN, LEZEN, READ, VERWIJDEREN, mayOnDocument, nonField, partFacts, readyFilter, type Documenten } from './context';
 import { OBJECTEN } from './informatieobjecten';
 import { registerPart } from './parts';
-import { ObjectInformatieObject, ObjectInformatieObjectInput, ObjectInformatieObjectQuery, type Doc } from './schemas';
+import {
+  ObjectInformatieObject,
+  ObjectInformatieObjectInput,
+  ObjectInformatieObjectQuery,
+  type EioDoc,
+  type ObjectInformatieObjectDoc as OioDoc,
+} from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /** What a JSON document must have to be the object its objectType says. */
-const SHAPES: Record<string, (body: Record<string, unknown>) => boolean> = {
+const SHAPES: Record<string, (body: JsonObject) => boolean> = {
   zaak: hasKeys('zaaktype', 'bronorganisatie'),
   besluit: hasKeys('besluittype', 'verantwoordelijkeOrganisatie'),
   verzoek: hasKeys('url'),
@@ -37,7 +44,7 @@ function localRegistration(
   d: Documenten,
   objectType: string,
   object: string,
-): { objects: Resource<Doc>; relations: Resource<Doc>; field: string } | undefined {
+): { objects: Resource<JsonObject>; relations: Resource<JsonObject>; field: string } | undefined {
   const { zaken, besluiten } = d.api.deps.components;
   const registration =
     objectType === 'zaak' && zaken
@@ -53,8 +60,8 @@ function localRegistration(
  * them in step with its zaakinformatieobjecten in-process (`links`); a client may record a link that another
  * registration holds (drc-002, drc-003, drc-004), and remove one that registration no longer holds.
  */
-export function registerObjectinformatieobjecten(d: Documenten): Resource<Doc> {
-  return registerPart(d, {
+export function registerObjectinformatieobjecten(d: Documenten): Resource<OioDoc> {
+  return registerPart<OioDoc>(d, {
     collection: 'objectinformatieobjecten',
     resource: 'objectinformatieobject',
     schema: ObjectInformatieObject,
@@ -65,21 +72,20 @@ export function registerObjectinformatieobjecten(d: Documenten): Resource<Doc> {
     plainList: true,
     exact: ['object'],
     rules: async (doc) => {
-      const objectType = String(doc.objectType);
-      const object = String(doc.object);
+      const { objectType, object } = doc;
       const error = await objectError(d, objectType, object);
       if (error) throw ZgwError.validation([error]);
-      if (await linkOf(d, String(doc.informatieobject), object)) throw nonField('unique', 'Dit object is al aan dit informatieobject gekoppeld.');
-      if ((await relationHeld(d, objectType, object, String(doc.informatieobject))) === false) {
+      if (await linkOf(d, doc.informatieobject, object)) throw nonField('unique', 'Dit object is al aan dit informatieobject gekoppeld.');
+      if ((await relationHeld(d, objectType, object, doc.informatieobject)) === false) {
         throw nonField('inconsistent-relation', `De ${objectType} heeft dit informatieobject niet in zijn registratie.`);
       }
       return { informatieobject: doc.informatieobject, object, objectType };
     },
     beforeDestroy: async (current) => {
-      if (await relationHeld(d, String(current.objectType), String(current.object), String(current.informatieobject))) {
+      if (await relationHeld(d, current.objectType, current.object, current.informatieobject)) {
         throw nonField(
           'inconsistent-relation',
-          `De ${String(current.objectType)} heeft dit informatieobject nog in zijn registratie; verwijder de relatie daar.`,
+          `De ${current.objectType} heeft dit informatieobject nog in zijn registratie; verwijder de relatie daar.`,
         );
       }
     },
@@ -89,13 +95,13 @@ export function registerObjectinformatieobjecten(d: Documenten): Resource<Doc> {
 }
 
 /** A new link: its object and objectType join the document's `_objecten` (the 1.7 list filters). */
-async function linked(d: Documenten, eio: Stored<Doc>, oio: Doc): Promise<void> {
+async function linked(d: Documenten, eio: Pick<Stored<EioDoc>, '_id'>, oio: Pick<OioDoc, 'object' | 'objectType'>): Promise<void> {
   await d.informatieobjecten.store.raw.updateOne({ _id: eio._id, ...LIVE }, { $addToSet: { [OBJECTEN]: { $each: [oio.object, oio.objectType] } } });
 }
 
 /** A link gone: its object leaves the document's `_objecten`, and its objectType when no other link has that type. */
-async function unlinked(d: Documenten, oio: Doc): Promise<void> {
-  const uuid = d.informatieobjecten.uuidOf(String(oio.informatieobject));
+async function unlinked(d: Documenten, oio: OioDoc): Promise<void> {
+  const uuid = d.informatieobjecten.uuidOf(oio.informatieobject);
   if (!uuid) return;
   const others = await d.objectinformatieobjecten.store.find({ informatieobject: oio.informatieobject });
   const gone = [oio.object, ...(others.some((o) => o.objectType === oio.objectType) ? [] : [oio.objectType])];
@@ -113,14 +119,14 @@ export async function backfillObjecten(d: Documenten): Promise<number> {
   let n = 0;
   for await (const oio of d.objectinformatieobjecten.store.raw.find(LIVE).sort({ _created: 1, _id: 1 })) {
     const uuid = d.informatieobjecten.uuidOf(String(oio.informatieobject));
-    if (uuid) await linked(d, { _id: uuid } as Stored<Doc>, oio as Doc);
+    if (uuid) await linked(d, { _id: uuid }, oio as Stored<OioDoc>);
     n++;
   }
   await marks.updateOne({ _id: id }, { $setOnInsert: { at: new Date() } }, { upsert: true });
   return n;
 }
 
-function linkOf(d: Documenten, informatieobject: string, object: string): Promise<Stored<Doc> | undefined> {
+function linkOf(d: Documenten, informatieobject: string, object: string): Promise<Stored<OioDoc> | undefined> {
   // By document (few links each), then by object: one index-served lookup.
   return d.objectinformatieobjecten.store.find({ informatieobject }).then((links) => links.find((l) => l.object === object));
 }
@@ -161,7 +167,7 @@ export function documentLinks(d: Documenten): DocumentLinks {
     owns: (url) => !!eio.uuidOf(url),
     readable: async (urls, caller) => {
       const ids = [...new Set(urls.map((u) => eio.uuidOf(u)).filter((u): u is string => !!u))];
-      const out = new Map<string, Doc>();
+      const out = new Map<string, JsonObject>();
       if (!ids.length) return out;
       for (const doc of await eio.store.find({ _id: { $in: ids }, ...readyFilter(caller) } as Filter<Document>)) {
         if (mayOnDocument(caller, doc, [LEZEN])) out.set(eio.url(doc._id), await eio.toApi(doc));

@@ -23,34 +23,39 @@ import {
   type Documenten,
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
-import type { Doc } from './schemas';
+import type { EioDoc, PartDoc, PartFacts } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /**
  * An object that belongs to one document (gebruiksrechten, objectinformatieobject, verzending): it names its
  * document in `informatieobject` for good, is authorised by that document's informatieobjecttype and
  * vertrouwelijkheid (copied onto it, so lists filter inside the query), and expands its `informatieobject`.
  */
-export interface PartDef {
+export interface PartDef<D extends PartDoc> {
   collection: string;
   resource: string;
   schema: z.ZodType;
   input: z.ZodObject;
   patchInput?: z.ZodObject;
   query: z.ZodObject;
-  scopes: ResourceDef<Doc>['scopes'];
+  scopes: ResourceDef<D>['scopes'];
   operations: Operation[];
   plainList?: boolean;
   /** Notified on kanaal `documenten` with the document's kenmerken. */
   notify?: boolean;
-  defaults?: Doc;
+  defaults?: JsonObject;
   /** List filters besides `informatieobject`, as exact matches on the stored field of the same name. */
   exact?: string[];
-  filter?: (q: Doc) => Filter<Document>;
-  rules?: (doc: Doc, eio: Stored<Doc>, ctx: WriteContext, current?: Stored<Doc>) => Promise<Doc>;
-  afterWrite?: (stored: Stored<Doc>, eio: Stored<Doc>, ctx: WriteContext, previous?: Stored<Doc>) => Promise<void>;
-  beforeDestroy?: (current: Stored<Doc>, ctx: WriteContext) => Promise<void>;
-  afterDestroy?: (current: Stored<Doc>, ctx: WriteContext) => Promise<void>;
+  filter?: (q: JsonObject) => Filter<Document>;
+  /** The part's own rules on its (validated, defaulted) fields; the facts of its document are added after them. */
+  rules?: (doc: PartFields<D>, eio: Stored<EioDoc>, ctx: WriteContext, current?: Stored<D>) => Promise<PartFields<D>>;
+  afterWrite?: (stored: Stored<D>, eio: Stored<EioDoc>, ctx: WriteContext, previous?: Stored<D>) => Promise<void>;
+  beforeDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
+  afterDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
 }
+
+/** A part's own fields: what its document's facts are added to. */
+export type PartFields<D extends PartDoc> = Omit<D, keyof PartFacts>;
 
 /** Reads expanded documents for objects the caller may already see (they share the document's autorisaties). */
 const SYSTEM = new Caller('system', 'system', 'Platform', { heeftAlleAutorisaties: true });
@@ -59,7 +64,7 @@ const SYSTEM = new Caller('system', 'system', 'Platform', { heeftAlleAutorisatie
  * The document a part's `informatieobject` names: `no_match` when it is no document URL of this API, `does_not_exist`
  * when gone (or, for a caller that reads only documents ready for publication, not ready).
  */
-export async function documentOf(d: Documenten, url: string, name = 'informatieobject', caller?: Caller): Promise<Stored<Doc>> {
+export async function documentOf(d: Documenten, url: string, name = 'informatieobject', caller?: Caller): Promise<Stored<EioDoc>> {
   const uuid = d.informatieobjecten.uuidOf(url);
   if (!uuid) throw ZgwError.field(name, 'no_match', `${url} is geen document van deze Documenten API.`);
   const eio = await d.informatieobjecten.store.findOne({ _id: uuid, ...(caller ? readyFilter(caller) : {}) } as Filter<Document>);
@@ -67,9 +72,9 @@ export async function documentOf(d: Documenten, url: string, name = 'informatieo
   return eio;
 }
 
-export function registerPart(d: Documenten, def: PartDef): Resource<Doc> {
-  const scopesOf = (s: ResourceDef<Doc>['scopes']) => [LEZEN, ...s.create, ...s.update, ...s.destroy];
-  const resource: Resource<Doc> = new Resource<Doc>(d.api, {
+export function registerPart<D extends PartDoc>(d: Documenten, def: PartDef<D>): Resource<D> {
+  const scopesOf = (s: ResourceDef<D>['scopes']) => [LEZEN, ...s.create, ...s.update, ...s.destroy];
+  const resource: Resource<D> = new Resource<D>(d.api, {
     collection: def.collection,
     resource: def.resource,
     schema: def.schema,
@@ -81,13 +86,13 @@ export function registerPart(d: Documenten, def: PartDef): Resource<Doc> {
     operations: def.operations,
     plainList: def.plainList,
     kanaal: def.notify ? 'documenten' : undefined,
-    hoofdObject: (doc) => String(doc.informatieobject),
+    hoofdObject: (doc) => doc.informatieobject,
     kenmerken: (doc) => {
       const facts = documentOfPart(doc);
       return {
-        bronorganisatie: String(doc._bronorganisatie ?? ''),
-        informatieobjecttype: String(facts.informatieobjecttype),
-        vertrouwelijkheidaanduiding: String(facts.vertrouwelijkheidaanduiding),
+        bronorganisatie: doc._bronorganisatie ?? '',
+        informatieobjecttype: facts.informatieobjecttype,
+        vertrouwelijkheidaanduiding: facts.vertrouwelijkheidaanduiding ?? '',
       };
     },
     visible: (doc, caller) => mayOnDocument(caller, documentOfPart(doc), scopesOf(def.scopes)),
@@ -96,25 +101,25 @@ export function registerPart(d: Documenten, def: PartDef): Resource<Doc> {
     count: (filter, caller) =>
       countableByBuckets(caller, filter, PART_AUTH_FIELDS) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined,
     filter: (q, caller) => {
-      const f: Doc = {};
+      const f: JsonObject = {};
       if (q.informatieobject) f.informatieobject = q.informatieobject;
       for (const k of def.exact ?? []) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
-      return and(authFilter(caller, PART_AUTH_FIELDS), f as Filter<Document>, def.filter ? def.filter(q) : {});
+      return and(authFilter(caller, PART_AUTH_FIELDS), f, def.filter ? def.filter(q) : {});
     },
     prepare: async (data, ctx, current) => {
-      const input = parseOrThrow(def.input, data) as Doc;
+      const input = parseOrThrow(def.input, data) as PartFields<D>;
       if (current && input.informatieobject !== current.informatieobject) {
         throw ZgwError.field('informatieobject', 'wijzigen-niet-toegelaten', 'informatieobject mag niet gewijzigd worden.');
       }
-      const eio = await documentOf(d, String(input.informatieobject), 'informatieobject', ctx.caller);
+      const eio = await documentOf(d, input.informatieobject, 'informatieobject', ctx.caller);
       mustMayOnDocument(ctx.caller, eio, current ? def.scopes.update : def.scopes.create);
-      let doc = withDefaults(input, def.defaults ?? {});
+      let doc = withDefaults(input, def.defaults ?? {}) as PartFields<D>;
       if (def.rules) doc = await def.rules(doc, eio, ctx, current);
-      return { ...doc, ...partFacts(eio), _bronorganisatie: eio.bronorganisatie };
+      return { ...doc, ...partFacts(eio), _bronorganisatie: eio.bronorganisatie } as D;
     },
     afterWrite: def.afterWrite
       ? async (stored, ctx, previous) => {
-          const eio = await d.informatieobjecten.byUrl(String(stored.informatieobject));
+          const eio = await d.informatieobjecten.byUrl(stored.informatieobject);
           if (eio) await def.afterWrite!(stored, eio, ctx, previous);
         }
       : undefined,
@@ -126,7 +131,7 @@ export function registerPart(d: Documenten, def: PartDef): Resource<Doc> {
     render: async (doc, _url, query, req) => {
       const tree = parseExpand(query?.expand, ['informatieobject']);
       if (!tree) return {};
-      const view: Doc = { informatieobject: doc.informatieobject };
+      const view: JsonObject = { informatieobject: doc.informatieobject };
       await expandDocuments(d, SYSTEM, [view], tree, req);
       return { _expand: view._expand };
     },
@@ -136,14 +141,14 @@ export function registerPart(d: Documenten, def: PartDef): Resource<Doc> {
 }
 
 /** Keeps the authorisation copies on every object of a document in step when its vertrouwelijkheidaanduiding changes. */
-export async function syncPartFacts(d: Documenten, eio: Stored<Doc>, parts: Resource<Doc>[]): Promise<void> {
+export async function syncPartFacts(d: Documenten, eio: Stored<EioDoc>, parts: Resource<PartDoc>[]): Promise<void> {
   const { _informatieobjecttype, _vertrouwelijkheid } = partFacts(eio);
   for (const part of parts)
     await part.store.moveBucket({ informatieobject: d.informatieobjecten.url(eio._id) }, { _informatieobjecttype, _vertrouwelijkheid });
 }
 
 /** Keeps `_gereed` on every object of a document in step when its isGereedVoorPublicatie changes (see READY). */
-export async function syncReady(d: Documenten, eio: Stored<Doc>, parts: Resource<Doc>[]): Promise<void> {
+export async function syncReady(d: Documenten, eio: Stored<EioDoc>, parts: Resource<PartDoc>[]): Promise<void> {
   const update = readyMark(eio.isGereedVoorPublicatie) ? { $set: { [READY]: true } } : { $unset: { [READY]: '' } };
   for (const part of parts) await part.store.raw.updateMany({ informatieobject: d.informatieobjecten.url(eio._id), ...LIVE }, update);
 }

@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { VERTROUWELIJKHEID, date, dateTime, url } from '../../common/schema-parts';
+import { VERTROUWELIJKHEID, date, dateTime, url, type StoredFields } from '../../common/schema-parts';
 
 /**
  * Documenten API 1.5.0 resources, and the 1.7.0 variants of those that differ (see VERSIONS). As in Zaken: an input schema per resource with only the writable fields and an
  * output schema for the OpenAPI document; read-only and derived fields are set by the resource's rules.
  */
-
-export type Doc = Record<string, unknown>;
 
 /** The versions served: 1.5.0, and 1.7.0 (with the 1.6.0 additions) on request (`Api-Version: 1.7`). */
 export const V15 = '1.5.0';
@@ -15,7 +13,7 @@ export const VERSIONS = [V15, V17] as const;
 /** Document fields that 1.5.0 does not have: left out of its responses, left as they are by its writes. */
 export const FIELDS_17 = ['isGereedVoorPublicatie', 'tonenAanInitiator'] as const;
 /** Their values on a document that does not have them yet (created before 1.7, or by a 1.5 client). */
-export const DEFAULTS_17: Doc = { isGereedVoorPublicatie: false, tonenAanInitiator: false };
+export const DEFAULTS_17 = { isGereedVoorPublicatie: false, tonenAanInitiator: false };
 const v17 = (id: string) => ({ id: `${id}@${V17}` });
 
 const text = (max: number) => z.string().max(max);
@@ -190,6 +188,39 @@ export const EnkelvoudigInformatieObjectZoek17 = EnkelvoudigInformatieObjectZoek
 export const LockResponse = z.object({ lock: z.string() }).meta({ id: 'LockEnkelvoudigInformatieObject' });
 export const UnlockRequest = z.object({ lock: z.string().max(100).optional() }).meta({ id: 'UnlockEnkelvoudigInformatieObjectRequest' });
 
+/**
+ * A document as stored (its current version; its earlier ones in the versions, see versies.ts): 1.5.0's fields
+ * (whose status enum is the wider one), 1.7.0's own where a write set them, and what the API keeps for itself.
+ * `inhoud`, `locked` and `bestandsdelen` are made at read time from `_inhoud`, `_lock` and the parts.
+ */
+export type EioDoc = StoredFields<typeof EnkelvoudigInformatieObject, 'inhoud' | 'locked' | 'bestandsdelen'> &
+  Partial<Pick<z.output<typeof EnkelvoudigInformatieObject17>, (typeof FIELDS_17)[number]>> & {
+    /** The file of the content, or the files of its bestandsdelen in order; null without content. */
+    _inhoud: string | string[] | null;
+    /** The rank of its vertrouwelijkheidaanduiding (see EIO_AUTH_FIELDS). */
+    _vertrouwelijkheid: number;
+    /** Present (true) when ready for publication (see READY). */
+    _gereed?: true;
+    /** The lock, while locked; the number of its bestandsdelen, while they are uploaded. */
+    _lock?: string;
+    _delen?: number;
+    /** The URLs and objectTypes of the objects it is linked to (see OBJECTEN). */
+    _objecten?: string[];
+  };
+
+/** What a write of a document may send, in any version served (the 1.7 fields included); the lock of an update. */
+export type EioInput = z.output<typeof EnkelvoudigInformatieObjectInput> &
+  Partial<Pick<z.output<typeof EnkelvoudigInformatieObjectUpdate17>, (typeof FIELDS_17)[number]>> & { lock?: string };
+
+/**
+ * What the objects of a document (gebruiksrechten, objectinformatieobjecten, verzendingen) carry of it: its
+ * informatieobjecttype, the rank of its vertrouwelijkheidaanduiding, its readiness (see PART_AUTH_FIELDS, READY)
+ * and its bronorganisatie (for their notifications).
+ */
+export type PartFacts = { _informatieobjecttype: string; _vertrouwelijkheid: number; _gereed?: true; _bronorganisatie?: string };
+/** What every object of a document has. */
+export type PartDoc = { informatieobject: string } & PartFacts;
+
 // ---------------------------------------------------------------- Gebruiksrechten
 
 export const GebruiksrechtenInput = z
@@ -203,6 +234,8 @@ export const Gebruiksrechten = GebruiksrechtenInput.extend({
   id: 'Gebruiksrechten',
 });
 const dateTimeFilter = dateTime.optional();
+export type GebruiksrechtenDoc = StoredFields<typeof Gebruiksrechten> & PartFacts;
+
 export const GebruiksrechtenQuery = z.object({
   informatieobject: url.optional(),
   startdatum__lt: dateTimeFilter,
@@ -224,6 +257,8 @@ export const ObjectInformatieObjectInput = z
 export const ObjectInformatieObject = ObjectInformatieObjectInput.extend({ url, _expand: z.record(z.string(), z.unknown()).optional() }).meta({
   id: 'ObjectInformatieObject',
 });
+export type ObjectInformatieObjectDoc = StoredFields<typeof ObjectInformatieObject> & PartFacts;
+
 export const ObjectInformatieObjectQuery = z.object({ object: url.optional(), informatieobject: url.optional(), expand: z.string().optional() });
 
 // ---------------------------------------------------------------- Verzending
@@ -275,6 +310,8 @@ export const VerzendingInput = z
   })
   .meta({ id: 'VerzendingRequest' });
 export const Verzending = VerzendingInput.extend({ url, _expand: z.record(z.string(), z.unknown()).optional() }).meta({ id: 'Verzending' });
+export type VerzendingDoc = StoredFields<typeof Verzending> & PartFacts;
+
 export const VerzendingQuery = z.object({
   aardRelatie: AARD_RELATIE.optional(),
   informatieobject: url.optional(),

@@ -1,8 +1,8 @@
 import type { Collection, Db } from 'mongodb';
-import type { Doc } from './schemas';
+import type { EioDoc } from './schemas';
 
-/** `_inhoud`: the file of the content, or the files of its bestandsdelen in order; null without content. */
-export type Versie = Doc & { _id: string; _eio: string; _inhoud?: string | string[] | null; versie: number; beginRegistratie: string };
+/** A version as kept: the document's fields then, without the internal ones but its content (`_inhoud`). */
+export type Versie = Omit<EioDoc, `_${string}`> & Pick<EioDoc, '_inhoud'> & { _id: string; _eio: string };
 
 /**
  * Every version of every document (`enkelvoudiginformatieobject_versies`), the current one included: what
@@ -20,8 +20,8 @@ export class Versies {
     await this.coll.createIndex({ _eio: 1, beginRegistratie: 1 });
   }
 
-  async keep(uuid: string, doc: Doc): Promise<void> {
-    const id = `${uuid}:${String(doc.versie)}`;
+  async keep(uuid: string, doc: EioDoc): Promise<void> {
+    const id = `${uuid}:${doc.versie}`;
     const fields = Object.fromEntries(Object.entries(doc).filter(([k]) => !k.startsWith('_') || k === '_inhoud'));
     await this.coll.replaceOne({ _id: id }, { ...fields, _eio: uuid } as Versie, { upsert: true });
   }

@@ -2,14 +2,14 @@ import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import { AANMAKEN, BIJWERKEN, READ, VERWIJDEREN, type Documenten } from './context';
 import { registerPart } from './parts';
-import { V15, Verzending, VerzendingInput, VerzendingQuery, type Doc } from './schemas';
+import { V15, Verzending, VerzendingInput, VerzendingQuery, type VerzendingDoc } from './schemas';
 
 /**
  * Verzendingen: to whom a document was sent or from whom it was received, and how (a paginated list). In 1.5.0 an
  * outgoing document (aardRelatie `geadresseerde`) needs its verzenddatum; from 1.6.0 on it is optional.
  */
-export function registerVerzendingen(d: Documenten): Resource<Doc> {
-  return registerPart(d, {
+export function registerVerzendingen(d: Documenten): Resource<VerzendingDoc> {
+  return registerPart<VerzendingDoc>(d, {
     collection: 'verzendingen',
     resource: 'verzending',
     schema: Verzending,

@@ -44,7 +44,7 @@ export function registerNotificaties(n: Notificaties): Store<Record<string, unkn
 async function enqueue(outbox: Store<Record<string, unknown>>, pointers: Collection<OutboxPointer>, message: MessageBody): Promise<void> {
   const uuid = randomUUID();
   const event = newEvent(kanaalTopic(message.kanaal), message.hoofdObject, message);
-  await outbox.coll.insertOne({ _id: uuid, _created: new Date(), _tombstone: true, _pending: true, _outbox: [event] } as never);
+  await outbox.raw.insertOne({ _id: uuid, _created: new Date(), _tombstone: true, _pending: true, _outbox: [event] });
   // The pointer brings the relay to it at once (a process stopping before this line leaves it to the relay's scan).
   await pointers.updateOne(
     { _id: `${outbox.name}/${uuid}` },

@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Caller } from '../../common/auth';
 import type { ComponentApi } from '../../common/component';
 import type { Resource } from '../../common/resource';
-import type { Doc } from './schemas';
+import type { OverdrachtDoc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 import type { Workflows } from './workflows';
 
 /** Scopes of the Zaken component (Autorisaties API, component `zrc`) that govern transfers. */
@@ -13,9 +14,9 @@ export const LEZEN = 'zaken.lezen';
 export interface Overdrachten {
   api: ComponentApi;
   workflows: Workflows;
-  overdrachten: Resource<Doc>;
+  overdrachten: Resource<OverdrachtDoc>;
   /** Stores a new overdracht, starts its workflow and logs its receipt; answers the overdracht. */
-  begin(overdrachten: Resource<Doc>, doc: Doc, caller: Caller, req: FastifyRequest): Promise<Record<string, unknown>>;
+  begin(overdrachten: Resource<OverdrachtDoc>, doc: OverdrachtDoc, caller: Caller, req: FastifyRequest): Promise<JsonObject>;
   /** An operator's cancel (compensation follows) and retry of a `mislukt` transfer; false when not possible now. */
   annuleer(uuid: string): Promise<boolean>;
   opnieuw(uuid: string): Promise<boolean>;

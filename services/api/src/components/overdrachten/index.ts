@@ -5,7 +5,7 @@ import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import type { Overdrachten } from './context';
 import { OVERDRACHT_FILTERS, opdrachtOf, ownFields, registerOverdrachten } from './overdrachten';
-import type { Doc } from './schemas';
+import type { OverdrachtDoc } from './schemas';
 import { registerVerzoeken } from './verzoeken';
 import { Workflows } from './workflows';
 
@@ -36,8 +36,8 @@ export const overdrachten: ComponentDef = {
 
 async function begin(
   o: Overdrachten,
-  resource: Resource<Doc>,
-  doc: Doc,
+  resource: Resource<OverdrachtDoc>,
+  doc: OverdrachtDoc,
   caller: Parameters<Overdrachten['begin']>[2],
   req: Parameters<Overdrachten['begin']>[3],
 ) {
@@ -45,18 +45,18 @@ async function begin(
   const ctx = resource.ctx(caller, uuid, req);
   const stored = await resource.insert({ ...doc, workflowId: workflowIdOf(uuid) }, ctx);
   o.api.deps.log.info(
-    { ...traced(String(doc.zaakIdentificatie), uuid), doelregistratie: doc.doelregistratie, richting: doc.richting, clientId: caller.clientId },
+    { ...traced(doc.zaakIdentificatie, uuid), doelregistratie: doc.doelregistratie, richting: doc.richting, clientId: caller.clientId },
     'overdracht ontvangen',
   );
   // Answered at once: the workflow starts beside the answer (or, with Temporal away, by the sweep).
   void start(o, stored).catch((err: Error) =>
-    o.api.deps.log.error({ ...traced(String(doc.zaakIdentificatie), uuid), err: err.message }, 'overdracht: starting its workflow failed'),
+    o.api.deps.log.error({ ...traced(doc.zaakIdentificatie, uuid), err: err.message }, 'overdracht: starting its workflow failed'),
   );
   return resource.toApi(stored, undefined, req);
 }
 
 /** Starts the workflow of a stored overdracht; marks it started (`_gestart`, false until then) once Temporal has it. */
-async function start(o: Overdrachten, stored: Stored<Doc>): Promise<boolean> {
+async function start(o: Overdrachten, stored: Stored<OverdrachtDoc>): Promise<boolean> {
   const ok = await o.workflows.start(opdrachtOf(o, stored, o.overdrachten.url(stored._id)));
   if (ok) await o.overdrachten.store.raw.updateOne({ _id: stored._id }, { $set: { _gestart: true } });
   return ok;
@@ -64,9 +64,9 @@ async function start(o: Overdrachten, stored: Stored<Doc>): Promise<boolean> {
 
 async function annuleer(o: Overdrachten, uuid: string): Promise<boolean> {
   const doc = await o.overdrachten.store.get(uuid);
-  if (!doc || !['ontvangen', 'bezig'].includes(String(doc.status))) return false;
+  if (!doc || !['ontvangen', 'bezig'].includes(doc.status)) return false;
   const cancelled = await o.workflows.cancel(uuid);
-  o.api.deps.log.info({ ...traced(String(doc.zaakIdentificatie), uuid), cancelled }, 'overdracht: annuleren gevraagd door een beheerder');
+  o.api.deps.log.info({ ...traced(doc.zaakIdentificatie, uuid), cancelled }, 'overdracht: annuleren gevraagd door een beheerder');
   return cancelled;
 }
 
@@ -74,11 +74,11 @@ async function annuleer(o: Overdrachten, uuid: string): Promise<boolean> {
 async function opnieuw(o: Overdrachten, uuid: string): Promise<boolean> {
   const current = await o.overdrachten.store.get(uuid);
   if (!current || current.status !== 'mislukt') return false;
-  const stappen = (current.stappen as { stap: string }[]).filter((s) => s.stap === 'ontvangen');
-  const next: Doc = { ...ownFields(current), status: 'ontvangen', stappen, weigering: null, fout: '', _gestart: false };
+  const stappen = current.stappen.filter((s) => s.stap === 'ontvangen');
+  const next: OverdrachtDoc = { ...ownFields(current), status: 'ontvangen', stappen, weigering: null, fout: '', _gestart: false };
   const stored = await o.overdrachten.store.replace(current, next, o.overdrachten.events(next, uuid, 'partial_update'));
   if (!stored) return false;
-  o.api.deps.log.info(traced(String(current.zaakIdentificatie), uuid), 'overdracht: opnieuw gestart door een beheerder');
+  o.api.deps.log.info(traced(current.zaakIdentificatie, uuid), 'overdracht: opnieuw gestart door een beheerder');
   await start(o, stored);
   return true;
 }
@@ -110,7 +110,7 @@ function filterCombinations(): Record<string, 1>[] {
 }
 
 /** List filters alone and under autorisaties (newest first), and the sweep of unstarted ones. */
-async function ensureIndexes(r: Resource<Doc>): Promise<void> {
+async function ensureIndexes(r: Resource<OverdrachtDoc>): Promise<void> {
   const newest = { _created: -1, _id: -1 } as const;
   await r.store.ensureIndexes([
     { key: { ...newest } },

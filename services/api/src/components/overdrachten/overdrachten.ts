@@ -1,13 +1,10 @@
-import type { Document, Filter } from 'mongodb';
 import {
   DOELREGISTRATIES_COLLECTION,
   EINDSTATUSSEN,
   Voortgang,
   traced,
   type OverdrachtOpdracht,
-  type OverdrachtStatus,
   type Richting,
-  type Stap,
   type StoredDoelregistratie,
 } from '@zgw/shared';
 import type { Caller } from '../../common/auth';
@@ -18,21 +15,22 @@ import type { Stored } from '../../common/store';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import { authFilter, mayOnZaak } from '../../common/zaak-rechten';
 import { LEZEN, OVERDRAGEN, type Overdrachten } from './context';
-import { Overdracht, OverdrachtInput, OverdrachtQuery, type Doc } from './schemas';
+import { Overdracht, OverdrachtInput, OverdrachtQuery, type OverdrachtAuth, type OverdrachtDoc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /** Where an overdracht keeps the authorisation facts of its zaak (reading needs zaken.lezen for that zaak). */
 const AUTH_FIELDS = { zaaktype: '_zaaktype', rank: '_vertrouwelijkheid' } as const;
 export const OVERDRACHT_FILTERS = ['status', 'zaak', 'doelregistratie'] as const;
 
 /** The list filters of the overdrachten (status, zaak, doelregistratie) that a query sets, as one condition. */
-export function filtersOf(q: Record<string, unknown>): Doc {
-  const f: Doc = {};
+export function filtersOf(q: JsonObject): JsonObject {
+  const f: JsonObject = {};
   for (const k of OVERDRACHT_FILTERS) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
   return f;
 }
 
-export function registerOverdrachten(o: Overdrachten): Resource<Doc> {
-  const overdrachten: Resource<Doc> = new Resource<Doc>(o.api, {
+export function registerOverdrachten(o: Overdrachten): Resource<OverdrachtDoc> {
+  const overdrachten: Resource<OverdrachtDoc> = new Resource<OverdrachtDoc>(o.api, {
     collection: 'overdrachten',
     resource: 'overdracht',
     schema: Overdracht,
@@ -42,13 +40,13 @@ export function registerOverdrachten(o: Overdrachten): Resource<Doc> {
     operations: ['list', 'read'],
     kanaal: 'overdrachten',
     kenmerken: (doc) => ({
-      bronorganisatie: String(doc._bronorganisatie ?? ''),
-      doelregistratie: String(doc.doelregistratie),
-      status: String(doc.status),
+      bronorganisatie: doc._bronorganisatie ?? '',
+      doelregistratie: doc.doelregistratie,
+      status: doc.status,
     }),
     visible: (doc, caller) => caller.all || mayRead(caller, doc),
     // The autorisaties beside the filters (one condition object, as every list here does: index-served).
-    filter: (q, caller) => ({ ...authFilter(caller, AUTH_FIELDS), ...filtersOf(q) }) as Filter<Document>,
+    filter: (q, caller) => ({ ...authFilter(caller, AUTH_FIELDS), ...filtersOf(q) }),
     sort: { _created: -1, _id: -1 },
     render: (doc) => ({ uuid: doc._id }),
   });
@@ -57,13 +55,13 @@ export function registerOverdrachten(o: Overdrachten): Resource<Doc> {
   return overdrachten;
 }
 
-function mayRead(caller: Caller, doc: Doc): boolean {
+function mayRead(caller: Caller, doc: OverdrachtDoc): boolean {
   return (caller.rights.autorisaties ?? []).some(
     (a) =>
       a.component === 'zrc' &&
       a.scopes.includes(LEZEN) &&
       a.zaaktype === doc._zaaktype &&
-      vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar') >= Number(doc._vertrouwelijkheid),
+      vertrouwelijkheidRank(a.maxVertrouwelijkheidaanduiding ?? 'openbaar') >= doc._vertrouwelijkheid,
   );
 }
 
@@ -72,7 +70,7 @@ function mayRead(caller: Caller, doc: Doc): boolean {
  * `zaken.overdragen` for its zaaktype: 403; an unknown doelregistratie: 400); everything that depends on the data
  * and the target is the workflow's, which ends `geweigerd` with a code when it refuses.
  */
-function registerCreate(o: Overdrachten, overdrachten: Resource<Doc>): void {
+function registerCreate(o: Overdrachten, overdrachten: Resource<OverdrachtDoc>): void {
   const log = o.api.deps.log;
   o.api.route({
     method: 'POST',
@@ -104,9 +102,9 @@ function registerCreate(o: Overdrachten, overdrachten: Resource<Doc>): void {
       const doc = newOverdracht(
         { ...body, zaakIdentificatie: identificatie, richting },
         {
-          _zaaktype: zaak.zaaktype,
+          _zaaktype: String(zaak.zaaktype),
           _vertrouwelijkheid: vertrouwelijkheidRank(String(zaak.vertrouwelijkheidaanduiding)),
-          _bronorganisatie: zaak.bronorganisatie,
+          _bronorganisatie: String(zaak.bronorganisatie),
         },
       );
       return o.begin(overdrachten, doc, caller, req);
@@ -124,7 +122,7 @@ export interface NieuweOverdracht {
 }
 
 /** A new overdracht as stored: `ontvangen`, its first step begun and ended at once. */
-export function newOverdracht(n: NieuweOverdracht, auth: Doc): Doc {
+export function newOverdracht(n: NieuweOverdracht, auth: OverdrachtAuth): OverdrachtDoc {
   const now = new Date().toISOString();
   return {
     zaak: n.zaak,
@@ -146,16 +144,16 @@ export function newOverdracht(n: NieuweOverdracht, auth: Doc): Doc {
 }
 
 /** The workflow's input for a stored overdracht (retry settings from the configuration at the time of starting). */
-export function opdrachtOf(o: Overdrachten, doc: Stored<Doc>, url: string): OverdrachtOpdracht {
+export function opdrachtOf(o: Overdrachten, doc: Stored<OverdrachtDoc>, url: string): OverdrachtOpdracht {
   const c = o.api.deps.config;
   return {
     overdracht: doc._id,
     url,
-    zaak: String(doc.zaak),
-    zaakIdentificatie: String(doc.zaakIdentificatie),
-    doelregistratie: String(doc.doelregistratie),
-    richting: doc.richting as Richting,
-    ...(doc.antwoordUrl ? { antwoordUrl: String(doc.antwoordUrl) } : {}),
+    zaak: doc.zaak,
+    zaakIdentificatie: doc.zaakIdentificatie,
+    doelregistratie: doc.doelregistratie,
+    richting: doc.richting,
+    ...(doc.antwoordUrl ? { antwoordUrl: doc.antwoordUrl } : {}),
     pogingen: c.TRANSFER_ATTEMPTS,
     wachttijdSeconden: c.TRANSFER_BACKOFF_SECONDS,
     maxWachttijdSeconden: c.TRANSFER_MAX_BACKOFF_SECONDS,
@@ -167,7 +165,7 @@ export function opdrachtOf(o: Overdrachten, doc: Stored<Doc>, url: string): Over
  * `POST /overdrachten/{uuid}/voortgang`: the transfer worker (its own client id only) reports a step or the outcome.
  * Stored at once; a change of status is notified on kanaal `overdrachten` through the outbox.
  */
-function registerVoortgang(o: Overdrachten, overdrachten: Resource<Doc>): void {
+function registerVoortgang(o: Overdrachten, overdrachten: Resource<OverdrachtDoc>): void {
   o.api.route({
     method: 'POST',
     path: '/overdrachten/:uuid/voortgang',
@@ -196,15 +194,15 @@ function registerVoortgang(o: Overdrachten, overdrachten: Resource<Doc>): void {
  * An overdracht as a replace stores it: without the store's own fields (id, creation time, outbox), with its
  * authorisation facts and start mark (`_zaaktype`, `_vertrouwelijkheid`, `_bronorganisatie`, `_gestart`) kept.
  */
-export function ownFields(current: Stored<Doc>): Doc {
-  const { _id, _created, _outbox, _pending, ...doc } = current as Stored<Doc> & Doc;
+export function ownFields(current: Stored<OverdrachtDoc>): OverdrachtDoc {
+  const { _id, _created, _outbox, _pending, ...doc } = current;
   return doc;
 }
 
 /** A report applied to an overdracht: a step started keeps its first start, a step ended its first end. */
-export function applyVoortgang(current: Stored<Doc>, v: Voortgang, now: string): Doc {
+export function applyVoortgang(current: Stored<OverdrachtDoc>, v: Voortgang, now: string): OverdrachtDoc {
   const doc = ownFields(current);
-  const stappen = [...(doc.stappen as Stap[])];
+  const stappen = [...doc.stappen];
   if (v.stap) {
     const i = stappen.findIndex((s) => s.stap === v.stap);
     const toelichting = v.toelichting ?? '';
@@ -212,8 +210,8 @@ export function applyVoortgang(current: Stored<Doc>, v: Voortgang, now: string):
     else if (v.fase === 'einde' && !stappen[i]!.einde)
       stappen[i] = { ...stappen[i]!, einde: now, toelichting: toelichting || stappen[i]!.toelichting };
   }
-  const out: Doc = { ...doc, stappen };
-  if (v.status && !(EINDSTATUSSEN as readonly string[]).includes(String(doc.status))) out.status = v.status as OverdrachtStatus;
+  const out: OverdrachtDoc = { ...doc, stappen };
+  if (v.status && !(EINDSTATUSSEN as readonly string[]).includes(doc.status)) out.status = v.status;
   if (v.doelZaak) out.doelZaak = v.doelZaak;
   if (v.weigering) out.weigering = v.weigering;
   if (v.fout) out.fout = v.fout;

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { OVERDRACHT_STATUSSEN, RICHTINGEN, Stap, Weigering } from '@zgw/shared';
+import type { StoredFields } from '../../common/schema-parts';
 
 /**
  * ZSDMS overdrachten: a request to hand a zaak over to a doelregistratie, and the transfer's state as the worker
  * reports it. The input schemas hold what a client sends; `Overdracht` is what every read answers.
  */
-export type Doc = Record<string, unknown>;
-
 const url = z.url().max(1000);
 const naam = z.string().min(1).max(100);
 
@@ -45,6 +44,16 @@ export const Overdracht = z.object({
   workflowId: z.string(),
   aanmaakdatum: z.string().datetime({ offset: true }),
 });
+
+/** Where an overdracht keeps the authorisation facts of its zaak (reading needs zaken.lezen for that zaak). */
+export type OverdrachtAuth = {
+  _zaaktype: string;
+  _vertrouwelijkheid: number;
+  _bronorganisatie?: string;
+};
+
+/** An overdracht as stored: its `uuid` is the `_id`; `_gestart` is false until Temporal has its workflow. */
+export type OverdrachtDoc = StoredFields<typeof Overdracht, 'uuid'> & OverdrachtAuth & { _gestart: boolean };
 
 export const OverdrachtQuery = z.object({
   status: z.enum(OVERDRACHT_STATUSSEN).optional(),

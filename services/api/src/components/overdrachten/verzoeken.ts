@@ -4,7 +4,7 @@ import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import { catalogiOf } from '../../common/links';
 import { OVERDRAGEN, type Overdrachten } from './context';
 import { newOverdracht } from './overdrachten';
-import { Overdracht, VerzoekInput } from './schemas';
+import { Overdracht, VerzoekInput, type OverdrachtAuth } from './schemas';
 
 /** How long reading the sender's zaak may take while the request waits (the workflow reads it again, with retries). */
 const READ_TIMEOUT_MS = 10_000;
@@ -33,7 +33,7 @@ export function registerVerzoeken(o: Overdrachten): void {
       }
       const bron = await readSource(new ZgwClient({ clientId: doel.clientId, secret: doel.secret }, READ_TIMEOUT_MS), body.bronZaak);
       const koppeling = bron && doel.zaaktypen.find((k) => k.bron === bron.zaaktypeIdentificatie);
-      let auth: Record<string, unknown> = { _zaaktype: '', _vertrouwelijkheid: 0 };
+      let auth: OverdrachtAuth = { _zaaktype: '', _vertrouwelijkheid: 0 };
       if (bron && koppeling) {
         const vertrouwelijkheid = bron.vertrouwelijkheidaanduiding;
         const local = await localZaaktypen(o, koppeling.doel);

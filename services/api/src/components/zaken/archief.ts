@@ -1,5 +1,6 @@
 import type { References } from '../../common/references';
-import type { Doc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
+import { ARCHIEFNOMINATIE, type ZaakDoc, type ZaakEigenschapDoc, type ZaakObjectDoc } from './schemas';
 
 /**
  * The archiving fields a zaak gets when it is closed (zrc-021): archiefnominatie from its resultaattype when the zaak
@@ -8,12 +9,13 @@ import type { Doc } from './schemas';
  */
 export interface BrondatumSources {
   /** The zaak with its einddatum already set. */
-  zaak: Doc;
-  hoofdzaak: () => Promise<Doc | undefined>;
-  eigenschappen: () => Promise<Doc[]>;
-  besluiten: () => Promise<Doc[]>;
-  zaakobjecten: () => Promise<Doc[]>;
-  relevanteZaken: () => Promise<Doc[]>;
+  zaak: ZaakDoc;
+  hoofdzaak: () => Promise<ZaakDoc | undefined>;
+  eigenschappen: () => Promise<ZaakEigenschapDoc[]>;
+  /** The besluiten of the zaak, as their Besluiten API serves them. */
+  besluiten: () => Promise<JsonObject[]>;
+  zaakobjecten: () => Promise<ZaakObjectDoc[]>;
+  relevanteZaken: () => Promise<ZaakDoc[]>;
   refs: References;
   fetchJson: (url: string) => Promise<{ status: number; body: unknown }>;
 }
@@ -44,9 +46,9 @@ function latest(dates: unknown[]): string | null {
   return valid.length ? valid.sort().at(-1)! : null;
 }
 
-export async function brondatum(resultaattype: Doc, src: BrondatumSources): Promise<string | null> {
-  const proc = (resultaattype.brondatumArchiefprocedure ?? {}) as Record<string, unknown>;
-  const einddatum = (src.zaak.einddatum as string | null) ?? null;
+export async function brondatum(resultaattype: JsonObject, src: BrondatumSources): Promise<string | null> {
+  const proc = (resultaattype.brondatumArchiefprocedure ?? {}) as JsonObject;
+  const einddatum = src.zaak.einddatum ?? null;
   const kenmerk = String(proc.datumkenmerk ?? '');
   switch (proc.afleidingswijze) {
     case 'afgehandeld':
@@ -68,11 +70,11 @@ export async function brondatum(resultaattype: Doc, src: BrondatumSources): Prom
       // objectIdentificatie the zaakobject itself holds.
       const values: unknown[] = [];
       for (const o of (await src.zaakobjecten()).filter((x) => x.objectType === proc.objecttype)) {
-        if (typeof o.object === 'string' && o.object) {
+        if (o.object) {
           const { status, body } = await src.fetchJson(o.object);
-          if (status === 200 && body && typeof body === 'object') values.push((body as Record<string, unknown>)[kenmerk]);
-        } else if (o.objectIdentificatie && typeof o.objectIdentificatie === 'object') {
-          values.push((o.objectIdentificatie as Record<string, unknown>)[kenmerk]);
+          if (status === 200 && body && typeof body === 'object') values.push((body as JsonObject)[kenmerk]);
+        } else if (o.objectIdentificatie) {
+          values.push(o.objectIdentificatie[kenmerk]);
         }
       }
       return latest(values);
@@ -84,10 +86,10 @@ export async function brondatum(resultaattype: Doc, src: BrondatumSources): Prom
 }
 
 /** The archiving fields to set on a zaak that gets its eindstatus now. */
-export async function archiveringBijAfsluiten(resultaattype: Doc | undefined, src: BrondatumSources): Promise<Doc> {
+export async function archiveringBijAfsluiten(resultaattype: JsonObject | undefined, src: BrondatumSources): Promise<Partial<ZaakDoc>> {
   if (!resultaattype) return {};
-  const out: Doc = {};
-  if (!src.zaak.archiefnominatie && resultaattype.archiefnominatie) out.archiefnominatie = resultaattype.archiefnominatie;
+  const out: Partial<ZaakDoc> = {};
+  if (!src.zaak.archiefnominatie && resultaattype.archiefnominatie) out.archiefnominatie = ARCHIEFNOMINATIE.parse(resultaattype.archiefnominatie);
   if (!src.zaak.archiefactiedatum && resultaattype.archiefactietermijn) {
     const bron = await brondatum(resultaattype, src);
     if (bron) {

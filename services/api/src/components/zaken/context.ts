@@ -7,7 +7,20 @@ import type { Resource } from '../../common/resource';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import { COMPONENT, GEFORCEERD, LEZEN } from '../../common/zaak-rechten';
 import type { BrondatumSources } from './archief';
-import type { Doc } from './schemas';
+import type {
+  KlantContactDoc,
+  ResultaatDoc,
+  RolDoc,
+  StatusDoc,
+  ZaakBesluitDoc,
+  ZaakContactMomentDoc,
+  ZaakDoc,
+  ZaakEigenschapDoc,
+  ZaakInformatieObjectDoc,
+  ZaakObjectDoc,
+  ZaakPartDoc,
+  ZaakVerzoekDoc,
+} from './schemas';
 
 export { mustBeUnchanged, nonField, sameFilter, withDefaults } from '../../common/rules';
 
@@ -26,21 +39,21 @@ export interface Zaken extends ZakenLinks {
   api: ComponentApi;
   catalogi: CatalogiLinks;
   refs: References;
-  zaken: Resource<Doc>;
-  statussen: Resource<Doc>;
-  resultaten: Resource<Doc>;
-  rollen: Resource<Doc>;
-  zaakobjecten: Resource<Doc>;
-  zaakinformatieobjecten: Resource<Doc>;
-  klantcontacten: Resource<Doc>;
-  zaakcontactmomenten: Resource<Doc>;
-  zaakverzoeken: Resource<Doc>;
-  zaakeigenschappen: Resource<Doc>;
-  zaakbesluiten: Resource<Doc>;
+  zaken: Resource<ZaakDoc>;
+  statussen: Resource<StatusDoc>;
+  resultaten: Resource<ResultaatDoc>;
+  rollen: Resource<RolDoc>;
+  zaakobjecten: Resource<ZaakObjectDoc>;
+  zaakinformatieobjecten: Resource<ZaakInformatieObjectDoc>;
+  klantcontacten: Resource<KlantContactDoc>;
+  zaakcontactmomenten: Resource<ZaakContactMomentDoc>;
+  zaakverzoeken: Resource<ZaakVerzoekDoc>;
+  zaakeigenschappen: Resource<ZaakEigenschapDoc>;
+  zaakbesluiten: Resource<ZaakBesluitDoc>;
   /** How the Besluiten API of this platform keeps the zaakbesluiten in step with the `zaak` of its besluiten. */
   besluitLinks: ZaakBesluitLinks;
   identificaties: { next(bronorganisatie: string, startdatum: string): Promise<string> };
-  brondatumSources(zaak: Doc): BrondatumSources;
+  brondatumSources(zaak: ZaakDoc): BrondatumSources;
 }
 
 /** Links from a zaak to its parts, kept on the zaak as uuids so that a zaak is read with one lookup by `_id`. */
@@ -75,8 +88,24 @@ export function authBuckets(caller: Caller, scope = LEZEN): [string, number][] {
 }
 
 /** The zaak facts a part of a zaak carries for authorisation (see PART_AUTH_FIELDS). */
-export function partFacts(zaak: Doc): Doc {
-  return { _zaaktype: zaak.zaaktype, _vertrouwelijkheid: vertrouwelijkheidRank(String(zaak.vertrouwelijkheidaanduiding)) };
+export function partFacts(zaak: ZaakDoc): Pick<ZaakPartDoc, '_zaaktype' | '_vertrouwelijkheid'> {
+  return { _zaaktype: zaak.zaaktype, _vertrouwelijkheid: vertrouwelijkheidRank(zaak.vertrouwelijkheidaanduiding ?? '') };
+}
+
+/** Every part of a zaak (each of a zaak is removed with it, and follows its authorisation facts). */
+export function partsOf(z: Zaken): Resource<ZaakPartDoc>[] {
+  return [
+    z.statussen,
+    z.resultaten,
+    z.rollen,
+    z.zaakobjecten,
+    z.zaakinformatieobjecten,
+    z.klantcontacten,
+    z.zaakcontactmomenten,
+    z.zaakverzoeken,
+    z.zaakeigenschappen,
+    z.zaakbesluiten,
+  ];
 }
 
 /** A filter on documents whose `_id` (a uuid) is one of `ids`. */

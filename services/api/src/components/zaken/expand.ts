@@ -3,7 +3,7 @@ import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { mayOnZaak, LEZEN, zaakOfPart, type Zaken } from './context';
-import type { Doc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /**
  * `expand` (Zaken 1.5): comma-separated paths of link fields, nested with dots. Every expanded object is its plain
@@ -63,7 +63,7 @@ function urlsIn(value: unknown): string[] {
   const one = (v: unknown): string | undefined => {
     if (typeof v === 'string') return /^https?:\/\//.test(v) ? v : undefined;
     if (v && typeof v === 'object') {
-      const o = v as Doc;
+      const o = v as JsonObject;
       if (typeof o.url === 'string') return o.url;
       return Object.values(o)
         .map((x) => (typeof x === 'string' && /^https?:\/\//.test(x) ? x : undefined))
@@ -78,8 +78,8 @@ function urlsIn(value: unknown): string[] {
 
 /** Loads and renders objects by URL: one query per collection; Catalogi objects through the Catalogi cache. */
 class Loader {
-  private readonly resources: Resource<Doc>[];
-  private readonly raw = new Map<string, { r: Resource<Doc>; doc: Stored<Doc> }>();
+  private readonly resources: Resource<JsonObject>[];
+  private readonly raw = new Map<string, { r: Resource<JsonObject>; doc: Stored<JsonObject> }>();
 
   constructor(
     private readonly z: Zaken,
@@ -107,9 +107,9 @@ class Loader {
     ];
   }
 
-  async load(urls: string[]): Promise<Map<string, Doc>> {
-    const out = new Map<string, Doc>();
-    const byResource = new Map<Resource<Doc>, string[]>();
+  async load(urls: string[]): Promise<Map<string, JsonObject>> {
+    const out = new Map<string, JsonObject>();
+    const byResource = new Map<Resource<JsonObject>, string[]>();
     const remote: string[] = [];
     // This platform's documents, read in-process as the caller may read them (their autorisaties, Autorisaties 1.1).
     const documenten = this.z.api.deps.components.documenten;
@@ -132,7 +132,7 @@ class Loader {
       documents.length ? documenten!.readable(documents, this.caller).then((found) => found.forEach((doc, u) => out.set(u, doc))) : undefined,
       ...[...byResource].map(async ([r, ids]) => {
         const isCatalogi = r.api !== this.z.api;
-        for (const doc of await r.store.find({ _id: { $in: ids } } as never)) {
+        for (const doc of await r.store.find({ _id: { $in: ids } })) {
           if (!isCatalogi && !this.readable(r, doc)) continue;
           const rendered = isCatalogi ? await this.catalogi(r, doc) : await r.toApi(doc);
           if (isCatalogi) this.raw.set(String(rendered.url), { r, doc });
@@ -141,46 +141,46 @@ class Loader {
       }),
       ...remote.map(async (u) => {
         const { status, body } = await this.z.api.deps.fetchJson(u);
-        if (status === 200 && body && typeof body === 'object' && !Array.isArray(body)) out.set(u, body as Doc);
+        if (status === 200 && body && typeof body === 'object' && !Array.isArray(body)) out.set(u, body as JsonObject);
       }),
     ]);
     return out;
   }
 
   /** A Catalogi object loaded before, as it shows on `datum` (its relations resolved on that date). */
-  async at(url: string, datum: string): Promise<Doc | undefined> {
+  async at(url: string, datum: string): Promise<JsonObject | undefined> {
     const raw = this.raw.get(url);
     return raw ? this.catalogi(raw.r, raw.doc, datum) : undefined;
   }
 
   /** Cached Catalogi renderings are shared: each expansion gets its own copy to add `_expand` to. */
-  private async catalogi(r: Resource<Doc>, doc: Stored<Doc>, datum?: string): Promise<Doc> {
+  private async catalogi(r: Resource<JsonObject>, doc: Stored<JsonObject>, datum?: string): Promise<JsonObject> {
     const query = datum ? { datumGeldigheid: datum } : undefined;
     return structuredClone(await r.api.cached(`expand:${r.url(doc._id)}@${datum ?? ''}`, () => r.toApi(doc, query)));
   }
 
-  private readable(r: Resource<Doc>, doc: Stored<Doc>): boolean {
+  private readable(r: Resource<JsonObject>, doc: Stored<JsonObject>): boolean {
     return mayOnZaak(this.caller, r === this.z.zaken ? doc : zaakOfPart(doc), [LEZEN]);
   }
 }
 
 /** Adds `_expand` to every zaak in `zaken` (in place), following `tree`. */
-export async function expand(z: Zaken, caller: Caller, zaken: Doc[], tree: ExpandTree | undefined): Promise<void> {
+export async function expand(z: Zaken, caller: Caller, zaken: JsonObject[], tree: ExpandTree | undefined): Promise<void> {
   if (!tree || !zaken.length) return;
   await expandLevel(new Loader(z, caller), zaken, tree, 1);
 }
 
-async function expandLevel(loader: Loader, objects: Doc[], tree: ExpandTree, depth: number): Promise<void> {
+async function expandLevel(loader: Loader, objects: JsonObject[], tree: ExpandTree, depth: number): Promise<void> {
   for (const obj of objects) obj._expand ??= {};
   for (const [field, sub] of Object.entries(tree)) {
     if (depth > 1 && !objects.some((o) => field in o)) throw invalid(`"${field}" is geen veld van de uitgeklapte objecten.`);
     const many = objects.some((o) => Array.isArray(o[field]));
     const found = await loader.load(objects.flatMap((o) => urlsIn(o[field])));
     // A zaak sees its Catalogi objects as they were on its startdatum (their relations resolved on that date).
-    const seen = new Map<Doc, Doc[]>();
+    const seen = new Map<JsonObject, JsonObject[]>();
     for (const obj of objects) {
       const datum = typeof obj.startdatum === 'string' ? obj.startdatum : undefined;
-      const list: Doc[] = [];
+      const list: JsonObject[] = [];
       for (const u of urlsIn(obj[field])) {
         const doc = (datum ? await loader.at(u, datum) : undefined) ?? found.get(u);
         if (doc) list.push(doc);
@@ -191,7 +191,7 @@ async function expandLevel(loader: Loader, objects: Doc[], tree: ExpandTree, dep
     if (Object.keys(sub).length && children.length) await expandLevel(loader, children, sub, depth + 1);
     for (const obj of objects) {
       const list = seen.get(obj)!;
-      (obj._expand as Doc)[field] = many || Array.isArray(obj[field]) ? list : (list[0] ?? {});
+      (obj._expand as JsonObject)[field] = many || Array.isArray(obj[field]) ? list : (list[0] ?? {});
     }
   }
 }

@@ -6,15 +6,15 @@ import type { ComponentApi, ComponentDef } from '../../common/component';
 import { ZgwError, sendProblem } from '../../common/errors';
 import { catalogiOf } from '../../common/links';
 import { References } from '../../common/references';
-import type { Resource } from '../../common/resource';
 import type { BrondatumSources } from './archief';
-import { PART_LINKS, idsIn, type Zaken } from './context';
+import { PART_LINKS, idsIn, partsOf, type Zaken } from './context';
 import { refusedGeometry } from './geo';
 import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen, zaakbesluitLinks } from './nested';
 import { registerKlantcontacten, registerZaakcontactmomenten, registerZaakinformatieobjecten, registerZaakverzoeken } from './onderdelen';
 import { syncPartFacts } from './parts';
 import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten } from './rollen';
-import type { Doc } from './schemas';
+import type { ZaakDoc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 import { registerResultaten, registerStatussen } from './statussen';
 import { registerZaken } from './zaken';
 
@@ -78,27 +78,26 @@ export class Identificaties extends GenummerdeIdentificaties {
   }
 }
 
-function brondatumSources(z: Zaken, zaak: Doc & { _id?: string }): BrondatumSources {
-  const ids = (field: string) => (zaak[field] as string[] | undefined) ?? [];
+function brondatumSources(z: Zaken, zaak: ZaakDoc & { _id?: string }): BrondatumSources {
+  const ids = (field: (typeof PART_LINKS)[keyof typeof PART_LINKS]) => zaak[field] ?? [];
   return {
     zaak,
     refs: z.refs,
     // This platform's besluiten, documents and zaken are read in-process, anything else fetched.
     fetchJson: (url) => z.refs.json(url),
-    hoofdzaak: async () => (zaak.hoofdzaak ? ((await z.zaken.byUrl(String(zaak.hoofdzaak))) ?? undefined) : undefined),
+    hoofdzaak: async () => (zaak.hoofdzaak ? ((await z.zaken.byUrl(zaak.hoofdzaak)) ?? undefined) : undefined),
     eigenschappen: () => z.zaakeigenschappen.store.find(idsIn(ids(PART_LINKS.eigenschappen))),
     zaakobjecten: () => z.zaakobjecten.store.find(idsIn(ids(PART_LINKS.zaakobjecten))),
     relevanteZaken: async () => {
-      const urls = ((zaak.relevanteAndereZaken as Doc[] | undefined) ?? []).map((r) => String(r.url));
-      const local = await z.zaken.store.find({ _id: { $in: urls.map((u) => z.zaken.uuidOf(u)).filter(Boolean) } } as never);
-      return local;
+      const urls = (zaak.relevanteAndereZaken ?? []).map((r) => r.url);
+      return z.zaken.store.find(idsIn(urls.map((u) => z.zaken.uuidOf(u)).filter(Boolean)));
     },
     besluiten: async () => {
       const links = await z.zaakbesluiten.store.find({ _zaakUuid: zaak._id });
-      const out: Doc[] = [];
+      const out: JsonObject[] = [];
       for (const l of links) {
-        const { status, body } = await z.refs.json(String(l.besluit));
-        if (status === 200 && body && typeof body === 'object') out.push(body as Doc);
+        const { status, body } = await z.refs.json(l.besluit);
+        if (status === 200 && body && typeof body === 'object') out.push(body as JsonObject);
       }
       return out;
     },
@@ -112,15 +111,15 @@ function keepZaakLinks(z: Zaken): void {
   def.followsCreate = (doc) => !!doc.hoofdzaak;
   def.afterWrite = async (stored, _ctx, previous) => {
     const coll = z.zaken.store.raw;
-    const oldHoofd = previous?.hoofdzaak ? z.zaken.uuidOf(String(previous.hoofdzaak)) : undefined;
-    const newHoofd = stored.hoofdzaak ? z.zaken.uuidOf(String(stored.hoofdzaak)) : undefined;
+    const oldHoofd = previous?.hoofdzaak ? z.zaken.uuidOf(previous.hoofdzaak) : undefined;
+    const newHoofd = stored.hoofdzaak ? z.zaken.uuidOf(stored.hoofdzaak) : undefined;
     if (oldHoofd && oldHoofd !== newHoofd) await coll.updateOne({ _id: oldHoofd }, pull(PART_LINKS.deelzaken, stored._id));
     if (newHoofd && newHoofd !== oldHoofd) await coll.updateOne({ _id: newHoofd }, { $addToSet: { [PART_LINKS.deelzaken]: stored._id } });
     if (previous && previous.vertrouwelijkheidaanduiding !== stored.vertrouwelijkheidaanduiding) await syncPartFacts(z, stored);
   };
   const after = def.afterDestroy;
   def.afterDestroy = async (current, ctx) => {
-    const hoofd = current.hoofdzaak ? z.zaken.uuidOf(String(current.hoofdzaak)) : undefined;
+    const hoofd = current.hoofdzaak ? z.zaken.uuidOf(current.hoofdzaak) : undefined;
     if (hoofd) await z.zaken.store.raw.updateOne({ _id: hoofd }, pull(PART_LINKS.deelzaken, current._id));
     await after?.(current, ctx);
   };
@@ -198,18 +197,8 @@ async function ensureIndexes(z: Zaken): Promise<void> {
     // `_zoek` on an area in list order.
     { key: { _created: 1, _id: 1, zaakgeometrie: '2dsphere' } as never },
   ]);
-  const parts: Resource<Doc>[] = [
-    z.statussen,
-    z.resultaten,
-    z.rollen,
-    z.zaakobjecten,
-    z.zaakinformatieobjecten,
-    z.klantcontacten,
-    z.zaakcontactmomenten,
-    z.zaakverzoeken,
-  ];
   // Authorised lists: the zaaktype of one autorisatie, the list order, then its vertrouwelijkheid bound.
-  for (const p of [...parts, z.zaakeigenschappen, z.zaakbesluiten]) {
+  for (const p of partsOf(z)) {
     await p.store.ensureIndexes([
       byField('zaak'),
       { key: { _zaaktype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } },

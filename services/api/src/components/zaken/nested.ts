@@ -22,30 +22,40 @@ import {
   partFacts,
   type Zaken,
 } from './context';
-import { ZaakBesluit, ZaakBesluitInput, ZaakEigenschap, ZaakEigenschapInput, type Doc } from './schemas';
+import {
+  ZaakBesluit,
+  ZaakBesluitInput,
+  ZaakEigenschap,
+  ZaakEigenschapInput,
+  type NestedFacts,
+  type ZaakBesluitDoc,
+  type ZaakDoc,
+  type ZaakEigenschapDoc,
+} from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /**
  * Resources that live under one zaak's URL: `/zaken/{zaak_uuid}/zaakeigenschappen/{uuid}` and
  * `/zaken/{zaak_uuid}/besluiten/{uuid}`. Their URL carries the zaak, so rendering and notifications use it.
  */
-export class NestedResource extends Resource<Doc> {
-  urlOf(doc: Doc & { _id: string }): string {
-    return `${this.api.url('zaken', String(doc._zaakUuid))}/${this.def.collection}/${doc._id}`;
+export class NestedResource<D extends NestedDoc> extends Resource<D> {
+  urlOf(doc: { _zaakUuid: string; _id: string }): string {
+    return `${this.api.url('zaken', doc._zaakUuid)}/${this.def.collection}/${doc._id}`;
   }
 
-  override async toApi(doc: Stored<Doc>): Promise<Doc> {
+  override async toApi(doc: Stored<D>): Promise<JsonObject> {
     const extra = this.def.render ? await this.def.render(doc, this.urlOf(doc)) : {};
     return { url: this.urlOf(doc), uuid: doc._id, ...publicFields(doc), ...extra };
   }
 
-  override notificatie(doc: Doc, uuid: string, actie: string): Notificatie {
+  override notificatie(doc: D, uuid: string, actie: string): Notificatie {
     const n = super.notificatie(doc, uuid, actie);
     const url = this.urlOf({ ...doc, _id: uuid });
-    return { ...n, resourceUrl: url, hoofdObject: String(doc.zaak) };
+    return { ...n, resourceUrl: url, hoofdObject: doc.zaak };
   }
 
   /** The audit entry of a write names the nested URL and belongs to the zaak's trail. */
-  override auditEntry(...args: Parameters<Resource<Doc>['auditEntry']>): AuditEntry | undefined {
+  override auditEntry(...args: Parameters<Resource<D>['auditEntry']>): AuditEntry | undefined {
     const entry = super.auditEntry(...args);
     if (!entry) return undefined;
     const [, , uuid, oud, nieuw] = args;
@@ -54,7 +64,7 @@ export class NestedResource extends Resource<Doc> {
     const view = (v: Record<string, unknown> | null) => (v ? { ...v, url } : null);
     return {
       ...entry,
-      hoofdObject: String(doc.zaak),
+      hoofdObject: doc.zaak,
       resourceUrl: url,
       resourceWeergave: url,
       wijzigingen: { oud: view(entry.wijzigingen.oud), nieuw: view(entry.wijzigingen.nieuw) },
@@ -65,7 +75,10 @@ export class NestedResource extends Resource<Doc> {
 const ZaakParams = zod.object({ zaak_uuid: zod.string() });
 const ZaakPartParams = zod.object({ zaak_uuid: zod.string(), uuid: zod.string() });
 
-interface NestedDef {
+/** What every resource nested under a zaak has. */
+type NestedDoc = { zaak: string } & NestedFacts;
+
+interface NestedDef<D extends NestedDoc> {
   path: string;
   storeAs: string;
   resource: string;
@@ -74,13 +87,13 @@ interface NestedDef {
   scopes: { create: readonly string[]; update?: readonly string[]; destroy: readonly string[] };
   update?: boolean;
   link?: string;
-  rules: (doc: Doc, zaak: Stored<Doc>) => Promise<Doc>;
+  rules: (doc: Omit<D, keyof NestedFacts>, zaak: Stored<ZaakDoc>) => Promise<Omit<D, keyof NestedFacts>>;
   /** A rule of the DELETE operation (not of removals the platform makes itself). */
-  beforeDestroy?: (current: Stored<Doc>, zaak: Stored<Doc>) => Promise<void>;
+  beforeDestroy?: (current: Stored<D>, zaak: Stored<ZaakDoc>) => Promise<void>;
 }
 
 /** The zaak facts a nested resource carries: its authorisation copies and the zaak it hangs under. */
-function nestedFacts(zaak: Stored<Doc>): Doc {
+function nestedFacts(zaak: Stored<ZaakDoc>): NestedFacts {
   return {
     ...partFacts(zaak),
     _zaakUuid: zaak._id,
@@ -89,8 +102,8 @@ function nestedFacts(zaak: Stored<Doc>): Doc {
   };
 }
 
-function registerNested(z: Zaken, def: NestedDef): NestedResource {
-  const r = new NestedResource(z.api, {
+function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): NestedResource<D> {
+  const r = new NestedResource<D>(z.api, {
     collection: def.path,
     storeAs: def.storeAs,
     resource: def.resource,
@@ -100,12 +113,12 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
     operations: [],
     kanaal: 'zaken',
     kenmerken: (doc) => ({
-      bronorganisatie: String(doc._bronorganisatie ?? ''),
-      zaaktype: String(doc._zaaktype ?? ''),
-      vertrouwelijkheidaanduiding: String(doc._vertrouwelijkheidaanduiding ?? ''),
+      bronorganisatie: doc._bronorganisatie,
+      zaaktype: doc._zaaktype,
+      vertrouwelijkheidaanduiding: doc._vertrouwelijkheidaanduiding ?? '',
     }),
     afterWrite: def.link
-      ? async (stored) => void (await z.zaken.store.raw.updateOne({ _id: String(stored._zaakUuid) }, { $addToSet: { [def.link!]: stored._id } }))
+      ? async (stored) => void (await z.zaken.store.raw.updateOne({ _id: stored._zaakUuid }, { $addToSet: { [def.link!]: stored._id } }))
       : undefined,
   });
   const zaakFor = async (caller: Caller, uuid: string, scopes: readonly string[]) => {
@@ -113,19 +126,19 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
     mustMayOnZaak(caller, zaak, scopes);
     return zaak;
   };
-  const partFor = async (zaak: Stored<Doc>, uuid: string) => {
-    const doc = await r.store.findOne({ _id: uuid, _zaakUuid: zaak._id } as never);
+  const partFor = async (zaak: Stored<ZaakDoc>, uuid: string) => {
+    const doc = await r.store.findOne({ _id: uuid, _zaakUuid: zaak._id });
     if (!doc) throw ZgwError.notFound(`${def.resource} ${uuid} bestaat niet bij deze zaak.`);
     return doc;
   };
-  const prepare = async (zaak: Stored<Doc>, data: Doc, current?: Stored<Doc>) => {
+  const prepare = async (zaak: Stored<ZaakDoc>, data: JsonObject, current?: Stored<D>): Promise<D> => {
     const zaakUrl = z.zaken.url(zaak._id);
-    const input = parseOrThrow(def.input, data) as Doc;
+    const input = parseOrThrow(def.input, data) as Omit<D, keyof NestedFacts>;
     if (input.zaak !== undefined && input.zaak !== zaakUrl)
       throw ZgwError.field('zaak', 'wijzigen-niet-toegelaten', 'zaak moet de zaak uit het pad zijn.');
     mustBeUnchanged(current, input, ['eigenschap', 'besluit']);
     const doc = await def.rules({ ...input, zaak: zaakUrl }, zaak);
-    return { ...doc, ...nestedFacts(zaak) };
+    return { ...doc, ...nestedFacts(zaak) } as D;
   };
   const base = `/zaken/:zaak_uuid/${def.path}`;
   z.api.route({
@@ -153,7 +166,7 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
     handler: async ({ req, caller, params, body }) => {
       const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.create);
       mustMayChangeClosed(caller, zaak);
-      const doc = await prepare(zaak, body as Doc);
+      const doc = await prepare(zaak, body);
       return r.toApi(await r.insert(doc, r.ctx(caller, randomUUID(), req)));
     },
   });
@@ -183,7 +196,7 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
           const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.update ?? UPDATE);
           mustMayChangeClosed(caller, zaak);
           const current = await partFor(zaak, params.uuid);
-          const merged = partial ? { ...publicFields(current), ...(body as Doc) } : (body as Doc);
+          const merged = partial ? { ...publicFields(current), ...body } : body;
           const doc = await prepare(zaak, merged, current);
           const stored = await r.update(current, doc, r.ctx(caller, current._id, req), partial ? 'partial_update' : 'update');
           if (!stored) throw ZgwError.notFound();
@@ -212,8 +225,8 @@ function registerNested(z: Zaken, def: NestedDef): NestedResource {
   return r;
 }
 
-export function registerZaakeigenschappen(z: Zaken): NestedResource {
-  return registerNested(z, {
+export function registerZaakeigenschappen(z: Zaken): NestedResource<ZaakEigenschapDoc> {
+  return registerNested<ZaakEigenschapDoc>(z, {
     path: 'zaakeigenschappen',
     storeAs: 'zaakeigenschappen',
     resource: 'zaakeigenschap',
@@ -223,15 +236,15 @@ export function registerZaakeigenschappen(z: Zaken): NestedResource {
     update: true,
     link: PART_LINKS.eigenschappen,
     rules: async (doc, zaak) => {
-      const eigenschap = await z.refs.mustCatalogus('eigenschappen', 'eigenschap', String(doc.eigenschap));
+      const eigenschap = await z.refs.mustCatalogus('eigenschappen', 'eigenschap', doc.eigenschap);
       if (eigenschap.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'De eigenschap hoort niet bij het zaaktype van de zaak.');
-      return { ...doc, naam: eigenschap.naam };
+      return { ...doc, naam: String(eigenschap.naam) };
     },
   });
 }
 
-export function registerZaakbesluiten(z: Zaken): NestedResource {
-  return registerNested(z, {
+export function registerZaakbesluiten(z: Zaken): NestedResource<ZaakBesluitDoc> {
+  return registerNested<ZaakBesluitDoc>(z, {
     path: 'besluiten',
     storeAs: 'zaakbesluiten',
     resource: 'zaakbesluit',
@@ -239,7 +252,7 @@ export function registerZaakbesluiten(z: Zaken): NestedResource {
     input: ZaakBesluitInput,
     scopes: { create: [BIJWERKEN], destroy: [BIJWERKEN] },
     rules: async (doc, zaak) => {
-      const besluit = String(doc.besluit);
+      const { besluit } = doc;
       // A besluit of this platform names its zaak itself: the link follows it (and is made by the Besluiten API).
       const local = await z.api.deps.components.besluiten?.besluit(besluit);
       if (local === null) throw ZgwError.field('besluit', 'bad-url', `Het besluit ${besluit} bestaat niet.`);
@@ -254,7 +267,7 @@ export function registerZaakbesluiten(z: Zaken): NestedResource {
       return { besluit, zaak: doc.zaak };
     },
     beforeDestroy: async (current) => {
-      const local = await z.api.deps.components.besluiten?.besluit(String(current.besluit));
+      const local = await z.api.deps.components.besluiten?.besluit(current.besluit);
       if (local && local.zaak === current.zaak) {
         throw nonField('inconsistent-relation', 'Het besluit verwijst nog naar deze zaak; wijzig of verwijder het besluit in de Besluiten API.');
       }
@@ -262,12 +275,13 @@ export function registerZaakbesluiten(z: Zaken): NestedResource {
   });
 }
 
-export function zaakbesluitLinks(z: Zaken, r: Resource<Doc>): ZaakBesluitLinks {
+export function zaakbesluitLinks(z: Zaken, r: Resource<ZaakBesluitDoc>): ZaakBesluitLinks {
   // By zaak (few besluiten each), then by besluit: the lookup the zaak's own list uses.
   const linkOf = async (zaakUuid: string, besluit: string) => (await r.store.find({ _zaakUuid: zaakUuid })).find((l) => l.besluit === besluit);
   return {
-    link: async (zaak, besluit, caller) => {
-      if (await linkOf(zaak._id, besluit)) return;
+    link: async (zaakUrl, besluit, caller) => {
+      const zaak = await z.zaken.byUrl(zaakUrl);
+      if (!zaak || (await linkOf(zaak._id, besluit))) return;
       await r.insert({ besluit, zaak: z.zaken.url(zaak._id), ...nestedFacts(zaak) }, r.ctx(caller, randomUUID()));
     },
     unlink: async (zaakUrl, besluit, caller) => {

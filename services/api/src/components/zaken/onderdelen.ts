@@ -16,14 +16,21 @@ import {
   ZaakVerzoek,
   ZaakVerzoekInput,
   ZaakVerzoekQuery,
-  type Doc,
+  type KlantContactDoc,
+  type ZaakContactMomentDoc,
+  type ZaakDoc,
+  type ZaakInformatieObjectDoc,
+  type ZaakPartDoc,
+  type ZaakVerzoekDoc,
 } from './schemas';
+import type { z as zod } from 'zod';
+import type { JsonObject } from '../../common/schema-parts';
 
 /** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
 const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');
 
-export function registerZaakinformatieobjecten(z: Zaken): Resource<Doc> {
-  return registerPart(z, {
+export function registerZaakinformatieobjecten(z: Zaken): Resource<ZaakInformatieObjectDoc> {
+  return registerPart<ZaakInformatieObjectDoc>(z, {
     collection: 'zaakinformatieobjecten',
     resource: 'zaakinformatieobject',
     schema: ZaakInformatieObject,
@@ -38,15 +45,15 @@ export function registerZaakinformatieobjecten(z: Zaken): Resource<Doc> {
     exact: ['informatieobject'],
     rules: async (doc, zaak, _ctx, current) => {
       if (!current) {
-        const { status, body } = await z.refs.informatieobject(String(doc.informatieobject));
+        const { status, body } = await z.refs.informatieobject(doc.informatieobject);
         if (status !== 200) throw ZgwError.field('informatieobject', 'bad-url', `${doc.informatieobject} gaf status ${status || 'geen antwoord'}.`);
-        if (!body || typeof body !== 'object' || !isInformatieobject(body as Doc)) {
+        if (!body || typeof body !== 'object' || !isInformatieobject(body as JsonObject)) {
           throw ZgwError.field('informatieobject', 'invalid-resource', `${doc.informatieobject} is geen informatieobject.`);
         }
-        await mustBeAllowedType(z, zaak, String((body as Doc).informatieobjecttype));
+        await mustBeAllowedType(z, zaak, String((body as JsonObject).informatieobjecttype));
       }
       if (doc.status) {
-        const status = await z.statussen.byUrl(String(doc.status));
+        const status = await z.statussen.byUrl(doc.status);
         if (!status || status.zaak !== doc.zaak) throw ZgwError.field('status', 'bad-url', 'status moet een status van deze zaak zijn.');
       }
       return {
@@ -56,10 +63,10 @@ export function registerZaakinformatieobjecten(z: Zaken): Resource<Doc> {
       };
     },
     afterWrite: async (stored, _zaak, ctx, previous) => {
-      const statusId = stored.status ? z.statussen.uuidOf(String(stored.status)) : undefined;
+      const statusId = stored.status ? z.statussen.uuidOf(stored.status) : undefined;
       if (statusId) await z.statussen.store.raw.updateOne({ _id: statusId }, { $addToSet: { _zaakinformatieobjecten: stored._id } });
       // A document of this platform records the link as its objectinformatieobject.
-      if (!previous) await z.api.deps.components.documenten?.link(String(stored.informatieobject), String(stored.zaak), 'zaak', ctx.caller);
+      if (!previous) await z.api.deps.components.documenten?.link(stored.informatieobject, stored.zaak, 'zaak', ctx.caller);
     },
     afterDestroy: (current, ctx) => unlinkDocument(z, current, ctx),
     render: (doc) => ({ uuid: doc._id }),
@@ -67,8 +74,8 @@ export function registerZaakinformatieobjecten(z: Zaken): Resource<Doc> {
 }
 
 /** Removes the objectinformatieobject of a zaakinformatieobject that goes (when the document is one of ours). */
-export async function unlinkDocument(z: Zaken, zio: Doc, ctx: WriteContext): Promise<void> {
-  await z.api.deps.components.documenten?.unlink(String(zio.informatieobject), String(zio.zaak), ctx.caller);
+export async function unlinkDocument(z: Zaken, zio: ZaakInformatieObjectDoc, ctx: WriteContext): Promise<void> {
+  await z.api.deps.components.documenten?.unlink(zio.informatieobject, zio.zaak, ctx.caller);
 }
 
 /**
@@ -76,10 +83,10 @@ export async function unlinkDocument(z: Zaken, zio: Doc, ctx: WriteContext): Pro
  * omschrijving; the zaak counts the versions valid on its startdatum (the Catalogi resolver, as a zaaktype GET with
  * that datumGeldigheid shows them).
  */
-async function mustBeAllowedType(z: Zaken, zaak: Doc, informatieobjecttype: string): Promise<void> {
+async function mustBeAllowedType(z: Zaken, zaak: ZaakDoc, informatieobjecttype: string): Promise<void> {
   const c = z.catalogi;
-  const datum = String(zaak.startdatum);
-  const allowed = await c.api.cached(`zaaktype-iots:${zaak.zaaktype}:${datum}`, () => c.informatieobjecttypenOn(String(zaak.zaaktype), datum));
+  const datum = zaak.startdatum;
+  const allowed = await c.api.cached(`zaaktype-iots:${zaak.zaaktype}:${datum}`, () => c.informatieobjecttypenOn(zaak.zaaktype, datum));
   if (!allowed.includes(informatieobjecttype)) {
     throw nonField(
       'missing-zaaktype-informatieobjecttype-relation',
@@ -88,8 +95,8 @@ async function mustBeAllowedType(z: Zaken, zaak: Doc, informatieobjecttype: stri
   }
 }
 
-export function registerKlantcontacten(z: Zaken): Resource<Doc> {
-  return registerPart(z, {
+export function registerKlantcontacten(z: Zaken): Resource<KlantContactDoc> {
+  return registerPart<KlantContactDoc>(z, {
     collection: 'klantcontacten',
     resource: 'klantcontact',
     schema: KlantContact,
@@ -104,14 +111,14 @@ export function registerKlantcontacten(z: Zaken): Resource<Doc> {
 }
 
 /** zaakcontactmomenten and zaakverzoeken: a link from a zaak to an object of another registration. */
-function registerKoppeling(
+function registerKoppeling<D extends ZaakPartDoc>(
   z: Zaken,
   collection: string,
   resource: string,
-  field: string,
-  schemas: { schema: never; input: never; query: never },
-): Resource<Doc> {
-  return registerPart(z, {
+  field: keyof D & string,
+  schemas: { schema: zod.ZodType; input: zod.ZodObject; query: zod.ZodObject },
+): Resource<D> {
+  return registerPart<D>(z, {
     collection,
     resource,
     ...schemas,
@@ -120,7 +127,7 @@ function registerKoppeling(
     plainList: true,
     exact: [field],
     rules: async (doc) => {
-      const error = await z.refs.remote(field, String(doc[field]), hasKeys('url'));
+      const error = await z.refs.remote(field, String((doc as JsonObject)[field]), hasKeys('url'));
       if (error) throw ZgwError.validation([error]);
       return doc;
     },
@@ -128,18 +135,18 @@ function registerKoppeling(
   });
 }
 
-export function registerZaakcontactmomenten(z: Zaken): Resource<Doc> {
-  return registerKoppeling(z, 'zaakcontactmomenten', 'zaakcontactmoment', 'contactmoment', {
-    schema: ZaakContactMoment as never,
-    input: ZaakContactMomentInput as never,
-    query: ZaakContactMomentQuery as never,
+export function registerZaakcontactmomenten(z: Zaken): Resource<ZaakContactMomentDoc> {
+  return registerKoppeling<ZaakContactMomentDoc>(z, 'zaakcontactmomenten', 'zaakcontactmoment', 'contactmoment', {
+    schema: ZaakContactMoment,
+    input: ZaakContactMomentInput,
+    query: ZaakContactMomentQuery,
   });
 }
 
-export function registerZaakverzoeken(z: Zaken): Resource<Doc> {
-  return registerKoppeling(z, 'zaakverzoeken', 'zaakverzoek', 'verzoek', {
-    schema: ZaakVerzoek as never,
-    input: ZaakVerzoekInput as never,
-    query: ZaakVerzoekQuery as never,
+export function registerZaakverzoeken(z: Zaken): Resource<ZaakVerzoekDoc> {
+  return registerKoppeling<ZaakVerzoekDoc>(z, 'zaakverzoeken', 'zaakverzoek', 'verzoek', {
+    schema: ZaakVerzoek,
+    input: ZaakVerzoekInput,
+    query: ZaakVerzoekQuery,
   });
 }

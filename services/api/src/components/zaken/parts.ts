@@ -15,11 +15,13 @@ import {
   mustMayChangeClosed,
   mustMayOnZaak,
   partFacts,
+  partsOf,
   withDefaults,
   zaakOfPart,
   type Zaken,
 } from './context';
-import type { Doc } from './schemas';
+import type { ZaakDoc, ZaakPartDoc, ZaakPartFacts } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /**
  * A part of a zaak (status, resultaat, rol, zaakobject, zaakinformatieobject, klantcontact, zaakcontactmoment,
@@ -27,16 +29,16 @@ import type { Doc } from './schemas';
  * onto the part so lists filter inside the query), changes a closed zaak only with zaken.geforceerd-bijwerken, and
  * notifies on kanaal `zaken` with the zaak as hoofdObject.
  */
-export interface PartDef {
+export interface PartDef<D extends ZaakPartDoc> {
   collection: string;
   resource: string;
   schema: zod.ZodType;
   input: zod.ZodObject;
   query: zod.ZodObject;
-  scopes: ResourceDef<Doc>['scopes'];
+  scopes: ResourceDef<D>['scopes'];
   operations: Operation[];
   plainList?: boolean;
-  defaults?: Doc;
+  defaults?: JsonObject;
   /** The field on the zaak that lists this part's uuids (kept in step on create and delete). */
   link?: string;
   /** Fields that may not change after creation besides `zaak`. */
@@ -45,25 +47,28 @@ export interface PartDef {
   closedNeedsForce?: boolean;
   /** List filters besides `zaak`, as exact matches on the stored field of the same name. */
   exact?: string[];
-  filter?: (q: Doc) => Filter<Document> | Promise<Filter<Document>>;
-  /** Rules of this part; returns the document to store. */
-  rules?: (doc: Doc, zaak: Stored<Doc>, ctx: WriteContext, current?: Stored<Doc>) => Promise<Doc>;
-  afterWrite?: (stored: Stored<Doc>, zaak: Stored<Doc>, ctx: WriteContext, previous?: Stored<Doc>) => Promise<void>;
-  beforeDestroy?: (current: Stored<Doc>, zaak: Stored<Doc> | undefined, ctx: WriteContext) => Promise<void>;
-  afterDestroy?: (current: Stored<Doc>, ctx: WriteContext) => Promise<void>;
-  render?: ResourceDef<Doc>['render'];
+  filter?: (q: JsonObject) => Filter<Document> | Promise<Filter<Document>>;
+  /** Rules of this part on its (validated, defaulted) fields; returns its fields to store (the zaak's facts are added after). */
+  rules?: (doc: PartFields<D>, zaak: Stored<ZaakDoc>, ctx: WriteContext, current?: Stored<D>) => Promise<PartFields<D>>;
+  afterWrite?: (stored: Stored<D>, zaak: Stored<ZaakDoc>, ctx: WriteContext, previous?: Stored<D>) => Promise<void>;
+  beforeDestroy?: (current: Stored<D>, zaak: Stored<ZaakDoc> | undefined, ctx: WriteContext) => Promise<void>;
+  afterDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
+  render?: ResourceDef<D>['render'];
 }
 
+/** A part's own fields: what the facts of its zaak are added to. */
+export type PartFields<D extends ZaakPartDoc> = Omit<D, keyof ZaakPartFacts>;
+
 /** The zaak a part's `zaak` field points at: `bad-url` when it is no zaak of this API. */
-export async function zaakOf(z: Zaken, url: string, name = 'zaak'): Promise<Stored<Doc>> {
+export async function zaakOf(z: Zaken, url: string, name = 'zaak'): Promise<Stored<ZaakDoc>> {
   const zaak = await z.zaken.byUrl(url);
   if (!zaak) throw ZgwError.field(name, 'bad-url', `${url} is geen zaak van deze Zaken API.`);
   return zaak;
 }
 
-export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
-  const zaakOfStored = async (part: Doc) => z.zaken.byUrl(String(part.zaak));
-  const resource: Resource<Doc> = new Resource<Doc>(z.api, {
+export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): Resource<D> {
+  const zaakOfStored = async (part: D) => z.zaken.byUrl(part.zaak);
+  const resource: Resource<D> = new Resource<D>(z.api, {
     collection: def.collection,
     resource: def.resource,
     schema: def.schema,
@@ -73,13 +78,13 @@ export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
     operations: def.operations,
     plainList: def.plainList,
     kanaal: 'zaken',
-    hoofdObject: (doc) => String(doc.zaak),
+    hoofdObject: (doc) => doc.zaak,
     kenmerken: (doc) => {
       const facts = zaakOfPart(doc);
       return {
-        bronorganisatie: String(doc._bronorganisatie ?? ''),
-        zaaktype: String(facts.zaaktype),
-        vertrouwelijkheidaanduiding: String(facts.vertrouwelijkheidaanduiding),
+        bronorganisatie: doc._bronorganisatie,
+        zaaktype: doc._zaaktype,
+        vertrouwelijkheidaanduiding: facts.vertrouwelijkheidaanduiding ?? '',
       };
     },
     visible: (doc, caller) => mayOnZaak(caller, zaakOfPart(doc), [LEZEN, ...def.scopes.create, ...def.scopes.update, ...def.scopes.destroy]),
@@ -87,24 +92,22 @@ export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
     count: (filter, caller) =>
       !caller.all && sameFilter(filter, authFilter(caller, PART_AUTH_FIELDS)) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined,
     filter: async (q, caller) => {
-      const f: Doc = {};
+      const f: JsonObject = {};
       if (q.zaak) f.zaak = q.zaak;
       for (const k of def.exact ?? []) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
-      const parts = [authFilter(caller, PART_AUTH_FIELDS), f as Filter<Document>, def.filter ? await def.filter(q) : {}].filter(
-        (p) => Object.keys(p).length,
-      );
+      const parts = [authFilter(caller, PART_AUTH_FIELDS), f, def.filter ? await def.filter(q) : {}].filter((p) => Object.keys(p).length);
       return parts.length === 0 ? {} : parts.length === 1 ? parts[0]! : { $and: parts };
     },
     prepare: async (data, ctx, current) => {
-      const input = parseOrThrow(def.input, data) as Doc;
+      const input = parseOrThrow(def.input, data) as PartFields<D>;
       mustBeUnchanged(current, input, ['zaak', ...(def.immutable ?? [])]);
-      const zaak = await zaakOf(z, String(input.zaak));
+      const zaak = await zaakOf(z, input.zaak);
       mustMayOnZaak(ctx.caller, zaak, current ? def.scopes.update : def.scopes.create);
-      let doc = withDefaults(input, def.defaults ?? {});
+      let doc = withDefaults(input, def.defaults ?? {}) as PartFields<D>;
       if (def.rules) doc = await def.rules(doc, zaak, ctx, current);
       // After the rules: invalid input is a 400 whether or not the zaak is closed (a second resultaat: `unique`).
       if (def.closedNeedsForce !== false) mustMayChangeClosed(ctx.caller, zaak);
-      return { ...doc, ...partFacts(zaak), _bronorganisatie: zaak.bronorganisatie, _zaakUuid: zaak._id };
+      return { ...doc, ...partFacts(zaak), _bronorganisatie: zaak.bronorganisatie, _zaakUuid: zaak._id } as D;
     },
     afterWrite: async (stored, ctx, previous) => {
       const zaak = await zaakOfStored(stored);
@@ -121,7 +124,7 @@ export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
       await def.beforeDestroy?.(current, zaak ?? undefined, ctx);
     },
     afterDestroy: async (current, ctx) => {
-      if (def.link) await z.zaken.store.raw.updateOne({ _id: String(current._zaakUuid) }, pull(def.link, current._id));
+      if (def.link) await z.zaken.store.raw.updateOne({ _id: current._zaakUuid }, pull(def.link, current._id));
       await def.afterDestroy?.(current, ctx);
     },
     render: def.render,
@@ -131,19 +134,7 @@ export function registerPart(z: Zaken, def: PartDef): Resource<Doc> {
 }
 
 /** Keeps the authorisation copies on every part of a zaak in step when its vertrouwelijkheidaanduiding changes. */
-export async function syncPartFacts(z: Zaken, zaak: Stored<Doc>): Promise<void> {
+export async function syncPartFacts(z: Zaken, zaak: Stored<ZaakDoc>): Promise<void> {
   const facts = partFacts(zaak);
-  const parts = [
-    z.statussen,
-    z.resultaten,
-    z.rollen,
-    z.zaakobjecten,
-    z.zaakinformatieobjecten,
-    z.klantcontacten,
-    z.zaakcontactmomenten,
-    z.zaakverzoeken,
-    z.zaakeigenschappen,
-    z.zaakbesluiten,
-  ];
-  for (const part of parts) await part.store.moveBucket({ zaak: z.zaken.url(zaak._id) }, facts);
+  for (const part of partsOf(z)) await part.store.moveBucket({ zaak: z.zaken.url(zaak._id) }, facts);
 }

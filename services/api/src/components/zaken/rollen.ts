@@ -3,9 +3,10 @@ import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import { invalidParams } from '../../common/validation';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
-import { betrokkeneIdentificatie, objectIdentificatie, type BetrokkeneType, type ObjectType } from './identificaties';
+import { betrokkeneIdentificatie, objectIdentificatie, type BetrokkeneType } from './identificaties';
 import { registerPart } from './parts';
-import { Rol, RolInput, RolQuery, ZaakObject, ZaakObjectInput, ZaakObjectQuery, type Doc } from './schemas';
+import { Rol, RolInput, RolQuery, ZaakObject, ZaakObjectInput, ZaakObjectQuery, type RolDoc, type ZaakObjectDoc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /** `betrokkeneIdentificatie__natuurlijkPersoon__inpBsn` and friends: query name -> (betrokkeneType, stored field). */
 export const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {
@@ -20,8 +21,8 @@ export const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {
 };
 
 /** The rollen condition of a query whose rol filters carry `prefix` (`rol__` on /zaken, none on /rollen). */
-export function rolFilter(q: Doc, prefix: string): Filter<Document> | undefined {
-  const f: Doc = {};
+export function rolFilter(q: JsonObject, prefix: string): Filter<Document> | undefined {
+  const f: JsonObject = {};
   const get = (k: string) => q[`${prefix}${k}`];
   if (get('betrokkeneType')) f.betrokkeneType = get('betrokkeneType');
   if (get('betrokkene')) f.betrokkene = get('betrokkene');
@@ -32,10 +33,10 @@ export function rolFilter(q: Doc, prefix: string): Filter<Document> | undefined 
     f.betrokkeneType = type;
     f[`betrokkeneIdentificatie.${field}`] = v;
   }
-  return Object.keys(f).length ? (f as Filter<Document>) : undefined;
+  return Object.keys(f).length ? f : undefined;
 }
 
-export function rolFilterOfZaakQuery(q: Doc): Filter<Document> | undefined {
+export function rolFilterOfZaakQuery(q: JsonObject): Filter<Document> | undefined {
   return rolFilter(q, 'rol__');
 }
 
@@ -47,7 +48,7 @@ function parseIdentificatie(
   schema: { safeParse(v: unknown): { success: boolean; data?: unknown; error?: unknown } } | undefined,
   name: string,
   value: unknown,
-): unknown {
+): JsonObject | null {
   if (value === undefined || value === null || !schema) return null;
   const r = schema.safeParse(value);
   if (!r.success) {
@@ -55,11 +56,11 @@ function parseIdentificatie(
       invalidParams(r.error as never, value).map((p) => ({ ...p, name: p.name === 'nonFieldErrors' ? name : `${name}.${p.name}` })),
     );
   }
-  return r.data;
+  return r.data as JsonObject;
 }
 
-export function registerRollen(z: Zaken): Resource<Doc> {
-  return registerPart(z, {
+export function registerRollen(z: Zaken): Resource<RolDoc> {
+  return registerPart<RolDoc>(z, {
     collection: 'rollen',
     resource: 'rol',
     schema: Rol,
@@ -72,26 +73,26 @@ export function registerRollen(z: Zaken): Resource<Doc> {
     exact: ['roltype', 'omschrijving'],
     filter: (q) => rolFilter(q, '') ?? {},
     rules: async (doc, zaak) => {
-      const roltype = await z.refs.mustCatalogus('roltypen', 'roltype', String(doc.roltype));
+      const roltype = await z.refs.mustCatalogus('roltypen', 'roltype', doc.roltype);
       if (roltype.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het roltype hoort niet bij het zaaktype van de zaak.');
       if (!doc.betrokkene && !doc.betrokkeneIdentificatie) {
         throw nonField('invalid-betrokkene', 'Geef betrokkene (een URL) of betrokkeneIdentificatie op.');
       }
-      const schema = betrokkeneIdentificatie[doc.betrokkeneType as BetrokkeneType];
+      const schema = betrokkeneIdentificatie[doc.betrokkeneType];
       return {
         ...doc,
         betrokkeneIdentificatie: parseIdentificatie(schema, 'betrokkeneIdentificatie', doc.betrokkeneIdentificatie),
-        omschrijving: roltype.omschrijving,
-        omschrijvingGeneriek: roltype.omschrijvingGeneriek,
+        omschrijving: String(roltype.omschrijving),
+        omschrijvingGeneriek: String(roltype.omschrijvingGeneriek),
         registratiedatum: new Date().toISOString(),
       };
     },
-    render: (doc) => ({ uuid: doc._id, statussen: ((doc._statussen as string[]) ?? []).map((id) => z.statussen.url(id)) }),
+    render: (doc) => ({ uuid: doc._id, statussen: (doc._statussen ?? []).map((id) => z.statussen.url(id)) }),
   });
 }
 
-export function registerZaakobjecten(z: Zaken): Resource<Doc> {
-  return registerPart(z, {
+export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
+  return registerPart<ZaakObjectDoc>(z, {
     collection: 'zaakobjecten',
     resource: 'zaakobject',
     schema: ZaakObject,
@@ -111,13 +112,13 @@ export function registerZaakobjecten(z: Zaken): Resource<Doc> {
     exact: ['object', 'objectType'],
     rules: async (doc, zaak) => {
       // Stored exactly as sent: overigeData may hold identical entries (no set semantics anywhere).
-      const identificatie = parseIdentificatie(objectIdentificatie[doc.objectType as ObjectType], 'objectIdentificatie', doc.objectIdentificatie);
+      const identificatie = parseIdentificatie(objectIdentificatie[doc.objectType], 'objectIdentificatie', doc.objectIdentificatie);
       if (!doc.object && !identificatie) throw nonField('invalid-zaakobject', 'Geef object (een URL) of objectIdentificatie op.');
       if (doc.objectType === 'overige' && !doc.objectTypeOverige && !doc.objectTypeOverigeDefinitie) {
         throw ZgwError.field('objectTypeOverige', 'required', 'Bij objectType "overige" hoort objectTypeOverige of objectTypeOverigeDefinitie.');
       }
       if (doc.zaakobjecttype) {
-        const zot = await z.refs.mustCatalogus('zaakobjecttypen', 'zaakobjecttype', String(doc.zaakobjecttype));
+        const zot = await z.refs.mustCatalogus('zaakobjecttypen', 'zaakobjecttype', doc.zaakobjecttype);
         if (zot.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het zaakobjecttype hoort niet bij het zaaktype van de zaak.');
       }
       return { ...doc, objectIdentificatie: identificatie };

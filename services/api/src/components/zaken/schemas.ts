@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VERTROUWELIJKHEID, date, dateTime, url } from '../../common/schema-parts';
+import { VERTROUWELIJKHEID, date, dateTime, url, type StoredFields } from '../../common/schema-parts';
 import { BETROKKENE_TYPEN, ContactPersoonRol, GeoWithin, Geometry, OBJECT_TYPEN, ObjectTypeOverigeDefinitie } from './identificaties';
 
 /**
@@ -8,7 +8,6 @@ import { BETROKKENE_TYPEN, ContactPersoonRol, GeoWithin, Geometry, OBJECT_TYPEN,
  * set by the resource's rules.
  */
 
-export type Doc = Record<string, unknown>;
 export { VERTROUWELIJKHEID, date, dateTime, url };
 
 const text = (max: number) => z.string().max(max);
@@ -98,6 +97,42 @@ export const Zaak = ZaakInput.extend({
   resultaat: url.nullable(),
   _expand: z.record(z.string(), z.unknown()).optional(),
 }).meta({ id: 'Zaak' });
+
+/**
+ * A zaak as stored: its links to its parts as uuids (see PART_LINKS; `_status` and `_resultaat` its current ones),
+ * from which a read makes their URLs, and the rank of its vertrouwelijkheidaanduiding (see ZAAK_AUTH_FIELDS).
+ */
+export type ZaakDoc = StoredFields<
+  typeof Zaak,
+  | 'uuid'
+  | 'betalingsindicatieWeergave'
+  | 'deelzaken'
+  | 'eigenschappen'
+  | 'rollen'
+  | 'status'
+  | 'zaakinformatieobjecten'
+  | 'zaakobjecten'
+  | 'resultaat'
+> & {
+  _vertrouwelijkheid: number;
+  _rollen?: string[];
+  _zaakobjecten?: string[];
+  _eigenschappen?: string[];
+  _zaakinformatieobjecten?: string[];
+  _deelzaken?: string[];
+  _status?: string | null;
+  _resultaat?: string | null;
+};
+
+/**
+ * What every part of a zaak carries of its zaak: its zaaktype and the rank of its vertrouwelijkheidaanduiding (see
+ * PART_AUTH_FIELDS), its uuid, and its bronorganisatie (for the part's notifications).
+ */
+export type ZaakPartFacts = { _zaaktype: string; _vertrouwelijkheid: number; _zaakUuid: string; _bronorganisatie: string };
+/** What every part of a zaak has. */
+export type ZaakPartDoc = { zaak: string } & ZaakPartFacts;
+/** A part as stored, from the schema it is served by (its `uuid` is the `_id`; `Computed` fields made at read time). */
+type PartOf<S extends z.ZodType, Computed extends PropertyKey = never> = StoredFields<S, 'uuid' | Computed> & ZaakPartFacts;
 
 /** A filter on a URL field (`format: uri` in the standard): anything else is a 400 naming the parameter. */
 const urlFilter = z.url().optional();
@@ -193,6 +228,9 @@ export const Status = StatusInput.extend({
   zaakinformatieobjecten: z.array(url),
 }).meta({ id: 'Status' });
 
+/** `_eind`: whether its statustype is the zaaktype's last; `_zaakinformatieobjecten`: the documents given with it. */
+export type StatusDoc = PartOf<typeof Status, 'zaakinformatieobjecten'> & { _eind: boolean; _zaakinformatieobjecten?: string[] };
+
 export const StatusQuery = z.object({
   zaak: urlFilter,
   statustype: urlFilter,
@@ -203,6 +241,7 @@ export const StatusQuery = z.object({
 
 export const ResultaatInput = z.object({ zaak: url, resultaattype: url, toelichting: text(1000).optional() }).meta({ id: 'ResultaatRequest' });
 export const Resultaat = ResultaatInput.extend({ url, uuid: z.uuid() }).meta({ id: 'Resultaat' });
+export type ResultaatDoc = PartOf<typeof Resultaat>;
 export const ResultaatQuery = z.object({ zaak: urlFilter, resultaattype: urlFilter });
 
 // ---------------------------------------------------------------- Rol
@@ -230,6 +269,9 @@ export const Rol = RolInput.extend({
   registratiedatum: z.string(),
   statussen: z.array(url),
 }).meta({ id: 'Rol' });
+
+/** `_statussen`: the statussen it set (gezetdoor). */
+export type RolDoc = PartOf<typeof Rol, 'statussen'> & { _statussen?: string[] };
 
 export const RolQuery = z.object({
   zaak: urlFilter,
@@ -274,6 +316,7 @@ export const ZaakObjectInput = z
   .meta({ id: 'ZaakObjectRequest' });
 
 export const ZaakObject = ZaakObjectInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakObject' });
+export type ZaakObjectDoc = PartOf<typeof ZaakObject>;
 export const ZaakObjectQuery = z.object({ zaak: urlFilter, object: urlFilter, objectType: OBJECT_TYPE.optional() });
 
 // ---------------------------------------------------------------- ZaakInformatieObject
@@ -296,6 +339,7 @@ export const ZaakInformatieObject = ZaakInformatieObjectInput.extend({
   registratiedatum: z.string(),
 }).meta({ id: 'ZaakInformatieObject' });
 
+export type ZaakInformatieObjectDoc = PartOf<typeof ZaakInformatieObject>;
 export const ZaakInformatieObjectQuery = z.object({ zaak: urlFilter, informatieobject: urlFilter });
 
 // ---------------------------------------------------------------- KlantContact, ZaakContactMoment, ZaakVerzoek
@@ -311,14 +355,17 @@ export const KlantContactInput = z
   })
   .meta({ id: 'KlantContactRequest' });
 export const KlantContact = KlantContactInput.extend({ url, uuid: z.uuid(), identificatie: z.string() }).meta({ id: 'KlantContact' });
+export type KlantContactDoc = PartOf<typeof KlantContact>;
 export const ZaakQueryOnly = z.object({ zaak: urlFilter });
 
 export const ZaakContactMomentInput = z.object({ zaak: url, contactmoment: url }).meta({ id: 'ZaakContactMomentRequest' });
 export const ZaakContactMoment = ZaakContactMomentInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakContactMoment' });
+export type ZaakContactMomentDoc = PartOf<typeof ZaakContactMoment>;
 export const ZaakContactMomentQuery = z.object({ zaak: urlFilter, contactmoment: urlFilter });
 
 export const ZaakVerzoekInput = z.object({ zaak: url, verzoek: url }).meta({ id: 'ZaakVerzoekRequest' });
 export const ZaakVerzoek = ZaakVerzoekInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakVerzoek' });
+export type ZaakVerzoekDoc = PartOf<typeof ZaakVerzoek>;
 export const ZaakVerzoekQuery = z.object({ zaak: urlFilter, verzoek: urlFilter });
 
 // ---------------------------------------------------------------- nested under a zaak: zaakeigenschappen, besluiten
@@ -328,5 +375,11 @@ export const ZaakEigenschap = ZaakEigenschapInput.extend({ url, uuid: z.uuid(), 
 
 export const ZaakBesluitInput = z.object({ besluit: url }).meta({ id: 'ZaakBesluitRequest' });
 export const ZaakBesluit = ZaakBesluitInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakBesluit' });
+
+/** What a resource nested under a zaak carries of it besides the part facts: its vertrouwelijkheidaanduiding. */
+export type NestedFacts = ZaakPartFacts & { _vertrouwelijkheidaanduiding?: string };
+export type ZaakEigenschapDoc = StoredFields<typeof ZaakEigenschap, 'uuid'> & NestedFacts;
+/** A zaakbesluit names its zaak by the path it hangs under (`zaak` is kept for the notifications). */
+export type ZaakBesluitDoc = StoredFields<typeof ZaakBesluit, 'uuid'> & NestedFacts & { zaak: string };
 
 export { AuditTrail } from '../../common/audittrail';

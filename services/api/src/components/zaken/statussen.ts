@@ -4,10 +4,21 @@ import { ZgwError } from '../../common/errors';
 import { archiveringBijAfsluiten } from './archief';
 import { AANMAKEN, GEFORCEERD, HEROPENEN, PART_LINKS, READ, STATUSSEN_TOEVOEGEN, UPDATE, idsIn, mayOnZaak, nonField, type Zaken } from './context';
 import { registerPart } from './parts';
-import { Resultaat, ResultaatInput, ResultaatQuery, Status, StatusInput, StatusQuery, type Doc } from './schemas';
+import {
+  Resultaat,
+  ResultaatInput,
+  ResultaatQuery,
+  Status,
+  StatusInput,
+  StatusQuery,
+  type ResultaatDoc,
+  type StatusDoc,
+  type ZaakDoc,
+} from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /** Whether `statustype` is the eindstatus of its zaaktype: the one with the highest volgnummer. */
-async function isEindstatus(z: Zaken, statustype: Stored<Doc>): Promise<boolean> {
+async function isEindstatus(z: Zaken, statustype: Stored<JsonObject>): Promise<boolean> {
   const c = z.catalogi;
   const last = await c.api.cached(`eindstatustype:${statustype.zaaktype}`, async () => {
     const [doc] = await c.statustypen.store.find({ zaaktype: statustype.zaaktype }, { sort: { volgnummer: -1 }, limit: 1 });
@@ -16,8 +27,8 @@ async function isEindstatus(z: Zaken, statustype: Stored<Doc>): Promise<boolean>
   return last === statustype._id;
 }
 
-export function registerStatussen(z: Zaken): Resource<Doc> {
-  return registerPart(z, {
+export function registerStatussen(z: Zaken): Resource<StatusDoc> {
+  return registerPart<StatusDoc>(z, {
     collection: 'statussen',
     resource: 'status',
     schema: Status,
@@ -30,7 +41,7 @@ export function registerStatussen(z: Zaken): Resource<Doc> {
     exact: ['statustype'],
     filter: (q) => (q.indicatieLaatstGezetteStatus ? { indicatieLaatstGezetteStatus: q.indicatieLaatstGezetteStatus === 'true' } : {}),
     rules: async (doc, zaak, ctx) => {
-      const statustype = await z.refs.mustCatalogus('statustypen', 'statustype', String(doc.statustype));
+      const statustype = await z.refs.mustCatalogus('statustypen', 'statustype', doc.statustype);
       if (statustype.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het statustype hoort niet bij het zaaktype van de zaak.');
       const eind = await isEindstatus(z, statustype);
       if (eind) await mustHaveGebruiksrechten(z, zaak);
@@ -41,46 +52,45 @@ export function registerStatussen(z: Zaken): Resource<Doc> {
         );
       }
       if (doc.gezetdoor) {
-        const rol = await z.rollen.byUrl(String(doc.gezetdoor));
+        const rol = await z.rollen.byUrl(doc.gezetdoor);
         if (!rol || rol.zaak !== doc.zaak) throw ZgwError.field('gezetdoor', 'bad-url', 'gezetdoor moet een rol van deze zaak zijn.');
       }
       return { ...doc, _eind: eind, indicatieLaatstGezetteStatus: true };
     },
     afterWrite: async (stored, zaak) => {
-      const zaken = z.zaken.store.coll;
-      const current = zaak._status ? await z.statussen.store.get(String(zaak._status)) : null;
-      const latest = !current || String(stored.datumStatusGezet) >= String(current.datumStatusGezet);
+      const zaken = z.zaken.store.raw;
+      const current = zaak._status ? await z.statussen.store.get(zaak._status) : null;
+      const latest = !current || stored.datumStatusGezet >= current.datumStatusGezet;
       if (!latest) {
-        await z.statussen.store.coll.updateOne({ _id: stored._id }, { $set: { indicatieLaatstGezetteStatus: false } });
+        await z.statussen.store.raw.updateOne({ _id: stored._id }, { $set: { indicatieLaatstGezetteStatus: false } });
         return;
       }
-      if (current) await z.statussen.store.coll.updateOne({ _id: current._id }, { $set: { indicatieLaatstGezetteStatus: false } });
-      const set: Doc = { _status: stored._id };
+      if (current) await z.statussen.store.raw.updateOne({ _id: current._id }, { $set: { indicatieLaatstGezetteStatus: false } });
+      const set: Partial<ZaakDoc> = { _status: stored._id };
       if (stored._eind) {
-        set.einddatum = String(stored.datumStatusGezet).slice(0, 10);
-        const resultaat = zaak._resultaat ? await z.resultaten.store.get(String(zaak._resultaat)) : null;
-        const resultaattype = resultaat
-          ? (await z.refs.catalogus('resultaattypen', 'resultaattype', String(resultaat.resultaattype))).doc
-          : undefined;
-        Object.assign(set, await archiveringBijAfsluiten(resultaattype, z.brondatumSources({ ...zaak, einddatum: set.einddatum })));
+        const einddatum = stored.datumStatusGezet.slice(0, 10);
+        set.einddatum = einddatum;
+        const resultaat = zaak._resultaat ? await z.resultaten.store.get(zaak._resultaat) : null;
+        const resultaattype = resultaat ? (await z.refs.catalogus('resultaattypen', 'resultaattype', resultaat.resultaattype)).doc : undefined;
+        Object.assign(set, await archiveringBijAfsluiten(resultaattype, z.brondatumSources({ ...zaak, einddatum })));
       } else if (zaak.einddatum) {
         Object.assign(set, { einddatum: null, archiefactiedatum: null, archiefnominatie: null });
       }
-      await zaken.updateOne({ _id: zaak._id }, { $set: set } as never);
+      await zaken.updateOne({ _id: zaak._id }, { $set: set });
       if (stored.gezetdoor) {
-        const rolId = z.rollen.uuidOf(String(stored.gezetdoor));
+        const rolId = z.rollen.uuidOf(stored.gezetdoor);
         if (rolId) await z.rollen.store.raw.updateOne({ _id: rolId }, { $addToSet: { _statussen: stored._id } });
       }
     },
     render: (doc) => ({
       uuid: doc._id,
-      zaakinformatieobjecten: ((doc._zaakinformatieobjecten as string[]) ?? []).map((id) => z.zaakinformatieobjecten.url(id)),
+      zaakinformatieobjecten: (doc._zaakinformatieobjecten ?? []).map((id) => z.zaakinformatieobjecten.url(id)),
     }),
   });
 }
 
-export function registerResultaten(z: Zaken): Resource<Doc> {
-  return registerPart(z, {
+export function registerResultaten(z: Zaken): Resource<ResultaatDoc> {
+  return registerPart<ResultaatDoc>(z, {
     collection: 'resultaten',
     resource: 'resultaat',
     schema: Resultaat,
@@ -92,7 +102,7 @@ export function registerResultaten(z: Zaken): Resource<Doc> {
     exact: ['resultaattype'],
     rules: async (doc, zaak, _ctx, current) => {
       if (!current && zaak._resultaat) throw ZgwError.field('zaak', 'unique', 'De zaak heeft al een resultaat.');
-      const resultaattype = await z.refs.mustCatalogus('resultaattypen', 'resultaattype', String(doc.resultaattype));
+      const resultaattype = await z.refs.mustCatalogus('resultaattypen', 'resultaattype', doc.resultaattype);
       if (resultaattype.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het resultaattype hoort niet bij het zaaktype van de zaak.');
       return doc;
     },
@@ -100,7 +110,7 @@ export function registerResultaten(z: Zaken): Resource<Doc> {
       if (!previous) await z.zaken.store.raw.updateOne({ _id: zaak._id }, { $set: { _resultaat: stored._id } });
     },
     afterDestroy: async (current) => {
-      await z.zaken.store.raw.updateOne({ _id: String(current._zaakUuid) }, { $set: { _resultaat: null } });
+      await z.zaken.store.raw.updateOne({ _id: current._zaakUuid }, { $set: { _resultaat: null } });
     },
     render: (doc) => ({ uuid: doc._id }),
   });
@@ -110,14 +120,14 @@ export function registerResultaten(z: Zaken): Resource<Doc> {
  * zrc-007: a zaak is closed only when each of its informatieobjecten says whether usage rights apply
  * (`indicatieGebruiksrecht` not null).
  */
-async function mustHaveGebruiksrechten(z: Zaken, zaak: Stored<Doc>): Promise<void> {
-  const zios = await z.zaakinformatieobjecten.store.find(idsIn((zaak[PART_LINKS.zaakinformatieobjecten] as string[]) ?? []));
+async function mustHaveGebruiksrechten(z: Zaken, zaak: Stored<ZaakDoc>): Promise<void> {
+  const zios = await z.zaakinformatieobjecten.store.find(idsIn(zaak[PART_LINKS.zaakinformatieobjecten] ?? []));
   for (const zio of zios) {
-    const { status, body } = await z.refs.informatieobject(String(zio.informatieobject));
-    if (status === 200 && body && typeof body === 'object' && 'indicatieGebruiksrecht' in body && (body as Doc).indicatieGebruiksrecht === null) {
+    const { status, body } = await z.refs.informatieobject(zio.informatieobject);
+    if (status === 200 && body && typeof body === 'object' && 'indicatieGebruiksrecht' in body && body.indicatieGebruiksrecht === null) {
       throw nonField(
         'indicatiegebruiksrecht-unset',
-        `Het informatieobject ${String(zio.informatieobject)} heeft geen indicatieGebruiksrecht; zet die voor de zaak wordt afgesloten.`,
+        `Het informatieobject ${zio.informatieobject} heeft geen indicatieGebruiksrecht; zet die voor de zaak wordt afgesloten.`,
       );
     }
   }

@@ -5,7 +5,7 @@ import { UuidParams } from '../../common/component';
 import { ZgwError } from '../../common/errors';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../../common/pagination';
 import { Resource, type WriteContext } from '../../common/resource';
-import { LIVE, publicFields, type Stored } from '../../common/store';
+import { live, publicFields, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import {
@@ -29,17 +29,19 @@ import {
   mustMayChangeClosed,
   mustMayOnZaak,
   nonField,
+  partsOf,
   withDefaults,
   type Zaken,
 } from './context';
 import { expand, parseExpand } from './expand';
 import { within } from './geo';
 import { hasKeys, throwIfAny } from '../../common/references';
-import { Zaak, ZaakInput, ZaakQuery, ZaakReadQuery, ZaakZoek, type Doc } from './schemas';
+import { VERTROUWELIJKHEID, Zaak, ZaakInput, ZaakQuery, ZaakReadQuery, ZaakZoek, type ZaakDoc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 import { unlinkDocument } from './onderdelen';
 import { rolFilterOfZaakQuery } from './rollen';
 
-const DEFAULTS: Doc = {
+const DEFAULTS = {
   omschrijving: '',
   toelichting: '',
   einddatumGepland: null,
@@ -64,7 +66,7 @@ const DEFAULTS: Doc = {
   startdatumBewaartermijn: null,
   processobject: null,
   einddatum: null,
-};
+} satisfies Partial<ZaakDoc>;
 
 const BETALINGSINDICATIE_WEERGAVE: Record<string, string> = {
   '': '',
@@ -77,8 +79,8 @@ const BETALINGSINDICATIE_WEERGAVE: Record<string, string> = {
 /** Every scope that lets a client see a zaak at all (reads need zaken.lezen; writes check their own scope). */
 const ANY_ZAAK_SCOPE = [LEZEN, AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, STATUSSEN_TOEVOEGEN, VERWIJDEREN];
 
-export function registerZaken(z: Zaken): Resource<Doc> {
-  const zaken: Resource<Doc> = new Resource<Doc>(z.api, {
+export function registerZaken(z: Zaken): Resource<ZaakDoc> {
+  const zaken: Resource<ZaakDoc> = new Resource<ZaakDoc>(z.api, {
     collection: 'zaken',
     resource: 'zaak',
     schema: Zaak,
@@ -87,11 +89,11 @@ export function registerZaken(z: Zaken): Resource<Doc> {
     operations: ['create', 'update', 'partial_update', 'destroy'],
     kanaal: 'zaken',
     kenmerken: (doc) => ({
-      bronorganisatie: String(doc.bronorganisatie),
-      zaaktype: String(doc.zaaktype),
-      vertrouwelijkheidaanduiding: String(doc.vertrouwelijkheidaanduiding),
+      bronorganisatie: doc.bronorganisatie,
+      zaaktype: doc.zaaktype,
+      vertrouwelijkheidaanduiding: doc.vertrouwelijkheidaanduiding ?? '',
     }),
-    weergave: (doc) => String(doc.identificatie),
+    weergave: (doc) => doc.identificatie,
     visible: (doc, caller) => mayOnZaak(caller, doc, ANY_ZAAK_SCOPE),
     prepare: (data, ctx, current) => prepare(z, data, ctx, current),
     beforeDestroy: async (current, ctx) => {
@@ -105,66 +107,72 @@ export function registerZaken(z: Zaken): Resource<Doc> {
   return zaken;
 }
 
-function renderLinks(z: Zaken, doc: Stored<Doc>, url: string): Doc {
-  const ids = (field: string) => (doc[field] as string[] | undefined) ?? [];
-  const one = (field: string, r: Resource<Doc>) => (doc[field] ? r.url(String(doc[field])) : null);
+function renderLinks(z: Zaken, doc: Stored<ZaakDoc>, url: string): JsonObject {
+  const ids = (field: (typeof PART_LINKS)[keyof typeof PART_LINKS]) => doc[field] ?? [];
+  const one = (id: string | null | undefined, r: Resource<JsonObject>) => (id ? r.url(id) : null);
   return {
     uuid: doc._id,
-    betalingsindicatieWeergave: BETALINGSINDICATIE_WEERGAVE[String(doc.betalingsindicatie ?? '')] ?? '',
+    betalingsindicatieWeergave: BETALINGSINDICATIE_WEERGAVE[doc.betalingsindicatie ?? ''] ?? '',
     deelzaken: ids(PART_LINKS.deelzaken).map((id) => z.zaken.url(id)),
     eigenschappen: ids(PART_LINKS.eigenschappen).map((id) => `${url}/zaakeigenschappen/${id}`),
     rollen: ids(PART_LINKS.rollen).map((id) => z.rollen.url(id)),
-    status: one('_status', z.statussen),
+    status: one(doc._status, z.statussen),
     zaakinformatieobjecten: ids(PART_LINKS.zaakinformatieobjecten).map((id) => z.zaakinformatieobjecten.url(id)),
     zaakobjecten: ids(PART_LINKS.zaakobjecten).map((id) => z.zaakobjecten.url(id)),
-    resultaat: one('_resultaat', z.resultaten),
+    resultaat: one(doc._resultaat, z.resultaten),
   };
 }
 
 // ---------------------------------------------------------------- writes
 
-async function prepare(z: Zaken, data: Doc, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
-  const input = parseOrThrow(ZaakInput, data) as Doc;
+async function prepare(z: Zaken, data: JsonObject, ctx: WriteContext, current?: Stored<ZaakDoc>): Promise<ZaakDoc> {
+  const input = parseOrThrow(ZaakInput, data);
   const { caller } = ctx;
   if (current) {
     mustBeUnchanged(current, input, ['zaaktype', 'identificatie', 'bronorganisatie']);
     mustMayOnZaak(caller, current, UPDATE);
     mustMayChangeClosed(caller, current);
   }
-  const zaaktype = await z.refs.mustCatalogus('zaaktypen', 'zaaktype', String(input.zaaktype));
+  const zaaktype = await z.refs.mustCatalogus('zaaktypen', 'zaaktype', input.zaaktype);
   if (zaaktype.concept !== false) throw ZgwError.field('zaaktype', 'not-published', 'Het zaaktype is nog niet gepubliceerd.');
 
-  const doc = withDefaults(input, DEFAULTS);
-  doc.zaaktype = z.catalogi.zaaktypen.url(zaaktype._id);
-  doc.vertrouwelijkheidaanduiding ??= zaaktype.vertrouwelijkheidaanduiding;
-  doc.registratiedatum ??= current?.registratiedatum ?? new Date().toISOString().slice(0, 10);
-  doc.einddatum = current?.einddatum ?? null;
-  doc._vertrouwelijkheid = vertrouwelijkheidRank(String(doc.vertrouwelijkheidaanduiding));
+  const fields = withDefaults(input, DEFAULTS);
+  const vertrouwelijkheidaanduiding = fields.vertrouwelijkheidaanduiding ?? VERTROUWELIJKHEID.parse(zaaktype.vertrouwelijkheidaanduiding);
+  const doc: ZaakDoc = {
+    ...fields,
+    zaaktype: z.catalogi.zaaktypen.url(zaaktype._id),
+    vertrouwelijkheidaanduiding,
+    registratiedatum: fields.registratiedatum ?? current?.registratiedatum ?? new Date().toISOString().slice(0, 10),
+    einddatum: current?.einddatum ?? null,
+    _vertrouwelijkheid: vertrouwelijkheidRank(vertrouwelijkheidaanduiding),
+    // a new one is generated below, once the caller may create the zaak and its references hold
+    identificatie: fields.identificatie ?? current?.identificatie ?? '',
+  };
   if (!current) mustMayOnZaak(caller, doc, [AANMAKEN]);
 
   await checkReferences(z, doc, zaaktype, ctx);
   checkBetaling(doc);
   await checkArchief(z, doc, current);
-  doc.identificatie ??= current?.identificatie ?? (await z.identificaties.next(String(doc.bronorganisatie), String(doc.startdatum)));
+  if (fields.identificatie === undefined && !current) doc.identificatie = await z.identificaties.next(doc.bronorganisatie, doc.startdatum);
   if (!current && input.identificatie !== undefined) await mustBeUnique(z, doc);
   return doc;
 }
 
-async function checkReferences(z: Zaken, doc: Doc, zaaktype: Doc, ctx: WriteContext): Promise<void> {
+async function checkReferences(z: Zaken, doc: ZaakDoc, zaaktype: JsonObject, ctx: WriteContext): Promise<void> {
   const checks = [];
-  if (doc.communicatiekanaal) checks.push(z.refs.remote('communicatiekanaal', String(doc.communicatiekanaal), hasKeys('naam')));
-  for (const [i, rel] of ((doc.relevanteAndereZaken as Doc[]) ?? []).entries()) {
-    checks.push(zaakRef(z, `relevanteAndereZaken.${i}.url`, String(rel.url)));
+  if (doc.communicatiekanaal) checks.push(z.refs.remote('communicatiekanaal', doc.communicatiekanaal, hasKeys('naam')));
+  for (const [i, rel] of (doc.relevanteAndereZaken ?? []).entries()) {
+    checks.push(zaakRef(z, `relevanteAndereZaken.${i}.url`, rel.url));
   }
   throwIfAny(await Promise.all(checks));
 
   const allowed = new Set((zaaktype.productenOfDiensten as string[] | undefined) ?? []);
-  if (((doc.productenOfDiensten as string[]) ?? []).some((p) => !allowed.has(p))) {
+  if ((doc.productenOfDiensten ?? []).some((p) => !allowed.has(p))) {
     throw ZgwError.field('productenOfDiensten', 'invalid-products-services', 'Alle productenOfDiensten moeten bij het zaaktype horen.');
   }
 
   if (doc.hoofdzaak) {
-    const hoofdzaakUrl = String(doc.hoofdzaak);
+    const hoofdzaakUrl = doc.hoofdzaak;
     if (hoofdzaakUrl === ctx.url) throw ZgwError.field('hoofdzaak', 'self-forbidden', 'Een zaak kan niet zijn eigen hoofdzaak zijn.');
     // A local relation: a URL that is no zaak URL of this API is `no_match`, one of a zaak that is not there `does_not_exist`.
     const uuid = z.zaken.uuidOf(hoofdzaakUrl);
@@ -181,7 +189,7 @@ async function zaakRef(z: Zaken, name: string, url: string) {
 }
 
 /** zrc-014: betalingsindicatie nvt has no laatsteBetaaldatum. */
-function checkBetaling(doc: Doc): void {
+function checkBetaling(doc: ZaakDoc): void {
   if (doc.betalingsindicatie !== 'nvt') return;
   if (doc.laatsteBetaaldatum) {
     throw ZgwError.field('laatsteBetaaldatum', 'betaling-nvt', 'Bij betalingsindicatie "nvt" hoort geen laatsteBetaaldatum.');
@@ -189,13 +197,13 @@ function checkBetaling(doc: Doc): void {
 }
 
 /** zrc-022: leaving nog_te_archiveren needs archiefnominatie and archiefactiedatum (and archived documents). */
-async function checkArchief(z: Zaken, doc: Doc, current?: Doc): Promise<void> {
+async function checkArchief(z: Zaken, doc: ZaakDoc, current?: ZaakDoc): Promise<void> {
   if (!current || doc.archiefstatus === 'nog_te_archiveren') return;
   // The documents come first: the standard's tests expect documents-not-archived before the missing fields.
-  const zios = await z.zaakinformatieobjecten.store.find(idsIn((current[PART_LINKS.zaakinformatieobjecten] as string[]) ?? []));
+  const zios = await z.zaakinformatieobjecten.store.find(idsIn(current[PART_LINKS.zaakinformatieobjecten] ?? []));
   for (const zio of zios) {
-    const { status, body } = await z.refs.informatieobject(String(zio.informatieobject));
-    if (status === 200 && (body as Doc | undefined)?.status !== 'gearchiveerd') {
+    const { status, body } = await z.refs.informatieobject(zio.informatieobject);
+    if (status === 200 && (body as JsonObject | undefined)?.status !== 'gearchiveerd') {
       throw ZgwError.field('archiefstatus', 'documents-not-archived', 'Alle informatieobjecten van de zaak moeten eerst gearchiveerd zijn.');
     }
   }
@@ -203,7 +211,7 @@ async function checkArchief(z: Zaken, doc: Doc, current?: Doc): Promise<void> {
   if (!doc.archiefactiedatum) throw ZgwError.field('archiefactiedatum', 'archiefactiedatum-not-set', 'Zet eerst de archiefactiedatum.');
 }
 
-async function mustBeUnique(z: Zaken, doc: Doc): Promise<void> {
+async function mustBeUnique(z: Zaken, doc: ZaakDoc): Promise<void> {
   const taken = await z.zaken.store.findOne({ bronorganisatie: doc.bronorganisatie, identificatie: doc.identificatie });
   if (taken) throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
 }
@@ -212,36 +220,25 @@ async function mustBeUnique(z: Zaken, doc: Doc): Promise<void> {
  * A zaak that a besluit of this platform names (or a deelzaak that would go with it) stays until that besluit is
  * deleted or given another zaak: the besluit would point at nothing (`pending-besluit-relation`).
  */
-async function mustHaveNoBesluiten(z: Zaken, zaak: Stored<Doc>): Promise<void> {
+async function mustHaveNoBesluiten(z: Zaken, zaak: Stored<ZaakDoc>): Promise<void> {
   const besluiten = z.api.deps.components.besluiten;
   if (!besluiten) return;
   if (await besluiten.anyOfZaak(z.zaken.url(zaak._id))) {
     throw nonField('pending-besluit-relation', 'Verwijder eerst de besluiten van deze zaak (of koppel ze aan een andere zaak).');
   }
-  for (const deelzaak of await z.zaken.store.find(idsIn((zaak[PART_LINKS.deelzaken] as string[]) ?? []))) await mustHaveNoBesluiten(z, deelzaak);
+  for (const deelzaak of await z.zaken.store.find(idsIn(zaak[PART_LINKS.deelzaken] ?? []))) await mustHaveNoBesluiten(z, deelzaak);
 }
 
 /** Deleting a zaak deletes its parts and its deelzaken (zrc-023), each with its own notification and audit entry. */
-async function removeParts(z: Zaken, zaak: Stored<Doc>, ctx: WriteContext): Promise<void> {
+async function removeParts(z: Zaken, zaak: Stored<ZaakDoc>, ctx: WriteContext): Promise<void> {
   const url = z.zaken.url(zaak._id);
-  const parts = [
-    z.statussen,
-    z.resultaten,
-    z.rollen,
-    z.zaakobjecten,
-    z.zaakinformatieobjecten,
-    z.klantcontacten,
-    z.zaakcontactmomenten,
-    z.zaakverzoeken,
-    z.zaakeigenschappen,
-    z.zaakbesluiten,
-  ];
-  for (const part of parts) {
-    for (const doc of await part.store.find({ zaak: url })) {
-      if ((await part.destroy(doc, ctx)) && part === z.zaakinformatieobjecten) await unlinkDocument(z, doc, ctx);
-    }
+  const zios = z.zaakinformatieobjecten;
+  for (const part of partsOf(z)) {
+    if (part !== zios) for (const doc of await part.store.find({ zaak: url })) await part.destroy(doc, ctx);
+    // a document of this platform loses its objectinformatieobject with the link
+    else for (const zio of await zios.store.find({ zaak: url })) if (await zios.destroy(zio, ctx)) await unlinkDocument(z, zio, ctx);
   }
-  for (const deelzaak of await z.zaken.store.find(idsIn((zaak[PART_LINKS.deelzaken] as string[]) ?? []))) {
+  for (const deelzaak of await z.zaken.store.find(idsIn(zaak[PART_LINKS.deelzaken] ?? []))) {
     if (await z.zaken.destroy(deelzaak, ctx)) await removeParts(z, deelzaak, ctx);
   }
 }
@@ -268,9 +265,9 @@ function listOf(v: unknown): string[] {
 }
 
 /** The MongoDB filter of the /zaken list filters and the `_zoek` body (which also has uuid__in, zaaktype__in, zaakgeometrie). */
-export async function zaakFilter(z: Zaken, q: Doc, caller: Caller, withArea = true): Promise<Filter<Document>> {
+export async function zaakFilter(z: Zaken, q: JsonObject, caller: Caller, withArea = true): Promise<Filter<Document>> {
   const parts: Filter<Document>[] = [authFilter(caller, ZAAK_AUTH_FIELDS)];
-  const f: Doc = {};
+  const f: JsonObject = {};
   for (const k of SIMPLE) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
   // `__in` as one equality per value: each is served by the field's index in list order (an $in with a sort is not).
   for (const k of ['bronorganisatie', 'archiefnominatie', 'archiefstatus', 'zaaktype']) {
@@ -279,7 +276,7 @@ export async function zaakFilter(z: Zaken, q: Doc, caller: Caller, withArea = tr
     if (values.length) parts.push(anyOf(k, values));
   }
   for (const field of DATES) {
-    const cond: Doc = {};
+    const cond: JsonObject = {};
     if (q[field] !== undefined) f[field] = q[field];
     for (const [suffix, op] of Object.entries(DATE_OPS)) if (q[`${field}__${suffix}`] !== undefined) cond[op] = q[`${field}__${suffix}`];
     const isnull = q[`${field}__isnull`];
@@ -289,14 +286,12 @@ export async function zaakFilter(z: Zaken, q: Doc, caller: Caller, withArea = tr
   }
   if (q.maximaleVertrouwelijkheidaanduiding) f._vertrouwelijkheid = { $lte: vertrouwelijkheidRank(String(q.maximaleVertrouwelijkheidaanduiding)) };
   if (q.uuid__in) f._id = { $in: listOf(q.uuid__in) };
-  const within = (q.zaakgeometrie as Doc | undefined)?.within;
+  const within = (q.zaakgeometrie as JsonObject | undefined)?.within;
   if (within && withArea) f.zaakgeometrie = { $geoWithin: { $geometry: within } };
-  parts.push(f as Filter<Document>);
+  parts.push(f);
   const rolFilter = rolFilterOfZaakQuery(q);
   if (rolFilter) {
-    const rollen = await z.rollen.store.coll
-      .find({ ...rolFilter, _tombstone: { $exists: false } } as never, { projection: { _zaakUuid: 1 } })
-      .toArray();
+    const rollen = await z.rollen.store.raw.find(live(rolFilter), { projection: { _zaakUuid: 1 } }).toArray();
     parts.push(idsIn([...new Set(rollen.map((r) => String(r._zaakUuid)))]));
   }
   const real = parts.filter((p) => Object.keys(p).length);
@@ -310,9 +305,9 @@ function sortOf(ordering: unknown): Sort {
   return { [desc ? s.slice(1) : s]: desc ? -1 : 1, _id: desc ? -1 : 1 };
 }
 
-function registerReads(z: Zaken, zaken: Resource<Doc>): void {
+function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
   const geo = { supported: true };
-  const list = async (req: { url: string }, caller: Caller, q: Doc, rawPage: unknown, cursor: unknown) => {
+  const list = async (req: { url: string }, caller: Caller, q: JsonObject, rawPage: unknown, cursor: unknown) => {
     const tree = parseExpand(q.expand);
     const p = parsePage(rawPage);
     const request = { page: p, size: PAGE_SIZE, sort: sortOf(q.ordering), cursor: typeof cursor === 'string' ? cursor : undefined };
@@ -322,11 +317,12 @@ function registerReads(z: Zaken, zaken: Resource<Doc>): void {
       const authOnly = !caller.all && sameFilter(filter, authFilter(caller, ZAAK_AUTH_FIELDS));
       return zaken.store.page(filter, authOnly ? { ...request, count: () => zaken.store.countBuckets(authBuckets(caller)) } : request);
     };
-    const area = (q.zaakgeometrie as Doc | undefined)?.within;
+    const area = (q.zaakgeometrie as JsonObject | undefined)?.within;
     // A store without $geoWithin (the local stand-in): the area is applied here, to the zaken the other filters find.
     const inArea = async () => {
-      const filter = { ...(await zaakFilter(z, q, caller, false)), ...LIVE };
-      const candidates = await zaken.store.coll.find(filter as never, { projection: { zaakgeometrie: 1 }, sort: { _created: 1, _id: 1 } }).toArray();
+      const candidates = await zaken.store.raw
+        .find(live(await zaakFilter(z, q, caller, false)), { projection: { zaakgeometrie: 1 }, sort: { _created: 1, _id: 1 } })
+        .toArray();
       return zaken.store.page(idsIn(candidates.filter((d) => within(d.zaakgeometrie, area)).map((d) => d._id)), request);
     };
     let result;
@@ -351,7 +347,7 @@ function registerReads(z: Zaken, zaken: Resource<Doc>): void {
     scopes: READ,
     query: ZaakQuery.extend(PageQuery.shape),
     response: Page,
-    handler: ({ req, caller, query }) => list(req, caller, query as Doc, (query as Doc).page, (query as Doc).cursor),
+    handler: ({ req, caller, query }) => list(req, caller, query, query.page, query.cursor),
   });
   z.api.route({
     method: 'POST',
@@ -363,7 +359,7 @@ function registerReads(z: Zaken, zaken: Resource<Doc>): void {
     body: ZaakZoek,
     status: 200,
     response: Page,
-    handler: ({ req, caller, query, body }) => list(req, caller, body as Doc, (query as Doc).page, (query as Doc).cursor),
+    handler: ({ req, caller, query, body }) => list(req, caller, body, query.page, query.cursor),
   });
   z.api.route({
     method: 'GET',
@@ -376,7 +372,7 @@ function registerReads(z: Zaken, zaken: Resource<Doc>): void {
     response: Zaak,
     etag: true,
     handler: async ({ caller, params, query }) => {
-      const tree = parseExpand((query as Doc).expand);
+      const tree = parseExpand(query.expand);
       const doc = await zaken.getOr404(params.uuid);
       if (!mayOnZaak(caller, doc, [LEZEN])) throw ZgwError.forbidden();
       const body = await zaken.toApi(doc);
