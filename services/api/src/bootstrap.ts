@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { Config, Logger } from '@zgw/shared';
 import { Credentials, parseClientsEnv } from './common/credentials';
-import { LIVE } from './common/store';
+import { LIVE, type RawDoc } from './common/store';
 
 /**
  * Registers the client ids of `ZGW_CLIENTS` with their secrets; for entries marked `all` it also creates an
@@ -18,10 +18,10 @@ export async function bootstrapClients(db: Db, spec: string, log: Logger): Promi
 }
 
 export async function ensureAllRights(db: Db, clientId: string, label = clientId): Promise<boolean> {
-  const coll = db.collection('applicaties');
+  const coll = db.collection<RawDoc>('applicaties');
   if (await coll.findOne({ clientIds: clientId, ...LIVE })) return false;
   await coll.insertOne({
-    _id: randomUUID() as never,
+    _id: randomUUID(),
     _created: new Date(),
     clientIds: [clientId],
     label,

@@ -174,7 +174,7 @@ export class ComponentApi {
   store<T extends object>(collection: string): Store<T & import('mongodb').Document> {
     const store = new Store<T & import('mongodb').Document>(this.deps.db, collection, () => this.deps.relay?.kick());
     store.maxSkip = this.deps.config.PAGE_SKIP_LIMIT;
-    this.deps.relay?.register(store as never as Store<import('mongodb').Document>);
+    this.deps.relay?.register(store);
     return store;
   }
 

@@ -8,6 +8,7 @@ import { UuidParams, type ComponentApi } from './component';
 import { ZgwError } from './errors';
 import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from './pagination';
+import type { JsonObject } from './schema-parts';
 import { copyPublic, newEvent, publicFields, type Store, type Stored } from './store';
 
 export type Operation = 'list' | 'create' | 'read' | 'update' | 'partial_update' | 'destroy';
@@ -50,7 +51,7 @@ export interface ResourceDef<D extends Document> {
   patchInput?: z.ZodObject;
   /** List filters (query parameters other than `page`). */
   query?: z.ZodObject;
-  filter?: (query: Record<string, unknown>, caller: Caller) => Filter<Document> | Promise<Filter<Document>>;
+  filter?: (query: JsonObject, caller: Caller) => Filter<Document> | Promise<Filter<Document>>;
   /** How to count a list without counting documents (e.g. maintained counts), when this filter allows it. */
   count?: (filter: Filter<Document>, caller: Caller) => (() => Promise<number>) | undefined;
   sort?: Sort;
@@ -65,7 +66,7 @@ export interface ResourceDef<D extends Document> {
   /** How the audit trail names an object (`resourceWeergave`); default its URL. */
   weergave?(doc: D): string;
   /** Business rules and derived fields; the returned document is what is stored. */
-  prepare?(data: Record<string, unknown>, ctx: WriteContext, current?: Stored<D>): Promise<D>;
+  prepare?(data: JsonObject, ctx: WriteContext, current?: Stored<D>): Promise<D>;
   /** Runs after a create or update is stored (keeping other documents in step with this one). */
   afterWrite?(stored: Stored<D>, ctx: WriteContext, previous?: Stored<D>): Promise<void>;
   /** Whether afterWrite has anything to do for this new document (default: always); when not, a create skips it. */
@@ -81,19 +82,14 @@ export interface ResourceDef<D extends Document> {
   callerFilter?: (caller: Caller) => Filter<Document>;
   /** Query parameters of the detail GET, and the condition they put on the object itself (404 when unmet). */
   readQuery?: z.ZodObject;
-  readFilter?: (query: Record<string, unknown>) => Filter<Document>;
+  readFilter?: (query: JsonObject) => Filter<Document>;
   /**
    * Extra response fields computed at read time (e.g. reverse relations); `query` is the GET's (detail or paginated
    * list), `req` the request being answered (for its API version).
    */
-  render?(
-    doc: Stored<D>,
-    url: string,
-    query?: Record<string, unknown>,
-    req?: FastifyRequest,
-  ): Promise<Record<string, unknown>> | Record<string, unknown>;
+  render?(doc: Stored<D>, url: string, query?: JsonObject, req?: FastifyRequest): Promise<JsonObject> | JsonObject;
   /** The response as the request's API version shows it (fields of other versions left out); default as it is. */
-  present?: (body: Record<string, unknown>, req?: FastifyRequest) => Record<string, unknown>;
+  present?: (body: JsonObject, req?: FastifyRequest) => JsonObject;
 }
 
 let lastAudit = 0;
@@ -131,7 +127,7 @@ export class Resource<D extends Document> {
     return this.api.deps.urls.uuidOf(url, this.api.def.name, this.def.collection);
   }
 
-  async toApi(doc: Stored<D>, query?: Record<string, unknown>, req?: FastifyRequest): Promise<Record<string, unknown>> {
+  async toApi(doc: Stored<D>, query?: JsonObject, req?: FastifyRequest): Promise<JsonObject> {
     const url = this.url(doc._id);
     const extra = this.def.render ? await this.def.render(doc, url, query, req) : {};
     const body = Object.assign(copyPublic(doc, { url }), extra);
@@ -290,7 +286,7 @@ export class Resource<D extends Document> {
     };
   }
 
-  private async prepare(data: Record<string, unknown>, ctx: WriteContext, current?: Stored<D>): Promise<D> {
+  private async prepare(data: JsonObject, ctx: WriteContext, current?: Stored<D>): Promise<D> {
     return this.def.prepare ? this.def.prepare(data, ctx, current) : (data as D);
   }
 
@@ -344,7 +340,7 @@ export class Resource<D extends Document> {
       handler: async ({ req, caller, body }) => {
         const uuid = randomUUID();
         const ctx = this.ctx(caller, uuid, req);
-        const doc = await this.prepare(body as Record<string, unknown>, ctx);
+        const doc = await this.prepare(body as JsonObject, ctx);
         return this.toApi(await this.insert(doc, ctx), undefined, req);
       },
     });
@@ -363,7 +359,7 @@ export class Resource<D extends Document> {
       response: def.schema,
       etag: true,
       handler: async ({ req, caller, params, query }) => {
-        const q = (query ?? {}) as Record<string, unknown>;
+        const q = (query ?? {}) as JsonObject;
         const own = this.callerCondition(caller);
         const load = async () => {
           const stored = await this.getOr404(params.uuid, undefined, { ...def.readFilter?.(q), ...own });
@@ -391,7 +387,7 @@ export class Resource<D extends Document> {
       handler: async ({ req, caller, params, body: data }) => {
         const current = await this.getOr404(params.uuid, caller);
         const ctx = this.ctx(caller, current._id, req);
-        const merged = partial ? { ...publicFields(current), ...(data as object) } : (data as Record<string, unknown>);
+        const merged = partial ? { ...publicFields(current), ...(data as object) } : (data as JsonObject);
         const doc = await this.prepare(merged, ctx, current);
         const stored = await this.update(current, doc, ctx, partial ? 'partial_update' : 'update');
         if (!stored) throw ZgwError.notFound(`${def.resource} ${params.uuid} bestaat niet meer.`);

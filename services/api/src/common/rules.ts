@@ -2,8 +2,9 @@
 // defaults of absent fields, and filters put together.
 import type { Document, Filter } from 'mongodb';
 import { ZgwError } from './errors';
+import type { JsonObject } from './schema-parts';
 
-type Doc = Record<string, unknown>;
+type Doc = JsonObject;
 
 /** A refusal of the object as a whole (`nonFieldErrors`), with its code. */
 export function nonField(code: string, reason: string): ZgwError {

@@ -27,7 +27,7 @@ import {
   BesluitInformatieObjectInput,
   BesluitInformatieObjectQuery,
   BesluitInformatieObjectReadQuery,
-  type BesluitInformatieObjectDoc as Doc,
+  type BesluitInformatieObjectDoc as BioDoc,
 } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 
@@ -39,8 +39,8 @@ const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganis
  * (`_besluittype`) for the autorisaties inside every query; a document of this platform records the link as its
  * objectinformatieobject (brc-005), removed again with the link.
  */
-export function registerBesluitinformatieobjecten(b: Besluiten): Resource<Doc> {
-  const bios: Resource<Doc> = new Resource<Doc>(b.api, {
+export function registerBesluitinformatieobjecten(b: Besluiten): Resource<BioDoc> {
+  const bios: Resource<BioDoc> = new Resource<BioDoc>(b.api, {
     collection: 'besluitinformatieobjecten',
     resource: 'besluitinformatieobject',
     schema: BesluitInformatieObject,
@@ -71,7 +71,7 @@ export function registerBesluitinformatieobjecten(b: Besluiten): Resource<Doc> {
 }
 
 /** Removes the objectinformatieobject of a besluitinformatieobject that goes (when the document is one of ours). */
-export async function unlinkDocument(b: Besluiten, bio: Doc, caller: Caller): Promise<void> {
+export async function unlinkDocument(b: Besluiten, bio: BioDoc, caller: Caller): Promise<void> {
   await b.api.deps.components.documenten?.unlink(bio.informatieobject, bio.besluit, caller);
 }
 
@@ -80,7 +80,7 @@ export async function unlinkDocument(b: Besluiten, bio: Doc, caller: Caller): Pr
  * informatieobject a document that answers (brc-003: `bad-url`, `invalid-resource`) of an informatieobjecttype of
  * the besluittype (brc-007); each document once per besluit (`unique`).
  */
-async function prepare(b: Besluiten, data: JsonObject, caller: Caller): Promise<Doc> {
+async function prepare(b: Besluiten, data: JsonObject, caller: Caller): Promise<BioDoc> {
   const input = parseOrThrow(BesluitInformatieObjectInput, data);
   const besluitUrl = input.besluit;
   const uuid = b.besluiten.uuidOf(besluitUrl);
@@ -129,7 +129,7 @@ async function besluittypeKnows(b: Besluiten, besluittypeUrl: string, informatie
 }
 
 /** The create; the same document linked twice at the same moment is `unique` too (the unique index decides). */
-function registerCreate(b: Besluiten, bios: Resource<Doc>): void {
+function registerCreate(b: Besluiten, bios: Resource<BioDoc>): void {
   b.api.route({
     method: 'POST',
     path: '/besluitinformatieobjecten',
@@ -156,7 +156,7 @@ function registerCreate(b: Besluiten, bios: Resource<Doc>): void {
  * `besluitinformatieobject_update` and `_partial_update`: they answer `wijzigen-niet-toegelaten` for any change and
  * the object as it is otherwise (there is nothing else to change).
  */
-function registerUpdates(b: Besluiten, bios: Resource<Doc>): void {
+function registerUpdates(b: Besluiten, bios: Resource<BioDoc>): void {
   for (const partial of [false, true]) {
     b.api.route({
       method: partial ? 'PATCH' : 'PUT',

@@ -2,7 +2,7 @@ import type { Caller } from '../../common/auth';
 import type { Resource } from '../../common/resource';
 import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../../common/zaak-rechten';
 import { LEZEN, mayOnBesluittype, type Besluiten } from './context';
-import type { JsonObject as Doc } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/schema-parts';
 
 /**
  * `expand` (Besluiten 1.1.0): a besluit expands its besluittype and zaak, a besluitinformatieobject its besluit and
@@ -39,8 +39,8 @@ class Loader {
     private readonly caller: Caller,
   ) {}
 
-  async load(urls: string[]): Promise<Map<string, Doc>> {
-    const out = new Map<string, Doc>();
+  async load(urls: string[]): Promise<Map<string, JsonObject>> {
+    const out = new Map<string, JsonObject>();
     const documenten = this.b.api.deps.components.documenten;
     const documents = urls.filter((u) => documenten?.owns(u));
     if (documents.length) for (const [u, doc] of await documenten!.readable(documents, this.caller)) out.set(u, doc);
@@ -55,7 +55,7 @@ class Loader {
     return out;
   }
 
-  private async one(url: string): Promise<Doc | undefined> {
+  private async one(url: string): Promise<JsonObject | undefined> {
     const { b, caller } = this;
     const besluit = b.besluiten.uuidOf(url);
     if (besluit) {
@@ -63,7 +63,7 @@ class Loader {
       return doc && mayOnBesluittype(caller, doc.besluittype, [LEZEN]) ? b.besluiten.toApi(doc) : undefined;
     }
     const zaken = b.api.deps.components.zaken;
-    const zakenParts: Resource<Doc>[] = zaken
+    const zakenParts: Resource<JsonObject>[] = zaken
       ? [zaken.zaken, zaken.statussen, zaken.resultaten, zaken.rollen, zaken.zaakobjecten, zaken.zaakinformatieobjecten]
       : [];
     const part = zakenParts.find((r) => r.uuidOf(url));
@@ -95,11 +95,11 @@ class Loader {
       return rendered ? structuredClone(rendered) : undefined;
     }
     const { status, body } = await b.api.deps.fetchJson(url);
-    return status === 200 && body && typeof body === 'object' && !Array.isArray(body) ? (body as Doc) : undefined;
+    return status === 200 && body && typeof body === 'object' && !Array.isArray(body) ? (body as JsonObject) : undefined;
   }
 }
 
-async function expandLevel(loader: Loader, objects: Doc[], tree: Tree): Promise<void> {
+async function expandLevel(loader: Loader, objects: JsonObject[], tree: Tree): Promise<void> {
   for (const obj of objects) obj._expand ??= {};
   for (const [field, sub] of Object.entries(tree)) {
     const found = await loader.load([...new Set(objects.flatMap((o) => urlsIn(o[field])))]);
@@ -108,15 +108,15 @@ async function expandLevel(loader: Loader, objects: Doc[], tree: Tree): Promise<
     for (const obj of objects) {
       const list = urlsIn(obj[field])
         .map((u) => found.get(u))
-        .filter((x): x is Doc => !!x);
-      (obj._expand as Doc)[field] = Array.isArray(obj[field]) ? list : (list[0] ?? {});
+        .filter((x): x is JsonObject => !!x);
+      (obj._expand as JsonObject)[field] = Array.isArray(obj[field]) ? list : (list[0] ?? {});
     }
   }
 }
 
 /** The `_expand` of one besluit or besluitinformatieobject (its API view with `url`) for `expand` as asked. */
-export async function expand(b: Besluiten, caller: Caller, object: Doc, raw: string): Promise<Doc> {
-  const obj: Doc = { ...object };
+export async function expand(b: Besluiten, caller: Caller, object: JsonObject, raw: string): Promise<JsonObject> {
+  const obj: JsonObject = { ...object };
   await expandLevel(new Loader(b, caller), [obj], parse(raw));
-  return obj._expand as Doc;
+  return obj._expand as JsonObject;
 }

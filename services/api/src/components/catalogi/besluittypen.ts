@@ -21,7 +21,8 @@ import {
   type Catalogi,
 } from './context';
 import { byNames, namesFromInput, urlsOn, urlsWhere } from './relations';
-import { BesluitType, BesluitTypeInput, BesluitTypeQuery, date, type Doc } from './schemas';
+import { BesluitType, BesluitTypeInput, BesluitTypeQuery, date, type BesluitTypeDoc, type InformatieObjectTypeDoc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 const DEFAULTS = {
   omschrijving: '',
@@ -37,12 +38,12 @@ const DEFAULTS = {
 };
 
 /** The informatieobjecttypen a besluittype refers to (by omschrijving), every version in its catalogus. */
-export function informatieobjecttypenOf(c: Catalogi, besluittype: Doc): Promise<Stored<Doc>[]> {
+export function informatieobjecttypenOf(c: Catalogi, besluittype: BesluitTypeDoc): Promise<Stored<InformatieObjectTypeDoc>[]> {
   return byNames(c.informatieobjecttypen, 'omschrijving', besluittype.catalogus, besluittype.informatieobjecttypen);
 }
 
-export function registerBesluittypen(c: Catalogi): Resource<Doc> {
-  return new Resource<Doc>(c.api, {
+export function registerBesluittypen(c: Catalogi): Resource<BesluitTypeDoc> {
+  return new Resource<BesluitTypeDoc>(c.api, {
     collection: 'besluittypen',
     resource: 'besluittype',
     schema: BesluitType,
@@ -50,7 +51,7 @@ export function registerBesluittypen(c: Catalogi): Resource<Doc> {
     query: BesluitTypeQuery,
     scopes: { read: READ, create: WRITE, update: WRITE_OR_FORCED, destroy: DELETE_OR_FORCED },
     kanaal: 'besluittypen',
-    kenmerken: (doc) => ({ catalogus: String(doc.catalogus) }),
+    kenmerken: (doc) => ({ catalogus: doc.catalogus }),
     filter: async (q) => {
       const f: Filter<Document> = {};
       if (q.catalogus) f.catalogus = q.catalogus;
@@ -58,7 +59,7 @@ export function registerBesluittypen(c: Catalogi): Resource<Doc> {
       const parts: Filter<Document>[] = [f, statusFilter(q.status), q.datumGeldigheid ? geldigOp(String(q.datumGeldigheid)) : {}];
       if (q.zaaktypen) {
         const zt = await c.zaaktypen.byUrl(String(q.zaaktypen));
-        parts.push(zt ? { catalogus: zt.catalogus, omschrijving: { $in: (zt.besluittypen as string[]) ?? [] } } : { _id: { $in: [] } });
+        parts.push(zt ? { catalogus: zt.catalogus, omschrijving: { $in: zt.besluittypen } } : { _id: { $in: [] } });
       }
       if (q.informatieobjecttypen) {
         const iot = await c.informatieobjecttypen.byUrl(String(q.informatieobjecttypen));
@@ -78,7 +79,7 @@ export function registerBesluittypen(c: Catalogi): Resource<Doc> {
       }
     },
     render: async (doc, _url, query) => {
-      const omschrijving = String(doc.omschrijving ?? '');
+      const omschrijving = doc.omschrijving ?? '';
       const resultaattypen = omschrijving ? await c.resultaattypen.store.find({ catalogus: doc.catalogus, besluittypen: omschrijving }) : [];
       return {
         informatieobjecttypen: await urlsOn(
@@ -90,7 +91,7 @@ export function registerBesluittypen(c: Catalogi): Resource<Doc> {
         ),
         zaaktypen: omschrijving ? await urlsWhere(c.zaaktypen, { catalogus: doc.catalogus, besluittypen: omschrijving }) : [],
         resultaattypen: resultaattypen.map((r) => c.resultaattypen.url(r._id)),
-        resultaattypenOmschrijving: resultaattypen.map((r) => String(r.omschrijving)),
+        resultaattypenOmschrijving: resultaattypen.map((r) => r.omschrijving),
         vastgelegdIn: [],
       };
     },
@@ -106,15 +107,17 @@ async function anyInOtherCatalogus(c: Catalogi, urls: string[], catalogus: strin
   return false;
 }
 
-async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
+async function prepare(c: Catalogi, data: JsonObject, ctx: WriteContext, current?: Stored<BesluitTypeDoc>): Promise<BesluitTypeDoc> {
   const input = parseOrThrow(BesluitTypeInput, data);
   await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
   const iots = await namesFromInput(c.informatieobjecttypen, 'informatieobjecttypen', 'omschrijving', input.catalogus, input.informatieobjecttypen);
   if (iots.errors.length) throw ZgwError.validation(iots.errors);
   const { zaaktypen, ...fields } = input;
   const foreignZaaktype = await anyInOtherCatalogus(c, zaaktypen ?? [], input.catalogus);
-  const doc: Doc = withDefaults({ ...fields, informatieobjecttypen: iots.names }, DEFAULTS);
-  doc.concept = current ? current.concept !== false : true;
+  const doc: BesluitTypeDoc = {
+    ...withDefaults({ ...fields, informatieobjecttypen: iots.names }, DEFAULTS),
+    concept: current ? current.concept !== false : true,
+  };
   if (!mayForceWrite(ctx.caller)) {
     if (current && !onlyEndsGeldigheid(current, doc)) {
       if (current.concept === false) throw nonField('non-concept-object', 'Een gepubliceerd besluittype kan alleen een eindeGeldigheid krijgen.');

@@ -3,15 +3,15 @@ import { Resource } from '../../common/resource';
 import { parseOrThrow } from '../../common/validation';
 import { READ, WRITE, withDefaults, type Catalogi } from './context';
 import { urlsWhere } from './relations';
-import { Catalogus, CatalogusInput, CatalogusQuery, type Doc } from './schemas';
+import { Catalogus, CatalogusInput, CatalogusQuery, type CatalogusDoc } from './schemas';
 
 const DEFAULTS = { contactpersoonBeheerTelefoonnummer: '', contactpersoonBeheerEmailadres: '', naam: null, versie: null, begindatumVersie: null };
 
 const list = (v: unknown) => String(v).split(',').filter(Boolean);
 
 /** Catalogussen: create and read only in 1.3.1. */
-export function registerCatalogussen(c: Catalogi): Resource<Doc> {
-  return new Resource<Doc>(c.api, {
+export function registerCatalogussen(c: Catalogi): Resource<CatalogusDoc> {
+  return new Resource<CatalogusDoc>(c.api, {
     collection: 'catalogussen',
     resource: 'catalogus',
     schema: Catalogus,

@@ -4,7 +4,18 @@ import { ZgwError, type InvalidParam } from '../../common/errors';
 import type { CatalogiLinks } from '../../common/links';
 import type { Resource } from '../../common/resource';
 import { publicFields, type Stored } from '../../common/store';
-import type { Doc } from './schemas';
+import type {
+  BesluitTypeDoc,
+  CatalogusDoc,
+  EigenschapDoc,
+  InformatieObjectTypeDoc,
+  ResultaatTypeDoc,
+  RolTypeDoc,
+  StatusTypeDoc,
+  ZaakObjectTypeDoc,
+  ZaakTypeDoc,
+  ZiotDoc,
+} from './schemas';
 import type { SelectielijstClient } from './selectielijst';
 
 export { and, nonField, withDefaults } from '../../common/rules';
@@ -19,16 +30,16 @@ export const DELETE_OR_FORCED = ['catalogi.schrijven', GEFORCEERD_VERWIJDEREN];
 /** Every Catalogi resource, so rules of one type can read the others (and what other components use of them). Filled in by `register`. */
 export interface Catalogi extends CatalogiLinks {
   selectielijst: SelectielijstClient;
-  catalogussen: Resource<Doc>;
-  zaaktypen: Resource<Doc>;
-  besluittypen: Resource<Doc>;
-  informatieobjecttypen: Resource<Doc>;
-  statustypen: Resource<Doc>;
-  roltypen: Resource<Doc>;
-  eigenschappen: Resource<Doc>;
-  resultaattypen: Resource<Doc>;
-  zaakobjecttypen: Resource<Doc>;
-  ziot: Resource<Doc>;
+  catalogussen: Resource<CatalogusDoc>;
+  zaaktypen: Resource<ZaakTypeDoc>;
+  besluittypen: Resource<BesluitTypeDoc>;
+  informatieobjecttypen: Resource<InformatieObjectTypeDoc>;
+  statustypen: Resource<StatusTypeDoc>;
+  roltypen: Resource<RolTypeDoc>;
+  eigenschappen: Resource<EigenschapDoc>;
+  resultaattypen: Resource<ResultaatTypeDoc>;
+  zaakobjecttypen: Resource<ZaakObjectTypeDoc>;
+  ziot: Resource<ZiotDoc>;
 }
 
 /** The resources that hang under one zaaktype (cascade on delete, `_concept` mirrors the zaaktype). */
@@ -42,7 +53,11 @@ export function isUrl(value: string): boolean {
  * The stored object a URL field points at: `bad-url` when the URL is not one of ours for that resource,
  * `does_not_exist` when it is but nothing is there.
  */
-export async function resolveLocal(resource: Resource<Doc>, name: string, url: string): Promise<{ doc?: Stored<Doc>; error?: InvalidParam }> {
+export async function resolveLocal<D extends Document>(
+  resource: Resource<D>,
+  name: string,
+  url: string,
+): Promise<{ doc?: Stored<D>; error?: InvalidParam }> {
   const uuid = resource.uuidOf(url);
   if (!uuid) return { error: { name, code: 'bad-url', reason: `De URL ${url} wijst niet naar een ${resource.def.resource} van deze Catalogi API.` } };
   const doc = await resource.store.get(uuid);
@@ -50,7 +65,7 @@ export async function resolveLocal(resource: Resource<Doc>, name: string, url: s
   return { doc };
 }
 
-export async function mustResolve(resource: Resource<Doc>, name: string, url: string): Promise<Stored<Doc>> {
+export async function mustResolve<D extends Document>(resource: Resource<D>, name: string, url: string): Promise<Stored<D>> {
   const r = await resolveLocal(resource, name, url);
   if (r.error) throw ZgwError.validation([r.error]);
   return r.doc!;
@@ -72,14 +87,14 @@ export function statusFilter(status: unknown, field = 'concept'): Filter<Documen
 }
 
 /** The fields whose value differs between the stored object and what would be stored now. */
-export function changedFields(current: Stored<Doc>, next: Doc): string[] {
-  const before = publicFields(current) as Doc;
+export function changedFields(current: Stored<Document>, next: Document): string[] {
+  const before = publicFields(current);
   const keys = new Set([...Object.keys(before), ...Object.keys(next)]);
   return [...keys].filter((k) => !k.startsWith('_') && JSON.stringify(before[k] ?? null) !== JSON.stringify(next[k] ?? null));
 }
 
 /** A published type may still get an eindeGeldigheid (ending it) without the forced scope. */
-export function onlyEndsGeldigheid(current: Stored<Doc>, next: Doc): boolean {
+export function onlyEndsGeldigheid(current: Stored<Document>, next: Document): boolean {
   return changedFields(current, next).every((k) => k === 'eindeGeldigheid');
 }
 

@@ -1,3 +1,4 @@
+import type { Document } from 'mongodb';
 import type { ComponentDef } from '../../common/component';
 import type { Resource } from '../../common/resource';
 import { registerBesluittypen } from './besluittypen';
@@ -7,7 +8,7 @@ import { registerInformatieobjecttypen } from './informatieobjecttypen';
 import { registerOnderdelen } from './onderdelen-defs';
 import { markLinksPublished, markPartsPublished, registerPublish, zaaktypePublishCheck } from './publish';
 import { SelectielijstClient } from './selectielijst';
-import type { Doc } from './schemas';
+
 import { informatieobjecttypenOn, registerZaaktypen } from './zaaktypen';
 import { registerZiot } from './zaaktype-informatieobjecttypen';
 
@@ -50,7 +51,7 @@ type Key = Record<string, 1 | -1>;
 async function ensureIndexes(c: Catalogi): Promise<void> {
   const created: Key = { _created: 1, _id: 1 };
   const geldig: Key = { beginGeldigheid: 1, eindeGeldigheid: 1 };
-  const ensure = (r: Resource<Doc>, keys: Key[]) => r.store.ensureIndexes(keys.map((key) => ({ key })));
+  const ensure = (r: Resource<Document>, keys: Key[]) => r.store.ensureIndexes(keys.map((key) => ({ key })));
 
   await ensure(c.catalogussen, [
     { domein: 1, ...created, rsin: 1 }, // domein, and with rsin__in

@@ -19,27 +19,35 @@ import {
   type Catalogi,
 } from './context';
 import { urlsWhere } from './relations';
-import { InformatieObjectType, InformatieObjectTypeInput, InformatieObjectTypeQuery, type Doc } from './schemas';
+import {
+  InformatieObjectType,
+  InformatieObjectTypeInput,
+  InformatieObjectTypeQuery,
+  type BesluitTypeDoc,
+  type InformatieObjectTypeDoc,
+  type ZaakTypeDoc,
+} from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 const DEFAULTS = { eindeGeldigheid: null, beginObject: null, eindeObject: null, trefwoord: [], omschrijvingGeneriek: null };
 
 /** Besluittypen of the same catalogus that refer to this informatieobjecttype by its omschrijving. */
-function besluittypenOf(c: Catalogi, iot: Doc): Promise<Stored<Doc>[]> {
+function besluittypenOf(c: Catalogi, iot: InformatieObjectTypeDoc): Promise<Stored<BesluitTypeDoc>[]> {
   return c.besluittypen.store.find({ catalogus: iot.catalogus, informatieobjecttypen: iot.omschrijving });
 }
 
-async function zaaktypenOf(c: Catalogi, url: string): Promise<Stored<Doc>[]> {
+async function zaaktypenOf(c: Catalogi, url: string): Promise<Stored<ZaakTypeDoc>[]> {
   const links = await c.ziot.store.find({ informatieobjecttype: url });
-  const out: Stored<Doc>[] = [];
-  for (const z of new Set(links.map((l) => String(l.zaaktype)))) {
+  const out: Stored<ZaakTypeDoc>[] = [];
+  for (const z of new Set(links.map((l) => l.zaaktype))) {
     const doc = await c.zaaktypen.byUrl(z);
     if (doc) out.push(doc);
   }
   return out;
 }
 
-export function registerInformatieobjecttypen(c: Catalogi): Resource<Doc> {
-  return new Resource<Doc>(c.api, {
+export function registerInformatieobjecttypen(c: Catalogi): Resource<InformatieObjectTypeDoc> {
+  return new Resource<InformatieObjectTypeDoc>(c.api, {
     collection: 'informatieobjecttypen',
     resource: 'informatieobjecttype',
     schema: InformatieObjectType,
@@ -47,7 +55,7 @@ export function registerInformatieobjecttypen(c: Catalogi): Resource<Doc> {
     query: InformatieObjectTypeQuery,
     scopes: { read: READ, create: WRITE, update: WRITE_OR_FORCED, destroy: DELETE_OR_FORCED },
     kanaal: 'informatieobjecttypen',
-    kenmerken: (doc) => ({ catalogus: String(doc.catalogus) }),
+    kenmerken: (doc) => ({ catalogus: doc.catalogus }),
     filter: (q) => {
       const f: Filter<Document> = {};
       if (q.catalogus) f.catalogus = q.catalogus;
@@ -77,18 +85,22 @@ export function registerInformatieobjecttypen(c: Catalogi): Resource<Doc> {
     render: async (doc, url) => {
       const links = await c.ziot.store.find({ informatieobjecttype: url });
       return {
-        zaaktypen: [...new Set(links.map((l) => String(l.zaaktype)))],
+        zaaktypen: [...new Set(links.map((l) => l.zaaktype))],
         besluittypen: doc.omschrijving ? await urlsWhere(c.besluittypen, { catalogus: doc.catalogus, informatieobjecttypen: doc.omschrijving }) : [],
       };
     },
   });
 }
 
-async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
+async function prepare(
+  c: Catalogi,
+  data: JsonObject,
+  ctx: WriteContext,
+  current?: Stored<InformatieObjectTypeDoc>,
+): Promise<InformatieObjectTypeDoc> {
   const input = parseOrThrow(InformatieObjectTypeInput, data);
   await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
-  const doc: Doc = withDefaults({ ...input }, DEFAULTS);
-  doc.concept = current ? current.concept !== false : true;
+  const doc: InformatieObjectTypeDoc = { ...withDefaults({ ...input }, DEFAULTS), concept: current ? current.concept !== false : true };
   if (current && !mayForceWrite(ctx.caller) && !onlyEndsGeldigheid(current, doc)) {
     if (current.concept === false)
       throw nonField('non-concept-object', 'Een gepubliceerd informatieobjecttype kan alleen een eindeGeldigheid krijgen.');

@@ -19,14 +19,18 @@ import {
   ZaakObjectType,
   ZaakObjectTypeInput,
   ZaakObjectTypeQuery,
-  type Doc,
+  type EigenschapDoc,
+  type ResultaatTypeDoc,
+  type RolTypeDoc,
+  type StatusTypeDoc,
+  type ZaakObjectTypeDoc,
 } from './schemas';
 
 const GELDIGHEID = { beginGeldigheid: null, eindeGeldigheid: null, beginObject: null, eindeObject: null };
 
 /** statustypen, roltypen, eigenschappen, resultaattypen and zaakobjecttypen. */
 export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 'roltypen' | 'eigenschappen' | 'resultaattypen' | 'zaakobjecttypen'> {
-  const statustypen: Resource<Doc> = registerOnderdeel(c, {
+  const statustypen: Resource<StatusTypeDoc> = registerOnderdeel<StatusTypeDoc>(c, {
     collection: 'statustypen',
     resource: 'statustype',
     schema: StatusType,
@@ -50,7 +54,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     },
   });
 
-  const roltypen = registerOnderdeel(c, {
+  const roltypen = registerOnderdeel<RolTypeDoc>(c, {
     collection: 'roltypen',
     resource: 'roltype',
     schema: RolType,
@@ -60,7 +64,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     filter: (q) => (q.omschrijvingGeneriek ? { omschrijvingGeneriek: q.omschrijvingGeneriek } : {}),
   });
 
-  const eigenschappen = registerOnderdeel(c, {
+  const eigenschappen = registerOnderdeel<EigenschapDoc>(c, {
     collection: 'eigenschappen',
     resource: 'eigenschap',
     schema: Eigenschap,
@@ -68,10 +72,10 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     query: ChildQuery,
     defaults: { toelichting: '', statustype: null, ...GELDIGHEID },
     links: [{ field: 'statustype', target: 'statustypen' }],
-    rules: async (doc) => ({ ...doc, specificatie: { groep: '', waardenverzameling: [], ...(doc.specificatie as object) } }),
+    rules: async (doc) => ({ ...doc, specificatie: { groep: '', waardenverzameling: [], ...doc.specificatie } }),
   });
 
-  const resultaattypen = registerOnderdeel(c, {
+  const resultaattypen = registerOnderdeel<ResultaatTypeDoc>(c, {
     collection: 'resultaattypen',
     resource: 'resultaattype',
     schema: ResultaatType,
@@ -93,18 +97,18 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     rules: (doc, zaaktype, current) => resultaattypeRules(c, doc, zaaktype, current),
     render: async (doc, url, query) => {
       const datum = (query?.datumGeldigheid ?? query?.datum_geldigheid) as string | undefined;
-      const iots = await Promise.all(((doc.informatieobjecttypen as string[]) ?? []).map((u) => c.informatieobjecttypen.byUrl(u)));
+      const iots = await Promise.all((doc.informatieobjecttypen ?? []).map((u) => c.informatieobjecttypen.byUrl(u)));
       return {
         brondatumArchiefprocedure: doc.brondatumArchiefprocedure ?? BRONDATUM_LEEG,
         besluittypen: await urlsOn(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen, datum),
-        besluittypeOmschrijving: (doc.besluittypen as string[]) ?? [],
-        informatieobjecttypeOmschrijving: iots.filter(Boolean).map((d) => String(d!.omschrijving)),
+        besluittypeOmschrijving: doc.besluittypen ?? [],
+        informatieobjecttypeOmschrijving: iots.filter((d) => !!d).map((d) => d.omschrijving),
         zaakobjecttypen: await urlsWhere(zaakobjecttypen, { resultaattypen: url }),
       };
     },
   });
 
-  const zaakobjecttypen: Resource<Doc> = registerOnderdeel(c, {
+  const zaakobjecttypen: Resource<ZaakObjectTypeDoc> = registerOnderdeel<ZaakObjectTypeDoc>(c, {
     collection: 'zaakobjecttypen',
     resource: 'zaakobjecttype',
     schema: ZaakObjectType,

@@ -19,22 +19,23 @@ import {
   withDefaults,
   type Catalogi,
 } from './context';
-import type { Doc } from './schemas';
+import type { CatalogiDoc, OnderdeelDoc, ZaakTypeDoc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /**
  * The parts of a zaaktype (statustypen, roltypen, eigenschappen, resultaattypen, zaakobjecttypen): they belong to
  * one zaaktype, may only change while that zaaktype is a concept (or with `catalogi.geforceerd-schrijven`), and carry
  * the zaaktype's catalogus, identificatie and concept state (`_concept`) for their list filters.
  */
-export interface OnderdeelDef {
+export interface OnderdeelDef<D extends OnderdeelDoc> {
   collection: string;
   resource: string;
   schema: z.ZodType;
   input: z.ZodObject;
   query: z.ZodObject;
-  defaults: Record<string, unknown>;
+  defaults: JsonObject;
   /** Extra list filters beyond zaaktype, zaaktypeIdentificatie, status and datumGeldigheid. */
-  filter?: (q: Record<string, unknown>) => Filter<Document>;
+  filter?: (q: JsonObject) => Filter<Document>;
   /** Whether the type takes its catalogus from its zaaktype (all but zaakobjecttypen, where it is an input field). */
   catalogusFromZaaktype?: boolean;
   /** Whether the `status` filter applies. */
@@ -42,38 +43,39 @@ export interface OnderdeelDef {
   /** URL fields (single or list) that must point at an existing object of another Catalogi resource. */
   links?: { field: string; target: LinkTarget }[];
   /** Rules of this type on top of the shared ones; returns the document to store. */
-  rules?: (doc: Doc, zaaktype: Stored<Doc>, current: Stored<Doc> | undefined) => Promise<Doc>;
-  render?: ResourceDef<Doc>['render'];
+  rules?: (doc: D, zaaktype: Stored<ZaakTypeDoc>, current: Stored<D> | undefined) => Promise<D>;
+  render?: ResourceDef<D>['render'];
 }
 
 type LinkTarget = 'statustypen' | 'eigenschappen' | 'resultaattypen' | 'informatieobjecttypen';
 
 /** `bad-url` / `does_not_exist` for every linked URL that is not one of our objects. */
-async function checkLinks(c: Catalogi, def: OnderdeelDef, input: Doc): Promise<InvalidParam[]> {
+async function checkLinks<D extends OnderdeelDoc>(c: Catalogi, def: OnderdeelDef<D>, input: JsonObject): Promise<InvalidParam[]> {
   const errors: InvalidParam[] = [];
   for (const { field, target } of def.links ?? []) {
     const value = input[field];
     const list = Array.isArray(value) ? value.map((v, i) => [`${field}.${i}`, v] as const) : value ? [[field, value] as const] : [];
     for (const [name, url] of list) {
-      const r = await resolveLocal(c[target], name, String(url));
+      const targets: Resource<CatalogiDoc> = c[target];
+      const r = await resolveLocal(targets, name, String(url));
       if (r.error) errors.push(r.error);
     }
   }
   return errors;
 }
 
-export async function zaaktypeOfPart(c: Catalogi, part: Doc): Promise<Stored<Doc> | undefined> {
+export async function zaaktypeOfPart(c: Catalogi, part: { zaaktype?: unknown }): Promise<Stored<ZaakTypeDoc> | undefined> {
   return typeof part.zaaktype === 'string' ? c.zaaktypen.byUrl(part.zaaktype) : undefined;
 }
 
-export function assertZaaktypeConcept(zaaktype: Doc | undefined, forced: boolean): void {
+export function assertZaaktypeConcept(zaaktype: ZaakTypeDoc | undefined, forced: boolean): void {
   if (zaaktype && zaaktype.concept === false && !forced) {
     throw nonField('non-concept-zaaktype', 'Het zaaktype is gepubliceerd; onderdelen ervan kunnen niet meer gewijzigd worden.');
   }
 }
 
-export function registerOnderdeel(c: Catalogi, def: OnderdeelDef): Resource<Doc> {
-  return new Resource<Doc>(c.api, {
+export function registerOnderdeel<D extends OnderdeelDoc>(c: Catalogi, def: OnderdeelDef<D>): Resource<D> {
+  return new Resource<D>(c.api, {
     collection: def.collection,
     resource: def.resource,
     schema: def.schema,
@@ -89,8 +91,8 @@ export function registerOnderdeel(c: Catalogi, def: OnderdeelDef): Resource<Doc>
       return and(f, def.status === false ? {} : statusFilter(q.status, '_concept'), datum ? geldigOp(String(datum)) : {}, def.filter?.(q) ?? {});
     },
     prepare: async (data, ctx: WriteContext, current) => {
-      const input = parseOrThrow(def.input, data) as Doc;
-      const zaaktype = await mustResolve(c.zaaktypen, 'zaaktype', String(input.zaaktype));
+      const input = parseOrThrow(def.input, data) as JsonObject & { zaaktype: string; catalogus?: string };
+      const zaaktype = await mustResolve(c.zaaktypen, 'zaaktype', input.zaaktype);
       const forced = mayForceWrite(ctx.caller);
       assertZaaktypeConcept(zaaktype, forced);
       if (current && current.zaaktype !== input.zaaktype) assertZaaktypeConcept(await zaaktypeOfPart(c, current), forced);
@@ -100,10 +102,12 @@ export function registerOnderdeel(c: Catalogi, def: OnderdeelDef): Resource<Doc>
         await mustResolve(c.catalogussen, 'catalogus', String(input.catalogus));
         throw nonField('relations-incorrect-catalogus', 'Het zaaktype hoort bij een andere catalogus.');
       }
-      let doc = withDefaults(input, def.defaults);
-      if (def.catalogusFromZaaktype !== false) doc.catalogus = zaaktype.catalogus;
-      doc.zaaktypeIdentificatie = zaaktype.identificatie;
-      doc._concept = zaaktype.concept !== false;
+      let doc = {
+        ...withDefaults(input, def.defaults),
+        catalogus: def.catalogusFromZaaktype === false ? input.catalogus : zaaktype.catalogus,
+        zaaktypeIdentificatie: zaaktype.identificatie,
+        _concept: zaaktype.concept !== false,
+      } as D;
       if (def.rules) doc = await def.rules(doc, zaaktype, current);
       return doc;
     },

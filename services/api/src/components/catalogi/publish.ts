@@ -3,21 +3,21 @@ import { UuidParams } from '../../common/component';
 import type { Resource } from '../../common/resource';
 import { publicFields, type Stored } from '../../common/store';
 import { WRITE, ZAAKTYPE_ONDERDELEN, type Catalogi } from './context';
-import type { Doc } from './schemas';
+import type { CatalogiDoc, ZaakTypeDoc } from './schemas';
 import { besluittypenOf, informatieobjecttypenOf } from './zaaktypen';
 
 /**
  * `POST /{type}/{uuid}/publish`: ends the concept phase. A zaaktype can only be published when the besluittypen
  * and informatieobjecttypen it uses are published (`concept-relation`). Its parts follow its concept state.
  */
-export interface PublishHooks {
+export interface PublishHooks<D extends CatalogiDoc> {
   /** Refuses the publication by throwing (e.g. `concept-relation`). */
-  check?: (doc: Stored<Doc>, url: string) => Promise<void>;
+  check?: (doc: Stored<D>, url: string) => Promise<void>;
   /** Brings denormalised copies of the concept state up to date once the object is published. */
   after?: (url: string) => Promise<void>;
 }
 
-export function registerPublish(c: Catalogi, resource: Resource<Doc>, hooks: PublishHooks = {}): void {
+export function registerPublish<D extends CatalogiDoc>(c: Catalogi, resource: Resource<D>, hooks: PublishHooks<D> = {}): void {
   c.api.route({
     method: 'POST',
     path: `/${resource.def.collection}/:uuid/publish`,
@@ -31,7 +31,7 @@ export function registerPublish(c: Catalogi, resource: Resource<Doc>, hooks: Pub
       const current = await resource.getOr404(params.uuid, caller);
       const url = resource.url(current._id);
       await hooks.check?.(current, url);
-      const doc = { ...publicFields(current), concept: false } as Doc;
+      const doc = { ...publicFields(current), concept: false };
       const stored = await resource.store.replace(current, doc, current.concept === false ? [] : resource.events(doc, current._id, 'update'));
       if (!stored) throw ZgwError.notFound(`${resource.def.resource} ${params.uuid} bestaat niet meer.`);
       await hooks.after?.(url);
@@ -40,7 +40,7 @@ export function registerPublish(c: Catalogi, resource: Resource<Doc>, hooks: Pub
   });
 }
 
-export async function zaaktypePublishCheck(c: Catalogi, doc: Stored<Doc>, url: string): Promise<void> {
+export async function zaaktypePublishCheck(c: Catalogi, doc: Stored<ZaakTypeDoc>, url: string): Promise<void> {
   const related = [...(await besluittypenOf(c, doc)), ...(await informatieobjecttypenOf(c, url))];
   if (related.some((r) => r.concept !== false)) {
     throw ZgwError.field('nonFieldErrors', 'concept-relation', 'Alle gerelateerde besluittypen en informatieobjecttypen moeten gepubliceerd zijn.');

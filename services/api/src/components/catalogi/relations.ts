@@ -4,30 +4,30 @@ import { groupBy } from '../../common/group';
 import type { Resource } from '../../common/resource';
 import { LIVE, live, type Stored } from '../../common/store';
 import { isUrl, resolveLocal } from './context';
-import type { Doc } from './schemas';
+import type { CatalogiDoc } from './schemas';
 
 /**
  * The 1.3 history model: a type refers to another type of the same catalogus by its omschrijving (besluittypen,
  * informatieobjecttypen) or identificatie (zaaktypen), so a relation keeps pointing at whatever version is current.
  * Clients may still send URLs; those are turned into the omschrijving/identificatie of the object they point at.
  */
-export interface NamedRelations {
+export interface NamedRelations<D extends CatalogiDoc> {
   names: string[];
   /** The objects that were given by URL (for concept and catalogus checks). */
-  byUrl: Stored<Doc>[];
+  byUrl: Stored<D>[];
   errors: InvalidParam[];
   /** True when a URL pointed into another catalogus. */
   foreignCatalogus: boolean;
 }
 
-export async function namesFromInput(
-  target: Resource<Doc>,
+export async function namesFromInput<D extends CatalogiDoc>(
+  target: Resource<D>,
   field: string,
-  nameField: string,
+  nameField: keyof D & string,
   catalogus: string,
   values: readonly string[],
-): Promise<NamedRelations> {
-  const out: NamedRelations = { names: [], byUrl: [], errors: [], foreignCatalogus: false };
+): Promise<NamedRelations<D>> {
+  const out: NamedRelations<D> = { names: [], byUrl: [], errors: [], foreignCatalogus: false };
   for (const [i, value] of values.entries()) {
     if (!isUrl(value)) {
       if (!out.names.includes(value)) out.names.push(value);
@@ -63,11 +63,16 @@ export function vandaag(): string {
  * Every stored version in `catalogus` of the objects of `target` whose `nameField` is one of `names`, newest first.
  * For the rules that concern all versions (publishing, deleting); what a relation shows is `versionsOn`'s.
  */
-export async function byNames(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown): Promise<Stored<Doc>[]> {
+export async function byNames<D extends CatalogiDoc>(
+  target: Resource<D>,
+  nameField: string,
+  catalogus: unknown,
+  names: unknown,
+): Promise<Stored<D>[]> {
   const list = namesIn(names);
   if (!list.length || typeof catalogus !== 'string') return [];
   // Every version is read, so they are put newest first here: the query then needs no index on the sort.
-  const docs = (await target.store.raw.find({ catalogus, [nameField]: { $in: list }, ...LIVE }).toArray()) as Stored<Doc>[];
+  const docs = (await target.store.raw.find({ catalogus, [nameField]: { $in: list }, ...LIVE }).toArray()) as Stored<D>[];
   return docs.sort(newestFirst);
 }
 
@@ -99,9 +104,9 @@ export function versionOn<T extends Document>(versions: readonly T[], datum: str
 const VERSION_FIELDS = ['concept', 'beginGeldigheid', 'eindeGeldigheid', '_created'];
 
 /** Batched loaders of the versions of names, per target, name field and catalogus (see GroupLoader). */
-const versionLoaders = new WeakMap<Resource<Doc>, Map<string, GroupLoader>>();
+const versionLoaders = new WeakMap<Resource<CatalogiDoc>, Map<string, GroupLoader>>();
 
-function versionLoader(target: Resource<Doc>, nameField: string, catalogus: string): GroupLoader {
+function versionLoader(target: Resource<CatalogiDoc>, nameField: string, catalogus: string): GroupLoader {
   let perTarget = versionLoaders.get(target);
   if (!perTarget) versionLoaders.set(target, (perTarget = new Map()));
   const key = `${nameField} ${catalogus}`;
@@ -117,7 +122,7 @@ function versionLoader(target: Resource<Doc>, nameField: string, catalogus: stri
  * zaak's startdatum, all resolve through here, so they agree. A page's names are loaded in one query per catalogus.
  */
 export async function versionsOn(
-  target: Resource<Doc>,
+  target: Resource<CatalogiDoc>,
   nameField: string,
   catalogus: unknown,
   names: unknown,
@@ -136,12 +141,18 @@ export async function versionsOn(
 }
 
 /** `versionsOn` as URLs, in the order of `names`; names without a version on `datum` are left out. */
-export async function urlsOn(target: Resource<Doc>, nameField: string, catalogus: unknown, names: unknown, datum?: string): Promise<string[]> {
+export async function urlsOn(
+  target: Resource<CatalogiDoc>,
+  nameField: string,
+  catalogus: unknown,
+  names: unknown,
+  datum?: string,
+): Promise<string[]> {
   return [...(await versionsOn(target, nameField, catalogus, names, datum)).values()].map((d) => target.url(String(d._id)));
 }
 
 /** URLs of the objects matching a filter, without loading whole documents. */
-export async function urlsWhere(target: Resource<Doc>, filter: Filter<Document>, sort: Sort = { _created: 1, _id: 1 }): Promise<string[]> {
+export async function urlsWhere(target: Resource<CatalogiDoc>, filter: Filter<Document>, sort: Sort = { _created: 1, _id: 1 }): Promise<string[]> {
   const docs = await target.store.raw
     .find(live(filter), { projection: { _id: 1 } })
     .sort(sort)
@@ -161,7 +172,7 @@ export class GroupLoader {
   private scheduled = false;
 
   constructor(
-    private readonly target: Resource<Doc>,
+    private readonly target: Resource<CatalogiDoc>,
     private readonly field: string,
     private readonly projection: string[] = [],
     private readonly sort: Sort | null = { _created: 1, _id: 1 },

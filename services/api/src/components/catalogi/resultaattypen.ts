@@ -2,7 +2,7 @@ import { ZgwError, type InvalidParam } from '../../common/errors';
 import type { Stored } from '../../common/store';
 import type { Catalogi } from './context';
 import { namesFromInput } from './relations';
-import type { Doc } from './schemas';
+import type { ResultaatTypeDoc, StoredBrondatum, ZaakTypeDoc } from './schemas';
 
 type Brondatum = {
   afleidingswijze: string;
@@ -35,7 +35,14 @@ const AFLEIDINGSWIJZE_VOOR_PROCESTERMIJN: Record<string, string> = {
   ingeschatte_bestaansduur_procesobject: 'termijn',
 };
 
-export const BRONDATUM_LEEG = { afleidingswijze: '', datumkenmerk: '', einddatumBekend: false, objecttype: '', registratie: '', procestermijn: null };
+export const BRONDATUM_LEEG: StoredBrondatum = {
+  afleidingswijze: '',
+  datumkenmerk: '',
+  einddatumBekend: false,
+  objecttype: '',
+  registratie: '',
+  procestermijn: null,
+};
 
 export function checkBrondatum(b: Brondatum): InvalidParam[] {
   const errors: InvalidParam[] = [];
@@ -53,16 +60,21 @@ export function checkBrondatum(b: Brondatum): InvalidParam[] {
  * belong to the zaaktype's procestype and fit the afleidingswijze; archiefnominatie, archiefactietermijn and
  * omschrijvingGeneriek are derived from the selectielijst when not given.
  */
-export async function resultaattypeRules(c: Catalogi, doc: Doc, zaaktype: Stored<Doc>, current?: Stored<Doc>): Promise<Doc> {
-  const omschrijving = await c.selectielijst.resultaattypeomschrijving('resultaattypeomschrijving', String(doc.resultaattypeomschrijving));
-  const klasse = await c.selectielijst.resultaat('selectielijstklasse', String(doc.selectielijstklasse));
+export async function resultaattypeRules(
+  c: Catalogi,
+  doc: ResultaatTypeDoc,
+  zaaktype: Stored<ZaakTypeDoc>,
+  current?: Stored<ResultaatTypeDoc>,
+): Promise<ResultaatTypeDoc> {
+  const omschrijving = await c.selectielijst.resultaattypeomschrijving('resultaattypeomschrijving', doc.resultaattypeomschrijving);
+  const klasse = await c.selectielijst.resultaat('selectielijstklasse', doc.selectielijstklasse);
   const fetchErrors = [omschrijving, klasse].flatMap((r) => (r.ok ? [] : [r.error]));
   if (fetchErrors.length) throw ZgwError.validation(fetchErrors);
   const resultaat = klasse.ok ? klasse.value : undefined;
-  const out: Doc = { ...doc, omschrijvingGeneriek: omschrijving.ok ? omschrijving.value.omschrijving : '' };
+  const out: ResultaatTypeDoc = { ...doc, omschrijvingGeneriek: omschrijving.ok ? omschrijving.value.omschrijving : '' };
 
   // Field errors of the brondatumArchiefprocedure come before the errors about the combination.
-  const brondatum = doc.brondatumArchiefprocedure as Brondatum | undefined;
+  const brondatum = doc.brondatumArchiefprocedure;
   const errors: InvalidParam[] = brondatum ? checkBrondatum(brondatum) : [];
   if (zaaktype.selectielijstProcestype && resultaat && resultaat.procesType !== zaaktype.selectielijstProcestype) {
     errors.push({
@@ -85,13 +97,7 @@ export async function resultaattypeRules(c: Catalogi, doc: Doc, zaaktype: Stored
     out.brondatumArchiefprocedure = current?.brondatumArchiefprocedure ?? BRONDATUM_LEEG;
   }
 
-  const besluittypen = await namesFromInput(
-    c.besluittypen,
-    'besluittypen',
-    'omschrijving',
-    String(zaaktype.catalogus),
-    (doc.besluittypen as string[]) ?? [],
-  );
+  const besluittypen = await namesFromInput(c.besluittypen, 'besluittypen', 'omschrijving', zaaktype.catalogus, doc.besluittypen ?? []);
   errors.push(...besluittypen.errors);
   if (besluittypen.foreignCatalogus)
     errors.push({
@@ -102,7 +108,8 @@ export async function resultaattypeRules(c: Catalogi, doc: Doc, zaaktype: Stored
   if (errors.length) throw ZgwError.validation(errors);
   out.besluittypen = besluittypen.names;
 
-  if (!out.archiefnominatie && resultaat?.waardering) out.archiefnominatie = resultaat.waardering;
+  const waardering = resultaat?.waardering;
+  if (!out.archiefnominatie && (waardering === 'blijvend_bewaren' || waardering === 'vernietigen')) out.archiefnominatie = waardering;
   if (!out.archiefactietermijn && resultaat?.bewaartermijn) out.archiefactietermijn = resultaat.bewaartermijn;
   return out;
 }

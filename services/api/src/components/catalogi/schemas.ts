@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OBJECTTYPEN, VERTROUWELIJKHEID, date, url } from '../../common/schema-parts';
+import { OBJECTTYPEN, VERTROUWELIJKHEID, date, url, type StoredFields } from '../../common/schema-parts';
 
 /**
  * Catalogi API 1.3.1 resources. Each resource has an input schema (the writable fields, no defaults, so that its
@@ -434,5 +434,38 @@ export const ZiotQuery = z.object({
 
 // ---------------------------------------------------------------- stored documents
 
-/** Stored shapes: the API fields minus `url` and the fields computed at read time; `_concept` mirrors the zaaktype. */
-export type Doc = Record<string, unknown> & { catalogus?: string };
+/**
+ * Stored shapes: the API fields minus `url` and the fields computed at read time. Relations by name (besluittypen,
+ * deelzaaktypen and informatieobjecttypen of a type) are stored as the omschrijvingen/identificaties they are served
+ * as URLs of (see relations.ts).
+ */
+export type CatalogusDoc = StoredFields<typeof Catalogus, 'zaaktypen' | 'besluittypen' | 'informatieobjecttypen'>;
+export type ZaakTypeDoc = StoredFields<
+  typeof ZaakType,
+  'statustypen' | 'resultaattypen' | 'eigenschappen' | 'informatieobjecttypen' | 'roltypen' | 'zaakobjecttypen'
+>;
+export type BesluitTypeDoc = StoredFields<typeof BesluitType, 'zaaktypen' | 'resultaattypen' | 'resultaattypenOmschrijving' | 'vastgelegdIn'>;
+export type InformatieObjectTypeDoc = StoredFields<typeof InformatieObjectType, 'zaaktypen' | 'besluittypen'>;
+
+/** The types that belong to one zaaktype carry its catalogus, identificatie and concept state (`_concept`). */
+type Onderdeel = { catalogus: string; zaaktypeIdentificatie: string; _concept: boolean };
+export type StatusTypeDoc = StoredFields<typeof StatusType, 'isEindstatus'> & Onderdeel;
+export type RolTypeDoc = StoredFields<typeof RolType> & Onderdeel;
+export type EigenschapDoc = StoredFields<typeof Eigenschap> & Onderdeel;
+/** The brondatumArchiefprocedure as stored: every field present, empty ones '' (the afleidingswijze too, when none was given). */
+export type StoredBrondatum = Omit<Required<z.output<typeof BrondatumArchiefprocedure>>, 'afleidingswijze' | 'objecttype'> & {
+  afleidingswijze: string;
+  objecttype: string;
+};
+export type ResultaatTypeDoc = Omit<
+  StoredFields<typeof ResultaatType, 'besluittypeOmschrijving' | 'informatieobjecttypeOmschrijving' | 'zaakobjecttypen'>,
+  'brondatumArchiefprocedure'
+> &
+  Onderdeel & { brondatumArchiefprocedure?: StoredBrondatum };
+export type ZaakObjectTypeDoc = StoredFields<typeof ZaakObjectType> & Onderdeel;
+/** A zaaktype-informatieobjecttype also carries its informatieobjecttype's omschrijving and concept state. */
+export type ZiotDoc = StoredFields<typeof ZaakTypeInformatieObjectType> & Onderdeel & { _iotOmschrijving: string; _iotConcept: boolean };
+/** What every stored Catalogi type has: its catalogus (where versions are found by name) and its period of validity. */
+export type CatalogiDoc = { catalogus?: string | null; concept?: boolean; beginGeldigheid?: string | null; eindeGeldigheid?: string | null };
+/** What every type that belongs to one zaaktype has. */
+export type OnderdeelDoc = Onderdeel & { zaaktype: string };

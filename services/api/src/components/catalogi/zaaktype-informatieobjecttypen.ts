@@ -17,7 +17,8 @@ import {
   type Catalogi,
 } from './context';
 import { byNames, vandaag, versionOn, versionsOn } from './relations';
-import { ZaakTypeInformatieObjectType, ZaakTypeInformatieObjectTypeInput, ZiotQuery, type Doc } from './schemas';
+import { ZaakTypeInformatieObjectType, ZaakTypeInformatieObjectTypeInput, ZiotQuery, type InformatieObjectTypeDoc, type ZiotDoc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 /** A link may not change once both its zaaktype and its informatieobjecttype are published. */
 async function assertNotBothPublished(c: Catalogi, zaaktype: string, iot: string): Promise<void> {
@@ -34,8 +35,8 @@ function ziotStatusFilter(status: unknown): Filter<Document> {
   return { _concept: false, _iotConcept: false };
 }
 
-export function registerZiot(c: Catalogi): Resource<Doc> {
-  return new Resource<Doc>(c.api, {
+export function registerZiot(c: Catalogi): Resource<ZiotDoc> {
+  return new Resource<ZiotDoc>(c.api, {
     collection: 'zaaktype-informatieobjecttypen',
     resource: 'zaaktypeinformatieobjecttype',
     schema: ZaakTypeInformatieObjectType,
@@ -55,22 +56,22 @@ export function registerZiot(c: Catalogi): Resource<Doc> {
     },
     prepare: (data, ctx, current) => prepare(c, data, ctx, current),
     beforeDestroy: async (current, ctx) => {
-      if (!mayForceDelete(ctx.caller)) await assertNotBothPublished(c, String(current.zaaktype), String(current.informatieobjecttype));
+      if (!mayForceDelete(ctx.caller)) await assertNotBothPublished(c, current.zaaktype, current.informatieobjecttype);
     },
     // The link names its informatieobjecttype by omschrijving: it shows the version valid today (the list has no
     // datumGeldigheid). The field is required, so without a version valid today it shows the one it was made with.
     render: async (doc) => {
-      const omschrijving = String(doc._iotOmschrijving ?? '');
+      const omschrijving = doc._iotOmschrijving ?? '';
       const version = (await versionsOn(c.informatieobjecttypen, 'omschrijving', doc.catalogus, [omschrijving])).get(omschrijving);
       return { informatieobjecttype: version ? c.informatieobjecttypen.url(String(version._id)) : doc.informatieobjecttype };
     },
   });
 }
 
-async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
+async function prepare(c: Catalogi, data: JsonObject, ctx: WriteContext, current?: Stored<ZiotDoc>): Promise<ZiotDoc> {
   const input = parseOrThrow(ZaakTypeInformatieObjectTypeInput, data);
   const zaaktype = await mustResolve(c.zaaktypen, 'zaaktype', input.zaaktype);
-  let iot: Stored<Doc> | undefined;
+  let iot: Stored<InformatieObjectTypeDoc> | undefined;
   if (isUrl(input.informatieobjecttype)) {
     const r = await resolveLocal(c.informatieobjecttypen, 'informatieobjecttype', input.informatieobjecttype);
     if (r.error) throw ZgwError.validation([r.error]);
@@ -94,7 +95,7 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
   if (input.statustype) await mustResolve(c.statustypen, 'statustype', input.statustype);
   const iotUrl = c.informatieobjecttypen.url(iot!._id);
   if (!mayForceWrite(ctx.caller)) {
-    if (current) await assertNotBothPublished(c, String(current.zaaktype), String(current.informatieobjecttype));
+    if (current) await assertNotBothPublished(c, current.zaaktype, current.informatieobjecttype);
     if (zaaktype.concept === false && iot!.concept === false) {
       throw nonField('non-concept-relation', 'Zaaktype en informatieobjecttype zijn beide gepubliceerd.');
     }

@@ -23,7 +23,8 @@ import {
   type Catalogi,
 } from './context';
 import { GroupLoader, byNames, namesFromInput, urlsOn, vandaag, versionsOn } from './relations';
-import { ZaakType, ZaakTypeInput, ZaakTypeQuery, date, type Doc } from './schemas';
+import { ZaakType, ZaakTypeInput, ZaakTypeQuery, date, type BesluitTypeDoc, type InformatieObjectTypeDoc, type ZaakTypeDoc } from './schemas';
+import type { JsonObject } from '../../common/schema-parts';
 
 const ZAAKTYPE_READ = [...READ, 'documenten.lezen', 'zaken.lezen'];
 
@@ -42,19 +43,19 @@ const DEFAULTS = {
   eindeGeldigheid: null,
   beginObject: null,
   eindeObject: null,
-};
+} satisfies Partial<ZaakTypeDoc>;
 
 /** The besluittypen a zaaktype refers to (by omschrijving), every version in its catalogus. */
-export function besluittypenOf(c: Catalogi, zaaktype: Doc): Promise<Stored<Doc>[]> {
+export function besluittypenOf(c: Catalogi, zaaktype: ZaakTypeDoc): Promise<Stored<BesluitTypeDoc>[]> {
   return byNames(c.besluittypen, 'omschrijving', zaaktype.catalogus, zaaktype.besluittypen);
 }
 
 /** The informatieobjecttypen a zaaktype is linked to through zaaktype-informatieobjecttypen. */
-export async function informatieobjecttypenOf(c: Catalogi, zaaktypeUrl: string): Promise<Stored<Doc>[]> {
+export async function informatieobjecttypenOf(c: Catalogi, zaaktypeUrl: string): Promise<Stored<InformatieObjectTypeDoc>[]> {
   const links = await c.ziot.store.find({ zaaktype: zaaktypeUrl });
-  const out: Stored<Doc>[] = [];
+  const out: Stored<InformatieObjectTypeDoc>[] = [];
   for (const link of links) {
-    const doc = await c.informatieobjecttypen.byUrl(String(link.informatieobjecttype));
+    const doc = await c.informatieobjecttypen.byUrl(link.informatieobjecttype);
     if (doc) out.push(doc);
   }
   return out;
@@ -75,7 +76,7 @@ export async function informatieobjecttypenOn(c: Catalogi, zaaktypeUrl: string, 
   );
 }
 
-export function registerZaaktypen(c: Catalogi): Resource<Doc> {
+export function registerZaaktypen(c: Catalogi): Resource<ZaakTypeDoc> {
   // The parts of a zaaktype, loaded per page in one query per collection (see GroupLoader).
   let parts: Record<'statustypen' | 'resultaattypen' | 'eigenschappen' | 'roltypen' | 'zaakobjecttypen' | 'ziot', GroupLoader> | undefined;
   const loaders = () =>
@@ -87,7 +88,7 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
       zaakobjecttypen: new GroupLoader(c.zaakobjecttypen, 'zaaktype'),
       ziot: new GroupLoader(c.ziot, 'zaaktype', ['_iotOmschrijving'], { volgnummer: 1, _id: 1 }),
     });
-  const resource: Resource<Doc> = new Resource<Doc>(c.api, {
+  const resource: Resource<ZaakTypeDoc> = new Resource<ZaakTypeDoc>(c.api, {
     collection: 'zaaktypen',
     resource: 'zaaktype',
     schema: ZaakType,
@@ -135,7 +136,7 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
         l.zaakobjecttypen.urls(url, datum),
         l.ziot.load(url),
       ]);
-      const gerelateerd = (doc.gerelateerdeZaaktypen as { zaaktype: string }[] | undefined) ?? [];
+      const gerelateerd = doc.gerelateerdeZaaktypen;
       const [besluittypen, deelzaaktypen, gerelateerdeVersies, informatieobjecttypen] = await Promise.all([
         urlsOn(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen, op),
         urlsOn(resource, 'identificatie', doc.catalogus, doc.deelzaaktypen, op),
@@ -175,7 +176,7 @@ export function registerZaaktypen(c: Catalogi): Resource<Doc> {
   return resource;
 }
 
-async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteContext, current?: Stored<Doc>): Promise<Doc> {
+async function prepare(c: Catalogi, data: JsonObject, ctx: WriteContext, current?: Stored<ZaakTypeDoc>): Promise<ZaakTypeDoc> {
   const input = parseOrThrow(ZaakTypeInput, data);
   await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
   const errors: InvalidParam[] = [];
@@ -191,14 +192,16 @@ async function prepare(c: Catalogi, data: Record<string, unknown>, ctx: WriteCon
     // A URL to one of our zaaktypen is stored as its identificatie; other URLs stay as given.
     const local = isUrl(g.zaaktype) ? await c.zaaktypen.byUrl(g.zaaktype) : undefined;
     gerelateerdeZaaktypen.push({
-      zaaktype: local ? String(local.identificatie) : g.zaaktype,
+      zaaktype: local ? local.identificatie : g.zaaktype,
       aardRelatie: g.aardRelatie,
       toelichting: g.toelichting ?? '',
     });
   }
 
-  const doc: Doc = withDefaults({ ...input, besluittypen: besluittypen.names, deelzaaktypen: deelzaaktypen.names, gerelateerdeZaaktypen }, DEFAULTS);
-  doc.concept = current ? current.concept !== false : true;
+  const doc: ZaakTypeDoc = {
+    ...withDefaults({ ...input, besluittypen: besluittypen.names, deelzaaktypen: deelzaaktypen.names, gerelateerdeZaaktypen }, DEFAULTS),
+    concept: current ? current.concept !== false : true,
+  };
 
   if (!mayForceWrite(ctx.caller)) {
     if (current && !onlyEndsGeldigheid(current, doc)) {

@@ -193,9 +193,9 @@ async function ensureIndexes(z: Zaken): Promise<void> {
     ...ZAAK_RANGE.map((f) => ({ key: { _created: 1, _id: 1, [f]: 1 } })),
     ...ZAAK_ORDERING.map((f) => ({ key: { [f]: 1, _id: 1 } })),
     ...ZAAK_ORDERING.map((f) => ({ key: { zaaktype: 1, [f]: 1, _id: 1, _vertrouwelijkheid: 1 } })),
-    { key: { zaakgeometrie: '2dsphere' } as never, sparse: true },
+    { key: { zaakgeometrie: '2dsphere' }, sparse: true },
     // `_zoek` on an area in list order.
-    { key: { _created: 1, _id: 1, zaakgeometrie: '2dsphere' } as never },
+    { key: { _created: 1, _id: 1, zaakgeometrie: '2dsphere' } },
   ]);
   // Authorised lists: the zaaktype of one autorisatie, the list order, then its vertrouwelijkheid bound.
   for (const p of partsOf(z)) {

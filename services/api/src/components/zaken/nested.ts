@@ -61,7 +61,7 @@ export class NestedResource<D extends NestedDoc> extends Resource<D> {
     const [, , uuid, oud, nieuw] = args;
     const doc = (nieuw ?? oud)!;
     const url = this.urlOf({ ...doc, _id: uuid });
-    const view = (v: Record<string, unknown> | null) => (v ? { ...v, url } : null);
+    const view = (v: JsonObject | null) => (v ? { ...v, url } : null);
     return {
       ...entry,
       hoofdObject: doc.zaak,

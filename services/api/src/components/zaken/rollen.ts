@@ -1,4 +1,5 @@
 import type { Document, Filter } from 'mongodb';
+import type { z as zod } from 'zod';
 import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import { invalidParams } from '../../common/validation';
@@ -44,17 +45,11 @@ export function rolFilterOfZaakQuery(q: JsonObject): Filter<Document> | undefine
  * Validates an identificatie against the schema of its type; field names carry the identificatie's own name. A type
  * without an identificatie in the standard (a besluit, enkelvoudig_document or status zaakobject) keeps none.
  */
-function parseIdentificatie(
-  schema: { safeParse(v: unknown): { success: boolean; data?: unknown; error?: unknown } } | undefined,
-  name: string,
-  value: unknown,
-): JsonObject | null {
+function parseIdentificatie(schema: zod.ZodType | undefined, name: string, value: unknown): JsonObject | null {
   if (value === undefined || value === null || !schema) return null;
   const r = schema.safeParse(value);
   if (!r.success) {
-    throw ZgwError.validation(
-      invalidParams(r.error as never, value).map((p) => ({ ...p, name: p.name === 'nonFieldErrors' ? name : `${name}.${p.name}` })),
-    );
+    throw ZgwError.validation(invalidParams(r.error, value).map((p) => ({ ...p, name: p.name === 'nonFieldErrors' ? name : `${name}.${p.name}` })));
   }
   return r.data as JsonObject;
 }
