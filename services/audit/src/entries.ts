@@ -1,4 +1,5 @@
-import { AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION, READ_EXPIRY_FIELD } from '@zgw/shared';
+import type { z } from 'zod';
+import { AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION, AuditEntry, READ_EXPIRY_FIELD, ReadEntry } from '@zgw/shared';
 
 /** An entry as stored: the message's entry with `_id` = its uuid (as the API stores the entries it writes itself). */
 export type StoredEntry = { _id: string; uuid: string } & Record<string, unknown>;
@@ -32,16 +33,42 @@ export const COLLECTION_OF: Readonly<Record<string, AuditCollection>> = {
 };
 
 /**
- * The fields an entry must have to be stored: its uuid (the `_id`), what the indexes and the auditor's queries use,
- * and what says what happened. Other fields are kept as they are (a newer API may add some).
+ * What an entry must have to be stored, from the shared schemas of the two topics: its uuid (the `_id`), its moment,
+ * what the indexes and the auditor's queries use, and what says what happened. Other fields are kept as they are (a
+ * newer API may add some).
  */
-const REQUIRED: Readonly<Record<string, readonly string[]>> = {
-  [AUDIT_TOPIC]: ['bron', 'actie', 'hoofdObject', 'resource', 'resourceUrl'],
-  [AUDIT_READS_TOPIC]: ['bron', 'actie', 'clientId', 'resource'],
+const REQUIRED: Readonly<Record<string, z.ZodType<Record<string, unknown>>>> = {
+  [AUDIT_TOPIC]: AuditEntry.pick({
+    uuid: true,
+    aanmaakdatum: true,
+    bron: true,
+    actie: true,
+    hoofdObject: true,
+    resource: true,
+    resourceUrl: true,
+  }).loose(),
+  [AUDIT_READS_TOPIC]: ReadEntry.pick({
+    uuid: true,
+    aanmaakdatum: true,
+    bron: true,
+    actie: true,
+    clientId: true,
+    resource: true,
+    hoofdObject: true,
+    hoofdObjecten: true,
+    resourceUrl: true,
+  }).loose(),
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const MOMENT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+/** Why a message is refused, by the first field the schema refuses: names fields, never values. */
+function reasonOf(error: z.ZodError, data: Record<string, unknown>): string {
+  const issue = error.issues[0];
+  const field = String(issue?.path[0] ?? '');
+  if (field === 'uuid' || field === 'aanmaakdatum') return `no valid ${field}`;
+  if (field === 'hoofdObjecten') return 'hoofdObjecten is not a list of strings';
+  if (data[field] === undefined) return `no ${field}`;
+  return issue?.code === 'invalid_type' ? `${field} is not a ${issue.expected}` : `${field} is not valid`;
+}
 
 export type Parsed = { entry: StoredEntry; reason?: undefined } | { entry?: undefined; reason: string };
 
@@ -60,13 +87,9 @@ export function parseEntry(topic: string, value: Buffer | null | undefined): Par
     return { reason: 'not JSON' };
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) return { reason: 'not a JSON object' };
-  const entry = data as Record<string, unknown>;
-  if (typeof entry.uuid !== 'string' || !UUID.test(entry.uuid)) return { reason: 'no valid uuid' };
-  if (typeof entry.aanmaakdatum !== 'string' || !MOMENT.test(entry.aanmaakdatum) || Number.isNaN(Date.parse(entry.aanmaakdatum))) {
-    return { reason: 'no valid aanmaakdatum' };
-  }
-  for (const field of required) if (typeof entry[field] !== 'string') return { reason: `no ${field}` };
-  if (entry.hoofdObject !== undefined && typeof entry.hoofdObject !== 'string') return { reason: 'hoofdObject is not a string' };
+  const parsed = required.safeParse(data);
+  if (!parsed.success) return { reason: reasonOf(parsed.error, data as Record<string, unknown>) };
+  const entry = parsed.data;
   // MongoDB refuses top-level field names with a leading `$`; `_id` is ours to set.
   for (const key of Object.keys(entry))
     if (key.startsWith('$') || key === '_id') return { reason: `field name ${key.startsWith('$') ? 'starting with $' : '_id'}` };

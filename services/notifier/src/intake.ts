@@ -15,7 +15,7 @@ import {
   type DeliveryDoc,
   type KeptNotificatie,
   type Logger,
-  type Notificatie,
+  Notificatie,
 } from '@zgw/shared';
 import type { Clock } from './clock';
 import type { Deliverer } from './deliverer';
@@ -179,7 +179,11 @@ function fallbackId(topic: string, partition: number, offset: string): string {
   return createHash('sha256').update(`${topic}/${partition}/${offset}`).digest('hex').slice(0, 32);
 }
 
-const FIELDS = ['kanaal', 'hoofdObject', 'resource', 'resourceUrl', 'actie', 'aanmaakdatum'] as const;
+/**
+ * A message as the notifier takes it: the shared Notificatie schema, with kenmerken that are not a map of strings
+ * read as none (a notification without kenmerken still reaches the abonnementen without filters).
+ */
+const Message = Notificatie.extend({ kenmerken: Notificatie.shape.kenmerken.catch({}) });
 
 /** A notification (the NRC message) from a message value, or undefined. */
 function parse(value: Buffer | null): Notificatie | undefined {
@@ -190,17 +194,6 @@ function parse(value: Buffer | null): Notificatie | undefined {
   } catch {
     return undefined;
   }
-  if (!data || typeof data !== 'object' || Array.isArray(data)) return undefined;
-  const n = data as Record<string, unknown>;
-  if (FIELDS.some((f) => typeof n[f] !== 'string')) return undefined;
-  const kenmerken = n.kenmerken && typeof n.kenmerken === 'object' && !Array.isArray(n.kenmerken) ? (n.kenmerken as Record<string, string>) : {};
-  return {
-    kanaal: n.kanaal as string,
-    hoofdObject: n.hoofdObject as string,
-    resource: n.resource as string,
-    resourceUrl: n.resourceUrl as string,
-    actie: n.actie as string,
-    aanmaakdatum: n.aanmaakdatum as string,
-    kenmerken,
-  };
+  const parsed = Message.safeParse(data);
+  return parsed.success ? parsed.data : undefined;
 }
