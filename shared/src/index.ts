@@ -15,3 +15,4 @@ export * from './zgw-client';
 export * from './metrics';
 export * from './cloudevents';
 export * from './tracing';
+export * from './pii';
