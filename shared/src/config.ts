@@ -107,6 +107,15 @@ const schema = z.object({
   /** An admin session ends after this many minutes without a request, and after ADMIN_SESSION_MAX_HOURS in any case. */
   ADMIN_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).default(30),
   ADMIN_SESSION_MAX_HOURS: z.coerce.number().int().min(1).default(12),
+  /**
+   * Keys of the personal identifiers at rest (README, Personal data): `<version>:<base64 of 32 bytes>`, comma- or
+   * line-separated, newest first; or a file of them. With neither and MongoDB on this machine (the platform's own
+   * engines): `<ZGW_DATA_DIR>/pii-keys`, created on the first start.
+   */
+  ZGW_PII_KEYS: z.string().default(''),
+  ZGW_PII_KEYS_FILE: z.string().default(''),
+  /** The data directory of the platform's own engines (scripts/engines.sh). */
+  ZGW_DATA_DIR: z.string().min(1).default('.data'),
 });
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };

@@ -4,8 +4,11 @@
 // own. Its interface (encrypt/decrypt a value in a context, the search hashes of a value) is what a client-side field
 // level encryption of a production cluster would offer too.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { inspect } from 'node:util';
+import type { Config } from './config';
+import type { Logger } from './logger';
 
 /** An encrypted value as stored: `pii:<version>:<nonce>:<ciphertext and tag>` (base64url). */
 const TOKEN = /^pii:([A-Za-z0-9_-]{1,32}):([A-Za-z0-9_-]{16}):([A-Za-z0-9_-]+)$/;
@@ -62,9 +65,21 @@ export function newPiiKey(version: string): string {
 export function piiKeyFile(path: string, create: boolean): { keys: PiiKey[]; created: boolean } | undefined {
   if (existsSync(path)) return { keys: parsePiiKeys(readFileSync(path, 'utf8')), created: false };
   if (!create) return undefined;
-  writeFileSync(path, `${newPiiKey('v1')}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(path, 0o600);
-  return { keys: parsePiiKeys(readFileSync(path, 'utf8')), created: true };
+  mkdirSync(dirname(path), { recursive: true });
+  // written aside, then linked into place: a process starting at the same moment finds the whole file or none
+  const aside = `${path}.${process.pid}.new`;
+  writeFileSync(aside, `${newPiiKey('v1')}\n`, { mode: 0o600 });
+  chmodSync(aside, 0o600);
+  let created = true;
+  try {
+    linkSync(aside, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    created = false;
+  } finally {
+    unlinkSync(aside);
+  }
+  return { keys: parsePiiKeys(readFileSync(path, 'utf8')), created };
 }
 
 interface Derived {
@@ -162,4 +177,36 @@ function derive(secret: Buffer, purpose: string): Buffer {
 function hashWith(key: Derived, value: string, context: string): string {
   const mac = createHmac('sha256', key.search).update(context).update('\u0000').update(value).digest('base64url');
   return `h:${key.version}:${mac}`;
+}
+
+/** Whether a MongoDB URL names this machine (the platform's own engines), not a cluster elsewhere. */
+function onThisMachine(url: string): boolean {
+  const hosts =
+    url
+      .replace(/^mongodb(\+srv)?:\/\//, '')
+      .replace(/^[^@/]*@/, '')
+      .split(/[/?]/)[0] ?? '';
+  return hosts.split(',').every((h) => /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(h));
+}
+
+/**
+ * The PII keys of this process: `ZGW_PII_KEYS`, else the file `ZGW_PII_KEYS_FILE`, else, on the platform's own
+ * engines, `<ZGW_DATA_DIR>/pii-keys` (created with a new key on the first start, which is logged once). Against a
+ * MongoDB elsewhere one of the two is required: several instances must not each make their own key.
+ */
+export function piiFromConfig(config: Pick<Config, 'ZGW_PII_KEYS' | 'ZGW_PII_KEYS_FILE' | 'ZGW_DATA_DIR' | 'MONGODB_URL'>, log: Logger): Pii {
+  if (config.ZGW_PII_KEYS.trim()) return new Pii(parsePiiKeys(config.ZGW_PII_KEYS));
+  if (config.ZGW_PII_KEYS_FILE) {
+    const file = piiKeyFile(config.ZGW_PII_KEYS_FILE, false);
+    if (!file) throw new PiiError(`ZGW_PII_KEYS_FILE ${config.ZGW_PII_KEYS_FILE} does not exist`);
+    return new Pii(file.keys);
+  }
+  if (!onThisMachine(config.MONGODB_URL)) {
+    throw new PiiError('ZGW_PII_KEYS or ZGW_PII_KEYS_FILE is required with a MongoDB on another machine (README, Personal data)');
+  }
+  const path = join(config.ZGW_DATA_DIR, 'pii-keys');
+  const file = piiKeyFile(path, true)!;
+  if (file.created)
+    log.warn({ file: path }, 'created the PII key file: back it up with the data; without it the personal identifiers cannot be read');
+  return new Pii(file.keys);
 }

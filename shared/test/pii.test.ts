@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
-import { Pii, PiiError, newPiiKey, parsePiiKeys, piiKeyFile } from '../src/pii';
+import { createLogger } from '../src/logger';
+import { Pii, PiiError, newPiiKey, parsePiiKeys, piiFromConfig, piiKeyFile } from '../src/pii';
 
 // The module that keeps personal identifiers out of the clear at rest: encryption per value, search hashes, keys.
 
@@ -92,5 +93,35 @@ describe('PII encryption', () => {
     expect(again.created).toBe(false);
     expect(again.keys.map((k) => k.secret.toString('base64'))).toEqual(first.keys.map((k) => k.secret.toString('base64')));
     expect(readFileSync(file, 'utf8')).toMatch(/^v1:[A-Za-z0-9+/]{43}=\n$/);
+  });
+
+  it('takes its keys from ZGW_PII_KEYS, a key file, or on this machine the data directory; elsewhere it refuses without', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pii-config-'));
+    const lines: string[] = [];
+    const log = createLogger('test', 'info', { write: (l: string) => void lines.push(l) });
+    const config = (over: Record<string, string>) => ({
+      ZGW_PII_KEYS: '',
+      ZGW_PII_KEYS_FILE: '',
+      ZGW_DATA_DIR: dir,
+      MONGODB_URL: 'mongodb://127.0.0.1:27017',
+      ...over,
+    });
+    expect(piiFromConfig(config({ ZGW_PII_KEYS: `${v2},${v1}` }), log).versions).toEqual(['v2', 'v1']);
+    expect(() => piiFromConfig(config({ ZGW_PII_KEYS_FILE: join(dir, 'absent') }), log)).toThrow(/ZGW_PII_KEYS_FILE .* does not exist/);
+    for (const url of [
+      'mongodb://db.example:27017',
+      'mongodb://127.0.0.1:27017,db2.example:27017/?replicaSet=rs0',
+      'mongodb+srv://u:p@cluster.example/zgw',
+    ]) {
+      expect(() => piiFromConfig(config({ MONGODB_URL: url }), log)).toThrow(
+        'ZGW_PII_KEYS or ZGW_PII_KEYS_FILE is required with a MongoDB on another machine',
+      );
+    }
+    const first = piiFromConfig(config({}), log);
+    const again = piiFromConfig(config({ MONGODB_URL: 'mongodb://localhost:27017/zgw' }), log);
+    expect(again.searchHash(BSN, 'bsn')).toBe(first.searchHash(BSN, 'bsn'));
+    expect(lines.filter((l) => l.includes('created the PII key file'))).toHaveLength(1);
+    expect(lines.join('')).not.toContain(readFileSync(join(dir, 'pii-keys'), 'utf8').trim().slice(3));
+    expect(piiFromConfig(config({ ZGW_PII_KEYS_FILE: join(dir, 'pii-keys'), MONGODB_URL: 'mongodb://db.example' }), log).versions).toEqual(['v1']);
   });
 });

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { createKafka, type Config, type Logger } from '@zgw/shared';
+import { createKafka, piiFromConfig, type Config, type Logger } from '@zgw/shared';
 import { ReadAudit } from './common/audit-reads';
 import { Authenticator } from './common/auth';
 import { Caches } from './common/cache';
@@ -48,6 +48,7 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
   return {
     config,
     caches,
+    pii: piiFromConfig(config, log),
     db,
     log,
     relay,

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Db, Document } from 'mongodb';
 import { z } from 'zod';
-import { AUDIT_READS_COLLECTION, AUDITTRAIL_COLLECTION, ensureAuditIndexes, type ReadEntry } from '@zgw/shared';
+import { AUDIT_READS_COLLECTION, AUDITTRAIL_COLLECTION, ensureAuditIndexes, type Pii, type ReadEntry } from '@zgw/shared';
 import type { Caller } from './auth';
 import type { ComponentApi } from './component';
 import { ZgwError } from './errors';
 import type { Resource } from './resource';
 import type { Stored } from './store';
+import { openPii } from './pii-fields';
+import type { JsonObject } from './schema-parts';
 
 export const AuditTrail = z
   .object({
@@ -34,12 +36,13 @@ type AuditTrailView = z.infer<typeof AuditTrail>;
 type StoredRead = ReadEntry & { _id: string };
 
 /**
- * A write entry as the standard shows it: `bron` in its lower-case code (`zrc`), and of `wijzigingen` only the sides
- * that exist (a create has no `oud`, a destroy no `nieuw`).
+ * A write entry as the standard shows it: `bron` in its lower-case code (`zrc`), of `wijzigingen` only the sides
+ * that exist (a create has no `oud`, a destroy no `nieuw`), and their personal identifiers opened (the trail keeps
+ * the objects as they are stored: sealed).
  */
-const view = ({ _id, ...rest }: Entry): AuditTrailView => {
+const view = (pii: Pii, { _id, ...rest }: Entry): AuditTrailView => {
   const entry = Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('_'))) as AuditTrailView;
-  const { oud, nieuw } = (entry.wijzigingen ?? {}) as { oud?: Record<string, unknown> | null; nieuw?: Record<string, unknown> | null };
+  const { oud, nieuw } = openPii(pii, entry.wijzigingen ?? {}) as { oud?: JsonObject | null; nieuw?: JsonObject | null };
   return {
     ...entry,
     uuid: _id,
@@ -157,7 +160,7 @@ export function registerAudittrail<D extends Document>(
         reads.find({ hoofdObjecten: hoofdObject }).sort({ aanmaakdatum: 1, _id: 1 }).toArray(),
       ]);
       return merged(
-        writes.map(view),
+        writes.map((w) => view(api.deps.pii, w)),
         read.flatMap((r) => readLines(r, hoofdObject, weergave)),
       );
     },
@@ -174,7 +177,7 @@ export function registerAudittrail<D extends Document>(
       const { url: hoofdObject, weergave } = await ownerOf(params as Record<string, string>, caller);
       const uuid = (params as Record<string, string>).uuid!;
       const entry = await coll.findOne({ _id: uuid, hoofdObject });
-      if (entry) return view(entry);
+      if (entry) return view(api.deps.pii, entry);
       // A read's first line carries the read's uuid; the others are found among this object's reads.
       const first = await reads.findOne({ _id: uuid, hoofdObjecten: hoofdObject });
       const line = first

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { Config, Logger } from '@zgw/shared';
+import type { Config, Logger, Pii } from '@zgw/shared';
 import type { ReadAudit } from './audit-reads';
 import type { Authenticator } from './auth';
 import type { Caches } from './cache';
@@ -21,6 +21,8 @@ export interface Deps {
   log: Logger;
   auth: Authenticator;
   caches: Caches;
+  /** Seals and opens personal identifiers at rest, and gives their search hashes (common/pii-fields.ts). */
+  pii: Pii;
   relay?: OutboxRelay;
   /** The audit trail of reads (audited components record every successful read here). */
   reads?: ReadAudit;

@@ -12,9 +12,10 @@ import { refusedGeometry } from './geo';
 import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen, zaakbesluitLinks } from './nested';
 import { registerKlantcontacten, registerZaakcontactmomenten, registerZaakinformatieobjecten, registerZaakverzoeken } from './onderdelen';
 import { syncPartFacts } from './parts';
-import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten } from './rollen';
+import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten, sealEarlierIdentifiers } from './rollen';
 import type { ZaakDoc } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
+import { PII_FIELDS, PII_HASHES } from '../../common/pii-fields';
 import { registerResultaten, registerStatussen } from './statussen';
 import { registerZaken } from './zaken';
 
@@ -66,6 +67,8 @@ export const zaken: ComponentDef = {
     ])
       fixed += await r.store.recount();
     if (fixed) api.deps.log.warn({ buckets: fixed }, 'zaken: corrected maintained counts');
+    const sealed = await sealEarlierIdentifiers(z);
+    if (sealed) api.deps.log.info({ sealed }, 'zaken: sealed the identifiers of rollen and zaakobjecten stored in the clear');
   },
 };
 
@@ -211,7 +214,10 @@ async function ensureIndexes(z: Zaken): Promise<void> {
   await z.statussen.store.ensureIndexes([byField('statustype'), byField('indicatieLaatstGezetteStatus'), byField('zaak', 'statustype')]);
   await z.resultaten.store.ensureIndexes([byField('resultaattype')]);
   await z.rollen.store.ensureIndexes([
-    ...[...new Set(Object.values(IDENTIFICATIE_FILTERS).map(([, f]) => f))].map((f) => byField('betrokkeneType', `betrokkeneIdentificatie.${f}`)),
+    // the identifiers of a natural person by their search hashes (sealed at rest), the others as they are
+    ...[...new Set(Object.values(IDENTIFICATIE_FILTERS).map(([, f]) => f))].map((f) =>
+      byField('betrokkeneType', PII_FIELDS.has(f) ? `${PII_HASHES}.${f}` : `betrokkeneIdentificatie.${f}`),
+    ),
     byField('betrokkeneType'),
     byField('betrokkene'),
     byField('roltype'),

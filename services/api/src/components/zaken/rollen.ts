@@ -4,10 +4,13 @@ import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import { invalidParams } from '../../common/validation';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
+import { LIVE } from '../../common/store';
 import { betrokkeneIdentificatie, objectIdentificatie, type BetrokkeneType } from './identificaties';
 import { registerPart } from './parts';
 import { Rol, RolInput, RolQuery, ZaakObject, ZaakObjectInput, ZaakObjectQuery, type RolDoc, type ZaakObjectDoc } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
+import type { Pii } from '@zgw/shared';
+import { PII_FIELDS, PII_HASHES, openPii, piiCondition, piiHashes, sealPii } from '../../common/pii-fields';
 
 /** `betrokkeneIdentificatie__natuurlijkPersoon__inpBsn` and friends: query name -> (betrokkeneType, stored field). */
 export const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {
@@ -22,8 +25,9 @@ export const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {
 };
 
 /** The rollen condition of a query whose rol filters carry `prefix` (`rol__` on /zaken, none on /rollen). */
-export function rolFilter(q: JsonObject, prefix: string): Filter<Document> | undefined {
+export function rolFilter(pii: Pii, q: JsonObject, prefix: string): Filter<Document> | undefined {
   const f: JsonObject = {};
+  const sealed: JsonObject[] = [];
   const get = (k: string) => q[`${prefix}${k}`];
   if (get('betrokkeneType')) f.betrokkeneType = get('betrokkeneType');
   if (get('betrokkene')) f.betrokkene = get('betrokkene');
@@ -32,13 +36,18 @@ export function rolFilter(q: JsonObject, prefix: string): Filter<Document> | und
     const v = get(`betrokkeneIdentificatie__${name}`);
     if (v === undefined || v === '') continue;
     f.betrokkeneType = type;
-    f[`betrokkeneIdentificatie.${field}`] = v;
+    // a natural person's identifiers are sealed at rest: looked up by their search hashes
+    if (PII_FIELDS.has(field)) sealed.push(piiCondition(pii, field, String(v)));
+    else f[`betrokkeneIdentificatie.${field}`] = v;
   }
+  const ors = sealed.filter((c) => c.$or);
+  for (const c of sealed) if (!c.$or) Object.assign(f, c);
+  if (ors.length) f.$and = ors;
   return Object.keys(f).length ? f : undefined;
 }
 
-export function rolFilterOfZaakQuery(q: JsonObject): Filter<Document> | undefined {
-  return rolFilter(q, 'rol__');
+export function rolFilterOfZaakQuery(pii: Pii, q: JsonObject): Filter<Document> | undefined {
+  return rolFilter(pii, q, 'rol__');
 }
 
 /**
@@ -66,7 +75,7 @@ export function registerRollen(z: Zaken): Resource<RolDoc> {
     link: PART_LINKS.rollen,
     defaults: { betrokkene: '', afwijkendeNaamBetrokkene: '', indicatieMachtiging: '', contactpersoonRol: null, betrokkeneIdentificatie: null },
     exact: ['roltype', 'omschrijving'],
-    filter: (q) => rolFilter(q, '') ?? {},
+    filter: (q) => rolFilter(z.api.deps.pii, q, '') ?? {},
     rules: async (doc, zaak) => {
       const roltype = await z.refs.mustCatalogus('roltypen', 'roltype', doc.roltype);
       if (roltype.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het roltype hoort niet bij het zaaktype van de zaak.');
@@ -74,15 +83,21 @@ export function registerRollen(z: Zaken): Resource<RolDoc> {
         throw nonField('invalid-betrokkene', 'Geef betrokkene (een URL) of betrokkeneIdentificatie op.');
       }
       const schema = betrokkeneIdentificatie[doc.betrokkeneType];
+      const identificatie = parseIdentificatie(schema, 'betrokkeneIdentificatie', doc.betrokkeneIdentificatie);
       return {
         ...doc,
-        betrokkeneIdentificatie: parseIdentificatie(schema, 'betrokkeneIdentificatie', doc.betrokkeneIdentificatie),
+        betrokkeneIdentificatie: sealPii(z.api.deps.pii, identificatie) as JsonObject | null,
+        [PII_HASHES]: piiHashes(z.api.deps.pii, identificatie),
         omschrijving: String(roltype.omschrijving),
         omschrijvingGeneriek: String(roltype.omschrijvingGeneriek),
         registratiedatum: new Date().toISOString(),
       };
     },
-    render: (doc) => ({ uuid: doc._id, statussen: (doc._statussen ?? []).map((id) => z.statussen.url(id)) }),
+    render: (doc) => ({
+      uuid: doc._id,
+      statussen: (doc._statussen ?? []).map((id) => z.statussen.url(id)),
+      betrokkeneIdentificatie: openPii(z.api.deps.pii, doc.betrokkeneIdentificatie),
+    }),
   });
 }
 
@@ -107,7 +122,12 @@ export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
     exact: ['object', 'objectType'],
     rules: async (doc, zaak) => {
       // Stored exactly as sent: overigeData may hold identical entries (no set semantics anywhere).
-      const identificatie = parseIdentificatie(objectIdentificatie[doc.objectType], 'objectIdentificatie', doc.objectIdentificatie);
+      // (an update's current objectIdentificatie comes sealed: opened, it is checked like a new one)
+      const identificatie = parseIdentificatie(
+        objectIdentificatie[doc.objectType],
+        'objectIdentificatie',
+        openPii(z.api.deps.pii, doc.objectIdentificatie),
+      );
       if (!doc.object && !identificatie) throw nonField('invalid-zaakobject', 'Geef object (een URL) of objectIdentificatie op.');
       if (doc.objectType === 'overige' && !doc.objectTypeOverige && !doc.objectTypeOverigeDefinitie) {
         throw ZgwError.field('objectTypeOverige', 'required', 'Bij objectType "overige" hoort objectTypeOverige of objectTypeOverigeDefinitie.');
@@ -116,8 +136,40 @@ export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
         const zot = await z.refs.mustCatalogus('zaakobjecttypen', 'zaakobjecttype', doc.zaakobjecttype);
         if (zot.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het zaakobjecttype hoort niet bij het zaaktype van de zaak.');
       }
-      return { ...doc, objectIdentificatie: identificatie };
+      return {
+        ...doc,
+        objectIdentificatie: sealPii(z.api.deps.pii, identificatie) as JsonObject | null,
+        [PII_HASHES]: piiHashes(z.api.deps.pii, identificatie),
+      };
     },
-    render: (doc) => ({ uuid: doc._id }),
+    render: (doc) => ({ uuid: doc._id, objectIdentificatie: openPii(z.api.deps.pii, doc.objectIdentificatie) }),
   });
+}
+
+/**
+ * Seals the identifiers that an earlier version stored in the clear, in every rol and zaakobject (those whose
+ * `_pii` is missing), once per database (the mark in `migrations`). Each document is one update, conditional on its
+ * `_pii` still missing: a run cut short is taken up at the next start and seals nothing twice. Returns the count.
+ */
+export async function sealEarlierIdentifiers(z: Zaken): Promise<number> {
+  const marks = z.api.deps.db.collection<{ _id: string; at: Date }>('migrations');
+  const id = 'zaken.pii-sealed';
+  if (await marks.findOne({ _id: id })) return 0;
+  const { pii, log } = z.api.deps;
+  let n = 0;
+  for (const [resource, field] of [
+    [z.rollen, 'betrokkeneIdentificatie'],
+    [z.zaakobjecten, 'objectIdentificatie'],
+  ] as const) {
+    for await (const doc of resource.store.raw.find(LIVE).sort({ _created: 1, _id: 1 })) {
+      if (doc[PII_HASHES] !== undefined) continue;
+      const plain = openPii(pii, doc[field]);
+      const set = { [field]: sealPii(pii, plain), [PII_HASHES]: piiHashes(pii, plain) };
+      const r = await resource.store.raw.updateOne({ _id: doc._id, [PII_HASHES]: { $exists: false } }, { $set: set });
+      n += r.modifiedCount;
+      if (n && n % 10_000 === 0) log.info({ sealed: n }, 'zaken: sealing identifiers stored in the clear');
+    }
+  }
+  await marks.updateOne({ _id: id }, { $setOnInsert: { at: new Date() } }, { upsert: true });
+  return n;
 }

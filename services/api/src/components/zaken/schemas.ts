@@ -270,8 +270,11 @@ export const Rol = RolInput.extend({
   statussen: z.array(url),
 }).meta({ id: 'Rol' });
 
-/** `_statussen`: the statussen it set (gezetdoor). */
-export type RolDoc = PartOf<typeof Rol, 'statussen'> & { _statussen?: string[] };
+/**
+ * `_statussen`: the statussen it set (gezetdoor); `_pii`: the search hashes of its betrokkeneIdentificatie's sealed
+ * identifiers (common/pii-fields.ts).
+ */
+export type RolDoc = PartOf<typeof Rol, 'statussen'> & { _statussen?: string[]; _pii?: Record<string, string> };
 
 export const RolQuery = z.object({
   zaak: urlFilter,
@@ -316,7 +319,8 @@ export const ZaakObjectInput = z
   .meta({ id: 'ZaakObjectRequest' });
 
 export const ZaakObject = ZaakObjectInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakObject' });
-export type ZaakObjectDoc = PartOf<typeof ZaakObject>;
+/** `_pii`: the search hashes of its objectIdentificatie's sealed identifiers (also the mark that they are sealed). */
+export type ZaakObjectDoc = PartOf<typeof ZaakObject> & { _pii?: Record<string, string> };
 export const ZaakObjectQuery = z.object({ zaak: urlFilter, object: urlFilter, objectType: OBJECT_TYPE.optional() });
 
 // ---------------------------------------------------------------- ZaakInformatieObject

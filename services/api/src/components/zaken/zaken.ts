@@ -289,7 +289,7 @@ export async function zaakFilter(z: Zaken, q: JsonObject, caller: Caller, withAr
   const within = (q.zaakgeometrie as JsonObject | undefined)?.within;
   if (within && withArea) f.zaakgeometrie = { $geoWithin: { $geometry: within } };
   parts.push(f);
-  const rolFilter = rolFilterOfZaakQuery(q);
+  const rolFilter = rolFilterOfZaakQuery(z.api.deps.pii, q);
   if (rolFilter) {
     const rollen = await z.rollen.store.raw.find(live(rolFilter), { projection: { _zaakUuid: 1 } }).toArray();
     parts.push(idsIn([...new Set(rollen.map((r) => String(r._zaakUuid)))]));

@@ -1,0 +1,163 @@
+import { newPiiKey } from '@zgw/shared';
+import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
+import { eventually, startApp, type TestApp } from './harness';
+import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';
+import type { Zaken } from '../src/components/zaken/context';
+import { sealEarlierIdentifiers } from '../src/components/zaken/rollen';
+
+/**
+ * A natural person's identifiers (BSN, A-nummer, anpIdentificatie) are sealed at rest: in the stored rollen and
+ * zaakobjecten (at any depth) and in the audit trail's copies of them, while every client that may read them reads
+ * them as today, and every BSN filter still finds its zaken, also while two keys are configured.
+ */
+const BSN = '999993653';
+const A_NUMMER = '2345678901';
+const ANP = 'ANP-00042';
+const OTHER_BSN = '999990019';
+const V1 = newPiiKey('v1');
+const V2 = newPiiKey('v2');
+const FILTER = 'rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn';
+
+let t: TestApp;
+let sl: Referentielijsten;
+let s: ZaakSetup;
+beforeAll(async () => {
+  sl = await startReferentielijsten();
+  t = await startApp({ REFERENTIELIJSTEN_URL: sl.url, ZGW_PII_KEYS: V1 });
+  s = await zaaktypeMetOnderdelen(t, sl);
+});
+afterAll(async () => {
+  await t.close();
+  await sl.close();
+});
+
+const persoon = (inpBsn: string) => ({ inpBsn, inpA_nummer: A_NUMMER, anpIdentificatie: ANP, geslachtsnaam: 'Jansen' });
+const rolBody = (zaak: string, inpBsn: string) => ({
+  zaak,
+  roltype: s.roltype,
+  betrokkeneType: 'natuurlijk_persoon',
+  roltoelichting: 'aanvrager',
+  betrokkeneIdentificatie: persoon(inpBsn),
+});
+const raw = (collection: string) => t.deps.db.collection(collection);
+const urls = (body: { results?: { url: string }[] } | { url: string }[]) => (Array.isArray(body) ? body : (body.results ?? [])).map((r) => r.url);
+
+it('stores rollen and zaakobjecten with the identifiers sealed, and shows them in the clear to a reader', async () => {
+  const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
+  const rol = await createZ(t, 'rollen', rolBody(zaak.url, BSN));
+  const persoonObject = await createZ(t, 'zaakobjecten', { zaak: zaak.url, objectType: 'natuurlijk_persoon', objectIdentificatie: persoon(BSN) });
+  const recht = await createZ(t, 'zaakobjecten', {
+    zaak: zaak.url,
+    objectType: 'zakelijk_recht',
+    objectIdentificatie: { identificatie: 'ZR-1', avgAard: 'eigendom', heeftAlsGerechtigde: { natuurlijkPersoon: persoon(BSN) } },
+  });
+
+  for (const [collection, url] of [
+    ['rollen', rol.url],
+    ['zaakobjecten', persoonObject.url],
+    ['zaakobjecten', recht.url],
+  ] as const) {
+    const stored = await raw(collection).findOne({ _id: url.split('/').pop() as never });
+    const text = JSON.stringify(stored);
+    for (const value of [BSN, A_NUMMER, ANP]) expect(text).not.toContain(value);
+    expect(text).toContain('"pii:v1:');
+    expect(text).toContain('Jansen'); // what is not an identifier stays as it is
+  }
+  const storedRol = await raw('rollen').findOne({ _id: rol.url.split('/').pop() as never });
+  expect(storedRol?._pii).toEqual({
+    inpBsn: expect.stringMatching(/^h:v1:/),
+    inpA_nummer: expect.stringMatching(/^h:v1:/),
+    anpIdentificatie: expect.any(String),
+  });
+
+  // Reads show them as they were sent: the rol, the zaakobjecten, and the zaak's expand.
+  expect((await t.call('GET', rol.url)).json().betrokkeneIdentificatie).toMatchObject(persoon(BSN));
+  expect((await t.call('GET', persoonObject.url)).json().objectIdentificatie).toMatchObject(persoon(BSN));
+  expect((await t.call('GET', recht.url)).json().objectIdentificatie.heeftAlsGerechtigde.natuurlijkPersoon).toMatchObject(persoon(BSN));
+  const expanded = (await t.call('GET', `${zaak.url}?expand=rollen`, undefined, { headers: CRS })).json();
+  expect(expanded._expand.rollen[0].betrokkeneIdentificatie.inpBsn).toBe(BSN);
+
+  // An update of a zaakobject that leaves its identification alone keeps it (it comes back sealed, and is checked open).
+  const patched = await t.call('PATCH', persoonObject.url, { relatieomschrijving: 'aanvrager' });
+  expect(patched.statusCode).toBe(200);
+  expect(patched.json().objectIdentificatie.inpBsn).toBe(BSN);
+});
+
+it('finds zaken and rollen by BSN, A-nummer and anpIdentificatie through their search hashes', async () => {
+  const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
+  const other = await createZ(t, 'zaken', zaakBody(s.zaaktype));
+  const rol = await createZ(t, 'rollen', rolBody(zaak.url, BSN));
+  const otherRol = await createZ(t, 'rollen', rolBody(other.url, OTHER_BSN));
+
+  const list = (await t.call('GET', `${ZRC}/zaken?${FILTER}=${BSN}`, undefined, { headers: CRS })).json();
+  expect(urls(list)).toContain(zaak.url);
+  expect(urls(list)).not.toContain(other.url);
+  const zoek = (await t.call('POST', `${ZRC}/zaken/_zoek`, { [FILTER]: OTHER_BSN }, { headers: CRS })).json();
+  expect(urls(zoek)).toContain(other.url);
+  expect(urls(zoek)).not.toContain(zaak.url);
+  const rollen = (await t.call('GET', `${ZRC}/rollen?betrokkeneIdentificatie__natuurlijkPersoon__inpBsn=${BSN}`)).json();
+  expect(urls(rollen)).toContain(rol.url);
+  expect(urls(rollen)).not.toContain(otherRol.url);
+  for (const [name, value] of [
+    ['inpA_nummer', A_NUMMER],
+    ['anpIdentificatie', ANP],
+  ]) {
+    const found = (await t.call('GET', `${ZRC}/rollen?betrokkeneIdentificatie__natuurlijkPersoon__${name}=${value}`)).json();
+    expect(urls(found)).toEqual(expect.arrayContaining([rol.url, otherRol.url]));
+    expect(urls((await t.call('GET', `${ZRC}/rollen?betrokkeneIdentificatie__natuurlijkPersoon__${name}=${value}0`)).json())).toEqual([]);
+  }
+  expect(urls((await t.call('GET', `${ZRC}/zaken?${FILTER}=123456782`, undefined, { headers: CRS })).json())).toEqual([]);
+});
+
+it('keeps the audit trail sealed at rest and shows it open to the auditor', async () => {
+  const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
+  const rol = await createZ(t, 'rollen', rolBody(zaak.url, BSN));
+  const uuid = zaak.url.split('/').pop();
+  expect(await eventually(async () => !!(await raw('audittrail').findOne({ resourceUrl: rol.url })))).toBe(true);
+  const entry = await raw('audittrail').findOne({ resourceUrl: rol.url });
+  expect(JSON.stringify(entry)).not.toContain(BSN);
+  expect(JSON.stringify(entry)).toContain('"pii:v1:');
+  const trail = (await t.call('GET', `${ZRC}/zaken/${uuid}/audittrail`)).json() as {
+    resourceUrl: string;
+    wijzigingen: { nieuw?: { betrokkeneIdentificatie?: { inpBsn: string } } };
+  }[];
+  expect(trail.find((e) => e.resourceUrl === rol.url)?.wijzigingen.nieuw?.betrokkeneIdentificatie?.inpBsn).toBe(BSN);
+});
+
+it('with a second key: writes use the newest, and every filter finds values of both', async () => {
+  const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
+  const old = await createZ(t, 'rollen', rolBody(zaak.url, BSN));
+  const both = await startApp({ REFERENTIELIJSTEN_URL: sl.url, ZGW_PII_KEYS: `${V2},${V1}` }, { shareWith: t });
+  try {
+    const zaak2 = await createZ(both, 'zaken', zaakBody(s.zaaktype));
+    const fresh = await createZ(both, 'rollen', rolBody(zaak2.url, BSN));
+    const stored = await raw('rollen').findOne({ _id: fresh.url.split('/').pop() as never });
+    expect(JSON.stringify(stored)).toContain('"pii:v2:');
+    expect(stored?._pii?.inpBsn).toMatch(/^h:v2:/);
+    const found = urls((await both.call('POST', `${ZRC}/zaken/_zoek`, { [FILTER]: BSN }, { headers: CRS })).json());
+    expect(found).toEqual(expect.arrayContaining([zaak.url, zaak2.url]));
+    expect((await both.call('GET', old.url)).json().betrokkeneIdentificatie.inpBsn).toBe(BSN);
+  } finally {
+    await both.close();
+  }
+});
+
+it('seals what an earlier version stored in the clear, at start, once, and finds it after', async () => {
+  const PLAIN = '999991772';
+  const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
+  const rol = await createZ(t, 'rollen', rolBody(zaak.url, OTHER_BSN));
+  const id = rol.url.split('/').pop() as never;
+  // as an earlier version stored it: in the clear, without search hashes
+  await raw('rollen').updateOne({ _id: id }, { $set: { betrokkeneIdentificatie: persoon(PLAIN) }, $unset: { _pii: '' } });
+  expect(JSON.stringify(await raw('rollen').findOne({ _id: id }))).toContain(PLAIN);
+  await raw('migrations').deleteOne({ _id: 'zaken.pii-sealed' as never });
+  const z = t.deps.components.zaken as Zaken;
+  expect(await sealEarlierIdentifiers(z)).toBe(1);
+  expect(await sealEarlierIdentifiers(z)).toBe(0); // done: marked
+  await raw('migrations').deleteOne({ _id: 'zaken.pii-sealed' as never });
+  expect(await sealEarlierIdentifiers(z)).toBe(0); // and nothing left in the clear to seal
+  const stored = JSON.stringify(await raw('rollen').findOne({ _id: id }));
+  for (const value of [PLAIN, A_NUMMER, ANP]) expect(stored).not.toContain(value);
+  expect((await t.call('GET', rol.url)).json().betrokkeneIdentificatie.inpBsn).toBe(PLAIN);
+  expect(urls((await t.call('POST', `${ZRC}/zaken/_zoek`, { [FILTER]: PLAIN }, { headers: CRS })).json())).toEqual([zaak.url]);
+});
