@@ -160,6 +160,15 @@ export class Pii {
     return this.keys.map((k) => hashWith(k, value, context));
   }
 
+  /**
+   * A value that tells whether the key of `version` is the one seen before under that version, without showing it
+   * (an HMAC of a constant with its search key); undefined when no key of that version is configured.
+   */
+  keyCheck(version: string): string | undefined {
+    const key = this.keys.find((k) => k.version === version);
+    return key && hashWith(key, 'zgw pii key check', 'check');
+  }
+
   /** Never shows a key, however the object is logged or printed. */
   [inspect.custom](): string {
     return `Pii { versions: ${this.versions.join(', ')} }`;

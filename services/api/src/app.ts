@@ -10,6 +10,7 @@ import { registerOverdrachtenAdmin } from './admin/overdrachten';
 import { registerAdminUi } from './admin/ui';
 import { registerErrorHandling, registerMethodRegistry } from './common/errors';
 import { registerMetrics } from './common/metrics';
+import { checkPiiKeys } from './common/pii-fields';
 import { COMPONENTS } from './components';
 import { REFERENCE_PATH, registerApiReference } from './reference';
 
@@ -32,6 +33,7 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
       },
     },
   );
+  await checkPiiKeys(deps.db, deps.pii);
   const app = fastify({
     loggerInstance: log as unknown as FastifyBaseLogger,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,

@@ -117,7 +117,8 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
       await broadcast?.stop();
       await relay.stop();
       await app.close();
-      await mongo.db.dropDatabase().catch(() => undefined);
+      // the database is the first instance's: an instance that shares it leaves it to that one
+      if (!opts.shareWith) await mongo.db.dropDatabase().catch(() => undefined);
       await mongo.client.close();
       if (spool) rmSync(spool, { recursive: true, force: true });
     },

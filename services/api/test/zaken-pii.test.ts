@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { newPiiKey } from '@zgw/shared';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { eventually, startApp, type TestApp } from './harness';
@@ -104,7 +108,9 @@ it('finds zaken and rollen by BSN, A-nummer and anpIdentificatie through their s
   ]) {
     const found = (await t.call('GET', `${ZRC}/rollen?betrokkeneIdentificatie__natuurlijkPersoon__${name}=${value}`)).json();
     expect(urls(found)).toEqual(expect.arrayContaining([rol.url, otherRol.url]));
-    expect(urls((await t.call('GET', `${ZRC}/rollen?betrokkeneIdentificatie__natuurlijkPersoon__${name}=${value}0`)).json())).toEqual([]);
+    const none = await t.call('GET', `${ZRC}/rollen?betrokkeneIdentificatie__natuurlijkPersoon__${name}=${value.slice(0, -1)}9`);
+    expect(none.statusCode).toBe(200);
+    expect(urls(none.json())).toEqual([]);
   }
   expect(urls((await t.call('GET', `${ZRC}/zaken?${FILTER}=123456782`, undefined, { headers: CRS })).json())).toEqual([]);
 });
@@ -122,6 +128,34 @@ it('keeps the audit trail sealed at rest and shows it open to the auditor', asyn
     wijzigingen: { nieuw?: { betrokkeneIdentificatie?: { inpBsn: string } } };
   }[];
   expect(trail.find((e) => e.resourceUrl === rol.url)?.wijzigingen.nieuw?.betrokkeneIdentificatie?.inpBsn).toBe(BSN);
+});
+
+it('seals what an earlier version stored in the clear, at start, once, and finds it after', async () => {
+  const PLAIN = '999991772';
+  const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
+  const rol = await createZ(t, 'rollen', rolBody(zaak.url, OTHER_BSN));
+  const id = rol.url.split('/').pop() as never;
+  // as an earlier version stored it: in the clear, without search hashes
+  await raw('rollen').updateOne({ _id: id }, { $set: { betrokkeneIdentificatie: persoon(PLAIN) }, $unset: { _pii: '' } });
+  expect(JSON.stringify(await raw('rollen').findOne({ _id: id }))).toContain(PLAIN);
+  // and an audit trail entry of such a rol, in the clear too
+  const entryId = randomUUID();
+  await raw('audittrail').insertOne({
+    _id: entryId as never,
+    resourceUrl: rol.url,
+    wijzigingen: { oud: null, nieuw: { betrokkeneIdentificatie: persoon(PLAIN) } },
+  });
+  await raw('migrations').deleteOne({ _id: 'zaken.pii-sealed' as never });
+  const z = t.deps.components.zaken as Zaken;
+  expect(await sealEarlierIdentifiers(z)).toBe(2);
+  expect(JSON.stringify(await raw('audittrail').findOne({ _id: entryId as never }))).not.toContain(PLAIN);
+  expect(await sealEarlierIdentifiers(z)).toBe(0); // done: marked
+  await raw('migrations').deleteOne({ _id: 'zaken.pii-sealed' as never });
+  expect(await sealEarlierIdentifiers(z)).toBe(0); // and nothing left in the clear to seal
+  const stored = JSON.stringify(await raw('rollen').findOne({ _id: id }));
+  for (const value of [PLAIN, A_NUMMER, ANP]) expect(stored).not.toContain(value);
+  expect((await t.call('GET', rol.url)).json().betrokkeneIdentificatie.inpBsn).toBe(PLAIN);
+  expect(urls((await t.call('POST', `${ZRC}/zaken/_zoek`, { [FILTER]: PLAIN }, { headers: CRS })).json())).toEqual([zaak.url]);
 });
 
 it('with a second key: writes use the newest, and every filter finds values of both', async () => {
@@ -142,22 +176,44 @@ it('with a second key: writes use the newest, and every filter finds values of b
   }
 });
 
-it('seals what an earlier version stored in the clear, at start, once, and finds it after', async () => {
-  const PLAIN = '999991772';
-  const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
-  const rol = await createZ(t, 'rollen', rolBody(zaak.url, OTHER_BSN));
-  const id = rol.url.split('/').pop() as never;
-  // as an earlier version stored it: in the clear, without search hashes
-  await raw('rollen').updateOne({ _id: id }, { $set: { betrokkeneIdentificatie: persoon(PLAIN) }, $unset: { _pii: '' } });
-  expect(JSON.stringify(await raw('rollen').findOne({ _id: id }))).toContain(PLAIN);
-  await raw('migrations').deleteOne({ _id: 'zaken.pii-sealed' as never });
-  const z = t.deps.components.zaken as Zaken;
-  expect(await sealEarlierIdentifiers(z)).toBe(1);
-  expect(await sealEarlierIdentifiers(z)).toBe(0); // done: marked
-  await raw('migrations').deleteOne({ _id: 'zaken.pii-sealed' as never });
-  expect(await sealEarlierIdentifiers(z)).toBe(0); // and nothing left in the clear to seal
-  const stored = JSON.stringify(await raw('rollen').findOne({ _id: id }));
-  for (const value of [PLAIN, A_NUMMER, ANP]) expect(stored).not.toContain(value);
-  expect((await t.call('GET', rol.url)).json().betrokkeneIdentificatie.inpBsn).toBe(PLAIN);
-  expect(urls((await t.call('POST', `${ZRC}/zaken/_zoek`, { [FILTER]: PLAIN }, { headers: CRS })).json())).toEqual([zaak.url]);
+it('refuses to start when values here were sealed with a key that is not configured, or with another key of that version', async () => {
+  await expect(startApp({ REFERENTIELIJSTEN_URL: sl.url, ZGW_PII_KEYS: V2 }, { shareWith: t })).rejects.toThrow(
+    /values sealed with PII key v1 are stored in this database, and no such key is configured/,
+  );
+  await expect(startApp({ REFERENTIELIJSTEN_URL: sl.url, ZGW_PII_KEYS: `${V2},${newPiiKey('v1')}` }, { shareWith: t })).rejects.toThrow(
+    'PII key v1 is not the key the values in this database were sealed with',
+  );
+  const setting = await raw('settings').findOne({ _id: 'pii.keys' as never });
+  expect(Object.keys(setting?.versions ?? {}).sort()).toEqual(['v1', 'v2']); // v2: the instance with both keys above
+  expect(JSON.stringify(setting)).not.toContain(V1.slice(3));
+});
+
+it('npm run admin -- pii-rekey reseals every value with the newest key; then the old key can go', async () => {
+  const admin = join(__dirname, '../dist/cli/admin.js');
+  const env = { ...process.env, MONGODB_DB: t.config.MONGODB_DB, ZGW_PII_KEYS: `${V2},${V1}`, LOG_LEVEL: 'silent' };
+  const { stdout } = await promisify(execFile)(process.execPath, [admin, 'pii-rekey'], { env });
+  const summary = JSON.parse(stdout.split('\n').find((l) => l.includes('"retired"'))!) as { resealed: number; key: string; retired: string[] };
+  expect(summary.resealed).toBeGreaterThan(0);
+  expect(summary).toMatchObject({ key: 'v2', retired: ['v1'] });
+  for (const c of ['rollen', 'zaakobjecten', 'audittrail']) {
+    const all = JSON.stringify(await raw(c).find().toArray());
+    expect(all).not.toContain('"pii:v1:');
+    expect(all).not.toContain(BSN);
+  }
+  // an instance with the new key alone starts, reads and finds what was sealed with the old one
+  const only = await startApp({ REFERENTIELIJSTEN_URL: sl.url, ZGW_PII_KEYS: V2 }, { shareWith: t });
+  try {
+    const found = (await only.call('POST', `${ZRC}/zaken/_zoek`, { [FILTER]: BSN }, { headers: CRS })).json() as { results: { url: string }[] };
+    expect(found.results.length).toBeGreaterThanOrEqual(4);
+    const rollen = (await only.call('GET', `${ZRC}/rollen?betrokkeneIdentificatie__natuurlijkPersoon__inpBsn=${BSN}`)).json() as {
+      results: { betrokkeneIdentificatie: { inpBsn: string } }[];
+    };
+    expect(rollen.results.length).toBeGreaterThanOrEqual(4);
+    expect(rollen.results.map((r) => r.betrokkeneIdentificatie.inpBsn)).toEqual(rollen.results.map(() => BSN));
+  } finally {
+    await only.close();
+  }
+  // a second run has nothing left to do
+  const again = await promisify(execFile)(process.execPath, [admin, 'pii-rekey'], { env: { ...env, ZGW_PII_KEYS: V2 } });
+  expect(again.stdout).toContain('"resealed":0');
 });

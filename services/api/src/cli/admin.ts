@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Db } from 'mongodb';
-import { connectMongo, loadConfig } from '@zgw/shared';
+import { connectMongo, createLogger, loadConfig, piiFromConfig } from '@zgw/shared';
+import { checkPiiKeys, forgetRetiredKeys, resealIdentifiers } from '../common/pii-fields';
 import { generatePassword } from '../admin/ui/passwords';
 import { AdminSessions } from '../admin/ui/sessions';
 import { AdminUsers } from '../admin/ui/users';
@@ -12,7 +13,9 @@ const USAGE = `usage: npm run admin -- <command>
   remove <name>                        remove an administrator and end their sessions
   list                                 list the administrators (never passwords)
   backup <dir>                         a consistent copy of the local store's data in <dir> (new or empty), taken
-                                       while the platform runs; restore: bash scripts/engines.sh restore <dir>`;
+                                       while the platform runs; restore: bash scripts/engines.sh restore <dir>
+  pii-rekey                            seal every personal identifier with the newest PII key (ZGW_PII_KEYS), with
+                                       progress; resumable; then says which older keys no value needs any more`;
 
 async function readStdinLine(): Promise<string> {
   let data = '';
@@ -47,9 +50,33 @@ async function backup(db: Db, dir: string): Promise<number> {
   }
 }
 
+/**
+ * Reseals every identifier with the newest key until a pass finds nothing left (writes meanwhile are sealed with it
+ * already), then takes the older versions out of the database's key list: they can leave the configuration.
+ */
+async function rekey(db: Db): Promise<number> {
+  const pii = piiFromConfig(loadConfig(), createLogger('admin'));
+  // every key that sealed values here must be given (to open them), and the newest is recorded
+  await checkPiiKeys(db, pii);
+  let total = 0;
+  for (let pass = 1; ; pass++) {
+    const { found, changed } = await resealIdentifiers(db, pii, (n) => console.log(JSON.stringify({ pass, resealed: total + n })));
+    total += changed;
+    if (found === 0) break;
+    if (pass === 5) {
+      console.error(`admin: pii-rekey: ${found} documents kept changing under it; run it again`);
+      return 1;
+    }
+  }
+  const retired = await forgetRetiredKeys(db, pii);
+  console.log(JSON.stringify({ resealed: total, key: pii.current, retired }));
+  if (retired.length) console.log(`no value needs PII key ${retired.join(', ')} any more: it can leave ZGW_PII_KEYS (keep a copy with old backups)`);
+  return 0;
+}
+
 async function main(args: string[]): Promise<number> {
   const [cmd, name] = args;
-  if (!cmd || (cmd !== 'list' && !name) || !['add', 'password', 'remove', 'list', 'backup'].includes(cmd)) {
+  if (!cmd || (!['list', 'pii-rekey'].includes(cmd) && !name) || !['add', 'password', 'remove', 'list', 'backup', 'pii-rekey'].includes(cmd)) {
     console.error(USAGE);
     return 2;
   }
@@ -57,6 +84,7 @@ async function main(args: string[]): Promise<number> {
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   try {
     if (cmd === 'backup') return await backup(mongo.db, name!);
+    if (cmd === 'pii-rekey') return await rekey(mongo.db);
     const users = new AdminUsers(mongo.db);
     const sessions = new AdminSessions(mongo.db, 60_000, 60_000);
     if (cmd === 'list') {

@@ -2,8 +2,10 @@
 // the identification of a natural person (a rol's betrokkeneIdentificatie, a zaakobject's objectIdentificatie, and the
 // natuurlijkPersoon a zakelijk_recht names) is stored with these fields encrypted, wherever they are nested, and with
 // a search hash of each beside it (`_pii`), which the filters look up. Reads open them again.
-import type { Pii } from '@zgw/shared';
+import type { Db, Document, Sort } from 'mongodb';
+import { AUDITTRAIL_COLLECTION, Pii, PiiError } from '@zgw/shared';
 import type { JsonObject } from './schema-parts';
+import { LIVE } from './store';
 
 /** The identifiers of a natural person that are never stored in the clear. */
 export const PII_FIELDS: ReadonlySet<string> = new Set(['inpBsn', 'inpA_nummer', 'anpIdentificatie']);
@@ -62,4 +64,87 @@ export function piiCondition(pii: Pii, field: string, value: string): JsonObject
   const hashes = pii.searchHashes(value, field);
   const path = `${PII_HASHES}.${field}`;
   return hashes.length === 1 ? { [path]: hashes[0] } : { $or: hashes.map((h) => ({ [path]: h })) };
+}
+
+/** The `settings` document that lists the key versions values here were sealed with, each with its key check. */
+export const PII_KEYS_SETTING = 'pii.keys';
+
+/**
+ * At start: every key version that sealed values in this database must be configured, and be the same key (its
+ * check value); otherwise the API refuses to start rather than fail on each read. Then the newest key is recorded.
+ */
+export async function checkPiiKeys(db: Db, pii: Pii): Promise<void> {
+  const settings = db.collection<{ _id: string; versions?: Record<string, string> }>('settings');
+  const used = (await settings.findOne({ _id: PII_KEYS_SETTING }))?.versions ?? {};
+  const missing = Object.keys(used).filter((v) => !pii.versions.includes(v));
+  if (missing.length) {
+    throw new PiiError(
+      `values sealed with PII key ${missing.join(', ')} are stored in this database, and no such key is configured (ZGW_PII_KEYS or ZGW_PII_KEYS_FILE): without it they cannot be read`,
+    );
+  }
+  const other = Object.entries(used)
+    .filter(([v, check]) => pii.keyCheck(v) !== check)
+    .map(([v]) => v);
+  if (other.length) throw new PiiError(`PII key ${other.join(', ')} is not the key the values in this database were sealed with`);
+  if (!(pii.current in used)) {
+    await settings.updateOne({ _id: PII_KEYS_SETTING }, { $set: { [`versions.${pii.current}`]: pii.keyCheck(pii.current)! } }, { upsert: true });
+  }
+}
+
+/** The key versions of the sealed identifiers in `value` (and `plain` for one in the clear). */
+function sealedWith(value: unknown, out = new Set<string>(), depth = 0): Set<string> {
+  if (depth > MAX_DEPTH || !value || typeof value !== 'object') return out;
+  for (const [k, v] of Object.entries(value)) {
+    if (PII_FIELDS.has(k) && typeof v === 'string' && v !== '') out.add(Pii.versionOf(v) ?? 'plain');
+    else sealedWith(v, out, depth + 1);
+  }
+  return out;
+}
+
+/** Where identifiers are kept: a collection, the field that holds them, and whether search hashes go beside it. */
+const HOLDERS: { collection: string; field: string; hashes: boolean; query: Document; sort: Sort }[] = [
+  { collection: 'rollen', field: 'betrokkeneIdentificatie', hashes: true, query: LIVE, sort: { _created: 1, _id: 1 } },
+  { collection: 'zaakobjecten', field: 'objectIdentificatie', hashes: true, query: LIVE, sort: { _created: 1, _id: 1 } },
+  { collection: AUDITTRAIL_COLLECTION, field: 'wijzigingen', hashes: false, query: {}, sort: { _id: 1 } },
+];
+
+/**
+ * Seals with the newest key every identifier that is in the clear (stored by an earlier version) or sealed with an
+ * older key, in the rollen, the zaakobjecten and the audit trail, with the search hashes of the newest key. Each
+ * document is one update, made only if it is still as it was read: a run cut short is taken up by the next, and two
+ * at once do no harm. Returns how many documents it found to reseal and how many it changed (a document changed
+ * meanwhile is left to the next run); `progress` hears of every 1,000.
+ */
+export async function resealIdentifiers(
+  db: Db,
+  pii: Pii,
+  progress: (n: number) => void = () => undefined,
+): Promise<{ found: number; changed: number }> {
+  let n = 0;
+  let found = 0;
+  for (const { collection, field, hashes, query, sort } of HOLDERS) {
+    const coll = db.collection<Document>(collection);
+    for await (const doc of coll.find(query, { projection: { [field]: 1, [PII_HASHES]: 1, _created: 1 } }).sort(sort)) {
+      const versions = sealedWith(doc[field]);
+      const stale = [...versions].some((v) => v !== pii.current) || (hashes && doc[PII_HASHES] === undefined);
+      if (!stale) continue;
+      found++;
+      const plain = openPii(pii, doc[field]);
+      const set: Document = { [field]: sealPii(pii, plain) };
+      if (hashes) set[PII_HASHES] = piiHashes(pii, plain);
+      const r = await coll.updateOne({ _id: doc._id, [field]: doc[field] }, { $set: set });
+      n += r.modifiedCount;
+      if (r.modifiedCount && n % 1000 === 0) progress(n);
+    }
+  }
+  return { found, changed: n };
+}
+
+/** After a complete reseal: the key versions no value is sealed with any more leave `pii.keys` (they can be retired). */
+export async function forgetRetiredKeys(db: Db, pii: Pii): Promise<string[]> {
+  const settings = db.collection<{ _id: string; versions?: Record<string, string> }>('settings');
+  const used = (await settings.findOne({ _id: PII_KEYS_SETTING }))?.versions ?? {};
+  const retired = Object.keys(used).filter((v) => v !== pii.current);
+  if (retired.length) await settings.updateOne({ _id: PII_KEYS_SETTING }, { $unset: Object.fromEntries(retired.map((v) => [`versions.${v}`, ''])) });
+  return retired;
 }

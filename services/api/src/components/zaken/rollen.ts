@@ -4,13 +4,12 @@ import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import { invalidParams } from '../../common/validation';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
-import { LIVE } from '../../common/store';
 import { betrokkeneIdentificatie, objectIdentificatie, type BetrokkeneType } from './identificaties';
 import { registerPart } from './parts';
 import { Rol, RolInput, RolQuery, ZaakObject, ZaakObjectInput, ZaakObjectQuery, type RolDoc, type ZaakObjectDoc } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 import type { Pii } from '@zgw/shared';
-import { PII_FIELDS, PII_HASHES, openPii, piiCondition, piiHashes, sealPii } from '../../common/pii-fields';
+import { PII_FIELDS, PII_HASHES, openPii, piiCondition, piiHashes, resealIdentifiers, sealPii } from '../../common/pii-fields';
 
 /** `betrokkeneIdentificatie__natuurlijkPersoon__inpBsn` and friends: query name -> (betrokkeneType, stored field). */
 export const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {
@@ -147,29 +146,16 @@ export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
 }
 
 /**
- * Seals the identifiers that an earlier version stored in the clear, in every rol and zaakobject (those whose
- * `_pii` is missing), once per database (the mark in `migrations`). Each document is one update, conditional on its
- * `_pii` still missing: a run cut short is taken up at the next start and seals nothing twice. Returns the count.
+ * Seals the identifiers that an earlier version stored in the clear (rollen, zaakobjecten, the audit trail), once per
+ * database (the mark in `migrations`); see resealIdentifiers, which a run cut short takes up at the next start.
+ * Returns how many documents it sealed.
  */
 export async function sealEarlierIdentifiers(z: Zaken): Promise<number> {
   const marks = z.api.deps.db.collection<{ _id: string; at: Date }>('migrations');
   const id = 'zaken.pii-sealed';
   if (await marks.findOne({ _id: id })) return 0;
-  const { pii, log } = z.api.deps;
-  let n = 0;
-  for (const [resource, field] of [
-    [z.rollen, 'betrokkeneIdentificatie'],
-    [z.zaakobjecten, 'objectIdentificatie'],
-  ] as const) {
-    for await (const doc of resource.store.raw.find(LIVE).sort({ _created: 1, _id: 1 })) {
-      if (doc[PII_HASHES] !== undefined) continue;
-      const plain = openPii(pii, doc[field]);
-      const set = { [field]: sealPii(pii, plain), [PII_HASHES]: piiHashes(pii, plain) };
-      const r = await resource.store.raw.updateOne({ _id: doc._id, [PII_HASHES]: { $exists: false } }, { $set: set });
-      n += r.modifiedCount;
-      if (n && n % 10_000 === 0) log.info({ sealed: n }, 'zaken: sealing identifiers stored in the clear');
-    }
-  }
+  const { db, pii, log } = z.api.deps;
+  const { changed: n } = await resealIdentifiers(db, pii, (done) => log.info({ sealed: done }, 'zaken: sealing identifiers stored in the clear'));
   await marks.updateOne({ _id: id }, { $setOnInsert: { at: new Date() } }, { upsert: true });
   return n;
 }
