@@ -16,3 +16,4 @@ export * from './metrics';
 export * from './cloudevents';
 export * from './tracing';
 export * from './pii';
+export * from './temporal-codec';

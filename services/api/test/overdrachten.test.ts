@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Consumer } from 'kafkajs';
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { createKafka, type Notificatie } from '@zgw/shared';
 import { create, startReferentielijsten, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
 import { eventually, startApp, token, type TestApp } from './harness';
@@ -271,6 +272,12 @@ test('an internal transfer copies the zaak with every part, verifies it, links a
       return found.includes(`overdracht-${o.uuid}`);
     }, 30_000);
     expect(listed).toBe(true);
+    // What the transfer handed Temporal is sealed in its history (read here without the codec): the zaak's URL and
+    // the BSN of its rol are in none of its bytes; its payloads are `binary/encrypted`.
+    const history = await client.workflow.getHandle(`overdracht-${o.uuid}`).fetchHistory();
+    const bytes = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
+    expect(bytes.includes(Buffer.from('binary/encrypted'))).toBe(true);
+    for (const secret of [BSN, zaak.url, copy.url]) expect(bytes.includes(Buffer.from(String(secret)))).toBe(false);
   } finally {
     await connection.close();
   }

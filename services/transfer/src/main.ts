@@ -1,6 +1,6 @@
 import { tracing } from './tracing';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry } from '@temporalio/worker';
-import { check, connectMongo, createLogger, loadConfig, observeWorker, onShutdown } from '@zgw/shared';
+import { check, connectMongo, createLogger, loadConfig, observeWorker, onShutdown, piiFromConfig, sealedDataConverter } from '@zgw/shared';
 import { createActivities } from './activities';
 import { registerTransferMetrics } from './metrics';
 import { tracedWorker } from './workflow-spans';
@@ -32,6 +32,8 @@ async function main(): Promise<void> {
     taskQueue: config.TRANSFER_TASK_QUEUE,
     workflowsPath: require.resolve('./workflows'),
     activities: createActivities({ config, log, db: mongo.db }),
+    // what the history keeps (inputs, results, failures) sealed with the platform's PII keys
+    dataConverter: sealedDataConverter(piiFromConfig(config, log)),
     ...tracedWorker(tracing),
   });
   log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.TRANSFER_TASK_QUEUE }, 'transfer worker polling');

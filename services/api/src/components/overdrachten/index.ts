@@ -20,7 +20,7 @@ export const overdrachten: ComponentDef = {
   title: 'Overdrachten API',
   version: '1.0.0',
   async register(api) {
-    const workflows = new Workflows(api.deps.config, api.deps.log);
+    const workflows = new Workflows(api.deps.config, api.deps.log, api.deps.pii);
     const o = { api, workflows } as Overdrachten;
     o.begin = (resource, doc, caller, req) => begin(o, resource, doc, caller, req);
     o.overdrachten = registerOverdrachten(o);

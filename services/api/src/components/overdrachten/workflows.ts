@@ -1,7 +1,7 @@
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { ZAAK_SEARCH_ATTRIBUTE, workflowIdOf, type Config, type Logger, type OverdrachtOpdracht } from '@zgw/shared';
+import { ZAAK_SEARCH_ATTRIBUTE, sealedDataConverter, workflowIdOf, type Config, type Logger, type OverdrachtOpdracht, type Pii } from '@zgw/shared';
 
 const ZAAK_KEY = defineSearchAttributeKey(ZAAK_SEARCH_ATTRIBUTE, SearchAttributeType.KEYWORD);
 
@@ -16,6 +16,7 @@ export class Workflows {
   constructor(
     private readonly config: Config,
     private readonly log: Logger,
+    private readonly pii: Pii,
   ) {}
 
   private connect(): Promise<Client> {
@@ -27,6 +28,8 @@ export class Workflows {
             connection,
             namespace: this.config.TEMPORAL_NAMESPACE,
             interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
+            // the transfer's input is sealed in Temporal's history, as the worker seals what it adds
+            dataConverter: sealedDataConverter(this.pii),
           }),
       )
       .catch((err: unknown) => {
