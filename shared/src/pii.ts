@@ -143,10 +143,6 @@ export class Pii {
     return typeof value === 'string' ? TOKEN.exec(value)?.[1] : undefined;
   }
 
-  static isEncrypted(value: unknown): value is string {
-    return Pii.versionOf(value) !== undefined;
-  }
-
   /**
    * The search hash of `value` in `context` with the newest key (`h:<version>:<hmac>`): what is stored beside the
    * encrypted value, so an equality filter is an index lookup.

@@ -11,8 +11,7 @@ export type StoredEntry = { _id: string; uuid: string } & Record<string, unknown
  */
 function storedRead(entry: StoredEntry): StoredEntry | string {
   if (entry.hoofdObjecten !== undefined) {
-    const mains = entry.hoofdObjecten;
-    if (!Array.isArray(mains) || mains.some((m) => typeof m !== 'string')) return 'hoofdObjecten is not a list of strings';
+    const mains = entry.hoofdObjecten as string[]; // a list of strings: the schema checked it (REQUIRED)
     const shown = entry.getoond;
     const valid = (g: unknown) =>
       Array.isArray(g) && typeof g[0] === 'string' && typeof g[1] === 'string' && Number.isInteger(g[2]) && g[2] >= 0 && g[2] < mains.length;

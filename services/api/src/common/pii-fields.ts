@@ -24,28 +24,28 @@ function isObject(v: unknown): v is JsonObject {
  */
 const MAX_DEPTH = 4;
 
-/** A copy of `value` with every identifier encrypted; the field name is the encryption's context. */
-export function sealPii(pii: Pii, value: unknown, depth = 0): unknown {
+/**
+ * A copy of `value` with `f` applied to every identifier in it (a non-empty string under one of PII_FIELDS, at most
+ * MAX_DEPTH down); `f` gets the field name, the encryption's context.
+ */
+function mapIdentifiers(value: unknown, f: (field: string, v: string) => string, depth = 0): unknown {
   if (depth > MAX_DEPTH) return value;
-  if (Array.isArray(value)) return value.map((v) => sealPii(pii, v, depth + 1));
+  if (Array.isArray(value)) return value.map((v) => mapIdentifiers(v, f, depth + 1));
   if (!isObject(value)) return value;
   const out: JsonObject = {};
-  for (const [k, v] of Object.entries(value)) {
-    out[k] = PII_FIELDS.has(k) && typeof v === 'string' && v !== '' ? pii.encrypt(v, k) : sealPii(pii, v, depth + 1);
-  }
+  for (const [k, v] of Object.entries(value))
+    out[k] = PII_FIELDS.has(k) && typeof v === 'string' && v !== '' ? f(k, v) : mapIdentifiers(v, f, depth + 1);
   return out;
 }
 
+/** A copy of `value` with every identifier encrypted. */
+export function sealPii(pii: Pii, value: unknown): unknown {
+  return mapIdentifiers(value, (k, v) => pii.encrypt(v, k));
+}
+
 /** A copy of `value` with every sealed identifier opened (values stored in the clear by an earlier version pass). */
-export function openPii(pii: Pii, value: unknown, depth = 0): unknown {
-  if (depth > MAX_DEPTH) return value;
-  if (Array.isArray(value)) return value.map((v) => openPii(pii, v, depth + 1));
-  if (!isObject(value)) return value;
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(value)) {
-    out[k] = PII_FIELDS.has(k) && typeof v === 'string' && v.startsWith('pii:') ? pii.decrypt(v, k) : openPii(pii, v, depth + 1);
-  }
-  return out;
+export function openPii(pii: Pii, value: unknown): unknown {
+  return mapIdentifiers(value, (k, v) => (v.startsWith('pii:') ? pii.decrypt(v, k) : v));
 }
 
 /** The search hashes (newest key) of the identifiers at the top of an identification: what `_pii` holds. */
@@ -69,13 +69,18 @@ export function piiCondition(pii: Pii, field: string, value: string): JsonObject
 /** The `settings` document that lists the key versions values here were sealed with, each with its key check. */
 export const PII_KEYS_SETTING = 'pii.keys';
 
+/** The key versions recorded in `pii.keys` (each with its check value), and the collection that holds them. */
+async function keysInUse(db: Db) {
+  const settings = db.collection<{ _id: string; versions?: Record<string, string> }>('settings');
+  return { settings, used: (await settings.findOne({ _id: PII_KEYS_SETTING }))?.versions ?? {} };
+}
+
 /**
  * At start: every key version that sealed values in this database must be configured, and be the same key (its
  * check value); otherwise the API refuses to start rather than fail on each read. Then the newest key is recorded.
  */
 export async function checkPiiKeys(db: Db, pii: Pii): Promise<void> {
-  const settings = db.collection<{ _id: string; versions?: Record<string, string> }>('settings');
-  const used = (await settings.findOne({ _id: PII_KEYS_SETTING }))?.versions ?? {};
+  const { settings, used } = await keysInUse(db);
   const missing = Object.keys(used).filter((v) => !pii.versions.includes(v));
   if (missing.length) {
     throw new PiiError(
@@ -92,12 +97,12 @@ export async function checkPiiKeys(db: Db, pii: Pii): Promise<void> {
 }
 
 /** The key versions of the sealed identifiers in `value` (and `plain` for one in the clear). */
-function sealedWith(value: unknown, out = new Set<string>(), depth = 0): Set<string> {
-  if (depth > MAX_DEPTH || !value || typeof value !== 'object') return out;
-  for (const [k, v] of Object.entries(value)) {
-    if (PII_FIELDS.has(k) && typeof v === 'string' && v !== '') out.add(Pii.versionOf(v) ?? 'plain');
-    else sealedWith(v, out, depth + 1);
-  }
+function sealedWith(value: unknown): Set<string> {
+  const out = new Set<string>();
+  mapIdentifiers(value, (_k, v) => {
+    out.add(Pii.versionOf(v) ?? 'plain');
+    return v;
+  });
   return out;
 }
 
@@ -124,7 +129,7 @@ export async function resealIdentifiers(
   let found = 0;
   for (const { collection, field, hashes, query, sort } of HOLDERS) {
     const coll = db.collection<Document>(collection);
-    for await (const doc of coll.find(query, { projection: { [field]: 1, [PII_HASHES]: 1, _created: 1 } }).sort(sort)) {
+    for await (const doc of coll.find(query, { projection: { [field]: 1, [PII_HASHES]: 1 } }).sort(sort)) {
       const versions = sealedWith(doc[field]);
       const stale = [...versions].some((v) => v !== pii.current) || (hashes && doc[PII_HASHES] === undefined);
       if (!stale) continue;
@@ -142,8 +147,7 @@ export async function resealIdentifiers(
 
 /** After a complete reseal: the key versions no value is sealed with any more leave `pii.keys` (they can be retired). */
 export async function forgetRetiredKeys(db: Db, pii: Pii): Promise<string[]> {
-  const settings = db.collection<{ _id: string; versions?: Record<string, string> }>('settings');
-  const used = (await settings.findOne({ _id: PII_KEYS_SETTING }))?.versions ?? {};
+  const { settings, used } = await keysInUse(db);
   const retired = Object.keys(used).filter((v) => v !== pii.current);
   if (retired.length) await settings.updateOne({ _id: PII_KEYS_SETTING }, { $unset: Object.fromEntries(retired.map((v) => [`versions.${v}`, ''])) });
   return retired;

@@ -140,12 +140,11 @@ async function render(
   canonical: Stored<EioDoc>,
   lock?: string,
 ): Promise<JsonObject> {
-  const doc = version;
-  const hasContent = Array.isArray(doc._inhoud) ? doc._inhoud.length > 0 : Boolean(doc._inhoud);
+  const hasContent = Array.isArray(version._inhoud) ? version._inhoud.length > 0 : Boolean(version._inhoud);
   return {
-    inhoud: hasContent ? `${url}/download?versie=${doc.versie}` : null,
+    inhoud: hasContent ? `${url}/download?versie=${version.versie}` : null,
     locked: Boolean(canonical._lock),
-    bestandsdelen: canonical.versie === doc.versie ? await d.bestandsdelen.view(canonical, lock) : [],
+    bestandsdelen: canonical.versie === version.versie ? await d.bestandsdelen.view(canonical, lock) : [],
   };
 }
 
