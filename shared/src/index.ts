@@ -17,3 +17,5 @@ export * from './cloudevents';
 export * from './tracing';
 export * from './pii';
 export * from './temporal-codec';
+export * from './secrets';
+export * from './pii-keys';

@@ -7,6 +7,12 @@ const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-
 const BSN_LIKE = new RegExp(`(${UUID})|(?<!${DIGIT})${DIGIT}{9}(?!${DIGIT})`, 'g');
 const MASK = '*********';
 
+/**
+ * Names of fields and query parameters that carry a natural person's identifier (a BSN, an A-nummer, an
+ * anpIdentificatie): their value is masked whatever its form.
+ */
+export const PERSONAL_ID_NAME = /(bsn|a_nummer|anpidentificatie)$/i;
+
 /** Removes BSN-like values from a URL or free text before it is logged. */
 export function scrub(text: string): string {
   return text.replace(BSN_LIKE, (match, uuid?: string) => uuid ?? MASK);
@@ -20,7 +26,7 @@ function decoded(text: string): string {
   }
 }
 
-/** A request URL for the log: the value of every query parameter named for a BSN (`…inpBsn`, `bsn`) masked whatever its form, then scrubbed. */
+/** A request URL for the log: the value of every query parameter named for a personal identifier (`…inpBsn`, `bsn`, `…inpA_nummer`, `…anpIdentificatie`) masked whatever its form, then scrubbed. */
 export function scrubUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return scrub(url);
@@ -29,7 +35,7 @@ export function scrubUrl(url: string): string {
     .split('&')
     .map((pair) => {
       const eq = pair.indexOf('=');
-      return eq > 0 && /bsn$/i.test(decoded(pair.slice(0, eq)).trim()) ? `${pair.slice(0, eq)}=${MASK}` : pair;
+      return eq > 0 && PERSONAL_ID_NAME.test(decoded(pair.slice(0, eq)).trim()) ? `${pair.slice(0, eq)}=${MASK}` : pair;
     });
   return scrub(`${url.slice(0, q)}?${params.join('&')}`);
 }

@@ -138,6 +138,14 @@ export class Pii {
     }
   }
 
+  /**
+   * Whether a stored value is meant to be a token (what decrypt must open, failing loudly when it is damaged) rather
+   * than a value stored in the clear by an earlier version.
+   */
+  static isSealed(value: string): boolean {
+    return value.startsWith('pii:');
+  }
+
   /** The key version of a token, or undefined when it is no token. */
   static versionOf(value: unknown): string | undefined {
     return typeof value === 'string' ? TOKEN.exec(value)?.[1] : undefined;

@@ -3,6 +3,8 @@
 // and on every client that starts or reads a transfer. Failure messages and stack traces go into an encoded payload
 // too (the failure converter's `encodeCommonAttributes`), so the codec seals them as well.
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
+
+export type { Payload };
 import { temporal } from '@temporalio/proto';
 import type { Pii } from './pii';
 

@@ -23,6 +23,16 @@ describe('scrub', () => {
     );
     expect(scrubUrl('/zaken/111222333')).toBe('/zaken/*********');
   });
+
+  it('masks the A-nummer and anpIdentificatie filters too', () => {
+    expect(
+      scrubUrl(
+        '/rollen?betrokkeneIdentificatie__natuurlijkPersoon__inpA_nummer=2345678901&betrokkeneIdentificatie__natuurlijkPersoon__anpIdentificatie=ANP-7',
+      ),
+    ).toBe(
+      '/rollen?betrokkeneIdentificatie__natuurlijkPersoon__inpA_nummer=*********&betrokkeneIdentificatie__natuurlijkPersoon__anpIdentificatie=*********',
+    );
+  });
 });
 
 describe('createLogger', () => {

@@ -1,16 +1,17 @@
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { Registry, releaseLabel, scrubUrl, type KafkaProbe, type Logger } from '@zgw/shared';
+import { Registry, checkPiiKeys, releaseLabel, scrubUrl, type KafkaProbe, type Logger } from '@zgw/shared';
 import { mountComponent, type ComponentApi, type ComponentDef, type Deps } from './common/component';
 import { registerAuditAdmin } from './admin/audit';
 import { registerCredentialAdmin } from './admin/credentials';
 import { registerDoelregistratiesAdmin } from './admin/doelregistraties';
 import { registerNotificatiesAdmin } from './admin/notificaties';
 import { registerOverdrachtenAdmin } from './admin/overdrachten';
+import { registerTemporalCodec } from './admin/temporal-codec';
 import { registerAdminUi } from './admin/ui';
+import { sealEarlierValues } from './common/pii-fields';
 import { registerErrorHandling, registerMethodRegistry } from './common/errors';
 import { registerMetrics } from './common/metrics';
-import { checkPiiKeys } from './common/pii-fields';
 import { COMPONENTS } from './components';
 import { REFERENCE_PATH, registerApiReference } from './reference';
 
@@ -73,6 +74,7 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
   await registerAuditAdmin(app, deps);
   await registerNotificatiesAdmin(app, deps);
   registerOverdrachtenAdmin(app, deps);
+  registerTemporalCodec(app, deps);
   // The audit trail of reads: its publisher runs while the app does; what it could not send stays in the spool.
   const reads = deps.reads;
   if (reads) {
@@ -80,6 +82,8 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
     app.addHook('onClose', async () => reads.stop());
   }
   for (const def of components) apis.push(await mountComponent(app, def, deps));
+  // Once the components' indexes exist: what an earlier version stored in the clear is sealed.
+  app.addHook('onReady', async () => void (await sealEarlierValues(deps.db, deps.pii, log)));
   return app;
 }
 

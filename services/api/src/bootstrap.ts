@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
-import type { Config, Logger } from '@zgw/shared';
+import type { Config, Logger, Pii } from '@zgw/shared';
 import { Credentials, parseClientsEnv } from './common/credentials';
 import { LIVE, type RawDoc } from './common/store';
 
@@ -8,8 +8,8 @@ import { LIVE, type RawDoc } from './common/store';
  * Registers the client ids of `ZGW_CLIENTS` with their secrets; for entries marked `all` it also creates an
  * applicatie with all rights unless one already holds that client id. Lets an operator get in without a DB shell.
  */
-export async function bootstrapClients(db: Db, spec: string, log: Logger): Promise<void> {
-  const creds = new Credentials(db);
+export async function bootstrapClients(db: Db, pii: Pii, spec: string, log: Logger): Promise<void> {
+  const creds = new Credentials(db, pii);
   for (const c of parseClientsEnv(spec)) {
     await creds.set(c.clientId, c.secret);
     if (c.allRights) await ensureAllRights(db, c.clientId);
@@ -36,7 +36,7 @@ export async function ensureAllRights(db: Db, clientId: string, label = clientId
  * The transfer worker's own client (TRANSFER_CLIENT_ID with TRANSFER_SECRET): all rights on this platform, so the
  * copies it makes carry its client id in their audit trail. Without a secret no transfer can run; said at start.
  */
-export async function bootstrapTransferClient(db: Db, config: Config, log: Logger): Promise<void> {
+export async function bootstrapTransferClient(db: Db, pii: Pii, config: Config, log: Logger): Promise<void> {
   if (!config.TRANSFER_SECRET) {
     log.warn(
       { clientId: config.TRANSFER_CLIENT_ID },
@@ -44,6 +44,6 @@ export async function bootstrapTransferClient(db: Db, config: Config, log: Logge
     );
     return;
   }
-  await new Credentials(db).set(config.TRANSFER_CLIENT_ID, config.TRANSFER_SECRET);
+  await new Credentials(db, pii).set(config.TRANSFER_CLIENT_ID, config.TRANSFER_SECRET);
   await ensureAllRights(db, config.TRANSFER_CLIENT_ID, 'Overdrachtsdienst (ZSDMS)');
 }

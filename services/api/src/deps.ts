@@ -45,17 +45,18 @@ export function jsonFetcher(systems?: ExternalSystems, log?: Logger): (url: stri
 
 export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRelay): Deps {
   const caches = new Caches(config.CACHE_TTL_MS);
+  const pii = piiFromConfig(config, log);
   return {
     config,
     caches,
-    pii: piiFromConfig(config, log),
+    pii,
     db,
     log,
     relay,
     urls: new Urls(config.PUBLIC_BASE_URL),
-    auth: new Authenticator(db, new Credentials(db), config.JWT_LEEWAY_SECONDS, caches),
+    auth: new Authenticator(db, new Credentials(db, pii), config.JWT_LEEWAY_SECONDS, caches),
     reads: new ReadAudit(config, db, log, createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-reads`)),
-    fetchJson: jsonFetcher(new ExternalSystems(db), log),
+    fetchJson: jsonFetcher(new ExternalSystems(db, pii), log),
     components: {},
   };
 }

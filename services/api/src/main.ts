@@ -27,9 +27,9 @@ async function main(): Promise<void> {
     log,
     ceSource(config),
   );
-  if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, config.ZGW_CLIENTS, log);
-  await bootstrapTransferClient(mongo.db, config, log);
-  if (config.ZGW_DOELREGISTRATIES) await bootstrapDoelregistraties(mongo.db, config.ZGW_DOELREGISTRATIES, log);
+  if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, deps.pii, config.ZGW_CLIENTS, log);
+  await bootstrapTransferClient(mongo.db, deps.pii, config, log);
+  if (config.ZGW_DOELREGISTRATIES) await bootstrapDoelregistraties(mongo.db, deps.pii, config.ZGW_DOELREGISTRATIES, log);
   const kafka = new KafkaProbe(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-probe`));
   const health = async () => ({ kafka: relay.healthy ? 'ok' : 'unreachable (events wait in the outbox)' });
   const app = await buildApp({ deps, health, metrics: createApiMetrics(), kafka });

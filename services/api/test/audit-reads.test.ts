@@ -189,14 +189,15 @@ describe('read entries', () => {
     expect(entries[1]!.hoofdObjecten).toEqual([zaak.url]);
   });
 
-  it('records _zoek with its filters and lists filtered on a BSN, the BSN never in the entry', async () => {
+  it('records _zoek with its filters and lists filtered on a BSN or A-nummer, the identifier never in the entry', async () => {
+    const A_NUMMER = '2345678901';
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     await createZ(t, 'rollen', {
       zaak: zaak.url,
       roltype: s.roltype,
       betrokkeneType: 'natuurlijk_persoon',
       roltoelichting: 't',
-      betrokkeneIdentificatie: { inpBsn: BSN, geslachtsnaam: 'Jansen' },
+      betrokkeneIdentificatie: { inpBsn: BSN, inpA_nummer: A_NUMMER, geslachtsnaam: 'Jansen' },
     });
     const from = received.length;
     const tok = await as('zaaksysteem');
@@ -207,12 +208,14 @@ describe('read entries', () => {
     await get(`${ZRC}/zaken?${filter}=${BSN}`, tok);
     await get(`${ZRC}/rollen?betrokkeneIdentificatie__natuurlijkPersoon__inpBsn=${[...BSN].map((d) => `%3${d}`).join('')}`, tok);
     await get(`${zaak.url}?expand=rollen`, tok);
+    await get(`${ZRC}/rollen?betrokkeneIdentificatie__natuurlijkPersoon__inpA_nummer=${A_NUMMER}`, tok);
     const entries = await since(from);
     expect(entries.map((e) => [e.actie, e.resource, e.aantal])).toEqual([
       ['zoek', 'zaak', 1],
       ['list', 'zaak', 1],
       ['list', 'rol', 1],
       ['retrieve', 'zaak', undefined],
+      ['list', 'rol', 1],
     ]);
     expect(entries[0]).toMatchObject({ request: `${ZRC}/zaken/_zoek`, zoek: { [filter]: '*********', zaaktype: s.zaaktype, expand: 'rollen' } });
     // what the expand showed is in the entry too: the zaak, then its rol
@@ -227,7 +230,9 @@ describe('read entries', () => {
     ]);
     expect(entries[1]!.request).toBe(`${ZRC}/zaken?${filter}=*********`);
     expect(entries[2]!.request).toMatch(/inpBsn=\*+$/);
-    expect(entries.filter((e) => JSON.stringify(e).includes(BSN) || decodeURIComponent(JSON.stringify(e)).includes(BSN))).toEqual([]);
+    expect(entries[4]!.request).toMatch(/inpA_nummer=\*+$/);
+    for (const id of [BSN, A_NUMMER])
+      expect(entries.filter((e) => JSON.stringify(e).includes(id) || decodeURIComponent(JSON.stringify(e)).includes(id))).toEqual([]);
   });
 
   it('records the reads of documents too: detail, download and list (bron DRC)', async () => {

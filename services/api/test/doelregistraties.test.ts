@@ -1,4 +1,4 @@
-import { createLogger, DOELREGISTRATIES_COLLECTION, parseDoelregistratiesEnv } from '@zgw/shared';
+import { createLogger, DOELREGISTRATIES_COLLECTION, openSecret, parseDoelregistratiesEnv } from '@zgw/shared';
 import { bootstrapDoelregistraties } from '../src/admin/doelregistraties';
 import { startApp, token, type TestApp } from './harness';
 
@@ -38,14 +38,22 @@ const params = (res: { json(): { invalidParams?: { name: string; code: string }[
   (res.json().invalidParams ?? []).map((p) => `${p.name}:${p.code}`).sort();
 
 describe('doelregistraties', () => {
-  it('creates, lists, reads, changes and removes one; the secret is stored and never shown', async () => {
+  /** The stored secret is sealed (not in the clear) and opens to the one given. */
+  const expectStoredSealed = async () => {
+    const stored = (await t.mongo.db.collection(DOELREGISTRATIES_COLLECTION).findOne({ _id: 'buurgemeente' as never }))?.secret as string;
+    expect(stored).toMatch(/^pii:/);
+    expect(stored).not.toContain(extern.secret);
+    expect(openSecret(t.deps.pii, 'doelregistratie', stored)).toBe(extern.secret);
+  };
+
+  it('creates, lists, reads, changes and removes one; the secret is stored sealed and never shown', async () => {
     const created = await t.call('POST', PATH, extern);
     expect(created.statusCode).toBe(201);
     expect(created.headers.location).toBe(`http://127.0.0.1:8000${PATH}/buurgemeente`);
     const { secret: _secret, ...shown } = extern;
     expect(created.json()).toEqual({ ...shown, secretOpgeslagen: true });
     expect(created.body).not.toContain(extern.secret);
-    expect((await t.mongo.db.collection(DOELREGISTRATIES_COLLECTION).findOne({ _id: 'buurgemeente' as never }))?.secret).toBe(extern.secret);
+    await expectStoredSealed();
 
     expect((await t.call('POST', PATH, intern)).statusCode).toBe(201);
     const list = await t.call('GET', PATH);
@@ -62,7 +70,7 @@ describe('doelregistraties', () => {
     });
     expect(changed.statusCode).toBe(200);
     expect(changed.json()).toMatchObject({ bron: 'afsluiten', secretOpgeslagen: true });
-    expect((await t.mongo.db.collection(DOELREGISTRATIES_COLLECTION).findOne({ _id: 'buurgemeente' as never }))?.secret).toBe(extern.secret);
+    await expectStoredSealed();
     expect((await t.call('GET', `${PATH}/buurgemeente`)).json()).toEqual(changed.json());
 
     expect((await t.call('DELETE', `${PATH}/gemeente-b`)).statusCode).toBe(204);
@@ -115,7 +123,7 @@ describe('doelregistraties', () => {
   });
 
   it('registers ZGW_DOELREGISTRATIES at start, and refuses a start with an invalid one', async () => {
-    await bootstrapDoelregistraties(t.mongo.db, JSON.stringify([{ ...intern, naam: 'uit-de-omgeving' }]), createLogger('test', 'silent'));
+    await bootstrapDoelregistraties(t.mongo.db, t.deps.pii, JSON.stringify([{ ...intern, naam: 'uit-de-omgeving' }]), createLogger('test', 'silent'));
     expect((await t.call('GET', `${PATH}/uit-de-omgeving`)).json()).toMatchObject({
       naam: 'uit-de-omgeving',
       route: 'intern',

@@ -82,7 +82,7 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
     ? new CacheBroadcast(createKafka(config.KAFKA_BROKERS, `test-${id}-cache`), topicPrefix, deps.caches, log, ceSource(config))
     : undefined;
   await broadcast?.start();
-  const creds = new Credentials(mongo.db);
+  const creds = new Credentials(mongo.db, deps.pii);
   await creds.set(ADMIN, ADMIN_SECRET);
   await ensureAllRights(mongo.db, ADMIN);
   relay.start();

@@ -142,7 +142,12 @@ describe('abonnementen', () => {
     const patched = await t.call('PATCH', a.url, { kanalen: [{ naam: 'documenten' }] });
     expect(patched.statusCode).toBe(200);
     expect(patched.json().kanalen).toEqual([{ naam: 'documenten', filters: {} }]);
+    expect(patched.json().auth).toBe('Bearer secret-token'); // kept as it was (not sealed twice)
     expect(ok.requests.length).toBe(before + 1);
+    // stored sealed: the header is in no byte of the stored abonnement
+    const stored = await t.mongo.db.collection('abonnementen').findOne({ _id: a.url.split('/').pop() });
+    expect(stored?.auth).toMatch(/^pii:/);
+    expect(JSON.stringify(stored)).not.toContain('secret-token');
     const put = await t.call('PUT', a.url, abonnementBody({ auth: 'Bearer other' }));
     expect(put.statusCode).toBe(200);
     expect(ok.requests.length).toBe(before + 2);

@@ -57,7 +57,7 @@ export async function startListeningApp(env: Record<string, string>, logs: LogLi
     },
     { logTo: logs.sink },
   );
-  await bootstrapTransferClient(t.mongo.db, t.config, createLogger('test', 'silent'));
+  await bootstrapTransferClient(t.mongo.db, t.deps.pii, t.config, createLogger('test', 'silent'));
   await t.app.listen({ port, host: '127.0.0.1' });
   return t;
 }

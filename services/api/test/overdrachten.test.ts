@@ -278,6 +278,17 @@ test('an internal transfer copies the zaak with every part, verifies it, links a
     const bytes = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
     expect(bytes.includes(Buffer.from('binary/encrypted'))).toBe(true);
     for (const secret of [BSN, zaak.url, copy.url]) expect(bytes.includes(Buffer.from(String(secret)))).toBe(false);
+    // an administrator reads them through the codec endpoint (what Temporal's UI and CLI call): the workflow's input
+    const input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+    const b64 = (b?: Uint8Array | null) => Buffer.from(b ?? []).toString('base64');
+    const payloads = input.map((p) => ({
+      metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, b64(v)])),
+      data: b64(p.data),
+    }));
+    const opened = await t.call('POST', '/admin/api/v1/temporal-codec/decode', { payloads });
+    expect(opened.statusCode).toBe(200);
+    const data = (opened.json() as { payloads: { data: string }[] }).payloads.map((p) => Buffer.from(p.data, 'base64').toString()).join();
+    expect(data).toContain(zaak.url);
   } finally {
     await connection.close();
   }

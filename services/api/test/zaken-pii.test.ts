@@ -1,13 +1,13 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { newPiiKey } from '@zgw/shared';
+import { DOELREGISTRATIES_COLLECTION, Pii, newPiiKey, openSecret, parsePiiKeys } from '@zgw/shared';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
-import { eventually, startApp, type TestApp } from './harness';
+import { eventually, startApp, token, type TestApp } from './harness';
 import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';
-import type { Zaken } from '../src/components/zaken/context';
-import { sealEarlierIdentifiers } from '../src/components/zaken/rollen';
+import { ensureAllRights } from '../src/bootstrap';
+import { sealEarlierValues } from '../src/common/pii-fields';
 
 /**
  * A natural person's identifiers (BSN, A-nummer, anpIdentificatie) are sealed at rest: in the stored rollen and
@@ -21,13 +21,14 @@ const OTHER_BSN = '999990019';
 const V1 = newPiiKey('v1');
 const V2 = newPiiKey('v2');
 const FILTER = 'rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn';
+const NRC = '/notificaties/api/v1';
 
 let t: TestApp;
 let sl: Referentielijsten;
 let s: ZaakSetup;
 beforeAll(async () => {
   sl = await startReferentielijsten();
-  t = await startApp({ REFERENTIELIJSTEN_URL: sl.url, ZGW_PII_KEYS: V1 });
+  t = await startApp({ REFERENTIELIJSTEN_URL: sl.url, ZGW_PII_KEYS: V1, NRC_CALLBACK_CHECK: 'off' });
   s = await zaaktypeMetOnderdelen(t, sl);
 });
 afterAll(async () => {
@@ -130,7 +131,7 @@ it('keeps the audit trail sealed at rest and shows it open to the auditor', asyn
   expect(trail.find((e) => e.resourceUrl === rol.url)?.wijzigingen.nieuw?.betrokkeneIdentificatie?.inpBsn).toBe(BSN);
 });
 
-it('seals what an earlier version stored in the clear, at start, once, and finds it after', async () => {
+it('seals what an earlier version stored in the clear (identifiers and secrets), at start, once, and finds it after', async () => {
   const PLAIN = '999991772';
   const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
   const rol = await createZ(t, 'rollen', rolBody(zaak.url, OTHER_BSN));
@@ -145,17 +146,36 @@ it('seals what an earlier version stored in the clear, at start, once, and finds
     resourceUrl: rol.url,
     wijzigingen: { oud: null, nieuw: { betrokkeneIdentificatie: persoon(PLAIN) } },
   });
-  await raw('migrations').deleteOne({ _id: 'zaken.pii-sealed' as never });
-  const z = t.deps.components.zaken as Zaken;
-  expect(await sealEarlierIdentifiers(z)).toBe(2);
+  // and the secrets it read back: a client secret, a transfer target's secret, an abonnement's Authorization header
+  const SECRET = `clear-secret-${randomUUID()}`;
+  await raw('credentials').insertOne({ _id: 'earlier-client' as never, secret: SECRET, createdAt: new Date() });
+  await ensureAllRights(t.deps.db, 'earlier-client');
+  await raw(DOELREGISTRATIES_COLLECTION).insertOne({ _id: 'earlier-target' as never, route: 'extern', clientId: 'c', secret: SECRET });
+  const abonnement = await t.call('POST', `${NRC}/abonnement`, { callbackUrl: 'http://127.0.0.1:9/cb', auth: 'Token nieuw', kanalen: [] });
+  expect(abonnement.statusCode).toBe(201);
+  const abonnementId = (abonnement.json().url as string).split('/').pop() as never;
+  expect((await raw('abonnementen').findOne({ _id: abonnementId }))?.auth).toMatch(/^pii:/); // stored sealed today
+  await raw('abonnementen').updateOne({ _id: abonnementId }, { $set: { auth: SECRET } });
+
+  await raw('migrations').deleteOne({ _id: 'pii.sealed' as never });
+  const seal = () => sealEarlierValues(t.deps.db, t.deps.pii, t.deps.log);
+  expect(await seal()).toBe(5);
   expect(JSON.stringify(await raw('audittrail').findOne({ _id: entryId as never }))).not.toContain(PLAIN);
-  expect(await sealEarlierIdentifiers(z)).toBe(0); // done: marked
-  await raw('migrations').deleteOne({ _id: 'zaken.pii-sealed' as never });
-  expect(await sealEarlierIdentifiers(z)).toBe(0); // and nothing left in the clear to seal
+  expect(await seal()).toBe(0); // done: marked
+  await raw('migrations').deleteOne({ _id: 'pii.sealed' as never });
+  expect(await seal()).toBe(0); // and nothing left in the clear to seal
   const stored = JSON.stringify(await raw('rollen').findOne({ _id: id }));
   for (const value of [PLAIN, A_NUMMER, ANP]) expect(stored).not.toContain(value);
   expect((await t.call('GET', rol.url)).json().betrokkeneIdentificatie.inpBsn).toBe(PLAIN);
   expect(urls((await t.call('POST', `${ZRC}/zaken/_zoek`, { [FILTER]: PLAIN }, { headers: CRS })).json())).toEqual([zaak.url]);
+  for (const c of ['credentials', DOELREGISTRATIES_COLLECTION, 'abonnementen'])
+    expect(JSON.stringify(await raw(c).find().toArray())).not.toContain(SECRET);
+  // each still works: the client signs in with its secret, the abonnement shows its header, the target's secret opens
+  expect((await t.call('GET', `${ZRC}/zaken`, undefined, { token: token('earlier-client', SECRET), headers: CRS })).statusCode).toBe(200);
+  expect((await t.call('GET', abonnement.json().url)).json().auth).toBe(SECRET);
+  const target = await raw(DOELREGISTRATIES_COLLECTION).findOne({ _id: 'earlier-target' as never });
+  expect(openSecret(t.deps.pii, 'doelregistratie', target?.secret as string)).toBe(SECRET);
+  await raw(DOELREGISTRATIES_COLLECTION).deleteOne({ _id: 'earlier-target' as never });
 });
 
 it('with a second key: writes use the newest, and every filter finds values of both', async () => {
@@ -195,7 +215,7 @@ it('npm run admin -- pii-rekey reseals every value with the newest key; then the
   const summary = JSON.parse(stdout.split('\n').find((l) => l.includes('"retired"'))!) as { resealed: number; key: string; retired: string[] };
   expect(summary.resealed).toBeGreaterThan(0);
   expect(summary).toMatchObject({ key: 'v2', retired: ['v1'] });
-  for (const c of ['rollen', 'zaakobjecten', 'audittrail']) {
+  for (const c of ['rollen', 'zaakobjecten', 'audittrail', 'credentials', 'abonnementen']) {
     const all = JSON.stringify(await raw(c).find().toArray());
     expect(all).not.toContain('"pii:v1:');
     expect(all).not.toContain(BSN);
@@ -217,3 +237,48 @@ it('npm run admin -- pii-rekey reseals every value with the newest key; then the
   const again = await promisify(execFile)(process.execPath, [admin, 'pii-rekey'], { env: { ...env, ZGW_PII_KEYS: V2 } });
   expect(again.stdout).toContain('"resealed":0');
 });
+
+it('the sealing survives kill -9 half-way: the next run finishes it, and a run after that finds nothing', async () => {
+  const admin = join(__dirname, '../dist/cli/admin.js');
+  const env = { ...process.env, MONGODB_DB: t.config.MONGODB_DB, ZGW_PII_KEYS: V2, LOG_LEVEL: 'silent' };
+  // a store as an earlier version left it: many rollen with the identifiers in the clear
+  const PLAIN = '999995340';
+  const created = new Date();
+  await raw('rollen').insertMany(
+    Array.from({ length: 6000 }, (_, i) => ({
+      _id: `earlier-${String(i).padStart(5, '0')}` as never,
+      _created: created,
+      zaak: randomUUID(),
+      betrokkeneType: 'natuurlijk_persoon',
+      betrokkeneIdentificatie: persoon(PLAIN),
+    })),
+  );
+  const inClear = () => raw('rollen').countDocuments({ 'betrokkeneIdentificatie.inpBsn': PLAIN });
+  // killed at its first progress line (1,000 sealed)
+  const child = spawn(process.execPath, [admin, 'pii-rekey'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (chunk.toString().includes('"resealed":')) child.kill('SIGKILL');
+  });
+  await closed;
+  const left = await inClear();
+  expect(left).toBeGreaterThan(0);
+  expect(left).toBeLessThanOrEqual(5000);
+  const run = async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [admin, 'pii-rekey'], { env });
+    return JSON.parse(stdout.split('\n').find((l) => l.includes('"retired"'))!) as { resealed: number };
+  };
+  expect((await run()).resealed).toBe(left);
+  expect(await inClear()).toBe(0);
+  expect(
+    JSON.stringify(
+      await raw('rollen')
+        .find({ _id: { $regex: '^earlier-' } as never })
+        .toArray(),
+    ),
+  ).not.toContain(PLAIN);
+  expect((await run()).resealed).toBe(0);
+  // and every one has the search hash of its BSN under the new key
+  const v2 = new Pii(parsePiiKeys(V2));
+  expect(await raw('rollen').countDocuments({ '_pii.inpBsn': v2.searchHash(PLAIN, 'inpBsn') })).toBe(6000);
+}, 120_000);

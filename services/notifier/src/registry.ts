@@ -1,5 +1,16 @@
 import type { Db } from 'mongodb';
-import { KANALEN, NRC_ABONNEMENTEN, NRC_KANALEN, NRC_STATUS, kanaalTopic, type AbonnementDoc, type KanaalDoc, type StatusDoc } from '@zgw/shared';
+import {
+  KANALEN,
+  NRC_ABONNEMENTEN,
+  NRC_KANALEN,
+  NRC_STATUS,
+  kanaalTopic,
+  openSecret,
+  type AbonnementDoc,
+  type KanaalDoc,
+  type Pii,
+  type StatusDoc,
+} from '@zgw/shared';
 import type { Deliverer } from './deliverer';
 
 /** Every read of the API's resource collections leaves out tombstones (deleted, events not yet published). */
@@ -20,6 +31,7 @@ export class Registry {
 
   constructor(
     private readonly db: Db,
+    private readonly pii: Pii,
     private readonly deliverer: Deliverer,
     private readonly onTopics: (topics: string[]) => Promise<void> | void = () => undefined,
   ) {}
@@ -48,11 +60,13 @@ export class Registry {
   private read(): Promise<void> {
     const startedAt = Date.now();
     const done = (async () => {
-      const [abonnementen, statuses, kanalen] = await Promise.all([
+      const [stored, statuses, kanalen] = await Promise.all([
         this.db.collection<AbonnementDoc>(NRC_ABONNEMENTEN).find(LIVE).sort(CREATED).toArray(),
         this.db.collection<StatusDoc>(NRC_STATUS).find({}).sort({ _id: 1 }).toArray(),
         this.db.collection<KanaalDoc>(NRC_KANALEN).find(LIVE).sort(CREATED).toArray(),
       ]);
+      // (the Authorization header is stored sealed; it is opened here, in memory only)
+      const abonnementen = stored.map((a) => ({ ...a, auth: openSecret(this.pii, 'abonnement', a.auth) }));
       await this.deliverer.sync(abonnementen, new Map(statuses.map((s) => [s._id, s])));
       const byKanaal = new Map<string, AbonnementDoc[]>();
       for (const a of abonnementen) {

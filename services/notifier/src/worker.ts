@@ -1,6 +1,19 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
-import { connectMongo, createKafka, ensureNrcIndexes, ensureTopics, parseBackoff, topicName, untilDone, type Config, type Logger } from '@zgw/shared';
+import {
+  checkPiiKeys,
+  connectMongo,
+  createKafka,
+  ensureNrcIndexes,
+  ensureTopics,
+  parseBackoff,
+  piiFromConfig,
+  topicName,
+  untilDone,
+  type Config,
+  type Logger,
+  type Pii,
+} from '@zgw/shared';
 import { systemClock, type Clock } from './clock';
 import { Deliverer } from './deliverer';
 import { intakeHandler } from './intake';
@@ -76,6 +89,8 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
       `NRC_LEASE_SECONDS (${config.NRC_LEASE_SECONDS}) must be at least twice NRC_DELIVERY_TIMEOUT_MS (${timeoutMs} ms): a delivery starts only when it ends within the lease`,
     );
   }
+  // The abonnementen's Authorization headers are stored sealed: without the keys that open them nothing is delivered.
+  const pii = piiFromConfig(config, log);
   const mongo = await untilDone(log, 'MongoDB', async () => {
     const m = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
     try {
@@ -85,6 +100,10 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
       await m.client.close().catch(() => undefined);
       throw err;
     }
+  });
+  await checkPiiKeys(mongo.db, pii).catch(async (err: unknown) => {
+    await mongo.client.close().catch(() => undefined);
+    throw err;
   });
   const send = opts.send ?? httpSender(clock, timeoutMs);
   const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-notifier`);
@@ -106,7 +125,7 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
 
   /** Starts the term's worker; gives the term up if it cannot start. */
   const begin = (): void => {
-    const w = startWorker({ config, log, db: mongo.db, kafka, clock, send, allowed: () => lease.valid(timeoutMs) });
+    const w = startWorker({ config, log, db: mongo.db, pii, kafka, clock, send, allowed: () => lease.valid(timeoutMs) });
     worker = w;
     w.ready.then(
       () => {
@@ -176,6 +195,7 @@ interface WorkerContext {
   config: Config;
   log: Logger;
   db: Db;
+  pii: Pii;
   kafka: Kafka;
   clock: Clock;
   send: Sender;
@@ -202,7 +222,7 @@ function startWorker(c: WorkerContext): Worker {
   });
   const prefix = config.KAFKA_TOPIC_PREFIX;
   let consuming = false;
-  const registry: Registry = new Registry(db, deliverer, async (topics) => {
+  const registry: Registry = new Registry(db, c.pii, deliverer, async (topics) => {
     // A new kanaal: consume its topic too (the group starts a new topic at its beginning, so nothing is missed).
     if (consuming)
       await intake.subscribe(topics).catch((err: Error) => log.error({ err: err.message }, 'could not subscribe to the new kanaal topics'));

@@ -3,18 +3,21 @@ import type { Db } from 'mongodb';
 import {
   DOELREGISTRATIES_COLLECTION,
   ZgwClient,
+  openSecret,
   traced,
   type Config,
   type Logger,
   type OverdrachtOpdracht,
+  type Pii,
   type StoredDoelregistratie,
 } from '@zgw/shared';
 
-/** What every activity gets: the configuration, the log and the store (for the doelregistraties). */
+/** What every activity gets: the configuration, the log, the store (for the doelregistraties) and the PII keys (their secrets). */
 export interface Deps {
   config: Config;
   log: Logger;
   db: Db;
+  pii: Pii;
 }
 
 /** One side of a transfer: a ZGW system reached as one client, with the base URL of each API. */
@@ -30,7 +33,7 @@ export interface Kant {
 export interface Route {
   bron: Kant;
   doel: Kant;
-  registratie: StoredDoelregistratie & { naam: string };
+  registratie: Omit<StoredDoelregistratie, 'secret'> & { naam: string };
 }
 
 /** A refusal: no retries, the transfer ends `geweigerd` with this code (see OverdrachtStatus). */
@@ -71,10 +74,19 @@ function kant(client: ZgwClient, r: Pick<StoredDoelregistratie, 'zakenApi' | 'ca
 export async function routeOf(deps: Deps, o: OverdrachtOpdracht): Promise<Route> {
   const reg = await deps.db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION).findOne({ _id: o.doelregistratie });
   if (!reg) throw new Error(`doelregistratie ${o.doelregistratie} bestaat niet (meer)`);
-  const registratie = { ...reg, naam: reg._id };
+  const { secret, ...rest } = reg;
+  const registratie = { ...rest, naam: reg._id };
   const hier = platform(deps.config);
   if (o.richting === 'intern') return { bron: hier, doel: hier, registratie };
-  const daar = kant(new ZgwClient({ clientId: reg.clientId ?? '', secret: reg.secret ?? '' }, undefined, undefined, attemptSignal), reg);
+  const daar = kant(
+    new ZgwClient(
+      { clientId: reg.clientId ?? '', secret: secret ? openSecret(deps.pii, 'doelregistratie', secret) : '' },
+      undefined,
+      undefined,
+      attemptSignal,
+    ),
+    reg,
+  );
   return o.richting === 'uit' ? { bron: hier, doel: daar, registratie } : { bron: daar, doel: hier, registratie };
 }
 

@@ -1,6 +1,16 @@
 import { tracing } from './tracing';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry } from '@temporalio/worker';
-import { check, connectMongo, createLogger, loadConfig, observeWorker, onShutdown, piiFromConfig, sealedDataConverter } from '@zgw/shared';
+import {
+  check,
+  checkPiiKeys,
+  connectMongo,
+  createLogger,
+  loadConfig,
+  observeWorker,
+  onShutdown,
+  piiFromConfig,
+  sealedDataConverter,
+} from '@zgw/shared';
 import { createActivities } from './activities';
 import { registerTransferMetrics } from './metrics';
 import { tracedWorker } from './workflow-spans';
@@ -18,6 +28,8 @@ async function main(): Promise<void> {
   if (!config.TRANSFER_SECRET)
     log.warn({ clientId: config.TRANSFER_CLIENT_ID }, 'TRANSFER_SECRET is not set: every transfer will fail to reach this platform');
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
+  const pii = piiFromConfig(config, log);
+  await checkPiiKeys(mongo.db, pii);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = () => check(() => connection.workflowService.getSystemInfo({}));
   const observed = await observeWorker('transfer', config, log, {
@@ -31,9 +43,9 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TRANSFER_TASK_QUEUE,
     workflowsPath: require.resolve('./workflows'),
-    activities: createActivities({ config, log, db: mongo.db }),
+    activities: createActivities({ config, log, db: mongo.db, pii }),
     // what the history keeps (inputs, results, failures) sealed with the platform's PII keys
-    dataConverter: sealedDataConverter(piiFromConfig(config, log)),
+    dataConverter: sealedDataConverter(pii),
     ...tracedWorker(tracing),
   });
   log.info({ address: config.TEMPORAL_ADDRESS, taskQueue: config.TRANSFER_TASK_QUEUE }, 'transfer worker polling');

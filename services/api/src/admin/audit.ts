@@ -4,6 +4,7 @@ import { AUDIT_EXCLUSIONS_SETTING, AUDIT_READS_COLLECTION, ensureAuditIndexes, e
 import { SETTINGS_COLLECTION, type ExclusionsSetting } from '../common/audit-reads';
 import type { Deps } from '../common/component';
 import { ZgwError } from '../common/errors';
+import { adminCaller } from './rights';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/pagination';
 import { Store } from '../common/store';
 import { parseOrThrow } from '../common/validation';
@@ -70,12 +71,7 @@ export async function registerAuditAdmin(app: FastifyInstance, deps: Deps): Prom
   reads.maxSkip = deps.config.PAGE_SKIP_LIMIT;
   await ensureAuditReadsIndexes(deps);
 
-  const admin = async (req: FastifyRequest) => {
-    const caller = await deps.auth.authenticate(req);
-    if (!caller.hasScope('autorisaties.bijwerken'))
-      throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen de audit trail van het lezen beheren en inzien.');
-    return caller;
-  };
+  const admin = (req: FastifyRequest) => adminCaller(deps, req, 'de audit trail van het lezen beheren en inzien');
   const current = async () => {
     const doc = await settings.findOne({ _id: AUDIT_EXCLUSIONS_SETTING });
     if (doc) return { clientIds: doc.clientIds, bron: 'beheer', updatedAt: doc.updatedAt, updatedBy: doc.updatedBy };

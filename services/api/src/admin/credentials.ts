@@ -1,9 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CREDENTIALS_CACHE } from '../common/auth';
 import type { Deps } from '../common/component';
 import { Credentials } from '../common/credentials';
 import { ZgwError } from '../common/errors';
+import { adminCaller } from './rights';
 import { parseOrThrow } from '../common/validation';
 
 const CredentialInput = z.object({
@@ -16,13 +17,8 @@ const CredentialInput = z.object({
  * secret to the platform here). Only callers that may change autorisaties may use it; secrets are never returned.
  */
 export async function registerCredentialAdmin(app: FastifyInstance, deps: Deps): Promise<void> {
-  const creds = new Credentials(deps.db);
-  const admin = async (req: Parameters<Deps['auth']['authenticate']>[0]) => {
-    const caller = await deps.auth.authenticate(req);
-    if (!caller.hasScope('autorisaties.bijwerken'))
-      throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen credentials beheren.');
-    return caller;
-  };
+  const creds = new Credentials(deps.db, deps.pii);
+  const admin = (req: FastifyRequest) => adminCaller(deps, req, 'credentials beheren');
   app.post('/admin/api/v1/credentials', async (req, reply) => {
     const caller = await admin(req);
     const body = parseOrThrow(CredentialInput, req.body ?? {});

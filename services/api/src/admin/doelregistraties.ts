@@ -5,11 +5,14 @@ import {
   Doelregistratie,
   doelregistratieView,
   parseDoelregistratiesEnv,
+  sealSecret,
   type Logger,
+  type Pii,
   type StoredDoelregistratie,
 } from '@zgw/shared';
 import type { Deps } from '../common/component';
 import { ZgwError } from '../common/errors';
+import { adminCaller } from './rights';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/pagination';
 import { parseOrThrow } from '../common/validation';
 
@@ -19,15 +22,16 @@ function collection(db: Db): Collection<StoredDoelregistratie> {
   return db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION);
 }
 
-/** Stores a doelregistratie by its naam; a secret left out keeps the stored one. */
+/** Stores a doelregistratie by its naam, its secret sealed; a secret left out keeps the stored one. */
 async function save(
   coll: Collection<StoredDoelregistratie>,
+  pii: Pii,
   d: Doelregistratie,
   existing: StoredDoelregistratie | null,
 ): Promise<StoredDoelregistratie> {
   const { naam, ...fields } = d;
   const now = new Date();
-  const secret = fields.secret ?? (fields.route === 'extern' ? existing?.secret : undefined);
+  const secret = fields.secret ? sealSecret(pii, 'doelregistratie', fields.secret) : fields.route === 'extern' ? existing?.secret : undefined;
   const doc: StoredDoelregistratie = { ...fields, ...(secret ? { secret } : {}), _id: naam, _created: existing?._created ?? now, _updated: now };
   if (!doc.secret) delete doc.secret;
   await coll.replaceOne({ _id: naam }, doc, { upsert: true });
@@ -42,12 +46,7 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
   const coll = collection(deps.db);
   // The external systems (route extern) are read by route, for their credentials (common/external-systems.ts).
   await coll.createIndex({ route: 1 });
-  const admin = async (req: FastifyRequest) => {
-    const caller = await deps.auth.authenticate(req);
-    if (!caller.hasScope('autorisaties.bijwerken'))
-      throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen doelregistraties beheren.');
-    return caller;
-  };
+  const admin = (req: FastifyRequest) => adminCaller(deps, req, 'doelregistraties beheren');
   const body = (req: FastifyRequest) => {
     if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body))
       throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
@@ -67,7 +66,7 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
     const d = parseOrThrow(Doelregistratie, body(req));
     if (await coll.findOne({ _id: d.naam })) throw ZgwError.field('naam', 'unique', `Er is al een doelregistratie "${d.naam}".`);
     needsSecret(d, null);
-    const saved = await save(coll, d, null);
+    const saved = await save(coll, deps.pii, d, null);
     req.log.info({ doelregistratie: d.naam, route: d.route, by: caller.clientId }, 'doelregistratie created');
     return reply
       .code(201)
@@ -102,7 +101,7 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
     const d = parseOrThrow(Doelregistratie, body(req));
     if (d.naam !== req.params.naam) throw ZgwError.field('naam', 'invalid', 'De naam van een doelregistratie verandert niet (maak een nieuwe).');
     needsSecret(d, existing);
-    const saved = await save(coll, d, existing);
+    const saved = await save(coll, deps.pii, d, existing);
     req.log.info({ doelregistratie: d.naam, route: d.route, by: caller.clientId }, 'doelregistratie changed');
     return doelregistratieView(saved);
   });
@@ -117,10 +116,10 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
 }
 
 /** Registers (or replaces) the doelregistraties of `ZGW_DOELREGISTRATIES` at start, as `ZGW_CLIENTS` does clients. */
-export async function bootstrapDoelregistraties(db: Db, raw: string, log: Logger): Promise<void> {
+export async function bootstrapDoelregistraties(db: Db, pii: Pii, raw: string, log: Logger): Promise<void> {
   const coll = collection(db);
   for (const d of parseDoelregistratiesEnv(raw)) {
-    await save(coll, d, await coll.findOne({ _id: d.naam }));
+    await save(coll, pii, d, await coll.findOne({ _id: d.naam }));
     log.info({ doelregistratie: d.naam, route: d.route }, 'doelregistratie registered from ZGW_DOELREGISTRATIES');
   }
 }

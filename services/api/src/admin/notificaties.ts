@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Document } from 'mongodb';
 import { z } from 'zod';
 import {
@@ -16,9 +16,9 @@ import {
   type ResendDoc,
   type StatusDoc,
 } from '@zgw/shared';
-import type { Caller } from '../common/auth';
 import type { Deps } from '../common/component';
 import { ZgwError } from '../common/errors';
+import { adminCaller } from './rights';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/pagination';
 import { Store, type Stored } from '../common/store';
 import { UUID } from '../common/urls';
@@ -26,17 +26,6 @@ import { parseOrThrow } from '../common/validation';
 
 const BASE = '/admin/api/v1/notificaties';
 const HOUR = 3_600_000;
-
-/**
- * Who may administer notifications: as every admin endpoint, a client that may change autorisaties. The one place
- * that decides it (the admin screens call the same endpoints).
- */
-export async function adminCaller(deps: Deps, req: FastifyRequest): Promise<Caller> {
-  const caller = await deps.auth.authenticate(req);
-  if (!caller.hasScope('autorisaties.bijwerken'))
-    throw ZgwError.forbidden('Alleen beheerders met autorisaties.bijwerken mogen notificaties beheren.');
-  return caller;
-}
 
 const Moment = z
   .string()
@@ -128,7 +117,7 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   type WithUuid = { Params: { uuid: string } };
 
   app.get(`${BASE}/abonnementen`, async (req) => {
-    await adminCaller(deps, req);
+    await adminCaller(deps, req, 'notificaties beheren');
     const q = parseOrThrow(PageQuery, req.query ?? {});
     const page = parsePage(q.page);
     const { count, items, ...cont } = await abonnementen.page({}, { page, size: PAGE_SIZE, cursor: q.cursor });
@@ -143,7 +132,7 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   });
 
   app.get<WithUuid>(`${BASE}/abonnementen/:uuid`, async (req) => {
-    await adminCaller(deps, req);
+    await adminCaller(deps, req, 'notificaties beheren');
     const a = await abonnementOr404(req.params.uuid);
     const [s, pending, failed] = await Promise.all([
       statuses.findOne({ _id: a._id }),
@@ -154,7 +143,7 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   });
 
   app.get<WithUuid>(`${BASE}/abonnementen/:uuid/deliveries`, async (req) => {
-    await adminCaller(deps, req);
+    await adminCaller(deps, req, 'notificaties beheren');
     const a = await abonnementOr404(req.params.uuid);
     const q = parseOrThrow(DeliveriesQuery, req.query ?? {});
     const page = parsePage(q.page);
@@ -179,7 +168,7 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   });
 
   app.post<WithUuid>(`${BASE}/abonnementen/:uuid/unlock`, async (req) => {
-    const caller = await adminCaller(deps, req);
+    const caller = await adminCaller(deps, req, 'notificaties beheren');
     const a = await abonnementOr404(req.params.uuid);
     const now = new Date();
     const r = await statuses.updateOne(
@@ -201,7 +190,7 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   });
 
   app.post<WithUuid>(`${BASE}/abonnementen/:uuid/resend`, async (req, reply) => {
-    const caller = await adminCaller(deps, req);
+    const caller = await adminCaller(deps, req, 'notificaties beheren');
     const a = await abonnementOr404(req.params.uuid);
     const body = req.body ?? {};
     if (typeof body !== 'object' || Array.isArray(body))
@@ -232,20 +221,20 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   });
 
   app.get<WithUuid>(`${BASE}/abonnementen/:uuid/resends`, async (req) => {
-    await adminCaller(deps, req);
+    await adminCaller(deps, req, 'notificaties beheren');
     const a = await abonnementOr404(req.params.uuid);
     return (await resends.find({ abonnement: a._id }).sort({ requestedAt: -1, _id: -1 }).limit(20).toArray()).map(resendView);
   });
 
   app.get<{ Params: { id: string } }>(`${BASE}/resends/:id`, async (req) => {
-    await adminCaller(deps, req);
+    await adminCaller(deps, req, 'notificaties beheren');
     const r = UUID.test(req.params.id) ? await resends.findOne({ _id: req.params.id }) : null;
     if (!r) throw ZgwError.notFound(`Verzoek ${req.params.id} bestaat niet.`);
     return resendView(r);
   });
 
   app.get(`${BASE}/settings`, async (req) => {
-    await adminCaller(deps, req);
+    await adminCaller(deps, req, 'notificaties beheren');
     const c = deps.config;
     return {
       lockAfterHours: c.NRC_LOCK_AFTER_HOURS,

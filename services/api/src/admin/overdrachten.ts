@@ -8,7 +8,7 @@ import { UUID } from '../common/urls';
 import { parseOrThrow } from '../common/validation';
 import type { Overdrachten } from '../components/overdrachten/context';
 import { filtersOf } from '../components/overdrachten/overdrachten';
-import { adminCaller } from './notificaties';
+import { adminCaller } from './rights';
 
 const Query = z
   .object({ status: z.enum(OVERDRACHT_STATUSSEN).optional(), zaak: z.string().url().optional(), doelregistratie: z.string().max(100).optional() })
@@ -34,7 +34,7 @@ export function registerOverdrachtenAdmin(app: FastifyInstance, deps: Deps): voi
   };
 
   app.get(BASE, async (req) => {
-    await adminCaller(deps, req);
+    await adminCaller(deps, req, 'overdrachten inzien en beheren');
     const q = parseOrThrow(Query, req.query ?? {});
     const o = component();
     // every transfer (an administrator's view, not limited by zaken autorisaties), filtered as the Overdrachten API does
@@ -50,7 +50,7 @@ export function registerOverdrachtenAdmin(app: FastifyInstance, deps: Deps): voi
   });
 
   app.get(`${BASE}/:uuid`, async (req) => {
-    await adminCaller(deps, req);
+    await adminCaller(deps, req, 'overdrachten inzien en beheren');
     const { uuid } = req.params as { uuid: string };
     const o = component();
     const doc = UUID.test(uuid) ? await o.overdrachten.store.get(uuid) : null;
@@ -60,7 +60,7 @@ export function registerOverdrachtenAdmin(app: FastifyInstance, deps: Deps): voi
 
   const act = (name: string, what: (o: Overdrachten, uuid: string) => Promise<boolean>, refusal: string) =>
     app.post(`${BASE}/:uuid/${name}`, async (req, reply) => {
-      await adminCaller(deps, req);
+      await adminCaller(deps, req, 'overdrachten inzien en beheren');
       const { uuid } = req.params as { uuid: string };
       if (!UUID.test(uuid)) throw ZgwError.notFound(`Ongeldige uuid "${uuid}".`);
       const o = component();

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Db } from 'mongodb';
-import { connectMongo, createLogger, loadConfig, piiFromConfig } from '@zgw/shared';
-import { checkPiiKeys, forgetRetiredKeys, resealIdentifiers } from '../common/pii-fields';
+import { checkPiiKeys, connectMongo, createLogger, forgetRetiredKeys, loadConfig, piiFromConfig } from '@zgw/shared';
+import { resealIdentifiers } from '../common/pii-fields';
 import { generatePassword } from '../admin/ui/passwords';
 import { AdminSessions } from '../admin/ui/sessions';
 import { AdminUsers } from '../admin/ui/users';

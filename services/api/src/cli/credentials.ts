@@ -1,4 +1,4 @@
-import { ceSource, connectMongo, createKafka, loadConfig, type Config } from '@zgw/shared';
+import { ceSource, checkPiiKeys, connectMongo, createKafka, createLogger, loadConfig, piiFromConfig, type Config } from '@zgw/shared';
 import { ensureAllRights } from '../bootstrap';
 import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../common/auth';
 import { announceClear } from '../common/cache';
@@ -23,7 +23,10 @@ async function main(args: string[]): Promise<number> {
   const config = loadConfig();
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
   try {
-    const creds = new Credentials(mongo.db);
+    // secrets are stored sealed, with the key the API uses (refused when it is not the one values here were sealed with)
+    const pii = piiFromConfig(config, createLogger('credentials'));
+    await checkPiiKeys(mongo.db, pii);
+    const creds = new Credentials(mongo.db, pii);
     if (cmd === 'add') {
       const secret = await creds.set(clientId!, flag(args, '--secret'));
       const created = args.includes('--all-rights') ? await ensureAllRights(mongo.db, clientId!, flag(args, '--label') ?? clientId) : false;

@@ -11,6 +11,7 @@ import {
   ensureTopics,
   eventHeaders,
   exclusionList,
+  PERSONAL_ID_NAME,
   scrub,
   scrubUrl,
   topicName,
@@ -45,9 +46,9 @@ export function readActie(operationId: string): ReadEntry['actie'] | undefined {
   return undefined;
 }
 
-/** A copy of a search body with every BSN masked: fields named for a BSN whatever their value, and nine-digit runs anywhere. */
+/** A copy of a search body with every BSN masked: fields named for a personal identifier whatever their value, and nine-digit runs anywhere. */
 export function maskBsns(value: unknown, key = ''): unknown {
-  if (/bsn$/i.test(key) && value !== null && value !== undefined && value !== '') return '*********';
+  if (PERSONAL_ID_NAME.test(key) && value !== null && value !== undefined && value !== '') return '*********';
   if (typeof value === 'string') return scrub(value);
   if (typeof value === 'number') return /^\d{9}$/.test(String(value)) ? '*********' : value;
   if (Array.isArray(value)) return value.map((v) => maskBsns(v, key));

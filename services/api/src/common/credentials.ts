@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
+import { openSecret, sealSecret, type Pii } from '@zgw/shared';
 
 export interface Credential {
   _id: string; // client_id
@@ -7,22 +8,30 @@ export interface Credential {
   createdAt: Date;
 }
 
-/** The platform's credential store: one HS256 secret per client id. */
+/** The platform's credential store: one HS256 secret per client id, stored sealed with the PII keys. */
 export class Credentials {
   readonly coll: Collection<Credential>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly pii: Pii,
+  ) {
     this.coll = db.collection<Credential>('credentials');
   }
 
   async secretFor(clientId: string): Promise<string | undefined> {
-    return (await this.coll.findOne({ _id: clientId }))?.secret;
+    const stored = (await this.coll.findOne({ _id: clientId }))?.secret;
+    return stored === undefined ? undefined : openSecret(this.pii, 'credential', stored);
   }
 
   /** Registers (or re-keys) a client id; returns the secret, generated when none is given. */
   async set(clientId: string, secret?: string): Promise<string> {
     const value = secret ?? randomBytes(24).toString('base64url');
-    await this.coll.updateOne({ _id: clientId }, { $set: { secret: value }, $setOnInsert: { createdAt: new Date() } }, { upsert: true });
+    await this.coll.updateOne(
+      { _id: clientId },
+      { $set: { secret: sealSecret(this.pii, 'credential', value) }, $setOnInsert: { createdAt: new Date() } },
+      { upsert: true },
+    );
     return value;
   }
 

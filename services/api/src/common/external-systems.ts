@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { DOELREGISTRATIES_COLLECTION, ZgwClient, type StoredDoelregistratie } from '@zgw/shared';
+import { DOELREGISTRATIES_COLLECTION, ZgwClient, openSecret, type Pii, type StoredDoelregistratie } from '@zgw/shared';
 
 const API_FIELDS = ['zakenApi', 'catalogiApi', 'documentenApi', 'besluitenApi'] as const;
 const REFRESH_MS = 10_000;
@@ -15,7 +15,10 @@ export class ExternalSystems {
   private loaded = 0;
   private systems: { bases: string[]; client: ZgwClient }[] = [];
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly pii: Pii,
+  ) {}
 
   /** The Authorization header for a URL of a registered system, if it is one. */
   async authorization(url: string): Promise<string | undefined> {
@@ -41,7 +44,7 @@ export class ExternalSystems {
         bases: API_FIELDS.map((f) => r[f])
           .filter((u): u is string => !!u)
           .map((u) => `${u.replace(/\/+$/, '')}/`),
-        client: new ZgwClient({ clientId: r.clientId!, secret: r.secret! }),
+        client: new ZgwClient({ clientId: r.clientId!, secret: openSecret(this.pii, 'doelregistratie', r.secret!) }),
       }));
     this.loaded = Date.now();
   }

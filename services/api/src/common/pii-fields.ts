@@ -3,7 +3,7 @@
 // natuurlijkPersoon a zakelijk_recht names) is stored with these fields encrypted, wherever they are nested, and with
 // a search hash of each beside it (`_pii`), which the filters look up. Reads open them again.
 import type { Db, Document, Sort } from 'mongodb';
-import { AUDITTRAIL_COLLECTION, Pii, PiiError } from '@zgw/shared';
+import { AUDITTRAIL_COLLECTION, Pii, SECRET_FIELDS, openSecret, sealSecret, type Logger, type SecretKind } from '@zgw/shared';
 import type { JsonObject } from './schema-parts';
 import { LIVE } from './store';
 
@@ -45,7 +45,7 @@ export function sealPii(pii: Pii, value: unknown): unknown {
 
 /** A copy of `value` with every sealed identifier opened (values stored in the clear by an earlier version pass). */
 export function openPii(pii: Pii, value: unknown): unknown {
-  return mapIdentifiers(value, (k, v) => (v.startsWith('pii:') ? pii.decrypt(v, k) : v));
+  return mapIdentifiers(value, (k, v) => (Pii.isSealed(v) ? pii.decrypt(v, k) : v));
 }
 
 /** The search hashes (newest key) of the identifiers at the top of an identification: what `_pii` holds. */
@@ -66,36 +66,6 @@ export function piiCondition(pii: Pii, field: string, value: string): JsonObject
   return hashes.length === 1 ? { [path]: hashes[0] } : { $or: hashes.map((h) => ({ [path]: h })) };
 }
 
-/** The `settings` document that lists the key versions values here were sealed with, each with its key check. */
-export const PII_KEYS_SETTING = 'pii.keys';
-
-/** The key versions recorded in `pii.keys` (each with its check value), and the collection that holds them. */
-async function keysInUse(db: Db) {
-  const settings = db.collection<{ _id: string; versions?: Record<string, string> }>('settings');
-  return { settings, used: (await settings.findOne({ _id: PII_KEYS_SETTING }))?.versions ?? {} };
-}
-
-/**
- * At start: every key version that sealed values in this database must be configured, and be the same key (its
- * check value); otherwise the API refuses to start rather than fail on each read. Then the newest key is recorded.
- */
-export async function checkPiiKeys(db: Db, pii: Pii): Promise<void> {
-  const { settings, used } = await keysInUse(db);
-  const missing = Object.keys(used).filter((v) => !pii.versions.includes(v));
-  if (missing.length) {
-    throw new PiiError(
-      `values sealed with PII key ${missing.join(', ')} are stored in this database, and no such key is configured (ZGW_PII_KEYS or ZGW_PII_KEYS_FILE): without it they cannot be read`,
-    );
-  }
-  const other = Object.entries(used)
-    .filter(([v, check]) => pii.keyCheck(v) !== check)
-    .map(([v]) => v);
-  if (other.length) throw new PiiError(`PII key ${other.join(', ')} is not the key the values in this database were sealed with`);
-  if (!(pii.current in used)) {
-    await settings.updateOne({ _id: PII_KEYS_SETTING }, { $set: { [`versions.${pii.current}`]: pii.keyCheck(pii.current)! } }, { upsert: true });
-  }
-}
-
 /** The key versions of the sealed identifiers in `value` (and `plain` for one in the clear). */
 function sealedWith(value: unknown): Set<string> {
   const out = new Set<string>();
@@ -106,16 +76,55 @@ function sealedWith(value: unknown): Set<string> {
   return out;
 }
 
-/** Where identifiers are kept: a collection, the field that holds them, and whether search hashes go beside it. */
-const HOLDERS: { collection: string; field: string; hashes: boolean; query: Document; sort: Sort }[] = [
-  { collection: 'rollen', field: 'betrokkeneIdentificatie', hashes: true, query: LIVE, sort: { _created: 1, _id: 1 } },
-  { collection: 'zaakobjecten', field: 'objectIdentificatie', hashes: true, query: LIVE, sort: { _created: 1, _id: 1 } },
-  { collection: AUDITTRAIL_COLLECTION, field: 'wijzigingen', hashes: false, query: {}, sort: { _id: 1 } },
+/**
+ * Where sealed values are kept: a collection, the field that holds them, how its values are sealed and opened, the
+ * key versions a value is sealed with (`plain` for one in the clear), and whether search hashes go beside it.
+ */
+interface Holder {
+  collection: string;
+  field: string;
+  query: Document;
+  sort: Sort;
+  versions(value: unknown): Set<string>;
+  open(pii: Pii, value: unknown): unknown;
+  seal(pii: Pii, plain: unknown): unknown;
+  hashes?: (pii: Pii, plain: unknown) => Record<string, string>;
+}
+
+const identifiers = (collection: string, field: string, hashes: boolean, query: Document, sort: Sort): Holder => ({
+  collection,
+  field,
+  query,
+  sort,
+  versions: sealedWith,
+  open: openPii,
+  seal: sealPii,
+  ...(hashes ? { hashes: piiHashes } : {}),
+});
+
+/** A secret's holder: the whole field one sealed string (documents without it are left alone). */
+const secret = (kind: SecretKind): Holder => ({
+  ...SECRET_FIELDS[kind],
+  query: {},
+  sort: { _id: 1 },
+  versions: (v) => new Set(typeof v === 'string' ? [Pii.versionOf(v) ?? 'plain'] : []),
+  open: (pii, v) => openSecret(pii, kind, v as string),
+  seal: (pii, v) => sealSecret(pii, kind, v as string),
+});
+
+const HOLDERS: Holder[] = [
+  identifiers('rollen', 'betrokkeneIdentificatie', true, LIVE, { _created: 1, _id: 1 }),
+  identifiers('zaakobjecten', 'objectIdentificatie', true, LIVE, { _created: 1, _id: 1 }),
+  identifiers(AUDITTRAIL_COLLECTION, 'wijzigingen', false, {}, { _id: 1 }),
+  secret('credential'),
+  secret('doelregistratie'),
+  secret('abonnement'),
 ];
 
 /**
  * Seals with the newest key every identifier that is in the clear (stored by an earlier version) or sealed with an
- * older key, in the rollen, the zaakobjecten and the audit trail, with the search hashes of the newest key. Each
+ * older key, in the rollen, the zaakobjecten and the audit trail, with the search hashes of the newest key, and every
+ * secret the platform reads back (client secrets, transfer targets' secrets, abonnementen's Authorization headers). Each
  * document is one update, made only if it is still as it was read: a run cut short is taken up by the next, and two
  * at once do no harm. Returns how many documents it found to reseal and how many it changed (a document changed
  * meanwhile is left to the next run); `progress` hears of every 1,000.
@@ -127,16 +136,17 @@ export async function resealIdentifiers(
 ): Promise<{ found: number; changed: number }> {
   let n = 0;
   let found = 0;
-  for (const { collection, field, hashes, query, sort } of HOLDERS) {
+  for (const h of HOLDERS) {
+    const { collection, field } = h;
     const coll = db.collection<Document>(collection);
-    for await (const doc of coll.find(query, { projection: { [field]: 1, [PII_HASHES]: 1 } }).sort(sort)) {
-      const versions = sealedWith(doc[field]);
-      const stale = [...versions].some((v) => v !== pii.current) || (hashes && doc[PII_HASHES] === undefined);
+    for await (const doc of coll.find(h.query, { projection: { [field]: 1, [PII_HASHES]: 1 } }).sort(h.sort)) {
+      const versions = h.versions(doc[field]);
+      const stale = [...versions].some((v) => v !== pii.current) || (h.hashes && doc[PII_HASHES] === undefined);
       if (!stale) continue;
       found++;
-      const plain = openPii(pii, doc[field]);
-      const set: Document = { [field]: sealPii(pii, plain) };
-      if (hashes) set[PII_HASHES] = piiHashes(pii, plain);
+      const plain = h.open(pii, doc[field]);
+      const set: Document = { [field]: h.seal(pii, plain) };
+      if (h.hashes) set[PII_HASHES] = h.hashes(pii, plain);
       const r = await coll.updateOne({ _id: doc._id, [field]: doc[field] }, { $set: set });
       n += r.modifiedCount;
       if (r.modifiedCount && n % 1000 === 0) progress(n);
@@ -145,10 +155,19 @@ export async function resealIdentifiers(
   return { found, changed: n };
 }
 
-/** After a complete reseal: the key versions no value is sealed with any more leave `pii.keys` (they can be retired). */
-export async function forgetRetiredKeys(db: Db, pii: Pii): Promise<string[]> {
-  const { settings, used } = await keysInUse(db);
-  const retired = Object.keys(used).filter((v) => v !== pii.current);
-  if (retired.length) await settings.updateOne({ _id: PII_KEYS_SETTING }, { $unset: Object.fromEntries(retired.map((v) => [`versions.${v}`, ''])) });
-  return retired;
+/**
+ * At start: seals what an earlier version stored in the clear (identifiers and secrets), once per database (the mark
+ * in `migrations`); a run cut short is taken up by the next start (see resealIdentifiers). Returns how many documents
+ * it sealed.
+ */
+export async function sealEarlierValues(db: Db, pii: Pii, log: Logger): Promise<number> {
+  const marks = db.collection<{ _id: string; at: Date }>('migrations');
+  const id = 'pii.sealed';
+  if (await marks.findOne({ _id: id })) return 0;
+  const { changed } = await resealIdentifiers(db, pii, (done) =>
+    log.info({ sealed: done }, 'sealing personal identifiers and secrets stored in the clear'),
+  );
+  await marks.updateOne({ _id: id }, { $setOnInsert: { at: new Date() } }, { upsert: true });
+  if (changed) log.info({ sealed: changed }, 'sealed the personal identifiers and secrets an earlier version stored in the clear');
+  return changed;
 }

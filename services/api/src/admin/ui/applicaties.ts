@@ -54,7 +54,7 @@ const NOTICES: Record<string, string> = {
  */
 export function registerApplicatieScreens(scope: FastifyInstance, ui: AdminUi): void {
   const { deps } = ui;
-  const creds = new Credentials(deps.db);
+  const creds = new Credentials(deps.db, deps.pii);
   const resource = () => {
     const ac = deps.components.autorisaties;
     if (!ac) throw new ZgwError(503, 'unavailable', 'De Autorisaties API is niet geladen.');

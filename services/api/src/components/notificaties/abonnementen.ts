@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NOTIFICATION_ID_HEADER, NRC_ABONNEMENTEN, NRC_DELIVERIES, NRC_STATUS } from '@zgw/shared';
+import { NOTIFICATION_ID_HEADER, NRC_ABONNEMENTEN, NRC_DELIVERIES, NRC_STATUS, openSecret, sealSecret } from '@zgw/shared';
 import { ZgwError, type InvalidParam } from '../../common/errors';
 import { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
@@ -25,13 +25,18 @@ export function registerAbonnementen(n: Notificaties): Resource<AbonnementDoc> {
     plainList: true,
     scopes: { read: READ, create: [CONSUMEREN], update: [CONSUMEREN], destroy: [CONSUMEREN] },
     prepare: async (data, _ctx, current) => {
-      const input = parseOrThrow(AbonnementInput, data);
+      // the Authorization header is stored sealed: a PATCH without it carries the stored one, read in the clear here
+      const storedAuth = current && openSecret(deps.pii, 'abonnement', current.auth);
+      const input = parseOrThrow(AbonnementInput, current && data.auth === current.auth ? { ...data, auth: storedAuth } : data);
       const errors = await checkKanalen(n, input.kanalen);
       if (errors.length) throw ZgwError.validation(errors);
-      const changed = !current || current.callbackUrl !== input.callbackUrl || current.auth !== input.auth;
+      const changed = !current || current.callbackUrl !== input.callbackUrl || storedAuth !== input.auth;
       if (changed && deps.config.NRC_CALLBACK_CHECK === 'on') await checkCallback(input.callbackUrl, input.auth, deps.config.NRC_DELIVERY_TIMEOUT_MS);
-      return { callbackUrl: input.callbackUrl, auth: input.auth, kanalen: input.kanalen.map((k) => ({ naam: k.naam, filters: k.filters ?? {} })) };
+      const auth = sealSecret(deps.pii, 'abonnement', input.auth);
+      return { callbackUrl: input.callbackUrl, auth, kanalen: input.kanalen.map((k) => ({ naam: k.naam, filters: k.filters ?? {} })) };
     },
+    // The Authorization header is stored sealed (shared/src/secrets.ts) and shown to its readers in the clear.
+    render: (doc) => ({ auth: openSecret(deps.pii, 'abonnement', doc.auth) }),
     // Its pending deliveries go with it; the notifier drops its queue at its next refresh.
     afterDestroy: async (current: Stored<AbonnementDoc>) => {
       await deps.db.collection(NRC_DELIVERIES).deleteMany({ abonnement: current._id, state: 'pending' });

@@ -1,4 +1,4 @@
-import { DOELREGISTRATIES_COLLECTION, ZgwClient, traced, type StoredDoelregistratie } from '@zgw/shared';
+import { DOELREGISTRATIES_COLLECTION, ZgwClient, openSecret, traced, type StoredDoelregistratie } from '@zgw/shared';
 import { ZgwError } from '../../common/errors';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import { catalogiOf } from '../../common/links';
@@ -31,7 +31,10 @@ export function registerVerzoeken(o: Overdrachten): void {
         log.info({ ...traced(body.bronZaak), clientId: caller.clientId }, 'overdrachtverzoek geweigerd: onbekend bronsysteem (400)');
         throw ZgwError.field('bronSysteem', 'does_not_exist', `Er is geen extern systeem (doelregistratie met route extern) "${body.bronSysteem}".`);
       }
-      const bron = await readSource(new ZgwClient({ clientId: doel.clientId, secret: doel.secret }, READ_TIMEOUT_MS), body.bronZaak);
+      const bron = await readSource(
+        new ZgwClient({ clientId: doel.clientId, secret: openSecret(o.api.deps.pii, 'doelregistratie', doel.secret) }, READ_TIMEOUT_MS),
+        body.bronZaak,
+      );
       const koppeling = bron && doel.zaaktypen.find((k) => k.bron === bron.zaaktypeIdentificatie);
       let auth: OverdrachtAuth = { _zaaktype: '', _vertrouwelijkheid: 0 };
       if (bron && koppeling) {

@@ -12,7 +12,7 @@ import { refusedGeometry } from './geo';
 import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen, zaakbesluitLinks } from './nested';
 import { registerKlantcontacten, registerZaakcontactmomenten, registerZaakinformatieobjecten, registerZaakverzoeken } from './onderdelen';
 import { syncPartFacts } from './parts';
-import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten, sealEarlierIdentifiers } from './rollen';
+import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten } from './rollen';
 import type { ZaakDoc } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 import { PII_FIELDS, PII_HASHES } from '../../common/pii-fields';
@@ -67,8 +67,6 @@ export const zaken: ComponentDef = {
     ])
       fixed += await r.store.recount();
     if (fixed) api.deps.log.warn({ buckets: fixed }, 'zaken: corrected maintained counts');
-    const sealed = await sealEarlierIdentifiers(z);
-    if (sealed) api.deps.log.info({ sealed }, 'zaken: sealed the identifiers of rollen and zaakobjecten stored in the clear');
   },
 };
 

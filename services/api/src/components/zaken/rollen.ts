@@ -9,7 +9,7 @@ import { registerPart } from './parts';
 import { Rol, RolInput, RolQuery, ZaakObject, ZaakObjectInput, ZaakObjectQuery, type RolDoc, type ZaakObjectDoc } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 import type { Pii } from '@zgw/shared';
-import { PII_FIELDS, PII_HASHES, openPii, piiCondition, piiHashes, resealIdentifiers, sealPii } from '../../common/pii-fields';
+import { PII_FIELDS, PII_HASHES, openPii, piiCondition, piiHashes, sealPii } from '../../common/pii-fields';
 
 /** `betrokkeneIdentificatie__natuurlijkPersoon__inpBsn` and friends: query name -> (betrokkeneType, stored field). */
 export const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {
@@ -143,19 +143,4 @@ export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
     },
     render: (doc) => ({ uuid: doc._id, objectIdentificatie: openPii(z.api.deps.pii, doc.objectIdentificatie) }),
   });
-}
-
-/**
- * Seals the identifiers that an earlier version stored in the clear (rollen, zaakobjecten, the audit trail), once per
- * database (the mark in `migrations`); see resealIdentifiers, which a run cut short takes up at the next start.
- * Returns how many documents it sealed.
- */
-export async function sealEarlierIdentifiers(z: Zaken): Promise<number> {
-  const marks = z.api.deps.db.collection<{ _id: string; at: Date }>('migrations');
-  const id = 'zaken.pii-sealed';
-  if (await marks.findOne({ _id: id })) return 0;
-  const { db, pii, log } = z.api.deps;
-  const { changed: n } = await resealIdentifiers(db, pii, (done) => log.info({ sealed: done }, 'zaken: sealing identifiers stored in the clear'));
-  await marks.updateOne({ _id: id }, { $setOnInsert: { at: new Date() } }, { upsert: true });
-  return n;
 }
