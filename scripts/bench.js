@@ -21,9 +21,12 @@
 //   transfer  ZSDMS transfers per minute at --concurrent (8) in flight, internal route and external route (to a second
 //             instance), --transfers (40) per route; zaken of 5 rollen, 10 statussen, 10 documents of 100 KB and 2
 //             besluiten; the time of each step (bench/transfer.js). Needs Temporal (started when TEMPORAL_ADDRESS is unset).
-//   `all` runs catalogi and zaken; the documents, notifier and transfer suites run when named.
+//   pii       what sealing personal identifiers costs: _zoek by BSN with expand=rollen and rol creates at 16 clients, on
+//             this build and on the last one that stored them in the clear (--plain-ref), same data (--zaken, here
+//             20,000) (bench/pii.js).
+//   `all` runs catalogi and zaken; the documents, notifier, transfer and pii suites run when named.
 //
-// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|transfer|all --transfers N --concurrent N --only TEXT --seconds S --zaaktypen N
+// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|transfer|pii|all --plain-ref REF --transfers N --concurrent N --only TEXT --seconds S --zaaktypen N
 //        --zaken N --documents N --via-api N --large-mib M --events N --receivers N --slow-ms MS --keep]
 //   --only TEXT  runs just the operations whose title contains TEXT (e.g. --only uuid)
 //   --keep       keeps the bench databases (dropped at the end by default)
@@ -41,6 +44,7 @@ const { Kafka, logLevel } = require('kafkajs');
 const { documentsSuite, largeSuite } = require('./bench/documents');
 const { notifierSuite } = require('./bench/notifier');
 const { transferSuite } = require('./bench/transfer');
+const { piiSuite } = require('./bench/pii');
 
 const root = path.join(__dirname, '..');
 const option = (name) => {
@@ -49,7 +53,7 @@ const option = (name) => {
 };
 const num = (name, dflt) => (option(name) === undefined ? dflt : Number(option(name)));
 const SUITE = option('suite') ?? 'all';
-const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier', 'transfer'];
+const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier', 'transfer', 'pii'];
 if (![...SUITES, 'all'].includes(SUITE)) throw new Error(`--suite ${SUITE}: use ${SUITES.join(', ')} or all`);
 /** `all` runs every suite but the long ones (documents: a million documents; documents-large: 1 GiB). */
 const runs = (name) => SUITE === name || (SUITE === 'all' && ['catalogi', 'zaken'].includes(name));
@@ -158,11 +162,11 @@ async function measure(title, connections, { pid, settle, ...opts }) {
   return row;
 }
 
-function startApi(port, db, env = {}) {
+function startApi(port, db, env = {}, dir = root) {
   const base = `http://127.0.0.1:${port}`;
   // as npm start runs the API (scripts/start.js: NODE_ARGS)
   const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'services/api/dist/main.js'], {
-    cwd: root, stdio: ['ignore', 'inherit', 'inherit'], // warnings and errors only (LOG_LEVEL)
+    cwd: dir, stdio: ['ignore', 'inherit', 'inherit'], // warnings and errors only (LOG_LEVEL)
     env: { ...process.env, PORT: String(port), PUBLIC_BASE_URL: base, MONGODB_DB: db, LOG_LEVEL: 'warn', ZGW_CLIENTS: 'bench:bench-secret:all', ...env },
   });
   return { base, proc, pid: proc.pid };
@@ -528,7 +532,10 @@ async function main() {
       dbs.push(`zgw_bench_zaken_${stamp}`);
       suites.zaken = { at: new Date().toISOString(), ...(await zakenSuite(dbs.at(-1), mongo)) };
     }
-    const helpers = { call, post, measure, startApi, up, stopApi, drained, randomOf, pathOf, seconds, zaaktype, headers, PORT, ONLY, SECONDS };
+    const helpers = {
+      call, post, measure, startApi, up, stopApi, drained, randomOf, pathOf, seconds, zaaktype, headers, PORT, ONLY, SECONDS,
+      bsnPool, zaaktypeForZaken, loadZaken, zrcHeaders, CRS,
+    };
     if (runs('documents')) {
       dbs.push(`zgw_bench_documents_${stamp}`);
       suites.documents = { at: new Date().toISOString(), ...(await documentsSuite(helpers, dbs.at(-1), mongo, { documents: DOCUMENTS, viaApi: VIA_API })) };
@@ -540,6 +547,10 @@ async function main() {
     if (runs('transfer')) {
       dbs.push(`zgw_bench_transfer_${stamp}`, `zgw_bench_transfer_${stamp}_b`);
       suites.transfer = { at: new Date().toISOString(), ...(await transferSuite(helpers, dbs.at(-2), { transfers: num('transfers', 40), concurrent: num('concurrent', 8) })) };
+    }
+    if (runs('pii')) {
+      dbs.push(`zgw_bench_pii_${stamp}_sealed`, `zgw_bench_pii_${stamp}_plain`);
+      suites.pii = { at: new Date().toISOString(), ...(await piiSuite(helpers, `zgw_bench_pii_${stamp}`, mongo, { zaken: num('zaken', 20000), plainRef: option('plain-ref') ?? '9d0f855^' })) };
     }
     if (runs('documents-large')) {
       dbs.push(`zgw_bench_documents_large_${stamp}`);

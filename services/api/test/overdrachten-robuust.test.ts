@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { openSecret } from '@zgw/shared';
 import { ensureAllRights } from '../src/bootstrap';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { eventually, type TestApp } from './harness';
@@ -341,7 +342,9 @@ test('the admin screen manages doelregistraties: create, change (a stored secret
   });
   expect(changed.statusCode).toBe(303);
   expect((await a.call('GET', '/admin/api/v1/doelregistraties/scherm')).json()).toMatchObject({ bron: 'openlaten', secretOpgeslagen: true });
-  expect(await a.mongo.db.collection('zsdms_doelregistraties').findOne({ _id: 'scherm' as never })).toMatchObject({ secret: 'een-geheim-secret' });
+  const kept = await a.mongo.db.collection('zsdms_doelregistraties').findOne({ _id: 'scherm' as never });
+  expect(openSecret(a.deps.pii, 'doelregistratie', String(kept?.secret))).toBe('een-geheim-secret'); // kept, sealed
+  expect(JSON.stringify(kept)).not.toContain('een-geheim-secret');
 
   const refused = await browser.post('/admin/overdrachten/doelregistraties/nieuw', {
     naam: 'kapot',

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Db } from 'mongodb';
 import { checkPiiKeys, connectMongo, createLogger, forgetRetiredKeys, loadConfig, piiFromConfig } from '@zgw/shared';
-import { resealIdentifiers } from '../common/pii-fields';
+import { resealValues } from '../common/pii-fields';
 import { generatePassword } from '../admin/ui/passwords';
 import { AdminSessions } from '../admin/ui/sessions';
 import { AdminUsers } from '../admin/ui/users';
@@ -14,7 +14,7 @@ const USAGE = `usage: npm run admin -- <command>
   list                                 list the administrators (never passwords)
   backup <dir>                         a consistent copy of the local store's data in <dir> (new or empty), taken
                                        while the platform runs; restore: bash scripts/engines.sh restore <dir>
-  pii-rekey                            seal every personal identifier with the newest PII key (ZGW_PII_KEYS), with
+  pii-rekey                            seal every personal identifier and secret with the newest PII key (ZGW_PII_KEYS), with
                                        progress; resumable; then says which older keys no value needs any more`;
 
 async function readStdinLine(): Promise<string> {
@@ -60,7 +60,7 @@ async function rekey(db: Db): Promise<number> {
   await checkPiiKeys(db, pii);
   let total = 0;
   for (let pass = 1; ; pass++) {
-    const { found, changed } = await resealIdentifiers(db, pii, (n) => console.log(JSON.stringify({ pass, resealed: total + n })));
+    const { found, changed } = await resealValues(db, pii, (n) => console.log(JSON.stringify({ pass, resealed: total + n })));
     total += changed;
     if (found === 0) break;
     if (pass === 5) {

@@ -129,11 +129,7 @@ const HOLDERS: Holder[] = [
  * at once do no harm. Returns how many documents it found to reseal and how many it changed (a document changed
  * meanwhile is left to the next run); `progress` hears of every 1,000.
  */
-export async function resealIdentifiers(
-  db: Db,
-  pii: Pii,
-  progress: (n: number) => void = () => undefined,
-): Promise<{ found: number; changed: number }> {
+export async function resealValues(db: Db, pii: Pii, progress: (n: number) => void = () => undefined): Promise<{ found: number; changed: number }> {
   let n = 0;
   let found = 0;
   for (const h of HOLDERS) {
@@ -157,14 +153,14 @@ export async function resealIdentifiers(
 
 /**
  * At start: seals what an earlier version stored in the clear (identifiers and secrets), once per database (the mark
- * in `migrations`); a run cut short is taken up by the next start (see resealIdentifiers). Returns how many documents
+ * in `migrations`); a run cut short is taken up by the next start (see resealValues). Returns how many documents
  * it sealed.
  */
 export async function sealEarlierValues(db: Db, pii: Pii, log: Logger): Promise<number> {
   const marks = db.collection<{ _id: string; at: Date }>('migrations');
   const id = 'pii.sealed';
   if (await marks.findOne({ _id: id })) return 0;
-  const { changed } = await resealIdentifiers(db, pii, (done) =>
+  const { changed } = await resealValues(db, pii, (done) =>
     log.info({ sealed: done }, 'sealing personal identifiers and secrets stored in the clear'),
   );
   await marks.updateOne({ _id: id }, { $setOnInsert: { at: new Date() } }, { upsert: true });
