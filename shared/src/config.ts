@@ -116,6 +116,21 @@ const schema = z.object({
   ZGW_PII_KEYS_FILE: z.string().default(''),
   /** The data directory of the platform's own engines (scripts/engines.sh). */
   ZGW_DATA_DIR: z.string().min(1).default('.data'),
+  /**
+   * API tokens from an OpenID Connect provider beside the ZGW HS256 tokens (README, Production): its issuer (discovery
+   * at `<issuer>/.well-known/openid-configuration`; https, or http on 127.0.0.1/localhost only) and the audience the
+   * tokens must name. Empty: HS256 tokens only.
+   */
+  OIDC_API_ISSUER: z
+    .string()
+    .trim()
+    .default('')
+    .refine((v) => v === '' || secureOrLocal(v), 'OIDC_API_ISSUER must be an https URL (http only on 127.0.0.1 or localhost)'),
+  OIDC_API_AUDIENCE: z.string().trim().default(''),
+  /** Requests per client id (`<requests>/<window>`, window in s, m or h: `40/1s`, `600/1m`); empty: no limit. */
+  RATE_LIMIT: z.string().trim().default(''),
+  /** How many API instances share RATE_LIMIT: each enforces its part (the limit divided by this). */
+  RATE_LIMIT_INSTANCES: z.coerce.number().int().min(1).default(1),
 });
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };
@@ -127,6 +142,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const c = parsed.data;
+  if (c.OIDC_API_ISSUER && !c.OIDC_API_AUDIENCE) throw new Error('invalid configuration:\n  OIDC_API_AUDIENCE: required with OIDC_API_ISSUER');
   const base = (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, '');
   return { ...c, PUBLIC_BASE_URL: base };
+}
+
+/** An https URL, or an http one on this machine (tests, development): what an identity provider may be reached at. */
+export function secureOrLocal(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' || (u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname));
+  } catch {
+    return false;
+  }
 }

@@ -5,6 +5,8 @@ import { Authenticator } from './common/auth';
 import { Caches } from './common/cache';
 import type { Deps } from './common/component';
 import { Credentials } from './common/credentials';
+import { OidcTokens } from './common/oidc-tokens';
+import { RateLimiter, parseRateLimit } from './common/rate-limit';
 import { ExternalSystems } from './common/external-systems';
 import type { OutboxRelay } from './common/relay';
 import { Urls } from './common/urls';
@@ -46,6 +48,7 @@ export function jsonFetcher(systems?: ExternalSystems, log?: Logger): (url: stri
 export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRelay): Deps {
   const caches = new Caches(config.CACHE_TTL_MS);
   const pii = piiFromConfig(config, log);
+  const rule = parseRateLimit(config.RATE_LIMIT);
   return {
     config,
     caches,
@@ -54,7 +57,14 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
     log,
     relay,
     urls: new Urls(config.PUBLIC_BASE_URL),
-    auth: new Authenticator(db, new Credentials(db, pii), config.JWT_LEEWAY_SECONDS, caches),
+    auth: new Authenticator(
+      db,
+      new Credentials(db, pii),
+      config.JWT_LEEWAY_SECONDS,
+      caches,
+      config.OIDC_API_ISSUER ? new OidcTokens(config.OIDC_API_ISSUER, config.OIDC_API_AUDIENCE, config.JWT_LEEWAY_SECONDS) : undefined,
+      rule && new RateLimiter(rule, config.RATE_LIMIT_INSTANCES),
+    ),
     reads: new ReadAudit(config, db, log, createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-reads`)),
     fetchJson: jsonFetcher(new ExternalSystems(db, pii), log),
     components: {},

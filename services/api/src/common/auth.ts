@@ -4,6 +4,8 @@ import type { Db } from 'mongodb';
 import type { CacheRegion, Caches } from './cache';
 import { ZgwError } from './errors';
 import type { Credentials } from './credentials';
+import { OIDC_ALGORITHMS, type OidcTokens } from './oidc-tokens';
+import { rateHeaders, type RateLimiter } from './rate-limit';
 import { LIVE } from './store';
 import { vertrouwelijkheidRank } from './vertrouwelijkheid';
 
@@ -73,6 +75,8 @@ declare module 'fastify' {
     caller?: Caller;
     /** An administrator logged in on the admin screens (their session; set only for the admin JSON endpoints). */
     adminCaller?: Caller;
+    /** The RateLimit headers of this request's client (set when RATE_LIMIT is on), sent with the response. */
+    rateHeaders?: Record<string, string>;
   }
 }
 
@@ -98,6 +102,10 @@ export class Authenticator {
     private readonly credentials: Credentials,
     private readonly leewaySeconds: number,
     caches: Caches,
+    /** API tokens of the organisation's identity provider (OIDC_API_ISSUER), when configured. */
+    private readonly oidc?: OidcTokens,
+    /** Requests per client (RATE_LIMIT), when configured. */
+    readonly limiter?: RateLimiter,
   ) {
     this.verifiers = caches.region(CREDENTIALS_CACHE);
     this.applicaties = caches.region(AUTORISATIES_CACHE);
@@ -110,22 +118,28 @@ export class Authenticator {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) throw ZgwError.unauthorized('De Authorization header moet de vorm "Bearer <JWT>" hebben.');
     const token = match[1]!;
-    let clientId: string;
+    let claims: Record<string, unknown>;
+    let jose: Record<string, unknown>;
     try {
-      const { payload, header: h } = decode(token) as { payload: Record<string, unknown>; header: Record<string, unknown> };
-      clientId = String(payload.client_id ?? h.client_identifier ?? payload.iss ?? '');
+      ({ payload: claims, header: jose } = decode(token) as { payload: Record<string, unknown>; header: Record<string, unknown> });
     } catch {
       throw ZgwError.unauthorized('Het JWT kan niet gelezen worden.', 'jwt-invalid');
     }
-    if (!clientId) throw ZgwError.unauthorized('Het JWT bevat geen client_id claim.', 'jwt-missing-client-id');
-    const verify = await this.verifierFor(clientId);
-    if (!verify) throw ZgwError.forbidden(`Client id "${clientId}" is onbekend.`, 'missing-credentials');
-    let payload: Record<string, unknown>;
-    try {
-      payload = verify(token);
-    } catch (err) {
-      const reason = err instanceof TokenError ? err.code : 'invalid';
-      throw ZgwError.forbidden(`Het JWT is ongeldig (${reason}).`, 'jwt-invalid');
+    // A token signed with a key pair is the identity provider's; any other is a ZGW token signed with a client's secret.
+    const { clientId, payload } =
+      this.oidc && OIDC_ALGORITHMS.includes(String(jose.alg)) ? await this.oidc.verify(token) : await this.verifyHs256(token, claims, jose);
+    if (this.limiter) {
+      const state = this.limiter.take(clientId);
+      req.rateHeaders = rateHeaders(state);
+      if (!state.allowed) {
+        throw new ZgwError(
+          429,
+          'throttled',
+          `Te veel verzoeken van client "${clientId}": probeer het over ${state.resetSeconds} s opnieuw.`,
+          undefined,
+          req.rateHeaders,
+        );
+      }
     }
     const iat = Number(payload.iat);
     if (Number.isFinite(iat) && iat * 1000 > Date.now() + this.leewaySeconds * 1000) {
@@ -141,6 +155,24 @@ export class Authenticator {
       return (app ?? { autorisaties: [] }) as ApplicatieRights;
     });
     return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), rights);
+  }
+
+  /** A ZGW token: HS256 with the secret of the client it names. */
+  private async verifyHs256(
+    token: string,
+    claims: Record<string, unknown>,
+    header: Record<string, unknown>,
+  ): Promise<{ clientId: string; payload: Record<string, unknown> }> {
+    const clientId = String(claims.client_id ?? header.client_identifier ?? claims.iss ?? '');
+    if (!clientId) throw ZgwError.unauthorized('Het JWT bevat geen client_id claim.', 'jwt-missing-client-id');
+    const verify = await this.verifierFor(clientId);
+    if (!verify) throw ZgwError.forbidden(`Client id "${clientId}" is onbekend.`, 'missing-credentials');
+    try {
+      return { clientId, payload: verify(token) };
+    } catch (err) {
+      const reason = err instanceof TokenError ? err.code : 'invalid';
+      throw ZgwError.forbidden(`Het JWT is ongeldig (${reason}).`, 'jwt-invalid');
+    }
   }
 
   /** The HS256 verifier of a client's secret; unknown clients are not cached, so a new one works at once. */

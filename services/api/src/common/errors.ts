@@ -33,6 +33,8 @@ export class ZgwError extends Error {
     readonly code: string,
     detail: string,
     readonly invalidParams?: InvalidParam[],
+    /** Response headers that go with the problem (Retry-After of a 429). */
+    readonly headers?: Record<string, string>,
   ) {
     super(detail);
   }
@@ -72,6 +74,7 @@ export function problemBody(req: FastifyRequest, err: ZgwError): Record<string, 
 }
 
 export function sendProblem(req: FastifyRequest, reply: FastifyReply, err: ZgwError): FastifyReply {
+  if (err.headers) reply.headers(err.headers);
   return reply.code(err.status).type('application/problem+json').send(problemBody(req, err));
 }
 

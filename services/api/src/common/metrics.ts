@@ -94,6 +94,20 @@ export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Regi
     });
   }
 
+  new Counter({
+    name: 'zgw_rate_limited_total',
+    help: 'Requests refused with 429 because their client went over RATE_LIMIT (this instance)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(deps.auth.limiter?.refused ?? 0);
+    },
+  });
+  // The RateLimit headers of an authenticated request go with its answer (a 429 carries them already).
+  app.addHook('onSend', async (request, reply) => {
+    if (request.rateHeaders && !reply.hasHeader('ratelimit-limit')) reply.headers(request.rateHeaders);
+  });
+
   app.get('/metrics', async (request, reply) => {
     if (!metricsAllowed(request.headers.authorization, deps.config.METRICS_TOKEN)) {
       return reply.code(401).send({ title: 'A bearer token is required (METRICS_TOKEN).', status: 401 });

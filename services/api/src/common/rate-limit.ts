@@ -1,0 +1,81 @@
+/** A limit of `limit` requests per `windowMs`, from RATE_LIMIT (`<requests>/<window>`, the window in s, m or h). */
+export interface RateRule {
+  limit: number;
+  windowMs: number;
+}
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000 } as const;
+const FORMAT = /^(\d+)\/(\d+)([smh])$/;
+
+/** RATE_LIMIT parsed (`40/1s`, `600/1m`); undefined when it is empty (off). */
+export function parseRateLimit(spec: string): RateRule | undefined {
+  if (!spec) return undefined;
+  const m = FORMAT.exec(spec);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) throw new Error(`RATE_LIMIT "${spec}": use <requests>/<window>, e.g. 40/1s or 600/1m`);
+  return { limit: Number(m[1]), windowMs: Number(m[2]) * UNIT_MS[m[3] as keyof typeof UNIT_MS] };
+}
+
+/** One request's place under the limit: what the RateLimit headers say, and whether it may go on. */
+export interface RateState {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window ends (and the count starts again). */
+  resetSeconds: number;
+}
+
+/**
+ * Rate limits per client id, in fixed windows counted in this instance's memory. Several instances each take their
+ * share (the limit divided by RATE_LIMIT_INSTANCES, at least 1): behind a load balancer that spreads a client's
+ * requests, the platform as a whole holds the limit without a shared counter on every request.
+ */
+export class RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+  private readonly share: number;
+  /** Requests refused since the start (the metric). */
+  refused = 0;
+  private lastSweep = 0;
+
+  constructor(
+    private readonly rule: RateRule,
+    instances: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.share = Math.max(1, Math.floor(rule.limit / instances));
+  }
+
+  /** Counts a request of `clientId` in its window; refused (allowed false) once the window's share is used. */
+  take(clientId: string): RateState {
+    const now = this.now();
+    const start = now - (now % this.rule.windowMs);
+    this.sweep(start);
+    let w = this.windows.get(clientId);
+    if (!w || w.start !== start) this.windows.set(clientId, (w = { start, count: 0 }));
+    const allowed = w.count < this.share;
+    if (allowed) w.count++;
+    else this.refused++;
+    return {
+      allowed,
+      limit: this.share,
+      remaining: this.share - w.count,
+      resetSeconds: Math.max(1, Math.ceil((start + this.rule.windowMs - now) / 1000)),
+    };
+  }
+
+  /** Forgets the windows that ended (once per window), so clients that stopped calling take no memory. */
+  private sweep(start: number): void {
+    if (this.lastSweep === start) return;
+    this.lastSweep = start;
+    for (const [id, w] of this.windows) if (w.start < start) this.windows.delete(id);
+  }
+}
+
+/** The RateLimit headers of a request (and Retry-After when it was refused). */
+export function rateHeaders(s: RateState): Record<string, string> {
+  return {
+    'ratelimit-limit': String(s.limit),
+    'ratelimit-remaining': String(s.remaining),
+    'ratelimit-reset': String(s.resetSeconds),
+    ...(s.allowed ? {} : { 'retry-after': String(s.resetSeconds) }),
+  };
+}
