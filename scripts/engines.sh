@@ -28,6 +28,7 @@
 #   ZGW_MONGO_FSYNC (on; off: each write still reaches the OS before it is acknowledged, so it survives
 #                    kill -9 of the engine, but not a power cut)
 #   ZGW_MONGO_LOG_LEVEL (warn; info logs every connection)
+#   ZGW_MONGO_FOLD (unset; 1: fold the journal into a new snapshot at this start, whatever its size)
 #   ZGW_KAFKA_PORT (9092)   ZGW_KAFKA_CONTROLLER_PORT (9093)  ZGW_KAFKA_HEAP (512m)
 #   ZGW_KAFKA_PARTITIONS (1, default partitions of auto-created topics)
 #   ZGW_TEMPORAL_PORT (7233)  ZGW_TEMPORAL_UI_PORT (8233; 0 = no UI)

@@ -53,6 +53,11 @@ final class DurableStore implements Closeable {
     private static final int MAX_RECORD = 64 << 20;
     /** A journal larger than this (and than half the snapshot) is folded into a new snapshot at start. */
     private static final long FOLD_MIN_BYTES = 64L << 20;
+    /**
+     * ZGW_MONGO_FOLD=1: the journal is folded at this start whatever its size, so the records of documents since
+     * rewritten leave the files (after an upgrade that sealed values stored in the clear; README, Personal data).
+     */
+    private static final boolean FOLD_ALWAYS = "1".equals(System.getenv("ZGW_MONGO_FOLD"));
 
     private final Path dir;
     private final boolean fsync;
@@ -135,7 +140,7 @@ final class DurableStore implements Closeable {
             }
         }
         removeStrayFiles();
-        if (journalBytes > FOLD_MIN_BYTES && journalBytes > snapshotBytes / 2) {
+        if ((FOLD_ALWAYS && changes > 0) || (journalBytes > FOLD_MIN_BYTES && journalBytes > snapshotBytes / 2)) {
             writeSnapshot(generation + 1);
         }
         openJournal();

@@ -1,4 +1,4 @@
-import { appendFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Collection, Document } from 'mongodb';
 import { freePort, LocalStore, needsJava, storeHome } from './local-store.helpers';
@@ -241,5 +241,21 @@ describe('local store: the MongoDB stand-in loses nothing it acknowledged', () =
     await store.stop('SIGKILL');
     docs = await store.start();
     expect(await docs.countDocuments({})).toBe(before + 2);
+  }, 120_000);
+
+  it('with ZGW_MONGO_FOLD=1 folds the journal at start, so what documents held before they were rewritten leaves the files', async () => {
+    const OLD = `clear-${Date.now()}`;
+    const NEW = `sealed-${Date.now()}`;
+    await docs.insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: `fold-${i}` as never, code: -200_000 - i, note: OLD })));
+    await docs.updateMany({ _id: { $regex: '^fold-' } as never }, { $set: { note: NEW } });
+    const inFiles = (needle: string) =>
+      readdirSync(store.dir, { withFileTypes: true }).some((f) => f.isFile() && readFileSync(join(store.dir, f.name)).includes(needle));
+    await store.stop('SIGTERM');
+    expect(inFiles(OLD)).toBe(true); // the journal keeps the first writes
+    docs = await store.start({ ZGW_MONGO_FOLD: '1' });
+    expect(store.output).toContain('folded the journal into snapshot');
+    expect(inFiles(OLD)).toBe(false);
+    expect(inFiles(NEW)).toBe(true);
+    expect(await docs.countDocuments({ note: NEW })).toBe(20);
   }, 120_000);
 });

@@ -44,7 +44,7 @@ export class LocalStore {
   }
 
   /** Starts the engine and waits until it answers (it opens its port only after reading its files back). */
-  async start<T extends Document = Document>(): Promise<Collection<T>> {
+  async start<T extends Document = Document>(env: Record<string, string> = {}): Promise<Collection<T>> {
     // the store's classes first: its ValueComparator takes the place of the library's
     const cp = `${this.home}/classes:${this.home}/lib/*`;
     const proc = spawn(
@@ -52,7 +52,7 @@ export class LocalStore {
       ['-Xmx1g', '-XX:+UseSerialGC', '-cp', cp, 'MongoLauncher', '--port', String(this.port), '--dir', this.dir, '--fsync', 'on'],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, ZGW_MONGO_TTL_SECONDS: '1' }, // the TTL sweeper every second (MongoDB's: 60 s)
+        env: { ...process.env, ZGW_MONGO_TTL_SECONDS: '1', ...env }, // the TTL sweeper every second (MongoDB's: 60 s)
       },
     );
     this.proc = proc;
