@@ -48,7 +48,6 @@ export function jsonFetcher(systems?: ExternalSystems, log?: Logger): (url: stri
 export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRelay): Deps {
   const caches = new Caches(config.CACHE_TTL_MS);
   const pii = piiFromConfig(config, log);
-  const rule = parseRateLimit(config.RATE_LIMIT);
   return {
     config,
     caches,
@@ -63,7 +62,7 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
       config.JWT_LEEWAY_SECONDS,
       caches,
       config.OIDC_API_ISSUER ? new OidcTokens(config.OIDC_API_ISSUER, config.OIDC_API_AUDIENCE, config.JWT_LEEWAY_SECONDS) : undefined,
-      rule && new RateLimiter(rule, config.RATE_LIMIT_INSTANCES),
+      new RateLimiter(parseRateLimit(config.RATE_LIMIT), config.RATE_LIMIT_INSTANCES),
     ),
     reads: new ReadAudit(config, db, log, createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-reads`)),
     fetchJson: jsonFetcher(new ExternalSystems(db, pii), log),

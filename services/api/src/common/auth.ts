@@ -5,7 +5,7 @@ import type { CacheRegion, Caches } from './cache';
 import { ZgwError } from './errors';
 import type { Credentials } from './credentials';
 import { OIDC_ALGORITHMS, type OidcTokens } from './oidc-tokens';
-import { rateHeaders, type RateLimiter } from './rate-limit';
+import { RATE_LIMITS_COLLECTION, parseRateLimit, rateHeaders, type RateLimitOverride, type RateLimiter } from './rate-limit';
 import { LIVE } from './store';
 import { vertrouwelijkheidRank } from './vertrouwelijkheid';
 
@@ -21,6 +21,8 @@ export interface Autorisatie {
 export interface ApplicatieRights {
   /** The applicatie's label (how the audit trail names the client); not a right. */
   label?: string;
+  /** The applicatie's own rate limit (`<requests>/<window>`, set on its admin screen), in place of RATE_LIMIT. */
+  rateLimit?: string;
   heeftAlleAutorisaties?: boolean;
   alleenIsGereedVoorPublicatie?: boolean;
   autorisaties?: Autorisatie[];
@@ -128,8 +130,24 @@ export class Authenticator {
     // A token signed with a key pair is the identity provider's; any other is a ZGW token signed with a client's secret.
     const { clientId, payload } =
       this.oidc && OIDC_ALGORITHMS.includes(String(jose.alg)) ? await this.oidc.verify(token) : await this.verifyHs256(token, claims, jose);
-    if (this.limiter) {
-      const state = this.limiter.take(clientId);
+    const iat = Number(payload.iat);
+    if (Number.isFinite(iat) && iat * 1000 > Date.now() + this.leewaySeconds * 1000) {
+      throw ZgwError.forbidden('Het JWT is uitgegeven in de toekomst (iat).', 'jwt-invalid');
+    }
+    const rights = await this.applicaties.getOrLoad(clientId, async () => {
+      const app = await this.db
+        .collection('applicaties')
+        .findOne(
+          { clientIds: clientId, ...LIVE },
+          { projection: { _id: 1, label: 1, heeftAlleAutorisaties: 1, alleenIsGereedVoorPublicatie: 1, autorisaties: 1 } },
+        );
+      if (!app) return { autorisaties: [] };
+      const { _id, ...found } = app;
+      const override = this.limiter && (await this.db.collection<RateLimitOverride>(RATE_LIMITS_COLLECTION).findOne({ _id: String(_id) }));
+      return { ...found, ...(override ? { rateLimit: override.rule } : {}) } as ApplicatieRights;
+    });
+    const state = this.limiter?.take(clientId, rights.rateLimit ? parseRateLimit(rights.rateLimit) : undefined);
+    if (state) {
       req.rateHeaders = rateHeaders(state);
       if (!state.allowed) {
         throw new ZgwError(
@@ -141,19 +159,6 @@ export class Authenticator {
         );
       }
     }
-    const iat = Number(payload.iat);
-    if (Number.isFinite(iat) && iat * 1000 > Date.now() + this.leewaySeconds * 1000) {
-      throw ZgwError.forbidden('Het JWT is uitgegeven in de toekomst (iat).', 'jwt-invalid');
-    }
-    const rights = await this.applicaties.getOrLoad(clientId, async () => {
-      const app = await this.db
-        .collection('applicaties')
-        .findOne(
-          { clientIds: clientId, ...LIVE },
-          { projection: { _id: 0, label: 1, heeftAlleAutorisaties: 1, alleenIsGereedVoorPublicatie: 1, autorisaties: 1 } },
-        );
-      return (app ?? { autorisaties: [] }) as ApplicatieRights;
-    });
     return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), rights);
   }
 

@@ -24,49 +24,60 @@ export interface RateState {
   resetSeconds: number;
 }
 
+/** Where an applicatie's own limit is kept (`_id` the applicatie's uuid), set on its admin screen. */
+export const RATE_LIMITS_COLLECTION = 'rate_limits';
+export interface RateLimitOverride {
+  _id: string;
+  rule: string;
+  updatedAt: Date;
+  updatedBy: string;
+}
+
+/** How often the windows of clients that stopped calling are forgotten. */
+const SWEEP_MS = 60_000;
+
 /**
- * Rate limits per client id, in fixed windows counted in this instance's memory. Several instances each take their
- * share (the limit divided by RATE_LIMIT_INSTANCES, at least 1): behind a load balancer that spreads a client's
- * requests, the platform as a whole holds the limit without a shared counter on every request.
+ * Rate limits per client id, in fixed windows counted in this instance's memory: RATE_LIMIT, or the client's
+ * applicatie's own limit. Several instances each take their share (the limit divided by RATE_LIMIT_INSTANCES, at
+ * least 1): behind a load balancer that spreads a client's requests, the platform as a whole holds the limit without
+ * a shared counter on every request.
  */
 export class RateLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
-  private readonly share: number;
+  private readonly windows = new Map<string, { start: number; end: number; count: number }>();
   /** Requests refused since the start (the metric). */
   refused = 0;
   private lastSweep = 0;
 
   constructor(
-    private readonly rule: RateRule,
-    instances: number,
+    private readonly defaultRule: RateRule | undefined,
+    private readonly instances: number,
     private readonly now: () => number = Date.now,
-  ) {
-    this.share = Math.max(1, Math.floor(rule.limit / instances));
-  }
+  ) {}
 
-  /** Counts a request of `clientId` in its window; refused (allowed false) once the window's share is used. */
-  take(clientId: string): RateState {
+  /**
+   * Counts a request of `clientId` in its window under `override` or RATE_LIMIT; refused (allowed false) once the
+   * window's share is used. Undefined when neither limits it.
+   */
+  take(clientId: string, override?: RateRule): RateState | undefined {
+    const rule = override ?? this.defaultRule;
+    if (!rule) return undefined;
+    const share = Math.max(1, Math.floor(rule.limit / this.instances));
     const now = this.now();
-    const start = now - (now % this.rule.windowMs);
-    this.sweep(start);
+    const start = now - (now % rule.windowMs);
+    this.sweep(now);
     let w = this.windows.get(clientId);
-    if (!w || w.start !== start) this.windows.set(clientId, (w = { start, count: 0 }));
-    const allowed = w.count < this.share;
+    if (!w || w.start !== start || w.end !== start + rule.windowMs) this.windows.set(clientId, (w = { start, end: start + rule.windowMs, count: 0 }));
+    const allowed = w.count < share;
     if (allowed) w.count++;
     else this.refused++;
-    return {
-      allowed,
-      limit: this.share,
-      remaining: this.share - w.count,
-      resetSeconds: Math.max(1, Math.ceil((start + this.rule.windowMs - now) / 1000)),
-    };
+    return { allowed, limit: share, remaining: share - w.count, resetSeconds: Math.max(1, Math.ceil((w.end - now) / 1000)) };
   }
 
-  /** Forgets the windows that ended (once per window), so clients that stopped calling take no memory. */
-  private sweep(start: number): void {
-    if (this.lastSweep === start) return;
-    this.lastSweep = start;
-    for (const [id, w] of this.windows) if (w.start < start) this.windows.delete(id);
+  /** Forgets the windows that ended (at most once a minute), so clients that stopped calling take no memory. */
+  private sweep(now: number): void {
+    if (now - this.lastSweep < SWEEP_MS) return;
+    this.lastSweep = now;
+    for (const [id, w] of this.windows) if (w.end <= now) this.windows.delete(id);
   }
 }
 

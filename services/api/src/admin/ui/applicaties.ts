@@ -4,6 +4,7 @@ import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../../common/auth';
 import { Credentials } from '../../common/credentials';
 import { ZgwError } from '../../common/errors';
 import { parsePage } from '../../common/pagination';
+import { RATE_LIMITS_COLLECTION, parseRateLimit, type RateLimitOverride } from '../../common/rate-limit';
 import type { Stored } from '../../common/store';
 import { UUID } from '../../common/urls';
 import { VERTROUWELIJKHEIDAANDUIDINGEN } from '../../common/vertrouwelijkheid';
@@ -39,6 +40,8 @@ interface Draft {
   heeftAlleAutorisaties: boolean;
   alleenIsGereedVoorPublicatie: boolean;
   rows: Row[];
+  /** Its own rate limit (`<requests>/<window>`); empty: RATE_LIMIT. */
+  rateLimit: string;
 }
 
 const NOTICES: Record<string, string> = {
@@ -66,6 +69,12 @@ export function registerApplicatieScreens(scope: FastifyInstance, ui: AdminUi): 
     return doc;
   };
   const scopeChoices = () => scopesByComponent(ui.apis);
+  const limits = deps.db.collection<RateLimitOverride>(RATE_LIMITS_COLLECTION);
+  /** An applicatie's own rate limit stored, or removed when the field is empty. */
+  const saveRateLimit = async (uuid: string, rule: string, by: string) => {
+    if (!rule) await limits.deleteOne({ _id: uuid });
+    else await limits.updateOne({ _id: uuid }, { $set: { rule, updatedAt: new Date(), updatedBy: by } }, { upsert: true });
+  };
 
   scope.get<{ Querystring: { zoek?: string; page?: string; cursor?: string; gedaan?: string } }>('/applicaties', async (req, reply) => {
     const session = sessionOf(req);
@@ -117,6 +126,7 @@ ${pager(BASE, { zoek }, page, count, PAGE, cont)}`,
   ${opts.uuid ? '' : html`<p class="muted">Voor elke client id zonder secret wordt er een gemaakt en één keer getoond.</p>`}
   <label class="check"><input type="checkbox" name="heeftAlleAutorisaties" value="1"${draft.heeftAlleAutorisaties ? html` checked` : ''}> Heeft alle autorisaties</label>
   <label class="check"><input type="checkbox" id="alleenIsGereedVoorPublicatie" name="alleenIsGereedVoorPublicatie" value="1"${draft.alleenIsGereedVoorPublicatie ? html` checked` : ''}> Alleen documenten die gereed zijn voor publicatie (<code>alleenIsGereedVoorPublicatie</code>)</label>
+  <label for="rateLimit">Rate limit: verzoeken per venster, bijv. <code>600/1m</code> (leeg: ${deps.config.RATE_LIMIT ? html`<code>${deps.config.RATE_LIMIT}</code> voor alle clients` : 'geen limiet'})</label><input id="rateLimit" name="rateLimit" type="text" maxlength="30" spellcheck="false" value="${draft.rateLimit}">
 </fieldset>
 <fieldset><legend>Autorisaties</legend>
   <p class="muted">Niet nodig bij "heeft alle autorisaties". Scopes van zaken, documenten en besluiten gelden per zaaktype, informatieobjecttype of besluittype (URL), zaken en documenten tot een maximale vertrouwelijkheidaanduiding.</p>
@@ -150,7 +160,12 @@ ${
   };
 
   scope.get('/applicaties/nieuw', async (req, reply) =>
-    editor(req, reply, { label: '', clientIds: [], heeftAlleAutorisaties: false, alleenIsGereedVoorPublicatie: false, rows: [blankRow()] }, {}),
+    editor(
+      req,
+      reply,
+      { label: '', clientIds: [], heeftAlleAutorisaties: false, alleenIsGereedVoorPublicatie: false, rows: [blankRow()], rateLimit: '' },
+      {},
+    ),
   );
 
   scope.post('/applicaties/nieuw', async (req, reply) => {
@@ -164,9 +179,12 @@ ${
     let doc: ApplicatieDoc;
     try {
       doc = await applicaties.def.prepare!(toInput(draft), ctx);
+      checkRateLimit(draft);
     } catch (err) {
       return invalid(err, draft, (errors) => editor(req, reply, withBlank(draft), { errors, status: 400 }));
     }
+    // before the applicatie: its write clears the rights every instance holds, the limit with them
+    await saveRateLimit(uuid, draft.rateLimit, caller.clientId);
     await applicaties.insert(doc, ctx);
     deps.caches.clear(AUTORISATIES_CACHE);
     const secrets = await newSecrets(creds, doc.clientIds);
@@ -176,7 +194,8 @@ ${
 
   scope.get<{ Params: { uuid: string }; Querystring: { gedaan?: string } }>('/applicaties/:uuid', async (req, reply) => {
     const doc = await load(req.params.uuid);
-    return editor(req, reply, withBlank(draftOf(doc)), {
+    const override = await limits.findOne({ _id: doc._id });
+    return editor(req, reply, withBlank(draftOf(doc, override?.rule ?? '')), {
       uuid: doc._id,
       notice: NOTICES[req.query.gedaan ?? ''],
       secrets: await secretsOf(creds, doc.clientIds),
@@ -196,11 +215,13 @@ ${
     let doc: ApplicatieDoc;
     try {
       doc = await applicaties.def.prepare!(toInput(draft), ctx, current);
+      checkRateLimit(draft);
     } catch (err) {
       return invalid(err, draft, (errors) =>
         editor(req, reply, withBlank(draft), { uuid: current._id, stored: current.clientIds, errors, status: 400, secrets }),
       );
     }
+    await saveRateLimit(current._id, draft.rateLimit, caller.clientId);
     const stored = await applicaties.update(current, doc, ctx, 'update');
     deps.caches.clear(AUTORISATIES_CACHE);
     if (!stored) throw ZgwError.notFound('Deze applicatie is intussen verwijderd.');
@@ -239,6 +260,7 @@ ${
     const caller = adminCaller(sessionOf(req).user);
     const applicaties = resource();
     await applicaties.destroy(current, applicaties.ctx(caller, current._id));
+    await limits.deleteOne({ _id: current._id });
     deps.caches.clear(AUTORISATIES_CACHE);
     if (checked(formOf(req.body), 'secrets')) {
       for (const id of current.clientIds) await creds.remove(id);
@@ -330,8 +352,9 @@ function rowEditor(row: Row, i: number, choices: Map<string, string[]>): Html {
 const blankRow = (): Row => ({ component: '', scopes: [], type: '', max: '' });
 const withBlank = (d: Draft): Draft => ({ ...d, rows: [...d.rows, blankRow()] });
 
-function draftOf(doc: Stored<ApplicatieDoc>): Draft {
+function draftOf(doc: Stored<ApplicatieDoc>, rateLimit: string): Draft {
   return {
+    rateLimit,
     label: doc.label,
     clientIds: doc.clientIds,
     heeftAlleAutorisaties: doc.heeftAlleAutorisaties,
@@ -367,7 +390,17 @@ export function readDraft(form: Form): Draft {
     heeftAlleAutorisaties: checked(form, 'heeftAlleAutorisaties'),
     alleenIsGereedVoorPublicatie: checked(form, 'alleenIsGereedVoorPublicatie'),
     rows,
+    rateLimit: field(form, 'rateLimit').trim(),
   };
+}
+
+/** A rate limit the form names must be one RATE_LIMIT could be (refused in the ZGW way, shown as the form's error). */
+function checkRateLimit(d: Draft): void {
+  try {
+    parseRateLimit(d.rateLimit);
+  } catch {
+    throw ZgwError.field('rateLimit', 'invalid', 'gebruik <verzoeken>/<venster> met s, m of h, bijv. 40/1s of 600/1m.');
+  }
 }
 
 /** The Autorisaties API's input for a draft (an autorisatie's type goes in its component's type field). */
@@ -395,6 +428,7 @@ const FIELD_LABELS: Record<string, string> = {
   nonFieldErrors: 'Applicatie',
   heeftAlleAutorisaties: 'Heeft alle autorisaties',
   alleenIsGereedVoorPublicatie: 'Alleen gereed voor publicatie',
+  rateLimit: 'Rate limit',
 };
 
 /** A validation failure of the Autorisaties rules as lines for the page (`autorisaties.1.zaaktype` -> autorisatie 2). */
