@@ -5,7 +5,7 @@ import type { CacheRegion, Caches } from './cache';
 import { ZgwError } from './errors';
 import type { Credentials } from './credentials';
 import { OIDC_ALGORITHMS, type OidcTokens } from './oidc-tokens';
-import { RATE_LIMITS_COLLECTION, parseRateLimit, rateHeaders, type RateLimitOverride, type RateLimiter } from './rate-limit';
+import { RATE_LIMITS_COLLECTION, parseRateLimit, rateHeaders, type RateLimitOverride, type RateLimiter, type RateRule } from './rate-limit';
 import { LIVE } from './store';
 import { vertrouwelijkheidRank } from './vertrouwelijkheid';
 
@@ -21,8 +21,8 @@ export interface Autorisatie {
 export interface ApplicatieRights {
   /** The applicatie's label (how the audit trail names the client); not a right. */
   label?: string;
-  /** The applicatie's own rate limit (`<requests>/<window>`, set on its admin screen), in place of RATE_LIMIT. */
-  rateLimit?: string;
+  /** The applicatie's own rate limit (set on its admin screen, parsed when its rights are loaded), in place of RATE_LIMIT. */
+  rateRule?: RateRule;
   heeftAlleAutorisaties?: boolean;
   alleenIsGereedVoorPublicatie?: boolean;
   autorisaties?: Autorisatie[];
@@ -77,7 +77,7 @@ declare module 'fastify' {
     caller?: Caller;
     /** An administrator logged in on the admin screens (their session; set only for the admin JSON endpoints). */
     adminCaller?: Caller;
-    /** The RateLimit headers of this request's client (set when RATE_LIMIT is on), sent with the response. */
+    /** The RateLimit headers of this request's client (set when a rate limit applies to it), sent with the response. */
     rateHeaders?: Record<string, string>;
   }
 }
@@ -106,7 +106,7 @@ export class Authenticator {
     caches: Caches,
     /** API tokens of the organisation's identity provider (OIDC_API_ISSUER), when configured. */
     private readonly oidc?: OidcTokens,
-    /** Requests per client (RATE_LIMIT), when configured. */
+    /** Requests per client: RATE_LIMIT, or an applicatie's own limit. */
     readonly limiter?: RateLimiter,
   ) {
     this.verifiers = caches.region(CREDENTIALS_CACHE);
@@ -144,9 +144,9 @@ export class Authenticator {
       if (!app) return { autorisaties: [] };
       const { _id, ...found } = app;
       const override = this.limiter && (await this.db.collection<RateLimitOverride>(RATE_LIMITS_COLLECTION).findOne({ _id: String(_id) }));
-      return { ...found, ...(override ? { rateLimit: override.rule } : {}) } as ApplicatieRights;
+      return { ...found, ...(override ? { rateRule: parseRateLimit(override.rule) } : {}) } as ApplicatieRights;
     });
-    const state = this.limiter?.take(clientId, rights.rateLimit ? parseRateLimit(rights.rateLimit) : undefined);
+    const state = this.limiter?.take(clientId, rights.rateRule);
     if (state) {
       req.rateHeaders = rateHeaders(state);
       if (!state.allowed) {

@@ -96,7 +96,7 @@ export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Regi
 
   new Counter({
     name: 'zgw_rate_limited_total',
-    help: 'Requests refused with 429 because their client went over RATE_LIMIT (this instance)',
+    help: 'Requests refused with 429 because their client went over its rate limit (this instance)',
     registers: [registry],
     collect() {
       this.reset();
