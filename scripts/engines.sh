@@ -4,8 +4,11 @@
 #             (documents in memory, every change journaled before it is acknowledged; mongo-java/DurableStore.java)
 #   kafka     Apache Kafka broker, KRaft single node (broker + controller in one JVM)
 #   temporal  Temporal dev server (`temporal server start-dev`, SQLite file)
+#   s3        S3-compatible object store for document content: SeaweedFS (`weed server -s3`), built from the Go
+#             module proxy; only with INHOUD_STORE=s3 (or named)
 #
-# Usage: scripts/engines.sh <command> [mongo|kafka|temporal ...]   (no names = all three)
+# Usage: scripts/engines.sh <command> [mongo|kafka|temporal|s3 ...]
+#   (no names = mongo, kafka and temporal, and s3 when INHOUD_STORE=s3)
 #   install   install the pinned versions into the cache dir (idempotent, cached)
 #   start     install if missing, start detached, wait until each answers
 #   stop      SIGTERM, wait, then SIGKILL
@@ -33,6 +36,8 @@
 #   ZGW_KAFKA_PARTITIONS (1, default partitions of auto-created topics)
 #   ZGW_TEMPORAL_PORT (7233)  ZGW_TEMPORAL_UI_PORT (8233; 0 = no UI)
 #   ZGW_TEMPORAL_HTTP_PORT, ZGW_TEMPORAL_METRICS_PORT (default: random free port)
+#   ZGW_S3_PORT (8333; its master, volume and filer take the next three ports, and each of the four also that
+#                port + 10000 for gRPC)
 #   ZGW_ENGINES_TIMEOUT  seconds to wait for an engine to answer (default 120)
 #   ZGW_ENGINES_STOP_TIMEOUT  seconds between SIGTERM and SIGKILL (default 30)
 # shellcheck disable=SC2015,SC2016  # (A && B || die) and literal '$' in bash -c are intended
@@ -44,10 +49,17 @@ MONGO_SERVER_VERSION=MONGO_5_0       # MongoDB version the stand-in reports (wir
 KAFKA_VERSION=3.9.2                  # Maven Central org.apache.kafka:kafka_2.13 (3.x: see kafka/pom.xml)
 SLF4J_RELOAD4J_VERSION=1.7.36        # Maven Central org.slf4j:slf4j-reload4j (Kafka's log binding)
 TEMPORAL_CLI_VERSION=1.5.1           # Go module github.com/temporalio/cli (Temporal Server 1.29.1)
+SEAWEEDFS_VERSION=v0.0.0-20261109003541-7506e5f91cd6 # Go module github.com/seaweedfs/seaweedfs (weed 4.53)
 MAVEN_DEPENDENCY_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
 KAFKA_CLUSTER_ID=ZgwLocalKafkaCluster0A # fixed KRaft cluster id (22 chars, base64url uuid)
 
-ALL_ENGINES=(mongo kafka temporal)
+ALL_ENGINES=(mongo kafka temporal s3)
+DEFAULT_ENGINES=(mongo kafka temporal)
+[[ "${INHOUD_STORE:-gridfs}" != s3 ]] || DEFAULT_ENGINES+=(s3)
+# The local S3 engine's own credentials (it listens on 127.0.0.1 only); `env` prints them with its address.
+S3_LOCAL_ACCESS_KEY=zgw-local
+S3_LOCAL_SECRET_KEY=zgw-local-secret
+S3_LOCAL_REGION=us-east-1
 
 # ------------------------------------------------------------------ paths and settings
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -75,6 +87,7 @@ TEMPORAL_PORT="${ZGW_TEMPORAL_PORT:-7233}"
 TEMPORAL_UI_PORT="${ZGW_TEMPORAL_UI_PORT:-8233}"
 TEMPORAL_HTTP_PORT="${ZGW_TEMPORAL_HTTP_PORT:-}"
 TEMPORAL_METRICS_PORT="${ZGW_TEMPORAL_METRICS_PORT:-}"
+S3_PORT="${ZGW_S3_PORT:-8333}"
 START_TIMEOUT="${ZGW_ENGINES_TIMEOUT:-120}"
 STOP_TIMEOUT="${ZGW_ENGINES_STOP_TIMEOUT:-30}"
 
@@ -82,6 +95,8 @@ MONGO_HOME="$ENG_CACHE/mongo-java-server-$MONGO_JAVA_SERVER_VERSION"
 KAFKA_HOME="$ENG_CACHE/kafka_2.13-$KAFKA_VERSION"
 TEMPORAL_HOME="$ENG_CACHE/temporal-cli-$TEMPORAL_CLI_VERSION"
 TEMPORAL_BIN="$TEMPORAL_HOME/bin/temporal"
+S3_HOME="$ENG_CACHE/seaweedfs-$SEAWEEDFS_VERSION"
+S3_BIN="$S3_HOME/bin/weed"
 
 # ------------------------------------------------------------------ helpers
 die() { echo "engines.sh: error: $*" >&2; exit 1; }
@@ -90,7 +105,7 @@ note() { echo "engines.sh: $*" >&2; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }
 
-is_engine() { case "$1" in mongo | kafka | temporal) return 0 ;; *) return 1 ;; esac; }
+is_engine() { case "$1" in mongo | kafka | temporal | s3) return 0 ;; *) return 1 ;; esac; }
 
 check_port_var() {
   local name="$1" value="$2"
@@ -102,6 +117,7 @@ port_of() {
     mongo) echo "$MONGO_PORT" ;;
     kafka) echo "$KAFKA_PORT" ;;
     temporal) echo "$TEMPORAL_PORT" ;;
+    s3) echo "$S3_PORT" ;;
   esac
 }
 
@@ -114,6 +130,7 @@ marker_of() {
   case "$1" in
     mongo | kafka) echo "-Dzgw.engine=$1@$DATA_DIR" ;;
     temporal) echo "--db-filename $DATA_DIR/temporal/temporal.db" ;;
+    s3) echo "-dir=$DATA_DIR/s3/data" ;;
   esac
 }
 
@@ -206,7 +223,7 @@ need_maven() {
 
 need_go() {
   command -v go >/dev/null 2>&1 ||
-    die "Go is needed to build the Temporal CLI (go install); Go 1.21+ fetches the toolchain it needs itself"
+    die "Go is needed to build the Temporal CLI and SeaweedFS; Go 1.21+ fetches the toolchain it needs itself"
 }
 
 # ------------------------------------------------------------------ install
@@ -220,13 +237,14 @@ stamp_of() {
     mongo) files=("$ENGINES_SRC/mongo-java/pom.xml" "$ENGINES_SRC"/mongo-java/*.java) ;;
     kafka) files=("$ENGINES_SRC/kafka/pom.xml" "$ENGINES_SRC/kafka/KafkaReady.java"
       "$ENGINES_SRC/kafka/log4j.properties" "$ENGINES_SRC/kafka/tools-log4j.properties") ;;
-    temporal) files=() ;;
+    temporal | s3) files=() ;;
   esac
   {
     case "$name" in
       mongo) echo "mongo-java-server $MONGO_JAVA_SERVER_VERSION" ;;
       kafka) echo "kafka $KAFKA_VERSION slf4j-reload4j $SLF4J_RELOAD4J_VERSION" ;;
       temporal) echo "temporal-cli $TEMPORAL_CLI_VERSION" ;;
+      s3) echo "seaweedfs $SEAWEEDFS_VERSION" ;;
     esac
     ((${#files[@]} == 0)) || cat "${files[@]}"
   } | sha256sum | cut -c1-16
@@ -237,6 +255,7 @@ home_of() {
     mongo) echo "$MONGO_HOME" ;;
     kafka) echo "$KAFKA_HOME" ;;
     temporal) echo "$TEMPORAL_HOME" ;;
+    s3) echo "$S3_HOME" ;;
   esac
 }
 
@@ -308,6 +327,23 @@ install_temporal() {
   rm -rf "$TEMPORAL_HOME" && mv "$tmp" "$TEMPORAL_HOME"
 }
 
+install_s3() {
+  local tmp="$S3_HOME.tmp.$$" dir
+  need_go
+  rm -rf "$tmp" && mkdir -p "$tmp/bin"
+  # `go install` refuses the module's replace directives: download the module and build ./weed inside it
+  run_logged s3 env GOFLAGS= go mod download "github.com/seaweedfs/seaweedfs@$SEAWEEDFS_VERSION"
+  dir="$(env GOFLAGS= go mod download -json "github.com/seaweedfs/seaweedfs@$SEAWEEDFS_VERSION" |
+    awk -F'"' '$2 == "Dir" { print $4 }')"
+  [[ -d "$dir/weed" ]] || die "go mod download gave no module folder for seaweedfs $SEAWEEDFS_VERSION"
+  cp -r "$dir" "$tmp/src" && chmod -R u+w "$tmp/src"
+  (cd "$tmp/src" && run_logged s3 env GOFLAGS= CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/bin/weed" ./weed)
+  rm -rf "$tmp/src"
+  [[ -x "$tmp/bin/weed" ]] || die "go build did not produce $tmp/bin/weed"
+  stamp_of s3 >"$tmp/.installed"
+  rm -rf "$S3_HOME" && mv "$tmp" "$S3_HOME"
+}
+
 ensure_installed() {
   local name="$1"
   is_installed "$name" && return 0
@@ -323,6 +359,7 @@ ensure_installed_locked() {
     mongo) hint="mongo-java-server $MONGO_JAVA_SERVER_VERSION (Maven Central)" ;;
     kafka) hint="Kafka $KAFKA_VERSION (Maven Central)" ;;
     temporal) hint="Temporal CLI $TEMPORAL_CLI_VERSION (go install; the first build takes a few minutes)" ;;
+    s3) hint="SeaweedFS $SEAWEEDFS_VERSION (go build; the first build takes about four minutes)" ;;
   esac
   note "installing $hint into $(home_of "$name") ..."
   t0="$(now)"
@@ -366,11 +403,31 @@ temporal_answers() {
     --command-timeout 3s >/dev/null 2>&1
 }
 
+http_answers() {
+  # http_answers <port>: any HTTP status line comes back
+  timeout 3 bash -c '
+    exec 3<>"/dev/tcp/$0/$1" || exit 1
+    printf "GET / HTTP/1.0\r\nHost: $0\r\n\r\n" >&3
+    head -c 12 <&3 | grep -q "^HTTP/1"
+  ' "$HOST" "$1" 2>/dev/null
+}
+
+s3_answers() {
+  # the S3 gateway and the filer behind it answer, and the master has a volume server (so a write can land)
+  http_answers "$S3_PORT" && http_answers "$((S3_PORT + 3))" || return 1
+  timeout 3 bash -c '
+    exec 3<>"/dev/tcp/$0/$1" || exit 1
+    printf "GET /dir/status HTTP/1.0\r\nHost: $0\r\n\r\n" >&3
+    grep -aq "\"DataNodes\":\[{" <&3
+  ' "$HOST" "$((S3_PORT + 1))" 2>/dev/null
+}
+
 answers() {
   case "$1" in
     mongo) mongo_answers ;;
     kafka) kafka_answers 3000 ;;
     temporal) temporal_answers ;;
+    s3) s3_answers ;;
   esac
 }
 
@@ -385,6 +442,7 @@ address_of() {
         echo "$HOST:$TEMPORAL_PORT"
       fi
       ;;
+    s3) echo "http://$HOST:$S3_PORT" ;;
   esac
 }
 
@@ -501,6 +559,24 @@ start_temporal() {
   launch temporal env -u TEMPORAL_ADDRESS -u TEMPORAL_NAMESPACE "$TEMPORAL_BIN" "${args[@]}"
 }
 
+start_s3() {
+  local dir="$DATA_DIR/s3"
+  mkdir -p "$dir/data"
+  # generated on every start: the engine's one identity, the credentials `env` prints
+  cat >"$dir/s3.json" <<EOF
+{"identities": [{"name": "zgw", "credentials": [{"accessKey": "$S3_LOCAL_ACCESS_KEY", "secretKey": "$S3_LOCAL_SECRET_KEY"}],
+  "actions": ["Admin", "Read", "List", "Tagging", "Write"]}]}
+EOF
+  # master, volume and filer on the three ports after the S3 one, gRPC on each port + 10000, local sockets in the
+  # data dir; no telemetry, no Iceberg or Lance catalogs; volumes of 1 GB grown as needed
+  launch s3 "$S3_BIN" server "$(marker_of s3)" -ip="$HOST" -ip.bind="$HOST" -master.telemetry=false \
+    -master.port="$((S3_PORT + 1))" -master.port.grpc="$((S3_PORT + 10001))" -master.volumeSizeLimitMB=1024 \
+    -volume.port="$((S3_PORT + 2))" -volume.port.grpc="$((S3_PORT + 10002))" -volume.max=0 \
+    -filer -filer.port="$((S3_PORT + 3))" -filer.port.grpc="$((S3_PORT + 10003))" -filer.localSocket="$dir/filer.sock" \
+    -s3 -s3.port="$S3_PORT" -s3.port.grpc="$((S3_PORT + 10000))" -s3.localSocket="$dir/s3.sock" \
+    -s3.port.iceberg=0 -s3.port.lance=0 -s3.config="$dir/s3.json"
+}
+
 wait_ready() {
   # wait_ready <name> <start time>: until it answers, dies, or the timeout passes
   local name="$1" t0="$2" pid deadline lf ms
@@ -551,6 +627,7 @@ ports_needed() {
       [[ "$TEMPORAL_UI_PORT" == 0 ]] || echo "$TEMPORAL_UI_PORT"
       [[ -z "$TEMPORAL_HTTP_PORT" ]] || echo "$TEMPORAL_HTTP_PORT"
       ;;
+    s3) for i in 0 1 2 3; do echo "$((S3_PORT + i)) $((S3_PORT + 10000 + i))"; done ;;
   esac
 }
 
@@ -675,6 +752,10 @@ cmd_env() {
       mongo) echo "export MONGODB_URL=mongodb://$HOST:$MONGO_PORT" ;;
       kafka) echo "export KAFKA_BROKERS=$HOST:$KAFKA_PORT" ;;
       temporal) echo "export TEMPORAL_ADDRESS=$HOST:$TEMPORAL_PORT" ;;
+      s3)
+        echo "export S3_ENDPOINT=http://$HOST:$S3_PORT S3_FORCE_PATH_STYLE=true S3_REGION=$S3_LOCAL_REGION"
+        echo "export AWS_ACCESS_KEY_ID=$S3_LOCAL_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3_LOCAL_SECRET_KEY"
+        ;;
     esac
   done
 }
@@ -682,7 +763,7 @@ cmd_env() {
 cmd_reset() {
   local name
   cmd_stop "$@" >/dev/null
-  if (($# == ${#ALL_ENGINES[@]})); then
+  if [[ "$ALL_NAMED" == 1 ]]; then
     safe_rm_data "$DATA_DIR"
     echo "reset    removed $DATA_DIR"
   else
@@ -731,8 +812,9 @@ main() {
     is_engine "$name" || die "unknown engine '$name' (expected: ${ALL_ENGINES[*]})"
     [[ " ${names[*]-} " == *" $name "* ]] || names+=("$name")
   done
-  ((${#names[@]} > 0)) || names=("${ALL_ENGINES[@]}")
-  # keep the canonical order mongo, kafka, temporal
+  ALL_NAMED=0
+  ((${#names[@]} > 0)) || { names=("${DEFAULT_ENGINES[@]}"); ALL_NAMED=1; }
+  # keep the canonical order mongo, kafka, temporal, s3
   local ordered=()
   for name in "${ALL_ENGINES[@]}"; do
     [[ " ${names[*]} " == *" $name "* ]] && ordered+=("$name")
@@ -742,6 +824,8 @@ main() {
   check_port_var ZGW_KAFKA_PORT "$KAFKA_PORT"
   check_port_var ZGW_KAFKA_CONTROLLER_PORT "$KAFKA_CONTROLLER_PORT"
   check_port_var ZGW_TEMPORAL_PORT "$TEMPORAL_PORT"
+  check_port_var ZGW_S3_PORT "$S3_PORT"
+  ((S3_PORT + 10003 < 65536)) || die "ZGW_S3_PORT must leave room for its gRPC ports (port + 10003 < 65536)"
   [[ "$TEMPORAL_UI_PORT" == 0 ]] || check_port_var ZGW_TEMPORAL_UI_PORT "$TEMPORAL_UI_PORT"
   [[ -z "$TEMPORAL_HTTP_PORT" ]] || check_port_var ZGW_TEMPORAL_HTTP_PORT "$TEMPORAL_HTTP_PORT"
   [[ -z "$TEMPORAL_METRICS_PORT" ]] || check_port_var ZGW_TEMPORAL_METRICS_PORT "$TEMPORAL_METRICS_PORT"

@@ -131,6 +131,32 @@ const schema = z.object({
   RATE_LIMIT: z.string().trim().default(''),
   /** How many API instances share RATE_LIMIT: each enforces its part (the limit divided by this). */
   RATE_LIMIT_INSTANCES: z.coerce.number().int().min(1).default(1),
+  /**
+   * Administrators signing in through the organisation's OpenID Connect provider (README, Production): its issuer
+   * (https, or http on 127.0.0.1/localhost only), this platform's client there, and the claim and values that give
+   * admin rights. Empty issuer: local names and passwords only.
+   */
+  ADMIN_OIDC_ISSUER: z
+    .string()
+    .trim()
+    .default('')
+    .refine((v) => v === '' || secureOrLocal(v), 'ADMIN_OIDC_ISSUER must be an https URL (http only on 127.0.0.1 or localhost)'),
+  ADMIN_OIDC_CLIENT_ID: z.string().trim().default(''),
+  ADMIN_OIDC_CLIENT_SECRET: z.string().default(''),
+  /** The claim with the administrator's roles: a name, or a dotted path (`realm_access.roles`). */
+  ADMIN_OIDC_ROLE_CLAIM: z.string().trim().min(1).default('roles'),
+  /** The role values (comma-separated) any one of which gives admin rights. */
+  ADMIN_OIDC_ROLES: z.string().trim().min(1).default('zgw-admin'),
+  /** `false`: no local names and passwords on the login page (only the provider). */
+  ADMIN_LOCAL_LOGIN: z.enum(['true', 'false']).default('true'),
+  /** Where document content is kept: GridFS in MongoDB, or an S3-compatible object store (README, Production). */
+  INHOUD_STORE: z.enum(['gridfs', 's3']).default('gridfs'),
+  S3_ENDPOINT: z.string().trim().default(''),
+  S3_BUCKET: z.string().trim().min(3).default('zgw-inhoud'),
+  S3_REGION: z.string().trim().default(''),
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
+  /** An object that no document points to is removed after this many minutes (a crash between the two writes). */
+  INHOUD_SWEEP_GRACE_MINUTES: z.coerce.number().int().min(1).default(60),
 });
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };
@@ -143,6 +169,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const c = parsed.data;
   if (c.OIDC_API_ISSUER && !c.OIDC_API_AUDIENCE) throw new Error('invalid configuration:\n  OIDC_API_AUDIENCE: required with OIDC_API_ISSUER');
+  if (c.ADMIN_OIDC_ISSUER && !c.ADMIN_OIDC_CLIENT_ID)
+    throw new Error('invalid configuration:\n  ADMIN_OIDC_CLIENT_ID: required with ADMIN_OIDC_ISSUER');
+  if (c.ADMIN_LOCAL_LOGIN === 'false' && !c.ADMIN_OIDC_ISSUER)
+    throw new Error('invalid configuration:\n  ADMIN_LOCAL_LOGIN: false needs ADMIN_OIDC_ISSUER (else no one can sign in)');
   const base = (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, '');
   return { ...c, PUBLIC_BASE_URL: base };
 }

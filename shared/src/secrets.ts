@@ -2,6 +2,11 @@ import { DOELREGISTRATIES_COLLECTION } from './doelregistraties';
 import { NRC_ABONNEMENTEN } from './nrc';
 import { Pii } from './pii';
 
+/** The administrators of the admin screens (names, password hashes, second factors). */
+export const ADMIN_USERS_COLLECTION = 'adminusers';
+/** Local logins between the password and the second factor (short-lived). */
+export const ADMIN_LOGINS_COLLECTION = 'adminlogins';
+
 /**
  * Secrets the platform has to read back (to sign a token, to reach a transfer target, to send a notification's
  * Authorization header) are stored sealed with the PII keys, each in its own context (`<collection>.<field>`), so a
@@ -15,6 +20,10 @@ export const SECRET_FIELDS = {
   doelregistratie: { collection: DOELREGISTRATIES_COLLECTION, field: 'secret' },
   /** The Authorization header sent with an abonnement's notifications. */
   abonnement: { collection: NRC_ABONNEMENTEN, field: 'auth' },
+  /** An administrator's TOTP seed (the second factor of a local login). */
+  adminTotp: { collection: ADMIN_USERS_COLLECTION, field: 'totpSecret' },
+  /** A second factor being set up (its seed and recovery codes) until its first code confirms it. */
+  adminEnrolment: { collection: ADMIN_LOGINS_COLLECTION, field: 'enrolment' },
 } as const;
 
 export type SecretKind = keyof typeof SECRET_FIELDS;

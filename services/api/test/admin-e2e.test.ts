@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { NRC_DELIVERIES, NRC_NOTIFICATIES, NRC_STATUS, type DeliveryDoc, type KeptNotificatie, type StatusDoc } from '@zgw/shared';
-import { PASSWORD } from './admin-ui.helpers';
+import { PASSWORD, totpCode } from './admin-ui.helpers';
 import { startApp, token, type TestApp } from './harness';
 
 jest.setTimeout(240_000);
@@ -128,6 +128,16 @@ it('an administrator logs in, manages applicaties, audit exclusions and abonneme
   await expect(page.textContent('.errors')).resolves.toContain('Onjuiste naam of wachtwoord.');
   await page.fill('#naam', 'beheerder');
   await page.fill('#wachtwoord', PASSWORD);
+  await page.click('button[type=submit]');
+  // The first login sets up the second factor: a QR code (an image the page may show), the key, the recovery codes.
+  await page.waitForURL(`${base}/admin/login/tweede-factor`);
+  expect(await page.textContent('h1')).toBe('Tweede factor instellen');
+  const qr = await page.$eval('img.qr', (img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth);
+  expect(qr).toBeGreaterThan(0); // the QR code image loaded (allowed by the pages' CSP)
+  expect(await page.$$eval('.recovery-codes li', (li) => li.length)).toBe(10);
+  await shot('01b-tweede-factor');
+  const seed = (await page.textContent('#totp-secret'))!;
+  await page.fill('#code', totpCode(seed, Math.floor(Date.now() / 30_000)));
   await page.click('button[type=submit]');
   await page.waitForURL(`${base}/admin/`);
   expect(await page.textContent('h1')).toBe('Beheer');

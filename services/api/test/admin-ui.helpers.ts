@@ -1,5 +1,20 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { Secret, TOTP } from 'otpauth';
 import type { TestApp } from './harness';
+
+/** The second factors the tests' administrators set up, by database and name: their seed and the last step used. */
+const factors = new Map<string, { secret: string; step: number }>();
+const stepNow = () => Math.floor(Date.now() / 30_000);
+
+/** The TOTP code of a seed (base32) for a 30-second time step, as an authenticator app shows it. */
+export function totpCode(secret: string, step: number): string {
+  return new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: step * 30_000 });
+}
+
+/** The seed a test's administrator set up (for tests that make codes themselves). */
+export function factorOf(t: TestApp, name: string): string | undefined {
+  return factors.get(`${t.config.MONGODB_DB}/${name}`)?.secret;
+}
 
 /** A browser's view of the admin screens over inject: its cookies, and the CSRF token of the last page. */
 export class AdminBrowser {
@@ -51,11 +66,46 @@ export class AdminBrowser {
     );
   }
 
-  /** Logs in through the login form; returns the answer to the form. */
+  /**
+   * Logs in through the login form and, when the password is right, the second factor (set up on the first login, its
+   * seed kept for the next); returns the last answer (303 to the screens when both passed).
+   */
   async login(name: string, password: string): Promise<LightMyRequestResponse> {
+    const res = await this.password(name, password);
+    if (res.statusCode !== 303 || res.headers.location !== '/admin/login/tweede-factor') return res;
+    return this.secondFactor(name);
+  }
+
+  /** Only the password step. */
+  async password(name: string, password: string): Promise<LightMyRequestResponse> {
     const form = await this.get('/admin/login');
     const token = /name="_login" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
     return this.post('/admin/login', { _csrf: null, _login: token, naam: name, wachtwoord: password });
+  }
+
+  /** The second-factor step with a right code: a step not used before (waiting for the next one when needed). */
+  async secondFactor(name: string): Promise<LightMyRequestResponse> {
+    const key = `${this.t.config.MONGODB_DB}/${name}`;
+    const page = await this.get('/admin/login/tweede-factor');
+    const enrolling = /id="totp-secret">([A-Z2-7]+)</.exec(page.body)?.[1];
+    if (enrolling) factors.set(key, { secret: enrolling, step: 0 });
+    const factor = factors.get(key);
+    if (!factor) throw new Error(`the test does not know the second factor of ${name}`);
+    let step = Math.max(stepNow() - 1, factor.step + 1);
+    if (step > stepNow() + 1) {
+      // The three codes valid now (a step each side) are used: as if half a minute passed, the administrator's last
+      // used step goes back by two (the platform refuses a code of a step not later than it; tested on its own).
+      await this.t.mongo.db.collection<{ _id: string }>('adminusers').updateOne({ _id: name }, { $set: { totpStep: stepNow() - 2 } });
+      step = stepNow() - 1;
+    }
+    factor.step = step;
+    return this.code(page, totpCode(factor.secret, step));
+  }
+
+  /** Sends a code on a second-factor page. */
+  async code(page: LightMyRequestResponse, code: string): Promise<LightMyRequestResponse> {
+    const token = /name="_stap" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    return this.post('/admin/login/tweede-factor', { _csrf: null, _stap: token, code });
   }
 }
 

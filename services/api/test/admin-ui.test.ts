@@ -65,12 +65,14 @@ describe('login', () => {
     const form = await b.get(res.headers.location as string);
     const loginToken = /name="_login" value="([^"]+)"/.exec(form.body)![1]!;
     const next = /name="next" value="([^"]*)"/.exec(form.body)![1]!;
-    const done = await b.post('/admin/login', { _csrf: null, _login: loginToken, next, naam: 'beheerder', wachtwoord: PASSWORD });
-    expect(done.headers.location).toBe('/admin/applicaties?zoek=x');
+    const password = await b.post('/admin/login', { _csrf: null, _login: loginToken, next, naam: 'beheerder', wachtwoord: PASSWORD });
+    expect(password.headers.location).toBe('/admin/login/tweede-factor');
+    expect((await b.secondFactor('beheerder')).headers.location).toBe('/admin/applicaties?zoek=x');
     // Only pages of the admin screens: never another host.
     const c = new AdminBrowser(t);
     const again = /name="_login" value="([^"]+)"/.exec((await c.get('/admin/login')).body)![1]!;
-    const evil = await c.post('/admin/login', { _csrf: null, _login: again, next: '//evil.example/', naam: 'beheerder', wachtwoord: PASSWORD });
+    await c.post('/admin/login', { _csrf: null, _login: again, next: '//evil.example/', naam: 'beheerder', wachtwoord: PASSWORD });
+    const evil = await c.secondFactor('beheerder');
     expect(evil.statusCode).toBe(303);
     expect(evil.headers.location).toBe('/admin/');
   });

@@ -156,10 +156,12 @@ it('seals what an earlier version stored in the clear (identifiers and secrets),
   const abonnementId = (abonnement.json().url as string).split('/').pop() as never;
   expect((await raw('abonnementen').findOne({ _id: abonnementId }))?.auth).toMatch(/^pii:/); // stored sealed today
   await raw('abonnementen').updateOne({ _id: abonnementId }, { $set: { auth: SECRET } });
+  // and an administrator's second-factor seed
+  await raw('adminusers').insertOne({ _id: 'earlier-admin' as never, password: 'x', totpSecret: SECRET });
 
   await raw('migrations').deleteOne({ _id: 'pii.sealed' as never });
   const seal = () => sealEarlierValues(t.deps.db, t.deps.pii, t.deps.log);
-  expect(await seal()).toBe(5);
+  expect(await seal()).toBe(6);
   expect(JSON.stringify(await raw('audittrail').findOne({ _id: entryId as never }))).not.toContain(PLAIN);
   expect(await seal()).toBe(0); // done: marked
   await raw('migrations').deleteOne({ _id: 'pii.sealed' as never });
@@ -168,8 +170,11 @@ it('seals what an earlier version stored in the clear (identifiers and secrets),
   for (const value of [PLAIN, A_NUMMER, ANP]) expect(stored).not.toContain(value);
   expect((await t.call('GET', rol.url)).json().betrokkeneIdentificatie.inpBsn).toBe(PLAIN);
   expect(urls((await t.call('POST', `${ZRC}/zaken/_zoek`, { [FILTER]: PLAIN }, { headers: CRS })).json())).toEqual([zaak.url]);
-  for (const c of ['credentials', DOELREGISTRATIES_COLLECTION, 'abonnementen'])
+  for (const c of ['credentials', DOELREGISTRATIES_COLLECTION, 'abonnementen', 'adminusers'])
     expect(JSON.stringify(await raw(c).find().toArray())).not.toContain(SECRET);
+  const admin = await raw('adminusers').findOne({ _id: 'earlier-admin' as never });
+  expect(openSecret(t.deps.pii, 'adminTotp', admin?.totpSecret as string)).toBe(SECRET);
+  await raw('adminusers').deleteOne({ _id: 'earlier-admin' as never });
   // each still works: the client signs in with its secret, the abonnement shows its header, the target's secret opens
   expect((await t.call('GET', `${ZRC}/zaken`, undefined, { token: token('earlier-client', SECRET), headers: CRS })).statusCode).toBe(200);
   expect((await t.call('GET', abonnement.json().url)).json().auth).toBe(SECRET);

@@ -11,7 +11,9 @@ const USAGE = `usage: npm run admin -- <command>
                                        once (or takes the first line of standard input)
   password <name> [--password-stdin]   set a new password (generated, or from standard input); ends their sessions
   remove <name>                        remove an administrator and end their sessions
-  list                                 list the administrators (never passwords)
+  reset-factor <name>                  remove an administrator's second factor (a lost phone) and end their
+                                       sessions; their next login sets up a new one
+  list                                 list the administrators (never passwords) and whether each has a second factor
   backup <dir>                         a consistent copy of the local store's data in <dir> (new or empty), taken
                                        while the platform runs; restore: bash scripts/engines.sh restore <dir>
   pii-rekey                            seal every personal identifier and secret with the newest PII key (ZGW_PII_KEYS), with
@@ -76,7 +78,11 @@ async function rekey(db: Db): Promise<number> {
 
 async function main(args: string[]): Promise<number> {
   const [cmd, name] = args;
-  if (!cmd || (!['list', 'pii-rekey'].includes(cmd) && !name) || !['add', 'password', 'remove', 'list', 'backup', 'pii-rekey'].includes(cmd)) {
+  if (
+    !cmd ||
+    (!['list', 'pii-rekey'].includes(cmd) && !name) ||
+    !['add', 'password', 'remove', 'reset-factor', 'list', 'backup', 'pii-rekey'].includes(cmd)
+  ) {
     console.error(USAGE);
     return 2;
   }
@@ -88,9 +94,17 @@ async function main(args: string[]): Promise<number> {
     const users = new AdminUsers(mongo.db);
     const sessions = new AdminSessions(mongo.db, 60_000, 60_000);
     if (cmd === 'list') {
-      for (const u of await users.list())
-        console.log(`${u.name}\tcreated ${u.createdAt.toISOString()}\tpassword changed ${u.passwordChangedAt.toISOString()}`);
+      for (const u of await users.list()) {
+        const factor = u.secondFactor ? `second factor set, ${u.recoveryCodesLeft} recovery codes left` : 'no second factor yet';
+        console.log(`${u.name}\tcreated ${u.createdAt.toISOString()}\tpassword changed ${u.passwordChangedAt.toISOString()}\t${factor}`);
+      }
       return 0;
+    }
+    if (cmd === 'reset-factor') {
+      const reset = await users.resetSecondFactor(name!);
+      await sessions.destroyAllOf(name!);
+      console.log(JSON.stringify({ name, reset }));
+      return reset ? 0 : 1;
     }
     if (cmd === 'remove') {
       const removed = await users.remove(name!);

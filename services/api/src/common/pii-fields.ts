@@ -119,6 +119,8 @@ const HOLDERS: Holder[] = [
   secret('credential'),
   secret('doelregistratie'),
   secret('abonnement'),
+  secret('adminTotp'),
+  secret('adminEnrolment'),
 ];
 
 /**

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { releaseLabel } from '@zgw/shared';
 import type { ComponentApi, Deps } from '../../common/component';
@@ -9,17 +8,18 @@ import { registerDoelregistratieScreens } from './doelregistraties';
 import { registerOverdrachtScreens } from './overdrachten';
 import { registerAuditScreens } from './audit';
 import { adminCaller, sessionOf, type AdminUi } from './context';
-import { field, formOf, parseForm } from './forms';
+import { formOf, parseForm } from './forms';
 import { html } from '../../common/html';
 import { csrfField, redirect, REFERENCE, sendPage, UI } from './layout';
 import { passwordProblem } from './passwords';
-import { AdminSessions, csrfMatches, parseCookies, serializeCookie, type Session } from './sessions';
+import { registerBeheerderScreens } from './beheerders';
+import { registerLoginScreens, SESSION_COOKIE, sessionCookie } from './login';
+import { AdminOidc, OIDC_USER_PREFIX } from './oidc';
+import { PendingLogins } from './second-factor';
+import { AdminSessions, csrfMatches, parseCookies, type Session } from './sessions';
 import { CSS, JS } from './static';
 import { AdminUsers, ensureInitialAdmin } from './users';
 
-export const SESSION_COOKIE = 'zgw_beheer';
-/** The login form's own token (double submit: cookie and form field), so no other site can log a browser in. */
-const LOGIN_COOKIE = 'zgw_beheer_login';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const FORM_LIMIT = 256 * 1024;
 
@@ -35,7 +35,9 @@ const isAdminApi = (url: string): boolean => url.startsWith('/admin/api/');
 export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: readonly ComponentApi[]): Promise<void> {
   const users = new AdminUsers(deps.db);
   const sessions = new AdminSessions(deps.db, deps.config.ADMIN_SESSION_IDLE_MINUTES * 60_000, deps.config.ADMIN_SESSION_MAX_HOURS * 3_600_000);
-  await sessions.ensureIndexes();
+  const pending = new PendingLogins(deps.db, deps.pii);
+  const oidc = new AdminOidc(deps.config, deps.db, deps.log);
+  await Promise.all([sessions.ensureIndexes(), pending.ensureIndexes(), oidc.ensureIndexes()]);
   await ensureInitialAdmin(users, deps.config, deps.log);
   const secure = deps.config.PUBLIC_BASE_URL.startsWith('https:');
   const ui: AdminUi = { deps, root: app, apis };
@@ -107,6 +109,16 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
         return undefined;
       });
 
+      // Logging out of a provider's session continues at the provider: the logout form may lead there.
+      if (oidc.enabled) {
+        scope.addHook('onSend', async (_req, reply, payload) => {
+          const csp = reply.getHeader('content-security-policy');
+          if (typeof csp === 'string')
+            reply.header('content-security-policy', csp.replace("form-action 'self'", `form-action 'self' ${oidc.origin}`));
+          return payload;
+        });
+      }
+
       scope.get('/static/admin.css', { config: { adminPublic: true } }, async (_req, reply) =>
         reply.header('Cache-Control', 'public, max-age=3600').header('X-Content-Type-Options', 'nosniff').type('text/css; charset=utf-8').send(CSS),
       );
@@ -118,65 +130,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
           .send(JS),
       );
 
-      const loginPage = (reply: FastifyReply, req: FastifyRequest, opts: { errors?: string[]; notice?: string; status?: number; next?: string }) => {
-        const token = parseCookies(req.headers.cookie)[LOGIN_COOKIE] ?? randomBytes(24).toString('base64url');
-        reply.header('Set-Cookie', serializeCookie(LOGIN_COOKIE, token, { path: `${UI}/login`, maxAgeSeconds: 3600, secure }));
-        return sendPage(
-          reply,
-          { title: 'Inloggen', errors: opts.errors, notice: opts.notice, status: opts.status },
-          html`<form class="login" method="post" action="${UI}/login">
-  <input type="hidden" name="_login" value="${token}">
-  <input type="hidden" name="next" value="${opts.next ?? ''}">
-  <label for="naam">Naam</label><input id="naam" name="naam" type="text" autocomplete="username" required autofocus>
-  <label for="wachtwoord">Wachtwoord</label><input id="wachtwoord" name="wachtwoord" type="password" autocomplete="current-password" required>
-  <div class="actions"><button type="submit">Inloggen</button></div>
-</form>
-<p class="muted">Nog geen beheerder? Zie de README, "Admin screens": ADMIN_INITIAL_PASSWORD of <code>npm run admin -- add &lt;naam&gt;</code>.</p>`,
-        );
-      };
-
-      scope.get<{ Querystring: { next?: string; uit?: string; verlopen?: string } }>(
-        '/login',
-        { config: { adminPublic: true } },
-        async (req, reply) => {
-          if (await sessions.get(parseCookies(req.headers.cookie)[SESSION_COOKIE])) return redirect(reply, `${UI}/`);
-          const q = req.query;
-          const notice = q.uit ? 'U bent uitgelogd.' : q.verlopen ? 'Uw sessie is verlopen; log opnieuw in.' : undefined;
-          return loginPage(reply, req, { notice, next: safeNext(q.next) });
-        },
-      );
-
-      scope.post('/login', { config: { adminPublic: true } }, async (req, reply) => {
-        const form = formOf(req.body);
-        const expected = parseCookies(req.headers.cookie)[LOGIN_COOKIE];
-        if (!expected || !csrfMatches(field(form, '_login'), expected) || crossSite(req)) {
-          return loginPage(reply, req, { status: 403, errors: ['Het inlogformulier is verlopen of komt niet van deze site. Probeer het opnieuw.'] });
-        }
-        const result = await users.login(field(form, 'naam'), typeof form.wachtwoord === 'string' ? form.wachtwoord : '');
-        if (!result.ok) {
-          req.log.warn({ reason: result.reason }, 'admin login refused');
-          const error =
-            result.reason === 'blocked' ? 'Te veel mislukte pogingen: probeer het over enkele minuten opnieuw.' : 'Onjuiste naam of wachtwoord.';
-          return loginPage(reply, req, { status: result.reason === 'blocked' ? 429 : 401, errors: [error], next: safeNext(field(form, 'next')) });
-        }
-        await sessions.purge();
-        await sessions.destroy(parseCookies(req.headers.cookie)[SESSION_COOKIE]);
-        const session = await sessions.create(result.user);
-        req.log.info({ user: result.user }, 'administrator logged in');
-        reply.header('Set-Cookie', [
-          sessionCookie(session, secure, deps.config.ADMIN_SESSION_MAX_HOURS),
-          serializeCookie(LOGIN_COOKIE, '', { path: `${UI}/login`, maxAgeSeconds: 0, secure }),
-        ]);
-        return redirect(reply, safeNext(field(form, 'next')) ?? `${UI}/`);
-      });
-
-      scope.post('/logout', async (req, reply) => {
-        const session = sessionOf(req);
-        await sessions.destroy(session.token);
-        req.log.info({ user: session.user }, 'administrator logged out');
-        reply.header('Set-Cookie', serializeCookie(SESSION_COOKIE, '', { path: UI, maxAgeSeconds: 0, secure }));
-        return redirect(reply, `${UI}/login?uit=1`);
-      });
+      registerLoginScreens(scope, { deps, users, sessions, pending, oidc, secure, crossSite });
 
       scope.get('/', async (req, reply) => {
         const session = sessionOf(req);
@@ -197,12 +151,20 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
         );
       });
 
+      const atProvider = (reply: FastifyReply, session: Session) =>
+        sendPage(
+          reply,
+          { title: 'Wachtwoord wijzigen', user: session.user, csrf: session.csrf, nav: 'wachtwoord', status: 400 },
+          html`<p>U bent ingelogd via de identity provider: uw wachtwoord en tweede factor beheert u daar.</p>`,
+        );
       scope.get('/wachtwoord', async (req, reply) => {
         const session = sessionOf(req);
+        if (session.user.startsWith(OIDC_USER_PREFIX)) return atProvider(reply, session);
         return sendPage(reply, { title: 'Wachtwoord wijzigen', user: session.user, csrf: session.csrf, nav: 'wachtwoord' }, passwordForm(session));
       });
       scope.post('/wachtwoord', async (req, reply) => {
         const session = sessionOf(req);
+        if (session.user.startsWith(OIDC_USER_PREFIX)) return atProvider(reply, session);
         const form = formOf(req.body);
         const current = typeof form.huidig === 'string' ? form.huidig : '';
         const next = typeof form.nieuw === 'string' ? form.nieuw : '';
@@ -241,6 +203,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
       registerOverdrachtScreens(scope, ui);
       registerDoelregistratieScreens(scope, ui);
       registerAuditScreens(scope, ui);
+      registerBeheerderScreens(scope, ui, users, sessions);
     },
     { prefix: UI },
   );
@@ -254,18 +217,6 @@ function passwordForm(session: Session) {
   <label for="herhaal">Herhaal het nieuwe wachtwoord</label><input id="herhaal" name="herhaal" type="password" autocomplete="new-password" required>
   <div class="actions"><button type="submit">Wijzigen</button></div>
 </form>`;
-}
-
-function sessionCookie(session: Session, secure: boolean, maxHours: number): string {
-  return serializeCookie(SESSION_COOKIE, session.token, { path: UI, maxAgeSeconds: maxHours * 3600, secure });
-}
-
-/** Where to go after login: only a page of the admin screens (no other host, no protocol-relative URL). */
-function safeNext(next: string | undefined): string | undefined {
-  if (!next || next.length > 500) return undefined;
-  if (next !== UI && !next.startsWith(`${UI}/`)) return undefined;
-  if (next.startsWith('//') || /[\\\s]/.test(next) || next.startsWith(`${UI}/login`)) return undefined;
-  return next;
 }
 
 /**

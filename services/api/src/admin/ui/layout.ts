@@ -21,7 +21,7 @@ export interface PageOptions {
   user?: string;
   csrf?: string;
   /** Which navigation entry is current. */
-  nav?: 'applicaties' | 'abonnementen' | 'overdrachten' | 'audit' | 'wachtwoord' | 'home';
+  nav?: 'applicaties' | 'abonnementen' | 'overdrachten' | 'audit' | 'beheerders' | 'wachtwoord' | 'home';
   notice?: string;
   errors?: string[];
   status?: number;
@@ -32,6 +32,7 @@ const NAV: [NonNullable<PageOptions['nav']>, string, string][] = [
   ['abonnementen', `${UI}/abonnementen`, 'Abonnementen'],
   ['overdrachten', `${UI}/overdrachten`, 'Overdrachten'],
   ['audit', `${UI}/audit`, 'Audit'],
+  ['beheerders', `${UI}/beheerders`, 'Beheerders'],
 ];
 
 export function csrfField(csrf: string | undefined): Html {

@@ -16,6 +16,8 @@ interface SessionDoc {
   seenAt: Date;
   /** Idle timeout from seenAt, never past createdAt + the maximum lifetime. A TTL index removes expired sessions. */
   expiresAt: Date;
+  /** A session from the identity provider: its ID token, the hint of the sign-out there. */
+  idToken?: string;
 }
 
 export interface Session {
@@ -23,6 +25,7 @@ export interface Session {
   csrf: string;
   token: string;
   expiresAt: Date;
+  idToken?: string;
 }
 
 /** A session's last use is written at most this often, so reads do not each cost a write. */
@@ -48,13 +51,13 @@ export class AdminSessions {
     await this.coll.createIndex({ user: 1 });
   }
 
-  async create(user: string): Promise<Session> {
+  async create(user: string, idToken?: string): Promise<Session> {
     const token = randomBytes(32).toString('base64url');
     const csrf = randomBytes(32).toString('base64url');
     const at = this.now();
     const expiresAt = this.expiry(at, at);
-    await this.coll.insertOne({ _id: digest(token), user, csrf, createdAt: at, seenAt: at, expiresAt });
-    return { user, csrf, token, expiresAt };
+    await this.coll.insertOne({ _id: digest(token), user, csrf, createdAt: at, seenAt: at, expiresAt, ...(idToken ? { idToken } : {}) });
+    return { user, csrf, token, expiresAt, ...(idToken ? { idToken } : {}) };
   }
 
   /** The live session of a token (its idle time restarted), or undefined. */
@@ -72,7 +75,7 @@ export class AdminSessions {
       expiresAt = this.expiry(doc.createdAt, at);
       await this.coll.updateOne({ _id: doc._id }, { $set: { seenAt: at, expiresAt } });
     }
-    return { user: doc.user, csrf: doc.csrf, token, expiresAt };
+    return { user: doc.user, csrf: doc.csrf, token, expiresAt, ...(doc.idToken ? { idToken: doc.idToken } : {}) };
   }
 
   async destroy(token: string | undefined): Promise<void> {
@@ -123,11 +126,13 @@ export interface CookieOptions {
   path: string;
   maxAgeSeconds?: number;
   secure: boolean;
+  /** Lax only for a cookie that has to come back on a redirect from another site (the identity provider's). */
+  sameSite?: 'Strict' | 'Lax';
 }
 
-/** A Set-Cookie value: HttpOnly and SameSite=Strict always; Secure when the platform is served over https. */
+/** A Set-Cookie value: HttpOnly and SameSite=Strict (unless Lax is asked) always; Secure when served over https. */
 export function serializeCookie(name: string, value: string, opts: CookieOptions): string {
-  const parts = [`${name}=${encodeURIComponent(value)}`, `Path=${opts.path}`, 'HttpOnly', 'SameSite=Strict'];
+  const parts = [`${name}=${encodeURIComponent(value)}`, `Path=${opts.path}`, 'HttpOnly', `SameSite=${opts.sameSite ?? 'Strict'}`];
   if (opts.maxAgeSeconds !== undefined) parts.push(`Max-Age=${Math.max(0, Math.floor(opts.maxAgeSeconds))}`);
   if (opts.secure) parts.push('Secure');
   return parts.join('; ');

@@ -47,6 +47,12 @@ button:disabled { opacity: .45; cursor: not-allowed; }
 .card { background: #fff; border: 1px solid var(--line); padding: 1rem; }
 .card h2 { margin-top: 0; }
 .login { max-width: 24rem; }
+.steps { max-width: 44rem; padding-left: 1.2rem; }
+.steps li { margin-bottom: 1rem; }
+img.qr { display: block; margin: .5rem 0; background: #fff; }
+.recovery-codes { columns: 2; max-width: 22rem; list-style: none; padding: 0; }
+.recovery-codes code { font-size: 1.05rem; letter-spacing: .05em; }
+.provider { margin: 1rem 0 1.5rem; }
 .grid2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 20rem)); gap: .4rem 1rem; }
 table.facts { width: auto; min-width: 50%; }
 table.facts th { width: 12rem; }

@@ -1,8 +1,8 @@
 import type { Collection, Db } from 'mongodb';
-import type { Config, Logger } from '@zgw/shared';
+import { ADMIN_USERS_COLLECTION, type Config, type Logger } from '@zgw/shared';
 import { decoyHash, hashPassword, MIN_PASSWORD_LENGTH, passwordProblem, verifyPassword } from './passwords';
 
-export const ADMIN_USERS_COLLECTION = 'adminusers';
+export { ADMIN_USERS_COLLECTION };
 
 export interface AdminUser {
   _id: string; // the user name
@@ -12,6 +12,20 @@ export interface AdminUser {
   /** Failed logins since the last good one; from the fifth on, logins wait (blockedUntil). */
   failures?: number;
   blockedUntil?: Date;
+  /** The second factor (second-factor.ts): the TOTP seed, sealed; the last time step a code was used for. */
+  totpSecret?: string;
+  totpStep?: number;
+  /** Unused recovery codes, each as its SHA-256 (hex). */
+  recoveryCodes?: string[];
+}
+
+/** What the admin screens show of an administrator. */
+export interface AdminUserInfo {
+  name: string;
+  createdAt: Date;
+  passwordChangedAt: Date;
+  secondFactor: boolean;
+  recoveryCodesLeft: number;
 }
 
 /** After this many failed logins in a row, each further one makes the account wait longer, up to MAX_BLOCK_MS. */
@@ -65,19 +79,57 @@ export class AdminUsers {
     return (await this.coll.deleteOne({ _id: name })).deletedCount > 0;
   }
 
-  async list(): Promise<{ name: string; createdAt: Date; passwordChangedAt: Date }[]> {
+  async list(): Promise<AdminUserInfo[]> {
     const docs = await this.coll
       .find({}, { projection: { password: 0 } })
       .sort({ _id: 1 })
       .limit(1000)
       .toArray();
-    return docs.map((d) => ({ name: d._id, createdAt: d.createdAt, passwordChangedAt: d.passwordChangedAt }));
+    return docs.map((d) => ({
+      name: d._id,
+      createdAt: d.createdAt,
+      passwordChangedAt: d.passwordChangedAt,
+      secondFactor: d.totpSecret !== undefined,
+      recoveryCodesLeft: d.recoveryCodes?.length ?? 0,
+    }));
+  }
+
+  async get(name: string): Promise<AdminUser | null> {
+    return USER_NAME.test(name) ? this.coll.findOne({ _id: name }) : null;
+  }
+
+  /** Stores a confirmed second factor (sealed seed, the step its first code used, hashed recovery codes). */
+  async setSecondFactor(name: string, totpSecret: string, totpStep: number, recoveryCodes: string[]): Promise<boolean> {
+    const res = await this.coll.updateOne({ _id: name, totpSecret: { $exists: false } }, { $set: { totpSecret, totpStep, recoveryCodes } });
+    return res.modifiedCount > 0;
+  }
+
+  /** Takes a TOTP time step: true once per step and only for a step later than the last (no code is used twice). */
+  async useTotpStep(name: string, step: number): Promise<boolean> {
+    const res = await this.coll.updateOne(
+      { _id: name, $or: [{ totpStep: { $lt: step } }, { totpStep: { $exists: false } }] },
+      { $set: { totpStep: step } },
+    );
+    return res.modifiedCount > 0;
+  }
+
+  /** Uses up a recovery code (by its hash): true the one time it is there. */
+  async useRecoveryCode(name: string, hash: string): Promise<boolean> {
+    const res = await this.coll.updateOne({ _id: name, recoveryCodes: hash }, { $pull: { recoveryCodes: hash } });
+    return res.modifiedCount > 0;
+  }
+
+  /** Removes an administrator's second factor: the next login sets up a new one. */
+  async resetSecondFactor(name: string): Promise<boolean> {
+    const res = await this.coll.updateOne({ _id: name }, { $unset: { totpSecret: '', totpStep: '', recoveryCodes: '' } });
+    return res.matchedCount > 0;
   }
 
   /**
    * Checks a login. An unknown name costs the same hash as a known one, and says the same ("invalid"), so names
    * cannot be probed. From the fifth failure in a row the account waits 1, 2, 4, ... minutes (at most 15) before it
-   * takes a password again; a good login resets the count.
+   * takes a password again; a whole good login (both factors: `succeeded`) resets the count, so wrong second-factor
+   * codes after a right password count as well.
    */
   async login(name: string, password: string): Promise<LoginResult> {
     const user = USER_NAME.test(name) ? await this.coll.findOne({ _id: name }) : null;
@@ -87,15 +139,23 @@ export class AdminUsers {
     }
     const now = this.now();
     if (user.blockedUntil && user.blockedUntil > now) return { ok: false, reason: 'blocked' };
-    if (await verifyPassword(password, user.password)) {
-      if (user.failures) await this.coll.updateOne({ _id: name }, { $set: { failures: 0 }, $unset: { blockedUntil: '' } });
-      return { ok: true, user: name };
-    }
+    if (await verifyPassword(password, user.password)) return { ok: true, user: name };
+    await this.failed(user);
+    return { ok: false, reason: 'invalid' };
+  }
+
+  /** A whole login (password and second factor) succeeded: the count of failures starts again. */
+  async succeeded(name: string): Promise<void> {
+    await this.coll.updateOne({ _id: name, failures: { $gt: 0 } }, { $set: { failures: 0 }, $unset: { blockedUntil: '' } });
+  }
+
+  /** A wrong password or second-factor code: counts towards the account's wait (see login). */
+  async failed(user: AdminUser): Promise<void> {
     const failures = (user.failures ?? 0) + 1;
+    const now = this.now();
     const blockedUntil =
       failures >= FREE_FAILURES ? new Date(now.getTime() + Math.min(60_000 * 2 ** (failures - FREE_FAILURES), MAX_BLOCK_MS)) : undefined;
-    await this.coll.updateOne({ _id: name }, { $set: { failures, ...(blockedUntil ? { blockedUntil } : {}) } });
-    return { ok: false, reason: 'invalid' };
+    await this.coll.updateOne({ _id: user._id }, { $set: { failures, ...(blockedUntil ? { blockedUntil } : {}) } });
   }
 }
 

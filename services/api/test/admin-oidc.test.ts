@@ -1,0 +1,203 @@
+/**
+ * Administrators signing in through an OpenID Connect provider, in headless Chromium against a real provider
+ * (oidc-provider, test/fixtures/oidc-provider.mjs, on localhost: another site than the platform on 127.0.0.1, so the
+ * SameSite rules of the cookies are those of a real deployment). The authorization code flow with PKCE, state and nonce;
+ * the role claim decides; tampered state, nonce or PKCE challenge are refused; signing out ends the provider's session.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { PASSWORD } from './admin-ui.helpers';
+import { startApp, type TestApp } from './harness';
+
+const BROWSER = process.env.ZGW_CHROMIUM || '/usr/bin/chromium';
+const CLIENT_ID = 'zgw-beheer';
+const CLIENT_SECRET = 'a client secret of the admin screens';
+
+let provider: ChildProcess;
+let issuer: string;
+let t: TestApp;
+let base: string;
+let browser: Browser;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+beforeAll(async () => {
+  if (!existsSync(BROWSER)) throw new Error(`no browser at ${BROWSER}: run bash scripts/browser.sh (scripts/test.sh does)`);
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  provider = spawn(process.execPath, [join(__dirname, 'fixtures', 'oidc-provider.mjs')], {
+    env: { ...process.env, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI: `${base}/admin/oidc/callback`, POST_LOGOUT_URI: `${base}/admin/login?uit=1` },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: provider.stdout! }).once('line', resolve);
+    provider.once('exit', (code) => reject(new Error(`the test provider exited (${code})`)));
+  });
+  issuer = (JSON.parse(first) as { issuer: string }).issuer;
+  t = await startApp({
+    PUBLIC_BASE_URL: base,
+    ADMIN_OIDC_ISSUER: issuer,
+    ADMIN_OIDC_CLIENT_ID: CLIENT_ID,
+    ADMIN_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+    ADMIN_INITIAL_USER: 'beheerder',
+    ADMIN_INITIAL_PASSWORD: PASSWORD,
+  });
+  await t.app.listen({ host: '127.0.0.1', port });
+  browser = await chromium.launch({ executablePath: BROWSER, headless: true, args: ['--no-sandbox'] });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  provider?.kill();
+});
+
+/** Starts at the platform's login page, signs in at the provider as `login` (its development pages), back at the platform. */
+async function viaProvider(login: string, rewrite?: (auth: URL) => void): Promise<{ page: Page; context: BrowserContext; flowCookie?: string }> {
+  const context = await browser.newContext();
+  if (rewrite) {
+    // The platform's redirect to the provider, changed on the way (a redirect's next hop is not routed itself).
+    await context.route(`${base}/admin/oidc/login*`, async (route) => {
+      const answer = await route.fetch({ maxRedirects: 0 });
+      const url = new URL(answer.headers().location!);
+      rewrite(url);
+      return route.fulfill({ response: answer, headers: { ...answer.headers(), location: url.toString() } });
+    });
+  }
+  const page = await context.newPage();
+  await page.goto(`${base}/admin/login`);
+  await page.click('a:has-text("Inloggen via de identity provider")');
+  await page.waitForURL((u) => u.toString().startsWith(issuer));
+  const flow = (await context.cookies()).find((c) => c.name === 'zgw_beheer_oidc');
+  await page.fill('input[name=login]', login);
+  await page.fill('input[name=password]', 'any password at the test provider');
+  await page.click('button[type=submit]');
+  await page.waitForLoadState('load');
+  if (page.url().startsWith(issuer)) await page.click('button[type=submit]'); // the provider's consent
+  await page.waitForURL((u) => u.toString().startsWith(base));
+  await page.waitForLoadState('load');
+  return { page, context, flowCookie: flow?.sameSite };
+}
+
+it('an administrator with the role signs in at the provider (PKCE, Lax flow cookie), gets a Strict session, and signs out there too', async () => {
+  const { page, context, flowCookie } = await viaProvider('beheerder-anna');
+  expect(flowCookie).toBe('Lax'); // it has to come back on the provider's redirect from another site
+  await page.waitForURL(`${base}/admin/`);
+  expect(await page.textContent('h1')).toBe('Beheer');
+  expect(await page.textContent('form.session a')).toBe('oidc:beheerder-anna');
+  const cookies = await context.cookies();
+  expect(cookies.find((c) => c.name === 'zgw_beheer')).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin' });
+  expect((await context.cookies()).find((c) => c.name === 'zgw_beheer_oidc')).toBeUndefined();
+  expect(await t.mongo.db.collection('adminoidcflows').countDocuments()).toBe(0); // used once, gone
+  // The screens work as for any administrator; the password is the provider's business.
+  await page.goto(`${base}/admin/applicaties`);
+  expect(await page.textContent('h1')).toContain('Applicaties');
+  await page.goto(`${base}/admin/wachtwoord`);
+  expect(await page.textContent('main')).toContain('ingelogd via de identity provider');
+
+  // Sign-out: the session ends here and at the provider (its confirmation page), back on the login page.
+  await page.click('button:has-text("Uitloggen")');
+  await page.waitForURL((u) => u.toString().startsWith(issuer));
+  await page.click('button[name=logout][value=yes]');
+  await page.waitForURL(`${base}/admin/login?uit=1`);
+  expect(await page.textContent('.notice')).toContain('U bent uitgelogd.');
+  expect(await t.mongo.db.collection('adminsessions').countDocuments({ user: 'oidc:beheerder-anna' })).toBe(0);
+  // The provider's session is gone too: signing in again asks for the login there.
+  await page.click('a:has-text("Inloggen via de identity provider")');
+  await page.waitForURL((u) => u.toString().startsWith(issuer));
+  expect(await page.isVisible('input[name=login]')).toBe(true);
+  await context.close();
+});
+
+it('refuses an account without the role with a clear page, and opens no session', async () => {
+  const { page, context } = await viaProvider('gast');
+  expect(page.url()).toContain('/admin/oidc/callback');
+  expect(await page.textContent('h1')).toBe('Geen toegang');
+  const text = await page.textContent('.errors');
+  expect(text).toContain('U bent aangemeld als gast');
+  expect(text).toContain('de rol zgw-admin (claim roles)');
+  expect((await context.cookies()).find((c) => c.name === 'zgw_beheer')).toBeUndefined();
+  await context.close();
+});
+
+it.each([
+  ['state', (u: URL) => u.searchParams.set('state', 'tampered-state')],
+  ['nonce', (u: URL) => u.searchParams.set('nonce', 'tampered-nonce')],
+  ['PKCE challenge', (u: URL) => u.searchParams.set('code_challenge', 'A'.repeat(43))],
+])('refuses a sign-in whose %s was tampered with on the way', async (_what, rewrite) => {
+  const { page, context } = await viaProvider('beheerder-bob', rewrite);
+  expect(page.url()).toContain('/admin/oidc/callback');
+  expect(await page.textContent('h1')).toBe('Inloggen mislukt');
+  expect(await page.textContent('.errors')).toContain('klopt niet');
+  expect((await context.cookies()).find((c) => c.name === 'zgw_beheer')).toBeUndefined();
+  expect(await t.mongo.db.collection('adminsessions').countDocuments({ user: 'oidc:beheerder-bob' })).toBe(0);
+  await context.close();
+});
+
+it('asks the provider for the code flow with PKCE S256, state and nonce, and refuses a callback that was not begun here', async () => {
+  const begin = await t.app.inject({ method: 'GET', url: '/admin/oidc/login?next=%2Fadmin%2Faudit' });
+  expect(begin.statusCode).toBe(302);
+  const auth = new URL(begin.headers.location as string);
+  expect(auth.origin).toBe(issuer);
+  expect(auth.searchParams.get('response_type')).toBe('code');
+  expect(auth.searchParams.get('code_challenge_method')).toBe('S256');
+  expect(auth.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
+  expect(auth.searchParams.get('state')).toMatch(/^[\w-]{20,}$/);
+  expect(auth.searchParams.get('nonce')).toMatch(/^[\w-]{20,}$/);
+  expect(String(begin.headers['set-cookie'])).toMatch(/^zgw_beheer_oidc=[\w-]+; Path=\/admin\/oidc; HttpOnly; SameSite=Lax; Max-Age=600$/);
+  // No flow cookie, or one of a flow already used: refused.
+  const stray = await t.app.inject({ method: 'GET', url: `/admin/oidc/callback?code=x&state=${auth.searchParams.get('state')}` });
+  expect(stray.statusCode).toBe(400);
+  expect(stray.body).toContain('niet hier begonnen');
+});
+
+it('with ADMIN_LOCAL_LOGIN=false the login page offers only the provider, and a password is not taken', async () => {
+  const only = await startApp({
+    PUBLIC_BASE_URL: base,
+    ADMIN_OIDC_ISSUER: issuer,
+    ADMIN_OIDC_CLIENT_ID: CLIENT_ID,
+    ADMIN_LOCAL_LOGIN: 'false',
+    ADMIN_INITIAL_USER: 'beheerder',
+    ADMIN_INITIAL_PASSWORD: PASSWORD,
+  });
+  try {
+    const page = await only.app.inject({ method: 'GET', url: '/admin/login' });
+    expect(page.body).toContain('Inloggen via de identity provider');
+    expect(page.body).not.toContain('name="wachtwoord"');
+    const token = /zgw_beheer_login=([^;]+)/.exec(String(page.headers['set-cookie']))![1]!;
+    const post = await only.app.inject({
+      method: 'POST',
+      url: '/admin/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `zgw_beheer_login=${token}` },
+      payload: new URLSearchParams({ _login: token, naam: 'beheerder', wachtwoord: PASSWORD }).toString(),
+    });
+    expect(post.statusCode).toBe(403);
+    expect(post.headers.location).toBeUndefined();
+  } finally {
+    await only.close();
+  }
+});
+
+it('says so when the provider cannot be reached, and refuses a configuration without a client id or over plain http elsewhere', async () => {
+  const down = await startApp({ ADMIN_OIDC_ISSUER: 'http://127.0.0.1:1', ADMIN_OIDC_CLIENT_ID: CLIENT_ID });
+  try {
+    const res = await down.app.inject({ method: 'GET', url: '/admin/oidc/login' });
+    expect(res.statusCode).toBe(503);
+    expect(res.body).toContain('De identity provider is nu niet bereikbaar');
+  } finally {
+    await down.close();
+  }
+  await expect(startApp({ ADMIN_OIDC_ISSUER: issuer })).rejects.toThrow(/ADMIN_OIDC_CLIENT_ID: required/);
+  await expect(startApp({ ADMIN_OIDC_ISSUER: 'http://idp.example.org', ADMIN_OIDC_CLIENT_ID: CLIENT_ID })).rejects.toThrow(/must be an https URL/);
+  await expect(startApp({ ADMIN_LOCAL_LOGIN: 'false' })).rejects.toThrow(/ADMIN_LOCAL_LOGIN: false needs ADMIN_OIDC_ISSUER/);
+});
