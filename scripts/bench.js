@@ -14,8 +14,9 @@
 //   documents  1,000,000 enkelvoudiginformatieobjecten: the first --via-api (5,000) created through the API, the rest
 //             bulk-loaded as copies of one of those (bench/documents-loader.js); creates with 10 KB content,
 //             download, detail, list page 1 and page 10,000 of the unfiltered list (bench/documents.js).
-//   documents-large  one 1 GiB document (--large-mib) uploaded in bestandsdelen and downloaded, the API's RSS
-//             sampled during both.
+//   documents-large  1 GiB documents (--large-mib), --parallel (1) at a time, uploaded in bestandsdelen and downloaded,
+//             content in --store (gridfs, or s3: the local S3 engine unless S3_ENDPOINT is set), the API's RSS sampled
+//             during both.
 //   notifier  deliveries/s from --events (10,000) to --receivers (100) local receivers, one of which answers after
 //             --slow-ms (5,000), through services/notifier as its own process (bench/notifier.js).
 //   transfer  ZSDMS transfers per minute at --concurrent (8) in flight, internal route and external route (to a second
@@ -27,7 +28,7 @@
 //   `all` runs catalogi and zaken; the documents, notifier, transfer and pii suites run when named.
 //
 // Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|transfer|pii|all --plain-ref REF --transfers N --concurrent N --only TEXT --seconds S --zaaktypen N
-//        --zaken N --documents N --via-api N --large-mib M --events N --receivers N --slow-ms MS --keep]
+//        --zaken N --documents N --via-api N --large-mib M --parallel N --store gridfs|s3 --events N --receivers N --slow-ms MS --keep]
 //   --only TEXT  runs just the operations whose title contains TEXT (e.g. --only uuid)
 //   --keep       keeps the bench databases (dropped at the end by default)
 // Environment: MONGODB_URL, KAFKA_BROKERS (as for the API; when unset, scripts/engines.sh starts the default engines),
@@ -554,7 +555,17 @@ async function main() {
     }
     if (runs('documents-large')) {
       dbs.push(`zgw_bench_documents_large_${stamp}`);
-      suites['documents-large'] = { at: new Date().toISOString(), ...(await largeSuite(helpers, dbs.at(-1), { bytes: LARGE_MIB * 1024 * 1024 })) };
+      const store = option('store') ?? 'gridfs';
+      let env = {};
+      if (store === 's3' && !process.env.S3_ENDPOINT) {
+        execFileSync('bash', ['scripts/engines.sh', 'start', 's3'], { cwd: root, stdio: 'inherit' });
+        const out = execFileSync('bash', ['scripts/engines.sh', 'env', 's3'], { cwd: root, encoding: 'utf8' });
+        env = Object.fromEntries([...out.matchAll(/export (\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
+      }
+      suites['documents-large'] = {
+        at: new Date().toISOString(),
+        ...(await largeSuite(helpers, dbs.at(-1), { bytes: LARGE_MIB * 1024 * 1024, parallel: num('parallel', 1), store, env })),
+      };
     }
     table(suites);
     const file = path.join(root, 'reports', 'bench.json');
@@ -565,7 +576,7 @@ async function main() {
     writeFileSync(file, JSON.stringify({ cpuTicksPerSecond: CLK_TCK, ...kept, ...suites }, null, 2));
     const large = suites['documents-large'];
     if (large) {
-      console.log(`\ndocuments-large: ${large.bytes / 1048576} MiB; API RSS ${large.baselineRssMb} MB before; upload ${large.upload.seconds.toFixed(1)} s, `
+      console.log(`\ndocuments-large: ${large.parallel} x ${large.bytes / 1048576} MiB on ${large.store}; API RSS ${large.baselineRssMb} MB before; upload ${large.upload.seconds.toFixed(1)} s, `
         + `max RSS +${large.upload.rssGrowthMb} MB; download ${large.download.seconds.toFixed(1)} s, max RSS +${large.download.rssGrowthMb} MB`);
     }
     if (suites.transfer) {

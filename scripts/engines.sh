@@ -8,7 +8,7 @@
 #             module proxy; only with INHOUD_STORE=s3 (or named)
 #
 # Usage: scripts/engines.sh <command> [mongo|kafka|temporal|s3 ...]
-#   (no names = mongo, kafka and temporal, and s3 when INHOUD_STORE=s3)
+#   (no names = mongo, kafka and temporal, and s3 when INHOUD_STORE=s3 without S3_ENDPOINT)
 #   install   install the pinned versions into the cache dir (idempotent, cached)
 #   start     install if missing, start detached, wait until each answers
 #   stop      SIGTERM, wait, then SIGKILL
@@ -55,7 +55,8 @@ KAFKA_CLUSTER_ID=ZgwLocalKafkaCluster0A # fixed KRaft cluster id (22 chars, base
 
 ALL_ENGINES=(mongo kafka temporal s3)
 DEFAULT_ENGINES=(mongo kafka temporal)
-[[ "${INHOUD_STORE:-gridfs}" != s3 ]] || DEFAULT_ENGINES+=(s3)
+# the S3 engine only for content on S3 without an S3 of its own (S3_ENDPOINT)
+[[ "${INHOUD_STORE:-gridfs}" != s3 || -n "${S3_ENDPOINT:-}" ]] || DEFAULT_ENGINES+=(s3)
 # The local S3 engine's own credentials (it listens on 127.0.0.1 only); `env` prints them with its address.
 S3_LOCAL_ACCESS_KEY=zgw-local
 S3_LOCAL_SECRET_KEY=zgw-local-secret
@@ -753,8 +754,11 @@ cmd_env() {
       kafka) echo "export KAFKA_BROKERS=$HOST:$KAFKA_PORT" ;;
       temporal) echo "export TEMPORAL_ADDRESS=$HOST:$TEMPORAL_PORT" ;;
       s3)
-        echo "export S3_ENDPOINT=http://$HOST:$S3_PORT S3_FORCE_PATH_STYLE=true S3_REGION=$S3_LOCAL_REGION"
-        echo "export AWS_ACCESS_KEY_ID=$S3_LOCAL_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3_LOCAL_SECRET_KEY"
+        echo "export S3_ENDPOINT=http://$HOST:$S3_PORT"
+        echo "export S3_FORCE_PATH_STYLE=true"
+        echo "export S3_REGION=$S3_LOCAL_REGION"
+        echo "export AWS_ACCESS_KEY_ID=$S3_LOCAL_ACCESS_KEY"
+        echo "export AWS_SECRET_ACCESS_KEY=$S3_LOCAL_SECRET_KEY"
         ;;
     esac
   done
@@ -813,7 +817,18 @@ main() {
     [[ " ${names[*]-} " == *" $name "* ]] || names+=("$name")
   done
   ALL_NAMED=0
-  ((${#names[@]} > 0)) || { names=("${DEFAULT_ENGINES[@]}"); ALL_NAMED=1; }
+  if ((${#names[@]} == 0)); then
+    ALL_NAMED=1
+    case "$cmd" in
+      # what runs is stopped, shown or wiped whatever INHOUD_STORE says now
+      stop | env | logs | reset) names=("${ALL_ENGINES[@]}") ;;
+      status)
+        names=("${DEFAULT_ENGINES[@]}")
+        [[ " ${names[*]} " == *" s3 "* || -z "$(find_pid s3)" ]] || names+=(s3)
+        ;;
+      *) names=("${DEFAULT_ENGINES[@]}") ;;
+    esac
+  fi
   # keep the canonical order mongo, kafka, temporal, s3
   local ordered=()
   for name in "${ALL_ENGINES[@]}"; do

@@ -10,7 +10,8 @@ const { mkdirSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
-const ENGINES = ['mongo', 'kafka', 'temporal'];
+// Document content on S3 without an S3 of its own (S3_ENDPOINT): the local S3 engine too, and the platform pointed at it.
+const ENGINES = ['mongo', 'kafka', 'temporal', ...(process.env.INHOUD_STORE === 's3' && !process.env.S3_ENDPOINT ? ['s3'] : [])];
 const MAX_FAILURES = 5;
 const FAILURE_WINDOW_MS = 60_000;
 const MAX_DELAY_MS = 30_000;
@@ -22,11 +23,13 @@ const external = process.env.MONGODB_URL && process.env.KAFKA_BROKERS && process
 const env = { ...process.env };
 /** The engines this run started (and stops when it ends). */
 let started = [];
-if (!external) {
+// With engines of its own (MONGODB_URL, KAFKA_BROKERS, TEMPORAL_ADDRESS) only the local S3 engine, when it is wanted.
+const wanted = external ? ENGINES.filter((name) => name === 's3') : ENGINES;
+if (wanted.length) {
   const up = (name) => spawnSync('bash', ['scripts/engines.sh', 'status', name], { cwd: root, stdio: 'ignore' }).status === 0;
-  started = ENGINES.filter((name) => !up(name));
-  run('bash', ['scripts/engines.sh', 'start']);
-  const out = execFileSync('bash', ['scripts/engines.sh', 'env'], { cwd: root, encoding: 'utf8' });
+  started = wanted.filter((name) => !up(name));
+  run('bash', ['scripts/engines.sh', 'start', ...wanted]);
+  const out = execFileSync('bash', ['scripts/engines.sh', 'env', ...wanted], { cwd: root, encoding: 'utf8' });
   for (const m of out.matchAll(/export (\w+)=(\S+)/g)) if (!process.env[m[1]]) env[m[1]] = m[2];
 }
 // `npm run stop` finds this run here.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test against the real engines (or those named: `npm test -- <path or pattern>`): type check (sources and
 # tests), the import check, lint and format, then jest
-# (tests that stop an engine run alone, last),
+# (tests that stop an engine run alone, last; then the Documenten tests again with their content on S3),
 # then the query-index check on every query shape the tests sent, the local store's own check that every query
 # it answered from an index it answered as a scan does, and the contract check of every Kafka message the tests
 # caused against the AsyncAPI document (see README, Development).
@@ -33,6 +33,13 @@ if [ -z "${MONGODB_URL:-}" ] && [ -z "${KAFKA_BROKERS:-}" ] && ! docker info > /
   eval "$(bash scripts/engines.sh env)"
   export ZGW_ENGINES_MANAGED=1
 fi
+# Document content on S3 (the Documenten tests run again with INHOUD_STORE=s3, and tests of S3 itself): the S3 that
+# S3_ENDPOINT names, else the local S3 engine.
+if [ -z "${S3_ENDPOINT:-}" ]; then
+  bash scripts/engines.sh status s3 > /dev/null 2>&1 || started+=(s3)
+  bash scripts/engines.sh start s3 || { echo "engines: 0 passed, 1 failed"; exit 1; }
+  eval "$(bash scripts/engines.sh env s3)"
+fi
 stop_started() {
   [ ${#started[@]} -eq 0 ] || bash scripts/engines.sh stop "${started[@]}"
 }
@@ -43,6 +50,8 @@ if [ $# -gt 0 ]; then
 else
   npx jest --forceExit --testPathIgnorePatterns outage || rc=1
   npx jest --forceExit --runInBand --testPathPatterns outage || rc=1
+  # the Documenten tests once more, with document content on S3
+  INHOUD_STORE=s3 npx jest --forceExit --testPathPatterns 'services/api/test/documenten' || rc=1
 fi
 awk '{p+=$1; f+=$2} END {printf "tests: %d passed, %d failed\n", p, f}' "$summary"
 node scripts/query-check.js "$queries" ${1+--allow-empty} || rc=1

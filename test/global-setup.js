@@ -26,7 +26,9 @@ module.exports = async function globalSetup() {
     return;
   }
   const script = path.join(__dirname, '..', 'scripts', 'engines.sh');
-  execFileSync('bash', [script, 'start', 'mongo', 'kafka', 'temporal'], { stdio: 'inherit' });
+  // document content on S3 (INHOUD_STORE=s3) without an S3 of its own: the local S3 engine too
+  const s3 = process.env.INHOUD_STORE === 's3' && !process.env.S3_ENDPOINT ? ['s3'] : [];
+  execFileSync('bash', [script, 'start', 'mongo', 'kafka', 'temporal', ...s3], { stdio: 'inherit' });
   const env = execFileSync('bash', [script, 'env'], { encoding: 'utf8' });
   for (const m of env.matchAll(/export (\w+)=(\S+)/g)) process.env[m[1]] = m[2];
   process.env.ZGW_ENGINES_MANAGED = '1';

@@ -4,8 +4,9 @@
 //                    (16 clients), the rest by the bulk loader (documents-loader.js) as copies of one the API made;
 //                    then at 1 and 16 clients: create with 10 KB content (its event published), download, detail,
 //                    list page 1 and a deep page (10,000 at 1,000,000 documents) of the unfiltered list.
-//   documents-large  a 1 GiB document uploaded in bestandsdelen and downloaded again, the API's RSS sampled every
-//                    50 ms during both: the growth over the RSS before the upload is the figure.
+//   documents-large  1 GiB documents (--parallel at a time, default 1) uploaded in bestandsdelen and downloaded again,
+//                    content in --store (gridfs or s3), the API's RSS sampled every 50 ms during both: the growth over
+//                    the RSS before the upload is the figure.
 const { createHash, randomBytes } = require('node:crypto');
 const http = require('node:http');
 const { readFileSync } = require('node:fs');
@@ -224,9 +225,46 @@ function putDeel(h, url, lock, size, source) {
   });
 }
 
-async function largeSuite(h, db, { bytes }) {
+/** Uploads one large document in its bestandsdelen (content generated, its SHA-256 taken); returns it and the digest. */
+async function uploadLarge(h, base, iot, bytes, n) {
+  const eio = await h.post(`${base}${EIO}`, { ...eioBody(iot, `groot-${n}`, null), bestandsnaam: `groot-${n}.bin`, formaat: 'application/octet-stream', bestandsomvang: bytes });
+  const expected = createHash('sha256');
+  const source = (function* tee() {
+    for (const piece of generated(bytes)) {
+      expected.update(piece);
+      yield piece;
+    }
+  })();
+  for (const deel of eio.bestandsdelen) {
+    const res = await putDeel(h, deel.url, eio.lock, deel.omvang, source);
+    if (res.status !== 200) throw new Error(`PUT ${deel.url}: ${res.status} ${res.text.slice(0, 300)}`);
+  }
+  const unlock = await h.call('POST', `${eio.url}/unlock`, { lock: eio.lock });
+  if (unlock.status !== 204) throw new Error(`unlock: ${unlock.status} ${unlock.text.slice(0, 300)}`);
+  return { eio, digest: expected.digest('hex') };
+}
+
+/** Downloads a document, hashing it on the way (nothing kept). */
+function downloadLarge(h, url) {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    let size = 0;
+    http.get(`${url}/download`, { headers: { authorization: h.headers.authorization } }, (res) => {
+      if (res.statusCode !== 200) reject(new Error(`download: ${res.statusCode}`));
+      res.on('data', (c) => { size += c.length; hash.update(c); });
+      res.on('end', () => resolve({ size, digest: hash.digest('hex') }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+/**
+ * `parallel` documents of `bytes` each, uploaded in bestandsdelen at the same time and then downloaded at the same
+ * time, with the content in `store` (gridfs or s3; `env` carries the S3 settings); the API's RSS sampled during both.
+ */
+async function largeSuite(h, db, { bytes, parallel = 1, store = 'gridfs', env = {} }) {
   const spool = path.join(tmpdir(), `zgw-bench-spool-${Date.now()}`);
-  const api = h.startApi(h.PORT, db, { AUDIT_SPOOL_DIR: spool });
+  const api = h.startApi(h.PORT, db, { AUDIT_SPOOL_DIR: spool, INHOUD_STORE: store, ...env });
   try {
     await h.up(api.base);
     const iot = await informatieobjecttype(h, api.base);
@@ -234,45 +272,27 @@ async function largeSuite(h, db, { bytes }) {
     for (let i = 0; i < 20; i++) await h.post(`${api.base}${EIO}`, eioBody(iot, i, Buffer.from(`klein ${i}`).toString('base64')));
     await new Promise((r) => setTimeout(r, 1000));
     const baseline = rss(api.pid);
-    const eio = await h.post(`${api.base}${EIO}`, { ...eioBody(iot, 'groot', null), bestandsnaam: 'groot.bin', formaat: 'application/octet-stream', bestandsomvang: bytes });
-    console.log(`documents-large: ${mb(bytes)} MiB in ${eio.bestandsdelen.length} bestandsdelen; API RSS before: ${mb(baseline)} MB`);
-    const expected = createHash('sha256');
-    const source = (function* tee() {
-      for (const piece of generated(bytes)) {
-        expected.update(piece);
-        yield piece;
-      }
-    })();
+    const label = `documents-large (${store}, ${parallel} at a time)`;
+    console.log(`${label}: ${parallel} x ${mb(bytes)} MiB in bestandsdelen; API RSS before: ${mb(baseline)} MB`);
     const upload = await sampled(api.pid, async () => {
       const t0 = Date.now();
-      for (const deel of eio.bestandsdelen) {
-        const res = await putDeel(h, deel.url, eio.lock, deel.omvang, source);
-        if (res.status !== 200) throw new Error(`PUT ${deel.url}: ${res.status} ${res.text.slice(0, 300)}`);
-      }
-      const unlock = await h.call('POST', `${eio.url}/unlock`, { lock: eio.lock });
-      if (unlock.status !== 204) throw new Error(`unlock: ${unlock.status} ${unlock.text.slice(0, 300)}`);
-      return (Date.now() - t0) / 1000;
+      const docs = await Promise.all(Array.from({ length: parallel }, (_, n) => uploadLarge(h, api.base, iot, bytes, n)));
+      return { seconds: (Date.now() - t0) / 1000, docs };
     });
-    const uploadDigest = expected.digest('hex');
-    console.log(`documents-large: uploaded in ${upload.result.toFixed(1)} s (${Math.round(bytes / MB / upload.result)} MiB/s); max API RSS ${mb(upload.maxRss)} MB (+${mb(upload.maxRss - baseline)} MB)`);
-    const download = await sampled(api.pid, () => new Promise((resolve, reject) => {
+    const total = bytes * parallel;
+    console.log(`${label}: uploaded in ${upload.result.seconds.toFixed(1)} s (${Math.round(total / MB / upload.result.seconds)} MiB/s); max API RSS ${mb(upload.maxRss)} MB (+${mb(upload.maxRss - baseline)} MB)`);
+    const download = await sampled(api.pid, async () => {
       const t0 = Date.now();
-      const hash = createHash('sha256');
-      let size = 0;
-      http.get(`${eio.url}/download`, { headers: { authorization: h.headers.authorization } }, (res) => {
-        if (res.statusCode !== 200) reject(new Error(`download: ${res.statusCode}`));
-        res.on('data', (c) => { size += c.length; hash.update(c); });
-        res.on('end', () => resolve({ seconds: (Date.now() - t0) / 1000, size, digest: hash.digest('hex') }));
-        res.on('error', reject);
-      }).on('error', reject);
-    }));
-    const d = download.result;
-    console.log(`documents-large: downloaded ${d.size} bytes in ${d.seconds.toFixed(1)} s (${Math.round(d.size / MB / d.seconds)} MiB/s), ${d.digest === uploadDigest ? 'the same content' : 'OTHER CONTENT'}; max API RSS ${mb(download.maxRss)} MB (+${mb(download.maxRss - baseline)} MB)`);
-    if (d.size !== bytes || d.digest !== uploadDigest) throw new Error('the download is not the uploaded content');
+      const got = await Promise.all(upload.result.docs.map((d) => downloadLarge(h, d.eio.url)));
+      return { seconds: (Date.now() - t0) / 1000, got };
+    });
+    const same = download.result.got.every((g, i) => g.size === bytes && g.digest === upload.result.docs[i].digest);
+    console.log(`${label}: downloaded in ${download.result.seconds.toFixed(1)} s (${Math.round(total / MB / download.result.seconds)} MiB/s), ${same ? 'the same content' : 'OTHER CONTENT'}; max API RSS ${mb(download.maxRss)} MB (+${mb(download.maxRss - baseline)} MB)`);
+    if (!same) throw new Error('a download is not the uploaded content');
     return {
-      bytes, bestandsdelen: eio.bestandsdelen.length, baselineRssMb: mb(baseline),
-      upload: { seconds: upload.result, maxRssMb: mb(upload.maxRss), rssGrowthMb: mb(upload.maxRss - baseline) },
-      download: { seconds: d.seconds, maxRssMb: mb(download.maxRss), rssGrowthMb: mb(download.maxRss - baseline) },
+      bytes, parallel, store, bestandsdelen: upload.result.docs[0].eio.bestandsdelen.length, baselineRssMb: mb(baseline),
+      upload: { seconds: upload.result.seconds, maxRssMb: mb(upload.maxRss), rssGrowthMb: mb(upload.maxRss - baseline) },
+      download: { seconds: download.result.seconds, maxRssMb: mb(download.maxRss), rssGrowthMb: mb(download.maxRss - baseline) },
       results: [],
     };
   } finally {

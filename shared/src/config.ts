@@ -31,7 +31,7 @@ const schema = z.object({
   /** A step without a sign of life this long (a worker that died) is taken over by another worker. */
   TRANSFER_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).default(30),
   /** The Temporal web UI, for links from the admin screen (empty: no links). */
-  TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
+  TEMPORAL_UI_URL: z.union([z.literal(''), z.string().url()]).default('http://127.0.0.1:8233'),
   REFERENTIELIJSTEN_URL: z.string().url().default('https://selectielijst.openzaak.nl/api/v1'),
   BODY_LIMIT_BYTES: z.coerce
     .number()

@@ -1,4 +1,5 @@
 import { catalogus, create, iotBody, publish, type Referentielijsten } from './catalogi.fixtures';
+import { inhoudStoreOf } from '../src/components/documenten/inhoud-store';
 import type { TestApp } from './harness';
 import { zaaktypeMetOnderdelen } from './zaken.fixtures';
 
@@ -59,4 +60,12 @@ export async function drcClient(t: TestApp, clientId: string, autorisaties: Reco
     autorisaties: autorisaties.map((a) => ({ component: 'drc', ...a })),
   });
   if (res.statusCode !== 201) throw new Error(`applicatie: ${res.body}`);
+}
+
+/** How many files the content store holds for this app (GridFS or S3, whichever INHOUD_STORE names). */
+export async function storedFiles(t: TestApp): Promise<number> {
+  const store = inhoudStoreOf(t.config.INHOUD_STORE, t.config, t.mongo.db, t.deps.log);
+  let n = 0;
+  for await (const _file of store.list(new Date(Date.now() + 60_000))) n++;
+  return n;
 }

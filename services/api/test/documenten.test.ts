@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { catalogus, create, iotBody } from './catalogi.fixtures';
 import { startApp, token, type TestApp } from './harness';
-import { DRC, EIO, createEio, drcClient, eioBody, informatieobjecttype, lock } from './documenten.fixtures';
+import { DRC, EIO, createEio, drcClient, eioBody, informatieobjecttype, lock, storedFiles } from './documenten.fixtures';
 
 let t: TestApp;
 let iot: string;
@@ -27,7 +27,7 @@ function expectProblem(res: LightMyRequestResponse, status: number, name?: strin
 
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 const download = (url: string, query = '', opts: { token?: string } = {}) => t.call('GET', `${url}/download${query}`, undefined, opts);
-const files = () => t.mongo.db.collection('inhoud.files').countDocuments({});
+const files = () => storedFiles(t);
 
 describe('enkelvoudiginformatieobjecten: create and download', () => {
   it('stores the base64 content and serves it back as a stream of bytes', async () => {

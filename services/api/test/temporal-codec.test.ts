@@ -77,3 +77,15 @@ it('refuses bad input in the ZGW error format: another namespace, no payloads, a
   expect(refused.statusCode).toBe(400);
   expect(params(refused)).toEqual(['payloads:invalid']);
 });
+
+it('without a web UI (TEMPORAL_UI_URL empty) the API starts and the codec serves the CLI, with no origin allowed', async () => {
+  const headless = await startApp({ ZGW_PII_KEYS: newPiiKey('k1'), TEMPORAL_UI_URL: '' });
+  try {
+    const res = await headless.call('POST', `${PATH}/encode`, { payloads: [plain] });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  } finally {
+    await headless.close();
+  }
+  await expect(startApp({ TEMPORAL_UI_URL: 'not a url' })).rejects.toThrow(/TEMPORAL_UI_URL/);
+});

@@ -32,9 +32,10 @@ const toJson = (p: Payload): JsonPayload => ({
 
 export function registerTemporalCodec(app: FastifyInstance, deps: Deps): void {
   const codec = new PiiPayloadCodec(deps.pii);
-  const origin = new URL(deps.config.TEMPORAL_UI_URL).origin;
+  // TEMPORAL_UI_URL empty: no web UI, so no origin to allow (the CLI needs none)
+  const origin = deps.config.TEMPORAL_UI_URL ? new URL(deps.config.TEMPORAL_UI_URL).origin : undefined;
   const cors = (reply: FastifyReply) =>
-    reply.header('access-control-allow-origin', origin).header('access-control-allow-credentials', 'true').header('vary', 'Origin');
+    origin ? reply.header('access-control-allow-origin', origin).header('access-control-allow-credentials', 'true').header('vary', 'Origin') : reply;
 
   for (const op of ['encode', 'decode'] as const) {
     app.options(`${CODEC_PATH}/${op}`, async (_req, reply) =>

@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import type { Db } from 'mongodb';
-import { checkPiiKeys, connectMongo, createLogger, forgetRetiredKeys, loadConfig, piiFromConfig } from '@zgw/shared';
+import { checkPiiKeys, connectMongo, createLogger, forgetRetiredKeys, loadConfig, piiFromConfig, type Config } from '@zgw/shared';
 import { resealValues } from '../common/pii-fields';
+import { moveInhoud } from '../components/documenten/inhoud-move';
+import { inhoudStoreOf } from '../components/documenten/inhoud-store';
 import { generatePassword } from '../admin/ui/passwords';
 import { AdminSessions } from '../admin/ui/sessions';
 import { AdminUsers } from '../admin/ui/users';
@@ -16,6 +18,9 @@ const USAGE = `usage: npm run admin -- <command>
   list                                 list the administrators (never passwords) and whether each has a second factor
   backup <dir>                         a consistent copy of the local store's data in <dir> (new or empty), taken
                                        while the platform runs; restore: bash scripts/engines.sh restore <dir>
+  inhoud-migreren <gridfs|s3>          move the content of every document into that store (from the other): each file
+                                       checked (size, SHA-256) before it leaves the source; resumable, with progress.
+                                       Stop the API first; set INHOUD_STORE to the target before starting it again
   pii-rekey                            seal every personal identifier and secret with the newest PII key (ZGW_PII_KEYS), with
                                        progress; resumable; then says which older keys no value needs any more`;
 
@@ -76,12 +81,35 @@ async function rekey(db: Db): Promise<number> {
   return 0;
 }
 
+/** Moves the documents' content into `target` (gridfs or s3), from the other store. */
+async function migrate(db: Db, config: Config, target: string | undefined): Promise<number> {
+  if (target !== 'gridfs' && target !== 's3') {
+    console.error('admin: inhoud-migreren wants the store to move to: gridfs or s3');
+    return 2;
+  }
+  const log = createLogger('admin', 'warn');
+  const to = inhoudStoreOf(target, config, db, log);
+  const from = inhoudStoreOf(target === 's3' ? 'gridfs' : 's3', config, db, log);
+  await Promise.all([from.prepare(), to.prepare()]);
+  const started = Date.now();
+  let last = 0;
+  const result = await moveInhoud(from, to, (p) => {
+    if (Date.now() - last < 1000 && p.failed === 0) return;
+    last = Date.now();
+    console.log(JSON.stringify({ moved: p.moved, bytes: p.bytes, failed: p.failed, seconds: Math.round((Date.now() - started) / 1000) }));
+  });
+  console.log(JSON.stringify({ ...result, from: from.kind, to: to.kind, seconds: Math.round((Date.now() - started) / 1000) }));
+  if (result.failed) console.error(`admin: ${result.failed} files did not compare after the copy and stay in ${from.kind}; run it again`);
+  else console.log(`every document's content is in ${to.kind} now: start the API with INHOUD_STORE=${to.kind}`);
+  return result.failed ? 1 : 0;
+}
+
 async function main(args: string[]): Promise<number> {
   const [cmd, name] = args;
   if (
     !cmd ||
     (!['list', 'pii-rekey'].includes(cmd) && !name) ||
-    !['add', 'password', 'remove', 'reset-factor', 'list', 'backup', 'pii-rekey'].includes(cmd)
+    !['add', 'password', 'remove', 'reset-factor', 'list', 'backup', 'pii-rekey', 'inhoud-migreren'].includes(cmd)
   ) {
     console.error(USAGE);
     return 2;
@@ -91,6 +119,7 @@ async function main(args: string[]): Promise<number> {
   try {
     if (cmd === 'backup') return await backup(mongo.db, name!);
     if (cmd === 'pii-rekey') return await rekey(mongo.db);
+    if (cmd === 'inhoud-migreren') return await migrate(mongo.db, config, name);
     const users = new AdminUsers(mongo.db);
     const sessions = new AdminSessions(mongo.db, 60_000, 60_000);
     if (cmd === 'list') {

@@ -11,7 +11,8 @@ import { syncPartFacts, syncReady } from './parts';
 import { COLLECTION, OBJECTEN, registerInformatieobjecten } from './informatieobjecten';
 import { V15, VERSIONS, type PartDoc } from './schemas';
 import type { Resource } from '../../common/resource';
-import { InhoudStore } from './inhoud';
+import { inhoudStoreOf } from './inhoud-store';
+import { INHOUD_HOLDERS, scheduleSweep } from './inhoud-sweep';
 import { streamInhoudBodies } from './json-body';
 import { registerVerzendingen } from './verzendingen';
 import { Versies } from './versies';
@@ -37,7 +38,7 @@ export const documenten: ComponentDef = {
       api,
       catalogi,
       refs: new References(api.deps, catalogi),
-      inhoud: new InhoudStore(db, api.deps.log),
+      inhoud: inhoudStoreOf(api.deps.config.INHOUD_STORE, api.deps.config, db, api.deps.log),
       versies: new Versies(db),
       identificaties: new GenummerdeIdentificaties(db, 'document_identificaties', 'DOCUMENT', {
         collection: 'enkelvoudiginformatieobjecten',
@@ -168,6 +169,9 @@ async function ensureIndexes(d: Documenten): Promise<void> {
   );
   await d.versies.ensureIndexes();
   await d.bestandsdelen.ensureIndexes();
-  await d.inhoud.ensureIndexes();
+  await d.inhoud.prepare();
+  for (const name of INHOUD_HOLDERS) await d.api.deps.db.collection(name).createIndex({ _inhoud: 1 });
+  const stopSweep = scheduleSweep(d.api.deps.db, d.inhoud, d.api.deps.config.INHOUD_SWEEP_GRACE_MINUTES * 60_000, d.api.deps.log);
+  d.api.app.addHook('onClose', async () => stopSweep());
   await ensureAudittrailIndex(d.api.deps.db);
 }
