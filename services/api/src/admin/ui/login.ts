@@ -18,7 +18,7 @@ import {
   type PendingLogins,
 } from './second-factor';
 import { csrfMatches, parseCookies, serializeCookie, type AdminSessions, type Session } from './sessions';
-import type { AdminUsers } from './users';
+import type { AdminUser, AdminUsers } from './users';
 
 export const SESSION_COOKIE = 'zgw_beheer';
 /** The login form's own token (double submit: cookie and form field), so no other site can log a browser in. */
@@ -217,7 +217,7 @@ beheerder stelt uw tweede factor opnieuw in (Beheerders), of <code>npm run admin
     req: FastifyRequest,
     reply: FastifyReply,
     login: PendingLogin,
-    user: Parameters<AdminUsers['failed']>[0],
+    user: AdminUser,
     again: (left: number) => unknown,
   ) => {
     await users.failed(user);

@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { custom, errors, generators, Issuer, type BaseClient, type TokenSet } from 'openid-client';
 import type { Config, Logger } from '@zgw/shared';
+import { tokenDigest } from './sessions';
 
 /**
  * Administrators signing in through the organisation's OpenID Connect provider: the authorization code flow with
@@ -28,8 +29,6 @@ interface FlowDoc {
 
 export type OidcResult =
   { ok: true; user: string; idToken: string; next?: string } | { ok: false; status: number; reason: string; log: Record<string, unknown> };
-
-const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** The value at a dotted path of the claims (`roles`, `realm_access.roles`). */
 function claimAt(claims: Record<string, unknown>, path: string): unknown {
@@ -112,7 +111,7 @@ export class AdminOidc {
     const flow = { state: generators.state(), nonce: generators.nonce(), verifier: generators.codeVerifier() };
     await this.flows.deleteMany({ expiresAt: { $lt: new Date() } });
     await this.flows.insertOne({
-      _id: digest(token),
+      _id: tokenDigest(token),
       ...flow,
       ...(next ? { next } : {}),
       expiresAt: new Date(Date.now() + FLOW_MINUTES * 60_000),
@@ -129,7 +128,7 @@ export class AdminOidc {
 
   /** Completes a login from the provider's redirect: the administrator, or why not. */
   async complete(token: string | undefined, query: Record<string, string>): Promise<OidcResult> {
-    const flow = token && token.length <= 100 ? await this.flows.findOneAndDelete({ _id: digest(token) }) : null;
+    const flow = token && token.length <= 100 ? await this.flows.findOneAndDelete({ _id: tokenDigest(token) }) : null;
     if (!flow || flow.expiresAt <= new Date()) {
       return { ok: false, status: 400, reason: 'Deze aanmelding is verlopen of niet hier begonnen. Begin opnieuw.', log: { why: 'no flow' } };
     }

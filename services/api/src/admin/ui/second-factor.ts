@@ -3,6 +3,7 @@ import type { Collection, Db } from 'mongodb';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import { ADMIN_LOGINS_COLLECTION, openSecret, sealSecret, type Pii } from '@zgw/shared';
+import { tokenDigest } from './sessions';
 
 /**
  * The second factor of a local login: TOTP (RFC 6238: 6 digits, 30-second steps, HMAC-SHA1, which every
@@ -81,8 +82,6 @@ export interface PendingLogin {
   enrolment?: Enrolment;
 }
 
-const digest = (token: string) => createHash('sha256').update(token).digest('hex');
-
 /** Logins whose password was right and whose second factor is still to come. */
 export class PendingLogins {
   readonly coll: Collection<PendingDoc>;
@@ -103,7 +102,7 @@ export class PendingLogins {
     const token = randomBytes(32).toString('base64url');
     await this.coll.deleteMany({ expiresAt: { $lt: this.now() } });
     await this.coll.insertOne({
-      _id: digest(token),
+      _id: tokenDigest(token),
       user,
       ...(next ? { next } : {}),
       tries: 0,
@@ -114,7 +113,7 @@ export class PendingLogins {
 
   async get(token: string | undefined): Promise<PendingLogin | undefined> {
     if (!token || token.length > 100) return undefined;
-    const doc = await this.coll.findOne({ _id: digest(token) });
+    const doc = await this.coll.findOne({ _id: tokenDigest(token) });
     if (!doc || doc.expiresAt <= this.now()) return undefined;
     const enrolment = doc.enrolment ? (JSON.parse(openSecret(this.pii, 'adminEnrolment', doc.enrolment)) as Enrolment) : undefined;
     return { token, user: doc.user, next: doc.next, tries: doc.tries, ...(enrolment ? { enrolment } : {}) };
@@ -125,7 +124,7 @@ export class PendingLogins {
     if (login.enrolment) return login.enrolment;
     const enrolment = newEnrolment();
     const sealed = sealSecret(this.pii, 'adminEnrolment', JSON.stringify(enrolment));
-    await this.coll.updateOne({ _id: digest(login.token), enrolment: { $exists: false } }, { $set: { enrolment: sealed } });
+    await this.coll.updateOne({ _id: tokenDigest(login.token), enrolment: { $exists: false } }, { $set: { enrolment: sealed } });
     return (await this.get(login.token))?.enrolment ?? enrolment;
   }
 
@@ -136,11 +135,11 @@ export class PendingLogins {
       await this.finish(login.token);
       return 0;
     }
-    await this.coll.updateOne({ _id: digest(login.token) }, { $set: { tries } });
+    await this.coll.updateOne({ _id: tokenDigest(login.token) }, { $set: { tries } });
     return MAX_CODE_TRIES - tries;
   }
 
   async finish(token: string): Promise<void> {
-    await this.coll.deleteOne({ _id: digest(token) });
+    await this.coll.deleteOne({ _id: tokenDigest(token) });
   }
 }

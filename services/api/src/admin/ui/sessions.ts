@@ -31,7 +31,8 @@ export interface Session {
 /** A session's last use is written at most this often, so reads do not each cost a write. */
 const TOUCH_EVERY_MS = 60_000;
 
-const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+/** What the database keeps of a browser's token (a session's, a pending login's, a provider login's): its SHA-256. */
+export const tokenDigest = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 export class AdminSessions {
   readonly coll: Collection<SessionDoc>;
@@ -56,14 +57,14 @@ export class AdminSessions {
     const csrf = randomBytes(32).toString('base64url');
     const at = this.now();
     const expiresAt = this.expiry(at, at);
-    await this.coll.insertOne({ _id: digest(token), user, csrf, createdAt: at, seenAt: at, expiresAt, ...(idToken ? { idToken } : {}) });
+    await this.coll.insertOne({ _id: tokenDigest(token), user, csrf, createdAt: at, seenAt: at, expiresAt, ...(idToken ? { idToken } : {}) });
     return { user, csrf, token, expiresAt, ...(idToken ? { idToken } : {}) };
   }
 
   /** The live session of a token (its idle time restarted), or undefined. */
   async get(token: string | undefined): Promise<Session | undefined> {
     if (!token || token.length > 100) return undefined;
-    const doc = await this.coll.findOne({ _id: digest(token) });
+    const doc = await this.coll.findOne({ _id: tokenDigest(token) });
     const at = this.now();
     if (!doc) return undefined;
     if (doc.expiresAt <= at) {
@@ -79,7 +80,7 @@ export class AdminSessions {
   }
 
   async destroy(token: string | undefined): Promise<void> {
-    if (token) await this.coll.deleteOne({ _id: digest(token) });
+    if (token) await this.coll.deleteOne({ _id: tokenDigest(token) });
   }
 
   /** Ends every session of a user (after a password change or removal). */
