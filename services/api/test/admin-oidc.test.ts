@@ -31,19 +31,24 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Starts the test provider for the platform at `at`; its issuer URL. */
+async function startProvider(at: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; issuer: string }> {
+  const child = spawn(process.execPath, [join(__dirname, 'fixtures', 'oidc-provider.mjs')], {
+    env: { ...process.env, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI: `${at}/admin/oidc/callback`, POST_LOGOUT_URI: `${at}/admin/login?uit=1`, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`the test provider exited (${code})`)));
+  });
+  return { child, issuer: (JSON.parse(first) as { issuer: string }).issuer };
+}
+
 beforeAll(async () => {
   if (!existsSync(BROWSER)) throw new Error(`no browser at ${BROWSER}: run bash scripts/browser.sh (scripts/test.sh does)`);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  provider = spawn(process.execPath, [join(__dirname, 'fixtures', 'oidc-provider.mjs')], {
-    env: { ...process.env, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI: `${base}/admin/oidc/callback`, POST_LOGOUT_URI: `${base}/admin/login?uit=1` },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const first = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: provider.stdout! }).once('line', resolve);
-    provider.once('exit', (code) => reject(new Error(`the test provider exited (${code})`)));
-  });
-  issuer = (JSON.parse(first) as { issuer: string }).issuer;
+  ({ child: provider, issuer } = await startProvider(base));
   t = await startApp({
     PUBLIC_BASE_URL: base,
     ADMIN_OIDC_ISSUER: issuer,
@@ -63,7 +68,12 @@ afterAll(async () => {
 });
 
 /** Starts at the platform's login page, signs in at the provider as `login` (its development pages), back at the platform. */
-async function viaProvider(login: string, rewrite?: (auth: URL) => void): Promise<{ page: Page; context: BrowserContext; flowCookie?: string }> {
+async function viaProvider(
+  login: string,
+  rewrite?: (auth: URL) => void,
+  at: { base: string; issuer: string } = { base, issuer },
+): Promise<{ page: Page; context: BrowserContext; flowCookie?: string }> {
+  const { base, issuer } = at;
   const context = await browser.newContext();
   if (rewrite) {
     // The platform's redirect to the provider, changed on the way (a redirect's next hop is not routed itself).
@@ -200,4 +210,31 @@ it('says so when the provider cannot be reached, and refuses a configuration wit
   await expect(startApp({ ADMIN_OIDC_ISSUER: issuer })).rejects.toThrow(/ADMIN_OIDC_CLIENT_ID: required/);
   await expect(startApp({ ADMIN_OIDC_ISSUER: 'http://idp.example.org', ADMIN_OIDC_CLIENT_ID: CLIENT_ID })).rejects.toThrow(/must be an https URL/);
   await expect(startApp({ ADMIN_LOCAL_LOGIN: 'false' })).rejects.toThrow(/ADMIN_LOCAL_LOGIN: false needs ADMIN_OIDC_ISSUER/);
+});
+
+it('reads the role from the ID token when the provider has no userinfo endpoint', async () => {
+  const port = await freePort();
+  const at = `http://127.0.0.1:${port}`;
+  const idOnly = await startProvider(at, { ID_TOKEN_ONLY: '1' });
+  const app = await startApp({
+    PUBLIC_BASE_URL: at,
+    ADMIN_OIDC_ISSUER: idOnly.issuer,
+    ADMIN_OIDC_CLIENT_ID: CLIENT_ID,
+    ADMIN_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+  });
+  try {
+    await app.app.listen({ host: '127.0.0.1', port });
+    const discovery = (await (await fetch(`${idOnly.issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(discovery.userinfo_endpoint).toBeUndefined();
+    const { page, context } = await viaProvider('beheerder-ida', undefined, { base: at, issuer: idOnly.issuer });
+    await page.waitForURL(`${at}/admin/`);
+    expect(await page.textContent('form.session a')).toBe('oidc:beheerder-ida');
+    await context.close();
+    const refused = await viaProvider('gast-ida', undefined, { base: at, issuer: idOnly.issuer });
+    expect(await refused.page.textContent('h1')).toBe('Geen toegang');
+    await refused.context.close();
+  } finally {
+    await app.close();
+    idOnly.child.kill();
+  }
 });
