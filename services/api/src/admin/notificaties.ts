@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Document } from 'mongodb';
 import { z } from 'zod';
 import {
@@ -115,9 +115,11 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
     return a;
   };
   type WithUuid = { Params: { uuid: string } };
+  /** Every endpoint here is for an administrator (or a client with all rights). */
+  const administrator = (req: FastifyRequest) => adminCaller(deps, req, 'notificaties beheren');
 
   app.get(`${BASE}/abonnementen`, async (req) => {
-    await adminCaller(deps, req, 'notificaties beheren');
+    await administrator(req);
     const q = parseOrThrow(PageQuery, req.query ?? {});
     const page = parsePage(q.page);
     const { count, items, ...cont } = await abonnementen.page({}, { page, size: PAGE_SIZE, cursor: q.cursor });
@@ -132,7 +134,7 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   });
 
   app.get<WithUuid>(`${BASE}/abonnementen/:uuid`, async (req) => {
-    await adminCaller(deps, req, 'notificaties beheren');
+    await administrator(req);
     const a = await abonnementOr404(req.params.uuid);
     const [s, pending, failed] = await Promise.all([
       statuses.findOne({ _id: a._id }),
@@ -143,7 +145,7 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   });
 
   app.get<WithUuid>(`${BASE}/abonnementen/:uuid/deliveries`, async (req) => {
-    await adminCaller(deps, req, 'notificaties beheren');
+    await administrator(req);
     const a = await abonnementOr404(req.params.uuid);
     const q = parseOrThrow(DeliveriesQuery, req.query ?? {});
     const page = parsePage(q.page);
@@ -168,7 +170,7 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   });
 
   app.post<WithUuid>(`${BASE}/abonnementen/:uuid/unlock`, async (req) => {
-    const caller = await adminCaller(deps, req, 'notificaties beheren');
+    const caller = await administrator(req);
     const a = await abonnementOr404(req.params.uuid);
     const now = new Date();
     const r = await statuses.updateOne(
@@ -190,7 +192,7 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   });
 
   app.post<WithUuid>(`${BASE}/abonnementen/:uuid/resend`, async (req, reply) => {
-    const caller = await adminCaller(deps, req, 'notificaties beheren');
+    const caller = await administrator(req);
     const a = await abonnementOr404(req.params.uuid);
     const body = req.body ?? {};
     if (typeof body !== 'object' || Array.isArray(body))
@@ -221,20 +223,20 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   });
 
   app.get<WithUuid>(`${BASE}/abonnementen/:uuid/resends`, async (req) => {
-    await adminCaller(deps, req, 'notificaties beheren');
+    await administrator(req);
     const a = await abonnementOr404(req.params.uuid);
     return (await resends.find({ abonnement: a._id }).sort({ requestedAt: -1, _id: -1 }).limit(20).toArray()).map(resendView);
   });
 
   app.get<{ Params: { id: string } }>(`${BASE}/resends/:id`, async (req) => {
-    await adminCaller(deps, req, 'notificaties beheren');
+    await administrator(req);
     const r = UUID.test(req.params.id) ? await resends.findOne({ _id: req.params.id }) : null;
     if (!r) throw ZgwError.notFound(`Verzoek ${req.params.id} bestaat niet.`);
     return resendView(r);
   });
 
   app.get(`${BASE}/settings`, async (req) => {
-    await adminCaller(deps, req, 'notificaties beheren');
+    await administrator(req);
     const c = deps.config;
     return {
       lockAfterHours: c.NRC_LOCK_AFTER_HOURS,

@@ -9,7 +9,7 @@ import type { Stored } from '../../common/store';
 import { UUID } from '../../common/urls';
 import { VERTROUWELIJKHEIDAANDUIDINGEN } from '../../common/vertrouwelijkheid';
 import { COMPONENT_WEERGAVE, COMPONENTEN, type ApplicatieDoc, type AutorisatieDoc } from '../../components/autorisaties/schemas';
-import { adminCaller, sessionOf, type AdminUi } from './context';
+import { sessionCaller, sessionOf, type AdminUi } from './context';
 import { checked, field, fields, formOf, lines, type Form } from './forms';
 import { html, type Html } from '../../common/html';
 import { csrfField, pager, redirect, sendPage, UI } from './layout';
@@ -172,7 +172,7 @@ ${
     const form = formOf(req.body);
     const draft = readDraft(form);
     if (field(form, 'actie') === 'rij') return editor(req, reply, { ...draft, rows: [...draft.rows, blankRow()] }, {});
-    const caller = adminCaller(sessionOf(req).user);
+    const caller = sessionCaller(sessionOf(req).user);
     const applicaties = resource();
     const uuid = randomUUID();
     const ctx = applicaties.ctx(caller, uuid);
@@ -209,7 +209,7 @@ ${
     const secrets = await secretsOf(creds, current.clientIds);
     if (field(form, 'actie') === 'rij')
       return editor(req, reply, { ...draft, rows: [...draft.rows, blankRow()] }, { uuid: current._id, stored: current.clientIds, secrets });
-    const caller = adminCaller(sessionOf(req).user);
+    const caller = sessionCaller(sessionOf(req).user);
     const applicaties = resource();
     const ctx = applicaties.ctx(caller, current._id);
     let doc: ApplicatieDoc;
@@ -257,7 +257,7 @@ ${
 
   scope.post<{ Params: { uuid: string } }>('/applicaties/:uuid/verwijderen', async (req, reply) => {
     const current = await load(req.params.uuid);
-    const caller = adminCaller(sessionOf(req).user);
+    const caller = sessionCaller(sessionOf(req).user);
     const applicaties = resource();
     await applicaties.destroy(current, applicaties.ctx(caller, current._id));
     await limits.deleteOne({ _id: current._id });

@@ -23,7 +23,7 @@ export interface AdminUi {
 }
 
 /** How an administrator acts towards the platform: a caller with all rights, named after the administrator. */
-export function adminCaller(user: string): Caller {
+export function sessionCaller(user: string): Caller {
   return new Caller(`beheer:${user}`, user, user, { label: 'Beheer', heeftAlleAutorisaties: true });
 }
 

@@ -7,7 +7,7 @@ import { registerAbonnementScreens } from './abonnementen';
 import { registerDoelregistratieScreens } from './doelregistraties';
 import { registerOverdrachtScreens } from './overdrachten';
 import { registerAuditScreens } from './audit';
-import { adminCaller, sessionOf, type AdminUi } from './context';
+import { sessionCaller, sessionOf, type AdminUi } from './context';
 import { formOf, parseForm } from './forms';
 import { html } from '../../common/html';
 import { csrfField, redirect, REFERENCE, sendPage, UI } from './layout';
@@ -54,7 +54,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
     if (!SAFE_METHODS.has(req.method) && (!csrfMatches(req.headers['x-csrf-token'], session.csrf) || crossSite(req))) {
       throw new ZgwError(403, 'csrf', 'Een wijziging met een beheersessie vraagt het CSRF-token van die sessie in header X-CSRF-Token.');
     }
-    req.adminCaller = adminCaller(session.user);
+    req.adminCaller = sessionCaller(session.user);
   });
 
   await app.register(

@@ -213,13 +213,7 @@ beheerder stelt uw tweede factor opnieuw in (Beheerders), of <code>npm run admin
   });
 
   const wrongText = (left: number) => `Deze code klopt niet (of is al gebruikt). Nog ${left} ${left === 1 ? 'poging' : 'pogingen'}.`;
-  const wrongCode = async (
-    req: FastifyRequest,
-    reply: FastifyReply,
-    login: PendingLogin,
-    user: AdminUser,
-    again: (left: number) => unknown,
-  ) => {
+  const wrongCode = async (req: FastifyRequest, reply: FastifyReply, login: PendingLogin, user: AdminUser, again: (left: number) => unknown) => {
     await users.failed(user);
     const left = await pending.wrong(login);
     req.log.warn({ user: user._id, left }, 'admin second factor refused');

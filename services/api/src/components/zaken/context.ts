@@ -65,6 +65,10 @@ export const PART_LINKS = {
   deelzaken: '_deelzaken',
 } as const;
 
+/** The ids of a zaak's parts of one kind, as the zaak keeps them (none before the first). */
+export const linkedIds = (zaak: Pick<ZaakDoc, (typeof PART_LINKS)[keyof typeof PART_LINKS]>, part: keyof typeof PART_LINKS): string[] =>
+  zaak[PART_LINKS[part]] ?? [];
+
 /**
  * Where a zaak's authorisation facts live: on the zaak itself its `zaaktype` and `_vertrouwelijkheid` (the rank of
  * its vertrouwelijkheidaanduiding); on every part of a zaak copies of both (`_zaaktype`, `_vertrouwelijkheid`), so

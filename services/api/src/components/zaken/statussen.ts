@@ -2,7 +2,7 @@ import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { ZgwError } from '../../common/errors';
 import { archiveringBijAfsluiten } from './archief';
-import { AANMAKEN, GEFORCEERD, HEROPENEN, PART_LINKS, READ, STATUSSEN_TOEVOEGEN, UPDATE, idsIn, mayOnZaak, nonField, type Zaken } from './context';
+import { AANMAKEN, GEFORCEERD, HEROPENEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, idsIn, linkedIds, mayOnZaak, nonField, type Zaken } from './context';
 import { registerPart } from './parts';
 import {
   Resultaat,
@@ -121,7 +121,7 @@ export function registerResultaten(z: Zaken): Resource<ResultaatDoc> {
  * (`indicatieGebruiksrecht` not null).
  */
 async function mustHaveGebruiksrechten(z: Zaken, zaak: Stored<ZaakDoc>): Promise<void> {
-  const zios = await z.zaakinformatieobjecten.store.find(idsIn(zaak[PART_LINKS.zaakinformatieobjecten] ?? []));
+  const zios = await z.zaakinformatieobjecten.store.find(idsIn(linkedIds(zaak, 'zaakinformatieobjecten')));
   for (const zio of zios) {
     const { status, body } = await z.refs.informatieobject(zio.informatieobject);
     if (status === 200 && body && typeof body === 'object' && 'indicatieGebruiksrecht' in body && body.indicatieGebruiksrecht === null) {

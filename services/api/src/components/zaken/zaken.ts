@@ -14,7 +14,7 @@ import {
   GEFORCEERD,
   HEROPENEN,
   LEZEN,
-  PART_LINKS,
+  linkedIds,
   READ,
   STATUSSEN_TOEVOEGEN,
   UPDATE,
@@ -108,17 +108,16 @@ export function registerZaken(z: Zaken): Resource<ZaakDoc> {
 }
 
 function renderLinks(z: Zaken, doc: Stored<ZaakDoc>, url: string): JsonObject {
-  const ids = (field: (typeof PART_LINKS)[keyof typeof PART_LINKS]) => doc[field] ?? [];
   const one = (id: string | null | undefined, r: Resource<JsonObject>) => (id ? r.url(id) : null);
   return {
     uuid: doc._id,
     betalingsindicatieWeergave: BETALINGSINDICATIE_WEERGAVE[doc.betalingsindicatie ?? ''] ?? '',
-    deelzaken: ids(PART_LINKS.deelzaken).map((id) => z.zaken.url(id)),
-    eigenschappen: ids(PART_LINKS.eigenschappen).map((id) => `${url}/zaakeigenschappen/${id}`),
-    rollen: ids(PART_LINKS.rollen).map((id) => z.rollen.url(id)),
+    deelzaken: linkedIds(doc, 'deelzaken').map((id) => z.zaken.url(id)),
+    eigenschappen: linkedIds(doc, 'eigenschappen').map((id) => `${url}/zaakeigenschappen/${id}`),
+    rollen: linkedIds(doc, 'rollen').map((id) => z.rollen.url(id)),
     status: one(doc._status, z.statussen),
-    zaakinformatieobjecten: ids(PART_LINKS.zaakinformatieobjecten).map((id) => z.zaakinformatieobjecten.url(id)),
-    zaakobjecten: ids(PART_LINKS.zaakobjecten).map((id) => z.zaakobjecten.url(id)),
+    zaakinformatieobjecten: linkedIds(doc, 'zaakinformatieobjecten').map((id) => z.zaakinformatieobjecten.url(id)),
+    zaakobjecten: linkedIds(doc, 'zaakobjecten').map((id) => z.zaakobjecten.url(id)),
     resultaat: one(doc._resultaat, z.resultaten),
   };
 }
@@ -200,7 +199,7 @@ function checkBetaling(doc: ZaakDoc): void {
 async function checkArchief(z: Zaken, doc: ZaakDoc, current?: ZaakDoc): Promise<void> {
   if (!current || doc.archiefstatus === 'nog_te_archiveren') return;
   // The documents come first: the standard's tests expect documents-not-archived before the missing fields.
-  const zios = await z.zaakinformatieobjecten.store.find(idsIn(current[PART_LINKS.zaakinformatieobjecten] ?? []));
+  const zios = await z.zaakinformatieobjecten.store.find(idsIn(linkedIds(current, 'zaakinformatieobjecten')));
   for (const zio of zios) {
     const { status, body } = await z.refs.informatieobject(zio.informatieobject);
     if (status === 200 && (body as JsonObject | undefined)?.status !== 'gearchiveerd') {
@@ -226,7 +225,7 @@ async function mustHaveNoBesluiten(z: Zaken, zaak: Stored<ZaakDoc>): Promise<voi
   if (await besluiten.anyOfZaak(z.zaken.url(zaak._id))) {
     throw nonField('pending-besluit-relation', 'Verwijder eerst de besluiten van deze zaak (of koppel ze aan een andere zaak).');
   }
-  for (const deelzaak of await z.zaken.store.find(idsIn(zaak[PART_LINKS.deelzaken] ?? []))) await mustHaveNoBesluiten(z, deelzaak);
+  for (const deelzaak of await z.zaken.store.find(idsIn(linkedIds(zaak, 'deelzaken')))) await mustHaveNoBesluiten(z, deelzaak);
 }
 
 /** Deleting a zaak deletes its parts and its deelzaken (zrc-023), each with its own notification and audit entry. */
@@ -238,7 +237,7 @@ async function removeParts(z: Zaken, zaak: Stored<ZaakDoc>, ctx: WriteContext): 
     // a document of this platform loses its objectinformatieobject with the link
     else for (const zio of await zios.store.find({ zaak: url })) if (await zios.destroy(zio, ctx)) await unlinkDocument(z, zio, ctx);
   }
-  for (const deelzaak of await z.zaken.store.find(idsIn(zaak[PART_LINKS.deelzaken] ?? []))) {
+  for (const deelzaak of await z.zaken.store.find(idsIn(linkedIds(zaak, 'deelzaken')))) {
     if (await z.zaken.destroy(deelzaak, ctx)) await removeParts(z, deelzaak, ctx);
   }
 }
