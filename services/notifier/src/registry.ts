@@ -26,6 +26,8 @@ export class Registry {
   private byKanaal = new Map<string, AbonnementDoc[]>();
   private loadedAt = 0;
   private loading?: { startedAt: number; done: Promise<void> };
+  /** Opened Authorization headers by their sealed form, from the last reading (each is opened once, not every refresh). */
+  private opened = new Map<string, string>();
   /** The Kafka topics of every kanaal (without prefix), the platform's own first. */
   topics: string[] = [...KANALEN];
 
@@ -66,7 +68,14 @@ export class Registry {
         this.db.collection<KanaalDoc>(NRC_KANALEN).find(LIVE).sort(CREATED).toArray(),
       ]);
       // (the Authorization header is stored sealed; it is opened here, in memory only)
-      const abonnementen = stored.map((a) => ({ ...a, auth: openSecret(this.pii, 'abonnement', a.auth) }));
+      const opened = new Map<string, string>();
+      const open = (sealed: string) => {
+        const plain = opened.get(sealed) ?? this.opened.get(sealed) ?? openSecret(this.pii, 'abonnement', sealed);
+        opened.set(sealed, plain);
+        return plain;
+      };
+      const abonnementen = stored.map((a) => ({ ...a, auth: open(a.auth) }));
+      this.opened = opened;
       await this.deliverer.sync(abonnementen, new Map(statuses.map((s) => [s._id, s])));
       const byKanaal = new Map<string, AbonnementDoc[]>();
       for (const a of abonnementen) {
