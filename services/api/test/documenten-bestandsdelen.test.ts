@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { EIO, eioBody, informatieobjecttype, storedFiles } from './documenten.fixtures';
-import { startApp, token, type TestApp } from './harness';
+import { EIO, eioBody, informatieobjecttype, putBestandsdeel, storedFiles } from './documenten.fixtures';
+import { startApp, type TestApp } from './harness';
 
 // Large documents: created with bestandsomvang and no inhoud, uploaded in bestandsdelen (multipart, streamed), and
 // complete when the last part is in and the document is unlocked.
@@ -16,29 +16,7 @@ afterAll(async () => {
   await t.close();
 });
 
-function multipart(fields: Record<string, string>, file?: Buffer): { payload: Buffer; headers: Record<string, string> } {
-  const boundary = `----zgw${randomBytes(8).toString('hex')}`;
-  const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields))
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  if (file) {
-    parts.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="inhoud"; filename="deel.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-      ),
-      file,
-      Buffer.from('\r\n'),
-    );
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
-
-async function putDeel(url: string, fields: Record<string, string>, file?: Buffer) {
-  const { payload, headers } = multipart(fields, file);
-  const path = url.replace('http://127.0.0.1:8000', '');
-  return t.app.inject({ method: 'PUT', url: path, payload, headers: { ...headers, authorization: `Bearer ${token()}` } });
-}
+const putDeel = (url: string, fields: Record<string, string>, file?: Buffer) => putBestandsdeel(t, url, fields, file);
 
 const code = (res: { json(): any }) => (res.json().invalidParams as { name: string; code: string }[])[0];
 

@@ -1,6 +1,7 @@
 import { catalogus, create, iotBody, publish, type Referentielijsten } from './catalogi.fixtures';
+import { randomBytes } from 'node:crypto';
 import { inhoudStoreOf } from '../src/components/documenten/inhoud-store';
-import type { TestApp } from './harness';
+import { token, type TestApp } from './harness';
 import { zaaktypeMetOnderdelen } from './zaken.fixtures';
 
 export const DRC = '/documenten/api/v1';
@@ -68,4 +69,34 @@ export async function storedFiles(t: TestApp): Promise<number> {
   let n = 0;
   for await (const _file of store.list(new Date(Date.now() + 60_000))) n++;
   return n;
+}
+
+/** A multipart/form-data body: the fields, then the file as field `inhoud` (as a bestandsdeel is uploaded). */
+export function multipart(fields: Record<string, string>, file?: Buffer): { payload: Buffer; headers: Record<string, string> } {
+  const boundary = `----zgw${randomBytes(8).toString('hex')}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields))
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  if (file) {
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="inhoud"; filename="deel.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+      file,
+      Buffer.from('\r\n'),
+    );
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** PUTs a bestandsdeel (its url as the API gave it) with the fields (the lock) and the part's bytes. */
+export function putBestandsdeel(t: TestApp, url: string, fields: Record<string, string>, file?: Buffer) {
+  const { payload, headers } = multipart(fields, file);
+  return t.app.inject({
+    method: 'PUT',
+    url: url.replace('http://127.0.0.1:8000', ''),
+    payload,
+    headers: { ...headers, authorization: `Bearer ${token()}` },
+  });
 }

@@ -11,8 +11,8 @@ import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/clien
 import { GridfsInhoud } from '../src/components/documenten/inhoud-gridfs';
 import { S3Inhoud } from '../src/components/documenten/inhoud-s3';
 import { sweepInhoud } from '../src/components/documenten/inhoud-sweep';
-import { EIO, eioBody, informatieobjecttype } from './documenten.fixtures';
-import { startApp, token, type TestApp } from './harness';
+import { EIO, eioBody, informatieobjecttype, putBestandsdeel } from './documenten.fixtures';
+import { startApp, type TestApp } from './harness';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const PART = 4096;
@@ -72,21 +72,7 @@ it('takes bestandsdelen smaller than S3 minimum part size, and a lock given up b
   const before = (await objects()).length;
   const content = randomBytes(2 * PART + 100);
   const eio = (await t.call('POST', EIO, eioBody(iot, { inhoud: null, bestandsomvang: content.length }))).json();
-  const put = (url: string, bytes: Buffer, lock: string) => {
-    const boundary = `----zgw${randomBytes(6).toString('hex')}`;
-    const payload = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="lock"\r\n\r\n${lock}\r\n`),
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="inhoud"; filename="d"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-      bytes,
-      Buffer.from(`\r\n--${boundary}--\r\n`),
-    ]);
-    return t.app.inject({
-      method: 'PUT',
-      url: url.replace('http://127.0.0.1:8000', ''),
-      payload,
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, authorization: `Bearer ${token()}` },
-    });
-  };
+  const put = (url: string, bytes: Buffer, lock: string) => putBestandsdeel(t, url, { lock }, bytes);
   const [d1, d2, d3] = eio.bestandsdelen as { url: string }[];
   expect((await put(d1!.url, content.subarray(0, PART), eio.lock)).statusCode).toBe(200);
   expect((await put(d3!.url, content.subarray(2 * PART), eio.lock)).statusCode).toBe(200);
