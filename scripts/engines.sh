@@ -404,23 +404,24 @@ temporal_answers() {
     --command-timeout 3s >/dev/null 2>&1
 }
 
-http_answers() {
-  # http_answers <port>: any HTTP status line comes back
+http_get() {
+  # http_get <port> <path>: the raw answer to a GET (HTTP/1.0, so the server closes when done)
   timeout 3 bash -c '
     exec 3<>"/dev/tcp/$0/$1" || exit 1
-    printf "GET / HTTP/1.0\r\nHost: $0\r\n\r\n" >&3
-    head -c 12 <&3 | grep -q "^HTTP/1"
-  ' "$HOST" "$1" 2>/dev/null
+    printf "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n" "$2" "$0" >&3
+    cat <&3
+  ' "$HOST" "$1" "$2" 2>/dev/null
+}
+
+http_answers() {
+  # http_answers <port>: any HTTP status line comes back
+  [[ "$(http_get "$1" /)" == HTTP/1* ]]
 }
 
 s3_answers() {
   # the S3 gateway and the filer behind it answer, and the master has a volume server (so a write can land)
-  http_answers "$S3_PORT" && http_answers "$((S3_PORT + 3))" || return 1
-  timeout 3 bash -c '
-    exec 3<>"/dev/tcp/$0/$1" || exit 1
-    printf "GET /dir/status HTTP/1.0\r\nHost: $0\r\n\r\n" >&3
-    grep -aq "\"DataNodes\":\[{" <&3
-  ' "$HOST" "$((S3_PORT + 1))" 2>/dev/null
+  http_answers "$S3_PORT" && http_answers "$((S3_PORT + 3))" &&
+    [[ "$(http_get "$((S3_PORT + 1))" /dir/status)" == *'"DataNodes":[{'* ]]
 }
 
 answers() {

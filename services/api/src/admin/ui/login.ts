@@ -190,9 +190,7 @@ beheerder stelt uw tweede factor opnieuw in (Beheerders), of <code>npm run admin
       if (step !== undefined) {
         const hashes = enrolment.codes.map((c) => recoveryHash(c)!);
         if (await users.setSecondFactor(user._id, sealSecret(deps.pii, 'adminTotp', enrolment.secret), step, hashes)) {
-          await pending.finish(login.token);
-          await users.succeeded(user._id);
-          return signIn(req, reply, user._id, login.next, 'tweede factor ingesteld');
+          return passed(req, reply, login, 'tweede factor ingesteld');
         }
       }
       return wrongCode(req, reply, login, user, (left) => enrolPage(reply, login, enrolment, { status: 401, errors: [wrongText(left)] }));
@@ -206,11 +204,16 @@ beheerder stelt uw tweede factor opnieuw in (Beheerders), of <code>npm run admin
       if (hash && (await users.useRecoveryCode(user._id, hash))) how = 'herstelcode';
     }
     if (!how) return wrongCode(req, reply, login, user, (left) => codePage(reply, login, { status: 401, errors: [wrongText(left)] }));
-    await pending.finish(login.token);
-    await users.succeeded(user._id);
     if (how === 'herstelcode') req.log.warn({ user: user._id, left: (user.recoveryCodes?.length ?? 1) - 1 }, 'administrator used a recovery code');
-    return signIn(req, reply, user._id, login.next, how);
+    return passed(req, reply, login, how);
   });
+
+  /** The second factor passed: the pending login is done, the account's count of failures starts again. */
+  const passed = async (req: FastifyRequest, reply: FastifyReply, login: PendingLogin, how: string) => {
+    await pending.finish(login.token);
+    await users.succeeded(login.user);
+    return signIn(req, reply, login.user, login.next, how);
+  };
 
   const wrongText = (left: number) => `Deze code klopt niet (of is al gebruikt). Nog ${left} ${left === 1 ? 'poging' : 'pogingen'}.`;
   const wrongCode = async (req: FastifyRequest, reply: FastifyReply, login: PendingLogin, user: AdminUser, again: (left: number) => unknown) => {
@@ -222,9 +225,11 @@ beheerder stelt uw tweede factor opnieuw in (Beheerders), of <code>npm run admin
     return loginPage(reply, req, { status: 401, errors: [`${MAX_CODE_TRIES} keer een verkeerde code: log opnieuw in.`] });
   };
 
+  const oidcOff = (reply: FastifyReply) =>
+    sendPage(reply, { title: 'Niet gevonden', status: 404 }, html`<p>Inloggen via een identity provider is hier niet ingesteld.</p>`);
+
   scope.get<{ Querystring: { next?: string } }>('/oidc/login', { config: { adminPublic: true } }, async (req, reply) => {
-    if (!oidc.enabled)
-      return sendPage(reply, { title: 'Niet gevonden', status: 404 }, html`<p>Inloggen via een identity provider is hier niet ingesteld.</p>`);
+    if (!oidc.enabled) return oidcOff(reply);
     let begun: { url: string; token: string };
     try {
       begun = await oidc.begin(safeNext(req.query.next));
@@ -241,8 +246,7 @@ beheerder stelt uw tweede factor opnieuw in (Beheerders), of <code>npm run admin
   });
 
   scope.get<{ Querystring: Record<string, string | string[]> }>('/oidc/callback', { config: { adminPublic: true } }, async (req, reply) => {
-    if (!oidc.enabled)
-      return sendPage(reply, { title: 'Niet gevonden', status: 404 }, html`<p>Inloggen via een identity provider is hier niet ingesteld.</p>`);
+    if (!oidc.enabled) return oidcOff(reply);
     const query: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.query)) query[k] = Array.isArray(v) ? String(v[0]) : String(v);
     const result = await oidc.complete(parseCookies(req.headers.cookie)[OIDC_COOKIE], query);

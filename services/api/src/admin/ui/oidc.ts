@@ -109,7 +109,6 @@ export class AdminOidc {
     const client = await this.provider();
     const token = randomBytes(32).toString('base64url');
     const flow = { state: generators.state(), nonce: generators.nonce(), verifier: generators.codeVerifier() };
-    await this.flows.deleteMany({ expiresAt: { $lt: new Date() } });
     await this.flows.insertOne({
       _id: tokenDigest(token),
       ...flow,

@@ -100,7 +100,6 @@ export class PendingLogins {
 
   async create(user: string, next: string | undefined): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    await this.coll.deleteMany({ expiresAt: { $lt: this.now() } });
     await this.coll.insertOne({
       _id: tokenDigest(token),
       user,

@@ -132,7 +132,7 @@ export class AdminUsers {
    * codes after a right password count as well.
    */
   async login(name: string, password: string): Promise<LoginResult> {
-    const user = USER_NAME.test(name) ? await this.coll.findOne({ _id: name }) : null;
+    const user = await this.get(name);
     if (!user) {
       await verifyPassword(password, await decoyHash());
       return { ok: false, reason: 'invalid' };

@@ -41,8 +41,7 @@ export class GridfsInhoud extends InhoudStore {
   }
 
   /**
-   * Chunks
-   * are read CHUNKS_PER_READ at a time by `files_id` and their numbers (all fields of the chunks' unique index), each
+   * Chunks are read CHUNKS_PER_READ at a time by `files_id` and their numbers (all fields of the chunks' unique index), each
    * read only when the consumer wants more: at most that many chunks are in memory, whatever batches the store would
    * send for an open cursor (a MongoDB-compatible store may send a whole file in one).
    */
