@@ -60,6 +60,14 @@ afterAll(async () => {
 });
 
 /** An abonnement as the notifier leaves it after a week of failed deliveries: locked, with its last attempts. */
+/**
+ * Waits until the page shows an element matching `selector` with `text` (a click's navigation may still be on its
+ * way, and the page before it may hold the same element with an older text); fails when none appears.
+ */
+async function shows(selector: string, text: string): Promise<void> {
+  await page.locator(selector, { hasText: text }).first().waitFor({ timeout: 15_000 });
+}
+
 async function lockedAbonnement(): Promise<string> {
   const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback`;
   const res = await t.call('POST', '/notificaties/api/v1/abonnement', { callbackUrl, auth: 'Bearer abc', kanalen: [{ naam: 'zaken', filters: {} }] });
@@ -125,7 +133,7 @@ it('an administrator logs in, manages applicaties, audit exclusions and abonneme
   await page.fill('#naam', 'beheerder');
   await page.fill('#wachtwoord', 'wrong password!!');
   await page.click('button[type=submit]');
-  await expect(page.textContent('.errors')).resolves.toContain('Onjuiste naam of wachtwoord.');
+  await shows('.errors', 'Onjuiste naam of wachtwoord.');
   await page.fill('#naam', 'beheerder');
   await page.fill('#wachtwoord', PASSWORD);
   await page.click('button[type=submit]');
@@ -184,7 +192,7 @@ it('an administrator logs in, manages applicaties, audit exclusions and abonneme
   await page.check('.row:first-of-type .scopes[data-for="drc"] input[value="documenten.aanmaken"]');
   await page.uncheck('#alleenIsGereedVoorPublicatie');
   await page.click('button[value=opslaan]');
-  await expect(page.textContent('.notice')).resolves.toContain('De applicatie is opgeslagen.');
+  await shows('.notice', 'De applicatie is opgeslagen.');
   await shot('06-applicatie-bewerkt');
   const edited = (await t.call('GET', portaal.url)).json();
   expect(edited.alleenIsGereedVoorPublicatie).toBe(false);
@@ -194,7 +202,7 @@ it('an administrator logs in, manages applicaties, audit exclusions and abonneme
   await page.click('nav >> text=Audit');
   await page.fill('#clientIds', 'batch.*\n*-sync');
   await page.click('button:has-text("Opslaan")');
-  await expect(page.textContent('.notice')).resolves.toContain('De uitzonderingen zijn opgeslagen');
+  await shows('.notice', 'De uitzonderingen zijn opgeslagen');
   await shot('07-audit');
   expect((await t.call('GET', '/admin/api/v1/audit/exclusions')).json()).toMatchObject({
     clientIds: ['batch.*', '*-sync'],
@@ -208,18 +216,19 @@ it('an administrator logs in, manages applicaties, audit exclusions and abonneme
   expect(await page.getAttribute('[data-state]', 'data-state')).toBe('locked');
   await shot('08-abonnementen');
   await page.click(`a[href="/admin/abonnementen/${abonnement}"]`);
-  expect(await page.textContent('#status')).toContain('vergrendeld');
+  await page.waitForURL(`${base}/admin/abonnementen/${abonnement}`);
+  await shows('#status', 'vergrendeld');
   expect(await page.textContent('main')).toContain('HTTP 503');
   await shot('09-abonnement-vergrendeld');
   await page.click('button:has-text("Ontgrendelen")');
-  await expect(page.textContent('.notice')).resolves.toContain('Het abonnement is ontgrendeld');
-  expect(await page.textContent('#status')).toContain('actief');
+  await shows('.notice', 'Het abonnement is ontgrendeld');
+  await shows('#status', 'actief');
   expect((await t.call('GET', `/admin/api/v1/notificaties/abonnementen/${abonnement}`)).json()).toMatchObject({
     state: 'active',
     unlockedBy: 'beheer:beheerder',
   });
   await page.click('button:has-text("Opnieuw versturen")');
-  await expect(page.textContent('.notice')).resolves.toContain('Het opnieuw versturen is aangevraagd');
+  await shows('.notice', 'Het opnieuw versturen is aangevraagd');
   const resends = (await t.call('GET', `/admin/api/v1/notificaties/abonnementen/${abonnement}/resends`)).json();
   expect(resends).toMatchObject([{ state: 'requested', requestedBy: 'beheer:beheerder', vanaf: null, tot: null }]);
   await shot('10-abonnement-ontgrendeld');
@@ -253,7 +262,8 @@ it('an administrator logs in, manages applicaties, audit exclusions and abonneme
   await page.waitForURL(`${base}/api-referentie`);
   await shot('12-api-referentie');
   await page.click('a[href="/api-referentie/zaken"]');
-  expect(await page.isVisible('#op-zaak_list')).toBe(true);
+  await page.waitForURL(`${base}/api-referentie/zaken`);
+  await page.locator('#op-zaak_list').waitFor();
   await shot('13-api-referentie-zaken', false); // the whole page is some 40,000 pixels high
 
   // Logout: the session is gone.

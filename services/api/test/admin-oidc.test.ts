@@ -125,7 +125,7 @@ it('an administrator with the role signs in at the provider (PKCE, Lax flow cook
   // The provider's session is gone too: signing in again asks for the login there.
   await page.click('a:has-text("Inloggen via de identity provider")');
   await page.waitForURL((u) => u.toString().startsWith(issuer));
-  expect(await page.isVisible('input[name=login]')).toBe(true);
+  await page.locator('input[name=login]').waitFor();
   await context.close();
 });
 

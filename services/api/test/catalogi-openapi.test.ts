@@ -1,7 +1,7 @@
 import { startApp, type TestApp } from './harness';
 import { ZTC, catalogus, create, zaaktypeBody } from './catalogi.fixtures';
 
-/** Every operation of Catalogi 1.3.1 (HEAD aside) with the scope expression of the standard's `security`. */
+/** Every operation of Catalogi 1.3.1 with the scope expression of the standard's `security` (none on HEAD). */
 const OPERATIONS: [string, string, string][] = [
   ['GET', '/besluittypen', 'catalogi.lezen'],
   ['POST', '/besluittypen', 'catalogi.schrijven'],
@@ -63,6 +63,16 @@ const OPERATIONS: [string, string, string][] = [
   ['PATCH', '/zaaktypen/{uuid}', '(catalogi.schrijven | catalogi.geforceerd-schrijven)'],
   ['DELETE', '/zaaktypen/{uuid}', '(catalogi.schrijven | catalogi.geforceerd-verwijderen)'],
   ['POST', '/zaaktypen/{uuid}/publish', 'catalogi.schrijven'],
+  ['HEAD', '/besluittypen/{uuid}', ''],
+  ['HEAD', '/catalogussen/{uuid}', ''],
+  ['HEAD', '/eigenschappen/{uuid}', ''],
+  ['HEAD', '/informatieobjecttypen/{uuid}', ''],
+  ['HEAD', '/resultaattypen/{uuid}', ''],
+  ['HEAD', '/roltypen/{uuid}', ''],
+  ['HEAD', '/statustypen/{uuid}', ''],
+  ['HEAD', '/zaakobjecttypen/{uuid}', ''],
+  ['HEAD', '/zaaktype-informatieobjecttypen/{uuid}', ''],
+  ['HEAD', '/zaaktypen/{uuid}', ''],
 ];
 
 let t: TestApp;

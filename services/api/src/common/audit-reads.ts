@@ -36,12 +36,12 @@ export interface ExclusionsSetting {
 /** The field of a part that names its main object, per component (a status names its zaak). */
 const MAIN_FIELD: Partial<Record<AuditEntry['bron'], string>> = { ZRC: 'zaak', DRC: 'informatieobject', BRC: 'besluit' };
 
-/** How a route's reads are recorded, from its operationId (`zaak_read`, `zaak_list`, `zaak__zoek`, ...). */
+/** How a route's reads are recorded, from its operationId (`zaak_retrieve`, `zaak_list`, `zaak__zoek`, ...). */
 export function readActie(operationId: string): ReadEntry['actie'] | undefined {
   if (operationId.startsWith('audittrail_')) return undefined;
   if (operationId.endsWith('__zoek')) return 'zoek';
   if (operationId.endsWith('_list')) return 'list';
-  if (operationId.endsWith('_read') || operationId.endsWith('_retrieve')) return 'retrieve';
+  if (operationId.endsWith('_retrieve')) return 'retrieve';
   if (operationId.endsWith('_download')) return 'download';
   return undefined;
 }

@@ -168,7 +168,7 @@ export function registerAudittrail<D extends Document>(
   api.route({
     method: 'GET',
     path: `${base}/:uuid`,
-    operationId: 'audittrail_read',
+    operationId: 'audittrail_retrieve',
     summary: 'Een audit trail regel.',
     scopes: ['audittrails.lezen'],
     params: DetailParams,

@@ -43,6 +43,19 @@ export interface ComponentDef {
    * never depends on how the platform validates.
    */
   typeField?: 'zaaktype' | 'informatieobjecttype' | 'besluittype';
+  /**
+   * How the standard's file names detail reads and deletes: `retrieve` (`zaak_retrieve`, `zaak_destroy`: Zaken,
+   * Catalogi, Documenten) or `read` (`besluit_read`, `besluit_delete`: Besluiten, Notificaties, Autorisaties). Routes
+   * are named the first way inside the platform; the document names them as the file does.
+   */
+  operationIds: 'retrieve' | 'read';
+  /** The standard's file declares the `Content-Type` request header on every write (all but Notificaties and Autorisaties). */
+  declaresContentType?: boolean;
+  /**
+   * The standard's file declares a `HEAD` beside each detail GET, and `If-None-Match` on both (Zaken, Catalogi,
+   * Documenten), unless a resource says otherwise (ResourceDef.head).
+   */
+  heads?: boolean;
   register(api: ComponentApi): Promise<void> | void;
 }
 
@@ -94,6 +107,27 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   sends?: string;
   /** Schemas of other API versions of the component, by version (see ComponentDef.versions). */
   variants?: Readonly<Record<string, RouteVariant>>;
+  /**
+   * The standard declares a `HEAD` operation beside this detail GET (`<resource>_headers`: the ETag, no body), and
+   * `If-None-Match` on both.
+   */
+  head?: boolean;
+  /** The standard declares the geometry headers `Accept-Crs` and `Content-Crs` (required, EPSG:4326) here. */
+  crs?: boolean;
+  /**
+   * The standard declares `X-NLX-Logrecord-ID` and `X-Audit-Toelichting` here (default: the creates, updates and
+   * deletes of an audited component).
+   */
+  auditHeaders?: boolean;
+  /**
+   * The operationId of a version whose file names it otherwise than the component's rule (Zaken 1.7's notities).
+   */
+  operationIds?: Readonly<Record<string, string>>;
+  /**
+   * False for a route the server answers but the standard's file does not declare (a rule of the standard's
+   * compliance tests answers there): it stays out of the document, which says what the standard says.
+   */
+  documented?: boolean;
   handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<unknown>;
 }
 
@@ -182,36 +216,76 @@ export class ComponentApi {
     return this.deps.urls.resource(this.def.name, collection, uuid);
   }
 
+  /** The operationId a version's document gives a route (see ComponentDef.operationIds). */
+  operationId(spec: Pick<RouteSpec<z.ZodType, z.ZodType, z.ZodType>, 'operationId' | 'operationIds'>, version: string): string {
+    const own = spec.operationIds?.[version];
+    if (own) return own;
+    return this.def.operationIds === 'read' ? spec.operationId.replace(/_retrieve$/, '_read').replace(/_destroy$/, '_delete') : spec.operationId;
+  }
+
+  /** Adds a route to one version's document, with the header parameters the standard declares for it. */
+  private document(doc: ComponentDocument, version: string, spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>, status: number): void {
+    const v = spec.variants?.[version] ?? {};
+    const body = v.body ?? spec.body;
+    const response = v.response ?? spec.response;
+    const write = spec.method !== 'GET';
+    const audited = spec.auditHeaders ?? (Boolean(this.def.audit) && /_(create|update|partial_update|destroy)$/.test(spec.operationId));
+    const headers: Record<string, z.ZodType> = {};
+    if (write && spec.method !== 'DELETE' && this.def.declaresContentType)
+      headers['Content-Type'] = z.enum([spec.bodyType ?? 'application/json']).describe('Content type van de verzoekinhoud.');
+    if (audited) {
+      headers['X-NLX-Logrecord-ID'] = z.string().optional().describe('Identifier of the request, traceable throughout the network');
+      headers['X-Audit-Toelichting'] = z.string().optional().describe('Toelichting waarom een bepaald verzoek wordt gedaan');
+    }
+    if (spec.crs) {
+      headers['Accept-Crs'] = z.enum(['EPSG:4326']).describe("Het gewenste 'Coordinate Reference System' (CRS) van de geometrie in het antwoord.");
+      headers['Content-Crs'] = z.enum(['EPSG:4326']).describe("Het 'Coordinate Reference System' (CRS) van de geometrie in de vraag.");
+    }
+    if (spec.head) headers['If-None-Match'] = z.string().optional().describe('Voer een voorwaardelijk verzoek uit (de ETag van een eerder antwoord).');
+    if (this.def.versions) headers['Api-Version'] = z.string().optional().describe(`De gevraagde API-versie (zonder header: ${this.defaultVersion}).`);
+    const query = undocumentedOut(v.query ?? spec.query);
+    const path = spec.path.replace(/:(\w+)/g, '{$1}');
+    const operationId = this.operationId(spec, version);
+    doc.add({
+      method: spec.method.toLowerCase() as 'get',
+      path,
+      operationId,
+      summary: v.summary ?? spec.summary,
+      scopes: spec.scopes,
+      request: {
+        params: spec.params as z.ZodObject | undefined,
+        query,
+        headers: z.object(headers),
+        body: body ? { content: { [spec.bodyType ?? 'application/json']: { schema: body } }, required: !spec.optionalBody } : undefined,
+      },
+      responses: {
+        [status]: spec.sends
+          ? { description: 'OK', content: { [spec.sends]: { schema: { type: 'string', format: 'binary' } } } }
+          : response
+            ? { description: 'OK', content: { 'application/json': { schema: response } } }
+            : { description: status === 204 ? 'No content' : 'OK' },
+      },
+    });
+    if (spec.head) {
+      doc.add({
+        method: 'head',
+        path,
+        operationId: operationId.replace(/_(retrieve|read)$/, '_headers'),
+        summary: `De headers van ${path} (de ETag), zonder inhoud.`,
+        scopes: null,
+        request: { params: spec.params as z.ZodObject | undefined, headers: z.object(headers) },
+        responses: { '200': { description: 'OK' }, '304': { description: 'Not modified' } },
+      });
+    }
+  }
+
   route<P extends z.ZodType = z.ZodObject, Q extends z.ZodType = z.ZodObject, B extends z.ZodType = z.ZodUnknown>(spec: RouteSpec<P, Q, B>): void {
     const status = spec.status ?? (spec.method === 'POST' ? 201 : spec.method === 'DELETE' ? 204 : 200);
     const audit = this.def.audit;
     // Reads of an audited component (detail, list, `_zoek`, download) leave a read entry; HEAD requests do not.
     const reading = audit && (spec.method === 'GET' || spec.method === 'POST') ? readActie(spec.operationId) : undefined;
     const writesType = this.def.typeField && /_(create|update|partial_update)$/.test(spec.operationId) ? this.def.typeField : undefined;
-    for (const [version, doc] of this.docs) {
-      const v = spec.variants?.[version] ?? {};
-      const body = v.body ?? spec.body;
-      const response = v.response ?? spec.response;
-      doc.add({
-        method: spec.method.toLowerCase() as 'get',
-        path: spec.path.replace(/:(\w+)/g, '{$1}'),
-        operationId: spec.operationId,
-        summary: v.summary ?? spec.summary,
-        scopes: spec.scopes,
-        request: {
-          params: spec.params as z.ZodObject | undefined,
-          query: (v.query ?? spec.query) as z.ZodObject | undefined,
-          body: body ? { content: { [spec.bodyType ?? 'application/json']: { schema: body } }, required: !spec.optionalBody } : undefined,
-        },
-        responses: {
-          [status]: spec.sends
-            ? { description: 'OK', content: { [spec.sends]: { schema: { type: 'string', format: 'binary' } } } }
-            : response
-              ? { description: 'OK', content: { 'application/json': { schema: response } } }
-              : { description: status === 204 ? 'No content' : 'OK' },
-        },
-      });
-    }
+    if (spec.documented !== false) for (const [version, doc] of this.docs) this.document(doc, version, spec, status);
     this.app.route({
       method: spec.method,
       url: spec.path,
@@ -350,6 +424,15 @@ function settleFollowUps(scope: FastifyInstance, api: ComponentApi): void {
   );
   timer.unref();
   scope.addHook('onClose', async () => clearInterval(timer));
+}
+
+/**
+ * The query of a route as its document declares it: without the keyset `cursor` of the list pages, which the server
+ * puts in the `next`/`previous` links it hands out but which the standard does not know.
+ */
+function undocumentedOut(query: z.ZodType | undefined): z.ZodObject | undefined {
+  if (!(query instanceof z.ZodObject)) return query as z.ZodObject | undefined;
+  return 'cursor' in query.shape ? query.omit({ cursor: true }) : query;
 }
 
 /**

@@ -25,7 +25,7 @@ export interface WriteContext {
   version: string;
 }
 
-type WriteActie = 'create' | 'update' | 'partial_update' | 'destroy';
+export type WriteActie = 'create' | 'update' | 'partial_update' | 'destroy';
 const AUDIT_ACTIE: Record<WriteActie, { weergave: string; resultaat: number }> = {
   create: { weergave: 'Object aangemaakt', resultaat: 201 },
   update: { weergave: 'Object bijgewerkt', resultaat: 200 },
@@ -44,6 +44,14 @@ export interface ResourceDef<D extends Document> {
   storeAs?: string;
   /** Resource name in notifications and operationIds, e.g. `applicatie`. */
   resource: string;
+  /** The name in operationIds where the standard's file names it otherwise (`zaakinformatieobjecttype_list`). */
+  operationName?: string;
+  /** Whether the standard declares a HEAD beside the detail GET (default: the component's `heads`). */
+  head?: boolean;
+  /** The standard declares the geometry headers on every operation of the resource (zaken). */
+  crs?: boolean;
+  /** The writes on which the standard declares the audit headers, where not every write of an audited component. */
+  auditHeaders?: readonly WriteActie[];
   /** The resource as served (drives the response OpenAPI schema). */
   schema: z.ZodType;
   /** Request body of create and PUT; PATCH uses its partial unless `patchInput` is given. */
@@ -290,6 +298,17 @@ export class Resource<D extends Document> {
     return this.def.prepare ? this.def.prepare(data, ctx, current) : (data as D);
   }
 
+  /** The resource's name in operationIds. */
+  private get name(): string {
+    return this.def.operationName ?? this.def.resource;
+  }
+
+  /** The header parameters the standard declares on one of the resource's operations (see RouteSpec). */
+  private declared(op: Operation): { crs?: boolean; auditHeaders?: boolean } {
+    const audit = this.def.auditHeaders && op !== 'list' && op !== 'read' ? { auditHeaders: this.def.auditHeaders.includes(op) } : {};
+    return { crs: this.def.crs, ...audit };
+  }
+
   private listRoute(): void {
     const { def } = this;
     const query = (def.query ?? z.object({})).extend(def.plainList ? {} : PageQuery.shape);
@@ -297,7 +316,8 @@ export class Resource<D extends Document> {
     this.api.route({
       method: 'GET',
       path: `/${def.collection}`,
-      operationId: `${def.resource}_list`,
+      operationId: `${this.name}_list`,
+      ...this.declared('list'),
       summary: `Alle ${def.collection} opvragen.`,
       scopes: def.scopes.read,
       query,
@@ -332,7 +352,8 @@ export class Resource<D extends Document> {
     this.api.route({
       method: 'POST',
       path: `/${def.collection}`,
-      operationId: `${def.resource}_create`,
+      operationId: `${this.name}_create`,
+      ...this.declared('create'),
       summary: `Maak een ${def.resource} aan.`,
       scopes: def.scopes.create,
       body: def.input,
@@ -351,13 +372,15 @@ export class Resource<D extends Document> {
     this.api.route({
       method: 'GET',
       path: `/${def.collection}/:uuid`,
-      operationId: `${def.resource}_read`,
+      operationId: `${this.name}_retrieve`,
+      ...this.declared('read'),
       summary: `Een specifieke ${def.resource} opvragen.`,
       scopes: def.scopes.read,
       params: UuidParams,
       query: def.readQuery,
       response: def.schema,
       etag: true,
+      head: def.head ?? this.api.def.heads,
       handler: async ({ req, caller, params, query }) => {
         const q = (query ?? {}) as JsonObject;
         const own = this.callerCondition(caller);
@@ -378,7 +401,8 @@ export class Resource<D extends Document> {
     this.api.route({
       method: partial ? 'PATCH' : 'PUT',
       path: `/${def.collection}/:uuid`,
-      operationId: `${def.resource}_${partial ? 'partial_update' : 'update'}`,
+      operationId: `${this.name}_${partial ? 'partial_update' : 'update'}`,
+      ...this.declared(partial ? 'partial_update' : 'update'),
       summary: `Werk een ${def.resource} ${partial ? 'deels' : 'in zijn geheel'} bij.`,
       scopes: def.scopes.update,
       params: UuidParams,
@@ -402,7 +426,8 @@ export class Resource<D extends Document> {
     this.api.route({
       method: 'DELETE',
       path: `/${def.collection}/:uuid`,
-      operationId: `${def.resource}_delete`,
+      operationId: `${this.name}_destroy`,
+      ...this.declared('destroy'),
       summary: `Verwijder een ${def.resource}.`,
       scopes: def.scopes.destroy,
       params: UuidParams,

@@ -25,6 +25,7 @@ declare module '../../common/deps' {
 export const autorisaties: ComponentDef = {
   name: 'autorisaties',
   code: 'ac',
+  operationIds: 'read',
   title: 'Autorisaties API',
   version: '1.1.0',
   async register(api) {

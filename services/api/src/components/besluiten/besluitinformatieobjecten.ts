@@ -162,6 +162,7 @@ function registerUpdates(b: Besluiten, bios: Resource<BioDoc>): void {
       method: partial ? 'PATCH' : 'PUT',
       path: '/besluitinformatieobjecten/:uuid',
       operationId: `besluitinformatieobject_${partial ? 'partial_update' : 'update'}`,
+      documented: false,
       summary: `Werk een BESLUIT-INFORMATIEOBJECT relatie ${partial ? 'deels ' : ''}bij: besluit en informatieobject liggen vast.`,
       scopes: [BIJWERKEN],
       params: UuidParams,

@@ -16,6 +16,8 @@ import { PART_AUTH_FIELD, mayOnBesluittype, type Besluiten } from './context';
 export const besluiten: ComponentDef = {
   name: 'besluiten',
   code: 'brc',
+  operationIds: 'read',
+  declaresContentType: true,
   typeField: 'besluittype',
   title: 'Besluiten API',
   version: '1.0.2',

@@ -16,6 +16,9 @@ import { registerZiot } from './zaaktype-informatieobjecttypen';
 export const catalogi: ComponentDef = {
   name: 'catalogi',
   code: 'ztc',
+  operationIds: 'retrieve',
+  declaresContentType: true,
+  heads: true,
   title: 'Catalogi API',
   version: '1.3.1',
   // Catalogi are reference data, read by every case and document; a read is served from memory until a write.

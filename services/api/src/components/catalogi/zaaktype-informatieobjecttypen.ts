@@ -39,6 +39,7 @@ export function registerZiot(c: Catalogi): Resource<ZiotDoc> {
   return new Resource<ZiotDoc>(c.api, {
     collection: 'zaaktype-informatieobjecttypen',
     resource: 'zaaktypeinformatieobjecttype',
+    operationName: 'zaakinformatieobjecttype',
     schema: ZaakTypeInformatieObjectType,
     input: ZaakTypeInformatieObjectTypeInput,
     query: ZiotQuery,

@@ -25,6 +25,9 @@ import { Versies } from './versies';
 export const documenten: ComponentDef = {
   name: 'documenten',
   code: 'drc',
+  operationIds: 'retrieve',
+  declaresContentType: true,
+  heads: true,
   typeField: 'informatieobjecttype',
   title: 'Documenten API',
   version: V15,

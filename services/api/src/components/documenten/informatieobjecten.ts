@@ -531,6 +531,7 @@ function registerReads(d: Documenten, eio: Resource<EioDoc>): void {
     response: EnkelvoudigInformatieObject,
     variants: { [V17]: { response: EnkelvoudigInformatieObject17 } },
     etag: true,
+    head: true,
     handler: async ({ req, caller, params, query }) => {
       const q = query;
       const tree = parseExpand(q.expand, EIO_LINKS);

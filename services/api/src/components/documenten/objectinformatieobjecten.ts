@@ -68,6 +68,7 @@ export function registerObjectinformatieobjecten(d: Documenten): Resource<OioDoc
     input: ObjectInformatieObjectInput,
     query: ObjectInformatieObjectQuery,
     scopes: { read: READ, create: [AANMAKEN], update: [], destroy: [VERWIJDEREN] },
+    auditHeaders: [],
     operations: ['list', 'create', 'read', 'destroy'],
     plainList: true,
     exact: ['object'],

@@ -41,6 +41,9 @@ export interface PartDef<D extends PartDoc> {
   scopes: ResourceDef<D>['scopes'];
   operations: Operation[];
   plainList?: boolean;
+  /** What the standard's file declares (see ResourceDef). */
+  head?: ResourceDef<D>['head'];
+  auditHeaders?: ResourceDef<D>['auditHeaders'];
   /** Notified on kanaal `documenten` with the document's kenmerken. */
   notify?: boolean;
   defaults?: JsonObject;
@@ -85,6 +88,8 @@ export function registerPart<D extends PartDoc>(d: Documenten, def: PartDef<D>):
     scopes: def.scopes,
     operations: def.operations,
     plainList: def.plainList,
+    head: def.head,
+    auditHeaders: def.auditHeaders,
     kanaal: def.notify ? 'documenten' : undefined,
     hoofdObject: (doc) => doc.informatieobject,
     kenmerken: (doc) => {

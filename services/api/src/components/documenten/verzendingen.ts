@@ -17,6 +17,7 @@ export function registerVerzendingen(d: Documenten): Resource<VerzendingDoc> {
     query: VerzendingQuery,
     scopes: { read: READ, create: [AANMAKEN], update: [BIJWERKEN], destroy: [VERWIJDEREN] },
     operations: ['list', 'create', 'read', 'update', 'partial_update', 'destroy'],
+    auditHeaders: [],
     exact: ['aardRelatie', 'betrokkene'],
     rules: async (doc, _eio, ctx) => {
       if (ctx.version === V15 && doc.aardRelatie === 'geadresseerde' && !doc.verzenddatum) {

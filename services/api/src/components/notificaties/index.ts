@@ -13,6 +13,7 @@ import { registerNotificaties } from './notificaties';
 export const notificaties: ComponentDef = {
   name: 'notificaties',
   code: 'nrc',
+  operationIds: 'read',
   title: 'Notificaties API',
   version: '1.0.0',
   async register(api) {

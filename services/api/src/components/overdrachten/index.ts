@@ -17,6 +17,7 @@ import { Workflows } from './workflows';
 export const overdrachten: ComponentDef = {
   name: 'overdrachten',
   code: 'zrc',
+  operationIds: 'read',
   title: 'Overdrachten API',
   version: '1.0.0',
   async register(api) {

@@ -23,6 +23,9 @@ import { registerZaken } from './zaken';
 export const zaken: ComponentDef = {
   name: 'zaken',
   code: 'zrc',
+  operationIds: 'retrieve',
+  declaresContentType: true,
+  heads: true,
   typeField: 'zaaktype',
   title: 'Zaken API',
   version: '1.5.1',

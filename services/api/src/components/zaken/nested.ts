@@ -4,7 +4,7 @@ import type { AuditEntry, Notificatie } from '@zgw/shared';
 import { registerAudittrail as registerCommonAudittrail } from '../../common/audittrail';
 import type { Caller } from '../../common/auth';
 import { ZgwError } from '../../common/errors';
-import { Resource } from '../../common/resource';
+import { Resource, type WriteActie } from '../../common/resource';
 import { publicFields, pull, type Stored } from '../../common/store';
 import type { ZaakBesluitLinks } from '../../common/links';
 import { parseOrThrow } from '../../common/validation';
@@ -87,6 +87,9 @@ interface NestedDef<D extends NestedDoc> {
   scopes: { create: readonly string[]; update?: readonly string[]; destroy: readonly string[] };
   update?: boolean;
   link?: string;
+  /** As ResourceDef.head and ResourceDef.auditHeaders: what the standard's file declares. */
+  head?: boolean;
+  auditHeaders?: readonly WriteActie[];
   rules: (doc: Omit<D, keyof NestedFacts>, zaak: Stored<ZaakDoc>) => Promise<Omit<D, keyof NestedFacts>>;
   /** A rule of the DELETE operation (not of removals the platform makes itself). */
   beforeDestroy?: (current: Stored<D>, zaak: Stored<ZaakDoc>) => Promise<void>;
@@ -158,6 +161,7 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
     method: 'POST',
     path: base,
     operationId: `${def.resource}_create`,
+    auditHeaders: def.auditHeaders?.includes('create'),
     summary: `Maak een ${def.resource} aan.`,
     scopes: def.scopes.create,
     params: ZaakParams,
@@ -173,12 +177,13 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
   z.api.route({
     method: 'GET',
     path: `${base}/:uuid`,
-    operationId: `${def.resource}_read`,
+    operationId: `${def.resource}_retrieve`,
     summary: `Een specifieke ${def.resource}.`,
     scopes: READ,
     params: ZaakPartParams,
     response: def.schema,
     etag: true,
+    head: def.head ?? false,
     handler: async ({ caller, params }) => r.toApi(await partFor(await zaakFor(caller, params.zaak_uuid, [LEZEN]), params.uuid)),
   });
   if (def.update) {
@@ -187,6 +192,7 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
         method: partial ? 'PATCH' : 'PUT',
         path: `${base}/:uuid`,
         operationId: `${def.resource}_${partial ? 'partial_update' : 'update'}`,
+        auditHeaders: def.auditHeaders?.includes(partial ? 'partial_update' : 'update'),
         summary: `Werk een ${def.resource} bij.`,
         scopes: def.scopes.update ?? UPDATE,
         params: ZaakPartParams,
@@ -208,7 +214,8 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
   z.api.route({
     method: 'DELETE',
     path: `${base}/:uuid`,
-    operationId: `${def.resource}_delete`,
+    operationId: `${def.resource}_destroy`,
+    auditHeaders: def.auditHeaders?.includes('destroy'),
     summary: `Verwijder een ${def.resource}.`,
     scopes: def.scopes.destroy,
     params: ZaakPartParams,
@@ -234,6 +241,8 @@ export function registerZaakeigenschappen(z: Zaken): NestedResource<ZaakEigensch
     input: ZaakEigenschapInput,
     scopes: { create: UPDATE, update: UPDATE, destroy: UPDATE },
     update: true,
+    head: true,
+    auditHeaders: ['create'],
     link: PART_LINKS.eigenschappen,
     rules: async (doc, zaak) => {
       const eigenschap = await z.refs.mustCatalogus('eigenschappen', 'eigenschap', doc.eigenschap);

@@ -104,6 +104,7 @@ export function registerKlantcontacten(z: Zaken): Resource<KlantContactDoc> {
     query: ZaakQueryOnly,
     scopes: { read: READ, create: UPDATE, update: UPDATE, destroy: UPDATE },
     operations: ['list', 'create', 'read'],
+    head: false,
     defaults: { kanaal: '', onderwerp: '', toelichting: '' },
     rules: async (doc, zaak, ctx) => ({ ...doc, identificatie: doc.identificatie || `KC-${ctx.uuid.slice(0, 8).toUpperCase()}` }),
     render: (doc) => ({ uuid: doc._id }),
@@ -124,6 +125,7 @@ function registerKoppeling<D extends ZaakPartDoc>(
     ...schemas,
     scopes: { read: READ, create: [BIJWERKEN], update: [BIJWERKEN], destroy: [BIJWERKEN] },
     operations: ['list', 'create', 'read', 'destroy'],
+    head: false,
     plainList: true,
     exact: [field],
     rules: async (doc) => {

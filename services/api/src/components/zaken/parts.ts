@@ -38,6 +38,9 @@ export interface PartDef<D extends ZaakPartDoc> {
   scopes: ResourceDef<D>['scopes'];
   operations: Operation[];
   plainList?: boolean;
+  /** What the standard's file declares (see ResourceDef). */
+  head?: ResourceDef<D>['head'];
+  auditHeaders?: ResourceDef<D>['auditHeaders'];
   defaults?: JsonObject;
   /** The field on the zaak that lists this part's uuids (kept in step on create and delete). */
   link?: string;
@@ -77,6 +80,8 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
     scopes: def.scopes,
     operations: def.operations,
     plainList: def.plainList,
+    head: def.head,
+    auditHeaders: def.auditHeaders,
     kanaal: 'zaken',
     hoofdObject: (doc) => doc.zaak,
     kenmerken: (doc) => {

@@ -109,6 +109,7 @@ export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
     query: ZaakObjectQuery,
     scopes: { read: READ, create: ['zaken.aanmaken', BIJWERKEN, GEFORCEERD], update: UPDATE, destroy: [BIJWERKEN, GEFORCEERD, 'zaken.verwijderen'] },
     operations: ['list', 'create', 'read', 'update', 'partial_update', 'destroy'],
+    auditHeaders: ['create'],
     link: PART_LINKS.zaakobjecten,
     defaults: {
       object: '',
