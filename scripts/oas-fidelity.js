@@ -133,7 +133,8 @@ function operationView(doc, pathItem, method) {
     const { node: p, doc: d } = doc.resolve(raw);
     const schema = p.schema ? d.resolve(p.schema).node : {};
     const items = schema.items ? d.resolve(schema.items).node : undefined;
-    const en = schema.enum ?? items?.enum;
+    // (Zaken 1.5.1 writes the ordering values as one nested list: a client reads the values.)
+    const en = (schema.enum ?? items?.enum)?.flat();
     const key = `${p.in}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`;
     params.set(key, `required=${Boolean(p.required || p.in === 'path')}${en ? ` enum=${[...en].filter((e) => e !== null).sort().join('|')}` : ''}`);
   }

@@ -49,6 +49,11 @@ export interface ComponentDef {
    * are named the first way inside the platform; the document names them as the file does.
    */
   operationIds: 'retrieve' | 'read';
+  /**
+   * The standard's file declares each PATCH with the resource's whole body and its required list (Besluiten,
+   * Notificaties, Autorisaties); the server takes any part of it, as a PATCH does.
+   */
+  wholePatchBodies?: boolean;
   /** The standard's file declares the `Content-Type` request header on every write (all but Notificaties and Autorisaties). */
   declaresContentType?: boolean;
   /**
@@ -83,6 +88,17 @@ export interface RouteVariant {
   body?: z.ZodType;
   response?: z.ZodType;
   summary?: string;
+  declared?: Declared;
+}
+
+/**
+ * What a route's document declares where the standard's file says more than the server asks (a field required that
+ * the server fills in itself, a PATCH body with the required list of the whole resource) or less than it takes (a
+ * parameter of a later version): the document says what the file says, the server stays as lenient as it is.
+ */
+export interface Declared {
+  query?: z.ZodType;
+  body?: z.ZodType;
 }
 
 export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
@@ -107,6 +123,7 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   sends?: string;
   /** Schemas of other API versions of the component, by version (see ComponentDef.versions). */
   variants?: Readonly<Record<string, RouteVariant>>;
+  declared?: Declared;
   /**
    * The standard declares a `HEAD` operation beside this detail GET (`<resource>_headers`: the ETag, no body), and
    * `If-None-Match` on both.
@@ -226,7 +243,7 @@ export class ComponentApi {
   /** Adds a route to one version's document, with the header parameters the standard declares for it. */
   private document(doc: ComponentDocument, version: string, spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>, status: number): void {
     const v = spec.variants?.[version] ?? {};
-    const body = v.body ?? spec.body;
+    const body = v.declared?.body ?? spec.declared?.body ?? v.body ?? spec.body;
     const response = v.response ?? spec.response;
     const write = spec.method !== 'GET';
     const audited = spec.auditHeaders ?? (Boolean(this.def.audit) && /_(create|update|partial_update|destroy)$/.test(spec.operationId));
@@ -241,9 +258,11 @@ export class ComponentApi {
       headers['Accept-Crs'] = z.enum(['EPSG:4326']).describe("Het gewenste 'Coordinate Reference System' (CRS) van de geometrie in het antwoord.");
       headers['Content-Crs'] = z.enum(['EPSG:4326']).describe("Het 'Coordinate Reference System' (CRS) van de geometrie in de vraag.");
     }
-    if (spec.head) headers['If-None-Match'] = z.string().optional().describe('Voer een voorwaardelijk verzoek uit (de ETag van een eerder antwoord).');
-    if (this.def.versions) headers['Api-Version'] = z.string().optional().describe(`De gevraagde API-versie (zonder header: ${this.defaultVersion}).`);
-    const query = undocumentedOut(v.query ?? spec.query);
+    if (spec.head)
+      headers['If-None-Match'] = z.string().optional().describe('Voer een voorwaardelijk verzoek uit (de ETag van een eerder antwoord).');
+    if (this.def.versions)
+      headers['Api-Version'] = z.string().optional().describe(`De gevraagde API-versie (zonder header: ${this.defaultVersion}).`);
+    const query = undocumentedOut(v.declared?.query ?? spec.declared?.query ?? v.query ?? spec.query);
     const path = spec.path.replace(/:(\w+)/g, '{$1}');
     const operationId = this.operationId(spec, version);
     doc.add({

@@ -50,6 +50,8 @@ export interface ResourceDef<D extends Document> {
   head?: boolean;
   /** The standard declares the geometry headers on every operation of the resource (zaken). */
   crs?: boolean;
+  /** What the document declares where the standard's file differs from what the server takes (see Declared). */
+  declared?: { input?: z.ZodObject; query?: z.ZodObject; readQuery?: z.ZodObject };
   /** The writes on which the standard declares the audit headers, where not every write of an audited component. */
   auditHeaders?: readonly WriteActie[];
   /** The resource as served (drives the response OpenAPI schema). */
@@ -318,6 +320,7 @@ export class Resource<D extends Document> {
       path: `/${def.collection}`,
       operationId: `${this.name}_list`,
       ...this.declared('list'),
+      declared: def.declared?.query ? { query: def.declared.query.extend(def.plainList ? {} : PageQuery.shape) } : undefined,
       summary: `Alle ${def.collection} opvragen.`,
       scopes: def.scopes.read,
       query,
@@ -354,6 +357,7 @@ export class Resource<D extends Document> {
       path: `/${def.collection}`,
       operationId: `${this.name}_create`,
       ...this.declared('create'),
+      declared: { body: def.declared?.input },
       summary: `Maak een ${def.resource} aan.`,
       scopes: def.scopes.create,
       body: def.input,
@@ -374,6 +378,7 @@ export class Resource<D extends Document> {
       path: `/${def.collection}/:uuid`,
       operationId: `${this.name}_retrieve`,
       ...this.declared('read'),
+      declared: { query: def.declared?.readQuery },
       summary: `Een specifieke ${def.resource} opvragen.`,
       scopes: def.scopes.read,
       params: UuidParams,
@@ -403,6 +408,7 @@ export class Resource<D extends Document> {
       path: `/${def.collection}/:uuid`,
       operationId: `${this.name}_${partial ? 'partial_update' : 'update'}`,
       ...this.declared(partial ? 'partial_update' : 'update'),
+      declared: { body: partial && !this.api.def.wholePatchBodies ? undefined : (def.declared?.input ?? def.input) },
       summary: `Werk een ${def.resource} ${partial ? 'deels' : 'in zijn geheel'} bij.`,
       scopes: def.scopes.update,
       params: UuidParams,

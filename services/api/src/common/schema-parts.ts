@@ -72,3 +72,18 @@ export type StoredFields<S extends z.ZodType, Computed extends PropertyKey = nev
 
 /** A JSON object as an API serves it (one of another server, or this platform's view of another component's): its fields unknown until checked. */
 export type JsonObject = Record<string, unknown>;
+
+/**
+ * A parameter that takes one of `values` where the standard's file declares something else (no enum for a boolean
+ * query parameter or a free string; fewer values than the platform orders by): anything else is refused with
+ * `invalid_choice`, and the document declares the parameter as the file does (`declared`: its `type`, or its `enum`).
+ */
+export function choiceOf(values: readonly [string, ...string[]], declared: { type?: 'string' | 'boolean'; enum?: readonly string[] } = {}) {
+  return z
+    .string()
+    .refine((v) => values.includes(v), { message: `Kies uit: ${values.join(', ')}.`, params: { code: 'invalid_choice' } })
+    .meta({ type: declared.type ?? 'string', ...(declared.enum ? { enum: [...declared.enum] } : {}) });
+}
+
+/** A boolean query parameter (`true`/`false`, as the standard's clients send it; `True`, `1` and `0` also). */
+export const booleanParam = choiceOf(['true', 'false', 'True', 'False', '1', '0'], { type: 'boolean' });

@@ -26,6 +26,7 @@ export const autorisaties: ComponentDef = {
   name: 'autorisaties',
   code: 'ac',
   operationIds: 'read',
+  wholePatchBodies: true,
   title: 'Autorisaties API',
   version: '1.1.0',
   async register(api) {

@@ -17,6 +17,7 @@ export const besluiten: ComponentDef = {
   name: 'besluiten',
   code: 'brc',
   operationIds: 'read',
+  wholePatchBodies: true,
   declaresContentType: true,
   typeField: 'besluittype',
   title: 'Besluiten API',

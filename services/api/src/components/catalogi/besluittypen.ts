@@ -70,6 +70,8 @@ export function registerBesluittypen(c: Catalogi): Resource<BesluitTypeDoc> {
     // Not in the 1.3.1 detail parameters, but sent by clients (and VNG's historiemodel tests): it picks the
     // informatieobjecttypen shown, as on the list. It does not hide the besluittype itself.
     readQuery: z.object({ datumGeldigheid: date.optional() }),
+    // Catalogi 1.3.1 has a besluittype's zaaktypen read-only and no datumGeldigheid on its detail.
+    declared: { input: BesluitTypeInput.omit({ zaaktypen: true }), readQuery: z.object({}) },
     prepare: (data, ctx, current) => prepare(c, data, ctx, current),
     beforeDestroy: async (current, ctx) => {
       if (mayForceDelete(ctx.caller)) return;

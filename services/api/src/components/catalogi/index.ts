@@ -123,6 +123,7 @@ async function ensureIndexes(c: Catalogi): Promise<void> {
     { catalogus: 1, ...created },
     { relatieOmschrijving: 1, ...created },
     { resultaattypen: 1, ...created }, // the zaakobjecttypen of a resultaattype
+    { statustypen: 1, ...created }, // the zaakobjecttype of a statustype
   ]);
 
   // zaaktype-informatieobjecttypen are listed by zaaktype and volgnummer; status: _concept and _iotConcept.

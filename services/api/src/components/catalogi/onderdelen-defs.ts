@@ -48,9 +48,10 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     },
     links: [{ field: 'eigenschappen', target: 'eigenschappen' }],
     // The eindstatus is the statustype with the highest volgnummer of its zaaktype.
-    render: async (doc) => {
+    render: async (doc, url) => {
       const [last] = await statustypen.store.find({ zaaktype: doc.zaaktype }, { sort: { volgnummer: -1 }, limit: 1 });
-      return { isEindstatus: last ? last._id === doc._id : false };
+      const [zaakobjecttype] = await urlsWhere(zaakobjecttypen, { statustypen: url });
+      return { isEindstatus: last ? last._id === doc._id : false, zaakobjecttype: zaakobjecttype ?? '' };
     },
   });
 
@@ -81,6 +82,12 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     schema: ResultaatType,
     input: ResultaatTypeInput,
     query: ResultaatTypeQuery,
+    // Catalogi 1.3.1 requires besluittypen and knows the filters zaaktypeIdentificatie and datumGeldigheid only in
+    // their snake_case spelling; the server takes both, and a resultaattype without besluittypen.
+    declared: {
+      input: ResultaatTypeInput.required({ besluittypen: true }),
+      query: ResultaatTypeQuery.omit({ zaaktypeIdentificatie: true, datumGeldigheid: true }),
+    },
     defaults: {
       toelichting: '',
       archiefnominatie: '',

@@ -33,6 +33,7 @@ export interface OnderdeelDef<D extends OnderdeelDoc> {
   schema: z.ZodType;
   input: z.ZodObject;
   query: z.ZodObject;
+  declared?: ResourceDef<D>['declared'];
   defaults: JsonObject;
   /** Extra list filters beyond zaaktype, zaaktypeIdentificatie, status and datumGeldigheid. */
   filter?: (q: JsonObject) => Filter<Document>;
@@ -81,6 +82,7 @@ export function registerOnderdeel<D extends OnderdeelDoc>(c: Catalogi, def: Onde
     schema: def.schema,
     input: def.input,
     query: def.query,
+    declared: def.declared,
     scopes: { read: READ, create: WRITE_OR_FORCED, update: WRITE_OR_FORCED, destroy: DELETE_OR_FORCED },
     filter: (q) => {
       const f: Filter<Document> = {};

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OBJECTTYPEN, VERTROUWELIJKHEID, date, url, type StoredFields } from '../../common/schema-parts';
+import { OBJECTTYPEN, VERTROUWELIJKHEID, booleanParam, choiceOf, date, url, type StoredFields } from '../../common/schema-parts';
 
 /**
  * Catalogi API 1.3.1 resources. Each resource has an input schema (the writable fields, no defaults, so that its
@@ -15,7 +15,7 @@ export const duration = z.string().regex(ISO_DURATION, { message: 'Ongeldige duu
 const optionalUrl = (max = 1000) => z.union([z.literal(''), z.url().max(max)]).optional();
 const text = (max?: number) => (max ? z.string().max(max) : z.string());
 
-export const STATUS_FILTER = z.enum(['alles', 'concept', 'definitief']);
+export const STATUS_FILTER = choiceOf(['alles', 'concept', 'definitief']);
 export const AFLEIDINGSWIJZEN = [
   'afgehandeld',
   'ander_datumkenmerk',
@@ -282,7 +282,16 @@ export const StatusTypeInput = z
   .meta({ id: 'StatusTypeRequest' });
 
 export const StatusType = z
-  .object({ url, ...StatusTypeInput.shape, ...geldigheidOut, catalogus: url, zaaktypeIdentificatie: z.string(), isEindstatus: z.boolean() })
+  .object({
+    url,
+    ...StatusTypeInput.shape,
+    ...geldigheidOut,
+    catalogus: url,
+    zaaktypeIdentificatie: z.string(),
+    isEindstatus: z.boolean(),
+    /** The zaakobjecttype that names this statustype among its statustypen ('' when none does). */
+    zaakobjecttype: z.union([z.literal(''), url]),
+  })
   .meta({ id: 'StatusType' });
 
 export const RolTypeInput = z
@@ -397,9 +406,8 @@ export const ZaakObjectTypeInput = z
 
 export const ZaakObjectType = z.object({ url, ...ZaakObjectTypeInput.shape, zaaktypeIdentificatie: z.string() }).meta({ id: 'ZaakObjectType' });
 
-const booleanFilter = z.enum(['true', 'false', 'True', 'False', '1', '0']);
 export const ZaakObjectTypeQuery = z.object({
-  anderObjecttype: booleanFilter.optional(),
+  anderObjecttype: booleanParam.optional(),
   catalogus: url.optional(),
   datumBeginGeldigheid: date.optional(),
   datumEindeGeldigheid: date.optional(),

@@ -107,6 +107,8 @@ export function registerZaaktypen(c: Catalogi): Resource<ZaakTypeDoc> {
     },
     // `datumGeldigheid` on the detail GET applies to the zaaktype itself and to everything it shows.
     readQuery: z.object({ datumGeldigheid: date.optional() }),
+    // Catalogi 1.3.1 requires deelzaaktypen (1.3.3 no longer does; the server never did).
+    declared: { input: ZaakTypeInput.required({ deelzaaktypen: true }) },
     readFilter: (q) => (q.datumGeldigheid ? geldigOp(String(q.datumGeldigheid)) : {}),
     prepare: (data, ctx, current) => prepare(c, data, ctx, current),
     beforeDestroy: async (current, ctx) => {

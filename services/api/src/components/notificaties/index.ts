@@ -14,6 +14,7 @@ export const notificaties: ComponentDef = {
   name: 'notificaties',
   code: 'nrc',
   operationIds: 'read',
+  wholePatchBodies: true,
   title: 'Notificaties API',
   version: '1.0.0',
   async register(api) {

@@ -90,6 +90,8 @@ interface NestedDef<D extends NestedDoc> {
   /** As ResourceDef.head and ResourceDef.auditHeaders: what the standard's file declares. */
   head?: boolean;
   auditHeaders?: readonly WriteActie[];
+  /** The body the document declares on create and update, where the file requires more than the path gives. */
+  declaredInput?: zod.ZodObject;
   rules: (doc: Omit<D, keyof NestedFacts>, zaak: Stored<ZaakDoc>) => Promise<Omit<D, keyof NestedFacts>>;
   /** A rule of the DELETE operation (not of removals the platform makes itself). */
   beforeDestroy?: (current: Stored<D>, zaak: Stored<ZaakDoc>) => Promise<void>;
@@ -162,6 +164,7 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
     path: base,
     operationId: `${def.resource}_create`,
     auditHeaders: def.auditHeaders?.includes('create'),
+    declared: { body: def.declaredInput },
     summary: `Maak een ${def.resource} aan.`,
     scopes: def.scopes.create,
     params: ZaakParams,
@@ -193,6 +196,7 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
         path: `${base}/:uuid`,
         operationId: `${def.resource}_${partial ? 'partial_update' : 'update'}`,
         auditHeaders: def.auditHeaders?.includes(partial ? 'partial_update' : 'update'),
+        declared: { body: partial ? undefined : def.declaredInput },
         summary: `Werk een ${def.resource} bij.`,
         scopes: def.scopes.update ?? UPDATE,
         params: ZaakPartParams,
@@ -243,6 +247,8 @@ export function registerZaakeigenschappen(z: Zaken): NestedResource<ZaakEigensch
     update: true,
     head: true,
     auditHeaders: ['create'],
+    // The file requires the zaak in the body too; the server takes it from the path.
+    declaredInput: ZaakEigenschapInput.required({ zaak: true }),
     link: PART_LINKS.eigenschappen,
     rules: async (doc, zaak) => {
       const eigenschap = await z.refs.mustCatalogus('eigenschappen', 'eigenschap', doc.eigenschap);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VERTROUWELIJKHEID, date, dateTime, url, type StoredFields } from '../../common/schema-parts';
+import { VERTROUWELIJKHEID, booleanParam, choiceOf, date, dateTime, url, type StoredFields } from '../../common/schema-parts';
 import { BETROKKENE_TYPEN, ContactPersoonRol, GeoWithin, Geometry, OBJECT_TYPEN, ObjectTypeOverigeDefinitie } from './identificaties';
 
 /**
@@ -32,7 +32,10 @@ export const ROL_OMSCHRIJVING_GENERIEK = z.enum([
   'mede_initiator',
 ]);
 export const ORDERING = ['startdatum', 'einddatum', 'publicatiedatum', 'archiefactiedatum', 'registratiedatum', 'identificatie'] as const;
-export const ORDERING_ENUM = z.enum(ORDERING.flatMap((f) => [f, `-${f}`]) as [string, ...string[]]);
+/** The standard's file names the first four; the list also orders by registratiedatum and identificatie. */
+export const ORDERING_ENUM = choiceOf(ORDERING.flatMap((f) => [f, `-${f}`]) as [string, ...string[]], {
+  enum: ORDERING.slice(0, 4).flatMap((f) => [f, `-${f}`]),
+});
 
 // ---------------------------------------------------------------- Zaak
 
@@ -137,7 +140,7 @@ type PartOf<S extends z.ZodType, Computed extends PropertyKey = never> = StoredF
 /** A filter on a URL field (`format: uri` in the standard): anything else is a 400 naming the parameter. */
 const urlFilter = z.url().optional();
 /** A boolean query parameter, as Django's filters take it. */
-const ISNULL = z.enum(['true', 'false', 'True', 'False', '1', '0']);
+const ISNULL = booleanParam;
 /** A comma-separated `__in` parameter whose every value is one of `values`. */
 const csvOf = (values: readonly string[]) =>
   z.string().refine((v) => v.split(',').every((x) => x.trim() === '' || values.includes(x.trim())), { message: `Kies uit: ${values.join(', ')}.` });
@@ -234,7 +237,7 @@ export type StatusDoc = PartOf<typeof Status, 'zaakinformatieobjecten'> & { _ein
 export const StatusQuery = z.object({
   zaak: urlFilter,
   statustype: urlFilter,
-  indicatieLaatstGezetteStatus: z.enum(['true', 'false']).optional(),
+  indicatieLaatstGezetteStatus: choiceOf(['true', 'false'], { type: 'boolean' }).optional(),
 });
 
 // ---------------------------------------------------------------- Resultaat
