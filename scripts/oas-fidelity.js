@@ -85,7 +85,10 @@ function fields(doc, schema, opts, prefix = '', out = new Map(), depth = 0) {
   const { node, doc: d } = doc.resolve(schema);
   const inner = { ...opts, variants: false };
   if (node.allOf) for (const s of node.allOf) fields(d, s, inner, prefix, out, depth + 1);
-  for (const key of ['oneOf', 'anyOf']) if (node[key]) for (const s of node[key]) fields(d, s, inner, prefix, out, depth + 1);
+  // The alternatives of a oneOf/anyOf add their fields; their required lists are each alternative's own.
+  for (const key of ['oneOf', 'anyOf']) {
+    for (const s of node[key] ?? []) for (const [k, v] of fields(d, s, inner, prefix, new Map(), depth + 1)) if (!k.includes('!required')) out.set(k, v);
+  }
   if (node.items) fields(d, node.items, { ...opts, variants: true }, `${prefix}[]`, out, depth + 1);
   const props = node.properties ?? {};
   // A free-form object (no properties, any additional ones): a client takes whatever fields come.
@@ -109,7 +112,7 @@ function fields(doc, schema, opts, prefix = '', out = new Map(), depth = 0) {
   if (mapping && opts.variants !== false) {
     // A client sees each variant's fields on the object (its required list is the variant's business).
     for (const target of Object.values(mapping)) {
-      for (const [k, v] of fields(d, { $ref: target }, inner, prefix, new Map(), depth + 1)) if (!k.endsWith('!required')) out.set(k, v);
+      for (const [k, v] of fields(d, { $ref: target }, inner, prefix, new Map(), depth + 1)) if (!k.includes('!required')) out.set(k, v);
     }
   }
   return out;

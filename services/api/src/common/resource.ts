@@ -51,7 +51,7 @@ export interface ResourceDef<D extends Document> {
   /** The standard declares the geometry headers on every operation of the resource (zaken). */
   crs?: boolean;
   /** What the document declares where the standard's file differs from what the server takes (see Declared). */
-  declared?: { input?: z.ZodObject; query?: z.ZodObject; readQuery?: z.ZodObject };
+  declared?: { input?: z.ZodObject; query?: z.ZodObject; readQuery?: z.ZodObject; schema?: z.ZodType };
   /** The writes on which the standard declares the audit headers, where not every write of an audited component. */
   auditHeaders?: readonly WriteActie[];
   /** The resource as served (drives the response OpenAPI schema). */
@@ -300,6 +300,11 @@ export class Resource<D extends Document> {
     return this.def.prepare ? this.def.prepare(data, ctx, current) : (data as D);
   }
 
+  /** The resource as its document shows it (see ResourceDef.declared). */
+  private get shown(): z.ZodType {
+    return this.def.declared?.schema ?? this.def.schema;
+  }
+
   /** The resource's name in operationIds. */
   private get name(): string {
     return this.def.operationName ?? this.def.resource;
@@ -314,7 +319,7 @@ export class Resource<D extends Document> {
   private listRoute(): void {
     const { def } = this;
     const query = (def.query ?? z.object({})).extend(def.plainList ? {} : PageQuery.shape);
-    const results = z.array(def.schema);
+    const results = z.array(this.shown);
     this.api.route({
       method: 'GET',
       path: `/${def.collection}`,
@@ -361,7 +366,7 @@ export class Resource<D extends Document> {
       summary: `Maak een ${def.resource} aan.`,
       scopes: def.scopes.create,
       body: def.input,
-      response: def.schema,
+      response: this.shown,
       handler: async ({ req, caller, body }) => {
         const uuid = randomUUID();
         const ctx = this.ctx(caller, uuid, req);
@@ -383,7 +388,7 @@ export class Resource<D extends Document> {
       scopes: def.scopes.read,
       params: UuidParams,
       query: def.readQuery,
-      response: def.schema,
+      response: this.shown,
       etag: true,
       head: def.head ?? this.api.def.heads,
       handler: async ({ req, caller, params, query }) => {
@@ -408,12 +413,12 @@ export class Resource<D extends Document> {
       path: `/${def.collection}/:uuid`,
       operationId: `${this.name}_${partial ? 'partial_update' : 'update'}`,
       ...this.declared(partial ? 'partial_update' : 'update'),
-      declared: { body: partial && !this.api.def.wholePatchBodies ? undefined : (def.declared?.input ?? def.input) },
+      declared: { body: !partial || this.api.def.wholePatchBodies ? (def.declared?.input ?? def.input) : def.declared?.input?.partial() },
       summary: `Werk een ${def.resource} ${partial ? 'deels' : 'in zijn geheel'} bij.`,
       scopes: def.scopes.update,
       params: UuidParams,
       body,
-      response: def.schema,
+      response: this.shown,
       handler: async ({ req, caller, params, body: data }) => {
         const current = await this.getOr404(params.uuid, caller);
         const ctx = this.ctx(caller, current._id, req);

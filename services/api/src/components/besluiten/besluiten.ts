@@ -51,6 +51,8 @@ export function registerBesluiten(b: Besluiten): Resource<BesluitDoc> {
     input: BesluitInput,
     query: BesluitQuery,
     readQuery: BesluitReadQuery,
+    // `expand` comes with Besluiten 1.1.0; the 1.0.2 file does not declare it (the server takes it all the same).
+    declared: { query: BesluitQuery.omit({ expand: true }), readQuery: BesluitReadQuery.omit({ expand: true }) },
     scopes: { read: READ, create: [AANMAKEN], update: [BIJWERKEN], destroy: [VERWIJDEREN] },
     operations: ['list', 'read', 'update', 'partial_update', 'destroy'],
     kanaal: 'besluiten',

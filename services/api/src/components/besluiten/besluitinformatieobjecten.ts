@@ -47,6 +47,10 @@ export function registerBesluitinformatieobjecten(b: Besluiten): Resource<BioDoc
     input: BesluitInformatieObjectInput,
     query: BesluitInformatieObjectQuery,
     readQuery: BesluitInformatieObjectReadQuery,
+    declared: {
+      query: BesluitInformatieObjectQuery.omit({ expand: true }),
+      readQuery: BesluitInformatieObjectReadQuery.omit({ expand: true }),
+    },
     scopes: { read: READ, create: [AANMAKEN], update: [BIJWERKEN], destroy: [VERWIJDEREN] },
     operations: ['list', 'read', 'destroy'],
     plainList: true,

@@ -397,10 +397,22 @@ const simple = [
   geometry('MultiPolygon', z.array(z.array(LinearRing).min(1))),
 ] as const;
 
-/** Members are the six coordinate geometries: RFC 7946 advises against nested collections. */
-const GeometryCollection = z
-  .object({ type: z.literal('GeometryCollection'), geometries: z.array(z.discriminatedUnion('type', [...simple])) })
-  .meta({ id: 'GeometryCollection' });
+const Simple = z.discriminatedUnion('type', [...simple]);
+/**
+ * A member of a collection as the standard's file declares it (`Geometry`: its type; a client reads the rest as the
+ * type says). Members are the six coordinate geometries, each checked as the one it names: RFC 7946 advises against
+ * nested collections.
+ */
+const Member = z
+  .looseObject({ type: z.enum(simple.map((g) => g.shape.type.value) as [string, ...string[]]) })
+  .transform((member, ctx) => {
+    const parsed = Simple.safeParse(member);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as never);
+    return z.NEVER;
+  })
+  .meta({ id: 'Geometry' });
+const GeometryCollection = z.object({ type: z.literal('GeometryCollection'), geometries: z.array(Member) }).meta({ id: 'GeometryCollection' });
 
 /** The spec's GeoJSONGeometry: Zaak.zaakgeometrie (nullable there) and GeoWithin.within. */
 export const Geometry = z.discriminatedUnion('type', [...simple, GeometryCollection]).meta({ id: 'GeoJSONGeometry' });

@@ -40,6 +40,7 @@ export interface PartDef<D extends ZaakPartDoc> {
   plainList?: boolean;
   /** What the standard's file declares (see ResourceDef). */
   head?: ResourceDef<D>['head'];
+  declared?: ResourceDef<D>['declared'];
   auditHeaders?: ResourceDef<D>['auditHeaders'];
   defaults?: JsonObject;
   /** The field on the zaak that lists this part's uuids (kept in step on create and delete). */
@@ -81,6 +82,7 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
     operations: def.operations,
     plainList: def.plainList,
     head: def.head,
+    declared: def.declared,
     auditHeaders: def.auditHeaders,
     kanaal: 'zaken',
     hoofdObject: (doc) => doc.zaak,

@@ -6,7 +6,18 @@ import { invalidParams } from '../../common/validation';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
 import { betrokkeneIdentificatie, objectIdentificatie, type BetrokkeneType } from './identificaties';
 import { registerPart } from './parts';
-import { Rol, RolInput, RolQuery, ZaakObject, ZaakObjectInput, ZaakObjectQuery, type RolDoc, type ZaakObjectDoc } from './schemas';
+import {
+  Rol,
+  RolDeclared,
+  RolInput,
+  RolQuery,
+  ZaakObject,
+  ZaakObjectDeclared,
+  ZaakObjectInput,
+  ZaakObjectQuery,
+  type RolDoc,
+  type ZaakObjectDoc,
+} from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 import type { Pii } from '@zgw/shared';
 import { PII_FIELDS, PII_HASHES, openPii, piiCondition, piiHashes, sealPii } from '../../common/pii-fields';
@@ -66,6 +77,7 @@ export function registerRollen(z: Zaken): Resource<RolDoc> {
   return registerPart<RolDoc>(z, {
     collection: 'rollen',
     resource: 'rol',
+    declared: RolDeclared,
     schema: Rol,
     input: RolInput,
     query: RolQuery,
@@ -104,6 +116,7 @@ export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
   return registerPart<ZaakObjectDoc>(z, {
     collection: 'zaakobjecten',
     resource: 'zaakobject',
+    declared: ZaakObjectDeclared,
     schema: ZaakObject,
     input: ZaakObjectInput,
     query: ZaakObjectQuery,

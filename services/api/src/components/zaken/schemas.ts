@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { VERTROUWELIJKHEID, booleanParam, choiceOf, date, dateTime, url, type StoredFields } from '../../common/schema-parts';
-import { BETROKKENE_TYPEN, ContactPersoonRol, GeoWithin, Geometry, OBJECT_TYPEN, ObjectTypeOverigeDefinitie } from './identificaties';
+import {
+  BETROKKENE_TYPEN,
+  ContactPersoonRol,
+  GeoWithin,
+  Geometry,
+  OBJECT_TYPEN,
+  ObjectTypeOverigeDefinitie,
+  betrokkeneIdentificatie,
+  objectIdentificatie,
+} from './identificaties';
 
 /**
  * Zaken API 1.5.1 resources. As in Catalogi: an input schema per resource with only the writable fields (its
@@ -274,6 +283,13 @@ export const Rol = RolInput.extend({
 }).meta({ id: 'Rol' });
 
 /**
+ * Rol as the document shows it: the betrokkeneIdentificatie of each betrokkeneType, as the standard's file declares
+ * them (the server validates the one the betrokkeneType names; see the rol rules).
+ */
+const declaredBetrokkene = { betrokkeneIdentificatie: z.union(Object.values(betrokkeneIdentificatie)).nullable().optional() };
+export const RolDeclared = { input: RolInput.extend(declaredBetrokkene), schema: Rol.extend(declaredBetrokkene) };
+
+/**
  * `_statussen`: the statussen it set (gezetdoor); `_pii`: the search hashes of its betrokkeneIdentificatie's sealed
  * identifiers (common/pii-fields.ts).
  */
@@ -322,6 +338,14 @@ export const ZaakObjectInput = z
   .meta({ id: 'ZaakObjectRequest' });
 
 export const ZaakObject = ZaakObjectInput.extend({ url, uuid: z.uuid() }).meta({ id: 'ZaakObject' });
+/** ZaakObject as the document shows it: the objectIdentificatie of each objectType (see RolDeclared). */
+const declaredObject = {
+  objectIdentificatie: z
+    .union(Object.values(objectIdentificatie) as [z.ZodType, ...z.ZodType[]])
+    .nullable()
+    .optional(),
+};
+export const ZaakObjectDeclared = { input: ZaakObjectInput.extend(declaredObject), schema: ZaakObject.extend(declaredObject) };
 /** `_pii`: the search hashes of its objectIdentificatie's sealed identifiers (also the mark that they are sealed). */
 export type ZaakObjectDoc = PartOf<typeof ZaakObject> & { _pii?: Record<string, string> };
 export const ZaakObjectQuery = z.object({ zaak: urlFilter, object: urlFilter, objectType: OBJECT_TYPE.optional() });
