@@ -29,7 +29,7 @@ afterAll(async () => t.close());
 
 type Op = { operationId: string; security?: Record<string, string[]>[]; parameters?: { name: string; in: string }[]; requestBody?: unknown };
 
-it('serves an OpenAPI document with every operation, its scope and the list filters of the standard (and expand)', async () => {
+it('serves an OpenAPI document with every operation, its scope and the list filters of the standard', async () => {
   const res = await t.call('GET', `${BRC}/schema/openapi.json`, undefined, { token: null });
   expect(res.statusCode).toBe(200);
   const doc = res.json() as { info: Record<string, string>; paths: Record<string, Record<string, Op>> };
@@ -45,8 +45,9 @@ it('serves an OpenAPI document with every operation, its scope and the list filt
       .filter((p) => p.in === 'query')
       .map((p) => p.name)
       .sort();
-  expect(query('/besluiten')).toEqual(['besluittype', 'expand', 'identificatie', 'page', 'verantwoordelijkeOrganisatie', 'zaak']);
-  expect(query('/besluitinformatieobjecten')).toEqual(['besluit', 'expand', 'informatieobject']);
-  expect(query('/besluiten/{uuid}')).toEqual(['expand']);
+  // `expand` is Besluiten 1.1.0's: the 1.0.2 document does not declare it (the server takes it all the same).
+  expect(query('/besluiten')).toEqual(['besluittype', 'identificatie', 'page', 'verantwoordelijkeOrganisatie', 'zaak']);
+  expect(query('/besluitinformatieobjecten')).toEqual(['besluit', 'informatieobject']);
+  expect(query('/besluiten/{uuid}')).toEqual([]);
   expect((await t.call('GET', `${BRC}/schema/openapi.yaml`, undefined, { token: null })).body).toContain('title: Besluiten API');
 });

@@ -99,6 +99,7 @@ export interface RouteVariant {
 export interface Declared {
   query?: z.ZodType;
   body?: z.ZodType;
+  response?: z.ZodType;
 }
 
 export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
@@ -115,8 +116,8 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   status?: number;
   /** Detail GETs answer with an ETag and honour If-None-Match. */
   etag?: boolean;
-  /** The media type of the request body in the OpenAPI document (default application/json). */
-  bodyType?: string;
+  /** The media types of the request body in the OpenAPI document (default application/json). */
+  bodyType?: string | readonly [string, ...string[]];
   /** The body may be left out (then it is validated as `{}`). */
   optionalBody?: boolean;
   /** The handler sends the response itself (a file, streamed) with this media type; the wrapper only returns the reply. */
@@ -244,12 +245,13 @@ export class ComponentApi {
   private document(doc: ComponentDocument, version: string, spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>, status: number): void {
     const v = spec.variants?.[version] ?? {};
     const body = v.declared?.body ?? spec.declared?.body ?? v.body ?? spec.body;
-    const response = v.response ?? spec.response;
+    const response = v.declared?.response ?? spec.declared?.response ?? v.response ?? spec.response;
     const write = spec.method !== 'GET';
     const audited = spec.auditHeaders ?? (Boolean(this.def.audit) && /_(create|update|partial_update|destroy)$/.test(spec.operationId));
     const headers: Record<string, z.ZodType> = {};
+    const bodyTypes = typeof spec.bodyType === 'string' ? [spec.bodyType] : [...(spec.bodyType ?? ['application/json'])];
     if (write && spec.method !== 'DELETE' && this.def.declaresContentType)
-      headers['Content-Type'] = z.enum([spec.bodyType ?? 'application/json']).describe('Content type van de verzoekinhoud.');
+      headers['Content-Type'] = z.enum(bodyTypes).describe('Content type van de verzoekinhoud.');
     if (audited) {
       headers['X-NLX-Logrecord-ID'] = z.string().optional().describe('Identifier of the request, traceable throughout the network');
       headers['X-Audit-Toelichting'] = z.string().optional().describe('Toelichting waarom een bepaald verzoek wordt gedaan');
@@ -275,7 +277,7 @@ export class ComponentApi {
         params: spec.params as z.ZodObject | undefined,
         query,
         headers: z.object(headers),
-        body: body ? { content: { [spec.bodyType ?? 'application/json']: { schema: body } }, required: !spec.optionalBody } : undefined,
+        body: body ? { content: Object.fromEntries(bodyTypes.map((t) => [t, { schema: body }])), required: !spec.optionalBody } : undefined,
       },
       responses: {
         [status]: spec.sends

@@ -98,9 +98,13 @@ export class Bestandsdelen implements Delen {
       scopes: [BIJWERKEN],
       params: UuidParams,
       body: BestandsDeelRequest,
-      bodyType: 'multipart/form-data',
+      // The file declares the form encoding too; the server takes multipart/form-data (415 otherwise).
+      bodyType: ['multipart/form-data', 'application/x-www-form-urlencoded'],
+      auditHeaders: false,
       status: 200,
       response: BestandsDeel,
+      // The file's response names the part's inhoud (write-only: never returned).
+      declared: { response: BestandsDeel.extend({ inhoud: z.string().optional() }) },
       handler: async ({ req, caller, params, body }) => {
         const file = takeUpload(req);
         try {

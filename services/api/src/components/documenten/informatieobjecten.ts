@@ -53,6 +53,7 @@ import {
   EnkelvoudigInformatieObjectWithLock,
   EnkelvoudigInformatieObjectWithLock17,
   EnkelvoudigInformatieObjectZoek,
+  EnkelvoudigInformatieObjectZoekDeclared,
   EnkelvoudigInformatieObjectZoek17,
   FIELDS_17,
   LockResponse,
@@ -233,7 +234,15 @@ function registerWrites(d: Documenten, eio: Resource<EioDoc>): void {
     scopes: [AANMAKEN],
     body: EnkelvoudigInformatieObjectInput,
     response: EnkelvoudigInformatieObjectWithLock,
-    variants: { [V17]: { body: EnkelvoudigInformatieObjectInput17, response: EnkelvoudigInformatieObjectWithLock17 } },
+    // The 1.5.0 file's create answer names no lock (a create with bestandsdelen returns it all the same); 1.7.0's does.
+    declared: { response: EnkelvoudigInformatieObject },
+    variants: {
+      [V17]: {
+        body: EnkelvoudigInformatieObjectInput17,
+        response: EnkelvoudigInformatieObjectWithLock17,
+        declared: { response: EnkelvoudigInformatieObjectWithLock17 },
+      },
+    },
     handler: async ({ req, caller, body }) => {
       const streamed = takeUpload(req);
       let file: Bestand | undefined;
@@ -517,7 +526,8 @@ function registerReads(d: Documenten, eio: Resource<EioDoc>): void {
     body: EnkelvoudigInformatieObjectZoek,
     status: 200,
     response: Page,
-    variants: { [V17]: { body: EnkelvoudigInformatieObjectZoek17, response: Page17 } },
+    declared: { body: EnkelvoudigInformatieObjectZoekDeclared },
+    variants: { [V17]: { body: EnkelvoudigInformatieObjectZoek17, response: Page17, declared: { body: EnkelvoudigInformatieObjectZoek17 } } },
     handler: ({ req, caller, query, body }) => list(req, caller, body, query.page, query.cursor),
   });
   api.route({

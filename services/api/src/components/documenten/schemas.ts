@@ -121,15 +121,17 @@ export const EnkelvoudigInformatieObjectReadQuery = z.object({
 
 export const DownloadQuery = EnkelvoudigInformatieObjectReadQuery.omit({ expand: true });
 
-export const EnkelvoudigInformatieObjectZoek = z
-  .object({
-    uuid__in: z.array(z.uuid()).optional(),
-    /** The tag file's spelling of uuid__in. */
-    uuid_In: z.array(z.uuid()).optional(),
-    identificatie: z.string().optional(),
-    bronorganisatie: z.string().optional(),
-    expand: z.string().optional(),
-  })
+export const EnkelvoudigInformatieObjectZoek = z.object({
+  uuid__in: z.array(z.uuid()).optional(),
+  /** The tag file's spelling of uuid__in. */
+  uuid_In: z.array(z.uuid()).optional(),
+  identificatie: z.string().optional(),
+  bronorganisatie: z.string().optional(),
+  expand: z.string().optional(),
+});
+/** The `_zoek` body as the 1.5.0 file declares it: `uuid_In` (sic) required, and expand. */
+export const EnkelvoudigInformatieObjectZoekDeclared = z
+  .object({ uuid_In: z.array(z.uuid()), expand: z.string().min(1).optional() })
   .meta({ id: 'EIOZoekRequest' });
 
 // ---------------------------------------------------------------- EnkelvoudigInformatieObject 1.7.0
