@@ -235,7 +235,7 @@ export class ComponentApi {
   }
 
   /** The operationId a version's document gives a route (see ComponentDef.operationIds). */
-  operationId(spec: Pick<RouteSpec<z.ZodType, z.ZodType, z.ZodType>, 'operationId' | 'operationIds'>, version: string): string {
+  private operationId(spec: Pick<RouteSpec<z.ZodType, z.ZodType, z.ZodType>, 'operationId' | 'operationIds'>, version: string): string {
     const own = spec.operationIds?.[version];
     if (own) return own;
     return this.def.operationIds === 'read' ? spec.operationId.replace(/_retrieve$/, '_read').replace(/_destroy$/, '_delete') : spec.operationId;

@@ -4,7 +4,7 @@ import type { Document, Filter, Sort } from 'mongodb';
 import { z } from 'zod';
 import { AUDIT_TOPIC, AUDITTRAIL_COLLECTION, type AuditEntry, type Notificatie, type OutboxEvent } from '@zgw/shared';
 import { Caller } from './auth';
-import { UuidParams, type ComponentApi } from './component';
+import { UuidParams, type ComponentApi, type RouteSpec } from './component';
 import { ZgwError } from './errors';
 import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from './pagination';
@@ -311,21 +311,22 @@ export class Resource<D extends Document> {
   }
 
   /** The header parameters the standard declares on one of the resource's operations (see RouteSpec). */
-  private declared(op: Operation): { crs?: boolean; auditHeaders?: boolean } {
+  headersOf(op: Operation): Pick<RouteSpec<z.ZodType, z.ZodType, z.ZodType>, 'crs' | 'auditHeaders'> {
     const audit = this.def.auditHeaders && op !== 'list' && op !== 'read' ? { auditHeaders: this.def.auditHeaders.includes(op) } : {};
     return { crs: this.def.crs, ...audit };
   }
 
   private listRoute(): void {
     const { def } = this;
-    const query = (def.query ?? z.object({})).extend(def.plainList ? {} : PageQuery.shape);
+    const paged = (q: z.ZodObject) => q.extend(def.plainList ? {} : PageQuery.shape);
+    const query = paged(def.query ?? z.object({}));
     const results = z.array(this.shown);
     this.api.route({
       method: 'GET',
       path: `/${def.collection}`,
       operationId: `${this.name}_list`,
-      ...this.declared('list'),
-      declared: def.declared?.query ? { query: def.declared.query.extend(def.plainList ? {} : PageQuery.shape) } : undefined,
+      ...this.headersOf('list'),
+      declared: { query: def.declared?.query && paged(def.declared.query) },
       summary: `Alle ${def.collection} opvragen.`,
       scopes: def.scopes.read,
       query,
@@ -361,7 +362,7 @@ export class Resource<D extends Document> {
       method: 'POST',
       path: `/${def.collection}`,
       operationId: `${this.name}_create`,
-      ...this.declared('create'),
+      ...this.headersOf('create'),
       declared: { body: def.declared?.input },
       summary: `Maak een ${def.resource} aan.`,
       scopes: def.scopes.create,
@@ -382,7 +383,7 @@ export class Resource<D extends Document> {
       method: 'GET',
       path: `/${def.collection}/:uuid`,
       operationId: `${this.name}_retrieve`,
-      ...this.declared('read'),
+      ...this.headersOf('read'),
       declared: { query: def.declared?.readQuery },
       summary: `Een specifieke ${def.resource} opvragen.`,
       scopes: def.scopes.read,
@@ -412,7 +413,7 @@ export class Resource<D extends Document> {
       method: partial ? 'PATCH' : 'PUT',
       path: `/${def.collection}/:uuid`,
       operationId: `${this.name}_${partial ? 'partial_update' : 'update'}`,
-      ...this.declared(partial ? 'partial_update' : 'update'),
+      ...this.headersOf(partial ? 'partial_update' : 'update'),
       declared: { body: !partial || this.api.def.wholePatchBodies ? (def.declared?.input ?? def.input) : def.declared?.input?.partial() },
       summary: `Werk een ${def.resource} ${partial ? 'deels' : 'in zijn geheel'} bij.`,
       scopes: def.scopes.update,
@@ -438,7 +439,7 @@ export class Resource<D extends Document> {
       method: 'DELETE',
       path: `/${def.collection}/:uuid`,
       operationId: `${this.name}_destroy`,
-      ...this.declared('destroy'),
+      ...this.headersOf('destroy'),
       summary: `Verwijder een ${def.resource}.`,
       scopes: def.scopes.destroy,
       params: UuidParams,

@@ -408,7 +408,7 @@ const Member = z
   .transform((member, ctx) => {
     const parsed = Simple.safeParse(member);
     if (parsed.success) return parsed.data;
-    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: issue.path } as never);
+    for (const issue of parsed.error.issues) ctx.addIssue(issue as never);
     return z.NEVER;
   })
   .meta({ id: 'Geometry' });
