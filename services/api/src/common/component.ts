@@ -142,6 +142,11 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
    */
   operationIds?: Readonly<Record<string, string>>;
   /**
+   * The version that brought the route (Catalogi 1.3.3's catalogus updates): in the documents of that version and
+   * later, answered 405 in the earlier ones.
+   */
+  since?: string;
+  /**
    * False for a route the server answers but the standard's file does not declare (a rule of the standard's
    * compliance tests answers there): it stays out of the document, which says what the standard says.
    */
@@ -210,6 +215,30 @@ export class ComponentApi {
     return req.apiVersion ?? this.defaultVersion;
   }
 
+  /**
+   * The version of this component an object shows in: the one asked for when the request is this component's; the
+   * newest when another component embeds it (the newer files of the others embed this component's newest schemas).
+   */
+  versionFor(req: FastifyRequest | undefined): string {
+    if (req?.routeOptions.url?.startsWith(`/${this.def.name}/`)) return this.version(req);
+    const all = this.def.versions ?? [this.def.version];
+    return all[all.length - 1]!;
+  }
+
+  /** Whether `version` is `since` or later (versions in the order of ComponentDef.versions). */
+  atLeast(version: string, since: string): boolean {
+    return this.versionIndex(version) >= this.versionIndex(since);
+  }
+
+  private versionIndex(version: string): number {
+    return (this.def.versions ?? [this.def.version]).indexOf(version);
+  }
+
+  /** The read cache's key of a request: its version and URL. */
+  requestKey(req: FastifyRequest): string {
+    return `${this.version(req)} ${req.url}`;
+  }
+
   /** Where the OpenAPI documents of the other versions are, for the description of version `v`'s document. */
   private schemaLinks(v: string): string | undefined {
     const others = (this.def.versions ?? []).filter((o) => o !== v);
@@ -244,8 +273,9 @@ export class ComponentApi {
   /** Adds a route to one version's document, with the header parameters the standard declares for it. */
   private document(doc: ComponentDocument, version: string, spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>, status: number): void {
     const v = spec.variants?.[version] ?? {};
-    const body = v.declared?.body ?? spec.declared?.body ?? v.body ?? spec.body;
-    const response = v.declared?.response ?? spec.declared?.response ?? v.response ?? spec.response;
+    // A version's own schema stands before what the default version's document declares.
+    const body = v.declared?.body ?? v.body ?? spec.declared?.body ?? spec.body;
+    const response = v.declared?.response ?? v.response ?? spec.declared?.response ?? spec.response;
     const write = spec.method !== 'GET';
     const audited = spec.auditHeaders ?? (Boolean(this.def.audit) && /_(create|update|partial_update|destroy)$/.test(spec.operationId));
     const headers: Record<string, z.ZodType> = {};
@@ -264,7 +294,7 @@ export class ComponentApi {
       headers['If-None-Match'] = z.string().optional().describe('Voer een voorwaardelijk verzoek uit (de ETag van een eerder antwoord).');
     if (this.def.versions)
       headers['Api-Version'] = z.string().optional().describe(`De gevraagde API-versie (zonder header: ${this.defaultVersion}).`);
-    const query = undocumentedOut(v.declared?.query ?? spec.declared?.query ?? v.query ?? spec.query);
+    const query = undocumentedOut(v.declared?.query ?? v.query ?? spec.declared?.query ?? spec.query);
     const path = spec.path.replace(/:(\w+)/g, '{$1}');
     const operationId = this.operationId(spec, version);
     doc.add({
@@ -306,7 +336,8 @@ export class ComponentApi {
     // Reads of an audited component (detail, list, `_zoek`, download) leave a read entry; HEAD requests do not.
     const reading = audit && (spec.method === 'GET' || spec.method === 'POST') ? readActie(spec.operationId) : undefined;
     const writesType = this.def.typeField && /_(create|update|partial_update)$/.test(spec.operationId) ? this.def.typeField : undefined;
-    if (spec.documented !== false) for (const [version, doc] of this.docs) this.document(doc, version, spec, status);
+    const served = (version: string) => !spec.since || this.atLeast(version, spec.since);
+    if (spec.documented !== false) for (const [version, doc] of this.docs) if (served(version)) this.document(doc, version, spec, status);
     this.app.route({
       method: spec.method,
       url: spec.path,
@@ -316,6 +347,12 @@ export class ComponentApi {
           if (k.endsWith('uuid') && !UUID.test(v))
             throw ZgwError.notFound(`Ongeldige uuid "${v.length > 40 ? `${v.slice(0, 40)}…` : v}" in het pad.`);
         }
+        if (!served(this.version(req)))
+          throw new ZgwError(
+            405,
+            'method_not_allowed',
+            `Methode ${spec.method} is hier toegestaan vanaf versie ${spec.since} (request header Api-Version: ${spec.since}).`,
+          );
         const caller = await this.deps.auth.authenticate(req);
         req.caller = caller;
         if (spec.scopes.length && !caller.hasAnyScope(spec.scopes)) {

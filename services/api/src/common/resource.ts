@@ -4,7 +4,7 @@ import type { Document, Filter, Sort } from 'mongodb';
 import { z } from 'zod';
 import { AUDIT_TOPIC, AUDITTRAIL_COLLECTION, type AuditEntry, type Notificatie, type OutboxEvent } from '@zgw/shared';
 import { Caller } from './auth';
-import { UuidParams, type ComponentApi, type RouteSpec } from './component';
+import { UuidParams, type ComponentApi, type RouteSpec, type RouteVariant } from './component';
 import { ZgwError } from './errors';
 import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from './pagination';
@@ -51,7 +51,7 @@ export interface ResourceDef<D extends Document> {
   /** The standard declares the geometry headers on every operation of the resource (zaken). */
   crs?: boolean;
   /** What the document declares where the standard's file differs from what the server takes (see Declared). */
-  declared?: { input?: z.ZodObject; query?: z.ZodObject; readQuery?: z.ZodObject; schema?: z.ZodType };
+  declared?: DeclaredResource;
   /** The writes on which the standard declares the audit headers, where not every write of an audited component. */
   auditHeaders?: readonly WriteActie[];
   /** The resource as served (drives the response OpenAPI schema). */
@@ -100,6 +100,38 @@ export interface ResourceDef<D extends Document> {
   render?(doc: Stored<D>, url: string, query?: JsonObject, req?: FastifyRequest): Promise<JsonObject> | JsonObject;
   /** The response as the request's API version shows it (fields of other versions left out); default as it is. */
   present?: (body: JsonObject, req?: FastifyRequest) => JsonObject;
+  /** What differs in the component's other API versions (see ComponentDef.versions), by version. */
+  variants?: Readonly<Record<string, ResourceVariant>>;
+  /** Operations served only from a later API version on, by the version that brought them (see RouteSpec.since). */
+  since?: Partial<Record<Operation, string>>;
+  /** Fills in the `_expand` of the answered objects (a list page, a detail) as the query's `expand` asks. */
+  expand?(bodies: JsonObject[], query: JsonObject, req: FastifyRequest): Promise<void>;
+}
+
+/**
+ * What a resource's document declares where the standard's file differs from what the server takes: the body of its
+ * writes (`update`: of PUT and PATCH, where it differs from the create's), its list and detail parameters, its shape
+ * (`created`: of the create's answer, where it differs).
+ */
+export interface DeclaredResource {
+  input?: z.ZodObject;
+  update?: z.ZodObject;
+  query?: z.ZodObject;
+  readQuery?: z.ZodObject;
+  schema?: z.ZodType;
+  created?: z.ZodType;
+}
+
+/** A resource in another API version of its component: its shape, list filters, detail parameters and input there. */
+export interface ResourceVariant {
+  schema?: z.ZodType;
+  /** What its list and detail answers show, where that differs from `schema` (the resource with its `_expand`). */
+  expanded?: z.ZodType;
+  query?: z.ZodObject;
+  readQuery?: z.ZodObject;
+  input?: z.ZodObject;
+  /** As ResourceDef.declared, in this version. */
+  declared?: DeclaredResource;
 }
 
 let lastAudit = 0;
@@ -316,32 +348,56 @@ export class Resource<D extends Document> {
     return { crs: this.def.crs, ...audit };
   }
 
+  /** The route variants of one operation in the component's other versions (see ResourceDef.variants). */
+  private variants(make: (v: ResourceVariant) => RouteVariant): Record<string, RouteVariant> | undefined {
+    const all = this.def.variants;
+    return all && Object.fromEntries(Object.entries(all).map(([version, v]) => [version, make(v)]));
+  }
+
+  /** The resource as a version's document shows it. */
+  private shownIn(v: ResourceVariant): z.ZodType | undefined {
+    return v.declared?.schema ?? v.schema;
+  }
+
+  /** The route fields every operation of the resource shares: its header parameters and the version it came with. */
+  private common(op: Operation): Pick<RouteSpec<z.ZodType, z.ZodType, z.ZodType>, 'crs' | 'auditHeaders' | 'since'> {
+    return { ...this.headersOf(op), since: this.def.since?.[op] };
+  }
+
   private listRoute(): void {
     const { def } = this;
     const paged = (q: z.ZodObject) => q.extend(def.plainList ? {} : PageQuery.shape);
     const query = paged(def.query ?? z.object({}));
-    const results = z.array(this.shown);
+    const page = (shown: z.ZodType) => {
+      const results = z.array(shown);
+      return def.plainList ? results : z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results });
+    };
     this.api.route({
       method: 'GET',
       path: `/${def.collection}`,
       operationId: `${this.name}_list`,
-      ...this.headersOf('list'),
+      ...this.common('list'),
       declared: { query: def.declared?.query && paged(def.declared.query) },
+      variants: this.variants((v) => ({
+        query: v.query && paged(v.query),
+        response: (v.expanded ?? this.shownIn(v)) && page((v.expanded ?? this.shownIn(v))!),
+        declared: { query: v.declared?.query && paged(v.declared.query) },
+      })),
       summary: `Alle ${def.collection} opvragen.`,
       scopes: def.scopes.read,
       query,
-      response: def.plainList
-        ? results
-        : z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results }),
+      response: page(this.shown),
       handler: async ({ req, caller, query: q }) => {
         const filter = def.filter ? await def.filter(q, caller) : {};
         if (def.plainList) {
           const items = await this.store.find(filter, { sort: def.sort });
-          return Promise.all(items.filter((d) => !def.visible || def.visible(d, caller)).map((d) => this.toApi(d, q, req)));
+          const bodies = await Promise.all(items.filter((d) => !def.visible || def.visible(d, caller)).map((d) => this.toApi(d, q, req)));
+          await def.expand?.(bodies, q, req);
+          return bodies;
         }
         const { page: rawPage, cursor } = q as { page?: string; cursor?: string };
         const page = parsePage(rawPage);
-        return this.api.cached(req.url, async () => {
+        return this.api.cached(this.api.requestKey(req), async () => {
           const { count, items, ...cont } = await this.store.page(filter, {
             page,
             size: PAGE_SIZE,
@@ -350,7 +406,9 @@ export class Resource<D extends Document> {
             count: def.count?.(filter, caller),
           });
           const requestUrl = `${this.api.deps.urls.base}${req.url}`;
-          return envelope(requestUrl, page, count, await Promise.all(items.map((d) => this.toApi(d, q, req))), cont);
+          const bodies = await Promise.all(items.map((d) => this.toApi(d, q, req)));
+          await def.expand?.(bodies, q, req);
+          return envelope(requestUrl, page, count, bodies, cont);
         });
       },
     });
@@ -362,8 +420,13 @@ export class Resource<D extends Document> {
       method: 'POST',
       path: `/${def.collection}`,
       operationId: `${this.name}_create`,
-      ...this.headersOf('create'),
+      ...this.common('create'),
       declared: { body: def.declared?.input },
+      variants: this.variants((v) => ({
+        body: v.input,
+        response: this.shownIn(v),
+        declared: { body: v.declared?.input, response: v.declared?.created },
+      })),
       summary: `Maak een ${def.resource} aan.`,
       scopes: def.scopes.create,
       body: def.input,
@@ -383,8 +446,13 @@ export class Resource<D extends Document> {
       method: 'GET',
       path: `/${def.collection}/:uuid`,
       operationId: `${this.name}_retrieve`,
-      ...this.headersOf('read'),
+      ...this.common('read'),
       declared: { query: def.declared?.readQuery },
+      variants: this.variants((v) => ({
+        query: v.readQuery,
+        response: v.expanded ?? this.shownIn(v),
+        declared: { query: v.declared?.readQuery },
+      })),
       summary: `Een specifieke ${def.resource} opvragen.`,
       scopes: def.scopes.read,
       params: UuidParams,
@@ -397,9 +465,11 @@ export class Resource<D extends Document> {
         const own = this.callerCondition(caller);
         const load = async () => {
           const stored = await this.getOr404(params.uuid, undefined, { ...def.readFilter?.(q), ...own });
-          return { doc: stored, body: await this.toApi(stored, q, req) };
+          const body = await this.toApi(stored, q, req);
+          await def.expand?.([body], q, req);
+          return { doc: stored, body };
         };
-        const { doc, body } = Object.keys(own).length ? await load() : await this.api.cached(req.url, load);
+        const { doc, body } = Object.keys(own).length ? await load() : await this.api.cached(this.api.requestKey(req), load);
         this.mustBeVisible(doc, caller);
         return body;
       },
@@ -409,12 +479,19 @@ export class Resource<D extends Document> {
   private updateRoute(partial: boolean): void {
     const { def } = this;
     const body = partial ? (def.patchInput ?? def.input.partial()) : def.input;
+    const whole = !partial || this.api.def.wholePatchBodies;
+    const declaredBody = (input?: z.ZodObject) => (whole ? input : input?.partial());
     this.api.route({
       method: partial ? 'PATCH' : 'PUT',
       path: `/${def.collection}/:uuid`,
       operationId: `${this.name}_${partial ? 'partial_update' : 'update'}`,
-      ...this.headersOf(partial ? 'partial_update' : 'update'),
-      declared: { body: !partial || this.api.def.wholePatchBodies ? (def.declared?.input ?? def.input) : def.declared?.input?.partial() },
+      ...this.common(partial ? 'partial_update' : 'update'),
+      declared: { body: whole ? (def.declared?.input ?? def.input) : def.declared?.input?.partial() },
+      variants: this.variants((v) => ({
+        body: v.input && (partial ? v.input.partial() : v.input),
+        response: this.shownIn(v),
+        declared: { body: declaredBody(v.declared?.update ?? v.declared?.input ?? (whole ? v.input : undefined)) },
+      })),
       summary: `Werk een ${def.resource} ${partial ? 'deels' : 'in zijn geheel'} bij.`,
       scopes: def.scopes.update,
       params: UuidParams,
@@ -439,7 +516,7 @@ export class Resource<D extends Document> {
       method: 'DELETE',
       path: `/${def.collection}/:uuid`,
       operationId: `${this.name}_destroy`,
-      ...this.headersOf('destroy'),
+      ...this.common('destroy'),
       summary: `Verwijder een ${def.resource}.`,
       scopes: def.scopes.destroy,
       params: UuidParams,

@@ -20,8 +20,9 @@ import {
   withDefaults,
   type Catalogi,
 } from './context';
-import { byNames, namesFromInput, urlsOn, urlsWhere } from './relations';
-import { BesluitType, BesluitTypeInput, BesluitTypeQuery, date, type BesluitTypeDoc, type InformatieObjectTypeDoc } from './schemas';
+import { in133, served133 } from './expand';
+import { byNames, distinct, namesFromInput, urlsOn, urlsWhere, valuesWhere } from './relations';
+import { BesluitType, BesluitType133, BesluitTypeInput, BesluitTypeQuery, date, type BesluitTypeDoc, type InformatieObjectTypeDoc } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 
 const DEFAULTS = {
@@ -41,6 +42,9 @@ const DEFAULTS = {
 export function informatieobjecttypenOf(c: Catalogi, besluittype: BesluitTypeDoc): Promise<Stored<InformatieObjectTypeDoc>[]> {
   return byNames(c.informatieobjecttypen, 'omschrijving', besluittype.catalogus, besluittype.informatieobjecttypen);
 }
+
+/** Not in the 1.3.1 detail parameters, but sent by clients: the informatieobjecttypen shown on that day. */
+const BesluitTypeReadQuery = z.object({ datumGeldigheid: date.optional() });
 
 export function registerBesluittypen(c: Catalogi): Resource<BesluitTypeDoc> {
   return new Resource<BesluitTypeDoc>(c.api, {
@@ -69,9 +73,16 @@ export function registerBesluittypen(c: Catalogi): Resource<BesluitTypeDoc> {
     },
     // Not in the 1.3.1 detail parameters, but sent by clients (and VNG's historiemodel tests): it picks the
     // informatieobjecttypen shown, as on the list. It does not hide the besluittype itself.
-    readQuery: z.object({ datumGeldigheid: date.optional() }),
+    readQuery: BesluitTypeReadQuery,
     // Catalogi 1.3.1 has a besluittype's zaaktypen read-only and no datumGeldigheid on its detail.
     declared: { input: BesluitTypeInput.omit({ zaaktypen: true }), readQuery: z.object({}) },
+    // 1.3.3 has no datumGeldigheid on the detail either; its create answer also names the informatieobjecttypen as 1.3.2 did.
+    ...served133(c, 'BesluitType', {
+      schema: BesluitType133,
+      query: BesluitTypeQuery,
+      readQuery: BesluitTypeReadQuery,
+      declared: { readQuery: z.object({}), created: BesluitType133.extend({ informatieobjecttypeOmschrijving: z.array(z.string()) }) },
+    }),
     prepare: (data, ctx, current) => prepare(c, data, ctx, current),
     beforeDestroy: async (current, ctx) => {
       if (mayForceDelete(ctx.caller)) return;
@@ -80,8 +91,9 @@ export function registerBesluittypen(c: Catalogi): Resource<BesluitTypeDoc> {
         throw nonField('non-concept-relation', 'Het besluittype is gerelateerd aan een gepubliceerd informatieobjecttype.');
       }
     },
-    render: async (doc, _url, query) => {
+    render: async (doc, _url, query, req) => {
       const omschrijving = doc.omschrijving ?? '';
+      const zaaktypen = { catalogus: doc.catalogus, besluittypen: omschrijving };
       const resultaattypen = omschrijving ? await c.resultaattypen.store.find({ catalogus: doc.catalogus, besluittypen: omschrijving }) : [];
       return {
         informatieobjecttypen: await urlsOn(
@@ -91,10 +103,15 @@ export function registerBesluittypen(c: Catalogi): Resource<BesluitTypeDoc> {
           doc.informatieobjecttypen,
           query?.datumGeldigheid as string | undefined,
         ),
-        zaaktypen: omschrijving ? await urlsWhere(c.zaaktypen, { catalogus: doc.catalogus, besluittypen: omschrijving }) : [],
+        zaaktypen: omschrijving ? await urlsWhere(c.zaaktypen, zaaktypen) : [],
         resultaattypen: resultaattypen.map((r) => c.resultaattypen.url(r._id)),
         resultaattypenOmschrijving: resultaattypen.map((r) => r.omschrijving),
         vastgelegdIn: [],
+        ...(in133(c, req) && {
+          informatieobjecttypeOmschrijvingen: distinct(doc.informatieobjecttypen ?? []),
+          informatieobjecttypeOmschrijving: distinct(doc.informatieobjecttypen ?? []),
+          zaaktypeIdentificaties: omschrijving ? await valuesWhere(c.zaaktypen, zaaktypen, 'identificatie') : [],
+        }),
       };
     },
   });

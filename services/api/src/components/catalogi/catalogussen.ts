@@ -2,14 +2,15 @@ import type { Document, Filter } from 'mongodb';
 import { Resource } from '../../common/resource';
 import { parseOrThrow } from '../../common/validation';
 import { READ, WRITE, withDefaults, type Catalogi } from './context';
-import { urlsWhere } from './relations';
-import { Catalogus, CatalogusInput, CatalogusQuery, type CatalogusDoc } from './schemas';
+import { in133, served133 } from './expand';
+import { urlsWhere, valuesWhere } from './relations';
+import { Catalogus, Catalogus133, CatalogusInput, CatalogusQuery, V133, type CatalogusDoc } from './schemas';
 
 const DEFAULTS = { contactpersoonBeheerTelefoonnummer: '', contactpersoonBeheerEmailadres: '', naam: null, versie: null, begindatumVersie: null };
 
 const list = (v: unknown) => String(v).split(',').filter(Boolean);
 
-/** Catalogussen: create and read only in 1.3.1. */
+/** Catalogussen: create and read in 1.3.1; 1.3.3 updates them too (PUT, PATCH) and names their types. */
 export function registerCatalogussen(c: Catalogi): Resource<CatalogusDoc> {
   return new Resource<CatalogusDoc>(c.api, {
     collection: 'catalogussen',
@@ -17,8 +18,10 @@ export function registerCatalogussen(c: Catalogi): Resource<CatalogusDoc> {
     schema: Catalogus,
     input: CatalogusInput,
     query: CatalogusQuery,
-    operations: ['list', 'create', 'read'],
+    operations: ['list', 'create', 'read', 'update', 'partial_update'],
+    since: { update: V133, partial_update: V133 },
     scopes: { read: READ, create: WRITE, update: WRITE, destroy: WRITE },
+    ...served133(c, 'Catalogus', { schema: Catalogus133, query: CatalogusQuery, input: CatalogusInput.meta({ id: 'CatalogusUpdate' }) }),
     filter: (q) => {
       const f: Filter<Document> = {};
       const domein: Filter<Document>[] = [];
@@ -31,10 +34,14 @@ export function registerCatalogussen(c: Catalogi): Resource<CatalogusDoc> {
       return parts.length ? { $and: parts } : f;
     },
     prepare: async (data) => withDefaults(parseOrThrow(CatalogusInput, data), DEFAULTS),
-    render: async (_doc, url) => ({
+    render: async (_doc, url, _query, req) => ({
       zaaktypen: await urlsWhere(c.zaaktypen, { catalogus: url }),
       besluittypen: await urlsWhere(c.besluittypen, { catalogus: url }),
       informatieobjecttypen: await urlsWhere(c.informatieobjecttypen, { catalogus: url }),
+      ...(in133(c, req) && {
+        besluittypeOmschrijving: await valuesWhere(c.besluittypen, { catalogus: url }, 'omschrijving'),
+        informatieobjecttypeOmschrijving: await valuesWhere(c.informatieobjecttypen, { catalogus: url }, 'omschrijving'),
+      }),
     }),
   });
 }

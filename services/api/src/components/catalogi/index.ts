@@ -7,12 +7,16 @@ import type { Catalogi } from './context';
 import { registerInformatieobjecttypen } from './informatieobjecttypen';
 import { registerOnderdelen } from './onderdelen-defs';
 import { markLinksPublished, markPartsPublished, registerPublish, zaaktypePublishCheck } from './publish';
+import { VERSIONS, V131 } from './schemas';
 import { SelectielijstClient } from './selectielijst';
 
 import { informatieobjecttypenOn, registerZaaktypen } from './zaaktypen';
 import { registerZiot } from './zaaktype-informatieobjecttypen';
 
-/** Catalogi API 1.3.1 (ZTC): the types that Zaken, Documenten and Besluiten refer to, with the 1.3 history model. */
+/**
+ * Catalogi API (ZTC): the types that Zaken, Documenten and Besluiten refer to, with the 1.3 history model. 1.3.1, and
+ * 1.3.3 on request (`Api-Version: 1.3.3`): the names of related types beside their URLs, `expand`, catalogus updates.
+ */
 export const catalogi: ComponentDef = {
   name: 'catalogi',
   code: 'ztc',
@@ -20,7 +24,8 @@ export const catalogi: ComponentDef = {
   declaresContentType: true,
   heads: true,
   title: 'Catalogi API',
-  version: '1.3.1',
+  version: V131,
+  versions: VERSIONS,
   // Catalogi are reference data, read by every case and document; a read is served from memory until a write.
   cacheReads: true,
   async register(api) {

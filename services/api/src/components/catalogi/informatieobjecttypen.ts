@@ -1,4 +1,5 @@
 import type { Document, Filter } from 'mongodb';
+import { z } from 'zod';
 import { Resource, type WriteContext } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
@@ -18,9 +19,11 @@ import {
   withDefaults,
   type Catalogi,
 } from './context';
-import { urlsWhere } from './relations';
+import { in133, served133 } from './expand';
+import { distinct, urlsWhere, valuesWhere } from './relations';
 import {
   InformatieObjectType,
+  InformatieObjectType133,
   InformatieObjectTypeInput,
   InformatieObjectTypeQuery,
   type BesluitTypeDoc,
@@ -62,6 +65,12 @@ export function registerInformatieobjecttypen(c: Catalogi): Resource<InformatieO
       if (q.omschrijving) f.omschrijving = q.omschrijving;
       return and(f, statusFilter(q.status), q.datumGeldigheid ? geldigOp(String(q.datumGeldigheid)) : {});
     },
+    // The 1.3.3 file asks the zaaktypeIdentificaties in the body; they are what the zaaktype-informatieobjecttypen make.
+    ...served133(c, 'InformatieObjectType', {
+      schema: InformatieObjectType133,
+      query: InformatieObjectTypeQuery,
+      declared: { input: InformatieObjectTypeInput.extend({ zaaktypeIdentificaties: z.array(z.string()) }) },
+    }),
     prepare: (data, ctx, current) => prepare(c, data, ctx, current),
     // Zaaktype-informatieobjecttypen name their informatieobjecttype by omschrijving: the links made with this
     // version follow a new omschrijving.
@@ -82,11 +91,16 @@ export function registerInformatieobjecttypen(c: Catalogi): Resource<InformatieO
     afterDestroy: async (_current, ctx) => {
       await c.ziot.store.raw.deleteMany({ informatieobjecttype: ctx.url });
     },
-    render: async (doc, url) => {
+    render: async (doc, url, _query, req) => {
       const links = await c.ziot.store.find({ informatieobjecttype: url });
+      const besluittypen = { catalogus: doc.catalogus, informatieobjecttypen: doc.omschrijving };
       return {
         zaaktypen: [...new Set(links.map((l) => l.zaaktype))],
-        besluittypen: doc.omschrijving ? await urlsWhere(c.besluittypen, { catalogus: doc.catalogus, informatieobjecttypen: doc.omschrijving }) : [],
+        besluittypen: doc.omschrijving ? await urlsWhere(c.besluittypen, besluittypen) : [],
+        ...(in133(c, req) && {
+          besluittypeOmschrijving: doc.omschrijving ? await valuesWhere(c.besluittypen, besluittypen, 'omschrijving') : [],
+          zaaktypeIdentificaties: distinct(links.map((l) => l.zaaktypeIdentificatie)),
+        }),
       };
     },
   });

@@ -2,21 +2,25 @@ import type { Document, Filter } from 'mongodb';
 import type { Resource } from '../../common/resource';
 import type { Catalogi } from './context';
 import { registerOnderdeel } from './onderdelen';
-import { urlsOn, urlsWhere } from './relations';
+import { in133 } from './expand';
+import { distinct, urlsOn, urlsWhere } from './relations';
 import { BRONDATUM_LEEG, resultaattypeRules } from './resultaattypen';
 import {
   ChildQuery,
   Eigenschap,
   EigenschapInput,
   ResultaatType,
+  ResultaatType133,
   ResultaatTypeInput,
   ResultaatTypeQuery,
   RolType,
   RolTypeInput,
   RolTypeQuery,
   StatusType,
+  StatusType133,
   StatusTypeInput,
   ZaakObjectType,
+  ZaakObjectType133,
   ZaakObjectTypeInput,
   ZaakObjectTypeQuery,
   type EigenschapDoc,
@@ -36,6 +40,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     schema: StatusType,
     input: StatusTypeInput,
     query: ChildQuery,
+    in133: { name: 'StatusType', schema: StatusType133 },
     defaults: {
       omschrijvingGeneriek: '',
       statustekst: '',
@@ -48,10 +53,13 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     },
     links: [{ field: 'eigenschappen', target: 'eigenschappen' }],
     // The eindstatus is the statustype with the highest volgnummer of its zaaktype.
-    render: async (doc, url) => {
+    // 1.3.1 also shows the zaakobjecttype that names the statustype.
+    render: async (doc, url, _query, req) => {
       const [last] = await statustypen.store.find({ zaaktype: doc.zaaktype }, { sort: { volgnummer: -1 }, limit: 1 });
+      const isEindstatus = last ? last._id === doc._id : false;
+      if (in133(c, req)) return { isEindstatus };
       const [zaakobjecttype] = await urlsWhere(zaakobjecttypen, { statustypen: url });
-      return { isEindstatus: last ? last._id === doc._id : false, zaakobjecttype: zaakobjecttype ?? '' };
+      return { isEindstatus, zaakobjecttype: zaakobjecttype ?? '' };
     },
   });
 
@@ -61,6 +69,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     schema: RolType,
     input: RolTypeInput,
     query: RolTypeQuery,
+    in133: { name: 'RolType' },
     defaults: GELDIGHEID,
     filter: (q) => (q.omschrijvingGeneriek ? { omschrijvingGeneriek: q.omschrijvingGeneriek } : {}),
   });
@@ -71,6 +80,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     schema: Eigenschap,
     input: EigenschapInput,
     query: ChildQuery,
+    in133: { name: 'Eigenschap' },
     defaults: { toelichting: '', statustype: null, ...GELDIGHEID },
     links: [{ field: 'statustype', target: 'statustypen' }],
     rules: async (doc) => ({ ...doc, specificatie: { groep: '', waardenverzameling: [], ...doc.specificatie } }),
@@ -88,6 +98,8 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
       input: ResultaatTypeInput.required({ besluittypen: true }),
       query: ResultaatTypeQuery.omit({ zaaktypeIdentificatie: true, datumGeldigheid: true }),
     },
+    // 1.3.3 takes a resultaattype without besluittypen and has both spellings of the filters.
+    in133: { name: 'ResultaatType', schema: ResultaatType133, input: ResultaatTypeInput },
     defaults: {
       toelichting: '',
       archiefnominatie: '',
@@ -102,7 +114,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     },
     links: [{ field: 'informatieobjecttypen', target: 'informatieobjecttypen' }],
     rules: (doc, zaaktype, current) => resultaattypeRules(c, doc, zaaktype, current),
-    render: async (doc, url, query) => {
+    render: async (doc, url, query, req) => {
       const datum = (query?.datumGeldigheid ?? query?.datum_geldigheid) as string | undefined;
       const iots = await Promise.all((doc.informatieobjecttypen ?? []).map((u) => c.informatieobjecttypen.byUrl(u)));
       return {
@@ -110,7 +122,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
         besluittypen: await urlsOn(c.besluittypen, 'omschrijving', doc.catalogus, doc.besluittypen, datum),
         besluittypeOmschrijving: doc.besluittypen ?? [],
         informatieobjecttypeOmschrijving: iots.filter((d) => !!d).map((d) => d.omschrijving),
-        zaakobjecttypen: await urlsWhere(zaakobjecttypen, { resultaattypen: url }),
+        ...(!in133(c, req) && { zaakobjecttypen: await urlsWhere(zaakobjecttypen, { resultaattypen: url }) }),
       };
     },
   });
@@ -121,6 +133,20 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     schema: ZaakObjectType,
     input: ZaakObjectTypeInput,
     query: ZaakObjectTypeQuery,
+    // 1.3.3 creates one without a beginGeldigheid (then the zaaktype's), and has its resultaattypen and statustypen
+    // read-only (the server still takes them).
+    in133: {
+      name: 'ZaakObjectType',
+      schema: ZaakObjectType133,
+      input: ZaakObjectTypeInput.partial({ beginGeldigheid: true }),
+      declared: { input: ZaakObjectTypeInput.omit({ resultaattypen: true, statustypen: true }).partial({ beginGeldigheid: true }) },
+    },
+    // 1.3.3 names its resultaattypen beside their URLs.
+    render: async (doc, _url, _query, req) => {
+      if (!in133(c, req)) return {};
+      const resultaattypen = await Promise.all((doc.resultaattypen ?? []).map((u) => c.resultaattypen.byUrl(u)));
+      return { resultaattypeOmschrijving: distinct(resultaattypen.map((r) => r?.omschrijving)) };
+    },
     defaults: { eindeGeldigheid: null, beginObject: null, eindeObject: null, resultaattypen: [], statustypen: [] },
     catalogusFromZaaktype: false,
     links: [

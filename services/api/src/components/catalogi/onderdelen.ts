@@ -1,7 +1,7 @@
 import type { Document, Filter } from 'mongodb';
 import type { z } from 'zod';
 import { ZgwError, type InvalidParam } from '../../common/errors';
-import { Resource, type ResourceDef, type WriteContext } from '../../common/resource';
+import { Resource, type ResourceDef, type ResourceVariant, type WriteContext } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
@@ -19,7 +19,8 @@ import {
   withDefaults,
   type Catalogi,
 } from './context';
-import type { CatalogiDoc, OnderdeelDoc, ZaakTypeDoc } from './schemas';
+import { served133 } from './expand';
+import { V131, type CatalogiDoc, type EXPANDABLE, type OnderdeelDoc, type ZaakTypeDoc } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 
 /**
@@ -34,6 +35,8 @@ export interface OnderdeelDef<D extends OnderdeelDoc> {
   input: z.ZodObject;
   query: z.ZodObject;
   declared?: ResourceDef<D>['declared'];
+  /** Its name in the 1.3.3 file (`StatusType`: `StatusTypeExpanded`, ...) and what differs there. */
+  in133: { name: keyof typeof EXPANDABLE } & Omit<ResourceVariant, 'query' | 'readQuery'>;
   defaults: JsonObject;
   /** Extra list filters beyond zaaktype, zaaktypeIdentificatie, status and datumGeldigheid. */
   filter?: (q: JsonObject) => Filter<Document>;
@@ -83,6 +86,7 @@ export function registerOnderdeel<D extends OnderdeelDoc>(c: Catalogi, def: Onde
     input: def.input,
     query: def.query,
     declared: def.declared,
+    ...served133<D>(c, def.in133.name, { ...def.in133, query: def.query }),
     scopes: { read: READ, create: WRITE_OR_FORCED, update: WRITE_OR_FORCED, destroy: DELETE_OR_FORCED },
     filter: (q) => {
       const f: Filter<Document> = {};
@@ -93,7 +97,8 @@ export function registerOnderdeel<D extends OnderdeelDoc>(c: Catalogi, def: Onde
       return and(f, def.status === false ? {} : statusFilter(q.status, '_concept'), datum ? geldigOp(String(datum)) : {}, def.filter?.(q) ?? {});
     },
     prepare: async (data, ctx: WriteContext, current) => {
-      const input = parseOrThrow(def.input, data) as JsonObject & { zaaktype: string; catalogus?: string };
+      const schema = ctx.version === V131 ? def.input : (def.in133.input ?? def.input);
+      const input = parseOrThrow(schema, data) as JsonObject & { zaaktype: string; catalogus?: string };
       const zaaktype = await mustResolve(c.zaaktypen, 'zaaktype', input.zaaktype);
       const forced = mayForceWrite(ctx.caller);
       assertZaaktypeConcept(zaaktype, forced);
@@ -110,6 +115,9 @@ export function registerOnderdeel<D extends OnderdeelDoc>(c: Catalogi, def: Onde
         zaaktypeIdentificatie: zaaktype.identificatie,
         _concept: zaaktype.concept !== false,
       } as D;
+      // Without a beginGeldigheid of its own (1.3.3 allows that), a type is valid from its zaaktype's.
+      const geldig = doc as D & CatalogiDoc;
+      if (geldig.beginGeldigheid === undefined) geldig.beginGeldigheid = zaaktype.beginGeldigheid;
       if (def.rules) doc = await def.rules(doc, zaaktype, current);
       return doc;
     },

@@ -160,6 +160,20 @@ export async function urlsWhere(target: Resource<CatalogiDoc>, filter: Filter<Do
   return docs.map((d) => target.url(String(d._id)));
 }
 
+/** The distinct values of `field` of the objects matching a filter, in creation order (1.3.3's names beside the URLs). */
+export async function valuesWhere(target: Resource<CatalogiDoc>, filter: Filter<Document>, field: string): Promise<string[]> {
+  const docs = await target.store.raw
+    .find(live(filter), { projection: { [field]: 1 } })
+    .sort({ _created: 1, _id: 1 })
+    .toArray();
+  return distinct(docs.map((d) => d[field]));
+}
+
+/** The distinct non-empty strings of a list, in order. */
+export function distinct(values: readonly unknown[]): string[] {
+  return [...new Set(values.filter((v): v is string => typeof v === 'string' && v !== ''))];
+}
+
 type Waiter<V> = { resolve: (v: V) => void; reject: (e: unknown) => void };
 
 /**

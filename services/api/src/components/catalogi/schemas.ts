@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { borrowed, lend, toOne } from '../../common/embedded';
 import { OBJECTTYPEN, VERTROUWELIJKHEID, booleanParam, choiceOf, date, url, type StoredFields } from '../../common/schema-parts';
 
 /**
@@ -477,3 +478,130 @@ export type ZiotDoc = StoredFields<typeof ZaakTypeInformatieObjectType> & Onderd
 export type CatalogiDoc = { catalogus?: string | null; concept?: boolean; beginGeldigheid?: string | null; eindeGeldigheid?: string | null };
 /** What every type that belongs to one zaaktype has. */
 export type OnderdeelDoc = Onderdeel & { zaaktype: string };
+
+// ---------------------------------------------------------------- Catalogi 1.3.3
+
+/** The versions served: 1.3.1 (the default), and 1.3.3 on request (`Api-Version: 1.3`). */
+export const V131 = '1.3.1';
+export const V133 = '1.3.3';
+export const VERSIONS = [V131, V133] as const;
+
+const names = z.array(z.string());
+
+/** 1.3.2 added the names of the related types beside their URLs; 1.3.3 dropped a statustype's and resultaattype's zaakobjecttypen. */
+export const Catalogus133 = Catalogus.extend({ besluittypeOmschrijving: names, informatieobjecttypeOmschrijving: names }).meta({
+  id: `Catalogus@${V133}`,
+});
+export const ZaakType133 = ZaakType.extend({
+  gerelateerdeZaaktypen: z.array(
+    z.object({ zaaktype: z.string(), zaaktypeIdentificatie: z.string(), aardRelatie: AardRelatie, toelichting: z.string() }),
+  ),
+  besluittypeOmschrijving: names,
+  informatieobjecttypeOmschrijving: names,
+  deelzaaktypeIdentificaties: names,
+}).meta({ id: `ZaakType@${V133}` });
+export const BesluitType133 = BesluitType.extend({ informatieobjecttypeOmschrijvingen: names, zaaktypeIdentificaties: names }).meta({
+  id: `BesluitType@${V133}`,
+});
+export const InformatieObjectType133 = InformatieObjectType.extend({ besluittypeOmschrijving: names, zaaktypeIdentificaties: names }).meta({
+  id: `InformatieObjectType@${V133}`,
+});
+export const StatusType133 = StatusType.omit({ zaakobjecttype: true }).meta({ id: `StatusType@${V133}` });
+export const ResultaatType133 = ResultaatType.omit({ zaakobjecttypen: true }).meta({ id: `ResultaatType@${V133}` });
+export const ZaakObjectType133 = ZaakObjectType.extend({ resultaattypeOmschrijving: names }).meta({ id: `ZaakObjectType@${V133}` });
+
+/** 1.3.3 creates a zaaktype without a versiedatum (then its beginGeldigheid). */
+export const ZaakTypeInput133 = ZaakTypeInput.partial({ versiedatum: true }).meta({ id: `ZaakTypeRequest@${V133}` });
+
+/**
+ * The 1.3.3 answers of list and detail GETs: each type with its `_expand`, the expanded objects of its link fields
+ * (`ZaakTypeExpanded`, ...), as the file names them. Lent to the other components, whose newer files embed them.
+ */
+const one = (name: string) => toOne(borrowed(name)).optional();
+const many = (name: string) => z.array(borrowed(name)).optional();
+const EXPANDED = {
+  Catalogus: [
+    Catalogus133,
+    { zaaktypen: many('ZaakTypeExpanded'), besluittypen: many('BesluitTypeExpanded'), informatieobjecttypen: many('InformatieObjectTypeExpanded') },
+  ],
+  ZaakType: [
+    ZaakType133,
+    {
+      zaakobjecttypen: many('ZaakObjectTypeExpanded'),
+      catalogus: one('CatalogusExpanded'),
+      statustypen: many('StatusTypeExpanded'),
+      resultaattypen: many('ResultaatTypeExpanded'),
+      eigenschappen: many('EigenschapExpanded'),
+      informatieobjecttypen: many('InformatieObjectTypeExpanded'),
+      roltypen: many('RolTypeExpanded'),
+      besluittypen: many('BesluitTypeExpanded'),
+      deelzaaktypen: many('ZaakTypeExpanded'),
+      gerelateerdeZaaktypen: many('ZaakTypeExpanded'),
+    },
+  ],
+  BesluitType: [
+    BesluitType133,
+    {
+      catalogus: one('CatalogusExpanded'),
+      zaaktypen: many('ZaakTypeExpanded'),
+      informatieobjecttypen: many('InformatieObjectTypeExpanded'),
+      resultaattypen: many('ResultaatTypeExpanded'),
+    },
+  ],
+  InformatieObjectType: [
+    InformatieObjectType133,
+    { catalogus: one('CatalogusExpanded'), zaaktypen: many('ZaakTypeExpanded'), besluittypen: many('BesluitTypeExpanded') },
+  ],
+  StatusType: [StatusType133, { catalogus: one('CatalogusExpanded'), zaaktype: one('ZaakTypeExpanded'), eigenschappen: many('EigenschapExpanded') }],
+  RolType: [RolType, { catalogus: one('CatalogusExpanded'), zaaktype: one('ZaakTypeExpanded') }],
+  Eigenschap: [Eigenschap, { catalogus: one('CatalogusExpanded'), zaaktype: one('ZaakTypeExpanded'), statustype: one('StatusTypeExpanded') }],
+  ResultaatType: [
+    ResultaatType133,
+    {
+      catalogus: one('CatalogusExpanded'),
+      zaaktype: one('ZaakTypeExpanded'),
+      besluittypen: many('BesluitTypeExpanded'),
+      informatieobjecttypen: many('InformatieObjectTypeExpanded'),
+    },
+  ],
+  ZaakObjectType: [
+    ZaakObjectType133,
+    {
+      zaaktype: one('ZaakTypeExpanded'),
+      resultaattypen: many('ResultaatTypeExpanded'),
+      statustypen: many('StatusTypeExpanded'),
+      catalogus: one('CatalogusExpanded'),
+    },
+  ],
+  ZaakTypeInformatieObjectType: [
+    ZaakTypeInformatieObjectType,
+    {
+      zaaktype: one('ZaakTypeExpanded'),
+      catalogus: one('CatalogusExpanded'),
+      informatieobjecttype: one('InformatieObjectTypeExpanded'),
+      statustype: one('StatusTypeExpanded'),
+    },
+  ],
+} satisfies Record<string, [z.ZodObject, Record<string, z.ZodType>]>;
+
+type Expandable = keyof typeof EXPANDED;
+
+/** The link fields the first level of `expand` may name, per type (its `...Embedded` in the 1.3.3 file). */
+export const EXPANDABLE = Object.fromEntries(Object.entries(EXPANDED).map(([name, [, embedded]]) => [name, Object.keys(embedded)])) as Record<
+  Expandable,
+  string[]
+>;
+
+/** `ZaakTypeExpanded`, ...: the type as a 1.3.3 list or detail answers it. */
+export const Expanded = {} as Record<Expandable, z.ZodType>;
+for (const [name, [schema, embedded]] of Object.entries(EXPANDED) as [Expandable, [z.ZodObject, Record<string, z.ZodType>]][]) {
+  Expanded[name] = schema
+    .extend({
+      _expand: z
+        .object(embedded)
+        .meta({ id: `${name}Embedded` })
+        .optional(),
+    })
+    .meta({ id: `${name}Expanded` });
+  lend(`${name}Expanded`, Expanded[name]);
+}

@@ -16,6 +16,7 @@ import {
   resolveLocal,
   type Catalogi,
 } from './context';
+import { served133 } from './expand';
 import { byNames, vandaag, versionOn, versionsOn } from './relations';
 import { ZaakTypeInformatieObjectType, ZaakTypeInformatieObjectTypeInput, ZiotQuery, type InformatieObjectTypeDoc, type ZiotDoc } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
@@ -55,6 +56,7 @@ export function registerZiot(c: Catalogi): Resource<ZiotDoc> {
       if (q.richting) f.richting = q.richting;
       return and(f, ziotStatusFilter(q.status));
     },
+    ...served133(c, 'ZaakTypeInformatieObjectType', { query: ZiotQuery }),
     prepare: (data, ctx, current) => prepare(c, data, ctx, current),
     beforeDestroy: async (current, ctx) => {
       if (!mayForceDelete(ctx.caller)) await assertNotBothPublished(c, current.zaaktype, current.informatieobjecttype);

@@ -22,11 +22,25 @@ import {
   withDefaults,
   type Catalogi,
 } from './context';
-import { GroupLoader, byNames, namesFromInput, urlsOn, vandaag, versionsOn } from './relations';
-import { ZaakType, ZaakTypeInput, ZaakTypeQuery, date, type BesluitTypeDoc, type InformatieObjectTypeDoc, type ZaakTypeDoc } from './schemas';
+import { in133, served133 } from './expand';
+import { GroupLoader, byNames, distinct, namesFromInput, urlsOn, vandaag, versionsOn } from './relations';
+import {
+  V131,
+  ZaakType,
+  ZaakType133,
+  ZaakTypeInput,
+  ZaakTypeInput133,
+  ZaakTypeQuery,
+  date,
+  type BesluitTypeDoc,
+  type InformatieObjectTypeDoc,
+  type ZaakTypeDoc,
+} from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 
 const ZAAKTYPE_READ = [...READ, 'documenten.lezen', 'zaken.lezen'];
+/** `datumGeldigheid` on the detail GET applies to the zaaktype itself and to everything it shows. */
+const ZaakTypeReadQuery = z.object({ datumGeldigheid: date.optional() });
 
 const DEFAULTS = {
   omschrijvingGeneriek: '',
@@ -105,10 +119,17 @@ export function registerZaaktypen(c: Catalogi): Resource<ZaakTypeDoc> {
       if (q.trefwoorden) f.trefwoorden = { $all: String(q.trefwoorden).split(',').filter(Boolean) };
       return and(f, statusFilter(q.status), q.datumGeldigheid ? geldigOp(String(q.datumGeldigheid)) : {});
     },
-    // `datumGeldigheid` on the detail GET applies to the zaaktype itself and to everything it shows.
-    readQuery: z.object({ datumGeldigheid: date.optional() }),
+    readQuery: ZaakTypeReadQuery,
     // Catalogi 1.3.1 requires deelzaaktypen (1.3.3 no longer does; the server never did).
     declared: { input: ZaakTypeInput.required({ deelzaaktypen: true }) },
+    // 1.3.3 asks the deelzaaktypen on PUT (not on create) and no versiedatum.
+    ...served133(c, 'ZaakType', {
+      schema: ZaakType133,
+      input: ZaakTypeInput133,
+      query: ZaakTypeQuery,
+      readQuery: ZaakTypeReadQuery,
+      declared: { update: ZaakTypeInput133.required({ deelzaaktypen: true }) },
+    }),
     readFilter: (q) => (q.datumGeldigheid ? geldigOp(String(q.datumGeldigheid)) : {}),
     prepare: (data, ctx, current) => prepare(c, data, ctx, current),
     beforeDestroy: async (current, ctx) => {
@@ -123,7 +144,7 @@ export function registerZaaktypen(c: Catalogi): Resource<ZaakTypeDoc> {
     afterDestroy: async (_current, ctx) => {
       for (const name of ZAAKTYPE_ONDERDELEN) await c[name].store.raw.deleteMany({ zaaktype: ctx.url });
     },
-    render: async (doc, url, query) => {
+    render: async (doc, url, query, req) => {
       const l = loaders();
       // The parts belong to this version alone: datumGeldigheid only narrows them. Relations by name resolve to
       // the version valid on datumGeldigheid, else today (see versionOn).
@@ -162,10 +183,22 @@ export function registerZaaktypen(c: Catalogi): Resource<ZaakTypeDoc> {
         const version = isUrl(g.zaaktype) ? undefined : gerelateerdeVersies.get(g.zaaktype);
         return version ? resource.url(String(version._id)) : g.zaaktype;
       };
+      // 1.3.3 names the related types beside their URLs.
+      const named = in133(c, req);
       return {
         besluittypen,
         deelzaaktypen,
-        gerelateerdeZaaktypen: gerelateerd.map((g) => ({ ...g, zaaktype: gerelateerdUrl(g) })),
+        // Our zaaktypen are kept by identificatie; one of another catalogue API by its URL, of which it is not known.
+        gerelateerdeZaaktypen: gerelateerd.map((g) => ({
+          ...g,
+          zaaktype: gerelateerdUrl(g),
+          ...(named && { zaaktypeIdentificatie: isUrl(g.zaaktype) ? '' : g.zaaktype }),
+        })),
+        ...(named && {
+          besluittypeOmschrijving: distinct(doc.besluittypen ?? []),
+          informatieobjecttypeOmschrijving: distinct(links.map((z) => z._iotOmschrijving)),
+          deelzaaktypeIdentificaties: distinct(doc.deelzaaktypen ?? []),
+        }),
         statustypen,
         resultaattypen,
         eigenschappen,
@@ -179,7 +212,9 @@ export function registerZaaktypen(c: Catalogi): Resource<ZaakTypeDoc> {
 }
 
 async function prepare(c: Catalogi, data: JsonObject, ctx: WriteContext, current?: Stored<ZaakTypeDoc>): Promise<ZaakTypeDoc> {
-  const input = parseOrThrow(ZaakTypeInput, data);
+  // 1.3.3 no longer asks for a versiedatum: then it is the beginGeldigheid.
+  const parsed = parseOrThrow(ctx.version === V131 ? ZaakTypeInput : ZaakTypeInput133, data);
+  const input = { ...parsed, versiedatum: parsed.versiedatum ?? parsed.beginGeldigheid };
   await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
   const errors: InvalidParam[] = [];
   const besluittypen = await namesFromInput(c.besluittypen, 'besluittypen', 'omschrijving', input.catalogus, input.besluittypen);
