@@ -515,93 +515,105 @@ export const ZaakTypeInput133 = ZaakTypeInput.partial({ versiedatum: true }).met
 
 /**
  * The 1.3.3 answers of list and detail GETs: each type with its `_expand`, the expanded objects of its link fields
- * (`ZaakTypeExpanded`, ...), as the file names them. Lent to the other components, whose newer files embed them.
+ * (`ZaakTypeExpanded`, ...), as the file names them. Lent to the other components, whose newer files embed them: the
+ * Zaken 1.7, Documenten 1.7 and Besluiten 1.1 files embed those of Catalogi 1.3.2, which has 1.3.3's types without
+ * the identificaties 1.3.3 added (the objects embedded are shown as the newest version shows them).
  */
-const one = (name: string) => toOne(borrowed(name)).optional();
-const many = (name: string) => z.array(borrowed(name)).optional();
-const EXPANDED = {
-  Catalogus: [
-    Catalogus133,
-    { zaaktypen: many('ZaakTypeExpanded'), besluittypen: many('BesluitTypeExpanded'), informatieobjecttypen: many('InformatieObjectTypeExpanded') },
-  ],
-  ZaakType: [
-    ZaakType133,
-    {
-      zaakobjecttypen: many('ZaakObjectTypeExpanded'),
-      catalogus: one('CatalogusExpanded'),
-      statustypen: many('StatusTypeExpanded'),
-      resultaattypen: many('ResultaatTypeExpanded'),
-      eigenschappen: many('EigenschapExpanded'),
-      informatieobjecttypen: many('InformatieObjectTypeExpanded'),
-      roltypen: many('RolTypeExpanded'),
-      besluittypen: many('BesluitTypeExpanded'),
-      deelzaaktypen: many('ZaakTypeExpanded'),
-      gerelateerdeZaaktypen: many('ZaakTypeExpanded'),
-    },
-  ],
-  BesluitType: [
-    BesluitType133,
-    {
-      catalogus: one('CatalogusExpanded'),
-      zaaktypen: many('ZaakTypeExpanded'),
-      informatieobjecttypen: many('InformatieObjectTypeExpanded'),
-      resultaattypen: many('ResultaatTypeExpanded'),
-    },
-  ],
-  InformatieObjectType: [
-    InformatieObjectType133,
-    { catalogus: one('CatalogusExpanded'), zaaktypen: many('ZaakTypeExpanded'), besluittypen: many('BesluitTypeExpanded') },
-  ],
-  StatusType: [StatusType133, { catalogus: one('CatalogusExpanded'), zaaktype: one('ZaakTypeExpanded'), eigenschappen: many('EigenschapExpanded') }],
-  RolType: [RolType, { catalogus: one('CatalogusExpanded'), zaaktype: one('ZaakTypeExpanded') }],
-  Eigenschap: [Eigenschap, { catalogus: one('CatalogusExpanded'), zaaktype: one('ZaakTypeExpanded'), statustype: one('StatusTypeExpanded') }],
-  ResultaatType: [
-    ResultaatType133,
-    {
-      catalogus: one('CatalogusExpanded'),
-      zaaktype: one('ZaakTypeExpanded'),
-      besluittypen: many('BesluitTypeExpanded'),
-      informatieobjecttypen: many('InformatieObjectTypeExpanded'),
-    },
-  ],
-  ZaakObjectType: [
-    ZaakObjectType133,
-    {
-      zaaktype: one('ZaakTypeExpanded'),
-      resultaattypen: many('ResultaatTypeExpanded'),
-      statustypen: many('StatusTypeExpanded'),
-      catalogus: one('CatalogusExpanded'),
-    },
-  ],
-  ZaakTypeInformatieObjectType: [
-    ZaakTypeInformatieObjectType,
-    {
-      zaaktype: one('ZaakTypeExpanded'),
-      catalogus: one('CatalogusExpanded'),
-      informatieobjecttype: one('InformatieObjectTypeExpanded'),
-      statustype: one('StatusTypeExpanded'),
-    },
-  ],
-} satisfies Record<string, [z.ZodObject, Record<string, z.ZodType>]>;
+const ZaakType132 = ZaakType133.omit({ deelzaaktypeIdentificaties: true })
+  .extend({ gerelateerdeZaaktypen: ZaakType.shape.gerelateerdeZaaktypen })
+  .meta({ id: 'ZaakType@1.3.2' });
+const InformatieObjectType132 = InformatieObjectType133.omit({ zaaktypeIdentificaties: true }).meta({ id: 'InformatieObjectType@1.3.2' });
 
-type Expandable = keyof typeof EXPANDED;
-
-/** The link fields the first level of `expand` may name, per type (its `...Embedded` in the 1.3.3 file). */
-export const EXPANDABLE = Object.fromEntries(Object.entries(EXPANDED).map(([name, [, embedded]]) => [name, Object.keys(embedded)])) as Record<
-  Expandable,
-  string[]
->;
-
-/** `ZaakTypeExpanded`, ...: the type as a 1.3.3 list or detail answers it. */
-export const Expanded = {} as Record<Expandable, z.ZodType>;
-for (const [name, [schema, embedded]] of Object.entries(EXPANDED) as [Expandable, [z.ZodObject, Record<string, z.ZodType>]][]) {
-  Expanded[name] = schema
-    .extend({
-      _expand: z
-        .object(embedded)
-        .meta({ id: `${name}Embedded` })
-        .optional(),
-    })
-    .meta({ id: `${name}Expanded` });
-  lend(`${name}Expanded`, Expanded[name]);
+/** The types with `_expand`, and the link fields each may expand (its `...Embedded` in the file). */
+function expandedTypes(version: string, types: { ZaakType: z.ZodObject; BesluitType: z.ZodObject; InformatieObjectType: z.ZodObject }) {
+  const tag = version === V133 ? '' : `@${version}`;
+  const one = (name: string) => toOne(borrowed(`${name}Expanded${tag}`)).optional();
+  const many = (name: string) => z.array(borrowed(`${name}Expanded${tag}`)).optional();
+  return {
+    Catalogus: [
+      Catalogus133,
+      { zaaktypen: many('ZaakType'), besluittypen: many('BesluitType'), informatieobjecttypen: many('InformatieObjectType') },
+    ],
+    ZaakType: [
+      types.ZaakType,
+      {
+        zaakobjecttypen: many('ZaakObjectType'),
+        catalogus: one('Catalogus'),
+        statustypen: many('StatusType'),
+        resultaattypen: many('ResultaatType'),
+        eigenschappen: many('Eigenschap'),
+        informatieobjecttypen: many('InformatieObjectType'),
+        roltypen: many('RolType'),
+        besluittypen: many('BesluitType'),
+        deelzaaktypen: many('ZaakType'),
+        gerelateerdeZaaktypen: many('ZaakType'),
+      },
+    ],
+    BesluitType: [
+      types.BesluitType,
+      {
+        catalogus: one('Catalogus'),
+        zaaktypen: many('ZaakType'),
+        informatieobjecttypen: many('InformatieObjectType'),
+        resultaattypen: many('ResultaatType'),
+      },
+    ],
+    InformatieObjectType: [
+      types.InformatieObjectType,
+      { catalogus: one('Catalogus'), zaaktypen: many('ZaakType'), besluittypen: many('BesluitType') },
+    ],
+    StatusType: [StatusType133, { catalogus: one('Catalogus'), zaaktype: one('ZaakType'), eigenschappen: many('Eigenschap') }],
+    RolType: [RolType, { catalogus: one('Catalogus'), zaaktype: one('ZaakType') }],
+    Eigenschap: [Eigenschap, { catalogus: one('Catalogus'), zaaktype: one('ZaakType'), statustype: one('StatusType') }],
+    ResultaatType: [
+      ResultaatType133,
+      {
+        catalogus: one('Catalogus'),
+        zaaktype: one('ZaakType'),
+        besluittypen: many('BesluitType'),
+        informatieobjecttypen: many('InformatieObjectType'),
+      },
+    ],
+    ZaakObjectType: [
+      ZaakObjectType133,
+      { zaaktype: one('ZaakType'), resultaattypen: many('ResultaatType'), statustypen: many('StatusType'), catalogus: one('Catalogus') },
+    ],
+    ZaakTypeInformatieObjectType: [
+      ZaakTypeInformatieObjectType,
+      { zaaktype: one('ZaakType'), catalogus: one('Catalogus'), informatieobjecttype: one('InformatieObjectType'), statustype: one('StatusType') },
+    ],
+  } satisfies Record<string, [z.ZodObject, Record<string, z.ZodType>]>;
 }
+
+type Expandable = keyof ReturnType<typeof expandedTypes>;
+
+/** `ZaakTypeExpanded`, ...: each type as a list or detail of `version` answers it; lent under that name (and version). */
+function expanded(version: string, types: Parameters<typeof expandedTypes>[1]): Record<Expandable, z.ZodType> {
+  const tag = version === V133 ? '' : `@${version}`;
+  const out = {} as Record<Expandable, z.ZodType>;
+  for (const [name, [schema, embedded]] of Object.entries(expandedTypes(version, types)) as [
+    Expandable,
+    [z.ZodObject, Record<string, z.ZodType>],
+  ][]) {
+    out[name] = schema
+      .extend({
+        _expand: z
+          .object(embedded)
+          .meta({ id: `${name}Embedded${tag}` })
+          .optional(),
+      })
+      .meta({ id: `${name}Expanded${tag}` });
+    lend(`${name}Expanded${tag}`, out[name]);
+  }
+  return out;
+}
+
+export const Expanded = expanded(V133, { ZaakType: ZaakType133, BesluitType: BesluitType133, InformatieObjectType: InformatieObjectType133 });
+expanded('1.3.2', { ZaakType: ZaakType132, BesluitType, InformatieObjectType: InformatieObjectType132 });
+
+/** The link fields the first level of `expand` may name, per type. */
+export const EXPANDABLE = Object.fromEntries(
+  Object.entries(expandedTypes(V133, { ZaakType: ZaakType133, BesluitType: BesluitType133, InformatieObjectType: InformatieObjectType133 })).map(
+    ([name, [, embedded]]) => [name, Object.keys(embedded)],
+  ),
+) as Record<Expandable, string[]>;

@@ -3,7 +3,14 @@ import type { Resource } from '../../common/resource';
 import { LIVE, type Stored } from '../../common/store';
 import { AANMAKEN, BIJWERKEN, READ, VERWIJDEREN, type Documenten } from './context';
 import { registerPart } from './parts';
-import { Gebruiksrechten, GebruiksrechtenInput, GebruiksrechtenQuery, type EioDoc, type GebruiksrechtenDoc } from './schemas';
+import {
+  Gebruiksrechten,
+  GebruiksrechtenExpanded17,
+  GebruiksrechtenInput,
+  GebruiksrechtenQuery,
+  type EioDoc,
+  type GebruiksrechtenDoc,
+} from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 
 const RANGES: Record<string, string> = { lt: '$lt', lte: '$lte', gt: '$gt', gte: '$gte' };
@@ -14,6 +21,7 @@ export function registerGebruiksrechten(d: Documenten): Resource<Gebruiksrechten
     collection: 'gebruiksrechten',
     resource: 'gebruiksrechten',
     schema: Gebruiksrechten,
+    expanded17: GebruiksrechtenExpanded17,
     input: GebruiksrechtenInput,
     query: GebruiksrechtenQuery,
     scopes: { read: READ, create: [AANMAKEN], update: [BIJWERKEN], destroy: [VERWIJDEREN] },

@@ -55,6 +55,9 @@ import {
   EnkelvoudigInformatieObjectZoek,
   EnkelvoudigInformatieObjectZoekDeclared,
   EnkelvoudigInformatieObjectZoek17,
+  EnkelvoudigInformatieObjectZoekDeclared17,
+  EnkelvoudigInformatieObjectExpanded17,
+  EnkelvoudigInformatieObjectPatchDeclared17,
   FIELDS_17,
   LockResponse,
   NOT_FOR_RECEIVED,
@@ -280,7 +283,11 @@ function registerWrites(d: Documenten, eio: Resource<EioDoc>): void {
       body: partial ? EnkelvoudigInformatieObjectPatch : EnkelvoudigInformatieObjectUpdate,
       response: EnkelvoudigInformatieObject,
       variants: {
-        [V17]: { body: partial ? EnkelvoudigInformatieObjectPatch17 : EnkelvoudigInformatieObjectUpdate17, response: EnkelvoudigInformatieObject17 },
+        [V17]: {
+          body: partial ? EnkelvoudigInformatieObjectPatch17 : EnkelvoudigInformatieObjectUpdate17,
+          response: EnkelvoudigInformatieObject17,
+          declared: partial ? { body: EnkelvoudigInformatieObjectPatchDeclared17 } : undefined,
+        },
       },
       handler: async ({ req, caller, params, body }) => {
         const streamed = takeUpload(req);
@@ -488,7 +495,7 @@ function registerReads(d: Documenten, eio: Resource<EioDoc>): void {
     previous: z.string().nullable(),
     results: z.array(EnkelvoudigInformatieObject),
   });
-  const Page17 = Page.extend({ results: z.array(EnkelvoudigInformatieObject17) });
+  const Page17 = Page.extend({ results: z.array(EnkelvoudigInformatieObjectExpanded17) });
   const list = async (req: FastifyRequest, caller: Caller, q: JsonObject, rawPage: unknown, cursor: unknown) => {
     const tree = parseExpand(q.expand, EIO_LINKS);
     const fields = parseFields(q.fields, tree);
@@ -527,7 +534,7 @@ function registerReads(d: Documenten, eio: Resource<EioDoc>): void {
     status: 200,
     response: Page,
     declared: { body: EnkelvoudigInformatieObjectZoekDeclared },
-    variants: { [V17]: { body: EnkelvoudigInformatieObjectZoek17, response: Page17, declared: { body: EnkelvoudigInformatieObjectZoek17 } } },
+    variants: { [V17]: { body: EnkelvoudigInformatieObjectZoek17, response: Page17, declared: { body: EnkelvoudigInformatieObjectZoekDeclared17 } } },
     handler: ({ req, caller, query, body }) => list(req, caller, body, query.page, query.cursor),
   });
   api.route({
@@ -539,7 +546,7 @@ function registerReads(d: Documenten, eio: Resource<EioDoc>): void {
     params: UuidParams,
     query: EnkelvoudigInformatieObjectReadQuery,
     response: EnkelvoudigInformatieObject,
-    variants: { [V17]: { response: EnkelvoudigInformatieObject17 } },
+    variants: { [V17]: { response: EnkelvoudigInformatieObjectExpanded17 } },
     etag: true,
     head: true,
     handler: async ({ req, caller, params, query }) => {

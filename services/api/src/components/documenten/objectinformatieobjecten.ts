@@ -11,6 +11,7 @@ import { OBJECTEN } from './informatieobjecten';
 import { registerPart } from './parts';
 import {
   ObjectInformatieObject,
+  ObjectInformatieObjectExpanded17,
   ObjectInformatieObjectInput,
   ObjectInformatieObjectQuery,
   type EioDoc,
@@ -65,6 +66,7 @@ export function registerObjectinformatieobjecten(d: Documenten): Resource<OioDoc
     collection: 'objectinformatieobjecten',
     resource: 'objectinformatieobject',
     schema: ObjectInformatieObject,
+    expanded17: ObjectInformatieObjectExpanded17,
     input: ObjectInformatieObjectInput,
     query: ObjectInformatieObjectQuery,
     scopes: { read: READ, create: [AANMAKEN], update: [], destroy: [VERWIJDEREN] },

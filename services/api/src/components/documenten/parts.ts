@@ -23,7 +23,7 @@ import {
   type Documenten,
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
-import type { EioDoc, PartDoc, PartFacts } from './schemas';
+import { V17, type EioDoc, type PartDoc, type PartFacts } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 
 /**
@@ -41,6 +41,8 @@ export interface PartDef<D extends PartDoc> {
   scopes: ResourceDef<D>['scopes'];
   operations: Operation[];
   plainList?: boolean;
+  /** What its 1.7 list and detail answers show (with the expanded `informatieobject`). */
+  expanded17: z.ZodType;
   /** What the standard's file declares (see ResourceDef). */
   head?: ResourceDef<D>['head'];
   auditHeaders?: ResourceDef<D>['auditHeaders'];
@@ -85,6 +87,7 @@ export function registerPart<D extends PartDoc>(d: Documenten, def: PartDef<D>):
     patchInput: def.patchInput,
     query: def.query,
     readQuery: def.query.pick({ expand: true }),
+    variants: { [V17]: { expanded: def.expanded17 } },
     scopes: def.scopes,
     operations: def.operations,
     plainList: def.plainList,

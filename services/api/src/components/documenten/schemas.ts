@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { borrowed } from '../../common/embedded';
 import { VERTROUWELIJKHEID, date, dateTime, url, type StoredFields } from '../../common/schema-parts';
 
 /**
@@ -155,12 +156,15 @@ export const EnkelvoudigInformatieObjectUpdate17 = z.object({ ...EIO_FIELDS_17, 
 export const EnkelvoudigInformatieObjectPatch17 = EnkelvoudigInformatieObjectInput17.partial()
   .extend({ lock: lock.optional() })
   .meta(v17('PatchedEnkelvoudigInformatieObjectWithLockRequest'));
+/** (`_expand` only in the answers of lists, details and `_zoek`: EnkelvoudigInformatieObjectExpanded17.) */
 export const EnkelvoudigInformatieObject17 = EnkelvoudigInformatieObjectInput17.extend({
   ...EIO_READ_FIELDS,
   trefwoorden: z.array(z.string()),
   isGereedVoorPublicatie: z.boolean().nullable(),
   tonenAanInitiator: z.boolean(),
-}).meta(v17('EnkelvoudigInformatieObject'));
+})
+  .omit({ _expand: true })
+  .meta(v17('EnkelvoudigInformatieObject'));
 export const EnkelvoudigInformatieObjectWithLock17 = EnkelvoudigInformatieObject17.extend({ lock: z.string().optional() }).meta(
   v17('EnkelvoudigInformatieObjectWithLock'),
 );
@@ -320,3 +324,36 @@ export const VerzendingQuery = z.object({
   betrokkene: url.optional(),
   expand: z.string().optional(),
 });
+
+// ---------------------------------------------------------------- 1.7.0: what list and detail answers show
+
+/** A 1.7 document with its `_expand`: the informatieobjecttype as Catalogi 1.3.3 shows it, with its own `_expand`. */
+export const EnkelvoudigInformatieObjectExpanded17 = EnkelvoudigInformatieObject17.extend({
+  _expand: z
+    .object({ informatieobjecttype: borrowed('InformatieObjectTypeExpanded@1.3.2').optional() })
+    .meta({ id: 'EnkelvoudigInformatieObjectEmbedded' })
+    .optional(),
+}).meta({ id: 'EnkelvoudigInformatieObjectExpanded' });
+
+/** An object of a document as a 1.7 list or detail answers it: its `informatieobject` expanded as `document` shows. */
+const partExpanded = (name: string, schema: z.ZodObject, document: z.ZodType) =>
+  schema
+    .extend({
+      _expand: z
+        .object({ informatieobject: document.optional() })
+        .meta({ id: `${name}Embedded` })
+        .optional(),
+    })
+    .meta({ id: `${name}Expanded` });
+export const GebruiksrechtenExpanded17 = partExpanded('Gebruiksrechten', Gebruiksrechten, EnkelvoudigInformatieObject17);
+export const ObjectInformatieObjectExpanded17 = partExpanded('ObjectInformatieObject', ObjectInformatieObject, EnkelvoudigInformatieObjectExpanded17);
+export const VerzendingExpanded17 = partExpanded('Verzending', Verzending, EnkelvoudigInformatieObjectExpanded17);
+
+/** The 1.7 file's `_zoek` body: `uuid__in` required, no `fields` (which the server takes, as Zaken 1.6 does). */
+export const EnkelvoudigInformatieObjectZoekDeclared17 = EnkelvoudigInformatieObjectZoek.omit({ uuid_In: true })
+  .required({ uuid__in: true })
+  .meta(v17('EIOZoekRequest'));
+/** The 1.7 file's PATCH body has no tonenAanInitiator (its PUT has; the server takes it on both). */
+export const EnkelvoudigInformatieObjectPatchDeclared17 = EnkelvoudigInformatieObjectPatch17.omit({ tonenAanInitiator: true }).meta(
+  v17('PatchedEnkelvoudigInformatieObjectWithLockRequest'),
+);

@@ -2,7 +2,7 @@ import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import { AANMAKEN, BIJWERKEN, READ, VERWIJDEREN, type Documenten } from './context';
 import { registerPart } from './parts';
-import { V15, Verzending, VerzendingInput, VerzendingQuery, type VerzendingDoc } from './schemas';
+import { V15, Verzending, VerzendingExpanded17, VerzendingInput, VerzendingQuery, type VerzendingDoc } from './schemas';
 
 /**
  * Verzendingen: to whom a document was sent or from whom it was received, and how (a paginated list). In 1.5.0 an
@@ -13,6 +13,7 @@ export function registerVerzendingen(d: Documenten): Resource<VerzendingDoc> {
     collection: 'verzendingen',
     resource: 'verzending',
     schema: Verzending,
+    expanded17: VerzendingExpanded17,
     input: VerzendingInput,
     query: VerzendingQuery,
     scopes: { read: READ, create: [AANMAKEN], update: [BIJWERKEN], destroy: [VERWIJDEREN] },
