@@ -99,7 +99,7 @@ describe('choosing the version', () => {
     expect((await t.call('GET', `${DRC}/schema/1.6.0/openapi.json`, undefined, { token: null })).statusCode).toBe(404);
     const root = (await t.call('GET', '/', undefined, { token: null })).json();
     expect(root.components.documenten).toBe('1.5.0');
-    expect(root.versions).toEqual({ documenten: ['1.5.0', '1.7.0'] });
+    expect(root.versions.documenten).toEqual(['1.5.0', '1.7.0']);
   });
 });
 
