@@ -6,7 +6,8 @@ import { ensurePlatformKanalen, registerKanalen } from './kanalen';
 import { registerNotificaties } from './notificaties';
 
 /**
- * Notificaties API 1.0.0 (NRC): kanalen, abonnementen and notifications from producers. The platform's own
+ * Notificaties API (NRC): kanalen, abonnementen and notifications from producers; 1.0.0, and 1.0.1 on request
+ * (`Api-Version: 1.0.1`), whose file declares the same operations and resources (it corrects descriptions). The platform's own
  * kanalen exist from the start; every notification, the platform's own and those of producers, travels through
  * Kafka (one topic per kanaal) to services/notifier, which delivers it to the matching abonnementen.
  */
@@ -17,6 +18,7 @@ export const notificaties: ComponentDef = {
   wholePatchBodies: true,
   title: 'Notificaties API',
   version: '1.0.0',
+  versions: ['1.0.0', '1.0.1'],
   async register(api) {
     const n = { api } as Notificaties;
     n.kanalen = registerKanalen(n);
