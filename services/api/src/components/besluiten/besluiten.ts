@@ -26,7 +26,7 @@ import {
 } from './context';
 import { unlinkDocument } from './besluitinformatieobjecten';
 import { expand } from './expand';
-import { Besluit, BesluitInput, BesluitQuery, BesluitReadQuery, VERVALREDENEN, type BesluitDoc } from './schemas';
+import { Besluit, BesluitExpanded11, BesluitInput, BesluitQuery, V11, BesluitReadQuery, VERVALREDENEN, type BesluitDoc } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 
 const DEFAULTS = {
@@ -53,6 +53,7 @@ export function registerBesluiten(b: Besluiten): Resource<BesluitDoc> {
     readQuery: BesluitReadQuery,
     // `expand` comes with Besluiten 1.1.0; the 1.0.2 file does not declare it (the server takes it all the same).
     declared: { query: BesluitQuery.omit({ expand: true }), readQuery: BesluitReadQuery.omit({ expand: true }) },
+    variants: { [V11]: { expanded: BesluitExpanded11, query: BesluitQuery, readQuery: BesluitReadQuery } },
     scopes: { read: READ, create: [AANMAKEN], update: [BIJWERKEN], destroy: [VERWIJDEREN] },
     operations: ['list', 'read', 'update', 'partial_update', 'destroy'],
     kanaal: 'besluiten',

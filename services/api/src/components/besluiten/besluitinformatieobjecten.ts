@@ -24,6 +24,8 @@ import {
 import { expand } from './expand';
 import {
   BesluitInformatieObject,
+  BesluitInformatieObjectExpanded11,
+  V11,
   BesluitInformatieObjectInput,
   BesluitInformatieObjectQuery,
   BesluitInformatieObjectReadQuery,
@@ -50,6 +52,9 @@ export function registerBesluitinformatieobjecten(b: Besluiten): Resource<BioDoc
     declared: {
       query: BesluitInformatieObjectQuery.omit({ expand: true }),
       readQuery: BesluitInformatieObjectReadQuery.omit({ expand: true }),
+    },
+    variants: {
+      [V11]: { expanded: BesluitInformatieObjectExpanded11, query: BesluitInformatieObjectQuery, readQuery: BesluitInformatieObjectReadQuery },
     },
     scopes: { read: READ, create: [AANMAKEN], update: [BIJWERKEN], destroy: [VERWIJDEREN] },
     operations: ['list', 'read', 'destroy'],

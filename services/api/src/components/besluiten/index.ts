@@ -1,4 +1,5 @@
 import { ensureAudittrailIndex, registerAudittrail } from '../../common/audittrail';
+import { V102, V11 } from './schemas';
 import type { ComponentDef } from '../../common/component';
 import { GenummerdeIdentificaties } from '../../common/identificaties';
 import { catalogiOf, type BesluitLinks } from '../../common/links';
@@ -21,7 +22,8 @@ export const besluiten: ComponentDef = {
   declaresContentType: true,
   typeField: 'besluittype',
   title: 'Besluiten API',
-  version: '1.0.2',
+  version: V102,
+  versions: [V102, V11],
   audit: { bron: 'BRC' },
   async register(api) {
     const catalogi = catalogiOf(api);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { borrowed, lend, toOne } from '../../common/embedded';
 import { date, url, type StoredFields } from '../../common/schema-parts';
 
 /**
@@ -124,3 +125,32 @@ export const BesluitInformatieObjectQuery = z.object({
 export const BesluitInformatieObjectReadQuery = z.object({ expand: expandParam(EXPANDABLE.besluitinformatieobject) });
 
 export { AuditTrail } from '../../common/audittrail';
+
+// ---------------------------------------------------------------- Besluiten 1.1.0
+
+/** The versions served: 1.0.2 (the default), and 1.1.0 on request (`Api-Version: 1.1`), which declares `expand`. */
+export const V102 = '1.0.2';
+export const V11 = '1.1.0';
+
+/** 1.1.0's Besluit without `_expand` (only its list and detail answers have it); the Zaken 1.7 file embeds it. */
+const Besluit11 = Besluit.omit({ _expand: true }).meta({ id: `Besluit@${V11}` });
+lend(`Besluit@${V11}`, Besluit11);
+
+/** A besluit as 1.1.0's lists and details answer it: its besluittype and zaak expanded as the file names them. */
+export const BesluitExpanded11 = Besluit11.extend({
+  _expand: z
+    .object({ besluittype: borrowed('BesluitTypeExpanded@1.3.2').optional(), zaak: borrowed('ZaakExpanded@1.6.0').optional() })
+    .meta({ id: 'BesluitEmbedded' })
+    .optional(),
+}).meta({ id: 'BesluitExpanded' });
+export const BesluitInformatieObjectExpanded11 = BesluitInformatieObject.omit({ _expand: true })
+  .extend({
+    _expand: z
+      .object({
+        informatieobject: borrowed('EnkelvoudigInformatieObjectExpanded@1.6.0').optional(),
+        besluit: toOne(BesluitExpanded11).optional(),
+      })
+      .meta({ id: 'BesluitInformatieObjectEmbedded' })
+      .optional(),
+  })
+  .meta({ id: 'BesluitInformatieObjectExpanded' });

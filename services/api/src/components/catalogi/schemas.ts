@@ -617,3 +617,16 @@ export const EXPANDABLE = Object.fromEntries(
     ([name, [, embedded]]) => [name, Object.keys(embedded)],
   ),
 ) as Record<Expandable, string[]>;
+
+/** The types as Catalogi 1.3.2 has them, which the Zaken 1.7 file embeds (expanded or not). */
+for (const [name, schema] of Object.entries({
+  ZaakType: ZaakType132,
+  InformatieObjectType: InformatieObjectType132,
+  BesluitType,
+  StatusType: StatusType133,
+  ResultaatType: ResultaatType133,
+  RolType,
+  Eigenschap,
+  ZaakObjectType: ZaakObjectType133,
+}))
+  lend(`${name}@1.3.2`, schema);

@@ -34,7 +34,7 @@ import {
   type Documenten,
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
-import { chooseFields, parseFields } from './fields';
+import { chooseFields, parseFields } from '../../common/fields';
 import { takeUpload, type Bestand } from './inhoud';
 import {
   DEFAULTS_17,
@@ -74,6 +74,8 @@ import type { Versie } from './versies';
 export const COLLECTION = 'enkelvoudiginformatieobjecten';
 /** What `expand` may name on a document. */
 const EIO_LINKS = ['informatieobjecttype'];
+/** The fields `fields` may name on `_zoek`. */
+const DOCUMENT_FIELDS = new Set(Object.keys(EnkelvoudigInformatieObject17.shape).filter((k) => !k.startsWith('_')));
 
 const DEFAULTS = {
   status: '',
@@ -498,7 +500,7 @@ function registerReads(d: Documenten, eio: Resource<EioDoc>): void {
   const Page17 = Page.extend({ results: z.array(EnkelvoudigInformatieObjectExpanded17) });
   const list = async (req: FastifyRequest, caller: Caller, q: JsonObject, rawPage: unknown, cursor: unknown) => {
     const tree = parseExpand(q.expand, EIO_LINKS);
-    const fields = parseFields(q.fields, tree);
+    const fields = parseFields(q.fields, tree, DOCUMENT_FIELDS);
     const page = parsePage(rawPage);
     const filter = listFilter(q, caller);
     const { count, items, ...cont } = await eio.store.page(filter, {

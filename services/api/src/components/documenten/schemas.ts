@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { borrowed } from '../../common/embedded';
+import { borrowed, lend } from '../../common/embedded';
+import { fieldsParam } from '../../common/fields';
 import { VERTROUWELIJKHEID, date, dateTime, url, type StoredFields } from '../../common/schema-parts';
 
 /**
@@ -175,20 +176,8 @@ export const EnkelvoudigInformatieObjectQuery17 = EnkelvoudigInformatieObjectQue
   objectinformatieobjecten_objectType: OBJECT_TYPE.optional(),
 });
 
-/**
- * `fields` on `_zoek` (1.7, as the Zaken API 1.6 `_zoek` has it): the response fields to return, names of the
- * document's fields; an object `{"<expanded field>": ["<its fields>", ...]}` chooses the fields of an expansion
- * (`"*"`: all), nested as deep as the expansion.
- */
-export type FieldChoice = string | { [field: string]: FieldChoice[] };
-const fieldName = z.string().min(1).max(100);
-/** Nested as deep as `expand` goes (five levels), spelled out level by level: the OpenAPI document has no recursion. */
-const fieldChoice = (depth: number): z.ZodType<FieldChoice> =>
-  depth === 0 ? fieldName : z.union([fieldName, z.record(fieldName, z.array(fieldChoice(depth - 1)).min(1))]);
-export const FieldChoice = fieldChoice(5);
-
 export const EnkelvoudigInformatieObjectZoek17 = EnkelvoudigInformatieObjectZoek.extend({
-  fields: z.array(FieldChoice).min(1).optional(),
+  fields: fieldsParam.optional(),
 }).meta(v17('EIOZoekRequest'));
 
 export const LockResponse = z.object({ lock: z.string() }).meta({ id: 'LockEnkelvoudigInformatieObject' });
@@ -356,4 +345,16 @@ export const EnkelvoudigInformatieObjectZoekDeclared17 = EnkelvoudigInformatieOb
 /** The 1.7 file's PATCH body has no tonenAanInitiator (its PUT has; the server takes it on both). */
 export const EnkelvoudigInformatieObjectPatchDeclared17 = EnkelvoudigInformatieObjectPatch17.omit({ tonenAanInitiator: true }).meta(
   v17('PatchedEnkelvoudigInformatieObjectWithLockRequest'),
+);
+
+/** A document as Documenten 1.6.0 has it (1.7.0 added isGereedVoorPublicatie), which the Zaken 1.7 file embeds. */
+const EnkelvoudigInformatieObject16 = EnkelvoudigInformatieObject17.omit({ isGereedVoorPublicatie: true }).meta({
+  id: 'EnkelvoudigInformatieObject@1.6.0',
+});
+lend('EnkelvoudigInformatieObject@1.6.0', EnkelvoudigInformatieObject16);
+lend(
+  'EnkelvoudigInformatieObjectExpanded@1.6.0',
+  EnkelvoudigInformatieObject16.extend({ _expand: EnkelvoudigInformatieObjectExpanded17.shape._expand }).meta({
+    id: 'EnkelvoudigInformatieObjectExpanded@1.6.0',
+  }),
 );

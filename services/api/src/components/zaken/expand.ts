@@ -3,16 +3,21 @@ import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
 import { mayOnZaak, LEZEN, zaakOfPart, type Zaken } from './context';
+import { V151 } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 
 /**
- * `expand` (Zaken 1.5): comma-separated paths of link fields, nested with dots. Every expanded object is its plain
- * endpoint's representation; a to-one link becomes the object (or `{}` when empty), a to-many link an array, and
- * deeper levels sit in the embedded object's own `_expand`. Any field holding URLs of this platform's Zaken or
- * Catalogi objects can be followed, and so can URLs of other registrations (fetched as they are). The depth is
- * bounded: VNG's own compliance collection follows `rollen.zaak.rollen.zaak.rollen`, so five levels are allowed.
+ * `expand`: comma-separated paths of link fields, nested with dots. Every expanded object is its plain endpoint's
+ * representation; a to-one link becomes the object (or `{}` when empty), a to-many link an array, and deeper levels
+ * sit in the embedded object's own `_expand`. Any field holding URLs of this platform's Zaken or Catalogi objects can
+ * be followed, and so can URLs of other registrations (fetched as they are).
+ * - 1.5.1: on zaken only, five levels deep (VNG's own compliance collection follows `rollen.zaak.rollen.zaak.rollen`),
+ *   within the Zaken and Catalogi APIs (zrc-025: a path into documents or besluiten is refused); a bad path is a 400.
+ * - 1.7.0: also on the parts of a zaak, to any depth (zrc-026; bounded at twenty levels), into documents and
+ *   besluiten too; a path that names no field of what it expands is a 404 (zrc-027, zrc-028).
  */
 export const MAX_DEPTH = 5;
+const MAX_DEPTH_17 = 20;
 
 /** The link fields of a zaak that the first level may name. */
 const ZAAK_LINKS = new Set([
@@ -35,27 +40,38 @@ export interface ExpandTree {
   [field: string]: ExpandTree;
 }
 
-function invalid(reason: string): ZgwError {
-  return ZgwError.field('expand', 'invalid-expand-field', reason);
+function invalid(reason: string, version = V151): ZgwError {
+  return version === V151 ? ZgwError.field('expand', 'invalid-expand-field', reason) : ZgwError.notFound(`expand: ${reason}`);
 }
 
-/** Parses an expand parameter into a tree; undefined when there is nothing to expand. */
-export function parseExpand(raw: unknown): ExpandTree | undefined {
+/**
+ * Parses an expand parameter into a tree; undefined when there is nothing to expand. `allowed`: the fields the first
+ * level may name (1.7: those of the resource's `...Embedded`).
+ */
+export function parseExpand(raw: unknown, version = V151, allowed: ReadonlySet<string> = ZAAK_LINKS): ExpandTree | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
-  if (typeof raw !== 'string') throw invalid('expand moet een tekst zijn met komma-gescheiden paden.');
+  if (typeof raw !== 'string') throw invalid('expand moet een tekst zijn met komma-gescheiden paden.', version);
+  const max = version === V151 ? MAX_DEPTH : MAX_DEPTH_17;
   const tree: ExpandTree = {};
   for (const path of raw
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)) {
     const parts = path.split('.');
-    if (parts.length > MAX_DEPTH) throw invalid(`"${path}" is dieper dan ${MAX_DEPTH} niveaus.`);
-    if (!ZAAK_LINKS.has(parts[0]!)) throw invalid(`"${parts[0]}" is geen uit te klappen veld van een zaak.`);
-    if (parts.some((p) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(p))) throw invalid(`"${path}" is geen geldig expand-pad.`);
+    if (parts.length > max) throw invalid(`"${path}" is dieper dan ${max} niveaus.`, version);
+    if (!allowed.has(parts[0]!)) throw invalid(`"${parts[0]}" is geen uit te klappen veld; kies uit ${[...allowed].join(', ')}.`, version);
+    if (parts.some((p) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(p))) throw invalid(`"${path}" is geen geldig expand-pad.`, version);
     let node = tree;
     for (const part of parts) node = node[part] ??= {};
   }
   return tree;
+}
+
+/** A tree as the paths of an expand parameter (`zaaktype.catalogus,status`), to check it as one. */
+export function treePaths(tree: ExpandTree, prefix = ''): string {
+  return Object.entries(tree)
+    .map(([field, sub]) => (Object.keys(sub).length ? treePaths(sub, `${prefix}${field}.`) : `${prefix}${field}`))
+    .join(',');
 }
 
 /** The URLs a link field holds: a URL, a list of URLs, or objects that carry one (relevanteAndereZaken, gerelateerdeZaaktypen). */
@@ -84,6 +100,7 @@ class Loader {
   constructor(
     private readonly z: Zaken,
     private readonly caller: Caller,
+    readonly version: string,
   ) {
     const c = z.catalogi;
     this.resources = [
@@ -114,9 +131,19 @@ class Loader {
     // This platform's documents, read in-process as the caller may read them (their autorisaties, Autorisaties 1.1).
     const documenten = this.z.api.deps.components.documenten;
     const documents: string[] = [];
+    // This platform's besluiten, as the caller may read them (by besluittype).
+    const ours: string[] = [];
+    const besluiten = this.z.api.deps.components.besluiten;
     for (const u of new Set(urls)) {
+      // zrc-025: 1.5.1 expands within the Zaken and Catalogi APIs only.
+      if (this.version === V151 && (documenten?.owns(u) || besluiten?.owns(u)))
+        throw invalid('een document of besluit valt buiten de Zaken en Catalogi API (zrc-025); vraag het met Api-Version: 1.7.');
       if (documenten?.owns(u)) {
         documents.push(u);
+        continue;
+      }
+      if (besluiten?.owns(u)) {
+        ours.push(u);
         continue;
       }
       const eigenschap = /\/zaken\/[0-9a-f-]{36}\/zaakeigenschappen\/([0-9a-f-]{36})$/i.exec(u);
@@ -138,6 +165,10 @@ class Loader {
           if (isCatalogi) this.raw.set(String(rendered.url), { r, doc });
           out.set(String(rendered.url), rendered);
         }
+      }),
+      ...ours.map(async (u) => {
+        const besluit = await besluiten!.besluit(u);
+        if (besluit && this.caller.allows('brc', 'besluiten.lezen', 'besluittype', String(besluit.besluittype))) out.set(u, besluit);
       }),
       ...remote.map(async (u) => {
         const { status, body } = await this.z.api.deps.fetchJson(u);
@@ -164,16 +195,16 @@ class Loader {
   }
 }
 
-/** Adds `_expand` to every zaak in `zaken` (in place), following `tree`. */
-export async function expand(z: Zaken, caller: Caller, zaken: JsonObject[], tree: ExpandTree | undefined): Promise<void> {
-  if (!tree || !zaken.length) return;
-  await expandLevel(new Loader(z, caller), zaken, tree, 1);
+/** Adds `_expand` to every object (zaken; in 1.7 also their parts) in place, following `tree`. */
+export async function expand(z: Zaken, caller: Caller, objects: JsonObject[], tree: ExpandTree | undefined, version = V151): Promise<void> {
+  if (!tree || !objects.length) return;
+  await expandLevel(new Loader(z, caller, version), objects, tree, 1);
 }
 
 async function expandLevel(loader: Loader, objects: JsonObject[], tree: ExpandTree, depth: number): Promise<void> {
   for (const obj of objects) obj._expand ??= {};
   for (const [field, sub] of Object.entries(tree)) {
-    if (depth > 1 && !objects.some((o) => field in o)) throw invalid(`"${field}" is geen veld van de uitgeklapte objecten.`);
+    if (depth > 1 && !objects.some((o) => field in o)) throw invalid(`"${field}" is geen veld van de uitgeklapte objecten.`, loader.version);
     const many = objects.some((o) => Array.isArray(o[field]));
     const found = await loader.load(objects.flatMap((o) => urlsIn(o[field])));
     // A zaak sees its Catalogi objects as they were on its startdatum (their relations resolved on that date).

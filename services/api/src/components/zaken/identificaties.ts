@@ -46,19 +46,32 @@ export const SubVerblijfBuitenland = z
   })
   .meta({ id: 'SubVerblijfBuitenland' });
 
-export const TerreinGebouwdObjectAdres = z
-  .object({
-    numIdentificatie: opt(100),
-    oaoIdentificatie: str(100),
-    wplWoonplaatsNaam: str(80),
-    gorOpenbareRuimteNaam: str(80),
-    aoaPostcode: opt(7),
-    aoaHuisnummer: huisnummer,
-    aoaHuisletter: opt(1),
-    aoaHuisnummertoevoeging: opt(4),
-    ogoLocatieAanduiding: opt(100),
-  })
-  .meta({ id: 'TerreinGebouwdObjectAdres' });
+/**
+ * The address of a terrein or gebouwd object. 1.7 spells its identificatie `aoaIdentificatie`, keeping the misspelt
+ * `oaoIdentificatie` (deprecated, required while `aoaIdentificatie` is not used): the server takes either, in every
+ * version; each version's document declares its own spelling (1.5.1: `oaoIdentificatie` alone, required).
+ */
+const terreinGebouwdObjectAdres = (v17: boolean) =>
+  z
+    .object({
+      numIdentificatie: opt(100),
+      oaoIdentificatie: v17 ? opt(100) : str(100),
+      ...(v17 ? { aoaIdentificatie: opt(100) } : {}),
+      wplWoonplaatsNaam: str(80),
+      gorOpenbareRuimteNaam: str(80),
+      aoaPostcode: opt(7),
+      aoaHuisnummer: huisnummer,
+      aoaHuisletter: opt(1),
+      aoaHuisnummertoevoeging: opt(4),
+      ogoLocatieAanduiding: opt(100),
+    })
+    .meta({ id: v17 ? 'TerreinGebouwdObjectAdres@1.7.0' : 'TerreinGebouwdObjectAdres' });
+export const TerreinGebouwdObjectAdres = terreinGebouwdObjectAdres(false);
+/** What the server takes: either spelling of the identificatie, at least one. */
+const TerreinGebouwdObjectAdresIn = terreinGebouwdObjectAdres(true).refine((a) => Boolean(a.oaoIdentificatie || a.aoaIdentificatie), {
+  message: 'Geef aoaIdentificatie (of het verouderde oaoIdentificatie) op.',
+  path: ['aoaIdentificatie'],
+});
 
 export const WozObjectAdres = z
   .object({
@@ -192,13 +205,17 @@ export const ObjectGemeentelijkeOpenbareRuimte = z
   .object({ identificatie, openbareRuimteNaam: str(80) })
   .meta({ id: 'ObjectGemeentelijkeOpenbareRuimte' });
 
-export const ObjectTerreinGebouwdObject = z
-  .object({ identificatie, adresAanduidingGrp: TerreinGebouwdObjectAdres.nullable().optional() })
-  .meta({ id: 'ObjectTerreinGebouwdObject' });
-
-export const ObjectHuishouden = z
-  .object({ nummer: str(12), isGehuisvestIn: ObjectTerreinGebouwdObject.nullable().optional() })
-  .meta({ id: 'ObjectHuishouden' });
+/** A terrein or gebouwd object (and a huishouden in one) with an address as `adres` declares it. */
+const terreinGebouwdObject = (adres: z.ZodType, tag = '') => {
+  const object = z.object({ identificatie, adresAanduidingGrp: adres.nullable().optional() }).meta({ id: `ObjectTerreinGebouwdObject${tag}` });
+  const huishouden = z.object({ nummer: str(12), isGehuisvestIn: object.nullable().optional() }).meta({ id: `ObjectHuishouden${tag}` });
+  return { object, huishouden };
+};
+const declared151 = terreinGebouwdObject(TerreinGebouwdObjectAdres);
+const declared17 = terreinGebouwdObject(terreinGebouwdObjectAdres(true), '@1.7.0');
+const taken = terreinGebouwdObject(TerreinGebouwdObjectAdresIn, '@in');
+export const ObjectTerreinGebouwdObject = declared151.object;
+export const ObjectHuishouden = declared151.huishouden;
 
 export const ObjectInrichtingselement = z
   .object({
@@ -327,7 +344,10 @@ export const ObjectZakelijkRecht = z
   })
   .meta({ id: 'ObjectZakelijkRecht' });
 
-/** ZaakObject.objectIdentificatie by objectType; besluit, enkelvoudig_document and status have none in the spec. */
+/**
+ * ZaakObject.objectIdentificatie by objectType as the 1.5.1 document declares it; besluit, enkelvoudig_document and
+ * status have none in the spec.
+ */
 export const objectIdentificatie: Partial<Record<ObjectType, z.ZodType>> = {
   adres: ObjectAdres,
   buurt: ObjectBuurt,
@@ -357,6 +377,20 @@ export const objectIdentificatie: Partial<Record<ObjectType, z.ZodType>> = {
   woz_waarde: ObjectWozWaarde,
   zakelijk_recht: ObjectZakelijkRecht,
   overige: ObjectOverige,
+};
+
+/** As 1.7's document declares them (see terreinGebouwdObjectAdres). */
+export const objectIdentificatie17: Partial<Record<ObjectType, z.ZodType>> = {
+  ...objectIdentificatie,
+  huishouden: declared17.huishouden,
+  terrein_gebouwd_object: declared17.object,
+};
+
+/** What the server takes, in every version (either spelling of an address's identificatie). */
+export const objectIdentificatieIn: Partial<Record<ObjectType, z.ZodType>> = {
+  ...objectIdentificatie,
+  huishouden: taken.huishouden,
+  terrein_gebouwd_object: taken.object,
 };
 
 /** ZaakObject.objectTypeOverigeDefinitie: where an `overige` object's JSON schema and data live (jq paths). */

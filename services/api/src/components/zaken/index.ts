@@ -13,7 +13,7 @@ import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen, z
 import { registerKlantcontacten, registerZaakcontactmomenten, registerZaakinformatieobjecten, registerZaakverzoeken } from './onderdelen';
 import { syncPartFacts } from './parts';
 import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten } from './rollen';
-import type { ZaakDoc } from './schemas';
+import { V151, VERSIONS, type ZaakDoc } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 import { PII_FIELDS, PII_HASHES } from '../../common/pii-fields';
 import { registerResultaten, registerStatussen } from './statussen';
@@ -28,7 +28,8 @@ export const zaken: ComponentDef = {
   heads: true,
   typeField: 'zaaktype',
   title: 'Zaken API',
-  version: '1.5.1',
+  version: V151,
+  versions: VERSIONS,
   audit: { bron: 'ZRC' },
   async register(api) {
     const catalogi = catalogiOf(api);

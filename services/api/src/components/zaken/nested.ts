@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import { z as zod } from 'zod';
 import type { AuditEntry, Notificatie } from '@zgw/shared';
 import { registerAudittrail as registerCommonAudittrail } from '../../common/audittrail';
@@ -8,6 +9,7 @@ import { Resource, type WriteActie } from '../../common/resource';
 import { publicFields, pull, type Stored } from '../../common/store';
 import type { ZaakBesluitLinks } from '../../common/links';
 import { parseOrThrow } from '../../common/validation';
+import { expand, parseExpand } from './expand';
 import {
   BIJWERKEN,
   LEZEN,
@@ -23,6 +25,9 @@ import {
   type Zaken,
 } from './context';
 import {
+  EXPANDABLE17,
+  Expanded17,
+  V17,
   ZaakBesluit,
   ZaakBesluitInput,
   ZaakEigenschap,
@@ -95,6 +100,8 @@ interface NestedDef<D extends NestedDoc> {
   rules: (doc: Omit<D, keyof NestedFacts>, zaak: Stored<ZaakDoc>) => Promise<Omit<D, keyof NestedFacts>>;
   /** A rule of the DELETE operation (not of removals the platform makes itself). */
   beforeDestroy?: (current: Stored<D>, zaak: Stored<ZaakDoc>) => Promise<void>;
+  /** Its name in the 1.7 file (its list and detail answer `...Expanded`), and whether they take `expand` there. */
+  in17: { name: 'ZaakEigenschap' | 'ZaakBesluit'; expand: boolean };
 }
 
 /** The zaak facts a nested resource carries: its authorisation copies and the zaak it hangs under. */
@@ -147,6 +154,16 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
     return { ...doc, ...nestedFacts(zaak) } as D;
   };
   const base = `/zaken/:zaak_uuid/${def.path}`;
+  // 1.7: what the list and detail answer, with `expand` where the file declares it (to any depth; see expand.ts).
+  const expandQuery = zod.object({ expand: zod.string().optional() });
+  const in17 = (response: zod.ZodType) => ({ [V17]: { response, query: def.in17.expand ? expandQuery : undefined } });
+  const allowed = new Set(EXPANDABLE17[def.in17.name]);
+  const expanded = async (req: FastifyRequest, caller: Caller, bodies: JsonObject[], query: unknown) => {
+    const version = z.api.version(req);
+    if (version !== V17 || !def.in17.expand) return bodies;
+    await expand(z, caller, bodies, parseExpand((query as { expand?: string } | undefined)?.expand, version, allowed), version);
+    return bodies;
+  };
   z.api.route({
     method: 'GET',
     path: base,
@@ -155,9 +172,10 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
     scopes: READ,
     params: ZaakParams,
     response: zod.array(def.schema),
-    handler: async ({ caller, params }) => {
+    variants: in17(zod.array(Expanded17[def.in17.name])),
+    handler: async ({ req, caller, params, query }) => {
       const zaak = await zaakFor(caller, params.zaak_uuid, [LEZEN]);
-      return Promise.all((await r.store.find({ _zaakUuid: zaak._id })).map((d) => r.toApi(d)));
+      return expanded(req, caller, await Promise.all((await r.store.find({ _zaakUuid: zaak._id })).map((d) => r.toApi(d))), query);
     },
   });
   z.api.route({
@@ -186,9 +204,13 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
     scopes: READ,
     params: ZaakPartParams,
     response: def.schema,
+    variants: in17(Expanded17[def.in17.name]),
     etag: true,
     head: def.head ?? false,
-    handler: async ({ caller, params }) => r.toApi(await partFor(await zaakFor(caller, params.zaak_uuid, [LEZEN]), params.uuid)),
+    handler: async ({ req, caller, params, query }) => {
+      const body = await r.toApi(await partFor(await zaakFor(caller, params.zaak_uuid, [LEZEN]), params.uuid));
+      return (await expanded(req, caller, [body], query))[0];
+    },
   });
   if (def.update) {
     for (const partial of [false, true]) {
@@ -239,6 +261,7 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
 
 export function registerZaakeigenschappen(z: Zaken): NestedResource<ZaakEigenschapDoc> {
   return registerNested<ZaakEigenschapDoc>(z, {
+    in17: { name: 'ZaakEigenschap', expand: false },
     path: 'zaakeigenschappen',
     storeAs: 'zaakeigenschappen',
     resource: 'zaakeigenschap',
@@ -261,6 +284,7 @@ export function registerZaakeigenschappen(z: Zaken): NestedResource<ZaakEigensch
 
 export function registerZaakbesluiten(z: Zaken): NestedResource<ZaakBesluitDoc> {
   return registerNested<ZaakBesluitDoc>(z, {
+    in17: { name: 'ZaakBesluit', expand: true },
     path: 'besluiten',
     storeAs: 'zaakbesluiten',
     resource: 'zaakbesluit',

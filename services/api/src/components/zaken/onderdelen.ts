@@ -31,6 +31,7 @@ const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganis
 
 export function registerZaakinformatieobjecten(z: Zaken): Resource<ZaakInformatieObjectDoc> {
   return registerPart<ZaakInformatieObjectDoc>(z, {
+    in17: 'ZaakInformatieObject',
     collection: 'zaakinformatieobjecten',
     resource: 'zaakinformatieobject',
     schema: ZaakInformatieObject,

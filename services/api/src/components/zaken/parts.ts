@@ -1,7 +1,7 @@
 import type { Document, Filter } from 'mongodb';
-import type { z as zod } from 'zod';
+import { z as zod } from 'zod';
 import { ZgwError } from '../../common/errors';
-import { Resource, type Operation, type ResourceDef, type WriteContext } from '../../common/resource';
+import { Resource, type DeclaredResource, type Operation, type ResourceDef, type WriteContext } from '../../common/resource';
 import { pull, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import {
@@ -20,7 +20,8 @@ import {
   zaakOfPart,
   type Zaken,
 } from './context';
-import type { ZaakDoc, ZaakPartDoc, ZaakPartFacts } from './schemas';
+import { expand, parseExpand } from './expand';
+import { EXPANDABLE17, Expanded17, V17, type Expandable17, type ZaakDoc, type ZaakPartDoc, type ZaakPartFacts } from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 
 /**
@@ -41,6 +42,10 @@ export interface PartDef<D extends ZaakPartDoc> {
   /** What the standard's file declares (see ResourceDef). */
   head?: ResourceDef<D>['head'];
   declared?: ResourceDef<D>['declared'];
+  /** Its name in the 1.7 file, where its lists and details expand (`Status`: `StatusExpanded`, ...). */
+  in17?: Expandable17;
+  /** What 1.7's document declares of its writes, where that differs from `declared`. */
+  declared17?: DeclaredResource;
   auditHeaders?: ResourceDef<D>['auditHeaders'];
   defaults?: JsonObject;
   /** The field on the zaak that lists this part's uuids (kept in step on create and delete). */
@@ -83,6 +88,7 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
     plainList: def.plainList,
     head: def.head,
     declared: def.declared,
+    ...(def.in17 && expanding17(z, def.in17, def.query, def.declared17)),
     auditHeaders: def.auditHeaders,
     kanaal: 'zaken',
     hoofdObject: (doc) => doc.zaak,
@@ -138,6 +144,24 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
   });
   resource.store.countBy(['_zaaktype', '_vertrouwelijkheid']);
   return resource;
+}
+
+/** A part in 1.7: `expand` on its list and detail, to any depth and into documents and besluiten (see expand.ts). */
+function expanding17<D extends ZaakPartDoc>(
+  z: Zaken,
+  name: Expandable17,
+  query: zod.ZodObject,
+  declared?: DeclaredResource,
+): Pick<ResourceDef<D>, 'variants' | 'expand'> {
+  const expandParam = { expand: zod.string().optional() };
+  const allowed = new Set(EXPANDABLE17[name]);
+  return {
+    variants: { [V17]: { expanded: Expanded17[name], query: query.extend(expandParam), readQuery: zod.object(expandParam), declared } },
+    expand: async (bodies, q, req) => {
+      const version = z.api.version(req);
+      await expand(z, req.caller!, bodies, parseExpand(q.expand, version, allowed), version);
+    },
+  };
 }
 
 /** Keeps the authorisation copies on every part of a zaak in step when its vertrouwelijkheidaanduiding changes. */

@@ -4,9 +4,12 @@ import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import { invalidParams } from '../../common/validation';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
-import { betrokkeneIdentificatie, objectIdentificatie, type BetrokkeneType } from './identificaties';
+import { betrokkeneIdentificatie, objectIdentificatieIn, type BetrokkeneType } from './identificaties';
 import { registerPart } from './parts';
 import {
+  PERSON_OBJECT_TYPES,
+  V17,
+  ZaakObjectDeclared17,
   Rol,
   RolDeclared,
   RolInput,
@@ -75,6 +78,7 @@ function parseIdentificatie(schema: zod.ZodType | undefined, name: string, value
 
 export function registerRollen(z: Zaken): Resource<RolDoc> {
   return registerPart<RolDoc>(z, {
+    in17: 'Rol',
     collection: 'rollen',
     resource: 'rol',
     declared: RolDeclared,
@@ -114,6 +118,8 @@ export function registerRollen(z: Zaken): Resource<RolDoc> {
 
 export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
   return registerPart<ZaakObjectDoc>(z, {
+    in17: 'ZaakObject',
+    declared17: ZaakObjectDeclared17,
     collection: 'zaakobjecten',
     resource: 'zaakobject',
     declared: ZaakObjectDeclared,
@@ -136,10 +142,13 @@ export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
     rules: async (doc, zaak) => {
       // Stored exactly as sent: overigeData may hold identical entries (no set semantics anywhere).
       // (an update's current objectIdentificatie comes sealed: opened, it is checked like a new one)
+      // A person's identificatie may come as `betrokkeneIdentificatie`, as the 1.6 and 1.7 files name it.
+      const { betrokkeneIdentificatie: asBetrokkene, ...rest } = doc;
+      const given = doc.objectIdentificatie ?? (PERSON_OBJECT_TYPES.has(doc.objectType) ? asBetrokkene : undefined);
       const identificatie = parseIdentificatie(
-        objectIdentificatie[doc.objectType],
-        'objectIdentificatie',
-        openPii(z.api.deps.pii, doc.objectIdentificatie),
+        objectIdentificatieIn[doc.objectType],
+        doc.objectIdentificatie ? 'objectIdentificatie' : 'betrokkeneIdentificatie',
+        openPii(z.api.deps.pii, given),
       );
       if (!doc.object && !identificatie) throw nonField('invalid-zaakobject', 'Geef object (een URL) of objectIdentificatie op.');
       if (doc.objectType === 'overige' && !doc.objectTypeOverige && !doc.objectTypeOverigeDefinitie) {
@@ -150,11 +159,17 @@ export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
         if (zot.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het zaakobjecttype hoort niet bij het zaaktype van de zaak.');
       }
       return {
-        ...doc,
+        ...rest,
         objectIdentificatie: sealPii(z.api.deps.pii, identificatie) as JsonObject | null,
         [PII_HASHES]: piiHashes(z.api.deps.pii, identificatie),
       };
     },
-    render: (doc) => ({ uuid: doc._id, objectIdentificatie: openPii(z.api.deps.pii, doc.objectIdentificatie) }),
+    render: (doc, _url, _query, req) => {
+      const objectIdentificatie = openPii(z.api.deps.pii, doc.objectIdentificatie);
+      // 1.7 answers a person's identificatie under both names (see PERSON_OBJECT_TYPES).
+      const asBetrokkene =
+        PERSON_OBJECT_TYPES.has(doc.objectType) && z.api.versionFor(req) === V17 ? { betrokkeneIdentificatie: objectIdentificatie } : {};
+      return { uuid: doc._id, objectIdentificatie, ...asBetrokkene };
+    },
   });
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { borrowed, lend, toOne } from '../../common/embedded';
+import { fieldsParam } from '../../common/fields';
 import { VERTROUWELIJKHEID, booleanParam, choiceOf, date, dateTime, url, type StoredFields } from '../../common/schema-parts';
 import {
   BETROKKENE_TYPEN,
@@ -9,6 +11,7 @@ import {
   ObjectTypeOverigeDefinitie,
   betrokkeneIdentificatie,
   objectIdentificatie,
+  objectIdentificatie17,
 } from './identificaties';
 
 /**
@@ -334,6 +337,8 @@ export const ZaakObjectInput = z
     relatieomschrijving: text(80).optional(),
     /** Validated against the schema of its objectType by the zaakobject rules. */
     objectIdentificatie: z.record(z.string(), z.unknown()).nullable().optional(),
+    /** The 1.6 and 1.7 files' name of the objectIdentificatie of a person (see ZaakObjectDeclared17). */
+    betrokkeneIdentificatie: z.record(z.string(), z.unknown()).nullable().optional(),
   })
   .meta({ id: 'ZaakObjectRequest' });
 
@@ -345,7 +350,31 @@ const declaredObject = {
     .nullable()
     .optional(),
 };
-export const ZaakObjectDeclared = { input: ZaakObjectInput.extend(declaredObject), schema: ZaakObject.extend(declaredObject) };
+export const ZaakObjectDeclared = {
+  input: ZaakObjectInput.omit({ betrokkeneIdentificatie: true }).extend(declaredObject),
+  schema: ZaakObject.omit({ betrokkeneIdentificatie: true }).extend(declaredObject),
+};
+/**
+ * As 1.7 declares it: an address's identificatie also as `aoaIdentificatie`, and the identificatie of a person
+ * (natuurlijk_persoon, vestiging, medewerker, ...) as `betrokkeneIdentificatie`, as the 1.6 and 1.7 files name it. The
+ * server takes either name for a person and answers both in 1.7 (PERSON_OBJECT_TYPES).
+ */
+export const PERSON_OBJECT_TYPES: ReadonlySet<string> = new Set(BETROKKENE_TYPEN);
+const declaredObject17 = {
+  objectIdentificatie: z
+    .union(
+      Object.entries(objectIdentificatie17)
+        .filter(([type]) => !PERSON_OBJECT_TYPES.has(type))
+        .map(([, schema]) => schema) as [z.ZodType, ...z.ZodType[]],
+    )
+    .nullable()
+    .optional(),
+  betrokkeneIdentificatie: declaredBetrokkene.betrokkeneIdentificatie,
+};
+export const ZaakObjectDeclared17 = {
+  input: ZaakObjectInput.extend(declaredObject17).meta({ id: 'ZaakObjectRequest@1.7.0' }),
+  schema: ZaakObject.extend(declaredObject17).meta({ id: 'ZaakObject@1.7.0' }),
+};
 /** `_pii`: the search hashes of its objectIdentificatie's sealed identifiers (also the mark that they are sealed). */
 export type ZaakObjectDoc = PartOf<typeof ZaakObject> & { _pii?: Record<string, string> };
 export const ZaakObjectQuery = z.object({ zaak: urlFilter, object: urlFilter, objectType: OBJECT_TYPE.optional() });
@@ -414,3 +443,95 @@ export type ZaakEigenschapDoc = StoredFields<typeof ZaakEigenschap, 'uuid'> & Ne
 export type ZaakBesluitDoc = StoredFields<typeof ZaakBesluit, 'uuid'> & NestedFacts & { zaak: string };
 
 export { AuditTrail } from '../../common/audittrail';
+
+// ---------------------------------------------------------------- Zaken 1.7.0
+
+/** The versions served: 1.5.1 (the default), and 1.7.0 on request (`Api-Version: 1.7`). */
+export const V151 = '1.5.1';
+export const V17 = '1.7.0';
+export const VERSIONS = [V151, V17] as const;
+
+/**
+ * What 1.7's lists and details answer: each resource with its `_expand`, the expanded objects of its link fields as
+ * the file names them (`ZaakExpanded`, `RolExpanded`, ...). A link into another component is that component's schema
+ * of the version the file names, or a nested expansion of it (a free-form object: the expansion goes on to any depth,
+ * zrc-026). Lent as Zaken 1.6.0's (the Besluiten 1.1 file embeds `ZaakExpanded` of 1.6.0, whose resources 1.7 kept).
+ */
+const FREE = z.object({}).catchall(z.unknown());
+const v17 = (id: string) => ({ id: `${id}@${V17}` });
+const expanded = (name: string) => borrowed(`${name}Expanded@1.6.0`);
+const other = (name: string) => z.union([borrowed(name), FREE]);
+
+const ORDERING_ALL = ORDERING.flatMap((f) => [f, `-${f}`]) as [string, ...string[]];
+const ORDERING17 = choiceOf(ORDERING_ALL, { enum: ORDERING_ALL });
+
+/** 1.7's `_zoek` body: also `fields` (zrc-029), which chooses the fields to answer and asks for their expansion. */
+export const ZaakZoek17 = ZaakZoek.extend({ fields: fieldsParam.optional(), ordering: ORDERING17.optional() }).meta(v17('ZaakZoek'));
+/** 1.7's list filters: its file names every ordering the server takes. */
+export const ZaakQuery17 = ZaakQuery.extend({ ordering: ORDERING17.optional() });
+
+/** 1.7's Zaak without `_expand` (only its list and detail answers have it: ZaakExpanded). */
+export const Zaak17 = Zaak.omit({ _expand: true }).meta(v17('Zaak'));
+
+const EMBEDDED = {
+  Zaak: [
+    Zaak17,
+    {
+      zaaktype: other('ZaakType@1.3.2'),
+      communicatiekanaal: FREE,
+      productenOfDiensten: z.array(FREE),
+      selectielijstklasse: FREE,
+      hoofdzaak: toOne(expanded('Zaak')),
+      deelzaken: z.array(expanded('Zaak')),
+      relevanteAndereZaken: z.array(expanded('Zaak')),
+      eigenschappen: z.array(expanded('ZaakEigenschap')),
+      rollen: z.array(expanded('Rol')),
+      status: toOne(expanded('Status')),
+      // (the file has the documents of the zaakinformatieobjecten here)
+      zaakinformatieobjecten: z.array(other('EnkelvoudigInformatieObject@1.6.0')),
+      zaakobjecten: z.array(expanded('ZaakObject')),
+      resultaat: toOne(expanded('Resultaat')),
+    },
+  ],
+  Status: [
+    Status,
+    {
+      zaak: Zaak17,
+      statustype: other('StatusType@1.3.2'),
+      gezetdoor: expanded('Rol'),
+      zaakinformatieobjecten: z.array(expanded('ZaakInformatieObject')),
+    },
+  ],
+  Resultaat: [Resultaat, { zaak: expanded('Zaak'), resultaattype: other('ResultaatType@1.3.2') }],
+  Rol: [RolDeclared.schema, { zaak: expanded('Zaak'), betrokkene: FREE, roltype: other('RolType@1.3.2'), statussen: z.array(expanded('Status')) }],
+  ZaakObject: [ZaakObjectDeclared17.schema, { zaak: expanded('Zaak'), object: FREE, zaakobjecttype: other('ZaakObjectType@1.3.2') }],
+  ZaakInformatieObject: [
+    ZaakInformatieObject,
+    { informatieobject: other('EnkelvoudigInformatieObject@1.6.0'), zaak: expanded('Zaak'), status: expanded('Status') },
+  ],
+  ZaakEigenschap: [ZaakEigenschap, { zaak: toOne(expanded('Zaak')), eigenschap: other('Eigenschap@1.3.2') }],
+  ZaakBesluit: [ZaakBesluit, { besluit: other('Besluit@1.1.0') }],
+} satisfies Record<string, [z.ZodObject, Record<string, z.ZodType>]>;
+
+export type Expandable17 = keyof typeof EMBEDDED;
+
+/** The link fields the first level of `expand` may name, per resource (its `...Embedded` in the 1.7 file). */
+export const EXPANDABLE17 = Object.fromEntries(Object.entries(EMBEDDED).map(([name, [, embedded]]) => [name, Object.keys(embedded)])) as Record<
+  Expandable17,
+  string[]
+>;
+
+/** `ZaakExpanded`, ...: each resource as 1.7's lists and details answer it. */
+export const Expanded17 = {} as Record<Expandable17, z.ZodType>;
+for (const [name, [schema, embedded]] of Object.entries(EMBEDDED) as [Expandable17, [z.ZodObject, Record<string, z.ZodType>]][]) {
+  const optional = Object.fromEntries(Object.entries(embedded).map(([k, v]) => [k, v.optional()]));
+  Expanded17[name] = schema
+    .extend({
+      _expand: z
+        .object(optional)
+        .meta(v17(`${name}Embedded`))
+        .optional(),
+    })
+    .meta(v17(`${name}Expanded`));
+  lend(`${name}Expanded@1.6.0`, Expanded17[name]);
+}

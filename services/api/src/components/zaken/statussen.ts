@@ -29,6 +29,9 @@ async function isEindstatus(z: Zaken, statustype: Stored<JsonObject>): Promise<b
 
 export function registerStatussen(z: Zaken): Resource<StatusDoc> {
   return registerPart<StatusDoc>(z, {
+    in17: 'Status',
+    // 1.7's create answer (StatusRequestbody) has no zaakinformatieobjecten.
+    declared17: { created: Status.omit({ zaakinformatieobjecten: true }).meta({ id: 'StatusRequestbody' }) },
     collection: 'statussen',
     resource: 'status',
     schema: Status,
@@ -91,6 +94,7 @@ export function registerStatussen(z: Zaken): Resource<StatusDoc> {
 
 export function registerResultaten(z: Zaken): Resource<ResultaatDoc> {
   return registerPart<ResultaatDoc>(z, {
+    in17: 'Resultaat',
     collection: 'resultaten',
     resource: 'resultaat',
     schema: Resultaat,

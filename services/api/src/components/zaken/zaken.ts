@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { Document, Filter, Sort } from 'mongodb';
 import { z as zod } from 'zod';
 import type { Caller } from '../../common/auth';
@@ -33,10 +34,24 @@ import {
   withDefaults,
   type Zaken,
 } from './context';
-import { expand, parseExpand } from './expand';
+import { chooseFields, expansionOf, parseFields, type FieldChoice } from '../../common/fields';
+import { expand, parseExpand, treePaths } from './expand';
 import { within } from './geo';
 import { hasKeys, throwIfAny } from '../../common/references';
-import { VERTROUWELIJKHEID, Zaak, ZaakInput, ZaakQuery, ZaakReadQuery, ZaakZoek, type ZaakDoc } from './schemas';
+import {
+  Expanded17,
+  V17,
+  VERTROUWELIJKHEID,
+  Zaak,
+  Zaak17,
+  ZaakInput,
+  ZaakQuery,
+  ZaakQuery17,
+  ZaakReadQuery,
+  ZaakZoek,
+  ZaakZoek17,
+  type ZaakDoc,
+} from './schemas';
 import type { JsonObject } from '../../common/schema-parts';
 import { unlinkDocument } from './onderdelen';
 import { rolFilterOfZaakQuery } from './rollen';
@@ -84,6 +99,7 @@ export function registerZaken(z: Zaken): Resource<ZaakDoc> {
     collection: 'zaken',
     resource: 'zaak',
     schema: Zaak,
+    variants: { [V17]: { schema: Zaak17 } },
     input: ZaakInput,
     scopes: { read: READ, create: [AANMAKEN], update: UPDATE, destroy: [VERWIJDEREN] },
     operations: ['create', 'update', 'partial_update', 'destroy'],
@@ -305,10 +321,18 @@ function sortOf(ordering: unknown): Sort {
   return { [desc ? s.slice(1) : s]: desc ? -1 : 1, _id: desc ? -1 : 1 };
 }
 
+/** The fields `fields` may name on `_zoek`. */
+const ZAAK_FIELDS = new Set(Object.keys(Zaak17.shape));
+
 function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
   const geo = { supported: true };
-  const list = async (req: { url: string }, caller: Caller, q: JsonObject, rawPage: unknown, cursor: unknown) => {
-    const tree = parseExpand(q.expand);
+  const list = async (req: FastifyRequest, caller: Caller, q: JsonObject, rawPage: unknown, cursor: unknown) => {
+    const version = z.api.version(req);
+    // 1.7's `_zoek` takes the expand as a query parameter too; `fields` asks for its own expansion (never both).
+    const asked = q.expand ?? (version === V17 ? (req.query as JsonObject | undefined)?.expand : undefined);
+    if (q.fields !== undefined && asked) throw ZgwError.field('fields', 'fields-en-expand', 'Gebruik fields of expand, niet beide (zrc-029).');
+    const tree = parseExpand(q.fields !== undefined ? treePaths(expansionOf(q.fields as FieldChoice[])) : asked, version);
+    const fields = parseFields(q.fields, tree, ZAAK_FIELDS);
     const p = parsePage(rawPage);
     const request = { page: p, size: PAGE_SIZE, sort: sortOf(q.ordering), cursor: typeof cursor === 'string' ? cursor : undefined };
     const query = async () => {
@@ -335,10 +359,13 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     }
     const { count, items, ...cont } = result;
     const results = await Promise.all(items.map((d) => zaken.toApi(d)));
-    await expand(z, caller, results, tree);
-    return envelope(`${z.api.deps.urls.base}${req.url}`, p, count, results, cont);
+    await expand(z, caller, results, tree, version);
+    return envelope(`${z.api.deps.urls.base}${req.url}`, p, count, fields ? results.map((r) => chooseFields(r, fields)) : results, cont);
   };
-  const Page = zod.object({ count: zod.number().int(), next: zod.string().nullable(), previous: zod.string().nullable(), results: zod.array(Zaak) });
+  const pageOf = (zaak: zod.ZodType) =>
+    zod.object({ count: zod.number().int(), next: zod.string().nullable(), previous: zod.string().nullable(), results: zod.array(zaak) });
+  const Page = pageOf(Zaak);
+  const Page17 = pageOf(Expanded17.Zaak);
   z.api.route({
     method: 'GET',
     path: '/zaken',
@@ -348,6 +375,7 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     scopes: READ,
     query: ZaakQuery.extend(PageQuery.shape),
     response: Page,
+    variants: { [V17]: { query: ZaakQuery17.extend(PageQuery.shape), response: Page17 } },
     handler: ({ req, caller, query }) => list(req, caller, query, query.page, query.cursor),
   });
   z.api.route({
@@ -361,6 +389,7 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     body: ZaakZoek,
     status: 200,
     response: Page,
+    variants: { [V17]: { query: PageQuery.extend({ expand: zod.string().optional() }), body: ZaakZoek17, response: Page17 } },
     handler: ({ req, caller, query, body }) => list(req, caller, body, query.page, query.cursor),
   });
   z.api.route({
@@ -374,13 +403,15 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     params: UuidParams,
     query: ZaakReadQuery,
     response: Zaak,
+    variants: { [V17]: { response: Expanded17.Zaak } },
     etag: true,
-    handler: async ({ caller, params, query }) => {
-      const tree = parseExpand(query.expand);
+    handler: async ({ req, caller, params, query }) => {
+      const version = z.api.version(req);
+      const tree = parseExpand(query.expand, version);
       const doc = await zaken.getOr404(params.uuid);
       if (!mayOnZaak(caller, doc, [LEZEN])) throw ZgwError.forbidden();
       const body = await zaken.toApi(doc);
-      await expand(z, caller, [body], tree);
+      await expand(z, caller, [body], tree, version);
       return body;
     },
   });
