@@ -37,7 +37,7 @@ export interface Continuations {
  * of the neighbouring page, so following them is an index seek at any depth. A page past the end is 404, except one
  * reached by a continuation (the documents after it may have been deleted meanwhile): that is an empty last page.
  */
-export function envelope<T>(requestUrl: string, page: number, count: number, results: T[], cont: Continuations = {}): Page<T> {
+export function envelope<T>(requestUrl: string, page: number, count: number, results: T[], cont: Continuations = {}, size = PAGE_SIZE): Page<T> {
   const u = new URL(requestUrl);
   if (page > 1 && results.length === 0 && !u.searchParams.get('cursor')) throw new ZgwError(404, 'not_found', 'Ongeldige pagina.');
   const link = (p: number, cursor: string | undefined): string => {
@@ -49,7 +49,7 @@ export function envelope<T>(requestUrl: string, page: number, count: number, res
   };
   return {
     count,
-    next: page * PAGE_SIZE < count && results.length ? link(page + 1, cont.next) : null,
+    next: page * size < count && results.length ? link(page + 1, cont.next) : null,
     previous: page > 1 ? link(page - 1, page > 2 ? cont.previous : undefined) : null,
     results,
   };

@@ -46,6 +46,8 @@ export interface ResourceDef<D extends Document> {
   resource: string;
   /** The name in operationIds where the standard's file names it otherwise (`zaakinformatieobjecttype_list`). */
   operationName?: string;
+  /** The file names its detail read and delete `_read` and `_delete` where its component says `_retrieve` (Zaken 1.7's notities). */
+  operationIds?: 'read';
   /** Whether the standard declares a HEAD beside the detail GET (default: the component's `heads`). */
   head?: boolean;
   /** The standard declares the geometry headers on every operation of the resource (zaken). */
@@ -69,6 +71,8 @@ export interface ResourceDef<D extends Document> {
   operations?: Operation[];
   /** Lists that the standard declares as plain arrays instead of the paginated envelope. */
   plainList?: boolean;
+  /** The list takes `pageSize` (1 to 100; default 100), as its file declares (Zaken 1.7's notities). */
+  pageSize?: boolean;
   /** Notifications: the kanaal topic, the main object URL and the kenmerken of a stored resource. */
   kanaal?: string;
   hoofdObject?(doc: D, url: string): string;
@@ -359,14 +363,20 @@ export class Resource<D extends Document> {
     return v.declared?.schema ?? v.schema;
   }
 
-  /** The route fields every operation of the resource shares: its header parameters and the version it came with. */
-  private common(op: Operation): Pick<RouteSpec<z.ZodType, z.ZodType, z.ZodType>, 'crs' | 'auditHeaders' | 'since'> {
-    return { ...this.headersOf(op), since: this.def.since?.[op] };
+  /**
+   * The route fields every operation of the resource shares: its header parameters, the version it came with, and the
+   * operationId its file gives it where that differs from the component's rule.
+   */
+  private common(op: Operation): Pick<RouteSpec<z.ZodType, z.ZodType, z.ZodType>, 'crs' | 'auditHeaders' | 'since' | 'operationIds'> {
+    const own = this.def.operationIds === 'read' && { read: `${this.name}_read`, destroy: `${this.name}_delete` }[op as 'read' | 'destroy'];
+    const operationIds = own ? Object.fromEntries([...this.api.docs.keys()].map((v) => [v, own])) : undefined;
+    return { ...this.headersOf(op), since: this.def.since?.[op], operationIds };
   }
 
   private listRoute(): void {
     const { def } = this;
-    const paged = (q: z.ZodObject) => q.extend(def.plainList ? {} : PageQuery.shape);
+    const sized = def.pageSize ? { pageSize: z.coerce.number().int().min(1).max(PAGE_SIZE).optional() } : {};
+    const paged = (q: z.ZodObject) => q.extend(def.plainList ? {} : { ...PageQuery.shape, ...sized });
     const query = paged(def.query ?? z.object({}));
     const page = (shown: z.ZodType) => {
       const results = z.array(shown);
@@ -397,10 +407,11 @@ export class Resource<D extends Document> {
         }
         const { page: rawPage, cursor } = q as { page?: string; cursor?: string };
         const page = parsePage(rawPage);
+        const size = typeof q.pageSize === 'number' ? q.pageSize : PAGE_SIZE;
         return this.api.cached(this.api.requestKey(req), async () => {
           const { count, items, ...cont } = await this.store.page(filter, {
             page,
-            size: PAGE_SIZE,
+            size,
             sort: def.sort,
             cursor,
             count: def.count?.(filter, caller),
@@ -408,7 +419,7 @@ export class Resource<D extends Document> {
           const requestUrl = `${this.api.deps.urls.base}${req.url}`;
           const bodies = await Promise.all(items.map((d) => this.toApi(d, q, req)));
           await def.expand?.(bodies, q, req);
-          return envelope(requestUrl, page, count, bodies, cont);
+          return envelope(requestUrl, page, count, bodies, cont, size);
         });
       },
     });

@@ -13,6 +13,7 @@ import type {
   RolDoc,
   StatusDoc,
   ZaakBesluitDoc,
+  ZaakNotitieDoc,
   ZaakContactMomentDoc,
   ZaakDoc,
   ZaakEigenschapDoc,
@@ -50,6 +51,7 @@ export interface Zaken extends ZakenLinks {
   zaakverzoeken: Resource<ZaakVerzoekDoc>;
   zaakeigenschappen: Resource<ZaakEigenschapDoc>;
   zaakbesluiten: Resource<ZaakBesluitDoc>;
+  zaaknotities: Resource<ZaakNotitieDoc>;
   /** How the Besluiten API of this platform keeps the zaakbesluiten in step with the `zaak` of its besluiten. */
   besluitLinks: ZaakBesluitLinks;
   identificaties: { next(bronorganisatie: string, startdatum: string): Promise<string> };
@@ -109,6 +111,7 @@ export function partsOf(z: Zaken): Resource<ZaakPartDoc>[] {
     z.zaakverzoeken,
     z.zaakeigenschappen,
     z.zaakbesluiten,
+    z.zaaknotities,
   ];
 }
 

@@ -18,6 +18,8 @@ import type { JsonObject } from '../../common/schema-parts';
 import { PII_FIELDS, PII_HASHES } from '../../common/pii-fields';
 import { registerResultaten, registerStatussen } from './statussen';
 import { registerZaken } from './zaken';
+import { registerZaaknotities } from './notities';
+import { registerNummers } from './nummers';
 
 /** Zaken API 1.5.1 (ZRC): zaken and their parts, on the zaaktypen of the Catalogi API. */
 export const zaken: ComponentDef = {
@@ -49,6 +51,8 @@ export const zaken: ComponentDef = {
     z.zaakverzoeken = registerZaakverzoeken(z);
     z.zaakeigenschappen = registerZaakeigenschappen(z);
     z.zaakbesluiten = registerZaakbesluiten(z);
+    z.zaaknotities = registerZaaknotities(z);
+    registerNummers(z);
     z.besluitLinks = zaakbesluitLinks(z, z.zaakbesluiten);
     registerAudittrail(z);
     keepZaakLinks(z);
@@ -231,6 +235,7 @@ async function ensureIndexes(z: Zaken): Promise<void> {
   await z.zaakinformatieobjecten.store.ensureIndexes([byField('informatieobject'), byField('zaak', 'informatieobject')]);
   await z.zaakcontactmomenten.store.ensureIndexes([byField('contactmoment')]);
   await z.zaakverzoeken.store.ensureIndexes([byField('verzoek')]);
+  await z.zaaknotities.store.ensureIndexes(['notitieType', 'status', 'aangemaaktDoor', 'onderwerp'].map((f) => byField(f)));
   // The audit trail of a zaak, oldest first (the collection is written by the audit service).
   await ensureAudittrailIndex(z.api.deps.db);
 }

@@ -33,6 +33,12 @@ import type { JsonObject } from '../../common/schema-parts';
 export interface PartDef<D extends ZaakPartDoc> {
   collection: string;
   resource: string;
+  /** The field that names the zaak, where it is not `zaak` (a zaaknotitie's `gerelateerdAan`); the part keeps it as `zaak` too. */
+  zaakField?: string;
+  /** As ResourceDef: served from a later version on, named `_read`/`_delete`, a list with `pageSize`. */
+  since?: ResourceDef<D>['since'];
+  operationIds?: ResourceDef<D>['operationIds'];
+  pageSize?: boolean;
   schema: zod.ZodType;
   input: zod.ZodObject;
   query: zod.ZodObject;
@@ -77,9 +83,15 @@ export async function zaakOf(z: Zaken, url: string, name = 'zaak'): Promise<Stor
 
 export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): Resource<D> {
   const zaakOfStored = async (part: D) => z.zaken.byUrl(part.zaak);
+  const field = def.zaakField ?? 'zaak';
   const resource: Resource<D> = new Resource<D>(z.api, {
     collection: def.collection,
     resource: def.resource,
+    since: def.since,
+    operationIds: def.operationIds,
+    pageSize: def.pageSize,
+    // (the copy under `zaak` is the platform's own where the zaak has another name)
+    present: field === 'zaak' ? undefined : ({ zaak: _zaak, ...body }) => body,
     schema: def.schema,
     input: def.input,
     query: def.query,
@@ -113,14 +125,15 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
     },
     prepare: async (data, ctx, current) => {
       const input = parseOrThrow(def.input, data) as PartFields<D>;
-      mustBeUnchanged(current, input, ['zaak', ...(def.immutable ?? [])]);
-      const zaak = await zaakOf(z, input.zaak);
+      mustBeUnchanged(current, input, [field, ...(def.immutable ?? [])]);
+      const zaakUrl = String((input as JsonObject)[field]);
+      const zaak = await zaakOf(z, zaakUrl, field);
       mustMayOnZaak(ctx.caller, zaak, current ? def.scopes.update : def.scopes.create);
       let doc = withDefaults(input, def.defaults ?? {}) as PartFields<D>;
       if (def.rules) doc = await def.rules(doc, zaak, ctx, current);
       // After the rules: invalid input is a 400 whether or not the zaak is closed (a second resultaat: `unique`).
       if (def.closedNeedsForce !== false) mustMayChangeClosed(ctx.caller, zaak);
-      return { ...doc, ...partFacts(zaak), _bronorganisatie: zaak.bronorganisatie, _zaakUuid: zaak._id } as D;
+      return { ...doc, zaak: zaakUrl, ...partFacts(zaak), _bronorganisatie: zaak.bronorganisatie, _zaakUuid: zaak._id } as D;
     },
     afterWrite: async (stored, ctx, previous) => {
       const zaak = await zaakOfStored(stored);

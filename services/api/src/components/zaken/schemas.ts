@@ -535,3 +535,47 @@ for (const [name, [schema, embedded]] of Object.entries(EMBEDDED) as [Expandable
     .meta(v17(`${name}Expanded`));
   lend(`${name}Expanded@1.6.0`, Expanded17[name]);
 }
+
+// ---------------------------------------------------------------- 1.7.0: ZaakNotitie, zaaknummer reserveren
+
+/** A note on a zaak (experimental in the 1.7 file): `intern` is for employees only, `extern` also for the initiator. */
+export const ZaakNotitieInput = z
+  .object({
+    onderwerp: z.string().min(1).max(255),
+    tekst: z.string().min(1),
+    aangemaaktDoor: text(255).optional(),
+    notitieType: z.enum(['intern', 'extern']).meta({ id: 'NotitieTypeEnum' }).optional(),
+    status: z.enum(['concept', 'definitief']).meta({ id: 'StatusEnum' }).optional(),
+    gerelateerdAan: url,
+  })
+  .meta(v17('ZaakNotitieRequest'));
+export const ZaakNotitie = ZaakNotitieInput.extend({ url, aanmaakdatum: z.string(), wijzigingsdatum: z.string() }).meta(v17('ZaakNotitie'));
+export type ZaakNotitieDoc = PartOf<typeof ZaakNotitie> & { zaak: string };
+const notitieDate = dateTime.optional();
+export const ZaakNotitieQuery = z.object({
+  aangemaaktDoor: z.string().optional(),
+  aangemaaktDoor__icontains: z.string().optional(),
+  aanmaakdatum: notitieDate,
+  aanmaakdatum__gt: notitieDate,
+  aanmaakdatum__gte: notitieDate,
+  aanmaakdatum__lt: notitieDate,
+  aanmaakdatum__lte: notitieDate,
+  gerelateerdAan: urlFilter,
+  notitieType: z.enum(['intern', 'extern']).optional(),
+  onderwerp: z.string().optional(),
+  onderwerp__icontains: z.string().optional(),
+  status: z.enum(['concept', 'definitief']).optional(),
+  tekst: z.string().optional(),
+  tekst__icontains: z.string().optional(),
+  wijzigingsdatum: notitieDate,
+  wijzigingsdatum__gt: notitieDate,
+  wijzigingsdatum__gte: notitieDate,
+  wijzigingsdatum__lt: notitieDate,
+  wijzigingsdatum__lte: notitieDate,
+});
+
+/** `POST /zaaknummer_reserveren`: numbers for zaken of one bronorganisatie, handed out now and never again automatically. */
+export const ReserveZaakIdentificatieRequest = z
+  .object({ bronorganisatie: rsin, aantal: z.number().int().min(1).max(100).optional() })
+  .meta(v17('ReserveZaakIdentificatieRequest'));
+export const ReserveZaakIdentificatie = z.object({ zaaknummer: z.string() }).meta(v17('ReserveZaakIdentificatie'));
