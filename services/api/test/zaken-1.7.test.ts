@@ -115,7 +115,7 @@ describe('Zaken 1.7.0 beside 1.5.1', () => {
   it('reserves zaaknummers that are never handed out automatically and that a new zaak may take', async () => {
     const one = await call('POST', '/zaaknummer_reserveren', { bronorganisatie: '000000000' });
     expect(one.statusCode).toBe(201);
-    const { zaaknummer } = one.json();
+    const [{ zaaknummer }] = one.json();
     expect(zaaknummer).toMatch(/^ZAAK-\d{4}-\d{10}$/);
     const more = (await call('POST', '/zaaknummer_reserveren', { bronorganisatie: '000000000', aantal: 3 })).json();
     expect(new Set(more.map((r: { zaaknummer: string }) => r.zaaknummer)).size).toBe(3);
