@@ -9,6 +9,8 @@
 # Browser: Debian's chromium for the end-to-end tests (scripts/browser.sh installs it when missing).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# The types of a client generated from the standard's files (generated-client.test.ts), made before they are checked.
+bash scripts/clients.sh || { echo "clients: 0 passed, 1 failed"; exit 1; }
 npx tsc -b && npx tsc -p tsconfig.test.json || { echo "typecheck: 0 passed, 1 failed"; exit 1; }
 # No import circle, and no component importing another's files (scripts/import-check.js).
 node scripts/import-check.js || { rc_imports=1; }
