@@ -6,9 +6,9 @@
 //   catalogi  10,000 zaaktypen over 50 catalogussen; list pages, random detail reads (read cache warm, and a second
 //             instance with the cache off for comparison) and creates.
 //   zaken     100,000 zaken loaded through the API (each with a rol with a BSN from a pool, so a BSN finds a handful
-//             of zaken; every 10th with a zaakobject); creates (with their event published to Kafka by the outbox
+//             of zaken, a document and a besluit; every 10th with a zaakobject); creates (with their event published to Kafka by the outbox
 //             relay), random detail reads, detail with expand=rollen,zaakobjecten, list page 1 and _zoek by BSN.
-//             _zoek by BSN also with expand=rollen; the list filtered by zaaktype and a startdatum range, page 1 and
+//             _zoek by BSN also with expand=rollen, and in 1.7 into the documents by expand and by fields; the list filtered by zaaktype and a startdatum range, page 1 and
 //             its last page. With the local store, its CPU per request and its own time per query are reported too.
 //             Detail reads again on a second instance with AUDIT_READS=off: the cost of recording reads.
 //   documents  1,000,000 enkelvoudiginformatieobjecten: the first --via-api (5,000) created through the API, the rest
@@ -307,23 +307,40 @@ const zaakBody = (zaaktypeUrl, i) => ({
   omschrijving: `Melding ${i}`, toelichting: 'bench',
 });
 
-/** A catalogus with a published zaaktype that has a statustype and a roltype. */
+/**
+ * A catalogus with a published zaaktype that has a statustype and a roltype, whose zaken carry documents of a published
+ * informatieobjecttype and besluiten of a published besluittype.
+ */
 async function zaaktypeForZaken(ztc) {
   const catalogus = (await post(`${ztc}/catalogussen`, { domein: 'ZBNCH', rsin: '002220647', contactpersoonBeheerNaam: 'Bench' })).url;
-  const zt = await post(`${ztc}/zaaktypen`, { ...zaaktype(catalogus, 0), identificatie: 'ZT-ZAKEN', omschrijving: 'Melding openbare ruimte' });
+  const iot = await post(`${ztc}/informatieobjecttypen`, {
+    catalogus, omschrijving: 'bijlage', vertrouwelijkheidaanduiding: 'openbaar', beginGeldigheid: '2020-01-01', informatieobjectcategorie: 'bijlage',
+  });
+  const bt = await post(`${ztc}/besluittypen`, { catalogus, omschrijving: 'besluit', publicatieIndicatie: false, informatieobjecttypen: [], beginGeldigheid: '2020-01-01' });
+  for (const url of [iot.url, bt.url]) {
+    const published = await call('POST', `${url}/publish`);
+    if (published.status !== 200) throw new Error(`publish ${url}: ${published.status} ${published.text.slice(0, 500)}`);
+  }
+  const zt = await post(`${ztc}/zaaktypen`, {
+    ...zaaktype(catalogus, 0), identificatie: 'ZT-ZAKEN', omschrijving: 'Melding openbare ruimte', besluittypen: ['besluit'],
+  });
+  await post(`${ztc}/zaaktype-informatieobjecttypen`, { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 1, richting: 'inkomend' });
   await post(`${ztc}/statustypen`, { zaaktype: zt.url, omschrijving: 'Ontvangen', volgnummer: 1 });
   await post(`${ztc}/statustypen`, { zaaktype: zt.url, omschrijving: 'Afgehandeld', volgnummer: 2 });
   const roltype = await post(`${ztc}/roltypen`, { zaaktype: zt.url, omschrijving: 'Melder', omschrijvingGeneriek: 'initiator' });
   const res = await call('POST', `${zt.url}/publish`);
   if (res.status !== 200) throw new Error(`publish ${zt.url}: ${res.status} ${res.text.slice(0, 500)}`);
-  return { zaaktype: zt.url, roltype: roltype.url };
+  return { zaaktype: zt.url, roltype: roltype.url, informatieobjecttype: iot.url, besluittype: bt.url };
 }
 
 /**
- * Loads `count` zaken at 16 clients: each with a rol (natuurlijk_persoon, BSN from the pool), every 10th with a
- * zaakobject. Shows progress every 5 s (count, rate, ETA, events waiting in the outbox).
+ * Loads `count` zaken at 16 clients: each with a rol (natuurlijk_persoon, BSN from the pool), a document linked to it
+ * and a besluit on it, every 10th with a zaakobject. Shows progress every 5 s (count, rate, ETA, events waiting in the
+ * outbox).
  */
 async function loadZaken(zrc, types, pool, count, outboxWaiting) {
+  const drc = zrc.replace('/zaken/api/v1', '/documenten/api/v1');
+  const brc = zrc.replace('/zaken/api/v1', '/besluiten/api/v1');
   const paths = [];
   const withParts = [];
   let next = 0;
@@ -348,6 +365,14 @@ async function loadZaken(zrc, types, pool, count, outboxWaiting) {
           zaak: zaak.url, roltype: types.roltype, betrokkeneType: 'natuurlijk_persoon', roltoelichting: 'melder',
           betrokkeneIdentificatie: { inpBsn: pool[i % pool.length], geslachtsnaam: 'Jansen', voornamen: 'Jan' },
         }, CRS);
+        const document = await post(`${drc}/enkelvoudiginformatieobjecten`, {
+          bronorganisatie: '002220647', creatiedatum: startdatum(i), titel: `Melding ${i}`, auteur: 'Melder', taal: 'dut',
+          inhoud: Buffer.from(`melding ${i}`).toString('base64'), bestandsnaam: `melding-${i}.txt`, informatieobjecttype: types.informatieobjecttype,
+        });
+        await post(`${zrc}/zaakinformatieobjecten`, { zaak: zaak.url, informatieobject: document.url }, CRS);
+        await post(`${brc}/besluiten`, {
+          verantwoordelijkeOrganisatie: '002220647', besluittype: types.besluittype, zaak: zaak.url, datum: startdatum(i), ingangsdatum: startdatum(i),
+        });
         if (i % 10 === 0) {
           await post(`${zrc}/zaakobjecten`, { zaak: zaak.url, objectType: 'pand', objectIdentificatie: { identificatie: `0599100000${String(i).padStart(6, '0')}` } }, CRS);
           objects++;
@@ -390,10 +415,10 @@ async function zakenSuite(db, mongo) {
     await up(api.base);
     const types = await zaaktypeForZaken(ZTC);
     const pool = bsnPool(Math.max(1, Math.round(ZAKEN / 5)));
-    console.log(`zaken: loading ${ZAKEN} zaken through the API at 16 clients (each with a rol, every 10th with a zaakobject)`);
+    console.log(`zaken: loading ${ZAKEN} zaken through the API at 16 clients (each with a rol, a document and a besluit, every 10th with a zaakobject)`);
     const loaded = await loadZaken(ZRC, types, pool, ZAKEN, outboxWaiting);
-    const loadRequests = ZAKEN * 2 + loaded.objects;
-    console.log(`zaken: loaded ${ZAKEN} zaken, ${ZAKEN} rollen and ${loaded.objects} zaakobjecten in ${loaded.loadSeconds.toFixed(1)} s `
+    const loadRequests = ZAKEN * 5 + loaded.objects;
+    console.log(`zaken: loaded ${ZAKEN} zaken with their rollen, documents and besluiten, and ${loaded.objects} zaakobjecten in ${loaded.loadSeconds.toFixed(1)} s `
       + `(${Math.round(ZAKEN / loaded.loadSeconds)} zaken/s, ${Math.round(loadRequests / loaded.loadSeconds)} requests/s at 16 clients)`);
     const loadLagMs = await drained(outboxWaiting);
     console.log(`zaken: the relay published the load's last events ${seconds(loadLagMs)} after the load ended`);
@@ -438,16 +463,23 @@ async function zakenSuite(db, mongo) {
         pid, url: api.base, headers: zrcHeaders, requests: randomOf(loaded.withParts.map((p) => `${p}?expand=rollen,zaakobjecten`)),
       }));
       results.push(await measure('GET /zaken (page 1)', connections, { pid, url: `${ZRC}/zaken`, headers: zrcHeaders }));
-      for (const expand of [false, true]) {
-        results.push(await measure(`POST /zaken/_zoek (BSN${expand ? ', expand=rollen' : ''})`, connections, {
+      // _zoek by BSN: plain, with expand=rollen, and (Zaken 1.7) into the zaak's documents by expand and by fields.
+      const V17 = { ...zrcHeaders, 'api-version': '1.7' };
+      const zoeken = [
+        ['POST /zaken/_zoek (BSN)', zrcHeaders, {}],
+        ['POST /zaken/_zoek (BSN, expand=rollen)', zrcHeaders, { expand: 'rollen' }],
+        ['POST /zaken/_zoek (BSN, 1.7, expand=zaakinformatieobjecten.informatieobject,rollen)', V17, { expand: 'zaakinformatieobjecten.informatieobject,rollen' }],
+        ['POST /zaken/_zoek (BSN, 1.7, the same through fields)', V17, { fields: ['*', { rollen: ['*'] }, { zaakinformatieobjecten: ['*', { informatieobject: ['*'] }] }] }],
+      ];
+      for (const [title, zoekHeaders, extra] of zoeken) {
+        results.push(await measure(title, connections, {
           pid,
           url: `${ZRC}/zaken/_zoek`,
           requests: [{
             method: 'POST',
             setupRequest: (req) => {
-              req.headers = { ...zrcHeaders };
-              const body = { rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: pool[Math.floor(Math.random() * pool.length)] };
-              req.body = JSON.stringify(expand ? { ...body, expand: 'rollen' } : body);
+              req.headers = { ...zoekHeaders };
+              req.body = JSON.stringify({ rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: pool[Math.floor(Math.random() * pool.length)], ...extra });
               return req;
             },
           }],

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { EIO, eioBody, informatieobjecttype, putBestandsdeel, storedFiles } from './documenten.fixtures';
-import { startApp, type TestApp } from './harness';
+import { startApp, token, type TestApp } from './harness';
 
 // Large documents: created with bestandsomvang and no inhoud, uploaded in bestandsdelen (multipart, streamed), and
 // complete when the last part is in and the document is unlocked.
@@ -91,4 +91,27 @@ it('drops incomplete parts on a forced unlock without the lock', async () => {
   expect((await t.call('POST', `${eio.url}/unlock`)).statusCode).toBe(204);
   expect((await t.call('GET', eio.url)).json()).toMatchObject({ bestandsdelen: [], inhoud: null, locked: false });
   expect(await t.mongo.db.collection('bestandsdelen').countDocuments({ _eio: eio.url.split('/').pop() })).toBe(0);
+});
+
+it('takes a bestandsdeel in the url-encoded form the file declares too, byte for byte', async () => {
+  const content = Buffer.from([0, 1, 2, 0x25, 0x26, 0x3d, 0x2b, 0x80, 0xfe, 0xff, ...Buffer.from(' één')]);
+  const eio = (await t.call('POST', EIO, eioBody(iot, { inhoud: null, bestandsomvang: content.length }))).json();
+  const [deel] = eio.bestandsdelen as { url: string }[];
+  const form = (fields: Record<string, string | Buffer>) =>
+    Object.entries(fields)
+      .map(([k, v]) => `${k}=${[...Buffer.from(v)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')}`)
+      .join('&');
+  const put = (payload: string) =>
+    t.app.inject({
+      method: 'PUT',
+      url: deel!.url.replace('http://127.0.0.1:8000', ''),
+      payload,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${token()}` },
+    });
+  expect(code(await put(form({ lock: eio.lock, inhoud: content.subarray(1) })))).toMatchObject({ name: 'inhoud', code: 'file-size' });
+  expect(code(await put(form({ lock: 'fout', inhoud: content })))).toMatchObject({ code: 'incorrect-lock-id' });
+  const res = await put(form({ lock: eio.lock, inhoud: content }));
+  expect(res.statusCode).toBe(200);
+  expect((await t.call('POST', `${eio.url}/unlock`, { lock: eio.lock })).statusCode).toBe(204);
+  expect((await t.call('GET', `${eio.url}/download`)).rawPayload.equals(content)).toBe(true);
 });

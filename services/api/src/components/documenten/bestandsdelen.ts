@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
 import type { FastifyRequest } from 'fastify';
 import type { Collection, Document, Filter } from 'mongodb';
@@ -94,11 +94,10 @@ export class Bestandsdelen implements Delen {
       method: 'PUT',
       path: '/bestandsdelen/:uuid',
       operationId: 'bestandsdeel_update',
-      summary: 'Upload een bestandsdeel (multipart/form-data: inhoud en lock).',
+      summary: 'Upload een bestandsdeel (multipart/form-data of application/x-www-form-urlencoded: inhoud en lock).',
       scopes: [BIJWERKEN],
       params: UuidParams,
       body: BestandsDeelRequest,
-      // The file declares the form encoding too; the server takes multipart/form-data (415 otherwise).
       bodyType: ['multipart/form-data', 'application/x-www-form-urlencoded'],
       auditHeaders: false,
       status: 200,
@@ -125,18 +124,19 @@ export class Bestandsdelen implements Delen {
         }
       },
     });
-    this.parseMultipart();
+    this.parseForms();
   }
 
   /**
-   * multipart/form-data for PUT /bestandsdelen/{uuid}: the caller is authenticated first, then the `inhoud` file is
-   * streamed into the content store (at most one byte more than the part's omvang is kept: a larger file is refused
-   * by size anyway); the other fields form the body.
+   * The two form encodings the file declares for PUT /bestandsdelen/{uuid}: the caller is authenticated first, then
+   * the `inhoud` is streamed into the content store (a multipart file part; in the url-encoded form, the field's
+   * percent-encoded bytes), at most one byte more than the part's omvang (a larger one is refused by size anyway); the
+   * other fields form the body.
    */
-  private parseMultipart(): void {
+  private parseForms(): void {
     const { api } = this.d;
     const route = `/${api.def.name}/api/v1/bestandsdelen/:uuid`;
-    api.app.addContentTypeParser('multipart/form-data', async (req: FastifyRequest, payload: Readable) => {
+    const parser = async (req: FastifyRequest, payload: Readable) => {
       if (req.routeOptions.url !== route) throw new ZgwError(415, 'unsupported_media_type', 'Gebruik Content-Type application/json.');
       const caller = await api.deps.auth.authenticate(req);
       if (!caller.hasAnyScope([BIJWERKEN])) throw ZgwError.forbidden(`Deze actie vereist de scope ${BIJWERKEN}.`);
@@ -146,27 +146,36 @@ export class Bestandsdelen implements Delen {
       const { fields, file } = await this.readForm(req, payload, deel.omvang + 1);
       if (file) keepUpload(req, file);
       return fields;
-    });
+    };
+    api.app.addContentTypeParser('multipart/form-data', parser);
+    api.app.addContentTypeParser('application/x-www-form-urlencoded', parser);
   }
 
   private readForm(req: FastifyRequest, payload: Readable, maxFile: number): Promise<{ fields: JsonObject; file?: Bestand }> {
     return new Promise((resolve, reject) => {
       const fields: JsonObject = {};
+      const urlencoded = String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded');
       let busboy: Busboy;
       try {
-        busboy = new Busboy({ headers: req.headers as never, limits: { fileSize: maxFile, files: 1, fields: 10, fieldSize: 1024 } });
+        // Url-encoded, the content is a field: decoded as latin1, each character is one byte of it.
+        busboy = new Busboy({
+          headers: req.headers as never,
+          defCharset: urlencoded ? 'latin1' : undefined,
+          limits: { fileSize: maxFile, files: 1, fields: 10, fieldSize: urlencoded ? Math.max(maxFile, 1024) : 1024 },
+        });
       } catch {
-        return reject(ZgwError.field('nonFieldErrors', 'parse_error', 'De multipart body is ongeldig.'));
+        return reject(ZgwError.field('nonFieldErrors', 'parse_error', 'De form-body is ongeldig.'));
       }
       let upload: Promise<Bestand> | undefined;
       busboy.on('field', (name: string, value: string) => {
-        fields[name] = value;
+        if (urlencoded && name === 'inhoud') upload = this.d.inhoud.fromStream(Readable.from([Buffer.from(value, 'latin1')]));
+        else fields[name] = value;
       });
       busboy.on('file', (name: string, stream: Readable) => {
         if (name !== 'inhoud') return void stream.resume();
         upload = this.d.inhoud.fromStream(stream);
       });
-      busboy.on('error', () => reject(ZgwError.field('nonFieldErrors', 'parse_error', 'De multipart body is ongeldig.')));
+      busboy.on('error', () => reject(ZgwError.field('nonFieldErrors', 'parse_error', 'De form-body is ongeldig.')));
       busboy.on('finish', () => {
         if (!upload) return resolve({ fields });
         upload.then((file) => resolve({ fields, file }), reject);
