@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 /** openapi-fetch's requests, answered by the API in-process (its routes, as over HTTP). */
-function client<P extends {}>(component: string): Client<P> {
+function client<P extends object>(component: string): Client<P> {
   const viaInject = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     const payload = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;

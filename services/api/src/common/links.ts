@@ -22,6 +22,11 @@ export interface CatalogiLinks {
   resultaattypen: Resource<LinkedDoc>;
   zaakobjecttypen: Resource<LinkedDoc>;
   ziot: Resource<LinkedDoc>;
+  /**
+   * The API views of those of `urls` that are this platform's Catalogi objects, as its newest version shows them
+   * (what an `expand` embeds): each a copy its reader may add `_expand` to.
+   */
+  views(urls: readonly string[]): Promise<Map<string, LinkedDoc>>;
   /** The informatieobjecttypen (URLs) a zaaktype allows on `datum` (YYYY-MM-DD). */
   informatieobjecttypenOn(zaaktypeUrl: string, datum: string): Promise<string[]>;
 }

@@ -1,4 +1,5 @@
 import type { Caller } from '../../common/auth';
+import { expandObjects, expandTree } from '../../common/expand';
 import type { Resource } from '../../common/resource';
 import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../../common/zaak-rechten';
 import { LEZEN, mayOnBesluittype, type Besluiten } from './context';
@@ -12,25 +13,6 @@ import type { JsonObject } from '../../common/schema-parts';
  * left out as if absent. A to-one link becomes the object (`{}` when empty), a to-many link an array; deeper levels
  * sit in the embedded object's own `_expand`. The paths were checked with the query (schemas.ts).
  */
-
-interface Tree {
-  [field: string]: Tree;
-}
-
-function parse(raw: string): Tree {
-  const tree: Tree = {};
-  for (const path of raw
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    let node = tree;
-    for (const part of path.split('.')) node = node[part] ??= {};
-  }
-  return tree;
-}
-
-const isUrl = (v: unknown): v is string => typeof v === 'string' && /^https?:\/\//.test(v);
-const urlsIn = (value: unknown): string[] => (Array.isArray(value) ? value.filter(isUrl) : isUrl(value) ? [value] : []);
 
 /** Loads objects by URL as the caller may read them: ours in-process, others fetched. */
 class Loader {
@@ -72,51 +54,17 @@ class Loader {
       if (!doc || !mayOnZaak(caller, part === zaken!.zaken ? doc : zaakOfPart(doc), [ZAKEN_LEZEN])) return undefined;
       return part.toApi(doc);
     }
-    const c = b.catalogi;
-    const catalogi = [
-      c.catalogussen,
-      c.zaaktypen,
-      c.statustypen,
-      c.roltypen,
-      c.resultaattypen,
-      c.eigenschappen,
-      c.zaakobjecttypen,
-      c.informatieobjecttypen,
-      c.besluittypen,
-      c.ziot,
-    ];
-    const type = catalogi.find((r) => r.uuidOf(url));
-    if (type) {
-      const rendered = await c.api.cached(`expand:${url}@`, async () => {
-        const doc = await type.store.get(type.uuidOf(url)!);
-        return doc ? type.toApi(doc) : null;
-      });
-      // Cached renderings are shared: each expansion gets its own copy to add `_expand` to.
-      return rendered ? structuredClone(rendered) : undefined;
-    }
+    const catalogi = (await b.catalogi.views([url])).get(url);
+    if (catalogi) return catalogi;
     const { status, body } = await b.api.deps.fetchJson(url);
     return status === 200 && body && typeof body === 'object' && !Array.isArray(body) ? (body as JsonObject) : undefined;
-  }
-}
-
-async function expandLevel(loader: Loader, objects: JsonObject[], tree: Tree): Promise<void> {
-  for (const obj of objects) obj._expand ??= {};
-  for (const [field, sub] of Object.entries(tree)) {
-    const found = await loader.load([...new Set(objects.flatMap((o) => urlsIn(o[field])))]);
-    const children = [...new Set(found.values())];
-    if (Object.keys(sub).length && children.length) await expandLevel(loader, children, sub);
-    for (const obj of objects) {
-      const list = urlsIn(obj[field])
-        .map((u) => found.get(u))
-        .filter((x): x is JsonObject => !!x);
-      (obj._expand as JsonObject)[field] = Array.isArray(obj[field]) ? list : (list[0] ?? {});
-    }
   }
 }
 
 /** The `_expand` of one besluit or besluitinformatieobject (its API view with `url`) for `expand` as asked. */
 export async function expand(b: Besluiten, caller: Caller, object: JsonObject, raw: string): Promise<JsonObject> {
   const obj: JsonObject = { ...object };
-  await expandLevel(new Loader(b, caller), [obj], parse(raw));
-  return obj._expand as JsonObject;
+  const loader = new Loader(b, caller);
+  await expandObjects((urls) => loader.load(urls), [obj], expandTree(raw));
+  return (obj._expand as JsonObject | undefined) ?? {};
 }

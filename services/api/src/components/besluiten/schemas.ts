@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { borrowed, lend, toOne } from '../../common/embedded';
+import { expandParam } from '../../common/expand';
 import { date, url, type StoredFields } from '../../common/schema-parts';
 
 /**
@@ -25,35 +26,6 @@ export const EXPANDABLE = {
   besluit: ['besluittype', 'zaak'],
   besluitinformatieobject: ['besluit', 'informatieobject'],
 } as const;
-/** How deep `expand` follows links (`besluit.zaak.zaaktype` is three). */
-export const MAX_EXPAND_DEPTH = 5;
-
-/**
- * `expand`: comma-separated paths nested with dots, whose first segment is one of `allowed`. A bad path is a 400
- * `invalid-expand-field` on `expand` (checked here, so a list with no results refuses it too).
- */
-function expandParam(allowed: readonly string[]) {
-  return z
-    .string()
-    .superRefine((raw, ctx) => {
-      for (const path of raw
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean)) {
-        const parts = path.split('.');
-        const reason = !allowed.includes(parts[0]!)
-          ? `"${parts[0]}" is geen uit te klappen veld; kies uit ${allowed.join(', ')}.`
-          : parts.length > MAX_EXPAND_DEPTH
-            ? `"${path}" is dieper dan ${MAX_EXPAND_DEPTH} niveaus.`
-            : parts.some((p) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(p))
-              ? `"${path}" is geen geldig expand-pad.`
-              : undefined;
-        if (reason) ctx.addIssue({ code: 'custom', message: reason, params: { code: 'invalid-expand-field' } });
-      }
-    })
-    .optional()
-    .describe('Haal details van gelinkte resources direct op, komma-gescheiden; dieper geneste resources met de punt-notatie.');
-}
 
 // ---------------------------------------------------------------- Besluit
 

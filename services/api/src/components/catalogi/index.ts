@@ -4,6 +4,7 @@ import type { Resource } from '../../common/resource';
 import { registerBesluittypen } from './besluittypen';
 import { registerCatalogussen } from './catalogussen';
 import type { Catalogi } from './context';
+import { views } from './expand';
 import { registerInformatieobjecttypen } from './informatieobjecttypen';
 import { registerOnderdelen } from './onderdelen-defs';
 import { markLinksPublished, markPartsPublished, registerPublish, zaaktypePublishCheck } from './publish';
@@ -38,6 +39,7 @@ export const catalogi: ComponentDef = {
     Object.assign(c, registerOnderdelen(c));
     c.ziot = registerZiot(c);
     c.informatieobjecttypenOn = (zaaktypeUrl, datum) => informatieobjecttypenOn(c, zaaktypeUrl, datum);
+    c.views = (urls) => views(c, urls);
     api.deps.components.catalogi = c;
 
     registerPublish(c, c.zaaktypen, { check: (doc, url) => zaaktypePublishCheck(c, doc, url), after: (url) => markPartsPublished(c, url) });

@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
 import { ZgwError } from '../../common/errors';
-import type { Resource } from '../../common/resource';
 import { LEZEN, mayOnDocument, readyFilter, type Documenten } from './context';
 import type { JsonObject } from '../../common/schema-parts';
 
@@ -53,19 +52,6 @@ function urlsIn(value: unknown): string[] {
  */
 async function load(d: Documenten, caller: Caller, urls: string[], req?: FastifyRequest): Promise<Map<string, JsonObject>> {
   const out = new Map<string, JsonObject>();
-  const c = d.catalogi;
-  const catalogi: Resource<JsonObject>[] = [
-    c.catalogussen,
-    c.zaaktypen,
-    c.statustypen,
-    c.roltypen,
-    c.resultaattypen,
-    c.eigenschappen,
-    c.zaakobjecttypen,
-    c.informatieobjecttypen,
-    c.besluittypen,
-    c.ziot,
-  ];
   await Promise.all(
     [...new Set(urls)].map(async (u) => {
       const eioId = d.informatieobjecten.uuidOf(u);
@@ -74,17 +60,8 @@ async function load(d: Documenten, caller: Caller, urls: string[], req?: Fastify
         if (doc && mayOnDocument(caller, doc, [LEZEN])) out.set(u, await d.informatieobjecten.toApi(doc, undefined, req));
         return;
       }
-      const r = catalogi.find((res) => res.uuidOf(u));
-      if (r) {
-        const id = r.uuidOf(u)!;
-        const rendered = await c.api.cached(`expand:${u}@`, async () => {
-          const doc = await r.store.get(id);
-          return doc ? r.toApi(doc) : null;
-        });
-        // Cached renderings are shared: each expansion gets its own copy to add `_expand` to.
-        if (rendered) out.set(u, structuredClone(rendered));
-        return;
-      }
+      const catalogi = (await d.catalogi.views([u])).get(u);
+      if (catalogi) return void out.set(u, catalogi);
       const { status, body } = await d.api.deps.fetchJson(u);
       if (status === 200 && body && typeof body === 'object' && !Array.isArray(body)) out.set(u, body as JsonObject);
     }),
