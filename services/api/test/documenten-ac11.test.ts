@@ -184,15 +184,17 @@ describe.each([
   it('sees them only in the expansions of the Documenten and Zaken APIs', async () => {
     const expanded = (await as(pub, 'GET', `${parts[ready.url]!.gr}?expand=informatieobject`)).json();
     expect(expanded._expand.informatieobject.url).toBe(ready.url);
+    // (Zaken 1.7 expands into documents; 1.5.1 keeps to the Zaken and Catalogi APIs, zrc-025)
+    const ZAKEN_17 = { ...CRS, 'api-version': '1.7' };
     const z = (
-      await t.call('GET', `${zaak.url}?expand=zaakinformatieobjecten.informatieobject`, undefined, { token: pub, headers: { ...CRS, ...headers } })
+      await t.call('GET', `${zaak.url}?expand=zaakinformatieobjecten.informatieobject`, undefined, { token: pub, headers: ZAKEN_17 })
     ).json();
     const byDocument = new Map(z._expand.zaakinformatieobjecten.map((zio: any) => [zio.informatieobject, zio._expand.informatieobject]));
     expect(byDocument.size).toBe(4);
     expect(byDocument.get(ready.url)).toMatchObject({ url: ready.url, titel: ready.titel });
     for (const doc of [hidden, unknown, old]) expect(byDocument.get(doc.url)).toEqual({});
     // Without the restriction, the Zaken expansion shows every document.
-    const all = (await t.call('GET', `${zaak.url}?expand=zaakinformatieobjecten.informatieobject`, undefined, { headers: CRS })).json();
+    const all = (await t.call('GET', `${zaak.url}?expand=zaakinformatieobjecten.informatieobject`, undefined, { headers: ZAKEN_17 })).json();
     expect(all._expand.zaakinformatieobjecten.map((zio: any) => zio._expand.informatieobject.url).sort()).toEqual(
       [ready, hidden, unknown, old].map((d) => d.url).sort(),
     );
