@@ -24,6 +24,14 @@ export const RESIDUAL_ALLOWED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
+ * Residual conditions allowed only beside an equality on a field that bounds the query to a handful of documents,
+ * by condition kind and that field:
+ * - `regex` beside `zaak`: a case-insensitive containment (`__icontains`, the zaaknotities' filters), which no B-tree
+ *   index can bound, on the notes of one zaak. The API refuses those filters without the zaak.
+ */
+export const RESIDUAL_BESIDE: Readonly<Record<string, string>> = { regex: 'zaak' };
+
+/**
  * The largest skip a query may use: MongoDB reads (and fetches) every skipped document, so a skip costs as much as
  * returning them. 10,000 is page 101 at the API's 100 per page, a few tens of milliseconds; deeper pages must use a
  * keyset continuation (a range on the sort fields) instead.
@@ -109,9 +117,10 @@ function boundOf(kinds: Set<string>): Bound {
   return 'X';
 }
 
-function isResidual(field: string, kinds: Set<string>): boolean {
+function isResidual(field: string, kinds: Set<string>, c: Conjunction): boolean {
   const allowed = RESIDUAL_ALLOWED[field];
-  return !!allowed && [...kinds].every((k) => allowed.includes(k));
+  if (allowed && [...kinds].every((k) => allowed.includes(k))) return true;
+  return [...kinds].every((k) => RESIDUAL_BESIDE[k] !== undefined && c.get(RESIDUAL_BESIDE[k]!)?.has('eq'));
 }
 
 function keyText(key: SortShape): string {
@@ -186,7 +195,7 @@ export function checkConjunction(c: Conjunction, sort: SortShape, indexes: Index
   if (pointed('_id')) return [];
   if (indexes.some((ix) => ix.unique && !ix.partial && ix.key.every(([f]) => pointed(f, ix.sparse)))) return [];
 
-  const unbounded = [...c].filter(([f, k]) => bounds.get(f) === 'X' && !isResidual(f, k));
+  const unbounded = [...c].filter(([f, k]) => bounds.get(f) === 'X' && !isResidual(f, k, c));
   if (unbounded.length) {
     return unbounded.map(([f, k]) => `${f}: ${[...k].join('+')} cannot bound an index and is not an allowed residual condition`);
   }

@@ -107,6 +107,14 @@ describe('residual conditions', () => {
     expect(served(find({ a: 'eq', _tombstone: 'eq' }), ix({ a: 1 })).ok).toBe(false);
   });
 
+  it('allows a regex only beside an equality on the zaak it is confined to', () => {
+    expect(served(find({ zaak: 'eq', onderwerp: 'regex' }, { _created: 1 }), ix({ zaak: 1, _created: 1 })).ok).toBe(true);
+    const alone = served(find({ onderwerp: 'regex' }, { _created: 1 }), ix({ _created: 1 }));
+    expect(alone.ok).toBe(false);
+    expect(alone.reasons.join('\n')).toMatch(/onderwerp: regex cannot bound an index/);
+    expect(served(find({ zaak: 'in', onderwerp: 'regex' }), ix({ zaak: 1 })).ok).toBe(false);
+  });
+
   it('calls a query with nothing an index can bound and no sort a collection scan', () => {
     const v = served(find({ _tombstone: 'absent' }), ix({ a: 1 }));
     expect(v.ok).toBe(false);

@@ -141,7 +141,11 @@ describe('Zaken 1.7.0 beside 1.5.1', () => {
 
     const found = (await call('GET', `/zaaknotities?gerelateerdAan=${encodeURIComponent(zaak.url)}&onderwerp__icontains=BEL`)).json();
     expect(found.results.map((n: { url: string }) => n.url)).toEqual([notitie.url]);
-    expect((await call('GET', '/zaaknotities?onderwerp__icontains=niets')).json().count).toBe(0);
+    expect((await call('GET', `/zaaknotities?gerelateerdAan=${encodeURIComponent(zaak.url)}&tekst__icontains=niets`)).json().count).toBe(0);
+    const everywhere = await call('GET', '/zaaknotities?onderwerp__icontains=bel');
+    expect(everywhere.statusCode).toBe(400);
+    expect(everywhere.json().invalidParams[0]).toMatchObject({ name: 'gerelateerdAan', code: 'required' });
+    expect((await call('GET', '/zaaknotities?notitieType=intern')).json().count).toBe(1);
 
     const patched = (await call('PATCH', notitie.url, { status: 'definitief' })).json();
     expect(patched).toMatchObject({ status: 'definitief', aanmaakdatum: notitie.aanmaakdatum });

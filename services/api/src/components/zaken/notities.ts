@@ -1,4 +1,5 @@
 import type { Document, Filter } from 'mongodb';
+import { ZgwError } from '../../common/errors';
 import type { Resource } from '../../common/resource';
 import type { JsonObject } from '../../common/schema-parts';
 import { BIJWERKEN, READ, type Zaken } from './context';
@@ -8,9 +9,16 @@ import { V17, ZaakNotitie, ZaakNotitieInput, ZaakNotitieQuery, type ZaakNotitieD
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const COMPARE: Record<string, string> = { gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' };
 
-/** The list filters: exact, case-insensitive containment (`__icontains`), and the date comparisons. */
+/**
+ * The list filters: exact, case-insensitive containment (`__icontains`), and the date comparisons. Containment is
+ * searched in the notes of one zaak (`gerelateerdAan`): no index can find a piece of text anywhere in a field, so
+ * across every zaak it would read every note.
+ */
 function notitieFilter(q: JsonObject): Filter<Document> {
   const f: Filter<Document> = {};
+  const contains = Object.keys(q).filter((k) => k.endsWith('__icontains') && q[k] !== undefined);
+  if (contains.length && !q.gerelateerdAan)
+    throw ZgwError.field('gerelateerdAan', 'required', `Zoek met ${contains.join(', ')} binnen één zaak: geef ook gerelateerdAan op.`);
   if (q.gerelateerdAan) f.zaak = q.gerelateerdAan;
   for (const field of ['aangemaaktDoor', 'onderwerp', 'tekst', 'notitieType', 'status']) {
     const exact = q[field];
