@@ -93,6 +93,17 @@ describe('Zaken 1.7.0 beside 1.5.1', () => {
     expect(now._expand.zaakinformatieobjecten[0]._expand.informatieobject.url).toBe(eio.url);
   });
 
+  it('answers 404 for an expansion of another registration that cannot be fetched (zrc-028)', async () => {
+    const weg = await call('POST', '/zaakobjecten', { zaak: zaak.url, objectType: 'pand', object: `${sl.url}/panden/weg` });
+    expect(weg.statusCode).toBe(201);
+    const res = await call('GET', `${weg.json().url}?expand=object`);
+    expect(res.statusCode).toBe(404);
+    expect(res.json().detail).toContain('/panden/weg');
+    const pand = sl.add('panden/er', { identificatie: '0599100000000001' });
+    const er = await call('POST', '/zaakobjecten', { zaak: zaak.url, objectType: 'pand', object: pand });
+    expect((await call('GET', `${er.json().url}?expand=object`)).json()._expand.object.identificatie).toBe('0599100000000001');
+  });
+
   it('chooses the fields of a _zoek answer, which asks for their expansion (zrc-029)', async () => {
     const fields = ['url', 'identificatie', { rollen: ['betrokkeneType'] }, { zaakinformatieobjecten: [{ informatieobject: ['titel'] }] }];
     const res = await call('POST', '/zaken/_zoek', { rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: BSN, fields });

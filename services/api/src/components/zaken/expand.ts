@@ -14,7 +14,8 @@ import type { JsonObject } from '../../common/schema-parts';
  * - 1.5.1: on zaken only, five levels deep (VNG's own compliance collection follows `rollen.zaak.rollen.zaak.rollen`),
  *   within the Zaken and Catalogi APIs (zrc-025: a path into documents or besluiten is refused); a bad path is a 400.
  * - 1.7.0: also on the parts of a zaak, to any depth (zrc-026; bounded at twenty levels), into documents and
- *   besluiten too; a path that names no field of what it expands is a 404 (zrc-027, zrc-028).
+ *   besluiten too; a path that names no field of what it expands is a 404 (zrc-027), and so is an object of another
+ *   registration that cannot be fetched (zrc-028). What the caller may not read of this platform shows as absent.
  */
 export const MAX_DEPTH = 5;
 const MAX_DEPTH_17 = 20;
@@ -173,6 +174,8 @@ class Loader {
       ...remote.map(async (u) => {
         const { status, body } = await this.z.api.deps.fetchJson(u);
         if (status === 200 && body && typeof body === 'object' && !Array.isArray(body)) out.set(u, body as JsonObject);
+        // zrc-028: in 1.7 an expansion that cannot be fetched makes the answer invalid.
+        else if (this.version !== V151) throw ZgwError.notFound(`expand: ${u} kon niet worden opgehaald (${status || 'onbereikbaar'}).`);
       }),
     ]);
     return out;
