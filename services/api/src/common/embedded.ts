@@ -27,3 +27,19 @@ export const EmptyObject = z
 
 /** A to-one link as it is expanded: the object, or `{}` when the link is empty. */
 export const toOne = (schema: z.ZodType) => z.union([schema, EmptyObject]);
+
+/**
+ * `<name>Expanded` (with `tag`, the version its id carries): a resource as its list and detail answer it, with the
+ * `_expand` (`<name>Embedded`) that holds the expanded objects of its link fields, each optional.
+ */
+export function expandedOf(schema: z.ZodObject, name: string, embedded: Record<string, z.ZodType>, tag = ''): z.ZodObject {
+  const fields = Object.fromEntries(Object.entries(embedded).map(([field, expanded]) => [field, expanded.optional()]));
+  return schema
+    .extend({
+      _expand: z
+        .object(fields)
+        .meta({ id: `${name}Embedded${tag}` })
+        .optional(),
+    })
+    .meta({ id: `${name}Expanded${tag}` });
+}

@@ -19,6 +19,11 @@ export interface Page<T> {
   results: T[];
 }
 
+/** The schema of a page of `item`s, as the documents declare every paginated list. */
+export function pageOf(item: z.ZodType) {
+  return z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(item) });
+}
+
 export function parsePage(raw: unknown): number {
   if (raw === undefined || raw === '') return 1;
   const n = Number(raw);

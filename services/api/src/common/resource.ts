@@ -7,7 +7,7 @@ import { Caller } from './auth';
 import { UuidParams, type ComponentApi, type RouteSpec, type RouteVariant } from './component';
 import { ZgwError } from './errors';
 import { batcherOf, laterWins } from './write-batch';
-import { PAGE_SIZE, PageQuery, envelope, parsePage } from './pagination';
+import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from './pagination';
 import type { JsonObject } from './schema-parts';
 import { copyPublic, newEvent, publicFields, type Store, type Stored } from './store';
 
@@ -363,6 +363,11 @@ export class Resource<D extends Document> {
     return v.declared?.schema ?? v.schema;
   }
 
+  /** The resource as a version's list and detail answer it. */
+  private readIn(v: ResourceVariant): z.ZodType | undefined {
+    return v.expanded ?? this.shownIn(v);
+  }
+
   /**
    * The route fields every operation of the resource shares: its header parameters, the version it came with, and the
    * operationId its file gives it where that differs from the component's rule.
@@ -378,10 +383,7 @@ export class Resource<D extends Document> {
     const sized = def.pageSize ? { pageSize: z.coerce.number().int().min(1).max(PAGE_SIZE).optional() } : {};
     const paged = (q: z.ZodObject) => q.extend(def.plainList ? {} : { ...PageQuery.shape, ...sized });
     const query = paged(def.query ?? z.object({}));
-    const page = (shown: z.ZodType) => {
-      const results = z.array(shown);
-      return def.plainList ? results : z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results });
-    };
+    const page = (shown: z.ZodType) => (def.plainList ? z.array(shown) : pageOf(shown));
     this.api.route({
       method: 'GET',
       path: `/${def.collection}`,
@@ -390,7 +392,7 @@ export class Resource<D extends Document> {
       declared: { query: def.declared?.query && paged(def.declared.query) },
       variants: this.variants((v) => ({
         query: v.query && paged(v.query),
-        response: (v.expanded ?? this.shownIn(v)) && page((v.expanded ?? this.shownIn(v))!),
+        response: this.readIn(v) && page(this.readIn(v)!),
         declared: { query: v.declared?.query && paged(v.declared.query) },
       })),
       summary: `Alle ${def.collection} opvragen.`,
@@ -461,7 +463,7 @@ export class Resource<D extends Document> {
       declared: { query: def.declared?.readQuery },
       variants: this.variants((v) => ({
         query: v.readQuery,
-        response: v.expanded ?? this.shownIn(v),
+        response: this.readIn(v),
         declared: { query: v.declared?.readQuery },
       })),
       summary: `Een specifieke ${def.resource} opvragen.`,
@@ -497,7 +499,7 @@ export class Resource<D extends Document> {
       path: `/${def.collection}/:uuid`,
       operationId: `${this.name}_${partial ? 'partial_update' : 'update'}`,
       ...this.common(partial ? 'partial_update' : 'update'),
-      declared: { body: whole ? (def.declared?.input ?? def.input) : def.declared?.input?.partial() },
+      declared: { body: declaredBody(def.declared?.update ?? def.declared?.input ?? (whole ? def.input : undefined)) },
       variants: this.variants((v) => ({
         body: v.input && (partial ? v.input.partial() : v.input),
         response: this.shownIn(v),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { borrowed, lend, toOne } from '../../common/embedded';
+import { borrowed, expandedOf, lend, toOne } from '../../common/embedded';
 import { expandParam } from '../../common/expand';
 import { date, url, type StoredFields } from '../../common/schema-parts';
 
@@ -109,20 +109,11 @@ const Besluit11 = Besluit.omit({ _expand: true }).meta({ id: `Besluit@${V11}` })
 lend(`Besluit@${V11}`, Besluit11);
 
 /** A besluit as 1.1.0's lists and details answer it: its besluittype and zaak expanded as the file names them. */
-export const BesluitExpanded11 = Besluit11.extend({
-  _expand: z
-    .object({ besluittype: borrowed('BesluitTypeExpanded@1.3.2').optional(), zaak: borrowed('ZaakExpanded@1.6.0').optional() })
-    .meta({ id: 'BesluitEmbedded' })
-    .optional(),
-}).meta({ id: 'BesluitExpanded' });
-export const BesluitInformatieObjectExpanded11 = BesluitInformatieObject.omit({ _expand: true })
-  .extend({
-    _expand: z
-      .object({
-        informatieobject: borrowed('EnkelvoudigInformatieObjectExpanded@1.6.0').optional(),
-        besluit: toOne(BesluitExpanded11).optional(),
-      })
-      .meta({ id: 'BesluitInformatieObjectEmbedded' })
-      .optional(),
-  })
-  .meta({ id: 'BesluitInformatieObjectExpanded' });
+export const BesluitExpanded11 = expandedOf(Besluit11, 'Besluit', {
+  besluittype: borrowed('BesluitTypeExpanded@1.3.2'),
+  zaak: borrowed('ZaakExpanded@1.6.0'),
+});
+export const BesluitInformatieObjectExpanded11 = expandedOf(BesluitInformatieObject.omit({ _expand: true }), 'BesluitInformatieObject', {
+  informatieobject: borrowed('EnkelvoudigInformatieObjectExpanded@1.6.0'),
+  besluit: toOne(BesluitExpanded11),
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { borrowed, lend, toOne } from '../../common/embedded';
+import { borrowed, expandedOf, lend, toOne } from '../../common/embedded';
 import { OBJECTTYPEN, VERTROUWELIJKHEID, booleanParam, choiceOf, date, url, type StoredFields } from '../../common/schema-parts';
 
 /**
@@ -527,8 +527,8 @@ const InformatieObjectType132 = InformatieObjectType133.omit({ zaaktypeIdentific
 /** The types with `_expand`, and the link fields each may expand (its `...Embedded` in the file). */
 function expandedTypes(version: string, types: { ZaakType: z.ZodObject; BesluitType: z.ZodObject; InformatieObjectType: z.ZodObject }) {
   const tag = version === V133 ? '' : `@${version}`;
-  const one = (name: string) => toOne(borrowed(`${name}Expanded${tag}`)).optional();
-  const many = (name: string) => z.array(borrowed(`${name}Expanded${tag}`)).optional();
+  const one = (name: string) => toOne(borrowed(`${name}Expanded${tag}`));
+  const many = (name: string) => z.array(borrowed(`${name}Expanded${tag}`));
   return {
     Catalogus: [
       Catalogus133,
@@ -595,14 +595,7 @@ function expanded(version: string, types: Parameters<typeof expandedTypes>[1]): 
     Expandable,
     [z.ZodObject, Record<string, z.ZodType>],
   ][]) {
-    out[name] = schema
-      .extend({
-        _expand: z
-          .object(embedded)
-          .meta({ id: `${name}Embedded${tag}` })
-          .optional(),
-      })
-      .meta({ id: `${name}Expanded${tag}` });
+    out[name] = expandedOf(schema, name, embedded, tag);
     lend(`${name}Expanded${tag}`, out[name]);
   }
   return out;

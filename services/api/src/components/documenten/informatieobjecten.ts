@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Caller } from '../../common/auth';
 import { UuidParams } from '../../common/component';
 import { ZgwError } from '../../common/errors';
-import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../../common/pagination';
+import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/pagination';
 import { Resource, type WriteContext } from '../../common/resource';
 import { LIVE, copyPublic, publicFields, type Stored } from '../../common/store';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
@@ -491,13 +491,8 @@ export const OBJECTEN = '_objecten';
 
 function registerReads(d: Documenten, eio: Resource<EioDoc>): void {
   const { api } = d;
-  const Page = z.object({
-    count: z.number().int(),
-    next: z.string().nullable(),
-    previous: z.string().nullable(),
-    results: z.array(EnkelvoudigInformatieObject),
-  });
-  const Page17 = Page.extend({ results: z.array(EnkelvoudigInformatieObjectExpanded17) });
+  const Page = pageOf(EnkelvoudigInformatieObject);
+  const Page17 = pageOf(EnkelvoudigInformatieObjectExpanded17);
   const list = async (req: FastifyRequest, caller: Caller, q: JsonObject, rawPage: unknown, cursor: unknown) => {
     const tree = parseExpand(q.expand, EIO_LINKS);
     const fields = parseFields(q.fields, tree, DOCUMENT_FIELDS);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { borrowed, lend } from '../../common/embedded';
+import { borrowed, expandedOf, lend } from '../../common/embedded';
 import { fieldsParam } from '../../common/fields';
 import { VERTROUWELIJKHEID, date, dateTime, url, type StoredFields } from '../../common/schema-parts';
 
@@ -317,23 +317,12 @@ export const VerzendingQuery = z.object({
 // ---------------------------------------------------------------- 1.7.0: what list and detail answers show
 
 /** A 1.7 document with its `_expand`: the informatieobjecttype as Catalogi 1.3.3 shows it, with its own `_expand`. */
-export const EnkelvoudigInformatieObjectExpanded17 = EnkelvoudigInformatieObject17.extend({
-  _expand: z
-    .object({ informatieobjecttype: borrowed('InformatieObjectTypeExpanded@1.3.2').optional() })
-    .meta({ id: 'EnkelvoudigInformatieObjectEmbedded' })
-    .optional(),
-}).meta({ id: 'EnkelvoudigInformatieObjectExpanded' });
+export const EnkelvoudigInformatieObjectExpanded17 = expandedOf(EnkelvoudigInformatieObject17, 'EnkelvoudigInformatieObject', {
+  informatieobjecttype: borrowed('InformatieObjectTypeExpanded@1.3.2'),
+});
 
 /** An object of a document as a 1.7 list or detail answers it: its `informatieobject` expanded as `document` shows. */
-const partExpanded = (name: string, schema: z.ZodObject, document: z.ZodType) =>
-  schema
-    .extend({
-      _expand: z
-        .object({ informatieobject: document.optional() })
-        .meta({ id: `${name}Embedded` })
-        .optional(),
-    })
-    .meta({ id: `${name}Expanded` });
+const partExpanded = (name: string, schema: z.ZodObject, document: z.ZodType) => expandedOf(schema, name, { informatieobject: document });
 export const GebruiksrechtenExpanded17 = partExpanded('Gebruiksrechten', Gebruiksrechten, EnkelvoudigInformatieObject17);
 export const ObjectInformatieObjectExpanded17 = partExpanded('ObjectInformatieObject', ObjectInformatieObject, EnkelvoudigInformatieObjectExpanded17);
 export const VerzendingExpanded17 = partExpanded('Verzending', Verzending, EnkelvoudigInformatieObjectExpanded17);

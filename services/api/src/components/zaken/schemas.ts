@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { borrowed, lend, toOne } from '../../common/embedded';
+import { borrowed, expandedOf, lend, toOne } from '../../common/embedded';
 import { fieldsParam } from '../../common/fields';
 import { VERTROUWELIJKHEID, booleanParam, choiceOf, date, dateTime, url, type StoredFields } from '../../common/schema-parts';
 import {
@@ -524,15 +524,7 @@ export const EXPANDABLE17 = Object.fromEntries(Object.entries(EMBEDDED).map(([na
 /** `ZaakExpanded`, ...: each resource as 1.7's lists and details answer it. */
 export const Expanded17 = {} as Record<Expandable17, z.ZodType>;
 for (const [name, [schema, embedded]] of Object.entries(EMBEDDED) as [Expandable17, [z.ZodObject, Record<string, z.ZodType>]][]) {
-  const optional = Object.fromEntries(Object.entries(embedded).map(([k, v]) => [k, v.optional()]));
-  Expanded17[name] = schema
-    .extend({
-      _expand: z
-        .object(optional)
-        .meta(v17(`${name}Embedded`))
-        .optional(),
-    })
-    .meta(v17(`${name}Expanded`));
+  Expanded17[name] = expandedOf(schema, name, embedded, `@${V17}`);
   lend(`${name}Expanded@1.6.0`, Expanded17[name]);
 }
 

@@ -4,7 +4,7 @@ import { z as zod } from 'zod';
 import type { Caller } from '../../common/auth';
 import { UuidParams } from '../../common/component';
 import { ZgwError } from '../../common/errors';
-import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../../common/pagination';
+import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/pagination';
 import { Resource, type WriteContext } from '../../common/resource';
 import { live, publicFields, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
@@ -328,10 +328,9 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
   const geo = { supported: true };
   const list = async (req: FastifyRequest, caller: Caller, q: JsonObject, rawPage: unknown, cursor: unknown) => {
     const version = z.api.version(req);
-    // 1.7's `_zoek` takes the expand as a query parameter too; `fields` asks for its own expansion (never both).
-    const asked = q.expand ?? (version === V17 ? (req.query as JsonObject | undefined)?.expand : undefined);
-    if (q.fields !== undefined && asked) throw ZgwError.field('fields', 'fields-en-expand', 'Gebruik fields of expand, niet beide (zrc-029).');
-    const tree = parseExpand(q.fields !== undefined ? treePaths(expansionOf(q.fields as FieldChoice[])) : asked, version);
+    // `fields` asks for its own expansion (never beside `expand`).
+    if (q.fields !== undefined && q.expand) throw ZgwError.field('fields', 'fields-en-expand', 'Gebruik fields of expand, niet beide (zrc-029).');
+    const tree = parseExpand(q.fields !== undefined ? treePaths(expansionOf(q.fields as FieldChoice[])) : q.expand, version);
     const fields = parseFields(q.fields, tree, ZAAK_FIELDS);
     const p = parsePage(rawPage);
     const request = { page: p, size: PAGE_SIZE, sort: sortOf(q.ordering), cursor: typeof cursor === 'string' ? cursor : undefined };
@@ -362,8 +361,6 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     await expand(z, caller, results, tree, version);
     return envelope(`${z.api.deps.urls.base}${req.url}`, p, count, fields ? results.map((r) => chooseFields(r, fields)) : results, cont);
   };
-  const pageOf = (zaak: zod.ZodType) =>
-    zod.object({ count: zod.number().int(), next: zod.string().nullable(), previous: zod.string().nullable(), results: zod.array(zaak) });
   const Page = pageOf(Zaak);
   const Page17 = pageOf(Expanded17.Zaak);
   z.api.route({
@@ -390,7 +387,11 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     status: 200,
     response: Page,
     variants: { [V17]: { query: PageQuery.extend({ expand: zod.string().optional() }), body: ZaakZoek17, response: Page17 } },
-    handler: ({ req, caller, query, body }) => list(req, caller, body, query.page, query.cursor),
+    // (1.7 also takes the expand as a query parameter)
+    handler: ({ req, caller, query, body }) => {
+      const asked = (query as { expand?: string }).expand;
+      return list(req, caller, asked ? { ...body, expand: body.expand ?? asked } : body, query.page, query.cursor);
+    },
   });
   z.api.route({
     method: 'GET',
