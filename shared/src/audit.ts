@@ -78,6 +78,8 @@ export const ReadEntry = z
     zoek: z.record(z.string(), z.unknown()).optional(),
     resultaat: z.number().int(),
     aanmaakdatum: z.string().datetime({ offset: true }),
+    /** The RSIN of the tenant the reader acts for (the trails it goes into are that tenant's). */
+    tenant: z.string().optional(),
   })
   .meta({ description: 'A read of the Zaken, Documenten or Besluiten API: who read which objects (BSNs masked)' });
 export type ReadEntry = z.infer<typeof ReadEntry>;

@@ -31,9 +31,19 @@ interface Described {
 
 /**
  * The headers of an event with id `id` on `topic`: `event-id` (as always; consumers deduplicate on it), the CloudEvents
- * attributes and `content-type`. `time` and `subject` come from the payload's `aanmaakdatum` and `resourceUrl`.
+ * attributes (with the extension `tenant` when the event is a tenant's) and `content-type`. `time` and `subject` come from the payload's `aanmaakdatum` and `resourceUrl`.
  */
-export function eventHeaders(source: string, topic: string, id: string, payload: Described | object, at = new Date()): Record<string, string> {
+/** The CloudEvents extension attribute naming the tenant (its RSIN) an event belongs to (see tenant.ts). */
+export const CE_TENANT = 'ce_tenant';
+
+export function eventHeaders(
+  source: string,
+  topic: string,
+  id: string,
+  payload: Described | object,
+  at = new Date(),
+  tenant?: string,
+): Record<string, string> {
   const p = payload as Described;
   const parts = [p.resource, p.actie].filter((x): x is string => typeof x === 'string' && x.length > 0);
   const time = typeof p.aanmaakdatum === 'string' && !Number.isNaN(Date.parse(p.aanmaakdatum)) ? new Date(p.aanmaakdatum) : at;
@@ -45,6 +55,7 @@ export function eventHeaders(source: string, topic: string, id: string, payload:
     ce_type: ceType(topic, ...parts),
     ce_time: time.toISOString(),
     ...(typeof p.resourceUrl === 'string' && p.resourceUrl ? { ce_subject: p.resourceUrl } : {}),
+    ...(tenant ? { [CE_TENANT]: tenant } : {}),
     'content-type': CE_CONTENT_TYPE,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRsin } from './tenant';
 
 /** Every environment variable the platform reads, with its default. The README documents each one. */
 const schema = z.object({
@@ -15,6 +16,12 @@ const schema = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   JWT_LEEWAY_SECONDS: z.coerce.number().int().min(300).default(300),
   ZGW_CLIENTS: z.string().default(''),
+  /** Tenants: the tenant (an RSIN) of clients registered without one; created at start as "standaard". */
+  ZGW_DEFAULT_TENANT: z
+    .string()
+    .trim()
+    .default('000000000')
+    .refine((v) => isRsin(v), 'ZGW_DEFAULT_TENANT must be an RSIN: nine digits passing the eleven test'),
   /** ZSDMS: doelregistraties registered at start (a JSON array, as `POST /admin/api/v1/doelregistraties` takes them). */
   ZGW_DOELREGISTRATIES: z.string().default(''),
   /** ZSDMS: the transfer worker's own client on this platform (registered by the API at start with all rights). */
@@ -127,6 +134,8 @@ const schema = z.object({
     .default('')
     .refine((v) => v === '' || secureOrLocal(v), 'OIDC_API_ISSUER must be an https URL (http only on 127.0.0.1 or localhost)'),
   OIDC_API_AUDIENCE: z.string().trim().default(''),
+  /** The claim of an identity provider's API token that names the client's tenant (an RSIN). */
+  OIDC_API_TENANT_CLAIM: z.string().trim().min(1).default('rsin'),
   /** Requests per client id (`<requests>/<window>`, window in s, m or h: `40/1s`, `600/1m`); empty: no limit. */
   RATE_LIMIT: z.string().trim().default(''),
   /** How many API instances share RATE_LIMIT: each enforces its part (the limit divided by this). */

@@ -25,6 +25,8 @@ export interface OutboxEvent {
   createdAt: Date;
   /** The trace of the write that stored the event (when traced): its Kafka message continues it. */
   trace?: TraceContext;
+  /** The tenant (RSIN) whose write made the event: its message carries it (CloudEvents extension `tenant`). */
+  tenant?: string;
 }
 
 /** Kanalen (one Kafka topic each) as the standards name them. */

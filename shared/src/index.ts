@@ -19,3 +19,4 @@ export * from './pii';
 export * from './temporal-codec';
 export * from './secrets';
 export * from './pii-keys';
+export * from './tenant';

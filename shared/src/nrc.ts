@@ -54,6 +54,8 @@ export interface AbonnementDoc {
   auth: string;
   kanalen: FilterGroup[];
   _tombstone?: true;
+  /** The tenant whose abonnement it is: it receives that tenant's notifications only. */
+  _tenant?: string;
 }
 
 export interface KanaalDoc {
@@ -70,6 +72,8 @@ export interface KeptNotificatie {
   kanaal: string;
   message: Notificatie;
   receivedAt: Date;
+  /** The tenant whose notification it is (absent: kept before tenants, the default tenant's). */
+  _tenant?: string;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
@@ -85,6 +89,8 @@ export interface Attempt {
 
 export interface DeliveryDoc {
   _id: string;
+  /** The tenant of the abonnement (absent: made before tenants, the default tenant's). */
+  _tenant?: string;
   abonnement: string;
   notificatie: string;
   kanaal: string;

@@ -10,6 +10,7 @@ import { registerOverdrachtenAdmin } from './admin/overdrachten';
 import { registerTemporalCodec } from './admin/temporal-codec';
 import { registerAdminUi } from './admin/ui';
 import { sealEarlierValues } from './common/pii-fields';
+import { upgradeToTenants } from './common/tenants';
 import { registerErrorHandling, registerMethodRegistry } from './common/errors';
 import { registerMetrics } from './common/metrics';
 import { COMPONENTS } from './components';
@@ -35,6 +36,8 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
     },
   );
   await checkPiiKeys(deps.db, deps.pii);
+  // Before the components create their indexes: those from before tenants go, and their data becomes the default tenant's.
+  await upgradeToTenants(deps.db, deps.tenants, deps.log);
   const app = fastify({
     loggerInstance: log as unknown as FastifyBaseLogger,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,

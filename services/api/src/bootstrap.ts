@@ -1,23 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
-import type { Config, Logger, Pii } from '@zgw/shared';
+import { inTenant, type Config, type Logger, type Pii } from '@zgw/shared';
 import { Credentials, parseClientsEnv } from './common/credentials';
 import { LIVE, type RawDoc } from './common/store';
+import { Tenants } from './common/tenants';
 
 /**
- * Registers the client ids of `ZGW_CLIENTS` with their secrets; for entries marked `all` it also creates an
- * applicatie with all rights unless one already holds that client id. Lets an operator get in without a DB shell.
+ * Registers the client ids of `ZGW_CLIENTS` with their secrets and tenants (creating a tenant named there that does
+ * not exist yet); for entries marked `all` it also creates an applicatie with all rights in the client's tenant
+ * unless one already holds that client id. Lets an operator get in without a DB shell.
  */
-export async function bootstrapClients(db: Db, pii: Pii, spec: string, log: Logger): Promise<void> {
+export async function bootstrapClients(db: Db, pii: Pii, spec: string, log: Logger, tenants: Tenants): Promise<void> {
   const creds = new Credentials(db, pii);
   for (const c of parseClientsEnv(spec)) {
-    await creds.set(c.clientId, c.secret);
-    if (c.allRights) await ensureAllRights(db, c.clientId);
-    log.info({ clientId: c.clientId, allRights: c.allRights }, 'client registered from ZGW_CLIENTS');
+    const tenant = c.tenant ?? tenants.defaultTenant;
+    await tenants.ensure(tenant);
+    await creds.set(c.clientId, c.secret, c.tenant);
+    if (c.allRights) await ensureAllRights(db, c.clientId, tenant);
+    log.info({ clientId: c.clientId, allRights: c.allRights, tenant }, 'client registered from ZGW_CLIENTS');
   }
 }
 
-export async function ensureAllRights(db: Db, clientId: string, label = clientId): Promise<boolean> {
+/** Creates an applicatie with all rights (within `tenant`) for the client unless one already holds its client id. */
+export async function ensureAllRights(db: Db, clientId: string, tenant: string, label = clientId): Promise<boolean> {
+  return inTenant(tenant, () => allRights(db, clientId, label));
+}
+
+async function allRights(db: Db, clientId: string, label: string): Promise<boolean> {
   const coll = db.collection<RawDoc>('applicaties');
   if (await coll.findOne({ clientIds: clientId, ...LIVE })) return false;
   await coll.insertOne({
@@ -45,5 +54,5 @@ export async function bootstrapTransferClient(db: Db, pii: Pii, config: Config, 
     return;
   }
   await new Credentials(db, pii).set(config.TRANSFER_CLIENT_ID, config.TRANSFER_SECRET);
-  await ensureAllRights(db, config.TRANSFER_CLIENT_ID, 'Overdrachtsdienst (ZSDMS)');
+  await ensureAllRights(db, config.TRANSFER_CLIENT_ID, config.ZGW_DEFAULT_TENANT, 'Overdrachtsdienst (ZSDMS)');
 }

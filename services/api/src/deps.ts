@@ -5,6 +5,7 @@ import { Authenticator } from './common/auth';
 import { Caches } from './common/cache';
 import type { Deps } from './common/component';
 import { Credentials } from './common/credentials';
+import { Tenants } from './common/tenants';
 import { OidcTokens } from './common/oidc-tokens';
 import { RateLimiter, parseRateLimit } from './common/rate-limit';
 import { ExternalSystems } from './common/external-systems';
@@ -48,6 +49,7 @@ export function jsonFetcher(systems?: ExternalSystems, log?: Logger): (url: stri
 export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRelay): Deps {
   const caches = new Caches(config.CACHE_TTL_MS);
   const pii = piiFromConfig(config, log);
+  const tenants = new Tenants(db, config.ZGW_DEFAULT_TENANT);
   return {
     config,
     caches,
@@ -56,9 +58,12 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
     log,
     relay,
     urls: new Urls(config.PUBLIC_BASE_URL),
+    tenants,
     auth: new Authenticator(
       db,
       new Credentials(db, pii),
+      tenants,
+      config.OIDC_API_TENANT_CLAIM,
       config.JWT_LEEWAY_SECONDS,
       caches,
       config.OIDC_API_ISSUER ? new OidcTokens(config.OIDC_API_ISSUER, config.OIDC_API_AUDIENCE, config.JWT_LEEWAY_SECONDS) : undefined,

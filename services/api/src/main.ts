@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     log,
     ceSource(config),
   );
-  if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, deps.pii, config.ZGW_CLIENTS, log);
+  if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, deps.pii, config.ZGW_CLIENTS, log, deps.tenants);
   await bootstrapTransferClient(mongo.db, deps.pii, config, log);
   if (config.ZGW_DOELREGISTRATIES) await bootstrapDoelregistraties(mongo.db, deps.pii, config.ZGW_DOELREGISTRATIES, log);
   const kafka = new KafkaProbe(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-probe`));

@@ -22,13 +22,13 @@ describe('ZGW_CLIENTS', () => {
   });
 
   it('registers secrets; `all` gives an all-rights applicatie, the others need rights from the Autorisaties API', async () => {
-    await bootstrapClients(t.mongo.db, t.deps.pii, 'boot-admin:pw1:all,boot-limited:pw2', createLogger('test', 'silent'));
+    await bootstrapClients(t.mongo.db, t.deps.pii, 'boot-admin:pw1:all,boot-limited:pw2', createLogger('test', 'silent'), t.deps.tenants);
     const admin = await t.call('GET', '/autorisaties/api/v1/applicaties', undefined, { token: token('boot-admin', 'pw1') });
     expect(admin.statusCode).toBe(200);
     const limited = await t.call('GET', '/autorisaties/api/v1/applicaties', undefined, { token: token('boot-limited', 'pw2') });
     expect(limited.statusCode).toBe(403);
     // Running it again (every API start does) creates no second applicatie.
-    await bootstrapClients(t.mongo.db, t.deps.pii, 'boot-admin:pw1:all', createLogger('test', 'silent'));
+    await bootstrapClients(t.mongo.db, t.deps.pii, 'boot-admin:pw1:all', createLogger('test', 'silent'), t.deps.tenants);
     const apps = (await t.call('GET', '/autorisaties/api/v1/applicaties?clientIds=boot-admin')).json();
     expect(apps.count).toBe(1);
   });

@@ -84,7 +84,7 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
   await broadcast?.start();
   const creds = new Credentials(mongo.db, deps.pii);
   await creds.set(ADMIN, ADMIN_SECRET);
-  await ensureAllRights(mongo.db, ADMIN);
+  await ensureAllRights(mongo.db, ADMIN, config.ZGW_DEFAULT_TENANT);
   relay.start();
   const adminToken = token();
   return {

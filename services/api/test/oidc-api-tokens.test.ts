@@ -51,7 +51,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   t = await startApp({ OIDC_API_ISSUER: issuer, OIDC_API_AUDIENCE: AUDIENCE });
-  await ensureAllRights(t.deps.db, CLIENT);
+  await ensureAllRights(t.deps.db, CLIENT, t.config.ZGW_DEFAULT_TENANT);
 });
 afterAll(async () => {
   await t.close();

@@ -27,9 +27,9 @@ beforeAll(async () => {
   typenB = await typen(b, sl, '222222222', 'ZT-B');
   // Each system knows the other as a client with its own secret, and registers it as an external system.
   await b.client('platform-a', 'secret-of-a-at-b');
-  await ensureAllRights(b.mongo.db, 'platform-a');
+  await ensureAllRights(b.mongo.db, 'platform-a', b.config.ZGW_DEFAULT_TENANT);
   await a.client('platform-b', 'secret-of-b-at-a');
-  await ensureAllRights(a.mongo.db, 'platform-b');
+  await ensureAllRights(a.mongo.db, 'platform-b', a.config.ZGW_DEFAULT_TENANT);
   const regA = await a.call('POST', '/admin/api/v1/doelregistraties', {
     naam: 'gemeente-b',
     route: 'extern',

@@ -57,9 +57,9 @@ beforeAll(async () => {
   typenB = await typen(b, sl, '222222222', 'ZT-B');
   typenIntern = await typen(a, sl, '333333333', 'ZT-I');
   await b.client('platform-a', 'secret-of-a-at-b');
-  await ensureAllRights(b.mongo.db, 'platform-a');
+  await ensureAllRights(b.mongo.db, 'platform-a', b.config.ZGW_DEFAULT_TENANT);
   await a.client('platform-b', 'secret-of-b-at-a');
-  await ensureAllRights(a.mongo.db, 'platform-b');
+  await ensureAllRights(a.mongo.db, 'platform-b', a.config.ZGW_DEFAULT_TENANT);
   for (const [t, body] of [
     [
       a,

@@ -149,7 +149,7 @@ it('seals what an earlier version stored in the clear (identifiers and secrets),
   // and the secrets it read back: a client secret, a transfer target's secret, an abonnement's Authorization header
   const SECRET = `clear-secret-${randomUUID()}`;
   await raw('credentials').insertOne({ _id: 'earlier-client' as never, secret: SECRET, createdAt: new Date() });
-  await ensureAllRights(t.deps.db, 'earlier-client');
+  await ensureAllRights(t.deps.db, 'earlier-client', t.config.ZGW_DEFAULT_TENANT);
   await raw(DOELREGISTRATIES_COLLECTION).insertOne({ _id: 'earlier-target' as never, route: 'extern', clientId: 'c', secret: SECRET });
   const abonnement = await t.call('POST', `${NRC}/abonnement`, { callbackUrl: 'http://127.0.0.1:9/cb', auth: 'Token nieuw', kanalen: [] });
   expect(abonnement.statusCode).toBe(201);

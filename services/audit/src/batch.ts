@@ -1,4 +1,4 @@
-import { endSpans, sleep, startConsumeSpan, type BatchPayload, type Logger } from '@zgw/shared';
+import { CE_TENANT, endSpans, sleep, startConsumeSpan, TENANT_FIELD, type BatchPayload, type Logger } from '@zgw/shared';
 import { COLLECTION_OF, parseEntry, type StoredEntry } from './entries';
 import type { EntryStore } from './store';
 
@@ -9,6 +9,8 @@ export interface BatchOptions {
   log: Logger;
   /** KAFKA_TOPIC_PREFIX: removed from a topic's name to know what it carries. */
   prefix: string;
+  /** The tenant of entries whose message names none (sent before tenants): ZGW_DEFAULT_TENANT. */
+  defaultTenant: string;
   /** Entries per insert (a Kafka batch can hold thousands). */
   chunkSize?: number;
   /** Backoff while the database cannot be reached: first wait, longest wait (ms). */
@@ -48,7 +50,9 @@ export function batchHandler(opts: BatchOptions): (payload: BatchPayload) => Pro
       const spans = chunk.map((message) => startConsumeSpan(batch.topic, message.headers));
       for (const message of chunk) {
         const parsed = parseEntry(name, message.value);
-        if (parsed.entry) entries.push(parsed.entry);
+        // Each entry goes into the trails of the tenant its message names (CloudEvents extension `tenant`).
+        const tenant = message.headers?.[CE_TENANT]?.toString() || opts.defaultTenant;
+        if (parsed.entry) entries.push({ ...parsed.entry, [TENANT_FIELD]: tenant });
         else log.warn({ ...where, offset: message.offset, reason: parsed.reason }, 'audit message skipped: not an audit entry');
       }
       try {

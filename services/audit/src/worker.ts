@@ -66,7 +66,7 @@ export async function startAuditWorker(config: Config, log: Logger, opts: Worker
     const store = opts.store ? opts.store(mongo) : new MongoEntryStore(mongo.db);
     await consumer.run({
       eachBatchAutoResolve: false,
-      eachBatch: batchHandler({ store, log, prefix, chunkSize: opts.chunkSize, retry: opts.retry }),
+      eachBatch: batchHandler({ store, log, prefix, defaultTenant: config.ZGW_DEFAULT_TENANT, chunkSize: opts.chunkSize, retry: opts.retry }),
     });
   } catch (err) {
     await consumer.disconnect().catch(() => undefined);

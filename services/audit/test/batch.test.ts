@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { AUDIT_READS_COLLECTION, AUDITTRAIL_COLLECTION, createLogger } from '@zgw/shared';
+import { AUDIT_READS_COLLECTION, AUDITTRAIL_COLLECTION, createLogger, DEFAULT_TENANT } from '@zgw/shared';
 import type { OffsetsByTopicPartition } from 'kafkajs';
 import { batchHandler, type BatchPayload } from '../src/batch';
 import { parseEntry, type AuditCollection, type StoredEntry } from '../src/entries';
@@ -96,7 +96,7 @@ describe('audit batch handler', () => {
       entries.map((e) => JSON.stringify(e)),
       events,
     );
-    await batchHandler({ store, log: capture().log, prefix: 'pfx-', chunkSize: 2, sleep: noWait })(p);
+    await batchHandler({ store, log: capture().log, prefix: 'pfx-', defaultTenant: DEFAULT_TENANT, chunkSize: 2, sleep: noWait })(p);
     expect(store.ids(AUDITTRAIL_COLLECTION)).toEqual(entries.map((e) => e.uuid));
     expect(store.docs.get(AUDITTRAIL_COLLECTION)!.get(entries[0]!.uuid)).toEqual({ _id: entries[0]!.uuid, ...entries[0] });
     // Each chunk: stored, then its last offset resolved and committed (the committed offset is the next to read).
@@ -119,7 +119,7 @@ describe('audit batch handler', () => {
   it('stores read entries of topic audit-reads in auditreads', async () => {
     const store = new MemoryStore();
     const reads = [readEntry(), readEntry({ actie: 'list', resourceUrl: undefined, hoofdObject: undefined, aantal: 3 })];
-    await batchHandler({ store, log: capture().log, prefix: '', sleep: noWait })(
+    await batchHandler({ store, log: capture().log, prefix: '', defaultTenant: DEFAULT_TENANT, sleep: noWait })(
       payload(
         'audit-reads',
         reads.map((r) => JSON.stringify(r)),
@@ -141,7 +141,14 @@ describe('audit batch handler', () => {
       entries.map((e) => JSON.stringify(e)),
       events,
     );
-    await batchHandler({ store, log, prefix: '', retry: { initialMs: 100, maxMs: 300 }, sleep: async (ms) => void waits.push(ms) })(p);
+    await batchHandler({
+      store,
+      log,
+      prefix: '',
+      defaultTenant: DEFAULT_TENANT,
+      retry: { initialMs: 100, maxMs: 300 },
+      sleep: async (ms) => void waits.push(ms),
+    })(p);
     expect(store.ids(AUDITTRAIL_COLLECTION)).toEqual(entries.map((e) => e.uuid));
     expect(events).toEqual([
       'store failed',
@@ -169,7 +176,13 @@ describe('audit batch handler', () => {
     const values = entries.map((e) => JSON.stringify(e));
     const p = payload('audit', values, events, state);
     let waits = 0;
-    await batchHandler({ store, log: capture().log, prefix: '', sleep: async () => void (++waits === 5 && (state.running = false)) })(p);
+    await batchHandler({
+      store,
+      log: capture().log,
+      prefix: '',
+      defaultTenant: DEFAULT_TENANT,
+      sleep: async () => void (++waits === 5 && (state.running = false)),
+    })(p);
     expect(store.calls).toBe(5);
     expect(events.filter((e) => e.startsWith('resolve') || e.startsWith('commit'))).toEqual([]);
     expect(p.committed()).toBeUndefined();
@@ -177,7 +190,7 @@ describe('audit batch handler', () => {
     // Redelivered (nothing was committed) once the database is back.
     const back = new MemoryStore();
     const again = payload('audit', values, []);
-    await batchHandler({ store: back, log: capture().log, prefix: '', sleep: noWait })(again);
+    await batchHandler({ store: back, log: capture().log, prefix: '', defaultTenant: DEFAULT_TENANT, sleep: noWait })(again);
     expect(back.ids(AUDITTRAIL_COLLECTION)).toEqual(entries.map((e) => e.uuid));
     expect(again.committed()).toBe(103);
   });
@@ -197,7 +210,7 @@ describe('audit batch handler', () => {
       [],
       state,
     );
-    await batchHandler({ store, log: capture().log, prefix: '', chunkSize: 2, sleep: noWait })(p);
+    await batchHandler({ store, log: capture().log, prefix: '', defaultTenant: DEFAULT_TENANT, chunkSize: 2, sleep: noWait })(p);
     expect(store.ids(AUDITTRAIL_COLLECTION)).toEqual(entries.slice(0, 4).map((e) => e.uuid));
     expect(p.committed()).toBe(104);
   });
@@ -218,7 +231,7 @@ describe('audit batch handler', () => {
       JSON.stringify({ ...auditEntry(), $where: secret }),
     ];
     const p = payload('audit', [...bad, JSON.stringify(good)], events);
-    await batchHandler({ store, log, prefix: '', sleep: noWait })(p);
+    await batchHandler({ store, log, prefix: '', defaultTenant: DEFAULT_TENANT, sleep: noWait })(p);
     expect(store.ids(AUDITTRAIL_COLLECTION)).toEqual([good.uuid]);
     expect(p.committed()).toBe(100 + bad.length + 1);
     const skipped = lines.filter((l) => l.msg === 'audit message skipped: not an audit entry');
@@ -241,7 +254,7 @@ describe('audit batch handler', () => {
     const events: string[] = [];
     const store = new MemoryStore(0, events);
     const p = payload('audit', ['nope', '{}'], events);
-    await batchHandler({ store, log: capture().log, prefix: '', sleep: noWait })(p);
+    await batchHandler({ store, log: capture().log, prefix: '', defaultTenant: DEFAULT_TENANT, sleep: noWait })(p);
     expect(store.calls).toBe(0);
     expect(p.committed()).toBe(102);
   });

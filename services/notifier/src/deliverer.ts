@@ -195,7 +195,7 @@ export class Deliverer {
             continue;
           }
           let p = payloads.get(k._id);
-          if (!p) payloads.set(k._id, (p = payload(k._id, k.message)));
+          if (!p) payloads.set(k._id, (p = payload(k._id, k.message, k._tenant ?? '')));
           if (lane.removed || lane.locked || lane.known.has(d._id)) continue;
           lane.push({
             id: d._id,

@@ -5,10 +5,12 @@ import {
   NRC_DELIVERIES,
   NRC_NOTIFICATIES,
   deliveryId,
+  CE_TENANT,
   endSpans,
   matches,
   sleep,
   startConsumeSpan,
+  TENANT_FIELD,
   traceOf,
   type BatchPayload,
   type Span,
@@ -26,6 +28,8 @@ export type { BatchPayload } from '@zgw/shared';
 
 export interface IntakeOptions {
   db: Db;
+  /** The tenant of notifications whose message names none (published before tenants): ZGW_DEFAULT_TENANT. */
+  defaultTenant: string;
   registry: Registry;
   deliverer: Deliverer;
   clock: Clock;
@@ -73,7 +77,8 @@ export function intakeHandler(o: IntakeOptions): (p: BatchPayload) => Promise<vo
         }
         const span = startConsumeSpan(batch.topic, m.headers);
         spans.push(span);
-        items.push(payload(eventId(m.headers?.[EVENT_ID_HEADER]) ?? fallbackId(batch.topic, batch.partition, m.offset), n, traceOf(span)));
+        const id = eventId(m.headers?.[EVENT_ID_HEADER]) ?? fallbackId(batch.topic, batch.partition, m.offset);
+        items.push(payload(id, n, m.headers?.[CE_TENANT]?.toString() || o.defaultTenant, traceOf(span)));
         newest = Math.max(newest, Number(m.timestamp) || 0);
       }
       try {
@@ -119,7 +124,8 @@ export function intakeHandler(o: IntakeOptions): (p: BatchPayload) => Promise<vo
     for (const it of items) {
       let matched = false;
       for (const a of o.registry.forKanaal(it.kanaal)) {
-        if (!matches(a.kanalen, it.message)) continue;
+        // Kanalen are shared; abonnementen and the notifications they receive are a tenant's.
+        if ((a._tenant ?? o.defaultTenant) !== it.tenant || !matches(a.kanalen, it.message)) continue;
         matched = true;
         const lane = o.deliverer.lane(a._id);
         if (!lane || lane.locked) continue;
@@ -134,10 +140,11 @@ export function intakeHandler(o: IntakeOptions): (p: BatchPayload) => Promise<vo
           nextAt: at,
           tries: 0,
           attempts: [],
+          [TENANT_FIELD]: it.tenant,
         });
         entries.push({ lane: a._id, e: { id, p: it, nextAt: now, createdAt: now, tries: 0, attempts: [], seq: o.deliverer.nextSeq() } });
       }
-      if (matched) keep.push({ _id: it.id, kanaal: it.kanaal, message: it.message, receivedAt: at });
+      if (matched) keep.push({ _id: it.id, kanaal: it.kanaal, message: it.message, receivedAt: at, [TENANT_FIELD]: it.tenant });
     }
     // The notification first: a delivery never exists without the message it sends.
     await insertAbsent(kept, keep);

@@ -9,10 +9,12 @@ export interface Payload {
   body: string;
   /** The trace the notification came with (its intake span), continued by each delivery's POST. */
   trace?: TraceContext;
+  /** The tenant whose write made the notification: only its abonnementen receive it. */
+  tenant: string;
 }
 
-export function payload(id: string, message: Notificatie, trace?: TraceContext): Payload {
-  return { id, kanaal: message.kanaal, message, body: JSON.stringify(message), ...(trace ? { trace } : {}) };
+export function payload(id: string, message: Notificatie, tenant: string, trace?: TraceContext): Payload {
+  return { id, kanaal: message.kanaal, message, body: JSON.stringify(message), tenant, ...(trace ? { trace } : {}) };
 }
 
 /** A pending delivery in memory (its record in nrc_deliveries is the durable one). */

@@ -227,7 +227,7 @@ function startWorker(c: WorkerContext): Worker {
     if (consuming)
       await intake.subscribe(topics).catch((err: Error) => log.error({ err: err.message }, 'could not subscribe to the new kanaal topics'));
   });
-  const intake = new Intake(c.kafka, prefix, log, intakeHandler({ db, registry, deliverer, clock, log }));
+  const intake = new Intake(c.kafka, prefix, log, intakeHandler({ db, defaultTenant: c.config.ZGW_DEFAULT_TENANT, registry, deliverer, clock, log }));
   const refresh = async () => {
     await registry.refresh();
     await processResends(db, deliverer, (id) => deliverer.lane(id)?.target, clock, log);

@@ -149,7 +149,14 @@ describe('restarts', () => {
     }));
     const stored = () => w.t.mongo.db.collection<DeliveryDoc>(NRC_DELIVERIES).countDocuments({ abonnement: url.slice(url.lastIndexOf('/') + 1) });
     const commits: number[] = [];
-    const handle = intakeHandler({ db: w.t.mongo.db, registry: w.notifier.registry, deliverer: w.notifier.deliverer, clock: w.clock, log: silent });
+    const handle = intakeHandler({
+      db: w.t.mongo.db,
+      defaultTenant: w.t.config.ZGW_DEFAULT_TENANT,
+      registry: w.notifier.registry,
+      deliverer: w.notifier.deliverer,
+      clock: w.clock,
+      log: silent,
+    });
     const batch = (): BatchPayload => ({
       batch: { topic: `${w.t.topicPrefix}zaken`, partition: 0, messages },
       resolveOffset: () => undefined,

@@ -3,9 +3,12 @@ import { ensureAllRights } from '../bootstrap';
 import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../common/auth';
 import { announceClear } from '../common/cache';
 import { Credentials } from '../common/credentials';
+import { Tenants } from '../common/tenants';
 
 const USAGE = `usage: npm run credentials -- <command>
-  add <clientId> [--secret S] [--all-rights] [--label L]   register a client id (secret generated when not given)
+  add <clientId> [--secret S] [--all-rights] [--label L] [--tenant RSIN]
+                                                            register a client id (secret generated when not given)
+                                                            for a tenant (default: ZGW_DEFAULT_TENANT)
   remove <clientId>                                         remove a client id's secret
   list                                                      list registered client ids (never secrets)`;
 
@@ -28,16 +31,22 @@ async function main(args: string[]): Promise<number> {
     await checkPiiKeys(mongo.db, pii);
     const creds = new Credentials(mongo.db, pii);
     if (cmd === 'add') {
-      const secret = await creds.set(clientId!, flag(args, '--secret'));
-      const created = args.includes('--all-rights') ? await ensureAllRights(mongo.db, clientId!, flag(args, '--label') ?? clientId) : false;
+      const named = flag(args, '--tenant');
+      const tenant = named ?? config.ZGW_DEFAULT_TENANT;
+      if (named && !(await new Tenants(mongo.db, config.ZGW_DEFAULT_TENANT).get(named))) {
+        console.error(`credentials: tenant ${named} does not exist (npm run admin -- tenant-add ${named} <naam>)`);
+        return 2;
+      }
+      const secret = await creds.set(clientId!, flag(args, '--secret'), named);
+      const created = args.includes('--all-rights') ? await ensureAllRights(mongo.db, clientId!, tenant, flag(args, '--label') ?? clientId) : false;
       await tellRunningInstances(config);
-      console.log(JSON.stringify({ clientId, secret, allRightsApplicatieCreated: created }));
+      console.log(JSON.stringify({ clientId, tenant, secret, allRightsApplicatieCreated: created }));
     } else if (cmd === 'remove') {
       const removed = await creds.remove(clientId!);
       await tellRunningInstances(config);
       console.log(JSON.stringify({ clientId, removed }));
     } else if (cmd === 'list') {
-      for (const c of await creds.list()) console.log(`${c.clientId}\t${c.createdAt.toISOString()}`);
+      for (const c of await creds.list()) console.log(`${c.clientId}\t${c.tenant ?? config.ZGW_DEFAULT_TENANT}\t${c.createdAt.toISOString()}`);
     } else {
       console.error(USAGE);
       return 2;

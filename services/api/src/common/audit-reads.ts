@@ -234,7 +234,13 @@ export class ReadAudit {
   record(facts: ReadFacts): ReadEntry | undefined {
     if (!this.enabled || this.excluded(facts.caller.clientId)) return undefined;
     // aanmaakdatum before the nested `zoek`: the CloudEvents headers read the top-level fields from the line (entryOf)
-    const entry: ReadEntry = { uuid: randomUUID(), aanmaakdatum: new Date().toISOString(), ...describeRead(facts, this.kind) };
+    const tenant = facts.caller.tenant;
+    const entry: ReadEntry = {
+      uuid: randomUUID(),
+      aanmaakdatum: new Date().toISOString(),
+      ...(tenant ? { tenant } : {}),
+      ...describeRead(facts, this.kind),
+    };
     this.spool ??= this.createSpool();
     this.spool.append(JSON.stringify(entry));
     this.publisher?.kick();
@@ -291,7 +297,10 @@ export class ReadAudit {
       await this.producer.send({
         topic: topicName(this.config.KAFKA_TOPIC_PREFIX, AUDIT_READS_TOPIC),
         acks: -1,
-        messages: batch.map((m) => ({ value: m.value, headers: eventHeaders(this.source, AUDIT_READS_TOPIC, m.id, entryOf(m.value)) })),
+        messages: batch.map((m) => {
+          const described = entryOf(m.value);
+          return { value: m.value, headers: eventHeaders(this.source, AUDIT_READS_TOPIC, m.id, described, undefined, described.tenant) };
+        }),
       });
     } catch (err) {
       const producer = this.producer;
@@ -307,7 +316,9 @@ export class ReadAudit {
   }
 }
 
-const DESCRIBED = ['resource', 'actie', 'aanmaakdatum', 'resourceUrl'].map((f) => [f, new RegExp(`"${f}":"((?:[^"\\\\]|\\\\.)*)"`)] as const);
+const DESCRIBED = ['resource', 'actie', 'aanmaakdatum', 'resourceUrl', 'tenant'].map(
+  (f) => [f, new RegExp(`"${f}":"((?:[^"\\\\]|\\\\.)*)"`)] as const,
+);
 
 /**
  * What a spooled line's CloudEvents headers need of its entry: read from the line's text (the top-level fields come

@@ -7,6 +7,8 @@ import type { Credentials } from './credentials';
 import { OIDC_ALGORITHMS, type OidcTokens } from './oidc-tokens';
 import { RATE_LIMITS_COLLECTION, parseRateLimit, rateHeaders, type RateLimitOverride, type RateLimiter, type RateRule } from './rate-limit';
 import { LIVE } from './store';
+import type { Tenants } from './tenants';
+import { inTenant, isRsin } from '@zgw/shared';
 import { vertrouwelijkheidRank } from './vertrouwelijkheid';
 
 export interface Autorisatie {
@@ -35,6 +37,8 @@ export class Caller {
     readonly userId: string,
     readonly userRepresentation: string,
     readonly rights: ApplicatieRights,
+    /** The RSIN of the tenant the caller acts for; undefined: platform level (the platform's own sweeps). */
+    readonly tenant?: string,
   ) {}
 
   get all(): boolean {
@@ -87,8 +91,16 @@ const decode = createDecoder({ complete: true });
 /** Regions of the read cache that authentication uses; writes to credentials or applicaties clear them. */
 export const CREDENTIALS_CACHE = 'credentials';
 export const AUTORISATIES_CACHE = 'autorisaties';
+/** Which tenants exist (only known ones are kept): creating a tenant needs no clearing. */
+export const TENANTS_CACHE = 'tenants';
 
 type Verify = (token: string) => Record<string, unknown>;
+
+/** A client's verifier with the tenant it belongs to. */
+interface Known {
+  verify: Verify;
+  tenant: string;
+}
 
 /**
  * Authenticates a request and loads the caller's rights. Secrets (with their verifier) and applicaties are read
@@ -96,12 +108,16 @@ type Verify = (token: string) => Record<string, unknown>;
  * a changed applicatie governs the next request.
  */
 export class Authenticator {
-  private readonly verifiers: CacheRegion<Verify | null>;
+  private readonly verifiers: CacheRegion<Known | null>;
   private readonly applicaties: CacheRegion<ApplicatieRights>;
+  private readonly known: CacheRegion<boolean>;
 
   constructor(
     private readonly db: Db,
     private readonly credentials: Credentials,
+    private readonly tenants: Tenants,
+    /** The claim of an identity provider's token that names the tenant (OIDC_API_TENANT_CLAIM). */
+    private readonly tenantClaim: string,
     private readonly leewaySeconds: number,
     caches: Caches,
     /** API tokens of the organisation's identity provider (OIDC_API_ISSUER), when configured. */
@@ -111,6 +127,7 @@ export class Authenticator {
   ) {
     this.verifiers = caches.region(CREDENTIALS_CACHE);
     this.applicaties = caches.region(AUTORISATIES_CACHE);
+    this.known = caches.region(TENANTS_CACHE);
   }
 
   async authenticate(req: FastifyRequest): Promise<Caller> {
@@ -128,24 +145,22 @@ export class Authenticator {
       throw ZgwError.unauthorized('Het JWT kan niet gelezen worden.', 'jwt-invalid');
     }
     // A token signed with a key pair is the identity provider's; any other is a ZGW token signed with a client's secret.
-    const { clientId, payload } =
-      this.oidc && OIDC_ALGORITHMS.includes(String(jose.alg)) ? await this.oidc.verify(token) : await this.verifyHs256(token, claims, jose);
+    const { clientId, payload, tenant } =
+      this.oidc && OIDC_ALGORITHMS.includes(String(jose.alg)) ? await this.verifyOidc(token) : await this.verifyHs256(token, claims, jose);
     const iat = Number(payload.iat);
     if (Number.isFinite(iat) && iat * 1000 > Date.now() + this.leewaySeconds * 1000) {
       throw ZgwError.forbidden('Het JWT is uitgegeven in de toekomst (iat).', 'jwt-invalid');
     }
-    const rights = await this.applicaties.getOrLoad(clientId, async () => {
-      const app = await this.db
-        .collection('applicaties')
-        .findOne(
-          { clientIds: clientId, ...LIVE },
-          { projection: { _id: 1, label: 1, heeftAlleAutorisaties: 1, alleenIsGereedVoorPublicatie: 1, autorisaties: 1 } },
-        );
-      if (!app) return { autorisaties: [] };
-      const { _id, ...found } = app;
-      const override = this.limiter && (await this.db.collection<RateLimitOverride>(RATE_LIMITS_COLLECTION).findOne({ _id: String(_id) }));
-      return { ...found, ...(override ? { rateRule: parseRateLimit(override.rule) } : {}) } as ApplicatieRights;
-    });
+    // Nothing of a tenant is read before the tenant is known to exist.
+    if (
+      !(await this.known.getOrLoad(
+        tenant,
+        async () => !!(await this.tenants.get(tenant)),
+        (ok) => ok,
+      ))
+    )
+      throw ZgwError.forbidden(`De client hoort bij geen bekende organisatie (tenant ${tenant}).`, 'tenant-unknown');
+    const rights = await this.applicaties.getOrLoad(clientId, () => inTenant(tenant, () => this.rightsOf(clientId)));
     const state = this.limiter?.take(clientId, rights.rateRule);
     if (state) {
       req.rateHeaders = rateHeaders(state);
@@ -159,7 +174,29 @@ export class Authenticator {
         );
       }
     }
-    return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), rights);
+    return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), rights, tenant);
+  }
+
+  /** The rights of the client's applicatie, read within its tenant. */
+  private async rightsOf(clientId: string): Promise<ApplicatieRights> {
+    const app = await this.db
+      .collection('applicaties')
+      .findOne(
+        { clientIds: clientId, ...LIVE },
+        { projection: { _id: 1, label: 1, heeftAlleAutorisaties: 1, alleenIsGereedVoorPublicatie: 1, autorisaties: 1 } },
+      );
+    if (!app) return { autorisaties: [] };
+    const { _id, ...found } = app;
+    const override = this.limiter && (await this.db.collection<RateLimitOverride>(RATE_LIMITS_COLLECTION).findOne({ _id: String(_id) }));
+    return { ...found, ...(override ? { rateRule: parseRateLimit(override.rule) } : {}) } as ApplicatieRights;
+  }
+
+  /** An identity provider's token: its tenant is the one its claim names (OIDC_API_TENANT_CLAIM), else the default. */
+  private async verifyOidc(token: string): Promise<{ clientId: string; payload: Record<string, unknown>; tenant: string }> {
+    const { clientId, payload } = await this.oidc!.verify(token);
+    const claim = payload[this.tenantClaim];
+    if (claim !== undefined && !isRsin(claim)) throw ZgwError.forbidden(`De claim ${this.tenantClaim} is geen RSIN.`, 'tenant-unknown');
+    return { clientId, payload, tenant: claim ?? this.tenants.defaultTenant };
   }
 
   /** A ZGW token: HS256 with the secret of the client it names. */
@@ -167,26 +204,28 @@ export class Authenticator {
     token: string,
     claims: Record<string, unknown>,
     header: Record<string, unknown>,
-  ): Promise<{ clientId: string; payload: Record<string, unknown> }> {
+  ): Promise<{ clientId: string; payload: Record<string, unknown>; tenant: string }> {
     const clientId = String(claims.client_id ?? header.client_identifier ?? claims.iss ?? '');
     if (!clientId) throw ZgwError.unauthorized('Het JWT bevat geen client_id claim.', 'jwt-missing-client-id');
-    const verify = await this.verifierFor(clientId);
-    if (!verify) throw ZgwError.forbidden(`Client id "${clientId}" is onbekend.`, 'missing-credentials');
+    const known = await this.verifierFor(clientId);
+    if (!known) throw ZgwError.forbidden(`Client id "${clientId}" is onbekend.`, 'missing-credentials');
     try {
-      return { clientId, payload: verify(token) };
+      return { clientId, payload: known.verify(token), tenant: known.tenant };
     } catch (err) {
       const reason = err instanceof TokenError ? err.code : 'invalid';
       throw ZgwError.forbidden(`Het JWT is ongeldig (${reason}).`, 'jwt-invalid');
     }
   }
 
-  /** The HS256 verifier of a client's secret; unknown clients are not cached, so a new one works at once. */
-  private async verifierFor(clientId: string): Promise<Verify | null> {
+  /** The HS256 verifier of a client's secret and its tenant; unknown clients are not cached, so a new one works at once. */
+  private async verifierFor(clientId: string): Promise<Known | null> {
     return this.verifiers.getOrLoad(
       clientId,
       async () => {
-        const secret = await this.credentials.secretFor(clientId);
-        return secret ? (createVerifier({ key: secret, algorithms: ['HS256'], clockTolerance: this.leewaySeconds * 1000 }) as Verify) : null;
+        const found = await this.credentials.lookup(clientId);
+        if (!found) return null;
+        const verify = createVerifier({ key: found.secret, algorithms: ['HS256'], clockTolerance: this.leewaySeconds * 1000 }) as Verify;
+        return { verify, tenant: found.tenant ?? this.tenants.defaultTenant };
       },
       (v) => v !== null,
     );

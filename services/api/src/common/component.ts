@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AuditEntry, Config } from '@zgw/shared';
+import { currentTenant, inTenant, type AuditEntry, type Config } from '@zgw/shared';
 import { readActie } from './audit-reads';
 import type { Caller } from './auth';
 import type { CacheRegion } from './cache';
@@ -249,7 +249,8 @@ export class ComponentApi {
 
   /** A read through the component's cache when it caches reads (see ComponentDef.cacheReads). */
   cached<T>(key: string, load: () => Promise<T>): Promise<T> {
-    return this.cache ? this.cache.getOrLoad(key, load) : load();
+    // (each tenant's objects are its own: so are their cache entries)
+    return this.cache ? this.cache.getOrLoad(`${currentTenant() ?? ''} ${key}`, load) : load();
   }
 
   store<T extends object>(collection: string): Store<T & import('mongodb').Document> {
@@ -355,66 +356,70 @@ export class ComponentApi {
           );
         const caller = await this.deps.auth.authenticate(req);
         req.caller = caller;
-        if (spec.scopes.length && !caller.hasAnyScope(spec.scopes)) {
-          throw ZgwError.forbidden(`Deze actie vereist een van de scopes: ${spec.scopes.join(', ')}.`);
-        }
-        if (writesType) mustHoldType(caller, this.def.code, writesType, spec.scopes, req.body);
-        const variant = req.apiVersion ? spec.variants?.[req.apiVersion] : undefined;
-        const querySchema = variant?.query ?? spec.query;
-        const bodySchema = variant?.body ?? spec.body;
-        const params = spec.params ? parseOrThrow(spec.params, rawParams) : rawParams;
-        const query = querySchema ? parseOrThrow(querySchema, knownParams(querySchema, req.query ?? {})) : req.query;
-        let body: unknown = req.body ?? (spec.optionalBody ? {} : undefined);
-        if (bodySchema) {
-          if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-            throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
-          }
-          // A `_zoek` body is a set of filters: an unknown one is refused, never dropped.
-          body = parseOrThrow(bodySchema, spec.operationId.endsWith('_zoek') ? knownParams(bodySchema, body) : body);
-        }
-        let result: unknown;
-        try {
-          result = await spec.handler({ req, reply, caller, params, query, body } as never);
-        } finally {
-          // Every write, even a failed one, clears the component's cache region where this instance keeps one (its
-          // read cache; for Autorisaties: the applicaties the authenticator keeps), here and in the other instances.
-          // Components that keep none (Zaken, Documenten, ...) send nothing: a create costs no cache message.
-          if (spec.method !== 'GET' && this.deps.caches.has(this.def.name)) this.deps.caches.clear(this.def.name);
-        }
-        // The read entry is in the spool before the response leaves (a download's stream has started by then).
-        const recordRead = (code: number) => {
-          if (reading && req.method !== 'HEAD')
-            this.deps.reads?.record({
-              bron: audit!.bron,
-              actie: reading,
-              operationId: spec.operationId,
-              req,
-              caller,
-              result,
-              body,
-              status: code,
-              base: this.deps.urls.base,
-            });
-        };
-        if (reply.sent || spec.sends) {
-          recordRead(reply.statusCode);
-          return reply;
-        }
-        if (status === 204) return reply.code(204).send();
-        const payload = JSON.stringify(result);
-        if (spec.etag) {
-          const etag = `"${createHash('sha1').update(payload).digest('hex')}"`;
-          reply.header('ETag', etag);
-          if (req.headers['if-none-match'] === etag) {
-            recordRead(304);
-            return reply.code(304).send();
-          }
-        }
-        recordRead(status);
-        if (status === 201 && result && typeof result === 'object' && 'url' in result) reply.header('Location', String(result.url));
-        return reply.code(status).type('application/json').send(payload);
+        // Everything the request reads and writes is its caller's tenant's (shared/src/tenant.ts).
+        return inTenant(caller.tenant ?? this.deps.tenants.defaultTenant, () => serve(req, reply, caller, rawParams));
       },
     });
+    const serve = async (req: FastifyRequest, reply: FastifyReply, caller: Caller, rawParams: Record<string, string>) => {
+      if (spec.scopes.length && !caller.hasAnyScope(spec.scopes)) {
+        throw ZgwError.forbidden(`Deze actie vereist een van de scopes: ${spec.scopes.join(', ')}.`);
+      }
+      if (writesType) mustHoldType(caller, this.def.code, writesType, spec.scopes, req.body);
+      const variant = req.apiVersion ? spec.variants?.[req.apiVersion] : undefined;
+      const querySchema = variant?.query ?? spec.query;
+      const bodySchema = variant?.body ?? spec.body;
+      const params = spec.params ? parseOrThrow(spec.params, rawParams) : rawParams;
+      const query = querySchema ? parseOrThrow(querySchema, knownParams(querySchema, req.query ?? {})) : req.query;
+      let body: unknown = req.body ?? (spec.optionalBody ? {} : undefined);
+      if (bodySchema) {
+        if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+          throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
+        }
+        // A `_zoek` body is a set of filters: an unknown one is refused, never dropped.
+        body = parseOrThrow(bodySchema, spec.operationId.endsWith('_zoek') ? knownParams(bodySchema, body) : body);
+      }
+      let result: unknown;
+      try {
+        result = await spec.handler({ req, reply, caller, params, query, body } as never);
+      } finally {
+        // Every write, even a failed one, clears the component's cache region where this instance keeps one (its
+        // read cache; for Autorisaties: the applicaties the authenticator keeps), here and in the other instances.
+        // Components that keep none (Zaken, Documenten, ...) send nothing: a create costs no cache message.
+        if (spec.method !== 'GET' && this.deps.caches.has(this.def.name)) this.deps.caches.clear(this.def.name);
+      }
+      // The read entry is in the spool before the response leaves (a download's stream has started by then).
+      const recordRead = (code: number) => {
+        if (reading && req.method !== 'HEAD')
+          this.deps.reads?.record({
+            bron: audit!.bron,
+            actie: reading,
+            operationId: spec.operationId,
+            req,
+            caller,
+            result,
+            body,
+            status: code,
+            base: this.deps.urls.base,
+          });
+      };
+      if (reply.sent || spec.sends) {
+        recordRead(reply.statusCode);
+        return reply;
+      }
+      if (status === 204) return reply.code(204).send();
+      const payload = JSON.stringify(result);
+      if (spec.etag) {
+        const etag = `"${createHash('sha1').update(payload).digest('hex')}"`;
+        reply.header('ETag', etag);
+        if (req.headers['if-none-match'] === etag) {
+          recordRead(304);
+          return reply.code(304).send();
+        }
+      }
+      recordRead(status);
+      if (status === 201 && result && typeof result === 'object' && 'url' in result) reply.header('Location', String(result.url));
+      return reply.code(status).type('application/json').send(payload);
+    };
   }
 }
 

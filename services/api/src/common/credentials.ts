@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import { openSecret, sealSecret, type Pii } from '@zgw/shared';
+import { isRsin, openSecret, sealSecret, type Pii } from '@zgw/shared';
 
 export interface Credential {
-  _id: string; // client_id
+  _id: string; // client_id, unique across the installation (a ZGW token carries only the client id)
   secret: string;
+  /** The RSIN of the client's tenant; absent: the default tenant (ZGW_DEFAULT_TENANT, and clients from before tenants). */
+  tenant?: string;
   createdAt: Date;
 }
 
@@ -19,17 +21,33 @@ export class Credentials {
     this.coll = db.collection<Credential>('credentials');
   }
 
-  async secretFor(clientId: string): Promise<string | undefined> {
-    const stored = (await this.coll.findOne({ _id: clientId }))?.secret;
-    return stored === undefined ? undefined : openSecret(this.pii, 'credential', stored);
+  /** A client's secret and tenant (undefined: the default tenant); undefined for an unknown client. */
+  async lookup(clientId: string): Promise<{ secret: string; tenant?: string } | undefined> {
+    const found = await this.coll.findOne({ _id: clientId });
+    return found ? { secret: openSecret(this.pii, 'credential', found.secret), ...(found.tenant ? { tenant: found.tenant } : {}) } : undefined;
   }
 
-  /** Registers (or re-keys) a client id; returns the secret, generated when none is given. */
-  async set(clientId: string, secret?: string): Promise<string> {
+  async secretFor(clientId: string): Promise<string | undefined> {
+    return (await this.lookup(clientId))?.secret;
+  }
+
+  /** The tenant a client belongs to (undefined: the default tenant, or an unknown client). */
+  async tenantOf(clientId: string): Promise<string | undefined> {
+    return (await this.coll.findOne({ _id: clientId }, { projection: { tenant: 1 } }))?.tenant;
+  }
+
+  /**
+   * Registers (or re-keys) a client id; returns the secret, generated when none is given. A client belongs to one
+   * tenant: re-keying keeps it, and naming another one is refused.
+   */
+  async set(clientId: string, secret?: string, tenant?: string): Promise<string> {
     const value = secret ?? randomBytes(24).toString('base64url');
+    const current = await this.coll.findOne({ _id: clientId }, { projection: { tenant: 1 } });
+    if (current && tenant && (current.tenant ?? tenant) !== tenant)
+      throw new Error(`client id "${clientId}" belongs to tenant ${current.tenant}: client ids are unique across the installation`);
     await this.coll.updateOne(
       { _id: clientId },
-      { $set: { secret: sealSecret(this.pii, 'credential', value) }, $setOnInsert: { createdAt: new Date() } },
+      { $set: { secret: sealSecret(this.pii, 'credential', value), ...(tenant ? { tenant } : {}) }, $setOnInsert: { createdAt: new Date() } },
       { upsert: true },
     );
     return value;
@@ -39,25 +57,32 @@ export class Credentials {
     return (await this.coll.deleteOne({ _id: clientId })).deletedCount > 0;
   }
 
-  async list(): Promise<{ clientId: string; createdAt: Date }[]> {
+  async list(): Promise<{ clientId: string; tenant?: string; createdAt: Date }[]> {
     return (
       await this.coll
         .find({}, { projection: { secret: 0 } })
         .sort({ _id: 1 })
         .toArray()
-    ).map((c) => ({ clientId: c._id, createdAt: c.createdAt }));
+    ).map((c) => ({ clientId: c._id, ...(c.tenant ? { tenant: c.tenant } : {}), createdAt: c.createdAt }));
   }
 }
 
-/** Parses `ZGW_CLIENTS` ("id:secret[:all],..."): credentials registered at start, `all` adds an all-rights applicatie. */
-export function parseClientsEnv(value: string): { clientId: string; secret: string; allRights: boolean }[] {
+/**
+ * Parses `ZGW_CLIENTS` ("id:secret[:all][@rsin],..."): credentials registered at start, `all` adds an all-rights
+ * applicatie, `@rsin` names the client's tenant (split at the last `@` followed by nine digits, so a secret may hold
+ * `@`); without it the client is the default tenant's.
+ */
+export function parseClientsEnv(value: string): { clientId: string; secret: string; allRights: boolean; tenant?: string }[] {
   return value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
     .map((entry) => {
-      const [clientId, secret, flag] = entry.split(':');
-      if (!clientId || !secret) throw new Error(`ZGW_CLIENTS entry "${clientId ?? ''}:…" needs the form clientId:secret[:all]`);
-      return { clientId, secret, allRights: flag === 'all' };
+      const at = /@(\d{9})$/.exec(entry);
+      const tenant = at?.[1];
+      if (tenant && !isRsin(tenant)) throw new Error(`ZGW_CLIENTS entry "${entry.split(':')[0]}:…": ${tenant} is not an RSIN (eleven test)`);
+      const [clientId, secret, flag] = (at ? entry.slice(0, at.index) : entry).split(':');
+      if (!clientId || !secret) throw new Error(`ZGW_CLIENTS entry "${clientId ?? ''}:…" needs the form clientId:secret[:all][@rsin]`);
+      return { clientId, secret, allRights: flag === 'all', ...(tenant ? { tenant } : {}) };
     });
 }

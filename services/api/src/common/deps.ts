@@ -3,6 +3,7 @@ import type { Config, Logger, Pii } from '@zgw/shared';
 import type { ReadAudit } from './audit-reads';
 import type { Authenticator } from './auth';
 import type { Caches } from './cache';
+import type { Tenants } from './tenants';
 import type { OutboxRelay } from './relay';
 import type { Urls } from './urls';
 
@@ -20,6 +21,8 @@ export interface Deps {
   urls: Urls;
   log: Logger;
   auth: Authenticator;
+  /** The organisations this installation serves (common/tenants.ts). */
+  tenants: Tenants;
   caches: Caches;
   /** Seals and opens personal identifiers at rest, and gives their search hashes (common/pii-fields.ts). */
   pii: Pii;

@@ -153,7 +153,7 @@ export class OutboxRelay {
           messages: evs.map((e) => ({
             key: e.key,
             value: JSON.stringify(e.payload),
-            headers: { ...eventHeaders(this.source, topic, e.id, e.payload, e.createdAt), ...traced.get(e) },
+            headers: { ...eventHeaders(this.source, topic, e.id, e.payload, e.createdAt, e.tenant), ...traced.get(e) },
           })),
         })),
       });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Document, Filter, Sort } from 'mongodb';
 import { z } from 'zod';
-import { AUDIT_TOPIC, AUDITTRAIL_COLLECTION, type AuditEntry, type Notificatie, type OutboxEvent } from '@zgw/shared';
+import { AUDIT_TOPIC, AUDITTRAIL_COLLECTION, inTenant, TENANT_FIELD, type AuditEntry, type Notificatie, type OutboxEvent } from '@zgw/shared';
 import { Caller } from './auth';
 import { UuidParams, type ComponentApi, type RouteSpec, type RouteVariant } from './component';
 import { ZgwError } from './errors';
@@ -314,9 +314,13 @@ export class Resource<D extends Document> {
    */
   async settle(graceMs: number): Promise<number> {
     if (!this.def.afterWrite) return 0;
-    const system = new Caller('system', 'system', 'Platform', { heeftAlleAutorisaties: true });
+    // At platform level (every tenant's unfinished creates); each is finished within its own tenant.
     const marked = await this.store.find({ _follow: { $lt: new Date(Date.now() - graceMs) } }, { sort: { _follow: 1 }, limit: 100 });
-    for (const doc of marked) await this.follow(doc, this.ctx(system, doc._id));
+    for (const doc of marked) {
+      const tenant = String((doc as Document)[TENANT_FIELD]);
+      const system = new Caller('system', 'system', 'Platform', { heeftAlleAutorisaties: true }, tenant);
+      await inTenant(tenant, () => this.follow(doc, this.ctx(system, doc._id)));
+    }
     return marked.length;
   }
 

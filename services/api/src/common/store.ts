@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document, Filter, IndexSpecification, Sort, UpdateFilter } from 'mongodb';
-import { currentTrace, type OutboxEvent } from '@zgw/shared';
+import { currentTenant, currentTrace, TENANT_FIELD, type OutboxEvent } from '@zgw/shared';
 import { batcherOf, incrementsAdd, laterWins } from './write-batch';
 import { afterKey, decodeCursor, encodeCursor, keyOf, PageAnchors, querySignature, reverse, sortFields, type Cursor, type SortKey } from './keyset';
 
@@ -140,7 +140,8 @@ export class Store<T extends Document> {
    * `recount` for repairing them after a crash between the write and the adjustment.
    */
   countBy(fields: string[]): this {
-    this.counts = { fields, coll: this.raw.db.collection<BucketCount>(`${this.name}_counts`) };
+    // Buckets are a tenant's: its counts never mix with another's, and bucket ids stay unique across tenants.
+    this.counts = { fields: [TENANT_FIELD, ...fields], coll: this.raw.db.collection<BucketCount>(`${this.name}_counts`) };
     return this;
   }
 
@@ -273,11 +274,12 @@ export class Store<T extends Document> {
     return this.raw.countDocuments(live(filter));
   }
 
-  /** The sum of the maintained counts of these buckets (each a value per countBy field). */
+  /** The sum of the maintained counts of these buckets of the current tenant (each a value per countBy field). */
   async countBuckets(buckets: unknown[][]): Promise<number> {
     if (!this.counts) throw new Error(`${this.name}: no maintained counts`);
     if (!buckets.length) return 0;
-    const docs = await this.counts.coll.find({ _id: { $in: buckets.map(bucketId) } }).toArray();
+    const tenant = currentTenant() ?? null;
+    const docs = await this.counts.coll.find({ _id: { $in: buckets.map((b) => bucketId([tenant, ...b])) } }).toArray();
     return docs.reduce((n, d) => n + Math.max(0, d.n), 0);
   }
 
@@ -297,7 +299,11 @@ export class Store<T extends Document> {
         { $group: { _id: Object.fromEntries(fields.map((f) => [f, `$${f}`])) } },
       ])
       .toArray();
-    const existing = await coll.find({}).sort({ _id: 1 }).toArray();
+    const kept = await coll.find({}).sort({ _id: 1 }).toArray();
+    // Buckets kept before tenants (without a tenant value) go: the groups above count them again.
+    const stale = kept.filter((d) => d.values.length !== fields.length).map((d) => d._id);
+    if (stale.length) await coll.deleteMany({ _id: { $in: stale } });
+    const existing = kept.filter((d) => d.values.length === fields.length);
     const buckets = [...groups.map((g) => fields.map((f) => g._id[f] ?? null)), ...existing.map((d) => d.values)];
     for (const values of buckets) {
       const id = bucketId(values);
@@ -305,15 +311,17 @@ export class Store<T extends Document> {
       seen.add(id);
       const match = Object.fromEntries(fields.map((f, i) => [f, values[i] ?? null]));
       const before = await this.count(match);
-      const kept = (await coll.findOne({ _id: id }))?.n ?? 0;
+      const n = (await coll.findOne({ _id: id }))?.n ?? 0;
       const after = await this.count(match);
-      if (before === after && kept !== before) {
+      if (before === after && n !== before) {
         // only if no adjustment landed meanwhile (then the next recount looks again)
-        const r = await coll.updateOne({ _id: id, n: kept }, { $set: { values, n: before } }, { upsert: kept === 0 }).catch((err: unknown) => {
-          // an adjustment created the bucket meanwhile (the upsert's duplicate key): the next recount looks again
-          if ((err as { code?: number }).code === 11000) return undefined;
-          throw err;
-        });
+        const r = await coll
+          .updateOne({ _id: id, n }, { $set: { values, n: before, [TENANT_FIELD]: values[0] } }, { upsert: n === 0 })
+          .catch((err: unknown) => {
+            // an adjustment created the bucket meanwhile (the upsert's duplicate key): the next recount looks again
+            if ((err as { code?: number }).code === 11000) return undefined;
+            throw err;
+          });
         if (r?.modifiedCount || r?.upsertedCount) fixed++;
       }
     }
@@ -334,7 +342,7 @@ export class Store<T extends Document> {
 
   private async adjust(doc: Document | undefined, delta: number): Promise<void> {
     if (!this.counts || !doc) return;
-    const values = this.counts.fields.map((f) => doc[f] ?? null);
+    const values = this.counts.fields.map((f) => doc[f] ?? (f === TENANT_FIELD ? currentTenant() : undefined) ?? null);
     const _id = bucketId(values);
     await batcherOf(this.raw.db, this.counts.coll.collectionName).write(
       _id,
@@ -453,7 +461,8 @@ function outboxFields(events: OutboxEvent[]): Partial<StoredMeta> {
 
 export function newEvent(topic: string, key: string, payload: OutboxEvent['payload']): OutboxEvent {
   const trace = currentTrace();
-  return { id: randomUUID(), topic, key, payload, createdAt: new Date(), ...(trace ? { trace } : {}) };
+  const tenant = currentTenant();
+  return { id: randomUUID(), topic, key, payload, createdAt: new Date(), ...(trace ? { trace } : {}), ...(tenant ? { tenant } : {}) };
 }
 
 /** The API view of a stored document: internal fields dropped. */

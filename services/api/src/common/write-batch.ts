@@ -1,5 +1,6 @@
 import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb';
 import { MongoBulkWriteError } from 'mongodb';
+import { currentTenant, isTenantCollection, platformDb, tenantOp } from '@zgw/shared';
 
 /** The documents these writes touch are keyed by a string `_id`. */
 type Keyed = Document & { _id: string };
@@ -32,10 +33,22 @@ export class WriteBatcher {
   private queue = new Map<string, Queued>();
   private busy = false;
 
-  constructor(private readonly coll: Collection<Keyed>) {}
+  /**
+   * `coll` is the collection without tenant restrictions: a round trip carries writes of many requests, so each write
+   * is made its tenant's when it is queued (`tenants`: the collection belongs to tenants).
+   */
+  constructor(
+    private readonly coll: Collection<Keyed>,
+    private readonly tenants = false,
+  ) {}
 
   /** Queues a write; `merge(earlier, later)` combines two writes with the same key waiting in the same round trip. */
   write(key: string, op: Op, merge: (earlier: Op, later: Op) => Op): Promise<void> {
+    const tenant = this.tenants ? currentTenant() : undefined;
+    if (tenant) {
+      key = `${tenant}/${key}`;
+      op = tenantOp(op as AnyBulkWriteOperation<Document>, tenant) as Op;
+    }
     return new Promise<void>((resolve, reject) => {
       const queued = this.queue.get(key);
       if (queued) {
@@ -94,7 +107,7 @@ export function batcherOf(db: Db, collection: string): WriteBatcher {
   let byName = batchers.get(db);
   if (!byName) batchers.set(db, (byName = new Map()));
   let b = byName.get(collection);
-  if (!b) byName.set(collection, (b = new WriteBatcher(db.collection<Keyed>(collection))));
+  if (!b) byName.set(collection, (b = new WriteBatcher(platformDb(db).collection<Keyed>(collection), isTenantCollection(collection))));
   return b;
 }
 

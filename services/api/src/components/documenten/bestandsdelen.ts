@@ -1,3 +1,4 @@
+import { inTenant } from '@zgw/shared';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
@@ -140,12 +141,15 @@ export class Bestandsdelen implements Delen {
       if (req.routeOptions.url !== route) throw new ZgwError(415, 'unsupported_media_type', 'Gebruik Content-Type application/json.');
       const caller = await api.deps.auth.authenticate(req);
       if (!caller.hasAnyScope([BIJWERKEN])) throw ZgwError.forbidden(`Deze actie vereist de scope ${BIJWERKEN}.`);
-      const uuid = (req.params as { uuid?: string }).uuid ?? '';
-      const deel = await this.coll.findOne({ _id: uuid });
-      if (!deel) throw ZgwError.notFound(`bestandsdeel ${uuid} bestaat niet.`);
-      const { fields, file } = await this.readForm(req, payload, deel.omvang + 1);
-      if (file) keepUpload(req, file);
-      return fields;
+      // the part and its file are the caller's tenant's
+      return inTenant(caller.tenant ?? api.deps.tenants.defaultTenant, async () => {
+        const uuid = (req.params as { uuid?: string }).uuid ?? '';
+        const deel = await this.coll.findOne({ _id: uuid });
+        if (!deel) throw ZgwError.notFound(`bestandsdeel ${uuid} bestaat niet.`);
+        const { fields, file } = await this.readForm(req, payload, deel.omvang + 1);
+        if (file) keepUpload(req, file);
+        return fields;
+      });
     };
     api.app.addContentTypeParser('multipart/form-data', parser);
     api.app.addContentTypeParser('application/x-www-form-urlencoded', parser);

@@ -1,3 +1,4 @@
+import { inTenant } from '@zgw/shared';
 import type { FastifyRequest } from 'fastify';
 import type { ComponentApi } from '../../common/component';
 import { ZgwError } from '../../common/errors';
@@ -20,10 +21,14 @@ export function streamInhoudBodies(api: ComponentApi, store: InhoudStore, stream
   api.app.removeContentTypeParser('application/json');
   api.app.addContentTypeParser('application/json', async (req: FastifyRequest, payload: AsyncIterable<Buffer>) => {
     const scopes = streamed.get(`${req.method} ${req.routeOptions.url ?? ''}`);
-    if (scopes) {
-      const caller = await api.deps.auth.authenticate(req);
-      if (scopes.length && !caller.hasAnyScope(scopes)) throw ZgwError.forbidden(`Deze actie vereist een van de scopes: ${scopes.join(', ')}.`);
-    }
+    if (!scopes) return read(req, payload);
+    const caller = await api.deps.auth.authenticate(req);
+    if (scopes.length && !caller.hasAnyScope(scopes)) throw ZgwError.forbidden(`Deze actie vereist een van de scopes: ${scopes.join(', ')}.`);
+    // the file goes into the caller's tenant's content
+    return inTenant(caller.tenant ?? api.deps.tenants.defaultTenant, () => read(req, payload, scopes));
+  });
+
+  const read = async (req: FastifyRequest, payload: AsyncIterable<Buffer>, scopes?: readonly string[]) => {
     const scanner = new BodyScanner(scopes ? store : undefined, limit);
     let file: Bestand | undefined;
     let text: string;
@@ -50,7 +55,7 @@ export function streamInhoudBodies(api: ComponentApi, store: InhoudStore, stream
       keepUpload(req, file);
     }
     return body;
-  });
+  };
   // Before the answer goes out, so a client that reads on sees no leftover.
   api.app.addHook('onSend', async (req, _reply, payload) => {
     const left = takeUpload(req);

@@ -1,0 +1,81 @@
+import type { Collection, Db } from 'mongodb';
+import { DEFAULT_TENANT_NAAM, isRsin, isTenantCollection, platformDb, TENANT_FIELD, tenantIndexKey, type Logger } from '@zgw/shared';
+import { ZgwError } from './errors';
+
+/** An organisation served by this installation (see shared/src/tenant.ts). */
+export interface Tenant {
+  _id: string; // its RSIN
+  naam: string;
+  createdAt: Date;
+}
+
+export const TENANTS_COLLECTION = 'tenants';
+
+/** The tenants of the installation (a platform collection: only platform administrators list them all). */
+export class Tenants {
+  readonly coll: Collection<Tenant>;
+
+  constructor(
+    db: Db,
+    /** ZGW_DEFAULT_TENANT: the tenant of clients registered without one. */
+    readonly defaultTenant: string,
+  ) {
+    this.coll = db.collection<Tenant>(TENANTS_COLLECTION);
+  }
+
+  async get(rsin: string): Promise<Tenant | null> {
+    return this.coll.findOne({ _id: rsin });
+  }
+
+  async list(): Promise<Tenant[]> {
+    return this.coll.find({}).sort({ _id: 1 }).toArray();
+  }
+
+  /** Creates a tenant; a 400 for an RSIN that is not one, a 409 when it exists. */
+  async add(rsin: unknown, naam: unknown): Promise<Tenant> {
+    if (!isRsin(rsin)) throw ZgwError.field('rsin', 'invalid', 'Een RSIN is negen cijfers die de elfproef doorstaan.');
+    if (typeof naam !== 'string' || !naam.trim()) throw ZgwError.field('naam', 'required', 'Geef de naam van de organisatie.');
+    const tenant = { _id: rsin, naam: naam.trim(), createdAt: new Date() };
+    try {
+      await this.coll.insertOne(tenant);
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) throw new ZgwError(409, 'tenant-exists', `Tenant ${rsin} bestaat al.`);
+      throw err;
+    }
+    return tenant;
+  }
+
+  /** Creates the tenant when it does not exist yet (ZGW_CLIENTS, the default tenant at start). */
+  async ensure(rsin: string, naam = rsin === this.defaultTenant ? DEFAULT_TENANT_NAAM : rsin): Promise<void> {
+    await this.coll.updateOne({ _id: rsin }, { $setOnInsert: { naam, createdAt: new Date() } }, { upsert: true });
+  }
+}
+
+const UPGRADED = 'tenants';
+
+/**
+ * The upgrade to tenants, once (marked in `migrations`): every stored object without a tenant becomes the default
+ * tenant's, and the indexes that a tenant's index replaces go (a unique one from before would keep uniqueness across
+ * the whole installation); the components create their tenant-led indexes after this. The default tenant is made at
+ * every start.
+ */
+export async function upgradeToTenants(db: Db, tenants: Tenants, log: Logger): Promise<void> {
+  await tenants.ensure(tenants.defaultTenant);
+  const raw = platformDb(db);
+  const marks = raw.collection<{ _id: string; at: Date }>('migrations');
+  if (await marks.findOne({ _id: UPGRADED })) return;
+  for (const { name } of await raw.listCollections({}, { nameOnly: true }).toArray()) {
+    if (!isTenantCollection(name)) continue;
+    const coll = raw.collection(name);
+    const adopted = await coll.updateMany({ [TENANT_FIELD]: { $exists: false } }, { $set: { [TENANT_FIELD]: tenants.defaultTenant } });
+    let dropped = 0;
+    for (const ix of await coll.indexes()) {
+      if (ix.name === '_id_' || tenantIndexKey(ix.key, ix) === ix.key) continue;
+      await coll.dropIndex(ix.name!);
+      dropped++;
+    }
+    if (adopted.modifiedCount || dropped)
+      log.info({ collection: name, adopted: adopted.modifiedCount, droppedIndexes: dropped, tenant: tenants.defaultTenant }, 'upgraded to tenants');
+  }
+  await marks.updateOne({ _id: UPGRADED }, { $setOnInsert: { at: new Date() } }, { upsert: true });
+}
