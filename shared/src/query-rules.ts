@@ -1,4 +1,5 @@
 import type { FilterShape, IndexShape, QueryShape, SortShape } from './query-shapes';
+import { isTenantCollection, TENANT_FIELD } from './tenant';
 
 /**
  * Whether a declared index serves a query shape, by the rule MongoDB's planner follows (ESR): the index starts with
@@ -30,6 +31,30 @@ export const RESIDUAL_ALLOWED: Readonly<Record<string, readonly string[]>> = {
  *   index can bound, on the notes of one zaak. The API refuses those filters without the zaak.
  */
 export const RESIDUAL_BESIDE: Readonly<Record<string, string>> = { regex: 'zaak' };
+
+/**
+ * The platform-level queries of tenants' collections that may run without the tenant (tenant.ts), by where they are
+ * sent from (a code site of the query log), each with why:
+ */
+export const PLATFORM_QUERY_SITES: readonly (readonly [RegExp, string])[] = [
+  [/OutboxRelay\./, "the outbox relay publishes every tenant's events (by the outbox pointers, by _id)"],
+  [/Store\.(pending|withEvents|published)\b/, "the relay's reads and clean-up of events, by _id or its scan flag"],
+  [/Store\.recount\b/, "the repair of maintained counts at start, every tenant's buckets"],
+  [/Resource\.settle\b/, 'unfinished creates of every tenant, finished at start each within its tenant'],
+  [/upgradeToTenants|Tenants\.rename\b/, 'the upgrade to tenants and the renaming of a tenant'],
+  [/services\/(notifier|audit)\//, 'the workers serve every tenant: each entry and delivery carries its own'],
+  [/sweep|retention|Retention/i, 'the retention and clean-up sweeps'],
+  [/admin\/tenants/, "the platform administrators' counts per tenant (each by its tenant)"],
+];
+
+/** Whether every conjunction of the filter names the tenant by equality. */
+function namesTenant(filter: FilterShape): boolean {
+  try {
+    return conjunctions(filter).every((c) => c.get(TENANT_FIELD)?.has('eq'));
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The largest skip a query may use: MongoDB reads (and fetches) every skipped document, so a skip costs as much as
@@ -330,6 +355,18 @@ export function checkLog(lines: Line[]): Report {
   }
   for (const entry of shapes.values()) {
     entry.verdict = checkQuery({ ...entry.shape, skip: entry.maxSkip || entry.shape.skip }, indexes.get(entry.shape.coll) ?? []);
+    // A tenant's collection is read and written by the tenant, except by the platform-level sites named above.
+    if (isTenantCollection(entry.shape.coll) && !namesTenant(entry.shape.filter)) {
+      const stray = entry.sites.filter((site) => !PLATFORM_QUERY_SITES.some(([re]) => re.test(site)));
+      if (stray.length || !entry.sites.length)
+        entry.verdict = {
+          ok: false,
+          reasons: [
+            ...entry.verdict.reasons,
+            `no ${TENANT_FIELD}: a query of a tenant's collection outside the platform-level sites (PLATFORM_QUERY_SITES)`,
+          ],
+        };
+    }
   }
   const all = [...shapes.values()];
   return { shapes: all, failed: all.filter((s) => !s.verdict.ok), ignoredTestProbes: probes.size };

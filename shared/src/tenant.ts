@@ -18,7 +18,11 @@ export const DEFAULT_TENANT_NAAM = 'standaard';
 /**
  * Collections of the platform itself, shared by all tenants: the tenants and credentials (client ids are unique across
  * the installation), the outbox pointers the relay works from, the standard's kanalen, settings, the administrators'
- * sessions and the markers of one-time migrations. Everything else belongs to a tenant.
+ * sessions, the markers of one-time migrations, the documents' content files in GridFS (named by random uuids and
+ * reached only through a document version, which is its tenant's; moved between stores and swept at platform level),
+ * and the notifier's working state (leases, deliveries, kept notifications, lock states and resend requests: keyed by
+ * abonnement, which is a tenant's; deliveries and kept notifications name their tenant in `_tenant` too). Everything
+ * else belongs to a tenant.
  */
 export const PLATFORM_COLLECTIONS: ReadonlySet<string> = new Set([
   'tenants',
@@ -31,6 +35,13 @@ export const PLATFORM_COLLECTIONS: ReadonlySet<string> = new Set([
   'adminsessions',
   'adminlogins',
   'adminoidcflows',
+  'nrc_leases',
+  'nrc_deliveries',
+  'nrc_notificaties',
+  'nrc_abonnement_status',
+  'nrc_resends',
+  'inhoud.files',
+  'inhoud.chunks',
 ]);
 
 /** Index keys of platform-level sweeps across tenants (the relay's scan, unfinished creates, retention): not prefixed. */

@@ -1,9 +1,10 @@
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { Registry, checkPiiKeys, releaseLabel, scrubUrl, type KafkaProbe, type Logger } from '@zgw/shared';
+import { Registry, checkPiiKeys, inTenant, releaseLabel, scrubUrl, type KafkaProbe, type Logger } from '@zgw/shared';
 import { mountComponent, type ComponentApi, type ComponentDef, type Deps } from './common/component';
 import { registerAuditAdmin } from './admin/audit';
 import { registerCredentialAdmin } from './admin/credentials';
+import { registerTenantsAdmin } from './admin/tenants';
 import { registerDoelregistratiesAdmin } from './admin/doelregistraties';
 import { registerNotificatiesAdmin } from './admin/notificaties';
 import { registerOverdrachtenAdmin } from './admin/overdrachten';
@@ -68,11 +69,23 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
   });
   registerMetrics(app, deps, metrics, kafka);
 
+  // The admin screens and JSON endpoints act within their caller's tenant: an organisation's administrators on its own
+  // data, the administrators of the screens on the default tenant's. (A callback hook: the rest of the request runs
+  // inside it.) A request without a token (a screen, with its session) is the default tenant's; the screen or endpoint
+  // itself refuses one that may not.
+  app.addHook('preHandler', (req, _reply, done) => {
+    if (!req.url.startsWith('/admin/')) return done();
+    deps.auth.authenticate(req).then(
+      (caller) => inTenant(caller.tenant ?? deps.tenants.defaultTenant, () => done()),
+      () => inTenant(deps.tenants.defaultTenant, () => done()),
+    );
+  });
   // The admin screens first: their session hook opens the admin JSON endpoints registered after them.
   const apis: ComponentApi[] = [];
   await registerAdminUi(app, deps, apis);
   registerApiReference(app, deps, apis);
   await registerCredentialAdmin(app, deps);
+  await registerTenantsAdmin(app, deps);
   await registerDoelregistratiesAdmin(app, deps);
   await registerAuditAdmin(app, deps);
   await registerNotificatiesAdmin(app, deps);

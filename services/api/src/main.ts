@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   );
   if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, deps.pii, config.ZGW_CLIENTS, log, deps.tenants);
   await bootstrapTransferClient(mongo.db, deps.pii, config, log);
-  if (config.ZGW_DOELREGISTRATIES) await bootstrapDoelregistraties(mongo.db, deps.pii, config.ZGW_DOELREGISTRATIES, log);
+  if (config.ZGW_DOELREGISTRATIES) await bootstrapDoelregistraties(mongo.db, deps.pii, config.ZGW_DOELREGISTRATIES, log, config.ZGW_DEFAULT_TENANT);
   const kafka = new KafkaProbe(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-probe`));
   const health = async () => ({ kafka: relay.healthy ? 'ok' : 'unreachable (events wait in the outbox)' });
   const app = await buildApp({ deps, health, metrics: createApiMetrics(), kafka });

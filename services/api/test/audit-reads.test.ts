@@ -113,6 +113,7 @@ describe('read entries', () => {
       gebruikersId: 'u-42',
       gebruikersWeergave: 'A. Jansen',
       actie: 'retrieve',
+      tenant: t.config.ZGW_DEFAULT_TENANT,
     };
     const path = (url: string) => new URL(url).pathname;
     const one = (resource: string, url: string) => ({
@@ -390,6 +391,7 @@ describe("the auditor's list of reads", () => {
         getoond: [['zaak', hoofdObject, 0]],
         resultaat: 200,
         aanmaakdatum: new Date(start + i * 60_000).toISOString(),
+        _tenant: t.config.ZGW_DEFAULT_TENANT,
       };
     };
     const zaakA = `${ZRC}/zaken/${randomUUID()}`;
@@ -430,7 +432,9 @@ describe("the auditor's list of reads", () => {
     const entries = await since(from);
     expect(entries).toHaveLength(2);
     for (const e of entries)
-      await t.mongo.db.collection(AUDIT_READS_COLLECTION).updateOne({ _id: e.uuid as never }, { $setOnInsert: e }, { upsert: true });
+      await t.mongo.db
+        .collection(AUDIT_READS_COLLECTION)
+        .updateOne({ _id: e.uuid as never }, { $setOnInsert: { ...e, _tenant: e.tenant } }, { upsert: true });
     const res = await t.call('GET', `${ADMIN_AUDIT}/reads?hoofdObject=${encodeURIComponent(zaak.url)}`);
     expect(res.json().results.map((r: ReadEntry) => [r.actie, r.uuid])).toEqual([['retrieve', entries[0]!.uuid]]);
 

@@ -123,7 +123,13 @@ describe('doelregistraties', () => {
   });
 
   it('registers ZGW_DOELREGISTRATIES at start, and refuses a start with an invalid one', async () => {
-    await bootstrapDoelregistraties(t.mongo.db, t.deps.pii, JSON.stringify([{ ...intern, naam: 'uit-de-omgeving' }]), createLogger('test', 'silent'));
+    await bootstrapDoelregistraties(
+      t.mongo.db,
+      t.deps.pii,
+      JSON.stringify([{ ...intern, naam: 'uit-de-omgeving' }]),
+      createLogger('test', 'silent'),
+      t.config.ZGW_DEFAULT_TENANT,
+    );
     expect((await t.call('GET', `${PATH}/uit-de-omgeving`)).json()).toMatchObject({
       naam: 'uit-de-omgeving',
       route: 'intern',

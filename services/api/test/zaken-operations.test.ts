@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { MongoServerError } from 'mongodb';
+import { inTenant } from '@zgw/shared';
 import { ZTC, create, iotBody, publish, startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { BASE, startApp, token, type TestApp } from './harness';
 import { Problems } from './problems';
@@ -200,7 +201,9 @@ beforeAll(async () => {
   for (const nested of ['zaakeigenschappen', 'besluiten']) keep(nested, await createZ(t, `${zaak.url}/${nested}`, bodies[nested]));
   // The audit service writes the audit trail; one entry stands in for it.
   const entry = randomUUID();
-  await t.mongo.db.collection('audittrail').insertOne({ _id: entry, hoofdObject: zaak.url, aanmaakdatum: new Date().toISOString() } as never);
+  await inTenant(t.config.ZGW_DEFAULT_TENANT, () =>
+    t.mongo.db.collection('audittrail').insertOne({ _id: entry, hoofdObject: zaak.url, aanmaakdatum: new Date().toISOString() } as never),
+  );
   objects.audittrail = { url: `${zaak.url}/audittrail/${entry}`, uuid: entry, zaakUuid: zaak.uuid };
 });
 afterAll(async () => {

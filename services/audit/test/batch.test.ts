@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { AUDIT_READS_COLLECTION, AUDITTRAIL_COLLECTION, createLogger, DEFAULT_TENANT } from '@zgw/shared';
+import { AUDIT_READS_COLLECTION, AUDITTRAIL_COLLECTION, CE_TENANT, createLogger, DEFAULT_TENANT } from '@zgw/shared';
 import type { OffsetsByTopicPartition } from 'kafkajs';
 import { batchHandler, type BatchPayload } from '../src/batch';
 import { parseEntry, type AuditCollection, type StoredEntry } from '../src/entries';
@@ -87,6 +87,18 @@ function capture() {
 const noWait = async () => undefined;
 
 describe('audit batch handler', () => {
+  it('files each entry in the trail of the tenant its message names (CloudEvents extension tenant)', async () => {
+    const events: string[] = [];
+    const store = new MemoryStore(0, events);
+    const [a, b] = [auditEntry(), auditEntry()];
+    const p = payload('audit', [JSON.stringify(a), JSON.stringify(b)], events);
+    p.batch.messages[0]!.headers = { [CE_TENANT]: Buffer.from('123456782') };
+    p.batch.messages[1]!.headers = { [CE_TENANT]: Buffer.from('111222333') };
+    await batchHandler({ store, log: capture().log, prefix: '', defaultTenant: DEFAULT_TENANT, sleep: noWait })(p);
+    expect(store.docs.get(AUDITTRAIL_COLLECTION)!.get(a.uuid)!._tenant).toBe('123456782');
+    expect(store.docs.get(AUDITTRAIL_COLLECTION)!.get(b.uuid)!._tenant).toBe('111222333');
+  });
+
   it('stores the entries of a batch by uuid and commits after the store, chunk by chunk', async () => {
     const events: string[] = [];
     const store = new MemoryStore(0, events);
@@ -98,7 +110,8 @@ describe('audit batch handler', () => {
     );
     await batchHandler({ store, log: capture().log, prefix: 'pfx-', defaultTenant: DEFAULT_TENANT, chunkSize: 2, sleep: noWait })(p);
     expect(store.ids(AUDITTRAIL_COLLECTION)).toEqual(entries.map((e) => e.uuid));
-    expect(store.docs.get(AUDITTRAIL_COLLECTION)!.get(entries[0]!.uuid)).toEqual({ _id: entries[0]!.uuid, ...entries[0] });
+    // a message that names no tenant (published before tenants) is the default tenant's
+    expect(store.docs.get(AUDITTRAIL_COLLECTION)!.get(entries[0]!.uuid)).toEqual({ _id: entries[0]!.uuid, ...entries[0], _tenant: DEFAULT_TENANT });
     // Each chunk: stored, then its last offset resolved and committed (the committed offset is the next to read).
     expect(events).toEqual([
       'stored 2',

@@ -1,4 +1,4 @@
-import { AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION } from '@zgw/shared';
+import { AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION, DEFAULT_TENANT } from '@zgw/shared';
 import type { AuditCollection, StoredEntry } from '../src/entries';
 import { MongoEntryStore } from '../src/store';
 import { startAuditWorker, type AuditWorker } from '../src/worker';
@@ -50,7 +50,8 @@ describe('audit worker', () => {
     expect(await eventually(() => w.caughtUp(AUDIT_TOPIC))).toBe(true);
     expect(await counts(trail(), [twice.uuid, direct.uuid, other.uuid])).toEqual([1, 1, 1]);
     expect(await trail().countDocuments()).toBe(3);
-    expect(await trail().findOne({ _id: twice.uuid })).toEqual({ _id: twice.uuid, ...twice });
+    // a message that names no tenant (sent before tenants) files its entry in the default tenant's trail
+    expect(await trail().findOne({ _id: twice.uuid })).toEqual({ _id: twice.uuid, ...twice, _tenant: DEFAULT_TENANT });
     expect((await trail().findOne({ _id: direct.uuid }))!.toelichting).toBe('as stored by the API');
   });
 
@@ -67,6 +68,7 @@ describe('audit worker', () => {
       _id: list.uuid,
       ...JSON.parse(JSON.stringify(list)),
       _aangemaakt: new Date(list.aanmaakdatum),
+      _tenant: DEFAULT_TENANT,
     });
     expect(await reads().findOne({ _id: detail.uuid })).toMatchObject({
       hoofdObjecten: [detail.hoofdObject],
@@ -78,9 +80,14 @@ describe('audit worker', () => {
   it('declares the indexes of both collections', async () => {
     await start();
     const keys = async (c: string) => (await w.mongo.db.collection(c).listIndexes().toArray()).map((i) => i.key as Record<string, number>);
-    expect(await keys(AUDITTRAIL_COLLECTION)).toContainEqual({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 });
+    // each led by the tenant, but for the TTL index of the retention sweep
+    expect(await keys(AUDITTRAIL_COLLECTION)).toContainEqual({ _tenant: 1, hoofdObject: 1, aanmaakdatum: 1, _id: 1 });
     expect(await keys(AUDIT_READS_COLLECTION)).toEqual(
-      expect.arrayContaining([{ clientId: 1, aanmaakdatum: 1, _id: 1 }, { hoofdObjecten: 1, aanmaakdatum: 1, _id: 1 }, { _aangemaakt: 1 }]),
+      expect.arrayContaining([
+        { _tenant: 1, clientId: 1, aanmaakdatum: 1, _id: 1 },
+        { _tenant: 1, hoofdObjecten: 1, aanmaakdatum: 1, _id: 1 },
+        { _aangemaakt: 1 },
+      ]),
     );
   });
 

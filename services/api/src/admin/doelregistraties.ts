@@ -4,6 +4,7 @@ import {
   DOELREGISTRATIES_COLLECTION,
   Doelregistratie,
   doelregistratieView,
+  inTenant,
   parseDoelregistratiesEnv,
   sealSecret,
   type Logger,
@@ -116,10 +117,11 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
 }
 
 /** Registers (or replaces) the doelregistraties of `ZGW_DOELREGISTRATIES` at start, as `ZGW_CLIENTS` does clients. */
-export async function bootstrapDoelregistraties(db: Db, pii: Pii, raw: string, log: Logger): Promise<void> {
+export async function bootstrapDoelregistraties(db: Db, pii: Pii, raw: string, log: Logger, tenant: string): Promise<void> {
   const coll = collection(db);
   for (const d of parseDoelregistratiesEnv(raw)) {
-    await save(coll, pii, d, await coll.findOne({ _id: d.naam }));
+    // the default tenant's (ZGW_DEFAULT_TENANT)
+    await inTenant(tenant, async () => save(coll, pii, d, await coll.findOne({ _id: d.naam })));
     log.info({ doelregistratie: d.naam, route: d.route }, 'doelregistratie registered from ZGW_DOELREGISTRATIES');
   }
 }

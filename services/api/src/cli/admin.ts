@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import type { Db } from 'mongodb';
 import { checkPiiKeys, connectMongo, createLogger, forgetRetiredKeys, loadConfig, piiFromConfig, type Config } from '@zgw/shared';
 import { resealValues } from '../common/pii-fields';
+import { ZgwError } from '../common/errors';
+import { Tenants } from '../common/tenants';
 import { moveInhoud } from '../components/documenten/inhoud-move';
 import { inhoudStoreOf } from '../components/documenten/inhoud-store';
 import { generatePassword } from '../admin/ui/passwords';
@@ -21,6 +23,10 @@ const USAGE = `usage: npm run admin -- <command>
   inhoud-migreren <gridfs|s3>          move the content of every document into that store (from the other): each file
                                        checked (size, SHA-256) before it leaves the source; resumable, with progress.
                                        Stop the API first; set INHOUD_STORE to the target before starting it again
+  tenant-add <rsin> <naam>             create a tenant: an organisation this installation serves (its RSIN)
+  tenant-list                          list the tenants with their numbers of zaken, documents and clients
+  tenant-rename <old rsin> <new rsin>  give a tenant (e.g. the default tenant of an upgraded installation) its real
+                                       RSIN: its data, clients and counts move along. Stop the API first
   pii-rekey                            seal every personal identifier and secret with the newest PII key (ZGW_PII_KEYS), with
                                        progress; resumable; then says which older keys no value needs any more`;
 
@@ -104,12 +110,48 @@ async function migrate(db: Db, config: Config, target: string | undefined): Prom
   return result.failed ? 1 : 0;
 }
 
+/** tenant-add, tenant-list and tenant-rename (see USAGE). */
+async function tenantCommand(db: Db, config: Config, cmd: string, args: string[]): Promise<number> {
+  const tenants = new Tenants(db, config.ZGW_DEFAULT_TENANT);
+  try {
+    if (cmd === 'tenant-add') {
+      const t = await tenants.add(args[0], args.slice(1).join(' '));
+      console.log(JSON.stringify({ rsin: t._id, naam: t.naam }));
+    } else if (cmd === 'tenant-list') {
+      for (const t of await tenants.list()) console.log(`${t._id}\t${t.naam}\tcreated ${t.createdAt.toISOString()}`);
+    } else {
+      const moved = await tenants.rename(args[0]!, args[1]!);
+      console.log(JSON.stringify(moved));
+      if (args[0] === config.ZGW_DEFAULT_TENANT)
+        console.error(`admin: ${args[0]} was the default tenant: set ZGW_DEFAULT_TENANT=${args[1]} before starting the API again`);
+    }
+    return 0;
+  } catch (err) {
+    const reasons = err instanceof ZgwError ? (err.invalidParams ?? []).map((p) => ` (${p.name}: ${p.reason})`).join('') : '';
+    console.error(`admin: ${(err as Error).message}${reasons}`);
+    return 1;
+  }
+}
+
 async function main(args: string[]): Promise<number> {
   const [cmd, name] = args;
   if (
     !cmd ||
-    (!['list', 'pii-rekey'].includes(cmd) && !name) ||
-    !['add', 'password', 'remove', 'reset-factor', 'list', 'backup', 'pii-rekey', 'inhoud-migreren'].includes(cmd)
+    (!['list', 'pii-rekey', 'tenant-list'].includes(cmd) && !name) ||
+    (['tenant-add', 'tenant-rename'].includes(cmd) && !args[2]) ||
+    ![
+      'add',
+      'password',
+      'remove',
+      'reset-factor',
+      'list',
+      'backup',
+      'pii-rekey',
+      'inhoud-migreren',
+      'tenant-add',
+      'tenant-list',
+      'tenant-rename',
+    ].includes(cmd)
   ) {
     console.error(USAGE);
     return 2;
@@ -120,6 +162,7 @@ async function main(args: string[]): Promise<number> {
     if (cmd === 'backup') return await backup(mongo.db, name!);
     if (cmd === 'pii-rekey') return await rekey(mongo.db);
     if (cmd === 'inhoud-migreren') return await migrate(mongo.db, config, name);
+    if (cmd.startsWith('tenant-')) return await tenantCommand(mongo.db, config, cmd, args.slice(1));
     const users = new AdminUsers(mongo.db);
     const sessions = new AdminSessions(mongo.db, 60_000, 60_000);
     if (cmd === 'list') {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import { isRsin, openSecret, sealSecret, type Pii } from '@zgw/shared';
 
 export interface Credential {
@@ -51,6 +51,11 @@ export class Credentials {
       { upsert: true },
     );
     return value;
+  }
+
+  /** The number of clients of a tenant (`orUnnamed`: also those registered without one, the default tenant's). */
+  async countFor(tenant: string, orUnnamed = false): Promise<number> {
+    return this.coll.countDocuments((orUnnamed ? { tenant: { $in: [tenant, null] } } : { tenant }) as Filter<Credential>);
   }
 
   async remove(clientId: string): Promise<boolean> {

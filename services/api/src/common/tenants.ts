@@ -45,6 +45,32 @@ export class Tenants {
     return tenant;
   }
 
+  /**
+   * Gives a tenant another RSIN: its objects in every collection, its clients and its maintained counts (dropped:
+   * the next start counts them again) move along. Run with the API stopped.
+   */
+  async rename(from: string, to: string): Promise<{ from: string; to: string; documents: number; clients: number }> {
+    const current = await this.get(from);
+    if (!current) throw ZgwError.notFound(`Tenant ${from} bestaat niet.`);
+    if (!isRsin(to)) throw ZgwError.field('rsin', 'invalid', `${to} is geen RSIN: negen cijfers die de elfproef doorstaan.`);
+    if (await this.get(to)) throw new ZgwError(409, 'tenant-exists', `Tenant ${to} bestaat al.`);
+    const raw = platformDb(this.coll.db);
+    await this.coll.insertOne({ ...current, _id: to });
+    let documents = 0;
+    for (const { name } of await raw.listCollections({}, { nameOnly: true }).toArray()) {
+      if (!isTenantCollection(name)) continue;
+      const coll = raw.collection(name);
+      if (name.endsWith('_counts')) await coll.deleteMany({ [TENANT_FIELD]: from });
+      else documents += (await coll.updateMany({ [TENANT_FIELD]: from }, { $set: { [TENANT_FIELD]: to } })).modifiedCount;
+    }
+    const credentials = raw.collection('credentials');
+    // clients registered without a tenant were the default tenant's: they now name theirs
+    const unnamed = from === this.defaultTenant ? [{ tenant: { $exists: false } }] : [];
+    const clients = (await credentials.updateMany({ $or: [{ tenant: from }, ...unnamed] }, { $set: { tenant: to } })).modifiedCount;
+    await this.coll.deleteOne({ _id: from });
+    return { from, to, documents, clients };
+  }
+
   /** Creates the tenant when it does not exist yet (ZGW_CLIENTS, the default tenant at start). */
   async ensure(rsin: string, naam = rsin === this.defaultTenant ? DEFAULT_TENANT_NAAM : rsin): Promise<void> {
     await this.coll.updateOne({ _id: rsin }, { $setOnInsert: { naam, createdAt: new Date() } }, { upsert: true });

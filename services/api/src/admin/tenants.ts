@@ -1,0 +1,57 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { platformDb, TENANT_FIELD } from '@zgw/shared';
+import type { Caller } from '../common/auth';
+import type { Deps } from '../common/component';
+import { Credentials } from '../common/credentials';
+import { ZgwError } from '../common/errors';
+import { adminCaller } from './rights';
+
+/** A tenant as the admin API shows it, with what it holds. */
+export interface TenantView {
+  rsin: string;
+  naam: string;
+  aangemaakt: string;
+  aantallen: { zaken: number; documenten: number; clients: number };
+}
+
+/**
+ * Platform administrators: administrators of the default tenant (the provider's own organisation, ZGW_DEFAULT_TENANT)
+ * and those of the admin screens. An organisation's administrators manage only their own tenant.
+ */
+export function isPlatformAdmin(deps: Deps, caller: Caller): boolean {
+  return (caller.tenant ?? deps.tenants.defaultTenant) === deps.tenants.defaultTenant;
+}
+
+/** The tenants of the installation, for platform administrators: `POST` and `GET /admin/api/v1/tenants`. */
+export async function registerTenantsAdmin(app: FastifyInstance, deps: Deps): Promise<void> {
+  const creds = new Credentials(deps.db, deps.pii);
+  await creds.coll.createIndex({ tenant: 1 });
+  const platform = async (req: FastifyRequest) => {
+    const caller = await adminCaller(deps, req, 'organisaties beheren');
+    if (!isPlatformAdmin(deps, caller)) throw ZgwError.forbidden('Alleen beheerders van het platform beheren organisaties.', 'platform-admin');
+    return caller;
+  };
+  app.post('/admin/api/v1/tenants', async (req, reply) => {
+    const caller = await platform(req);
+    const body = (req.body ?? {}) as { rsin?: unknown; naam?: unknown };
+    const tenant = await deps.tenants.add(body.rsin, body.naam);
+    req.log.info({ tenant: tenant._id, by: caller.clientId }, 'tenant created');
+    return reply.code(201).send(await view(deps, creds, tenant));
+  });
+  app.get('/admin/api/v1/tenants', async (req) => {
+    await platform(req);
+    return Promise.all((await deps.tenants.list()).map((t) => view(deps, creds, t)));
+  });
+}
+
+/** Counts across tenants (the platform administrators' view): each by the tenant's own index prefix. */
+async function view(deps: Deps, creds: Credentials, t: { _id: string; naam: string; createdAt: Date }): Promise<TenantView> {
+  const db = platformDb(deps.db);
+  const of = { [TENANT_FIELD]: t._id, _tombstone: { $exists: false } };
+  const [zaken, documenten, clients] = await Promise.all([
+    db.collection('zaken').countDocuments(of),
+    db.collection('enkelvoudiginformatieobjecten').countDocuments(of),
+    creds.countFor(t._id, t._id === deps.tenants.defaultTenant),
+  ]);
+  return { rsin: t._id, naam: t.naam, aangemaakt: t.createdAt.toISOString(), aantallen: { zaken, documenten, clients } };
+}
