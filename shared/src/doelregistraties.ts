@@ -88,8 +88,10 @@ export type StoredDoelregistratie = Omit<Doelregistratie, 'naam'> & { _id: strin
 
 /** What an administrator sees: never the secret, only whether one is stored. */
 export function doelregistratieView(d: StoredDoelregistratie): Omit<Doelregistratie, 'secret'> & { secretOpgeslagen: boolean } {
-  const { _id, _created: _c, _updated: _u, secret, ...rest } = d;
-  return { naam: _id, ...rest, secretOpgeslagen: Boolean(secret) };
+  const { _id, secret, ...rest } = d;
+  // the store's own fields (`_created`, `_updated`, `_tenant`) stay out
+  const fields = Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('_'))) as Omit<Doelregistratie, 'secret' | 'naam'>;
+  return { naam: _id, ...fields, secretOpgeslagen: Boolean(secret) };
 }
 
 /** `ZGW_DOELREGISTRATIES`: a JSON array of doelregistraties, as the admin endpoint takes them (an external one with its secret). */

@@ -177,17 +177,19 @@ describe('skip', () => {
 
 describe('checkLog', () => {
   it('checks each distinct API shape once against its own collection, with the largest skip, and skips test probes', () => {
+    // (platform collections: the tenant rule below does not apply to them)
+    const [a, b, t] = ['settings', 'credentials', 'tenants'];
     const lines = [
-      { coll: 'a', op: 'createIndexes' as const, key: [['x', 1]] as SortShape, origin: 'app' },
-      { coll: 'b', op: 'createIndexes' as const, key: [['y', 1]] as SortShape, origin: 'app' },
-      { coll: 't', op: 'createIndexes' as const, key: [['z', 1]] as SortShape, origin: 'test' },
-      { ...find({ x: 'eq' }), coll: 'a', origin: 'app', sites: ['s1'] },
-      { ...find({ x: 'eq' }), coll: 'a', origin: 'app', sites: ['s2'] },
-      { ...find({ y: 'eq' }), coll: 'a', origin: 'app', sites: ['s3'] },
-      { ...find({}, { x: 1 }, { skip: 100, limit: true }), coll: 'a', origin: 'app' },
-      { ...find({}, { x: 1 }, { skip: 20_000, limit: true }), coll: 'a', origin: 'app' },
-      { ...find({ z: 'eq' }), coll: 't', origin: 'app' },
-      { ...find({ q: 'eq' }), coll: 'a', origin: 'test' },
+      { coll: a, op: 'createIndexes' as const, key: [['x', 1]] as SortShape, origin: 'app' },
+      { coll: b, op: 'createIndexes' as const, key: [['y', 1]] as SortShape, origin: 'app' },
+      { coll: t, op: 'createIndexes' as const, key: [['z', 1]] as SortShape, origin: 'test' },
+      { ...find({ x: 'eq' }), coll: a, origin: 'app', sites: ['s1'] },
+      { ...find({ x: 'eq' }), coll: a, origin: 'app', sites: ['s2'] },
+      { ...find({ y: 'eq' }), coll: a, origin: 'app', sites: ['s3'] },
+      { ...find({}, { x: 1 }, { skip: 100, limit: true }), coll: a, origin: 'app' },
+      { ...find({}, { x: 1 }, { skip: 20_000, limit: true }), coll: a, origin: 'app' },
+      { ...find({ z: 'eq' }), coll: t, origin: 'app' },
+      { ...find({ q: 'eq' }), coll: a, origin: 'test' },
     ];
     const report = checkLog(lines);
     expect(report.shapes).toHaveLength(4);
@@ -195,5 +197,34 @@ describe('checkLog', () => {
     expect(report.shapes.find((s) => s.shape.filter.x)?.sites).toEqual(['s1', 's2']);
     expect(report.failed.map((s) => s.shape.filter)).toEqual([{ y: 'eq' }, {}, { z: 'eq' }]);
     expect(report.failed[1]!.maxSkip).toBe(20_000);
+  });
+
+  it("fails a query of a tenant's collection without the tenant, unless every site it came from is a named platform-level one", () => {
+    const site = (s: string) => `services/api/dist/${s}`;
+    const lines = [
+      {
+        coll: 'zaken',
+        op: 'createIndexes' as const,
+        key: [
+          ['_tenant', 1],
+          ['x', 1],
+        ] as SortShape,
+        origin: 'app',
+      },
+      { coll: 'zaken', op: 'createIndexes' as const, key: [['_pending', 1]] as SortShape, sparse: true, origin: 'app' },
+      { coll: 'settings', op: 'createIndexes' as const, key: [['x', 1]] as SortShape, origin: 'app' },
+      { ...find({ _tenant: 'eq', x: 'eq' }), coll: 'zaken', origin: 'app', sites: [site('components/zaken/zaken.js:1:1 list')] },
+      { ...find({ _id: 'eq' }), coll: 'zaken', origin: 'app', sites: [site('components/zaken/zaken.js:2:1 read')] },
+      {
+        ...find({ _pending: 'eq' }),
+        coll: 'zaken',
+        origin: 'app',
+        sites: [site('common/store.js:3:1 Store.pending < common/relay.js:4:1 OutboxRelay.drain')],
+      },
+      { ...find({ x: 'eq' }), coll: 'settings', origin: 'app', sites: [site('admin/audit.js:5:1')] },
+    ];
+    const report = checkLog(lines);
+    expect(report.failed.map((s) => s.shape.filter)).toEqual([{ _id: 'eq' }]);
+    expect(report.failed[0]!.verdict.reasons.join('\n')).toMatch(/no _tenant/);
   });
 });

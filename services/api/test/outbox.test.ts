@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { connectMongo, createKafka, createLogger, loadConfig, type Mongo } from '@zgw/shared';
+import { connectMongo, createKafka, createLogger, DEFAULT_TENANT, inTenant, loadConfig, type Mongo } from '@zgw/shared';
 import { OutboxRelay } from '../src/common/relay';
 import { OUTBOX_POINTERS, Store, newEvent } from '../src/common/store';
 
@@ -32,6 +32,8 @@ afterAll(async () => {
 });
 
 const event = () => newEvent('autorisaties', 'k', { naam: 'x' });
+/** A test whose writes are a tenant's, as a request's are (the relay itself works at platform level). */
+const asTenant = (fn: () => Promise<void>) => () => inTenant(DEFAULT_TENANT, fn);
 const pointers = () => mongo.db.collection(OUTBOX_POINTERS).find({}).toArray();
 
 it('publishes what an earlier process left without pointers, by the scan at start', async () => {
@@ -40,20 +42,23 @@ it('publishes what an earlier process left without pointers, by the scan at star
   expect(await mongo.db.collection('dingen').countDocuments({ _pending: true })).toBe(0);
 });
 
-it("writes a pointer with the document's events and removes it once the events are out", async () => {
-  const uuid = randomUUID();
-  const stored = await store.insert(uuid, { naam: 'a' }, [event()]);
-  await store.replace(stored, { naam: 'b' }, [event()]);
-  expect((await pointers()).map((p) => p._id)).toEqual([`dingen/${uuid}`]);
-  expect(await relay.drain()).toBe(2);
-  expect(await pointers()).toEqual([]);
-  expect(await store.get(uuid)).toMatchObject({ naam: 'b' });
-  expect((await store.get(uuid))?._outbox ?? []).toEqual([]);
-  expect((await store.get(uuid))?._pending).toBeUndefined();
-  // A write without events leaves no pointer.
-  await store.replace((await store.get(uuid))!, { naam: 'c' }, []);
-  expect(await pointers()).toEqual([]);
-});
+it(
+  "writes a pointer with the document's events and removes it once the events are out",
+  asTenant(async () => {
+    const uuid = randomUUID();
+    const stored = await store.insert(uuid, { naam: 'a' }, [event()]);
+    await store.replace(stored, { naam: 'b' }, [event()]);
+    expect((await pointers()).map((p) => p._id)).toEqual([`dingen/${uuid}`]);
+    expect(await relay.drain()).toBe(2);
+    expect(await pointers()).toEqual([]);
+    expect(await store.get(uuid)).toMatchObject({ naam: 'b' });
+    expect((await store.get(uuid))?._outbox ?? []).toEqual([]);
+    expect((await store.get(uuid))?._pending).toBeUndefined();
+    // A write without events leaves no pointer.
+    await store.replace((await store.get(uuid))!, { naam: 'c' }, []);
+    expect(await pointers()).toEqual([]);
+  }),
+);
 
 it('drops a pointer whose document holds no events', async () => {
   await mongo.db
@@ -63,35 +68,41 @@ it('drops a pointer whose document holds no events', async () => {
   expect(await pointers()).toEqual([]);
 });
 
-it('leaves no event behind when writes land while the relay drains (a pointer is only there once its events are)', async () => {
-  const uuids = Array.from({ length: 20 }, () => randomUUID());
-  let draining = true;
-  let published = 0;
-  const drains = (async () => {
-    while (draining) published += await relay.drain();
-  })();
-  for (let round = 0; round < 5; round++) {
-    await Promise.all(
-      uuids.map(async (uuid) => {
-        const current = round === 0 ? undefined : await store.get(uuid);
-        if (current) await store.replace(current, { naam: `r${round}` }, [event()]);
-        else await store.insert(uuid, { naam: 'r0' }, [event()]);
-      }),
-    );
-  }
-  draining = false;
-  await drains;
-  published += await relay.drain();
-  expect(published).toBe(uuids.length * 5);
-  const left = await mongo.db.collection('dingen').countDocuments({ _id: { $in: uuids as never[] }, _pending: true });
-  expect(left).toBe(0);
-});
+it(
+  'leaves no event behind when writes land while the relay drains (a pointer is only there once its events are)',
+  asTenant(async () => {
+    const uuids = Array.from({ length: 20 }, () => randomUUID());
+    let draining = true;
+    let published = 0;
+    const drains = (async () => {
+      while (draining) published += await relay.drain();
+    })();
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(
+        uuids.map(async (uuid) => {
+          const current = round === 0 ? undefined : await store.get(uuid);
+          if (current) await store.replace(current, { naam: `r${round}` }, [event()]);
+          else await store.insert(uuid, { naam: 'r0' }, [event()]);
+        }),
+      );
+    }
+    draining = false;
+    await drains;
+    published += await relay.drain();
+    expect(published).toBe(uuids.length * 5);
+    const left = await mongo.db.collection('dingen').countDocuments({ _id: { $in: uuids as never[] }, _pending: true });
+    expect(left).toBe(0);
+  }),
+);
 
-it('publishes a deletion and then drops the tombstone', async () => {
-  const uuid = randomUUID();
-  const stored = await store.insert(uuid, { naam: 'weg' }, []);
-  await store.remove(stored, [event()]);
-  expect(await relay.drain()).toBe(1);
-  expect(await mongo.db.collection('dingen').countDocuments({ _id: uuid as never })).toBe(0);
-  expect(await pointers()).toEqual([]);
-});
+it(
+  'publishes a deletion and then drops the tombstone',
+  asTenant(async () => {
+    const uuid = randomUUID();
+    const stored = await store.insert(uuid, { naam: 'weg' }, []);
+    await store.remove(stored, [event()]);
+    expect(await relay.drain()).toBe(1);
+    expect(await mongo.db.collection('dingen').countDocuments({ _id: uuid as never })).toBe(0);
+    expect(await pointers()).toEqual([]);
+  }),
+);

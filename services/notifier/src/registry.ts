@@ -63,7 +63,8 @@ export class Registry {
     const startedAt = Date.now();
     const done = (async () => {
       const [stored, statuses, kanalen] = await Promise.all([
-        this.db.collection<AbonnementDoc>(NRC_ABONNEMENTEN).find(LIVE).sort(CREATED).toArray(),
+        // every tenant's abonnementen, by the _id index (the tenants' own indexes lead with the tenant)
+        this.db.collection<AbonnementDoc>(NRC_ABONNEMENTEN).find(LIVE).sort({ _id: 1 }).toArray(),
         this.db.collection<StatusDoc>(NRC_STATUS).find({}).sort({ _id: 1 }).toArray(),
         this.db.collection<KanaalDoc>(NRC_KANALEN).find(LIVE).sort(CREATED).toArray(),
       ]);

@@ -47,6 +47,8 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
   const coll = collection(deps.db);
   // The external systems (route extern) are read by route, for their credentials (common/external-systems.ts).
   await coll.createIndex({ route: 1 });
+  // the list, by naam within the tenant
+  await coll.createIndex({ _id: 1 });
   const admin = (req: FastifyRequest) => adminCaller(deps, req, 'doelregistraties beheren');
   const body = (req: FastifyRequest) => {
     if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body))

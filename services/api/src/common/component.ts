@@ -356,6 +356,8 @@ export class ComponentApi {
           );
         const caller = await this.deps.auth.authenticate(req);
         req.caller = caller;
+        // the request's log lines (its completion line too) name the tenant
+        req.log = req.log.child({ tenant: caller.tenant });
         // Everything the request reads and writes is its caller's tenant's (shared/src/tenant.ts).
         return inTenant(caller.tenant ?? this.deps.tenants.defaultTenant, () => serve(req, reply, caller, rawParams));
       },

@@ -113,8 +113,9 @@ const secret = (kind: SecretKind): Holder => ({
 });
 
 const HOLDERS: Holder[] = [
-  identifiers('rollen', 'betrokkeneIdentificatie', true, LIVE, { _created: 1, _id: 1 }),
-  identifiers('zaakobjecten', 'objectIdentificatie', true, LIVE, { _created: 1, _id: 1 }),
+  // every tenant's, in the order of the _id index (the tenants' own indexes lead with the tenant)
+  identifiers('rollen', 'betrokkeneIdentificatie', true, LIVE, { _id: 1 }),
+  identifiers('zaakobjecten', 'objectIdentificatie', true, LIVE, { _id: 1 }),
   identifiers(AUDITTRAIL_COLLECTION, 'wijzigingen', false, {}, { _id: 1 }),
   secret('credential'),
   secret('doelregistratie'),

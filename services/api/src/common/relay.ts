@@ -1,5 +1,16 @@
 import type { Kafka, Producer } from 'kafkajs';
-import { KANALEN, createProducer, endSpans, ensureTopics, eventHeaders, startSendSpan, topicName, traceHeaders, type Logger } from '@zgw/shared';
+import {
+  KANALEN,
+  atPlatformLevel,
+  createProducer,
+  endSpans,
+  ensureTopics,
+  eventHeaders,
+  startSendSpan,
+  topicName,
+  traceHeaders,
+  type Logger,
+} from '@zgw/shared';
 import type { Collection, Document } from 'mongodb';
 import { groupBy } from './group';
 import { OUTBOX_POINTERS, type OutboxPointer, type Store, type Stored } from './store';
@@ -184,10 +195,15 @@ export class OutboxRelay {
     if (this.timer && this.dueAt <= due) return;
     if (this.timer) clearTimeout(this.timer);
     this.dueAt = due;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.run();
-    }, ms);
+    // At platform level: a kick from a request would otherwise carry that request's tenant into every later run.
+    this.timer = setTimeout(
+      () =>
+        atPlatformLevel(() => {
+          this.timer = undefined;
+          void this.run();
+        }),
+      ms,
+    );
   }
 
   private async run(): Promise<void> {

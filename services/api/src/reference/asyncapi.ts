@@ -114,6 +114,11 @@ function headers(t: Topic): Record<string, unknown> {
       },
       ce_time: { type: 'string', format: 'date-time', description: "CloudEvents `time`: when it happened (the payload's aanmaakdatum)." },
       ce_subject: { type: 'string', format: 'uri', description: 'CloudEvents `subject`: the URL of the resource the event is about.' },
+      ce_tenant: {
+        type: 'string',
+        pattern: '^[0-9]{9}$',
+        description: 'CloudEvents extension `tenant`: the RSIN of the tenant (organisation) whose write or read made the event (README, Tenants).',
+      },
       'content-type': { type: 'string', const: CE_CONTENT_TYPE },
       traceparent: {
         type: 'string',

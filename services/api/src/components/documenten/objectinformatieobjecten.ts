@@ -113,14 +113,14 @@ async function unlinked(d: Documenten, oio: OioDoc): Promise<void> {
 
 /**
  * Fills `_objecten` of the documents linked before it existed, once per database (the mark in `migrations`): every
- * objectinformatieobject in creation order, each a single update of its document.
+ * objectinformatieobject of every tenant (by the _id index), each a single update of its document.
  */
 export async function backfillObjecten(d: Documenten): Promise<number> {
   const marks = d.api.deps.db.collection<{ _id: string; at: Date }>('migrations');
   const id = 'documenten.objecten';
   if (await marks.findOne({ _id: id })) return 0;
   let n = 0;
-  for await (const oio of d.objectinformatieobjecten.store.raw.find(LIVE).sort({ _created: 1, _id: 1 })) {
+  for await (const oio of d.objectinformatieobjecten.store.raw.find(LIVE).sort({ _id: 1 })) {
     const uuid = d.informatieobjecten.uuidOf(String(oio.informatieobject));
     if (uuid) await linked(d, { _id: uuid }, oio as Stored<OioDoc>);
     n++;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { traced, workflowIdOf } from '@zgw/shared';
+import { traced, workflowIdOf, inTenant } from '@zgw/shared';
 import type { ComponentDef } from '../../common/component';
 import type { Resource } from '../../common/resource';
 import type { Stored } from '../../common/store';
@@ -84,14 +84,23 @@ async function opnieuw(o: Overdrachten, uuid: string): Promise<boolean> {
   return true;
 }
 
-/** Every 15 seconds, starts the workflows of overdrachten received while Temporal could not be reached (10 s grace). */
+/**
+ * Every 15 seconds, starts the workflows of overdrachten received while Temporal could not be reached (10 s grace):
+ * tenant by tenant, each within its own.
+ */
 function sweep(o: Overdrachten): void {
   const run = async () => {
-    const waiting = await o.overdrachten.store.find(
-      { status: 'ontvangen', _gestart: false, _created: { $lt: new Date(Date.now() - 10_000) } },
-      { limit: 100, sort: { status: 1, _gestart: 1, _created: 1 } },
-    );
-    for (const doc of waiting) if (!(await start(o, doc))) return;
+    for (const tenant of await o.api.deps.tenants.list()) {
+      const started = await inTenant(tenant._id, async () => {
+        const waiting = await o.overdrachten.store.find(
+          { status: 'ontvangen', _gestart: false, _created: { $lt: new Date(Date.now() - 10_000) } },
+          { limit: 100, sort: { status: 1, _gestart: 1, _created: 1 } },
+        );
+        for (const doc of waiting) if (!(await start(o, doc))) return false;
+        return true;
+      });
+      if (!started) return; // Temporal away: the next round tries again
+    }
   };
   const timer = setInterval(
     () => void run().catch((err: Error) => o.api.deps.log.error({ err: err.message }, 'overdrachten: start sweep failed')),
