@@ -37,6 +37,11 @@ const DoelregistratieFields = z
       .string()
       .regex(/^\d{9}$/, 'Een RSIN bestaat uit 9 cijfers.')
       .describe('De doelorganisatie: bronorganisatie en verantwoordelijke organisatie van de kopie.'),
+    tenant: z
+      .string()
+      .regex(/^\d{9}$/, 'Een RSIN bestaat uit 9 cijfers.')
+      .optional()
+      .describe('Route intern: de organisatie (tenant) op dit platform waar de zaak heen gaat; zonder: dezelfde organisatie.'),
     catalogus: url.describe('URL van de catalogus in de doelregistratie.'),
     zaaktypen: z.array(ZaaktypeKoppeling).min(1).max(1000),
     bron: z.enum(['afsluiten', 'openlaten']).describe('Wat er met de bronzaak gebeurt na de overdracht.'),
@@ -63,6 +68,8 @@ export const Doelregistratie = DoelregistratieFields.superRefine((d, ctx) => {
       ctx.addIssue({ code: 'custom', path: [f], message: 'Verplicht bij route extern.', params: { code: 'required' } });
     if (d.route === 'intern' && d[f]) ctx.addIssue({ code: 'custom', path: [f], message: 'Alleen bij route extern.', params: { code: 'invalid' } });
   }
+  if (d.route === 'extern' && d.tenant)
+    ctx.addIssue({ code: 'custom', path: ['tenant'], message: 'Alleen bij route intern.', params: { code: 'invalid' } });
   if (d.route === 'intern' && d.secret)
     ctx.addIssue({ code: 'custom', path: ['secret'], message: 'Alleen bij route extern.', params: { code: 'invalid' } });
   const seen = new Set<string>();

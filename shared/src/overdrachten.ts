@@ -71,6 +71,11 @@ export type Voortgang = z.infer<typeof Voortgang>;
 /** The input of workflow `overdracht-<uuid>`: references only (no secrets, no personal data in Temporal's history). */
 export interface OverdrachtOpdracht {
   overdracht: string;
+  /**
+   * The tenant (RSIN) whose overdracht it is: the worker acts for it on this platform (TENANT_HEADER), and for the
+   * doelregistratie's tenant on the other side of an internal route.
+   */
+  tenant?: string;
   /** The overdracht's URL on this platform (for progress reports). */
   url: string;
   zaak: string;
@@ -87,6 +92,12 @@ export interface OverdrachtOpdracht {
 }
 
 export const workflowIdOf = (uuid: string): string => `overdracht-${uuid}`;
+
+/**
+ * The header with which the platform's own transfer worker (TRANSFER_CLIENT_ID, and only it) names the tenant it acts
+ * for on a call: each call is one tenant's, never across tenants.
+ */
+export const TENANT_HEADER = 'zgw-tenant';
 /** The Temporal search attribute that finds a transfer by its zaak (registered as Keyword). */
 export const ZAAK_SEARCH_ATTRIBUTE = 'ZaakIdentificatie';
 

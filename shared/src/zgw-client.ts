@@ -51,6 +51,8 @@ export class ZgwClient {
     private readonly userRepresentation = 'Overdracht',
     /** A signal that ends every call when it aborts (an activity attempt that is no longer the current one). */
     private readonly signal?: () => AbortSignal | undefined,
+    /** Headers sent with every call (the transfer worker's TENANT_HEADER). */
+    private readonly always: Record<string, string> = {},
   ) {
     this.sign = createSigner({ key: credentials.secret, algorithm: 'HS256' });
   }
@@ -74,7 +76,13 @@ export class ZgwClient {
       return await fetch(url, {
         method,
         body: init.body,
-        headers: { authorization: `Bearer ${this.token()}`, 'accept-crs': 'EPSG:4326', 'content-crs': 'EPSG:4326', ...init.headers },
+        headers: {
+          authorization: `Bearer ${this.token()}`,
+          'accept-crs': 'EPSG:4326',
+          'content-crs': 'EPSG:4326',
+          ...this.always,
+          ...init.headers,
+        },
         signal: this.abortSignal(),
         ...(init.duplex ? { duplex: init.duplex } : {}),
       } as RequestInit);

@@ -41,6 +41,9 @@ async function allRights(db: Db, clientId: string, label: string): Promise<boole
   return true;
 }
 
+/** How the audit trail names the transfer worker. */
+export const TRANSFER_LABEL = 'Overdrachtsdienst (ZSDMS)';
+
 /**
  * The transfer worker's own client (TRANSFER_CLIENT_ID with TRANSFER_SECRET): all rights on this platform, so the
  * copies it makes carry its client id in their audit trail. Without a secret no transfer can run; said at start.
@@ -54,5 +57,5 @@ export async function bootstrapTransferClient(db: Db, pii: Pii, config: Config, 
     return;
   }
   await new Credentials(db, pii).set(config.TRANSFER_CLIENT_ID, config.TRANSFER_SECRET);
-  await ensureAllRights(db, config.TRANSFER_CLIENT_ID, config.ZGW_DEFAULT_TENANT, 'Overdrachtsdienst (ZSDMS)');
+  await ensureAllRights(db, config.TRANSFER_CLIENT_ID, config.ZGW_DEFAULT_TENANT, TRANSFER_LABEL);
 }

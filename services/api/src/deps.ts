@@ -6,6 +6,7 @@ import { Caches } from './common/cache';
 import type { Deps } from './common/component';
 import { Credentials } from './common/credentials';
 import { Tenants } from './common/tenants';
+import { TRANSFER_LABEL } from './bootstrap';
 import { OidcTokens } from './common/oidc-tokens';
 import { RateLimiter, parseRateLimit } from './common/rate-limit';
 import { ExternalSystems } from './common/external-systems';
@@ -64,6 +65,7 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
       new Credentials(db, pii),
       tenants,
       config.OIDC_API_TENANT_CLAIM,
+      { clientId: config.TRANSFER_CLIENT_ID, label: TRANSFER_LABEL },
       config.JWT_LEEWAY_SECONDS,
       caches,
       config.OIDC_API_ISSUER ? new OidcTokens(config.OIDC_API_ISSUER, config.OIDC_API_AUDIENCE, config.JWT_LEEWAY_SECONDS) : undefined,

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TENANT_HEADER } from '@zgw/shared';
 import { ensureAllRights } from '../src/bootstrap';
 import { create, iotBody, publish, startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { createEio, eioBody } from './documenten.fixtures';
@@ -207,6 +208,13 @@ describe('tenants', () => {
   it("shows an audit trail of its own objects only, and B's through A's URL not at all", async () => {
     expect((await a.app.call('GET', `${a.zaak}/audittrail`)).statusCode).toBe(200);
     expect((await a.app.call('GET', `${b.zaak}/audittrail`)).statusCode).toBe(404);
+  });
+
+  it("ignores the tenant header of the platform's worker from any other client", async () => {
+    const res = await a.app.call('GET', b.zaak, undefined, { headers: { ...CRS, [TENANT_HEADER]: B } });
+    expect(res.statusCode).toBe(404);
+    const list = await a.app.call('GET', `${ZRC}/zaken`, undefined, { headers: { ...CRS, [TENANT_HEADER]: B } });
+    expect(list.json().results.map((z: { url: string }) => z.url)).toEqual([a.zaak]);
   });
 
   it('refuses a token of a client whose tenant is unknown, before reading anything of it', async () => {

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Db } from 'mongodb';
 import {
   DOELREGISTRATIES_COLLECTION,
+  TENANT_HEADER,
   ZgwClient,
   openSecret,
   traced,
@@ -34,6 +35,11 @@ export interface Route {
   bron: Kant;
   doel: Kant;
   registratie: Omit<StoredDoelregistratie, 'secret'> & { naam: string };
+  /**
+   * An internal route to another tenant: each side sees only its own half, so neither zaak names the other (a URL of
+   * another tenant does not resolve); the copy carries the overdracht's kenmerk.
+   */
+  apart: boolean;
 }
 
 /** A refusal: no retries, the transfer ends `geweigerd` with this code (see OverdrachtStatus). */
@@ -54,10 +60,15 @@ function attemptSignal(): AbortSignal | undefined {
   }
 }
 
-/** This platform, as the transfer's own client (TRANSFER_CLIENT_ID), at TRANSFER_API_URL. */
-export function platform(config: Config): Kant {
+/**
+ * This platform, as the transfer's own client (TRANSFER_CLIENT_ID), at TRANSFER_API_URL, acting for `tenant` (every
+ * call names it: TENANT_HEADER; without one, the client's own tenant).
+ */
+export function platform(config: Config, tenant?: string): Kant {
   const base = (config.TRANSFER_API_URL ?? config.PUBLIC_BASE_URL).replace(/\/+$/, '');
-  return kant(new ZgwClient({ clientId: config.TRANSFER_CLIENT_ID, secret: config.TRANSFER_SECRET }, undefined, undefined, attemptSignal), {
+  const credentials = { clientId: config.TRANSFER_CLIENT_ID, secret: config.TRANSFER_SECRET };
+  const client = new ZgwClient(credentials, undefined, undefined, attemptSignal, tenant ? { [TENANT_HEADER]: tenant } : {});
+  return kant(client, {
     zakenApi: `${base}/zaken/api/v1`,
     catalogiApi: `${base}/catalogi/api/v1`,
     documentenApi: `${base}/documenten/api/v1`,
@@ -76,8 +87,12 @@ export async function routeOf(deps: Deps, o: OverdrachtOpdracht): Promise<Route>
   if (!reg) throw new Error(`doelregistratie ${o.doelregistratie} bestaat niet (meer)`);
   const { secret, ...rest } = reg;
   const registratie = { ...rest, naam: reg._id };
-  const hier = platform(deps.config);
-  if (o.richting === 'intern') return { bron: hier, doel: hier, registratie };
+  // this platform as the overdracht's tenant; an internal route's other side as its doelregistratie's tenant
+  const hier = platform(deps.config, o.tenant);
+  if (o.richting === 'intern') {
+    const apart = !!reg.tenant && reg.tenant !== o.tenant;
+    return { bron: hier, doel: apart ? platform(deps.config, reg.tenant) : hier, registratie, apart };
+  }
   const daar = kant(
     new ZgwClient(
       { clientId: reg.clientId ?? '', secret: secret ? openSecret(deps.pii, 'doelregistratie', secret) : '' },
@@ -87,7 +102,7 @@ export async function routeOf(deps: Deps, o: OverdrachtOpdracht): Promise<Route>
     ),
     reg,
   );
-  return o.richting === 'uit' ? { bron: hier, doel: daar, registratie } : { bron: daar, doel: hier, registratie };
+  return o.richting === 'uit' ? { bron: hier, doel: daar, registratie, apart: false } : { bron: daar, doel: hier, registratie, apart: false };
 }
 
 /** The log fields of every line about one transfer (see README, Transfers: logging). */

@@ -39,6 +39,13 @@ async function save(
   return doc;
 }
 
+/** An internal route's target tenant must exist on this platform. */
+async function withKnownTenant(deps: Deps, d: Doelregistratie): Promise<Doelregistratie> {
+  if (d.tenant && !(await deps.tenants.get(d.tenant)))
+    throw ZgwError.field('tenant', 'does_not_exist', `Er is geen organisatie ${d.tenant} op dit platform.`);
+  return d;
+}
+
 /**
  * The doelregistraties of ZSDMS transfers (callers with `autorisaties.bijwerken`, like the other admin endpoints):
  * `POST` (201), `GET` list (paginated), `GET`, `PUT` and `DELETE` by naam. A secret is stored and never returned.
@@ -66,7 +73,7 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
 
   app.post(PATH, async (req, reply) => {
     const caller = await admin(req);
-    const d = parseOrThrow(Doelregistratie, body(req));
+    const d = await withKnownTenant(deps, parseOrThrow(Doelregistratie, body(req)));
     if (await coll.findOne({ _id: d.naam })) throw ZgwError.field('naam', 'unique', `Er is al een doelregistratie "${d.naam}".`);
     needsSecret(d, null);
     const saved = await save(coll, deps.pii, d, null);
@@ -101,7 +108,7 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
   app.put<{ Params: { naam: string } }>(`${PATH}/:naam`, async (req) => {
     const caller = await admin(req);
     const existing = await found(req.params.naam);
-    const d = parseOrThrow(Doelregistratie, body(req));
+    const d = await withKnownTenant(deps, parseOrThrow(Doelregistratie, body(req)));
     if (d.naam !== req.params.naam) throw ZgwError.field('naam', 'invalid', 'De naam van een doelregistratie verandert niet (maak een nieuwe).');
     needsSecret(d, existing);
     const saved = await save(coll, deps.pii, d, existing);

@@ -8,7 +8,7 @@ import { OIDC_ALGORITHMS, type OidcTokens } from './oidc-tokens';
 import { RATE_LIMITS_COLLECTION, parseRateLimit, rateHeaders, type RateLimitOverride, type RateLimiter, type RateRule } from './rate-limit';
 import { LIVE } from './store';
 import type { Tenants } from './tenants';
-import { inTenant, isRsin } from '@zgw/shared';
+import { inTenant, isRsin, TENANT_HEADER } from '@zgw/shared';
 import { vertrouwelijkheidRank } from './vertrouwelijkheid';
 
 export interface Autorisatie {
@@ -118,6 +118,11 @@ export class Authenticator {
     private readonly tenants: Tenants,
     /** The claim of an identity provider's token that names the tenant (OIDC_API_TENANT_CLAIM). */
     private readonly tenantClaim: string,
+    /**
+     * The platform's own worker (TRANSFER_CLIENT_ID): it names the tenant it acts for on each call (TENANT_HEADER) and
+     * has all rights within that tenant only.
+     */
+    private readonly worker: { clientId: string; label: string },
     private readonly leewaySeconds: number,
     caches: Caches,
     /** API tokens of the organisation's identity provider (OIDC_API_ISSUER), when configured. */
@@ -145,8 +150,12 @@ export class Authenticator {
       throw ZgwError.unauthorized('Het JWT kan niet gelezen worden.', 'jwt-invalid');
     }
     // A token signed with a key pair is the identity provider's; any other is a ZGW token signed with a client's secret.
-    const { clientId, payload, tenant } =
+    const verified =
       this.oidc && OIDC_ALGORITHMS.includes(String(jose.alg)) ? await this.verifyOidc(token) : await this.verifyHs256(token, claims, jose);
+    const { clientId, payload } = verified;
+    const named = req.headers[TENANT_HEADER];
+    const acting = clientId === this.worker.clientId && typeof named === 'string' && named !== '';
+    const tenant = acting ? named : verified.tenant;
     const iat = Number(payload.iat);
     if (Number.isFinite(iat) && iat * 1000 > Date.now() + this.leewaySeconds * 1000) {
       throw ZgwError.forbidden('Het JWT is uitgegeven in de toekomst (iat).', 'jwt-invalid');
@@ -160,7 +169,9 @@ export class Authenticator {
       ))
     )
       throw ZgwError.forbidden(`De client hoort bij geen bekende organisatie (tenant ${tenant}).`, 'tenant-unknown');
-    const rights = await this.applicaties.getOrLoad(clientId, () => inTenant(tenant, () => this.rightsOf(clientId)));
+    const rights = acting
+      ? { label: this.worker.label, heeftAlleAutorisaties: true }
+      : await this.applicaties.getOrLoad(clientId, () => inTenant(tenant, () => this.rightsOf(clientId)));
     const state = this.limiter?.take(clientId, rights.rateRule);
     if (state) {
       req.rateHeaders = rateHeaders(state);

@@ -7,7 +7,7 @@ import { platform, tracedOf, type Deps } from '../context';
  * out through the outbox whatever happens here.
  */
 export async function antwoord(deps: Deps, o: OverdrachtOpdracht): Promise<string> {
-  const overdracht = await platform(deps.config).client.get(o.url);
+  const overdracht = await platform(deps.config, o.tenant).client.get(o.url);
   if (!o.antwoordUrl) {
     deps.log.info(
       { ...tracedOf(o), status: overdracht.status },

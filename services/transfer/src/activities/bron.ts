@@ -2,9 +2,16 @@ import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
 import { routeOf, tracedOf, type Deps } from '../context';
 import type { Obj } from './bronzaak';
 
-/** Step `bron_gekoppeld`: the source names the copy in relevanteAndereZaken (aardRelatie `bijdrage`), once. */
+/**
+ * Step `bron_gekoppeld`: the source names the copy in relevanteAndereZaken (aardRelatie `bijdrage`), once; not a copy
+ * in another tenant (Route.apart).
+ */
 export async function koppelBron(deps: Deps, o: OverdrachtOpdracht, doelZaak: string): Promise<void> {
-  const { bron } = await routeOf(deps, o);
+  const { bron, apart } = await routeOf(deps, o);
+  if (apart) {
+    deps.log.info({ ...tracedOf(o), doelZaak }, 'overdracht: doelzaak in een andere organisatie; de bronzaak verwijst er niet naar');
+    return;
+  }
   const zaak = await bron.client.get(o.zaak);
   const relaties = (zaak.relevanteAndereZaken as Obj[] | undefined) ?? [];
   if (!relaties.some((r) => r.url === doelZaak)) {

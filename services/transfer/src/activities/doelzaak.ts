@@ -52,11 +52,12 @@ export async function vindDoelzaken(doel: Kant, o: OverdrachtOpdracht, plan: Pic
 
 /**
  * Step `doelzaak_aangemaakt`: the copy in the target zaaktype and organisation, numbered by the target (its own
- * identificatie series), with this overdracht's kenmerk and the source as `vervolg` in relevanteAndereZaken.
+ * identificatie series), with this overdracht's kenmerk and the source as `vervolg` in relevanteAndereZaken (not to
+ * another tenant: Route.apart).
  * Looked up first.
  */
 export async function maakDoelzaak(deps: Deps, o: OverdrachtOpdracht, plan: Plan): Promise<string> {
-  const { bron, doel } = await routeOf(deps, o);
+  const { bron, doel, apart } = await routeOf(deps, o);
   const bestaand = await vindDoelzaak(doel, o, plan);
   if (bestaand) return String(bestaand.url);
   const zaak = await bron.client.get(o.zaak);
@@ -69,7 +70,7 @@ export async function maakDoelzaak(deps: Deps, o: OverdrachtOpdracht, plan: Plan
     zaaktype: plan.doelZaaktype,
     productenOfDiensten: ((zaak.productenOfDiensten as string[] | undefined) ?? []).filter((p) => producten.has(p)),
     kenmerken: [...((zaak.kenmerken as Obj[] | undefined) ?? []), kenmerkVan(o)],
-    relevanteAndereZaken: [{ url: o.zaak, aardRelatie: 'vervolg' }],
+    relevanteAndereZaken: apart ? [] : [{ url: o.zaak, aardRelatie: 'vervolg' }],
   };
   const copy = await doel.client.post(zgwUrl(doel.zaken, 'zaken'), body);
   deps.log.info({ ...tracedOf(o), doelZaak: copy.url }, 'overdracht: doelzaak aangemaakt');

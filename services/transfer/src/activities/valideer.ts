@@ -68,7 +68,7 @@ export async function valideer(deps: Deps, o: OverdrachtOpdracht): Promise<Plan>
 
 /** `overdracht_loopt_al`: another transfer of this zaak, received earlier, has not ended. */
 async function loopt(deps: Deps, o: OverdrachtOpdracht): Promise<void> {
-  const hier = platform(deps.config);
+  const hier = platform(deps.config, o.tenant);
   const base = o.url.slice(0, o.url.lastIndexOf('/overdrachten/'));
   const mine = await hier.client.get(o.url);
   for (const status of ['ontvangen', 'bezig']) {

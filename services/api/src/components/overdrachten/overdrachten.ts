@@ -1,6 +1,7 @@
 import {
   DOELREGISTRATIES_COLLECTION,
   EINDSTATUSSEN,
+  currentTenant,
   Voortgang,
   traced,
   type OverdrachtOpdracht,
@@ -148,6 +149,7 @@ export function opdrachtOf(o: Overdrachten, doc: Stored<OverdrachtDoc>, url: str
   const c = o.api.deps.config;
   return {
     overdracht: doc._id,
+    tenant: currentTenant() ?? o.api.deps.tenants.defaultTenant,
     url,
     zaak: doc.zaak,
     zaakIdentificatie: doc.zaakIdentificatie,
