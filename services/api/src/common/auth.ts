@@ -150,11 +150,12 @@ export class Authenticator {
       throw ZgwError.unauthorized('Het JWT kan niet gelezen worden.', 'jwt-invalid');
     }
     // A token signed with a key pair is the identity provider's; any other is a ZGW token signed with a client's secret.
-    const verified =
-      this.oidc && OIDC_ALGORITHMS.includes(String(jose.alg)) ? await this.verifyOidc(token) : await this.verifyHs256(token, claims, jose);
+    const byProvider = !!this.oidc && OIDC_ALGORITHMS.includes(String(jose.alg));
+    const verified = byProvider ? await this.verifyOidc(token) : await this.verifyHs256(token, claims, jose);
     const { clientId, payload } = verified;
+    // Only the worker's own HS256 token (signed with TRANSFER_SECRET) may name the tenant it acts for.
     const named = req.headers[TENANT_HEADER];
-    const acting = clientId === this.worker.clientId && typeof named === 'string' && named !== '';
+    const acting = !byProvider && clientId === this.worker.clientId && typeof named === 'string' && named !== '';
     const tenant = acting ? named : verified.tenant;
     const iat = Number(payload.iat);
     if (Number.isFinite(iat) && iat * 1000 > Date.now() + this.leewaySeconds * 1000) {
