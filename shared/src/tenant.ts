@@ -7,7 +7,7 @@ import type { AnyBulkWriteOperation, Collection, Db, Document, Filter, IndexSpec
  * `inTenant(rsin, ...)` every read, count, aggregate, update and delete of a tenant's collection is restricted to that
  * tenant and every insert is stamped with it, whatever component or helper issues it. Outside any tenant (the outbox
  * relay, start-up, sweeps and the platform administrators' views) queries run as written: the query check names the
- * few that may (scripts/query-check.js, PLATFORM_QUERY_SITES).
+ * few that may (PLATFORM_QUERY_SITES in query-rules.ts, which scripts/query-check.js applies).
  */
 export const TENANT_FIELD = '_tenant';
 
