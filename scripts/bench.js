@@ -25,10 +25,13 @@
 //   pii       what sealing personal identifiers costs: _zoek by BSN with expand=rollen and rol creates at 16 clients, on
 //             this build and on the last one that stored them in the clear (--plain-ref), same data (--zaken, here
 //             20,000) (bench/pii.js).
-//   `all` runs catalogi and zaken; the documents, notifier, transfer and pii suites run when named.
+//   tenants   a tenant's list page 1 and _zoek by BSN at 16 clients, alone in the store and among --tenants (200)
+//             tenants of --per-tenant (500) zaken each; targets: >= 80% of the req/s alone, store query p99 < 5 ms
+//             (bench/tenants.js).
+//   `all` runs catalogi and zaken; the documents, notifier, transfer, pii and tenants suites run when named.
 //
-// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|transfer|pii|all --plain-ref REF --transfers N --concurrent N --only TEXT --seconds S --zaaktypen N
-//        --zaken N --documents N --via-api N --large-mib M --parallel N --store gridfs|s3 --events N --receivers N --slow-ms MS --keep]
+// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|transfer|pii|tenants|all --plain-ref REF --transfers N --concurrent N --only TEXT --seconds S --zaaktypen N
+//        --zaken N --documents N --via-api N --large-mib M --parallel N --store gridfs|s3 --events N --receivers N --slow-ms MS --tenants N --per-tenant N --keep]
 //   --only TEXT  runs just the operations whose title contains TEXT (e.g. --only uuid)
 //   --keep       keeps the bench databases (dropped at the end by default)
 // Environment: MONGODB_URL, KAFKA_BROKERS (as for the API; when unset, scripts/engines.sh starts the default engines),
@@ -46,6 +49,7 @@ const { documentsSuite, largeSuite } = require('./bench/documents');
 const { notifierSuite } = require('./bench/notifier');
 const { transferSuite } = require('./bench/transfer');
 const { piiSuite } = require('./bench/pii');
+const { tenantsSuite } = require('./bench/tenants');
 
 const root = path.join(__dirname, '..');
 const option = (name) => {
@@ -54,7 +58,7 @@ const option = (name) => {
 };
 const num = (name, dflt) => (option(name) === undefined ? dflt : Number(option(name)));
 const SUITE = option('suite') ?? 'all';
-const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier', 'transfer', 'pii'];
+const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier', 'transfer', 'pii', 'tenants'];
 if (![...SUITES, 'all'].includes(SUITE)) throw new Error(`--suite ${SUITE}: use ${SUITES.join(', ')} or all`);
 /** `all` runs every suite but the long ones (documents: a million documents; documents-large: 1 GiB). */
 const runs = (name) => SUITE === name || (SUITE === 'all' && ['catalogi', 'zaken'].includes(name));
@@ -311,24 +315,25 @@ const zaakBody = (zaaktypeUrl, i) => ({
  * A catalogus with a published zaaktype that has a statustype and a roltype, whose zaken carry documents of a published
  * informatieobjecttype and besluiten of a published besluittype.
  */
-async function zaaktypeForZaken(ztc) {
-  const catalogus = (await post(`${ztc}/catalogussen`, { domein: 'ZBNCH', rsin: '002220647', contactpersoonBeheerNaam: 'Bench' })).url;
+/** The types the loaded zaken use, in a catalogus of their own; `as`: the headers of another client (a tenant's). */
+async function zaaktypeForZaken(ztc, as = {}) {
+  const catalogus = (await post(`${ztc}/catalogussen`, { domein: 'ZBNCH', rsin: '002220647', contactpersoonBeheerNaam: 'Bench' }, as)).url;
   const iot = await post(`${ztc}/informatieobjecttypen`, {
     catalogus, omschrijving: 'bijlage', vertrouwelijkheidaanduiding: 'openbaar', beginGeldigheid: '2020-01-01', informatieobjectcategorie: 'bijlage',
-  });
-  const bt = await post(`${ztc}/besluittypen`, { catalogus, omschrijving: 'besluit', publicatieIndicatie: false, informatieobjecttypen: [], beginGeldigheid: '2020-01-01' });
+  }, as);
+  const bt = await post(`${ztc}/besluittypen`, { catalogus, omschrijving: 'besluit', publicatieIndicatie: false, informatieobjecttypen: [], beginGeldigheid: '2020-01-01' }, as);
   for (const url of [iot.url, bt.url]) {
-    const published = await call('POST', `${url}/publish`);
+    const published = await call('POST', `${url}/publish`, undefined, as);
     if (published.status !== 200) throw new Error(`publish ${url}: ${published.status} ${published.text.slice(0, 500)}`);
   }
   const zt = await post(`${ztc}/zaaktypen`, {
     ...zaaktype(catalogus, 0), identificatie: 'ZT-ZAKEN', omschrijving: 'Melding openbare ruimte', besluittypen: ['besluit'],
-  });
-  await post(`${ztc}/zaaktype-informatieobjecttypen`, { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 1, richting: 'inkomend' });
-  await post(`${ztc}/statustypen`, { zaaktype: zt.url, omschrijving: 'Ontvangen', volgnummer: 1 });
-  await post(`${ztc}/statustypen`, { zaaktype: zt.url, omschrijving: 'Afgehandeld', volgnummer: 2 });
-  const roltype = await post(`${ztc}/roltypen`, { zaaktype: zt.url, omschrijving: 'Melder', omschrijvingGeneriek: 'initiator' });
-  const res = await call('POST', `${zt.url}/publish`);
+  }, as);
+  await post(`${ztc}/zaaktype-informatieobjecttypen`, { zaaktype: zt.url, informatieobjecttype: iot.url, volgnummer: 1, richting: 'inkomend' }, as);
+  await post(`${ztc}/statustypen`, { zaaktype: zt.url, omschrijving: 'Ontvangen', volgnummer: 1 }, as);
+  await post(`${ztc}/statustypen`, { zaaktype: zt.url, omschrijving: 'Afgehandeld', volgnummer: 2 }, as);
+  const roltype = await post(`${ztc}/roltypen`, { zaaktype: zt.url, omschrijving: 'Melder', omschrijvingGeneriek: 'initiator' }, as);
+  const res = await call('POST', `${zt.url}/publish`, undefined, as);
   if (res.status !== 200) throw new Error(`publish ${zt.url}: ${res.status} ${res.text.slice(0, 500)}`);
   return { zaaktype: zt.url, roltype: roltype.url, informatieobjecttype: iot.url, besluittype: bt.url };
 }
@@ -338,7 +343,7 @@ async function zaaktypeForZaken(ztc) {
  * and a besluit on it, every 10th with a zaakobject. Shows progress every 5 s (count, rate, ETA, events waiting in the
  * outbox).
  */
-async function loadZaken(zrc, types, pool, count, outboxWaiting) {
+async function loadZaken(zrc, types, pool, count, outboxWaiting, as = {}, quiet = false) {
   const drc = zrc.replace('/zaken/api/v1', '/documenten/api/v1');
   const brc = zrc.replace('/zaken/api/v1', '/besluiten/api/v1');
   const paths = [];
@@ -349,6 +354,7 @@ async function loadZaken(zrc, types, pool, count, outboxWaiting) {
   const started = Date.now();
   let last = { at: started, done: 0 };
   const progress = setInterval(async () => {
+    if (quiet) return;
     const now = Date.now();
     const rate = (done - last.done) / ((now - last.at) / 1000);
     const overall = done / ((now - started) / 1000);
@@ -360,21 +366,21 @@ async function loadZaken(zrc, types, pool, count, outboxWaiting) {
     await Promise.all(Array.from({ length: 16 }, async () => {
       while (next < count) {
         const i = next++;
-        const zaak = await post(`${zrc}/zaken`, zaakBody(types.zaaktype, i), CRS);
+        const zaak = await post(`${zrc}/zaken`, zaakBody(types.zaaktype, i), { ...CRS, ...as });
         await post(`${zrc}/rollen`, {
           zaak: zaak.url, roltype: types.roltype, betrokkeneType: 'natuurlijk_persoon', roltoelichting: 'melder',
           betrokkeneIdentificatie: { inpBsn: pool[i % pool.length], geslachtsnaam: 'Jansen', voornamen: 'Jan' },
-        }, CRS);
+        }, { ...CRS, ...as });
         const document = await post(`${drc}/enkelvoudiginformatieobjecten`, {
           bronorganisatie: '002220647', creatiedatum: startdatum(i), titel: `Melding ${i}`, auteur: 'Melder', taal: 'dut',
           inhoud: Buffer.from(`melding ${i}`).toString('base64'), bestandsnaam: `melding-${i}.txt`, informatieobjecttype: types.informatieobjecttype,
-        });
-        await post(`${zrc}/zaakinformatieobjecten`, { zaak: zaak.url, informatieobject: document.url }, CRS);
+        }, as);
+        await post(`${zrc}/zaakinformatieobjecten`, { zaak: zaak.url, informatieobject: document.url }, { ...CRS, ...as });
         await post(`${brc}/besluiten`, {
           verantwoordelijkeOrganisatie: '002220647', besluittype: types.besluittype, zaak: zaak.url, datum: startdatum(i), ingangsdatum: startdatum(i),
-        });
+        }, as);
         if (i % 10 === 0) {
-          await post(`${zrc}/zaakobjecten`, { zaak: zaak.url, objectType: 'pand', objectIdentificatie: { identificatie: `0599100000${String(i).padStart(6, '0')}` } }, CRS);
+          await post(`${zrc}/zaakobjecten`, { zaak: zaak.url, objectType: 'pand', objectIdentificatie: { identificatie: `0599100000${String(i).padStart(6, '0')}` } }, { ...CRS, ...as });
           objects++;
           withParts.push(pathOf(zaak.url));
         }
@@ -585,6 +591,10 @@ async function main() {
     if (runs('pii')) {
       dbs.push(`zgw_bench_pii_${stamp}_sealed`, `zgw_bench_pii_${stamp}_plain`);
       suites.pii = { at: new Date().toISOString(), ...(await piiSuite(helpers, `zgw_bench_pii_${stamp}`, mongo, { zaken: num('zaken', 20000), plainRef: option('plain-ref') ?? '9d0f855^' })) };
+    }
+    if (runs('tenants')) {
+      dbs.push(`zgw_bench_tenants_${stamp}`);
+      suites.tenants = { at: new Date().toISOString(), ...(await tenantsSuite(helpers, dbs.at(-1), mongo, { tenants: num('tenants', 200), perTenant: num('per-tenant', 500) })) };
     }
     if (runs('documents-large')) {
       dbs.push(`zgw_bench_documents_large_${stamp}`);

@@ -190,6 +190,29 @@ describe('tenants', () => {
     expect(again.statusCode).toBe(400);
   });
 
+  it('numbers generated identificaties per tenant, and refuses a doelregistratie name another tenant holds', async () => {
+    for (const w of [a, b, a, b]) {
+      const res = await w.app.call('POST', `${ZRC}/zaken`, zaakBody(w.zaaktype), { headers: CRS });
+      if (res.statusCode !== 201) throw new Error(res.body);
+      // (the later tests count each tenant's zaken as the workload made them)
+      expect((await w.app.call('DELETE', res.json().url)).statusCode).toBe(204);
+    }
+    const reg = async (w: Workload) =>
+      w.app.call('POST', '/admin/api/v1/doelregistraties', {
+        naam: 'buurgemeente',
+        route: 'intern',
+        rsin: A,
+        catalogus: (await w.app.call('GET', w.zaaktype)).json().catalogus,
+        zaaktypen: [{ bron: 'ZT-1', doel: 'ZT-1' }],
+        bron: 'openlaten',
+      });
+    const mine = await reg(a);
+    expect(mine.statusCode).toBe(201);
+    const taken = await reg(b);
+    expect(taken.statusCode).toBe(400);
+    expect(taken.json().invalidParams[0].name).toBe('naam');
+  });
+
   it("does not resolve another tenant's objects as references in a body", async () => {
     const zaak = await a.app.call('POST', `${ZRC}/zaken`, zaakBody(b.zaaktype), { headers: CRS });
     expect(zaak.statusCode).toBe(400);

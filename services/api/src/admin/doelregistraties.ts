@@ -35,7 +35,14 @@ async function save(
   const secret = fields.secret ? sealSecret(pii, 'doelregistratie', fields.secret) : fields.route === 'extern' ? existing?.secret : undefined;
   const doc: StoredDoelregistratie = { ...fields, ...(secret ? { secret } : {}), _id: naam, _created: existing?._created ?? now, _updated: now };
   if (!doc.secret) delete doc.secret;
-  await coll.replaceOne({ _id: naam }, doc, { upsert: true });
+  try {
+    await coll.replaceOne({ _id: naam }, doc, { upsert: true });
+  } catch (err) {
+    // the name is another tenant's: names are unique across the installation (the transfer worker finds them by name)
+    if ((err as { code?: number }).code === 11000)
+      throw ZgwError.field('naam', 'unique', `De naam "${naam}" is op dit platform al in gebruik; kies een andere.`);
+    throw err;
+  }
   return doc;
 }
 

@@ -1,3 +1,4 @@
+import { currentTenant } from '@zgw/shared';
 import type { Db } from 'mongodb';
 
 /**
@@ -22,7 +23,8 @@ export class GenummerdeIdentificaties {
   async next(bronorganisatie: string, datum: string): Promise<string> {
     const year = datum.slice(0, 4);
     for (;;) {
-      const n = await this.reserve(`${bronorganisatie}/${year}`);
+      // a series per tenant: two organisations may share a bronorganisatie value, never a counter
+      const n = await this.reserve(`${currentTenant() ?? ''}/${bronorganisatie}/${year}`);
       const identificatie = `${this.prefix}-${year}-${String(n).padStart(10, '0')}`;
       if (!(await this.taken(bronorganisatie, identificatie))) return identificatie;
     }
