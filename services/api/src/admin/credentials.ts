@@ -32,10 +32,10 @@ export async function registerCredentialAdmin(app: FastifyInstance, deps: Deps):
     if (tenant !== own && !isPlatformAdmin(deps, caller))
       throw ZgwError.forbidden('Een beheerder registreert alleen clients van de eigen organisatie.', 'platform-admin');
     if (!(await deps.tenants.get(tenant))) throw ZgwError.field('tenant', 'does_not_exist', `Organisatie ${tenant} bestaat niet.`);
-    const current = await creds.tenantOf(body.identifier);
-    if ((await creds.lookup(body.identifier)) && (current ?? deps.tenants.defaultTenant) !== tenant)
+    const existing = await creds.lookup(body.identifier);
+    if (existing && (existing.tenant ?? deps.tenants.defaultTenant) !== tenant)
       throw ZgwError.field('identifier', 'unique', 'Deze client id is al geregistreerd: client ids zijn uniek op het platform.');
-    await creds.set(body.identifier, body.secret, tenant === deps.tenants.defaultTenant ? current : tenant);
+    await creds.set(body.identifier, body.secret, tenant === deps.tenants.defaultTenant ? existing?.tenant : tenant);
     deps.caches.clear(CREDENTIALS_CACHE);
     req.log.info({ clientId: body.identifier, tenant, by: caller.clientId }, 'credential registered');
     return reply.code(201).send({ identifier: body.identifier, tenant });
