@@ -573,7 +573,7 @@ async function main() {
       suites.zaken = { at: new Date().toISOString(), ...(await zakenSuite(dbs.at(-1), mongo)) };
     }
     const helpers = {
-      call, post, measure, startApi, up, stopApi, drained, randomOf, pathOf, seconds, zaaktype, headers, PORT, ONLY, SECONDS,
+      call, post, measure, startApi, up, stopApi, drained, randomOf, pathOf, seconds, zaaktype, headers, PORT, ONLY, SECONDS, cpuSeconds,
       bsnPool, zaaktypeForZaken, loadZaken, zrcHeaders, CRS,
     };
     if (runs('documents')) {

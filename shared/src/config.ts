@@ -156,6 +156,10 @@ const schema = z.object({
   ADMIN_OIDC_ROLE_CLAIM: z.string().trim().min(1).default('roles'),
   /** The role values (comma-separated) any one of which gives admin rights. */
   ADMIN_OIDC_ROLES: z.string().trim().min(1).default('zgw-admin'),
+  /** Administrators of every tenant (create tenants, manage any): one of these roles. */
+  ADMIN_OIDC_PLATFORM_ROLES: z.string().trim().min(1).default('zgw-platform-admin'),
+  /** The ID token's claim naming the organisation (tenant RSIN) of an administrator with a role of ADMIN_OIDC_ROLES. */
+  ADMIN_OIDC_TENANT_CLAIM: z.string().trim().min(1).default('rsin'),
   /** `false`: no local names and passwords on the login page (only the provider). */
   ADMIN_LOCAL_LOGIN: z.enum(['true', 'false']).default('true'),
   /** Where document content is kept: GridFS in MongoDB, or an S3-compatible object store (README, Production). */

@@ -4,6 +4,8 @@ import { Pii } from './pii';
 
 /** The administrators of the admin screens (names, password hashes, second factors). */
 export const ADMIN_USERS_COLLECTION = 'adminusers';
+/** The admin screens' login sessions (each with the tenant it acts in). */
+export const ADMIN_SESSIONS_COLLECTION = 'adminsessions';
 /** Local logins between the password and the second factor (short-lived). */
 export const ADMIN_LOGINS_COLLECTION = 'adminlogins';
 

@@ -67,6 +67,13 @@ export function currentTenant(): string | undefined {
   return scope.getStore();
 }
 
+/** The tenant the current request or job acts for; an error at platform level (work that must be a tenant's). */
+export function requireTenant(): string {
+  const tenant = scope.getStore();
+  if (tenant === undefined) throw new Error('tenant work started at platform level');
+  return tenant;
+}
+
 /** Runs `fn` at platform level (no tenant), e.g. a sweep started from within a request. */
 export function atPlatformLevel<T>(fn: () => T): T {
   return scope.exit(fn);

@@ -5,6 +5,7 @@ import { mountComponent, type ComponentApi, type ComponentDef, type Deps } from 
 import { registerAuditAdmin } from './admin/audit';
 import { registerCredentialAdmin } from './admin/credentials';
 import { registerTenantsAdmin } from './admin/tenants';
+import { actingWithin } from './admin/rights';
 import { registerDoelregistratiesAdmin } from './admin/doelregistraties';
 import { registerNotificatiesAdmin } from './admin/notificaties';
 import { registerOverdrachtenAdmin } from './admin/overdrachten';
@@ -69,14 +70,18 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
   });
   registerMetrics(app, deps, metrics, kafka);
 
-  // The admin screens and JSON endpoints act within their caller's tenant: an organisation's administrators on its own
-  // data, the administrators of the screens on the default tenant's. (A callback hook: the rest of the request runs
-  // inside it.) A request without a token (a screen, with its session) is the default tenant's; the screen or endpoint
-  // itself refuses one that may not.
+  // The admin screens and JSON endpoints act within their caller's tenant (actingWithin): an organisation's
+  // administrators on its own data, a platform administrator on the tenant named or chosen. (A callback hook: the rest
+  // of the request runs inside it.) The caller is kept for the endpoint. A request that is not authenticated (a login
+  // page; a missing token) runs in the default tenant, and the screen or endpoint itself refuses one that may not.
   app.addHook('preHandler', (req, _reply, done) => {
     if (!req.url.startsWith('/admin/')) return done();
     deps.auth.authenticate(req).then(
-      (caller) => inTenant(caller.tenant ?? deps.tenants.defaultTenant, () => done()),
+      (caller) =>
+        actingWithin(deps, req, caller).then((acting) => {
+          req.adminCaller = acting;
+          inTenant(acting.tenant, () => done());
+        }, done),
       () => inTenant(deps.tenants.defaultTenant, () => done()),
     );
   });

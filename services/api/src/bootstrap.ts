@@ -11,11 +11,11 @@ import { Tenants } from './common/tenants';
  * unless one already holds that client id. Lets an operator get in without a DB shell.
  */
 export async function bootstrapClients(db: Db, pii: Pii, spec: string, log: Logger, tenants: Tenants): Promise<void> {
-  const creds = new Credentials(db, pii);
+  const creds = new Credentials(db, pii, tenants.defaultTenant);
   for (const c of parseClientsEnv(spec)) {
     const tenant = c.tenant ?? tenants.defaultTenant;
     await tenants.ensure(tenant);
-    await creds.set(c.clientId, c.secret, c.tenant);
+    await creds.set(c.clientId, tenant, c.secret);
     if (c.allRights) await ensureAllRights(db, c.clientId, tenant);
     log.info({ clientId: c.clientId, allRights: c.allRights, tenant }, 'client registered from ZGW_CLIENTS');
   }
@@ -56,6 +56,6 @@ export async function bootstrapTransferClient(db: Db, pii: Pii, config: Config, 
     );
     return;
   }
-  await new Credentials(db, pii).set(config.TRANSFER_CLIENT_ID, config.TRANSFER_SECRET);
+  await new Credentials(db, pii, config.ZGW_DEFAULT_TENANT).set(config.TRANSFER_CLIENT_ID, config.ZGW_DEFAULT_TENANT, config.TRANSFER_SECRET);
   await ensureAllRights(db, config.TRANSFER_CLIENT_ID, config.ZGW_DEFAULT_TENANT, TRANSFER_LABEL);
 }

@@ -62,7 +62,7 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
     tenants,
     auth: new Authenticator(
       db,
-      new Credentials(db, pii),
+      new Credentials(db, pii, config.ZGW_DEFAULT_TENANT),
       tenants,
       config.OIDC_API_TENANT_CLAIM,
       { clientId: config.TRANSFER_CLIENT_ID, label: TRANSFER_LABEL },

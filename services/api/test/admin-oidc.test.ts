@@ -135,7 +135,7 @@ it('refuses an account without the role with a clear page, and opens no session'
   expect(await page.textContent('h1')).toBe('Geen toegang');
   const text = await page.textContent('.errors');
   expect(text).toContain('U bent aangemeld als gast');
-  expect(text).toContain('de rol zgw-admin (claim roles)');
+  expect(text).toContain('de rol zgw-admin (claim roles; voor het hele platform: zgw-platform-admin)');
   expect((await context.cookies()).find((c) => c.name === 'zgw_beheer')).toBeUndefined();
   await context.close();
 });
@@ -237,4 +237,31 @@ it('reads the role from the ID token when the provider has no userinfo endpoint'
     await app.close();
     idOnly.child.kill();
   }
+});
+
+it('an administrator with ADMIN_OIDC_ROLES and the tenant claim manages that organisation only; the platform role every one', async () => {
+  const rsin = '123456782';
+  expect((await t.call('POST', '/admin/api/v1/tenants', { rsin, naam: 'Gemeente A' })).statusCode).toBe(201);
+  const org = await viaProvider(`org-${rsin}-olga`);
+  await org.page.waitForURL(`${base}/admin/`);
+  expect(await org.page.textContent('header .tenant')).toBe(rsin);
+  expect(await org.page.locator('nav a:has-text("Organisaties")').count()).toBe(0);
+  const session = await t.mongo.db.collection('adminsessions').findOne({ user: `oidc:org-${rsin}-olga` });
+  expect(session).toMatchObject({ tenant: rsin, platform: false });
+  const refused = await org.page.goto(`${base}/admin/organisaties`);
+  expect(refused?.status()).toBe(403);
+  await org.context.close();
+
+  // the claim naming an organisation that does not exist: no session
+  const unknown = await viaProvider('org-111222333-otto');
+  expect(await unknown.page.textContent('.errors')).toContain('bestaat niet op dit platform');
+  expect((await unknown.context.cookies()).find((c) => c.name === 'zgw_beheer')).toBeUndefined();
+  await unknown.context.close();
+
+  const platform = await viaProvider('platform-pim');
+  await platform.page.waitForURL(`${base}/admin/`);
+  await platform.page.goto(`${base}/admin/organisaties`);
+  expect(await platform.page.textContent('main table')).toContain('Gemeente A');
+  expect(await t.mongo.db.collection('adminsessions').findOne({ user: 'oidc:platform-pim' })).toMatchObject({ platform: true });
+  await platform.context.close();
 });

@@ -9,6 +9,7 @@ import { AdminSessions, csrfMatches, parseCookies, serializeCookie } from '../sr
 import { AdminUsers } from '../src/admin/ui/users';
 import { escapeHtml, html, raw, safeHref } from '../src/common/html';
 import { markdownLite, renderReference, typeOf } from '../src/reference/render';
+const ROLE = { tenant: '000000000', platform: true };
 
 describe('escaping', () => {
   it('escapes every interpolated value, in text and in attributes', () => {
@@ -200,11 +201,11 @@ describe('sessions and logins over time', () => {
   it('a session ends after its idle time, and is extended by use up to its maximum lifetime', async () => {
     const sessions = new AdminSessions(mongo.db, 30 * 60_000, 2 * 3_600_000, clock);
     await sessions.ensureIndexes();
-    const idle = await sessions.create('a');
+    const idle = await sessions.create('a', ROLE);
     advance(31 * 60_000);
     expect(await sessions.get(idle.token)).toBeUndefined();
 
-    const used = await sessions.create('a');
+    const used = await sessions.create('a', ROLE);
     for (let i = 0; i < 5; i++) {
       advance(20 * 60_000);
       expect(await sessions.get(used.token)).toBeDefined(); // 100 minutes of use, never 30 idle
@@ -216,7 +217,7 @@ describe('sessions and logins over time', () => {
 
   it('purges expired sessions', async () => {
     const sessions = new AdminSessions(mongo.db, 60_000, 3_600_000, clock);
-    await sessions.create('purged');
+    await sessions.create('purged', ROLE);
     advance(2 * 60_000);
     await sessions.purge();
     expect(await mongo.db.collection('adminsessions').countDocuments({ user: 'purged' })).toBe(0);

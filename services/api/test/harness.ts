@@ -82,8 +82,8 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
     ? new CacheBroadcast(createKafka(config.KAFKA_BROKERS, `test-${id}-cache`), topicPrefix, deps.caches, log, ceSource(config))
     : undefined;
   await broadcast?.start();
-  const creds = new Credentials(mongo.db, deps.pii);
-  await creds.set(ADMIN, ADMIN_SECRET);
+  const creds = new Credentials(mongo.db, deps.pii, config.ZGW_DEFAULT_TENANT);
+  await creds.set(ADMIN, config.ZGW_DEFAULT_TENANT, ADMIN_SECRET);
   await ensureAllRights(mongo.db, ADMIN, config.ZGW_DEFAULT_TENANT);
   relay.start();
   const adminToken = token();
@@ -111,7 +111,7 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
       });
     },
     client: async (clientId, secret) => {
-      await creds.set(clientId, secret);
+      await creds.set(clientId, config.ZGW_DEFAULT_TENANT, secret);
     },
     close: async () => {
       await broadcast?.stop();

@@ -86,7 +86,7 @@ describe('an installation upgraded to tenants', () => {
     expect((await after.call('POST', `${ZRC}/zaken`, zaakBody(zaaktype, { identificatie: 'OUD-1' }), { headers: CRS })).statusCode).toBe(400);
     // in another tenant, with a zaaktype of its own: taken
     expect((await after.call('POST', '/admin/api/v1/tenants', { rsin: '123456782', naam: 'Nieuw' })).statusCode).toBe(201);
-    await new Credentials(after.mongo.db, after.deps.pii).set('nieuw', 'nieuw-secret', '123456782');
+    await new Credentials(after.mongo.db, after.deps.pii, after.deps.tenants.defaultTenant).set('nieuw', '123456782', 'nieuw-secret');
     await ensureAllRights(after.deps.db, 'nieuw', '123456782');
     const nieuw: TestApp = { ...after, call: (m, u, b, o = {}) => after.call(m, u, b, { ...o, token: token('nieuw', 'nieuw-secret') }) };
     const own = await zaaktypeMetOnderdelen(nieuw, sl);

@@ -254,6 +254,10 @@ describe('tenants', () => {
     expect(list.statusCode).toBe(200);
     const byRsin = Object.fromEntries(list.json().map((x: { rsin: string }) => [x.rsin, x]));
     expect(byRsin[A].aantallen).toEqual({ zaken: 1, documenten: 1, clients: 1 });
+    // its storage: the content of its document's one version
+    const document = (await a.app.call('GET', a.document)).json();
+    expect(document.bestandsomvang).toBeGreaterThan(0);
+    expect(byRsin[A].opslag).toBe(document.bestandsomvang);
     expect(byRsin[B].aantallen.zaken).toBe(1);
     expect((await a.app.call('GET', '/admin/api/v1/tenants')).statusCode).toBe(403);
     // an organisation's administrator sees its own clients only

@@ -231,7 +231,8 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   app.get<{ Params: { id: string } }>(`${BASE}/resends/:id`, async (req) => {
     await administrator(req);
     const r = UUID.test(req.params.id) ? await resends.findOne({ _id: req.params.id }) : null;
-    if (!r) throw ZgwError.notFound(`Verzoek ${req.params.id} bestaat niet.`);
+    // a resend of another tenant's abonnement does not exist here (resends are kept at platform level)
+    if (!r || !(await abonnementen.get(r.abonnement))) throw ZgwError.notFound(`Verzoek ${req.params.id} bestaat niet.`);
     return resendView(r);
   });
 

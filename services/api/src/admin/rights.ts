@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { TENANT_HEADER } from '@zgw/shared';
 import type { Caller } from '../common/auth';
 import type { Deps } from '../common/component';
 import { ZgwError } from '../common/errors';
@@ -11,4 +12,17 @@ export async function adminCaller(deps: Deps, req: FastifyRequest, what: string)
   const caller = await deps.auth.authenticate(req);
   if (!caller.hasScope('autorisaties.bijwerken')) throw ZgwError.forbidden(`Alleen beheerders met autorisaties.bijwerken mogen ${what}.`);
   return caller;
+}
+
+/**
+ * The tenant an admin request acts in: an organisation's administrator's own; a platform administrator's own (the
+ * screens: the one chosen in the session), or the one named in header `Zgw-Tenant` (unknown: 403 tenant-unknown).
+ */
+export async function actingWithin(deps: Deps, req: FastifyRequest, caller: Caller): Promise<Caller> {
+  const named = req.headers[TENANT_HEADER];
+  if (typeof named !== 'string' || named === '' || named === caller.tenant) return caller;
+  if (!caller.platformAdmin)
+    throw ZgwError.forbidden(`Alleen beheerders van het platform handelen voor een andere organisatie (header ${TENANT_HEADER}).`, 'platform-admin');
+  if (!(await deps.tenants.get(named))) throw ZgwError.forbidden(`Organisatie ${named} bestaat niet.`, 'tenant-unknown');
+  return caller.within(named);
 }

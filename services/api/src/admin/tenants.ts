@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from 'mongodb';
 import { platformDb, TENANT_FIELD } from '@zgw/shared';
-import type { Caller } from '../common/auth';
 import type { Deps } from '../common/component';
 import { Credentials } from '../common/credentials';
 import { ZgwError } from '../common/errors';
@@ -12,23 +12,17 @@ export interface TenantView {
   naam: string;
   aangemaakt: string;
   aantallen: { zaken: number; documenten: number; clients: number };
-}
-
-/**
- * Platform administrators: administrators of the default tenant (the provider's own organisation, ZGW_DEFAULT_TENANT)
- * and those of the admin screens. An organisation's administrators manage only their own tenant.
- */
-export function isPlatformAdmin(deps: Deps, caller: Caller): boolean {
-  return (caller.tenant ?? deps.tenants.defaultTenant) === deps.tenants.defaultTenant;
+  /** The bytes of content its documents hold, every version counted (what it costs in storage). */
+  opslag: number;
 }
 
 /** The tenants of the installation, for platform administrators: `POST` and `GET /admin/api/v1/tenants`. */
 export async function registerTenantsAdmin(app: FastifyInstance, deps: Deps): Promise<void> {
-  const creds = new Credentials(deps.db, deps.pii);
-  await creds.coll.createIndex({ tenant: 1 });
+  const creds = new Credentials(deps.db, deps.pii, deps.tenants.defaultTenant);
+  await creds.coll.createIndex({ tenant: 1, _id: 1 });
   const platform = async (req: FastifyRequest) => {
     const caller = await adminCaller(deps, req, 'organisaties beheren');
-    if (!isPlatformAdmin(deps, caller)) throw ZgwError.forbidden('Alleen beheerders van het platform beheren organisaties.', 'platform-admin');
+    if (!caller.platformAdmin) throw ZgwError.forbidden('Alleen beheerders van het platform beheren organisaties.', 'platform-admin');
     return caller;
   };
   app.post('/admin/api/v1/tenants', async (req, reply) => {
@@ -48,10 +42,20 @@ export async function registerTenantsAdmin(app: FastifyInstance, deps: Deps): Pr
 async function view(deps: Deps, creds: Credentials, t: { _id: string; naam: string; createdAt: Date }): Promise<TenantView> {
   const db = platformDb(deps.db);
   const of = { [TENANT_FIELD]: t._id, _tombstone: { $exists: false } };
-  const [zaken, documenten, clients] = await Promise.all([
+  const [zaken, documenten, clients, opslag] = await Promise.all([
     db.collection('zaken').countDocuments(of),
     db.collection('enkelvoudiginformatieobjecten').countDocuments(of),
-    creds.countFor(t._id, t._id === deps.tenants.defaultTenant),
+    creds.countFor(t._id),
+    storageOf(db, t._id),
   ]);
-  return { rsin: t._id, naam: t.naam, aangemaakt: t.createdAt.toISOString(), aantallen: { zaken, documenten, clients } };
+  return { rsin: t._id, naam: t.naam, aangemaakt: t.createdAt.toISOString(), aantallen: { zaken, documenten, clients }, opslag };
+}
+
+/** The content bytes of a tenant's document versions (each version keeps its own content). */
+async function storageOf(db: Db, tenant: string): Promise<number> {
+  const [sum] = await db
+    .collection('enkelvoudiginformatieobject_versies')
+    .aggregate<{ bytes: number }>([{ $match: { [TENANT_FIELD]: tenant } }, { $group: { _id: null, bytes: { $sum: '$bestandsomvang' } } }])
+    .toArray();
+  return sum?.bytes ?? 0;
 }

@@ -11,8 +11,10 @@ import { AdminSessions } from '../admin/ui/sessions';
 import { AdminUsers } from '../admin/ui/users';
 
 const USAGE = `usage: npm run admin -- <command>
-  add <name> [--password-stdin]        create an administrator of the admin screens; prints a generated password
-                                       once (or takes the first line of standard input)
+  add <name> [--tenant <rsin>] [--password-stdin]
+                                       create an administrator of the admin screens; prints a generated password
+                                       once (or takes the first line of standard input). With --tenant: an
+                                       administrator of that organisation only; without: of the whole platform
   password <name> [--password-stdin]   set a new password (generated, or from standard input); ends their sessions
   remove <name>                        remove an administrator and end their sessions
   reset-factor <name>                  remove an administrator's second factor (a lost phone) and end their
@@ -168,7 +170,8 @@ async function main(args: string[]): Promise<number> {
     if (cmd === 'list') {
       for (const u of await users.list()) {
         const factor = u.secondFactor ? `second factor set, ${u.recoveryCodesLeft} recovery codes left` : 'no second factor yet';
-        console.log(`${u.name}\tcreated ${u.createdAt.toISOString()}\tpassword changed ${u.passwordChangedAt.toISOString()}\t${factor}`);
+        const of = u.tenant ? `tenant ${u.tenant}` : 'platform';
+        console.log(`${u.name}\t${of}\tcreated ${u.createdAt.toISOString()}\tpassword changed ${u.passwordChangedAt.toISOString()}\t${factor}`);
       }
       return 0;
     }
@@ -187,7 +190,13 @@ async function main(args: string[]): Promise<number> {
     const given = args.includes('--password-stdin') ? await readStdinLine() : undefined;
     const password = given ?? generatePassword();
     if (cmd === 'add') {
-      if (!(await users.create(name!, password))) {
+      const at = args.indexOf('--tenant');
+      const tenant = at > 0 ? args[at + 1] : undefined;
+      if (at > 0 && !(tenant && (await new Tenants(mongo.db, config.ZGW_DEFAULT_TENANT).get(tenant)))) {
+        console.error(`admin: no tenant "${tenant ?? ''}" (see tenant-list)`);
+        return 1;
+      }
+      if (!(await users.create(name!, password, tenant))) {
         console.error(`admin: "${name}" exists already (use: password ${name})`);
         return 1;
       }

@@ -29,7 +29,7 @@ async function main(args: string[]): Promise<number> {
     // secrets are stored sealed, with the key the API uses (refused when it is not the one values here were sealed with)
     const pii = piiFromConfig(config, createLogger('credentials'));
     await checkPiiKeys(mongo.db, pii);
-    const creds = new Credentials(mongo.db, pii);
+    const creds = new Credentials(mongo.db, pii, config.ZGW_DEFAULT_TENANT);
     if (cmd === 'add') {
       const named = flag(args, '--tenant');
       const tenant = named ?? config.ZGW_DEFAULT_TENANT;
@@ -37,7 +37,7 @@ async function main(args: string[]): Promise<number> {
         console.error(`credentials: tenant ${named} does not exist (npm run admin -- tenant-add ${named} <naam>)`);
         return 2;
       }
-      const secret = await creds.set(clientId!, flag(args, '--secret'), named);
+      const secret = await creds.set(clientId!, tenant, flag(args, '--secret'));
       const created = args.includes('--all-rights') ? await ensureAllRights(mongo.db, clientId!, tenant, flag(args, '--label') ?? clientId) : false;
       await tellRunningInstances(config);
       console.log(JSON.stringify({ clientId, tenant, secret, allRightsApplicatieCreated: created }));
@@ -46,7 +46,7 @@ async function main(args: string[]): Promise<number> {
       await tellRunningInstances(config);
       console.log(JSON.stringify({ clientId, removed }));
     } else if (cmd === 'list') {
-      for (const c of await creds.list()) console.log(`${c.clientId}\t${c.tenant ?? config.ZGW_DEFAULT_TENANT}\t${c.createdAt.toISOString()}`);
+      for (const c of await creds.list()) console.log(`${c.clientId}\t${c.tenant}\t${c.createdAt.toISOString()}`);
     } else {
       console.error(USAGE);
       return 2;

@@ -37,9 +37,24 @@ export class Caller {
     readonly userId: string,
     readonly userRepresentation: string,
     readonly rights: ApplicatieRights,
-    /** The RSIN of the tenant the caller acts for; undefined: platform level (the platform's own sweeps). */
-    readonly tenant?: string,
+    /** The RSIN of the tenant the caller acts for. */
+    readonly tenant: string,
+    /**
+     * A platform administrator (the admin endpoints' rights across tenants): an administrator of the default tenant,
+     * or an administrator of the screens without an organisation of their own.
+     */
+    readonly platformAdmin = false,
   ) {}
+
+  /** The platform itself, acting within a tenant (finishing a create, reading what a caller may already see). */
+  static system(tenant: string): Caller {
+    return new Caller('system', 'system', 'Platform', { heeftAlleAutorisaties: true }, tenant);
+  }
+
+  /** The same caller acting within another tenant (a platform administrator naming the tenant of an admin request). */
+  within(tenant: string): Caller {
+    return new Caller(this.clientId, this.userId, this.userRepresentation, this.rights, tenant, this.platformAdmin);
+  }
 
   get all(): boolean {
     return this.rights.heeftAlleAutorisaties === true;
@@ -79,7 +94,10 @@ export class Caller {
 declare module 'fastify' {
   interface FastifyRequest {
     caller?: Caller;
-    /** An administrator logged in on the admin screens (their session; set only for the admin JSON endpoints). */
+    /**
+     * The caller of an admin screen or endpoint, acting in its tenant (an administrator's session, or a token
+     * authenticated once by the admin hook).
+     */
     adminCaller?: Caller;
     /** The RateLimit headers of this request's client (set when a rate limit applies to it), sent with the response. */
     rateHeaders?: Record<string, string>;
@@ -186,7 +204,9 @@ export class Authenticator {
         );
       }
     }
-    return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), rights, tenant);
+    // The default tenant is the provider's own organisation: its administrators (autorisaties.bijwerken) run the platform.
+    const platformAdmin = !acting && tenant === this.tenants.defaultTenant;
+    return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), rights, tenant, platformAdmin);
   }
 
   /** The rights of the client's applicatie, read within its tenant. */
@@ -237,7 +257,7 @@ export class Authenticator {
         const found = await this.credentials.lookup(clientId);
         if (!found) return null;
         const verify = createVerifier({ key: found.secret, algorithms: ['HS256'], clockTolerance: this.leewaySeconds * 1000 }) as Verify;
-        return { verify, tenant: found.tenant ?? this.tenants.defaultTenant };
+        return { verify, tenant: found.tenant };
       },
       (v) => v !== null,
     );

@@ -10,65 +10,90 @@ export interface Credential {
   createdAt: Date;
 }
 
-/** The platform's credential store: one HS256 secret per client id, stored sealed with the PII keys. */
+/**
+ * The platform's credential store: one HS256 secret per client id, stored sealed with the PII keys, each client of
+ * one tenant. A credential stored without a tenant (from before tenants) is the default tenant's, everywhere here.
+ */
 export class Credentials {
   readonly coll: Collection<Credential>;
 
   constructor(
     db: Db,
     private readonly pii: Pii,
+    /** ZGW_DEFAULT_TENANT: the tenant of credentials stored without one. */
+    private readonly defaultTenant: string,
   ) {
     this.coll = db.collection<Credential>('credentials');
   }
 
-  /** A client's secret and tenant (undefined: the default tenant); undefined for an unknown client. */
-  async lookup(clientId: string): Promise<{ secret: string; tenant?: string } | undefined> {
+  /** The credentials of a tenant (the default tenant's include those stored without one). */
+  private of(tenant: string): Filter<Credential> {
+    return (tenant === this.defaultTenant ? { tenant: { $in: [tenant, null] } } : { tenant }) as Filter<Credential>;
+  }
+
+  /** A client's secret and tenant; undefined for an unknown client. */
+  async lookup(clientId: string): Promise<{ secret: string; tenant: string } | undefined> {
     const found = await this.coll.findOne({ _id: clientId });
-    return found ? { secret: openSecret(this.pii, 'credential', found.secret), ...(found.tenant ? { tenant: found.tenant } : {}) } : undefined;
+    return found ? { secret: openSecret(this.pii, 'credential', found.secret), tenant: found.tenant ?? this.defaultTenant } : undefined;
   }
 
   async secretFor(clientId: string): Promise<string | undefined> {
     return (await this.lookup(clientId))?.secret;
   }
 
-  /** The tenant a client belongs to (undefined: the default tenant, or an unknown client). */
+  /** The tenant a client belongs to; undefined for an unknown client. */
   async tenantOf(clientId: string): Promise<string | undefined> {
-    return (await this.coll.findOne({ _id: clientId }, { projection: { tenant: 1 } }))?.tenant;
+    const found = await this.coll.findOne({ _id: clientId }, { projection: { tenant: 1 } });
+    return found ? (found.tenant ?? this.defaultTenant) : undefined;
   }
 
   /**
-   * Registers (or re-keys) a client id; returns the secret, generated when none is given. A client belongs to one
-   * tenant: re-keying keeps it, and naming another one is refused.
+   * Registers (or re-keys) a client id of `tenant`; returns the secret, generated when none is given. A client
+   * belongs to one tenant: re-keying another tenant's client is refused (client ids are unique across the installation).
    */
-  async set(clientId: string, secret?: string, tenant?: string): Promise<string> {
+  async set(clientId: string, tenant: string, secret?: string): Promise<string> {
     const value = secret ?? randomBytes(24).toString('base64url');
-    const current = await this.coll.findOne({ _id: clientId }, { projection: { tenant: 1 } });
-    if (current && tenant && (current.tenant ?? tenant) !== tenant)
-      throw new Error(`client id "${clientId}" belongs to tenant ${current.tenant}: client ids are unique across the installation`);
+    const current = await this.tenantOf(clientId);
+    if (current !== undefined && current !== tenant) throw new ClientOfOtherTenant(clientId);
     await this.coll.updateOne(
       { _id: clientId },
-      { $set: { secret: sealSecret(this.pii, 'credential', value), ...(tenant ? { tenant } : {}) }, $setOnInsert: { createdAt: new Date() } },
+      { $set: { secret: sealSecret(this.pii, 'credential', value), tenant }, $setOnInsert: { createdAt: new Date() } },
       { upsert: true },
     );
     return value;
   }
 
-  /** The number of clients of a tenant (`orUnnamed`: also those registered without one, the default tenant's). */
-  async countFor(tenant: string, orUnnamed = false): Promise<number> {
-    return this.coll.countDocuments((orUnnamed ? { tenant: { $in: [tenant, null] } } : { tenant }) as Filter<Credential>);
+  /** The number of clients of a tenant. */
+  async countFor(tenant: string): Promise<number> {
+    return this.coll.countDocuments(this.of(tenant));
   }
 
-  async remove(clientId: string): Promise<boolean> {
-    return (await this.coll.deleteOne({ _id: clientId })).deletedCount > 0;
+  /** Removes a client's credential (with `tenant`: only when it is one of that tenant's); whether it did. */
+  async remove(clientId: string, tenant?: string): Promise<boolean> {
+    return (await this.coll.deleteOne({ _id: clientId, ...(tenant === undefined ? {} : this.of(tenant)) })).deletedCount > 0;
   }
 
-  async list(): Promise<{ clientId: string; tenant?: string; createdAt: Date }[]> {
-    return (
-      await this.coll
-        .find({}, { projection: { secret: 0 } })
-        .sort({ _id: 1 })
-        .toArray()
-    ).map((c) => ({ clientId: c._id, ...(c.tenant ? { tenant: c.tenant } : {}), createdAt: c.createdAt }));
+  /** Which of these client ids have a credential in `tenant`. */
+  async owned(clientIds: readonly string[], tenant: string): Promise<Set<string>> {
+    if (!clientIds.length) return new Set();
+    const found = await this.coll.find({ _id: { $in: [...clientIds] }, ...this.of(tenant) }, { projection: { _id: 1 } }).toArray();
+    return new Set(found.map((c) => c._id));
+  }
+
+  /** The clients (of one tenant, or of all), without their secrets. */
+  async list(tenant?: string): Promise<{ clientId: string; tenant: string; createdAt: Date }[]> {
+    const docs = await this.coll
+      .find(tenant === undefined ? {} : this.of(tenant), { projection: { secret: 0 } })
+      .sort({ _id: 1 })
+      .toArray();
+    return docs.map((c) => ({ clientId: c._id, tenant: c.tenant ?? this.defaultTenant, createdAt: c.createdAt }));
+  }
+}
+
+/** Re-keying or registering a client id another tenant holds. */
+export class ClientOfOtherTenant extends Error {
+  constructor(readonly clientId: string) {
+    super(`client id "${clientId}" belongs to another tenant: client ids are unique across the installation`);
   }
 }
 

@@ -318,8 +318,7 @@ export class Resource<D extends Document> {
     const marked = await this.store.find({ _follow: { $lt: new Date(Date.now() - graceMs) } }, { sort: { _follow: 1 }, limit: 100 });
     for (const doc of marked) {
       const tenant = String((doc as Document)[TENANT_FIELD]);
-      const system = new Caller('system', 'system', 'Platform', { heeftAlleAutorisaties: true }, tenant);
-      await inTenant(tenant, () => this.follow(doc, this.ctx(system, doc._id)));
+      await inTenant(tenant, () => this.follow(doc, this.ctx(Caller.system(tenant), doc._id)));
     }
     return marked.length;
   }

@@ -1,5 +1,15 @@
 import type { Collection, Db } from 'mongodb';
-import { DEFAULT_TENANT_NAAM, isRsin, isTenantCollection, platformDb, TENANT_FIELD, tenantIndexKey, type Logger } from '@zgw/shared';
+import {
+  ADMIN_SESSIONS_COLLECTION,
+  ADMIN_USERS_COLLECTION,
+  DEFAULT_TENANT_NAAM,
+  isRsin,
+  isTenantCollection,
+  platformDb,
+  TENANT_FIELD,
+  tenantIndexKey,
+  type Logger,
+} from '@zgw/shared';
 import { ZgwError } from './errors';
 
 /** An organisation served by this installation (see shared/src/tenant.ts). */
@@ -67,6 +77,9 @@ export class Tenants {
     // clients registered without a tenant were the default tenant's: they now name theirs
     const unnamed = from === this.defaultTenant ? [{ tenant: { $exists: false } }] : [];
     const clients = (await credentials.updateMany({ $or: [{ tenant: from }, ...unnamed] }, { $set: { tenant: to } })).modifiedCount;
+    // its administrators of the screens (and their sessions) go along
+    for (const name of [ADMIN_USERS_COLLECTION, ADMIN_SESSIONS_COLLECTION])
+      await raw.collection(name).updateMany({ tenant: from }, { $set: { tenant: to } });
     await this.coll.deleteOne({ _id: from });
     return { from, to, documents, clients };
   }

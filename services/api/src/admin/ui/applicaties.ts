@@ -57,7 +57,7 @@ const NOTICES: Record<string, string> = {
  */
 export function registerApplicatieScreens(scope: FastifyInstance, ui: AdminUi): void {
   const { deps } = ui;
-  const creds = new Credentials(deps.db, deps.pii);
+  const creds = new Credentials(deps.db, deps.pii, deps.tenants.defaultTenant);
   const resource = () => {
     const ac = deps.components.autorisaties;
     if (!ac) throw new ZgwError(503, 'unavailable', 'De Autorisaties API is niet geladen.');
@@ -82,9 +82,9 @@ export function registerApplicatieScreens(scope: FastifyInstance, ui: AdminUi): 
     const page = parsePage(req.query.page);
     const filter = zoek ? { clientIds: { $in: [zoek] } } : {};
     const { count, items, ...cont } = await resource().store.page(filter, { page, size: PAGE, cursor: req.query.cursor });
-    const ids = items.flatMap((a) => a.clientIds);
-    const withSecret = new Set(
-      ids.length ? (await creds.coll.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((c) => c._id) : [],
+    const withSecret = await creds.owned(
+      items.flatMap((a) => a.clientIds),
+      session.tenant,
     );
     const rows = items.map(
       (a) => html`<tr>
@@ -172,7 +172,7 @@ ${
     const form = formOf(req.body);
     const draft = readDraft(form);
     if (field(form, 'actie') === 'rij') return editor(req, reply, { ...draft, rows: [...draft.rows, blankRow()] }, {});
-    const caller = sessionCaller(sessionOf(req).user);
+    const caller = sessionCaller(sessionOf(req));
     const applicaties = resource();
     const uuid = randomUUID();
     const ctx = applicaties.ctx(caller, uuid);
@@ -180,6 +180,7 @@ ${
     try {
       doc = await applicaties.def.prepare!(toInput(draft), ctx);
       checkRateLimit(draft);
+      await checkOwnClients(creds, doc.clientIds, caller.tenant);
     } catch (err) {
       return invalid(err, draft, (errors) => editor(req, reply, withBlank(draft), { errors, status: 400 }));
     }
@@ -187,7 +188,7 @@ ${
     await saveRateLimit(uuid, draft.rateLimit, caller.clientId);
     await applicaties.insert(doc, ctx);
     deps.caches.clear(AUTORISATIES_CACHE);
-    const secrets = await newSecrets(creds, doc.clientIds);
+    const secrets = await newSecrets(creds, doc.clientIds, caller.tenant);
     req.log.info({ applicatie: uuid, by: caller.clientId, secrets: secrets.length }, 'applicatie created on the admin screen');
     return secretsPage(req, reply, uuid, doc.label, secrets, 'De applicatie is aangemaakt.');
   });
@@ -198,7 +199,7 @@ ${
     return editor(req, reply, withBlank(draftOf(doc, override?.rule ?? '')), {
       uuid: doc._id,
       notice: NOTICES[req.query.gedaan ?? ''],
-      secrets: await secretsOf(creds, doc.clientIds),
+      secrets: await creds.owned(doc.clientIds, sessionOf(req).tenant),
     });
   });
 
@@ -206,16 +207,17 @@ ${
     const current = await load(req.params.uuid);
     const form = formOf(req.body);
     const draft = readDraft(form);
-    const secrets = await secretsOf(creds, current.clientIds);
+    const secrets = await creds.owned(current.clientIds, sessionOf(req).tenant);
     if (field(form, 'actie') === 'rij')
       return editor(req, reply, { ...draft, rows: [...draft.rows, blankRow()] }, { uuid: current._id, stored: current.clientIds, secrets });
-    const caller = sessionCaller(sessionOf(req).user);
+    const caller = sessionCaller(sessionOf(req));
     const applicaties = resource();
     const ctx = applicaties.ctx(caller, current._id);
     let doc: ApplicatieDoc;
     try {
       doc = await applicaties.def.prepare!(toInput(draft), ctx, current);
       checkRateLimit(draft);
+      await checkOwnClients(creds, doc.clientIds, caller.tenant);
     } catch (err) {
       return invalid(err, draft, (errors) =>
         editor(req, reply, withBlank(draft), { uuid: current._id, stored: current.clientIds, errors, status: 400, secrets }),
@@ -227,8 +229,8 @@ ${
     if (!stored) throw ZgwError.notFound('Deze applicatie is intussen verwijderd.');
     // Client ids taken out of the applicatie lose their secret; new ones get one (shown once).
     const dropped = current.clientIds.filter((id) => !doc.clientIds.includes(id));
-    for (const id of dropped) await creds.remove(id);
-    const made = await newSecrets(creds, doc.clientIds);
+    for (const id of dropped) await creds.remove(id, caller.tenant);
+    const made = await newSecrets(creds, doc.clientIds, caller.tenant);
     if (dropped.length || made.length) deps.caches.clear(CREDENTIALS_CACHE);
     req.log.info(
       { applicatie: current._id, by: caller.clientId, secrets: made.length, removed: dropped.length },
@@ -242,7 +244,7 @@ ${
     const current = await load(req.params.uuid);
     const clientId = field(formOf(req.body), 'clientId');
     if (!current.clientIds.includes(clientId)) throw new ZgwError(400, 'invalid', 'Deze client id hoort niet bij deze applicatie.');
-    const secret = await creds.set(clientId);
+    const secret = await creds.set(clientId, sessionOf(req).tenant);
     deps.caches.clear(CREDENTIALS_CACHE);
     req.log.info({ applicatie: current._id, clientId, by: sessionOf(req).user }, 'client secret replaced on the admin screen');
     return secretsPage(
@@ -257,13 +259,13 @@ ${
 
   scope.post<{ Params: { uuid: string } }>('/applicaties/:uuid/verwijderen', async (req, reply) => {
     const current = await load(req.params.uuid);
-    const caller = sessionCaller(sessionOf(req).user);
+    const caller = sessionCaller(sessionOf(req));
     const applicaties = resource();
     await applicaties.destroy(current, applicaties.ctx(caller, current._id));
     await limits.deleteOne({ _id: current._id });
     deps.caches.clear(AUTORISATIES_CACHE);
     if (checked(formOf(req.body), 'secrets')) {
-      for (const id of current.clientIds) await creds.remove(id);
+      for (const id of current.clientIds) await creds.remove(id, caller.tenant);
       deps.caches.clear(CREDENTIALS_CACHE);
     }
     req.log.info({ applicatie: current._id, by: caller.clientId }, 'applicatie deleted on the admin screen');
@@ -271,17 +273,21 @@ ${
   });
 }
 
-/** Makes a secret for every client id that has none; returns them (to be shown once). */
-async function newSecrets(creds: Credentials, clientIds: string[]): Promise<{ clientId: string; secret: string }[]> {
-  const have = await secretsOf(creds, clientIds);
+/** Makes a secret (in `tenant`) for every client id that has none; returns them (to be shown once). */
+async function newSecrets(creds: Credentials, clientIds: string[], tenant: string): Promise<{ clientId: string; secret: string }[]> {
+  const have = await creds.owned(clientIds, tenant);
   const made: { clientId: string; secret: string }[] = [];
-  for (const clientId of clientIds.filter((id) => !have.has(id))) made.push({ clientId, secret: await creds.set(clientId) });
+  for (const clientId of clientIds.filter((id) => !have.has(id))) made.push({ clientId, secret: await creds.set(clientId, tenant) });
   return made;
 }
 
-async function secretsOf(creds: Credentials, clientIds: string[]): Promise<Set<string>> {
-  if (!clientIds.length) return new Set();
-  return new Set((await creds.coll.find({ _id: { $in: clientIds } }, { projection: { _id: 1 } }).toArray()).map((c) => c._id));
+/** A client id another tenant holds cannot be this tenant's (client ids are unique across the installation). */
+async function checkOwnClients(creds: Credentials, clientIds: string[], tenant: string): Promise<void> {
+  for (const id of clientIds) {
+    const of = await creds.tenantOf(id);
+    if (of !== undefined && of !== tenant)
+      throw ZgwError.field('clientIds', 'unique', `Client id ${id} is al in gebruik bij een andere organisatie: kies een andere.`);
+  }
 }
 
 function secretsPage(

@@ -14,11 +14,12 @@ import { USER_NAME, type AdminUsers } from './users';
 export function registerBeheerderScreens(scope: FastifyInstance, _ui: AdminUi, users: AdminUsers, sessions: AdminSessions): void {
   scope.get<{ Querystring: { gereset?: string } }>('/beheerders', async (req, reply) => {
     const session = sessionOf(req);
-    const all = await users.list();
+    // an organisation's administrators see their own organisation's; platform administrators everyone
+    const all = await users.list(session.platform ? undefined : session.tenant);
     const reset = req.query.gereset && USER_NAME.test(req.query.gereset) ? req.query.gereset : undefined;
     const rows = all.map(
       (u) => html`<tr>
-  <td>${u.name}</td><td>${formatTime(u.createdAt)}</td><td>${formatTime(u.passwordChangedAt)}</td>
+  <td>${u.name}</td><td>${u.tenant ?? html`<span class="muted">platform</span>`}</td><td>${formatTime(u.createdAt)}</td><td>${formatTime(u.passwordChangedAt)}</td>
   <td>${u.secondFactor ? html`ingesteld, ${u.recoveryCodesLeft} herstelcodes over` : html`<span class="muted">nog niet (bij de volgende login)</span>`}</td>
   <td>${
     u.secondFactor && u.name !== session.user
@@ -36,8 +37,8 @@ export function registerBeheerderScreens(scope: FastifyInstance, _ui: AdminUi, u
         nav: 'beheerders',
         notice: reset ? `De tweede factor van ${reset} is verwijderd; bij de volgende login stelt die een nieuwe in.` : undefined,
       },
-      html`<p>Beheerders met een naam en wachtwoord (toevoegen en verwijderen: <code>npm run admin -- add|remove &lt;naam&gt;</code>). Wie via de identity provider inlogt, staat hier niet.</p>
-<table><thead><tr><th>Naam</th><th>Sinds</th><th>Wachtwoord gewijzigd</th><th>Tweede factor</th><th></th></tr></thead>
+      html`<p>Beheerders met een naam en wachtwoord (toevoegen en verwijderen: <code>npm run admin -- add|remove &lt;naam&gt; [--tenant &lt;rsin&gt;]</code>; met een organisatie beheert iemand alleen die). Wie via de identity provider inlogt, staat hier niet.</p>
+<table><thead><tr><th>Naam</th><th>Organisatie</th><th>Sinds</th><th>Wachtwoord gewijzigd</th><th>Tweede factor</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>`,
     );
   });
@@ -45,7 +46,9 @@ export function registerBeheerderScreens(scope: FastifyInstance, _ui: AdminUi, u
   scope.post<{ Params: { naam: string } }>('/beheerders/:naam/tweede-factor', async (req, reply) => {
     const session = sessionOf(req);
     const name = req.params.naam;
-    if (name === session.user || !(await users.get(name))) {
+    const account = await users.get(name);
+    // another organisation's administrator does not exist for an organisation's administrator
+    if (name === session.user || !account || (!session.platform && account.tenant !== session.tenant)) {
       return sendPage(
         reply,
         {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Caller } from '../../common/auth';
 import type { ComponentApi, Deps } from '../../common/component';
-import type { Session } from './sessions';
+import type { Session, SessionRole } from './sessions';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,9 +22,21 @@ export interface AdminUi {
   apis: readonly ComponentApi[];
 }
 
-/** How an administrator acts towards the platform: a caller with all rights, named after the administrator. */
-export function sessionCaller(user: string): Caller {
-  return new Caller(`beheer:${user}`, user, user, { label: 'Beheer', heeftAlleAutorisaties: true });
+/**
+ * How an administrator acts towards the platform: a caller with all rights within the session's tenant (their own
+ * organisation's, or the one a platform administrator chose), named after the administrator.
+ */
+export function sessionCaller(session: Session): Caller {
+  const { user } = session;
+  return new Caller(`beheer:${user}`, user, user, { label: 'Beheer', heeftAlleAutorisaties: true }, session.tenant, session.platform);
+}
+
+/**
+ * The role of an administrator of `tenant` (undefined: of the platform). The default tenant is the provider's own
+ * organisation: its administrators run the platform, as its API clients do.
+ */
+export function roleOf(tenant: string | undefined, defaultTenant: string): SessionRole {
+  return { tenant: tenant ?? defaultTenant, platform: tenant === undefined || tenant === defaultTenant };
 }
 
 export function sessionOf(req: FastifyRequest): Session {

@@ -8,6 +8,7 @@ import { registerDoelregistratieScreens } from './doelregistraties';
 import { registerOverdrachtScreens } from './overdrachten';
 import { registerAuditScreens } from './audit';
 import { sessionCaller, sessionOf, type AdminUi } from './context';
+import { registerOrganisatieScreens } from './organisaties';
 import { formOf, parseForm } from './forms';
 import { html } from '../../common/html';
 import { csrfField, redirect, REFERENCE, sendPage, UI } from './layout';
@@ -37,24 +38,26 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
   const sessions = new AdminSessions(deps.db, deps.config.ADMIN_SESSION_IDLE_MINUTES * 60_000, deps.config.ADMIN_SESSION_MAX_HOURS * 3_600_000);
   const pending = new PendingLogins(deps.db, deps.pii);
   const oidc = new AdminOidc(deps.config, deps.db, deps.log);
-  await Promise.all([sessions.ensureIndexes(), pending.ensureIndexes(), oidc.ensureIndexes()]);
+  await Promise.all([sessions.ensureIndexes(), pending.ensureIndexes(), oidc.ensureIndexes(), users.ensureIndexes()]);
   await ensureInitialAdmin(users, deps.config, deps.log);
   const secure = deps.config.PUBLIC_BASE_URL.startsWith('https:');
   const ui: AdminUi = { deps, root: app, apis };
   const ownHosts = new Set([new URL(deps.config.PUBLIC_BASE_URL).host]);
   const crossSite = (req: FastifyRequest) => fromOtherSite(req, ownHosts);
 
-  // The admin JSON endpoints take an admin session in place of a ZGW token (never the ZGW APIs themselves).
+  // The admin screens run in their session; the admin JSON endpoints take a session in place of a ZGW token (never
+  // the ZGW APIs themselves), with its CSRF token on changes. Either acts as the session's administrator.
   app.addHook('onRequest', async (req) => {
-    if (req.headers.authorization || !req.routeOptions.url?.startsWith('/admin/api/')) return;
-    const token = parseCookies(req.headers.cookie)[SESSION_COOKIE];
-    if (!token) return;
-    const session = await sessions.get(token);
+    if (!req.url.startsWith(`${UI}/`)) return;
+    const api = isAdminApi(req.url);
+    if (api && req.headers.authorization) return;
+    const session = await sessions.get(parseCookies(req.headers.cookie)[SESSION_COOKIE]);
     if (!session) return;
-    if (!SAFE_METHODS.has(req.method) && (!csrfMatches(req.headers['x-csrf-token'], session.csrf) || crossSite(req))) {
+    if (api && !SAFE_METHODS.has(req.method) && (!csrfMatches(req.headers['x-csrf-token'], session.csrf) || crossSite(req))) {
       throw new ZgwError(403, 'csrf', 'Een wijziging met een beheersessie vraagt het CSRF-token van die sessie in header X-CSRF-Token.');
     }
-    req.adminCaller = sessionCaller(session.user);
+    req.adminSession = session;
+    req.adminCaller = sessionCaller(session);
   });
 
   await app.register(
@@ -86,12 +89,11 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
       // Every route but the public ones needs a live session; every state-changing one the session's CSRF token.
       scope.addHook('preHandler', async (req, reply) => {
         if (req.routeOptions.config.adminPublic || isAdminApi(req.url)) return;
-        const session = await sessions.get(parseCookies(req.headers.cookie)[SESSION_COOKIE]);
+        const session = req.adminSession;
         if (!session) {
           const next = req.method === 'GET' ? `?next=${encodeURIComponent(req.url)}` : '?verlopen=1';
           return redirect(reply, `${UI}/login${next}`);
         }
-        req.adminSession = session;
         if (!SAFE_METHODS.has(req.method) && (!csrfMatches(formOf(req.body)._csrf, session.csrf) || crossSite(req))) {
           req.log.warn({ user: session.user, url: req.url }, 'admin form refused: CSRF token missing or wrong');
           return sendPage(
@@ -143,6 +145,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
   <section class="card"><h2><a href="${UI}/abonnementen">Abonnementen</a></h2><p>Abonnementen op notificaties: status, laatste pogingen, ontgrendelen en opnieuw versturen.</p></section>
   <section class="card"><h2><a href="${UI}/overdrachten">Overdrachten</a></h2><p>Overdrachten van zaken aan andere registraties: stappen, weigeringen, annuleren en opnieuw proberen; de doelregistraties.</p></section>
   <section class="card"><h2><a href="${UI}/audit">Audit</a></h2><p>Client ids waarvan het lezen niet in de audit trail komt.</p></section>
+  ${session.platform ? html`<section class="card"><h2><a href="${UI}/organisaties">Organisaties</a></h2><p>De organisaties (tenants) van dit platform: aantallen, opslag, een nieuwe, en welke deze schermen beheren (nu <code>${session.tenant}</code>).</p></section>` : ''}
   <section class="card"><h2><a href="${REFERENCE}">API-referentie</a></h2><p>De OpenAPI-documenten van alle componenten, leesbaar.</p></section>
 </div>
 <h2>Platform</h2>
@@ -182,7 +185,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
         await users.setPassword(session.user, next);
         // Every other session of this administrator ends; this one continues under a new token.
         await sessions.destroyAllOf(session.user);
-        const fresh = await sessions.create(session.user);
+        const fresh = await sessions.create(session.user, session);
         req.log.info({ user: session.user }, 'administrator changed their password');
         reply.header('Set-Cookie', sessionCookie(fresh, secure, deps.config.ADMIN_SESSION_MAX_HOURS));
         return sendPage(
@@ -204,6 +207,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
       registerDoelregistratieScreens(scope, ui);
       registerAuditScreens(scope, ui);
       registerBeheerderScreens(scope, ui, users, sessions);
+      registerOrganisatieScreens(scope, ui, sessions);
     },
     { prefix: UI },
   );

@@ -21,7 +21,7 @@ export interface PageOptions {
   user?: string;
   csrf?: string;
   /** Which navigation entry is current. */
-  nav?: 'applicaties' | 'abonnementen' | 'overdrachten' | 'audit' | 'beheerders' | 'wachtwoord' | 'home';
+  nav?: 'applicaties' | 'abonnementen' | 'overdrachten' | 'audit' | 'beheerders' | 'organisaties' | 'wachtwoord' | 'home';
   notice?: string;
   errors?: string[];
   status?: number;
@@ -34,15 +34,27 @@ const NAV: [NonNullable<PageOptions['nav']>, string, string][] = [
   ['audit', `${UI}/audit`, 'Audit'],
   ['beheerders', `${UI}/beheerders`, 'Beheerders'],
 ];
+/** Only platform administrators see the organisations (tenants). */
+const PLATFORM_NAV: typeof NAV = [['organisaties', `${UI}/organisaties`, 'Organisaties']];
+
+/** Whose page it is: the organisation the session manages, and whether it is a platform administrator's. */
+export interface Managing {
+  tenant: string;
+  platform: boolean;
+}
 
 export function csrfField(csrf: string | undefined): Html {
   return html`<input type="hidden" name="_csrf" value="${csrf ?? ''}">`;
 }
 
-export function layout(opts: PageOptions, body: Html): Html {
+export function layout(opts: PageOptions, body: Html, managing?: Managing): Html {
+  const entries = managing?.platform ? [...NAV, ...PLATFORM_NAV] : NAV;
+  const tenant = managing
+    ? html`<span class="tenant" title="De organisatie (RSIN) die u beheert">${managing.platform ? html`<a href="${UI}/organisaties">${managing.tenant}</a>` : managing.tenant}</span>`
+    : '';
   const nav = opts.user
-    ? html`<nav aria-label="Hoofdmenu">${NAV.map(([key, href, label]) => html`<a href="${href}"${opts.nav === key ? html` aria-current="page"` : ''}>${label}</a>`)}<a href="${REFERENCE}">API-referentie</a></nav>
-      <form class="session" method="post" action="${UI}/logout">${csrfField(opts.csrf)}<a href="${UI}/wachtwoord" title="Wachtwoord wijzigen">${opts.user}</a><button type="submit">Uitloggen</button></form>`
+    ? html`<nav aria-label="Hoofdmenu">${entries.map(([key, href, label]) => html`<a href="${href}"${opts.nav === key ? html` aria-current="page"` : ''}>${label}</a>`)}<a href="${REFERENCE}">API-referentie</a></nav>
+      ${tenant}<form class="session" method="post" action="${UI}/logout">${csrfField(opts.csrf)}<a href="${UI}/wachtwoord" title="Wachtwoord wijzigen">${opts.user}</a><button type="submit">Uitloggen</button></form>`
     : html`<nav aria-label="Hoofdmenu"><a href="${REFERENCE}">API-referentie</a></nav>`;
   return html`<!doctype html>
 <html lang="nl">
@@ -67,11 +79,12 @@ ${body}
 }
 
 export function sendPage(reply: FastifyReply, opts: PageOptions, body: Html): FastifyReply {
+  const managing = reply.request.adminSession;
   return reply
     .code(opts.status ?? 200)
     .headers(PAGE_HEADERS)
     .type('text/html; charset=utf-8')
-    .send(layout(opts, body).value);
+    .send(layout(opts, body, managing).value);
 }
 
 /** After a successful POST: see the result with a GET (a reload does not send the form again). */

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { openSecret, sealSecret } from '@zgw/shared';
 import type { Deps } from '../../common/component';
 import { html } from '../../common/html';
-import { sessionOf } from './context';
+import { roleOf, sessionOf } from './context';
 import { field, formOf } from './forms';
 import { redirect, sendPage, UI } from './layout';
 import type { AdminOidc } from './oidc';
@@ -85,11 +85,33 @@ Nog geen beheerder? Zie de README, "Admin screens": ADMIN_INITIAL_PASSWORD of <c
    * redirect the browser is still in a navigation another site began, in which it does not send the SameSite=Strict
    * session cookie: the page takes the next step itself (a refresh from this site) instead of a redirect.
    */
-  const signIn = async (req: FastifyRequest, reply: FastifyReply, user: string, next: string | undefined, how: string, idToken?: string) => {
+  const signIn = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    who: { user: string; tenant: string | undefined },
+    next: string | undefined,
+    how: string,
+    idToken?: string,
+  ) => {
+    const { user, tenant } = who;
+    // an organisation's administrator of a tenant that is gone (or not made yet) has nothing to manage
+    if (tenant !== undefined && !(await deps.tenants.get(tenant))) {
+      req.log.warn({ user, tenant, how }, "admin login refused: the administrator's tenant does not exist");
+      return sendPage(
+        reply,
+        {
+          title: 'Geen toegang',
+          status: 403,
+          errors: [`Uw organisatie (${tenant}) bestaat niet op dit platform. Vraag de beheerder van het platform.`],
+        },
+        html`<p><a href="${UI}/login">Terug naar inloggen</a></p>`,
+      );
+    }
     await sessions.purge();
     await sessions.destroy(parseCookies(req.headers.cookie)[SESSION_COOKIE]);
-    const session = await sessions.create(user, idToken);
-    req.log.info({ user, how }, 'administrator logged in');
+    const role = roleOf(tenant, deps.tenants.defaultTenant);
+    const session = await sessions.create(user, role, idToken);
+    req.log.info({ user, how, tenant: role.tenant, platform: role.platform }, 'administrator logged in');
     reply.header('Set-Cookie', [
       sessionCookie(session, secure, deps.config.ADMIN_SESSION_MAX_HOURS),
       clear(LOGIN_COOKIE, `${UI}/login`),
@@ -212,7 +234,8 @@ beheerder stelt uw tweede factor opnieuw in (Beheerders), of <code>npm run admin
   const passed = async (req: FastifyRequest, reply: FastifyReply, login: PendingLogin, how: string) => {
     await pending.finish(login.token);
     await users.succeeded(login.user);
-    return signIn(req, reply, login.user, login.next, how);
+    const account = await users.get(login.user);
+    return signIn(req, reply, { user: login.user, tenant: account?.tenant }, login.next, how);
   };
 
   const wrongText = (left: number) => `Deze code klopt niet (of is al gebruikt). Nog ${left} ${left === 1 ? 'poging' : 'pogingen'}.`;
@@ -259,7 +282,7 @@ beheerder stelt uw tweede factor opnieuw in (Beheerders), of <code>npm run admin
         html`<p><a href="${UI}/login">Terug naar inloggen</a></p>`,
       );
     }
-    return signIn(req, reply, result.user, result.next, 'identity provider', result.idToken);
+    return signIn(req, reply, result, result.next, 'identity provider', result.idToken);
   });
 
   scope.post('/logout', async (req, reply) => {

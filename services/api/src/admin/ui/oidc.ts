@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { custom, errors, generators, Issuer, type BaseClient, type TokenSet } from 'openid-client';
-import type { Config, Logger } from '@zgw/shared';
+import { isRsin, type Config, type Logger } from '@zgw/shared';
 import { tokenDigest } from './sessions';
 
 /**
@@ -28,7 +28,9 @@ interface FlowDoc {
 }
 
 export type OidcResult =
-  { ok: true; user: string; idToken: string; next?: string } | { ok: false; status: number; reason: string; log: Record<string, unknown> };
+  /** `tenant`: the administrator's organisation; undefined for a platform administrator (ADMIN_OIDC_PLATFORM_ROLES). */
+  | { ok: true; user: string; tenant: string | undefined; idToken: string; next?: string }
+  | { ok: false; status: number; reason: string; log: Record<string, unknown> };
 
 /** The value at a dotted path of the claims (`roles`, `realm_access.roles`). */
 function claimAt(claims: Record<string, unknown>, path: string): unknown {
@@ -39,6 +41,14 @@ function claimAt(claims: Record<string, unknown>, path: string): unknown {
   }
   return at;
 }
+
+const listOf = (value: string): Set<string> =>
+  new Set(
+    value
+      .split(',')
+      .map((r) => r.trim())
+      .filter(Boolean),
+  );
 
 /** A role claim as a list: an array of strings, or one string of names separated by spaces or commas. */
 function rolesOf(value: unknown): string[] | undefined {
@@ -51,6 +61,7 @@ export class AdminOidc {
   private client?: Promise<BaseClient>;
   private readonly flows: Collection<FlowDoc>;
   private readonly roles: Set<string>;
+  private readonly platformRoles: Set<string>;
   readonly redirectUri: string;
 
   constructor(
@@ -59,11 +70,8 @@ export class AdminOidc {
     private readonly log: Logger,
   ) {
     this.flows = db.collection<FlowDoc>(OIDC_FLOWS_COLLECTION);
-    this.roles = new Set(
-      config.ADMIN_OIDC_ROLES.split(',')
-        .map((r) => r.trim())
-        .filter(Boolean),
-    );
+    this.roles = listOf(config.ADMIN_OIDC_ROLES);
+    this.platformRoles = listOf(config.ADMIN_OIDC_PLATFORM_ROLES);
     this.redirectUri = `${config.PUBLIC_BASE_URL}/admin/oidc/callback`;
   }
 
@@ -162,20 +170,35 @@ export class AdminOidc {
     }
     const claims = tokens.claims() as Record<string, unknown>;
     let roles = rolesOf(claimAt(claims, this.config.ADMIN_OIDC_ROLE_CLAIM));
+    let info: Record<string, unknown> = {};
     if (roles === undefined && client.issuer.metadata.userinfo_endpoint && tokens.access_token) {
-      const info = (await client.userinfo(tokens)) as Record<string, unknown>;
+      info = (await client.userinfo(tokens)) as Record<string, unknown>;
       roles = rolesOf(claimAt(info, this.config.ADMIN_OIDC_ROLE_CLAIM));
     }
     const name = [claims.preferred_username, claims.email, claims.sub].find((v): v is string => typeof v === 'string' && v !== '')!;
+    const user = `${OIDC_USER_PREFIX}${name.slice(0, 100)}`;
+    const done = { ok: true as const, user, idToken: tokens.id_token!, ...(flow.next ? { next: flow.next } : {}) };
+    if (roles?.some((r) => this.platformRoles.has(r))) return { ...done, tenant: undefined };
     if (!roles?.some((r) => this.roles.has(r))) {
       return {
         ok: false,
         status: 403,
-        reason: `U bent aangemeld als ${name}, maar dat account heeft geen beheerrechten voor dit platform: het mist de rol ${[...this.roles].join(' of ')} (claim ${this.config.ADMIN_OIDC_ROLE_CLAIM}). Vraag die rol aan bij de beheerder van de identity provider.`,
+        reason: `U bent aangemeld als ${name}, maar dat account heeft geen beheerrechten voor dit platform: het mist de rol ${[...this.roles].join(' of ')} (claim ${this.config.ADMIN_OIDC_ROLE_CLAIM}; voor het hele platform: ${[...this.platformRoles].join(' of ')}). Vraag die rol aan bij de beheerder van de identity provider.`,
         log: { why: 'no admin role', sub: claims.sub },
       };
     }
-    return { ok: true, user: `${OIDC_USER_PREFIX}${name.slice(0, 100)}`, idToken: tokens.id_token!, ...(flow.next ? { next: flow.next } : {}) };
+    // An organisation's administrator: of the organisation in the tenant claim (none: the default tenant's).
+    const named = claimAt(claims, this.config.ADMIN_OIDC_TENANT_CLAIM) ?? claimAt(info, this.config.ADMIN_OIDC_TENANT_CLAIM);
+    if (named === undefined) return { ...done, tenant: this.config.ZGW_DEFAULT_TENANT };
+    if (!isRsin(named)) {
+      return {
+        ok: false,
+        status: 403,
+        reason: `U bent aangemeld als ${name}, maar de claim ${this.config.ADMIN_OIDC_TENANT_CLAIM} noemt geen organisatie (een RSIN). Vraag de beheerder van de identity provider die in te vullen.`,
+        log: { why: 'tenant claim is no RSIN', sub: claims.sub },
+      };
+    }
+    return { ...done, tenant: named };
   }
 
   /** Where the browser goes to sign out at the provider too, when it offers that (else undefined). */

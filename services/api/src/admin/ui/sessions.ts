@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
+import { ADMIN_SESSIONS_COLLECTION } from '@zgw/shared';
 
-export const ADMIN_SESSIONS_COLLECTION = 'adminsessions';
+export { ADMIN_SESSIONS_COLLECTION };
 
 /**
  * A login session, stored in MongoDB so that every API instance knows it and it survives restarts. The cookie holds
@@ -18,9 +19,19 @@ interface SessionDoc {
   expiresAt: Date;
   /** A session from the identity provider: its ID token, the hint of the sign-out there. */
   idToken?: string;
+  /** The tenant the administrator acts in: their organisation's, or the one a platform administrator chose. */
+  tenant: string;
+  /** A platform administrator (every tenant; may choose the tenant to act in). */
+  platform: boolean;
 }
 
-export interface Session {
+/** Who a session is: an organisation's administrator, bound to its tenant, or a platform administrator. */
+export interface SessionRole {
+  tenant: string;
+  platform: boolean;
+}
+
+export interface Session extends SessionRole {
   user: string;
   csrf: string;
   token: string;
@@ -52,13 +63,31 @@ export class AdminSessions {
     await this.coll.createIndex({ user: 1 });
   }
 
-  async create(user: string, idToken?: string): Promise<Session> {
+  async create(user: string, role: SessionRole, idToken?: string): Promise<Session> {
     const token = randomBytes(32).toString('base64url');
     const csrf = randomBytes(32).toString('base64url');
     const at = this.now();
     const expiresAt = this.expiry(at, at);
-    await this.coll.insertOne({ _id: tokenDigest(token), user, csrf, createdAt: at, seenAt: at, expiresAt, ...(idToken ? { idToken } : {}) });
-    return { user, csrf, token, expiresAt, ...(idToken ? { idToken } : {}) };
+    const { tenant, platform } = role;
+    await this.coll.insertOne({
+      _id: tokenDigest(token),
+      user,
+      csrf,
+      createdAt: at,
+      seenAt: at,
+      expiresAt,
+      tenant,
+      platform,
+      ...(idToken ? { idToken } : {}),
+    });
+    return { user, csrf, token, expiresAt, tenant, platform, ...(idToken ? { idToken } : {}) };
+  }
+
+  /** A platform administrator's session continues in another tenant (false: not a platform administrator's session). */
+  async actIn(session: Session, tenant: string): Promise<boolean> {
+    if (!session.platform) return false;
+    await this.coll.updateOne({ _id: tokenDigest(session.token) }, { $set: { tenant } });
+    return true;
   }
 
   /** The live session of a token (its idle time restarted), or undefined. */
@@ -76,7 +105,17 @@ export class AdminSessions {
       expiresAt = this.expiry(doc.createdAt, at);
       await this.coll.updateOne({ _id: doc._id }, { $set: { seenAt: at, expiresAt } });
     }
-    return { user: doc.user, csrf: doc.csrf, token, expiresAt, ...(doc.idToken ? { idToken: doc.idToken } : {}) };
+    // A session from before tenants was a platform administrator's in the default tenant; it ends (logs in again).
+    if (doc.tenant === undefined) return undefined;
+    return {
+      user: doc.user,
+      csrf: doc.csrf,
+      token,
+      expiresAt,
+      tenant: doc.tenant,
+      platform: doc.platform,
+      ...(doc.idToken ? { idToken: doc.idToken } : {}),
+    };
   }
 
   async destroy(token: string | undefined): Promise<void> {

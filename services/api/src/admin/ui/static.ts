@@ -11,6 +11,9 @@ header nav { display: flex; gap: 1rem; flex: 1; }
 .brand { font-weight: 700; color: #fff; }
 .session { display: flex; gap: .6rem; align-items: center; margin: 0; }
 .session button { background: transparent; color: #fff; border: 1px solid #8aa3c2; }
+header .tenant { font-family: monospace; color: #cfdcec; margin-right: .6rem; }
+header .tenant a { color: inherit; }
+td.num { text-align: right; }
 main { max-width: 1100px; margin: 1.5rem auto; padding: 0 1.5rem; }
 h1 { font-size: 1.5rem; margin: 0 0 1rem; }
 h2 { font-size: 1.15rem; margin: 1.5rem 0 .6rem; }

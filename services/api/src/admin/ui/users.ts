@@ -17,6 +17,8 @@ export interface AdminUser {
   totpStep?: number;
   /** Unused recovery codes, each as its SHA-256 (hex). */
   recoveryCodes?: string[];
+  /** The organisation (tenant RSIN) this administrator manages alone; absent: a platform administrator. */
+  tenant?: string;
 }
 
 /** What the admin screens show of an administrator. */
@@ -26,6 +28,8 @@ export interface AdminUserInfo {
   passwordChangedAt: Date;
   secondFactor: boolean;
   recoveryCodesLeft: number;
+  /** Their organisation; absent: a platform administrator. */
+  tenant?: string;
 }
 
 /** After this many failed logins in a row, each further one makes the account wait longer, up to MAX_BLOCK_MS. */
@@ -47,17 +51,27 @@ export class AdminUsers {
     this.coll = db.collection<AdminUser>(ADMIN_USERS_COLLECTION);
   }
 
+  async ensureIndexes(): Promise<void> {
+    await this.coll.createIndex({ tenant: 1, _id: 1 });
+  }
+
   /** Whether any administrator exists (from the collection's metadata: no scan). */
   async any(): Promise<boolean> {
     return (await this.coll.estimatedDocumentCount()) > 0;
   }
 
-  /** Creates an administrator; false when the name is taken. */
-  async create(name: string, password: string): Promise<boolean> {
+  /** Creates an administrator (of one organisation, or of the platform without `tenant`); false when the name is taken. */
+  async create(name: string, password: string, tenant?: string): Promise<boolean> {
     checkUser(name, password);
     const at = this.now();
     try {
-      await this.coll.insertOne({ _id: name, password: await hashPassword(password), createdAt: at, passwordChangedAt: at });
+      await this.coll.insertOne({
+        _id: name,
+        password: await hashPassword(password),
+        createdAt: at,
+        passwordChangedAt: at,
+        ...(tenant === undefined ? {} : { tenant }),
+      });
       return true;
     } catch (err) {
       if ((err as { code?: number }).code === 11000) return false;
@@ -79,9 +93,10 @@ export class AdminUsers {
     return (await this.coll.deleteOne({ _id: name })).deletedCount > 0;
   }
 
-  async list(): Promise<AdminUserInfo[]> {
+  /** The administrators: all of them, or those of one organisation. */
+  async list(tenant?: string): Promise<AdminUserInfo[]> {
     const docs = await this.coll
-      .find({}, { projection: { password: 0 } })
+      .find(tenant === undefined ? {} : { tenant }, { projection: { password: 0 } })
       .sort({ _id: 1 })
       .limit(1000)
       .toArray();
@@ -91,6 +106,7 @@ export class AdminUsers {
       passwordChangedAt: d.passwordChangedAt,
       secondFactor: d.totpSecret !== undefined,
       recoveryCodesLeft: d.recoveryCodes?.length ?? 0,
+      ...(d.tenant === undefined ? {} : { tenant: d.tenant }),
     }));
   }
 

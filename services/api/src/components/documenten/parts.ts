@@ -1,6 +1,7 @@
 import type { Document, Filter } from 'mongodb';
 import type { z } from 'zod';
 import { Caller } from '../../common/auth';
+import { requireTenant } from '@zgw/shared';
 import { ZgwError } from '../../common/errors';
 import { Resource, type Operation, type ResourceDef, type WriteContext } from '../../common/resource';
 import { LIVE, type Stored } from '../../common/store';
@@ -61,9 +62,6 @@ export interface PartDef<D extends PartDoc> {
 
 /** A part's own fields: what its document's facts are added to. */
 export type PartFields<D extends PartDoc> = Omit<D, keyof PartFacts>;
-
-/** Reads expanded documents for objects the caller may already see (they share the document's autorisaties). */
-const SYSTEM = new Caller('system', 'system', 'Platform', { heeftAlleAutorisaties: true });
 
 /**
  * The document a part's `informatieobject` names: `no_match` when it is no document URL of this API, `does_not_exist`
@@ -140,7 +138,8 @@ export function registerPart<D extends PartDoc>(d: Documenten, def: PartDef<D>):
       const tree = parseExpand(query?.expand, ['informatieobject']);
       if (!tree) return {};
       const view: JsonObject = { informatieobject: doc.informatieobject };
-      await expandDocuments(d, SYSTEM, [view], tree, req);
+      // the documents of objects the caller may already see (they share the document's autorisaties)
+      await expandDocuments(d, Caller.system(requireTenant()), [view], tree, req);
       return { _expand: view._expand };
     },
   });
