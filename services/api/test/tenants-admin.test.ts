@@ -117,6 +117,29 @@ describe('admin screens per tenant', () => {
     expect(abonnementen.body).toContain(callback(B));
     expect(abonnementen.body).not.toContain(callback(A));
   });
+  it("names an internal route's target organisation on the doelregistratie screen, refusing an unknown one", async () => {
+    const b = await loggedIn('beheer-a');
+    await b.get('/admin/overdrachten/doelregistraties/nieuw');
+    const form = {
+      naam: 'naar-b',
+      route: 'intern',
+      rsin: B,
+      tenant: B,
+      catalogus: 'http://testserver/catalogi/api/v1/catalogussen/00000000-0000-0000-0000-000000000001',
+      bron: 'openlaten',
+      zaaktypen: 'ZT-A; ZT-B',
+    };
+    const unknown = await b.post('/admin/overdrachten/doelregistraties/nieuw', { ...form, tenant: '100000010' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.body).toContain('Er is geen organisatie 100000010 op dit platform.');
+    expect((await b.post('/admin/overdrachten/doelregistraties/nieuw', form)).statusCode).toBe(303);
+    const stored = await t.call('GET', '/admin/api/v1/doelregistraties/naar-b', undefined, { token: tokenOf(A) });
+    expect(stored.json()).toMatchObject({ route: 'intern', tenant: B });
+    // it is A's: B's administrators do not see it
+    expect((await t.call('GET', '/admin/api/v1/doelregistraties/naar-b', undefined, { token: tokenOf(B) })).statusCode).toBe(404);
+    const edit = await b.get('/admin/overdrachten/doelregistraties/naar-b');
+    expect(edit.body).toContain(`id="tenant" name="tenant" value="${B}"`);
+  });
 });
 
 describe('admin endpoints per tenant', () => {
@@ -145,5 +168,17 @@ describe('admin endpoints per tenant', () => {
     const id = resend.json().id;
     expect((await t.call('GET', `/admin/api/v1/notificaties/resends/${id}`, undefined, { token: tokenOf(B) })).statusCode).toBe(200);
     expect((await t.call('GET', `/admin/api/v1/notificaties/resends/${id}`, undefined, { token: tokenOf(A) })).statusCode).toBe(404);
+  });
+
+  it('counts requests per tenant in the metrics (one series per tenant and status class, no ids)', async () => {
+    const count = async (tenant: string, cls: string) => {
+      const text = (await t.call('GET', '/metrics')).body;
+      const line = text.split('\n').find((l) => l.startsWith(`zgw_tenant_requests_total{tenant="${tenant}",status_class="${cls}"}`));
+      return Number(line?.split(' ')[1] ?? 0);
+    };
+    const before = [await count(A, '2xx'), await count(A, '4xx'), await count(B, '2xx')];
+    await t.call('GET', ABONNEMENTEN, undefined, { token: tokenOf(A) });
+    await t.call('GET', `${ABONNEMENTEN}/00000000-0000-0000-0000-000000000000`, undefined, { token: tokenOf(A) });
+    expect([await count(A, '2xx'), await count(A, '4xx'), await count(B, '2xx')]).toEqual([before[0]! + 1, before[1]! + 1, before[2]]);
   });
 });

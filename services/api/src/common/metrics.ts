@@ -24,7 +24,7 @@ const seconds = (since: Date | undefined) => (since ? Math.max(0, (Date.now() - 
 /**
  * `GET /metrics` (Prometheus text; a bearer token when METRICS_TOKEN is set) and `GET /ready` (MongoDB and Kafka
  * reachable, the outbox not stuck), with the API's metrics: every request by route template, method and status, the
- * outbox, the read-audit spool and the read caches. `/health` stays liveness.
+ * authenticated requests per tenant, the outbox, the read-audit spool and the read caches. `/health` stays liveness.
  */
 export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Registry, kafka?: KafkaProbe): void {
   const requests = new Histogram({
@@ -34,9 +34,18 @@ export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Regi
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  // Per tenant only what a provider bills and watches (bounded: tenants x status classes), never per route.
+  const byTenant = new Counter({
+    name: 'zgw_tenant_requests_total',
+    help: 'Authenticated requests by the tenant of their client and the class of their status (2xx, 3xx, 4xx, 5xx)',
+    labelNames: ['tenant', 'status_class'],
+    registers: [registry],
+  });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     requests.observe({ route, method: request.method, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    const tenant = (request.caller ?? request.adminCaller)?.tenant;
+    if (tenant) byTenant.inc({ tenant, status_class: `${Math.floor(reply.statusCode / 100)}xx` });
   });
 
   type Backlog = { events: number; oldest?: Date };

@@ -14,6 +14,8 @@ interface Draft {
   naam: string;
   route: string;
   rsin: string;
+  /** Route intern: the tenant on this platform the zaak goes to (empty: the same one). */
+  tenant: string;
   catalogus: string;
   bron: string;
   zaaktypen: string;
@@ -25,6 +27,7 @@ const blank = (): Draft => ({
   naam: '',
   route: 'intern',
   rsin: '',
+  tenant: '',
   catalogus: '',
   bron: 'openlaten',
   zaaktypen: '',
@@ -38,6 +41,7 @@ function draftOf(d: Record<string, unknown>): Draft {
     naam: text(d.naam),
     route: text(d.route),
     rsin: text(d.rsin),
+    tenant: text(d.tenant),
     catalogus: text(d.catalogus),
     bron: text(d.bron),
     zaaktypen: ((d.zaaktypen ?? []) as { bron: string; doel: string; afsluitResultaat?: string }[])
@@ -53,6 +57,7 @@ function readDraft(form: Form): Draft {
     naam: field(form, 'naam'),
     route: field(form, 'route'),
     rsin: field(form, 'rsin'),
+    tenant: field(form, 'tenant'),
     catalogus: field(form, 'catalogus'),
     bron: field(form, 'bron'),
     zaaktypen: typeof form.zaaktypen === 'string' ? form.zaaktypen : '',
@@ -66,6 +71,7 @@ function toBody(d: Draft, secret: string): Record<string, unknown> {
     naam: d.naam,
     route: d.route,
     rsin: d.rsin,
+    ...(d.route === 'intern' && d.tenant ? { tenant: d.tenant } : {}),
     catalogus: d.catalogus,
     bron: d.bron,
     zaaktypen: lines(d.zaaktypen).map((l) => {
@@ -102,6 +108,7 @@ export function registerDoelregistratieScreens(scope: FastifyInstance, ui: Admin
 <label for="naam">Naam</label><input id="naam" name="naam" value="${d.naam}" required${opts.bestaand ? html` readonly` : ''}>
 <label for="route">Route</label><select id="route" name="route">${option('route', 'intern', 'intern: een organisatie op dit platform')}${option('route', 'extern', 'extern: een ander ZGW-systeem')}</select>
 <label for="rsin">Doelorganisatie (RSIN)</label><input id="rsin" name="rsin" value="${d.rsin}" required pattern="\\d{9}">
+<label for="tenant">Route intern: de organisatie (tenant, RSIN) op dit platform waar de zaak heen gaat; leeg: deze organisatie</label><input id="tenant" name="tenant" value="${d.tenant}" pattern="\\d{9}">
 <label for="catalogus">Catalogus in de doelregistratie (URL)</label><input id="catalogus" name="catalogus" value="${d.catalogus}" required>
 <label for="zaaktypen">Zaaktypen: per regel <code>bron; doel; afsluitResultaat</code> (identificaties; het resultaat alleen bij afsluiten)</label>
 <textarea id="zaaktypen" name="zaaktypen" rows="5">${d.zaaktypen}</textarea>
