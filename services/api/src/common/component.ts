@@ -359,7 +359,7 @@ export class ComponentApi {
         // the request's log lines (its completion line too) name the tenant
         req.log = req.log.child({ tenant: caller.tenant });
         // Everything the request reads and writes is its caller's tenant's (shared/src/tenant.ts).
-        return inTenant(caller.tenant ?? this.deps.tenants.defaultTenant, () => serve(req, reply, caller, rawParams));
+        return inTenant(caller.tenant, () => serve(req, reply, caller, rawParams));
       },
     });
     const serve = async (req: FastifyRequest, reply: FastifyReply, caller: Caller, rawParams: Record<string, string>) => {

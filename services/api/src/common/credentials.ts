@@ -31,10 +31,15 @@ export class Credentials {
     return (tenant === this.defaultTenant ? { tenant: { $in: [tenant, null] } } : { tenant }) as Filter<Credential>;
   }
 
+  /** A stored credential's tenant. */
+  private tenantIn(c: Pick<Credential, 'tenant'>): string {
+    return c.tenant ?? this.defaultTenant;
+  }
+
   /** A client's secret and tenant; undefined for an unknown client. */
   async lookup(clientId: string): Promise<{ secret: string; tenant: string } | undefined> {
     const found = await this.coll.findOne({ _id: clientId });
-    return found ? { secret: openSecret(this.pii, 'credential', found.secret), tenant: found.tenant ?? this.defaultTenant } : undefined;
+    return found ? { secret: openSecret(this.pii, 'credential', found.secret), tenant: this.tenantIn(found) } : undefined;
   }
 
   async secretFor(clientId: string): Promise<string | undefined> {
@@ -44,7 +49,7 @@ export class Credentials {
   /** The tenant a client belongs to; undefined for an unknown client. */
   async tenantOf(clientId: string): Promise<string | undefined> {
     const found = await this.coll.findOne({ _id: clientId }, { projection: { tenant: 1 } });
-    return found ? (found.tenant ?? this.defaultTenant) : undefined;
+    return found ? this.tenantIn(found) : undefined;
   }
 
   /**
@@ -86,7 +91,7 @@ export class Credentials {
       .find(tenant === undefined ? {} : this.of(tenant), { projection: { secret: 0 } })
       .sort({ _id: 1 })
       .toArray();
-    return docs.map((c) => ({ clientId: c._id, tenant: c.tenant ?? this.defaultTenant, createdAt: c.createdAt }));
+    return docs.map((c) => ({ clientId: c._id, tenant: this.tenantIn(c), createdAt: c.createdAt }));
   }
 }
 

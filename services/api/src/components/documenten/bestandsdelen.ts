@@ -142,7 +142,7 @@ export class Bestandsdelen implements Delen {
       const caller = await api.deps.auth.authenticate(req);
       if (!caller.hasAnyScope([BIJWERKEN])) throw ZgwError.forbidden(`Deze actie vereist de scope ${BIJWERKEN}.`);
       // the part and its file are the caller's tenant's
-      return inTenant(caller.tenant ?? api.deps.tenants.defaultTenant, async () => {
+      return inTenant(caller.tenant, async () => {
         const uuid = (req.params as { uuid?: string }).uuid ?? '';
         const deel = await this.coll.findOne({ _id: uuid });
         if (!deel) throw ZgwError.notFound(`bestandsdeel ${uuid} bestaat niet.`);

@@ -25,7 +25,7 @@ export function streamInhoudBodies(api: ComponentApi, store: InhoudStore, stream
     const caller = await api.deps.auth.authenticate(req);
     if (scopes.length && !caller.hasAnyScope(scopes)) throw ZgwError.forbidden(`Deze actie vereist een van de scopes: ${scopes.join(', ')}.`);
     // the file goes into the caller's tenant's content
-    return inTenant(caller.tenant ?? api.deps.tenants.defaultTenant, () => read(req, payload, scopes));
+    return inTenant(caller.tenant, () => read(req, payload, scopes));
   });
 
   const read = async (req: FastifyRequest, payload: AsyncIterable<Buffer>, scopes?: readonly string[]) => {
