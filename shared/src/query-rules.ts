@@ -48,6 +48,7 @@ export const PLATFORM_QUERY_SITES: readonly (readonly [RegExp, string])[] = [
   [/backfillObjecten/, "a one-time migration of the documents' links, every tenant's, by _id"],
   [/WriteBatcher\.send/, "the write batcher's round trips: each write was made its tenant's when it was queued"],
   [/services\/transfer\//, 'the transfer worker reads its doelregistratie by naam (unique across the installation)'],
+  [/CatalogusUitwisseling\.plan\b/, 'an import checks whether its UUIDs are taken in any tenant (UUIDs are global), by _id'],
 ];
 
 /**

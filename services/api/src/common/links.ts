@@ -29,6 +29,36 @@ export interface CatalogiLinks {
   views(urls: readonly string[]): Promise<Map<string, LinkedDoc>>;
   /** The informatieobjecttypen (URLs) a zaaktype allows on `datum` (YYYY-MM-DD). */
   informatieobjecttypenOn(zaaktypeUrl: string, datum: string): Promise<string[]>;
+  /** A catalogus exported and imported as one ZIP (the admin endpoints and commands). */
+  uitwisseling: CatalogusExchange;
+}
+
+/** How a catalogus ZIP is imported. */
+export interface CatalogusImport {
+  /** New UUIDs for every object (else the ZIP's, refused when one is taken on this platform). */
+  nieuweUuids?: boolean;
+  /** Only read and check: what would be made, nothing written. */
+  dryRun?: boolean;
+}
+
+/** What an import made (or, in a dry run, would make). */
+export interface CatalogusImportReport {
+  catalogus: string;
+  /** The catalogus's URL where it was exported. */
+  bron: string;
+  nieuweUuids: boolean;
+  /** Objects per kind (the ZIP's file names: ZaakType, StatusType, ...). */
+  aantallen: Record<string, number>;
+  /** Types published as they were in the export. */
+  gepubliceerd: number;
+  geimporteerd: boolean;
+}
+
+export interface CatalogusExchange {
+  /** The ZIP of a catalogus of the current tenant (404 when it has none by that UUID). */
+  export(uuid: string): Promise<Uint8Array>;
+  /** Imports a ZIP into the current tenant: all of it, or nothing with every refusal named (400). */
+  import(zip: Uint8Array, opts: CatalogusImport, caller: Caller): Promise<CatalogusImportReport>;
 }
 
 /** What the Besluiten API uses to keep a zaak's besluiten in step with the `zaak` of its besluiten. */

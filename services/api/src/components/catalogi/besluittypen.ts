@@ -106,7 +106,8 @@ export function registerBesluittypen(c: Catalogi): Resource<BesluitTypeDoc> {
         zaaktypen: omschrijving ? await urlsWhere(c.zaaktypen, zaaktypen) : [],
         resultaattypen: resultaattypen.map((r) => c.resultaattypen.url(r._id)),
         resultaattypenOmschrijving: resultaattypen.map((r) => r.omschrijving),
-        vastgelegdIn: [],
+        // the omschrijvingen of its informatieobjecttypen (what the standard calls "de aard van de informatieobjecten")
+        vastgelegdIn: distinct(doc.informatieobjecttypen ?? []),
         ...(in133(c, req) && {
           informatieobjecttypeOmschrijvingen: distinct(doc.informatieobjecttypen ?? []),
           informatieobjecttypeOmschrijving: distinct(doc.informatieobjecttypen ?? []),

@@ -3,7 +3,7 @@ import { UuidParams } from '../../common/component';
 import type { Resource } from '../../common/resource';
 import { publicFields, type Stored } from '../../common/store';
 import { WRITE, ZAAKTYPE_ONDERDELEN, type Catalogi } from './context';
-import type { CatalogiDoc, ZaakTypeDoc } from './schemas';
+import type { CatalogiDoc, InformatieObjectTypeDoc, ZaakTypeDoc } from './schemas';
 import { besluittypenOf, informatieobjecttypenOf } from './zaaktypen';
 
 /**
@@ -27,20 +27,33 @@ export function registerPublish<D extends CatalogiDoc>(c: Catalogi, resource: Re
     params: UuidParams,
     response: resource.def.schema,
     status: 200,
-    handler: async ({ caller, params }) => {
-      const current = await resource.getOr404(params.uuid, caller);
-      const url = resource.url(current._id);
-      await hooks.check?.(current, url);
-      const doc = { ...publicFields(current), concept: false };
-      const stored = await resource.store.replace(current, doc, current.concept === false ? [] : resource.events(doc, current._id, 'update'));
-      if (!stored) throw ZgwError.notFound(`${resource.def.resource} ${params.uuid} bestaat niet meer.`);
-      await hooks.after?.(url);
-      return resource.toApi(stored);
-    },
+    handler: async ({ caller, params }) => resource.toApi(await publish(resource, await resource.getOr404(params.uuid, caller), hooks)),
   });
 }
 
-export async function zaaktypePublishCheck(c: Catalogi, doc: Stored<ZaakTypeDoc>, url: string): Promise<void> {
+/** Publishes a concept (its checks first, then its denormalised copies); a published one stays as it is. */
+export async function publish<D extends CatalogiDoc>(resource: Resource<D>, current: Stored<D>, hooks: PublishHooks<D> = {}): Promise<Stored<D>> {
+  const url = resource.url(current._id);
+  await hooks.check?.(current, url);
+  const doc = { ...publicFields(current), concept: false } as D;
+  const stored = await resource.store.replace(current, doc, current.concept === false ? [] : resource.events(doc, current._id, 'update'));
+  if (!stored) throw ZgwError.notFound(`${resource.def.resource} ${current._id} bestaat niet meer.`);
+  await hooks.after?.(url);
+  return stored;
+}
+
+/** Publishing a zaaktype: its types published first; its parts follow it. */
+export const zaaktypePublishing = (c: Catalogi): PublishHooks<ZaakTypeDoc> => ({
+  check: (doc, url) => zaaktypePublishCheck(c, doc, url),
+  after: (url) => markPartsPublished(c, url),
+});
+
+/** Publishing an informatieobjecttype: its zaaktype links may become definitief. */
+export const informatieobjecttypePublishing = (c: Catalogi): PublishHooks<InformatieObjectTypeDoc> => ({
+  after: (url) => markLinksPublished(c, url),
+});
+
+async function zaaktypePublishCheck(c: Catalogi, doc: Stored<ZaakTypeDoc>, url: string): Promise<void> {
   const related = [...(await besluittypenOf(c, doc)), ...(await informatieobjecttypenOf(c, url))];
   if (related.some((r) => r.concept !== false)) {
     throw ZgwError.field('nonFieldErrors', 'concept-relation', 'Alle gerelateerde besluittypen en informatieobjecttypen moeten gepubliceerd zijn.');
@@ -48,13 +61,13 @@ export async function zaaktypePublishCheck(c: Catalogi, doc: Stored<ZaakTypeDoc>
 }
 
 /** After publishing a zaaktype its parts are no longer concept (their `status` filter reads `_concept`). */
-export async function markPartsPublished(c: Catalogi, zaaktypeUrl: string): Promise<void> {
+async function markPartsPublished(c: Catalogi, zaaktypeUrl: string): Promise<void> {
   for (const name of ZAAKTYPE_ONDERDELEN) {
     await c[name].store.raw.updateMany({ zaaktype: zaaktypeUrl }, { $set: { _concept: false } });
   }
 }
 
 /** After publishing an informatieobjecttype, its zaaktype links may become definitief (`_iotConcept`). */
-export async function markLinksPublished(c: Catalogi, iotUrl: string): Promise<void> {
+async function markLinksPublished(c: Catalogi, iotUrl: string): Promise<void> {
   await c.ziot.store.raw.updateMany({ informatieobjecttype: iotUrl }, { $set: { _iotConcept: false } });
 }
