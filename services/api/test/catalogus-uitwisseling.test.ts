@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
-import { TENANT_HEADER } from '@zgw/shared';
+import { platformDb, TENANT_HEADER } from '@zgw/shared';
 import { create, iotBody, publish, startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { startApp, token, type TestApp } from './harness';
 import { zaaktypeMetOnderdelen } from './zaken.fixtures';
@@ -172,7 +175,43 @@ describe('catalogus import and export', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().invalidParams[0].name).toBe('StatusType[2].volgnummer');
     expect(await catalogusCount(other)).toBe(before);
+    // nothing left behind that keeps the UUIDs taken: the types without a kanaal leave no tombstone either
+    expect(
+      await platformDb(other.mongo.db)
+        .collection('statustypen')
+        .countDocuments({ _id: '9a87cb57-7403-4d70-8d15-8d4724199852' as never }),
+    ).toBe(0);
     const zaaktypen = await other.call('GET', '/catalogi/api/v1/zaaktypen?status=alles');
     expect(zaaktypen.json().results.some((z: { identificatie: string }) => z.identificatie === 'FIX-001')).toBe(false);
+  });
+
+  it('npm run admin -- catalogus-export and catalogus-import move a catalogus between installations', async () => {
+    const admin = join(__dirname, '../dist/cli/admin.js');
+    const run = (app: TestApp, args: string[]) =>
+      promisify(execFile)(process.execPath, [admin, ...args], {
+        env: {
+          ...process.env,
+          MONGODB_DB: app.config.MONGODB_DB,
+          PUBLIC_BASE_URL: app.config.PUBLIC_BASE_URL,
+          KAFKA_TOPIC_PREFIX: app.topicPrefix,
+          LOG_LEVEL: 'silent',
+        },
+      });
+    const file = join(mkdtempSync(join(tmpdir(), 'zgw-catalogus-')), 'fixture.zip');
+    const exported = JSON.parse((await run(t, ['catalogus-export', '8e743c3a-bdc2-479b-80c0-79f7bf5f078d', file])).stdout);
+    expect(exported.bytes).toBeGreaterThan(1000);
+    expect(Object.keys(filesOf(new Uint8Array(readFileSync(file)))).sort()).toEqual(
+      Object.keys(filesOf(new Uint8Array(readFileSync(OPEN_ZAAK_ZIP)))).sort(),
+    );
+    const dry = JSON.parse((await run(other, ['catalogus-import', file, '--dry-run'])).stdout);
+    expect(dry).toMatchObject({ geimporteerd: false, tenant: other.deps.tenants.defaultTenant });
+    const imported = JSON.parse((await run(other, ['catalogus-import', file])).stdout);
+    expect(imported).toMatchObject({ geimporteerd: true, aantallen: { ZaakType: 2, StatusType: 6 } });
+    const zaaktype = await other.call('GET', `${other.config.PUBLIC_BASE_URL}/catalogi/api/v1/zaaktypen/e373ed14-a677-481f-96e1-836e4a084a86`);
+    expect(zaaktype.json()).toMatchObject({ identificatie: 'FIX-001', concept: true });
+    // again: the UUIDs are taken now, and it says which
+    await expect(run(other, ['catalogus-import', file])).rejects.toMatchObject({
+      stderr: expect.stringContaining('Catalogus[0].url: UUID 8e743c3a'),
+    });
   });
 });

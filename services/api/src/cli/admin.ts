@@ -1,6 +1,22 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Db } from 'mongodb';
-import { checkPiiKeys, connectMongo, createLogger, forgetRetiredKeys, loadConfig, piiFromConfig, type Config } from '@zgw/shared';
+import {
+  ceSource,
+  checkPiiKeys,
+  connectMongo,
+  createKafka,
+  createLogger,
+  forgetRetiredKeys,
+  inTenant,
+  loadConfig,
+  piiFromConfig,
+  type Config,
+} from '@zgw/shared';
+import { buildApp } from '../app';
+import { Caller } from '../common/auth';
+import { announceClear } from '../common/cache';
+import { createDeps } from '../deps';
 import { resealValues } from '../common/pii-fields';
 import { ZgwError } from '../common/errors';
 import { Tenants } from '../common/tenants';
@@ -25,6 +41,12 @@ const USAGE = `usage: npm run admin -- <command>
   inhoud-migreren <gridfs|s3>          move the content of every document into that store (from the other): each file
                                        checked (size, SHA-256) before it leaves the source; resumable, with progress.
                                        Stop the API first; set INHOUD_STORE to the target before starting it again
+  catalogus-export <uuid> <file.zip> [--tenant <rsin>]
+                                       write a catalogus with all its types and their parts to a ZIP (Open Zaak's
+                                       layout; README: Moving in)
+  catalogus-import <file.zip> [--nieuwe-uuids] [--dry-run] [--tenant <rsin>]
+                                       import a catalogus ZIP (ours or Open Zaak's) into a tenant (default: the
+                                       default tenant): all of it or nothing; UUIDs kept unless --nieuwe-uuids
   tenant-add <rsin> <naam>             create a tenant: an organisation this installation serves (its RSIN)
   tenant-list                          list the tenants with their numbers of zaken, documents and clients
   tenant-rename <old rsin> <new rsin>  give a tenant (e.g. the default tenant of an upgraded installation) its real
@@ -112,6 +134,52 @@ async function migrate(db: Db, config: Config, target: string | undefined): Prom
   return result.failed ? 1 : 0;
 }
 
+/**
+ * catalogus-export and catalogus-import (see USAGE): the platform's own Catalogi API in this process, acting in the
+ * tenant as a platform administrator. Its events wait in the outbox for the running API's relay (or its next start);
+ * the running instances drop their cached catalogi at once.
+ */
+async function catalogusCommand(db: Db, config: Config, cmd: string, args: string[]): Promise<number> {
+  const at = args.indexOf('--tenant');
+  const tenant = at >= 0 ? args[at + 1] : config.ZGW_DEFAULT_TENANT;
+  const files = args.filter((a, i) => !a.startsWith('--') && (at < 0 || i !== at + 1));
+  // log lines go to stderr: stdout is the command's answer
+  const deps = createDeps(config, db, createLogger('admin', config.LOG_LEVEL === 'silent' ? 'silent' : 'warn', process.stderr));
+  const app = await buildApp({ deps });
+  try {
+    if (!tenant || !(await deps.tenants.get(tenant))) {
+      console.error(`admin: no tenant "${tenant ?? ''}" (see tenant-list)`);
+      return 1;
+    }
+    const exchange = deps.components.catalogi!.uitwisseling;
+    const caller = new Caller('beheer:cli', 'cli', 'npm run admin', { label: 'Beheer', heeftAlleAutorisaties: true }, tenant, true);
+    return await inTenant(tenant, async () => {
+      if (cmd === 'catalogus-export') {
+        const zip = await exchange.export(files[0]!);
+        writeFileSync(files[1]!, zip);
+        console.log(JSON.stringify({ catalogus: files[0], file: resolve(files[1]!), bytes: zip.length }));
+        return 0;
+      }
+      const opts = { nieuweUuids: args.includes('--nieuwe-uuids'), dryRun: args.includes('--dry-run') };
+      const report = await exchange.import(new Uint8Array(readFileSync(files[0]!)), opts, caller);
+      if (!opts.dryRun) {
+        const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-cli`);
+        await announceClear(kafka, config.KAFKA_TOPIC_PREFIX, ceSource(config), ['catalogi']).catch((err: Error) =>
+          console.error(`admin: the running instances were not told (${err.message}); they read the new catalogus within CACHE_TTL_MS`),
+        );
+      }
+      console.log(JSON.stringify({ tenant, ...report }));
+      return 0;
+    });
+  } catch (err) {
+    const reasons = err instanceof ZgwError ? (err.invalidParams ?? []).map((p) => `\n  ${p.name}: ${p.reason}`).join('') : '';
+    console.error(`admin: ${(err as Error).message}${reasons}`);
+    return 1;
+  } finally {
+    await app.close();
+  }
+}
+
 /** tenant-add, tenant-list and tenant-rename (see USAGE). */
 async function tenantCommand(db: Db, config: Config, cmd: string, args: string[]): Promise<number> {
   const tenants = new Tenants(db, config.ZGW_DEFAULT_TENANT);
@@ -140,7 +208,7 @@ async function main(args: string[]): Promise<number> {
   if (
     !cmd ||
     (!['list', 'pii-rekey', 'tenant-list'].includes(cmd) && !name) ||
-    (['tenant-add', 'tenant-rename'].includes(cmd) && !args[2]) ||
+    (['tenant-add', 'tenant-rename', 'catalogus-export'].includes(cmd) && !args[2]) ||
     ![
       'add',
       'password',
@@ -153,6 +221,8 @@ async function main(args: string[]): Promise<number> {
       'tenant-add',
       'tenant-list',
       'tenant-rename',
+      'catalogus-export',
+      'catalogus-import',
     ].includes(cmd)
   ) {
     console.error(USAGE);
@@ -165,6 +235,7 @@ async function main(args: string[]): Promise<number> {
     if (cmd === 'pii-rekey') return await rekey(mongo.db);
     if (cmd === 'inhoud-migreren') return await migrate(mongo.db, config, name);
     if (cmd.startsWith('tenant-')) return await tenantCommand(mongo.db, config, cmd, args.slice(1));
+    if (cmd.startsWith('catalogus-')) return await catalogusCommand(mongo.db, config, cmd, args.slice(1));
     const users = new AdminUsers(mongo.db);
     const sessions = new AdminSessions(mongo.db, 60_000, 60_000);
     if (cmd === 'list') {

@@ -394,6 +394,15 @@ export class Store<T extends Document> {
    * the new ones join them, until the relay has published them all and drops the tombstone.
    */
   async remove(current: Stored<T>, events: OutboxEvent[], alongside?: () => Promise<void>): Promise<boolean> {
+    // Nothing to publish (a resource without kanaal or audit) and nothing waiting: no tombstone, which no relay
+    // would come back for (it has no pointer); the document goes at once.
+    if (!events.length) {
+      const gone = await this.raw.deleteOne({ _id: current._id, ...LIVE, $or: [{ _outbox: { $exists: false } }, { _outbox: { $size: 0 } }] });
+      if (gone.deletedCount) {
+        await Promise.all([this.adjust(current, -1), alongside?.()]);
+        return true;
+      }
+    }
     const unset: Record<string, ''> = {};
     for (const k of Object.keys(current)) if (!k.startsWith('_')) unset[k] = '';
     const update: Document = { $set: { _tombstone: true, _pending: true }, $push: { _outbox: { $each: events } } };
