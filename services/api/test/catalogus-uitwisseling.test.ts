@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { platformDb, TENANT_HEADER } from '@zgw/shared';
 import { create, iotBody, publish, startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
+import { AdminUsers } from '../src/admin/ui/users';
+import { AdminBrowser, PASSWORD } from './admin-ui.helpers';
 import { startApp, token, type TestApp } from './harness';
 import { zaaktypeMetOnderdelen } from './zaken.fixtures';
 
@@ -213,5 +215,50 @@ describe('catalogus import and export', () => {
     await expect(run(other, ['catalogus-import', file])).rejects.toMatchObject({
       stderr: expect.stringContaining('Catalogus[0].url: UUID 8e743c3a'),
     });
+  });
+
+  it('on the admin screen: a ZIP uploaded, its preview, then the import; and the export as a download', async () => {
+    const app = await startApp({ REFERENTIELIJSTEN_URL: sl.url });
+    try {
+      await new AdminUsers(app.mongo.db).create('beheer', PASSWORD);
+      const b = new AdminBrowser(app);
+      expect((await b.login('beheer', PASSWORD)).statusCode).toBe(303);
+      const page = await b.get('/admin/catalogi');
+      expect(page.body).toContain('enctype="multipart/form-data"');
+      const boundary = 'zgwgrens';
+      const multipart = (fields: Record<string, string>, zip: Uint8Array) =>
+        Buffer.concat([
+          ...Object.entries(fields).map(([k, v]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)),
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="bestand"; filename="oz.zip"\r\nContent-Type: application/zip\r\n\r\n`),
+          Buffer.from(zip),
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]);
+      const send = (url: string, body: Buffer) =>
+        app.app.inject({
+          method: 'POST',
+          url,
+          payload: body,
+          headers: { cookie: b.cookieHeader, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        });
+      // without the session's CSRF token nothing happens
+      expect((await send('/admin/catalogi/voorbeeld', multipart({}, new Uint8Array(readFileSync(OPEN_ZAAK_ZIP))))).statusCode).toBe(403);
+      const preview = await send('/admin/catalogi/voorbeeld', multipart({ _csrf: b.csrf }, new Uint8Array(readFileSync(OPEN_ZAAK_ZIP))));
+      expect(preview.statusCode).toBe(200);
+      expect(preview.body).toContain('<td>ZaakType</td><td class="num">2</td>');
+      expect(await catalogusCount(app)).toBe(0);
+      const upload = /name="upload" value="([^"]+)"/.exec(preview.body)![1]!;
+      const done = await b.post('/admin/catalogi/importeren', { upload });
+      expect(done.statusCode).toBe(303);
+      expect(await catalogusCount(app)).toBe(1);
+      expect((await b.post('/admin/catalogi/importeren', { upload })).statusCode).toBe(400); // once
+      const refused = await send('/admin/catalogi/voorbeeld', multipart({ _csrf: b.csrf }, strToU8('geen zip')));
+      expect(refused.statusCode).toBe(400);
+      expect(refused.body).toContain('Dit is geen ZIP-bestand');
+      const download = await b.get('/admin/catalogi/8e743c3a-bdc2-479b-80c0-79f7bf5f078d/export');
+      expect(download.headers['content-type']).toBe('application/zip');
+      expect(Object.keys(filesOf(new Uint8Array(download.rawPayload)))).toContain('ZaakType.json');
+    } finally {
+      await app.close();
+    }
   });
 });

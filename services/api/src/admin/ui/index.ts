@@ -9,6 +9,7 @@ import { registerOverdrachtScreens } from './overdrachten';
 import { registerAuditScreens } from './audit';
 import { sessionCaller, sessionOf, type AdminUi } from './context';
 import { registerOrganisatieScreens } from './organisaties';
+import { registerCatalogusScreens } from './catalogi';
 import { formOf, parseForm } from './forms';
 import { html } from '../../common/html';
 import { csrfField, redirect, REFERENCE, sendPage, UI } from './layout';
@@ -142,6 +143,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
           { title: 'Beheer', user: session.user, csrf: session.csrf, nav: 'home' },
           html`<div class="cards">
   <section class="card"><h2><a href="${UI}/applicaties">Applicaties</a></h2><p>Client ids, secrets en autorisaties van de applicaties die de API's gebruiken.</p></section>
+  <section class="card"><h2><a href="${UI}/catalogi">Catalogi</a></h2><p>Een catalogus exporteren als ZIP, of importeren (van dit platform of van Open Zaak).</p></section>
   <section class="card"><h2><a href="${UI}/abonnementen">Abonnementen</a></h2><p>Abonnementen op notificaties: status, laatste pogingen, ontgrendelen en opnieuw versturen.</p></section>
   <section class="card"><h2><a href="${UI}/overdrachten">Overdrachten</a></h2><p>Overdrachten van zaken aan andere registraties: stappen, weigeringen, annuleren en opnieuw proberen; de doelregistraties.</p></section>
   <section class="card"><h2><a href="${UI}/audit">Audit</a></h2><p>Client ids waarvan het lezen niet in de audit trail komt.</p></section>
@@ -208,6 +210,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
       registerAuditScreens(scope, ui);
       registerBeheerderScreens(scope, ui, users, sessions);
       registerOrganisatieScreens(scope, ui, sessions);
+      await registerCatalogusScreens(scope, ui);
     },
     { prefix: UI },
   );

@@ -21,7 +21,7 @@ export interface PageOptions {
   user?: string;
   csrf?: string;
   /** Which navigation entry is current. */
-  nav?: 'applicaties' | 'abonnementen' | 'overdrachten' | 'audit' | 'beheerders' | 'organisaties' | 'wachtwoord' | 'home';
+  nav?: 'applicaties' | 'catalogi' | 'abonnementen' | 'overdrachten' | 'audit' | 'beheerders' | 'organisaties' | 'wachtwoord' | 'home';
   notice?: string;
   errors?: string[];
   status?: number;
@@ -29,6 +29,7 @@ export interface PageOptions {
 
 const NAV: [NonNullable<PageOptions['nav']>, string, string][] = [
   ['applicaties', `${UI}/applicaties`, 'Applicaties'],
+  ['catalogi', `${UI}/catalogi`, 'Catalogi'],
   ['abonnementen', `${UI}/abonnementen`, 'Abonnementen'],
   ['overdrachten', `${UI}/overdrachten`, 'Overdrachten'],
   ['audit', `${UI}/audit`, 'Audit'],

@@ -189,6 +189,10 @@ export class CatalogusUitwisseling implements CatalogusExchange {
     } catch (err) {
       for (const m of made.reverse()) await m.resource.destroy(m.doc, m.resource.ctx(caller, m.doc._id));
       throw err;
+    } finally {
+      // as any write to the Catalogi: its read cache goes, here and in the other instances
+      const { deps, def } = this.c.api;
+      if (made.length && deps.caches.has(def.name)) deps.caches.clear(def.name);
     }
     return { ...report, geimporteerd: true };
   }
