@@ -27,6 +27,15 @@ test.each([
   expect(res.json()).toMatchObject({ status: 405, code: 'method_not_allowed', title: 'Methode niet toegestaan.' });
 });
 
+test('a method served from a later version is 405 in an earlier one, with the methods that version answers', async () => {
+  const path = `/catalogi/api/v1/catalogussen/${UUID}`;
+  const res = await t.call('PUT', path, {});
+  expect([res.statusCode, res.headers.allow]).toEqual([405, 'GET, HEAD']);
+  expect(res.json().detail).toContain('vanaf versie 1.3.3');
+  // in that version it is served (and the catalogus does not exist)
+  expect((await t.call('PUT', path, {}, { headers: { 'api-version': '1.3.3' } })).statusCode).not.toBe(405);
+});
+
 test('a body of a type no route parses, sent with a method the path does not answer to, is 405 too', async () => {
   const res = await t.call('POST', '/documenten/api/v1/bestandsdelen/0', '--b\r\n--b--\r\n', {
     headers: { 'content-type': 'multipart/form-data; boundary=b' },

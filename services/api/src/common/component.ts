@@ -6,7 +6,7 @@ import { readActie } from './audit-reads';
 import type { Caller } from './auth';
 import type { CacheRegion } from './cache';
 import type { Deps } from './deps';
-import { ZgwError, notFound } from './errors';
+import { ZgwError, allowedMethods, notFound } from './errors';
 import { ComponentDocument } from './openapi';
 import { Store } from './store';
 import { UUID } from './urls';
@@ -197,6 +197,8 @@ export class ComponentApi {
   readonly resources: MountedResource[] = [];
   /** The component's read cache, when it caches reads (see ComponentDef.cacheReads). */
   private readonly cache?: CacheRegion;
+  /** The version from which each method of a path is served (`METHOD path` to version), for the `Allow` of a 405. */
+  private readonly since = new Map<string, string>();
 
   constructor(
     readonly app: FastifyInstance,
@@ -338,6 +340,7 @@ export class ComponentApi {
     const reading = audit && (spec.method === 'GET' || spec.method === 'POST') ? readActie(spec.operationId) : undefined;
     const writesType = this.def.typeField && /_(create|update|partial_update)$/.test(spec.operationId) ? this.def.typeField : undefined;
     const served = (version: string) => !spec.since || this.atLeast(version, spec.since);
+    if (spec.since) this.since.set(`${spec.method} ${spec.path}`, spec.since);
     if (spec.documented !== false) for (const [version, doc] of this.docs) if (served(version)) this.document(doc, version, spec, status);
     this.app.route({
       method: spec.method,
@@ -348,12 +351,21 @@ export class ComponentApi {
           if (k.endsWith('uuid') && !UUID.test(v))
             throw ZgwError.notFound(`Ongeldige uuid "${v.length > 40 ? `${v.slice(0, 40)}…` : v}" in het pad.`);
         }
-        if (!served(this.version(req)))
+        const version = this.version(req);
+        if (!served(version)) {
+          // the methods this path answers in the request's version
+          const allow = allowedMethods(req).filter((m) => {
+            const since = this.since.get(`${m === 'HEAD' ? 'GET' : m} ${spec.path}`);
+            return !since || this.atLeast(version, since);
+          });
           throw new ZgwError(
             405,
             'method_not_allowed',
             `Methode ${spec.method} is hier toegestaan vanaf versie ${spec.since} (request header Api-Version: ${spec.since}).`,
+            undefined,
+            { Allow: allow.join(', ') },
           );
+        }
         const caller = await this.deps.auth.authenticate(req);
         req.caller = caller;
         // the request's log lines (its completion line too) name the tenant

@@ -148,7 +148,7 @@ export function registerMethodRegistry(app: FastifyInstance): void {
 }
 
 /** The methods the request's path answers to (none for an unknown path). */
-function allowedMethods(req: FastifyRequest): string[] {
+export function allowedMethods(req: FastifyRequest): string[] {
   const routes = (req.server as WithRoutes)[ROUTES];
   const path = req.url.split('?')[0]!;
   return routes ? METHODS.filter((m) => routes.find(m, path)) : [];
