@@ -144,8 +144,11 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     // 1.3.3 names its resultaattypen beside their URLs.
     render: async (doc, _url, _query, req) => {
       if (!in133(c, req)) return {};
-      const resultaattypen = await Promise.all((doc.resultaattypen ?? []).map((u) => c.resultaattypen.byUrl(u)));
-      return { resultaattypeOmschrijving: distinct(resultaattypen.map((r) => r?.omschrijving)) };
+      // one query for all of them, their names in the order of the URLs
+      const ids = (doc.resultaattypen ?? []).map((u) => c.resultaattypen.uuidOf(u)).filter((id): id is string => !!id);
+      const found = ids.length ? await c.resultaattypen.store.find({ _id: { $in: ids } }, { sort: { _id: 1 } }) : [];
+      const naam = new Map(found.map((r) => [r._id, r.omschrijving]));
+      return { resultaattypeOmschrijving: distinct(ids.map((id) => naam.get(id))) };
     },
     defaults: { eindeGeldigheid: null, beginObject: null, eindeObject: null, resultaattypen: [], statustypen: [] },
     catalogusFromZaaktype: false,
