@@ -254,7 +254,10 @@ describe('catalogus import and export', () => {
       const refused = await send('/admin/catalogi/voorbeeld', multipart({ _csrf: b.csrf }, strToU8('geen zip')));
       expect(refused.statusCode).toBe(400);
       expect(refused.body).toContain('Dit is geen ZIP-bestand');
-      const download = await b.get('/admin/catalogi/8e743c3a-bdc2-479b-80c0-79f7bf5f078d/export');
+      // the screen links each catalogus's ZIP: the admin endpoint, which takes the session
+      const link = /href="([^"]+\/export)" download/.exec((await b.get('/admin/catalogi')).body)![1]!;
+      expect(link).toBe('/admin/api/v1/catalogussen/8e743c3a-bdc2-479b-80c0-79f7bf5f078d/export');
+      const download = await b.get(link);
       expect(download.headers['content-type']).toBe('application/zip');
       expect(Object.keys(filesOf(new Uint8Array(download.rawPayload)))).toContain('ZaakType.json');
     } finally {

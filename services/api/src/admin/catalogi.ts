@@ -2,12 +2,20 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Deps } from '../common/component';
 import { ZgwError } from '../common/errors';
+import type { CatalogiLinks } from '../common/links';
+import { UUID } from '../common/urls';
 import { parseOrThrow } from '../common/validation';
 import { adminCaller } from './rights';
 
 /** The largest catalogus ZIP taken over HTTP (packed; unpacked the import takes at most 50 MB). */
 const MAX_ZIP_BYTES = 20 * 1024 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The platform's Catalogi API, which the catalogus endpoints and screens work through (503 when it is not mounted). */
+export function catalogiOfAdmin(deps: Deps): CatalogiLinks {
+  const c = deps.components.catalogi;
+  if (!c) throw new ZgwError(503, 'unavailable', 'De Catalogi API is niet geladen.');
+  return c;
+}
 
 const ImportQuery = z.object({
   nieuweUuids: z.enum(['true', 'false']).optional(),
@@ -21,18 +29,16 @@ const ImportQuery = z.object({
  * UUIDs, `?dryRun=true` to see what would be made.
  */
 export async function registerCatalogiAdmin(app: FastifyInstance, deps: Deps): Promise<void> {
-  const exchange = () => {
-    const c = deps.components.catalogi;
-    if (!c) throw new ZgwError(503, 'unavailable', 'De Catalogi API is niet geladen.');
-    return c.uitwisseling;
-  };
+  const exchange = () => catalogiOfAdmin(deps).uitwisseling;
   app.get<{ Params: { uuid: string } }>('/admin/api/v1/catalogussen/:uuid/export', async (req, reply) => {
-    await adminCaller(deps, req, 'catalogi exporteren');
+    const caller = await adminCaller(deps, req, 'catalogi exporteren');
     if (!UUID.test(req.params.uuid)) throw ZgwError.notFound(`Catalogus ${req.params.uuid} bestaat niet.`);
     const zip = await exchange().export(req.params.uuid);
+    req.log.info({ catalogus: req.params.uuid, by: caller.clientId }, 'catalogus exported');
     return reply
       .type('application/zip')
       .header('Content-Disposition', `attachment; filename="catalogus-${req.params.uuid}.zip"`)
+      .header('Cache-Control', 'no-store')
       .send(Buffer.from(zip));
   });
   await app.register(async (scope) => {

@@ -17,6 +17,7 @@ import { buildApp } from '../app';
 import { Caller } from '../common/auth';
 import { announceClear } from '../common/cache';
 import { createDeps } from '../deps';
+import { flag } from './args';
 import { resealValues } from '../common/pii-fields';
 import { ZgwError } from '../common/errors';
 import { Tenants } from '../common/tenants';
@@ -140,9 +141,8 @@ async function migrate(db: Db, config: Config, target: string | undefined): Prom
  * the running instances drop their cached catalogi at once.
  */
 async function catalogusCommand(db: Db, config: Config, cmd: string, args: string[]): Promise<number> {
-  const at = args.indexOf('--tenant');
-  const tenant = at >= 0 ? args[at + 1] : config.ZGW_DEFAULT_TENANT;
-  const files = args.filter((a, i) => !a.startsWith('--') && (at < 0 || i !== at + 1));
+  const tenant = args.includes('--tenant') ? flag(args, '--tenant') : config.ZGW_DEFAULT_TENANT;
+  const files = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--tenant');
   // log lines go to stderr: stdout is the command's answer
   const deps = createDeps(config, db, createLogger('admin', config.LOG_LEVEL === 'silent' ? 'silent' : 'warn', process.stderr));
   const app = await buildApp({ deps });
@@ -261,9 +261,8 @@ async function main(args: string[]): Promise<number> {
     const given = args.includes('--password-stdin') ? await readStdinLine() : undefined;
     const password = given ?? generatePassword();
     if (cmd === 'add') {
-      const at = args.indexOf('--tenant');
-      const tenant = at > 0 ? args[at + 1] : undefined;
-      if (at > 0 && !(tenant && (await new Tenants(mongo.db, config.ZGW_DEFAULT_TENANT).get(tenant)))) {
+      const tenant = flag(args, '--tenant');
+      if (args.includes('--tenant') && !(tenant && (await new Tenants(mongo.db, config.ZGW_DEFAULT_TENANT).get(tenant)))) {
         console.error(`admin: no tenant "${tenant ?? ''}" (see tenant-list)`);
         return 1;
       }

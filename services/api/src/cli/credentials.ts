@@ -1,5 +1,6 @@
 import { ceSource, checkPiiKeys, connectMongo, createKafka, createLogger, loadConfig, piiFromConfig, type Config } from '@zgw/shared';
 import { ensureAllRights } from '../bootstrap';
+import { flag } from './args';
 import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../common/auth';
 import { announceClear } from '../common/cache';
 import { Credentials } from '../common/credentials';
@@ -11,11 +12,6 @@ const USAGE = `usage: npm run credentials -- <command>
                                                             for a tenant (default: ZGW_DEFAULT_TENANT)
   remove <clientId>                                         remove a client id's secret
   list                                                      list registered client ids (never secrets)`;
-
-function flag(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-}
 
 async function main(args: string[]): Promise<number> {
   const [cmd, clientId] = args;

@@ -85,6 +85,13 @@ export class Credentials {
     return new Set(found.map((c) => c._id));
   }
 
+  /** Which of these client ids another tenant holds (client ids are unique across the installation). */
+  async heldElsewhere(clientIds: readonly string[], tenant: string): Promise<string[]> {
+    if (!clientIds.length) return [];
+    const found = await this.coll.find({ _id: { $in: [...clientIds] } }, { projection: { tenant: 1 } }).toArray();
+    return found.filter((c) => this.tenantIn(c) !== tenant).map((c) => c._id);
+  }
+
   /** The clients (of one tenant, or of all), without their secrets. */
   async list(tenant?: string): Promise<{ clientId: string; tenant: string; createdAt: Date }[]> {
     const docs = await this.coll

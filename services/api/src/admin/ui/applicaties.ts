@@ -283,11 +283,9 @@ async function newSecrets(creds: Credentials, clientIds: string[], tenant: strin
 
 /** A client id another tenant holds cannot be this tenant's (client ids are unique across the installation). */
 async function checkOwnClients(creds: Credentials, clientIds: string[], tenant: string): Promise<void> {
-  for (const id of clientIds) {
-    const of = await creds.tenantOf(id);
-    if (of !== undefined && of !== tenant)
-      throw ZgwError.field('clientIds', 'unique', `Client id ${id} is al in gebruik bij een andere organisatie: kies een andere.`);
-  }
+  const foreign = new Set(await creds.heldElsewhere(clientIds, tenant));
+  const id = clientIds.find((c) => foreign.has(c));
+  if (id !== undefined) throw ZgwError.field('clientIds', 'unique', `Client id ${id} is al in gebruik bij een andere organisatie: kies een andere.`);
 }
 
 function secretsPage(

@@ -6,6 +6,7 @@ import { Binary } from 'mongodb';
 import { ZgwError } from '../../common/errors';
 import { html } from '../../common/html';
 import { parsePage } from '../../common/pagination';
+import { catalogiOfAdmin } from '../catalogi';
 import { sessionCaller, sessionOf, type AdminUi } from './context';
 import { field, formOf } from './forms';
 import { csrfField, pager, redirect, sendPage, UI } from './layout';
@@ -62,18 +63,14 @@ function refusals(err: unknown): string[] {
 }
 
 /**
- * The catalogi of the organisation managed: each exported as a ZIP, and a ZIP (ours or Open Zaak's) imported after a
+ * The catalogi of the organisation managed: each exported as a ZIP (the admin endpoint, with the session), and a ZIP (ours or Open Zaak's) imported after a
  * preview of what it makes. The upload waits in the database (an hour at most) between the preview and the import.
  */
 export async function registerCatalogusScreens(scope: FastifyInstance, ui: AdminUi): Promise<void> {
   const { deps } = ui;
   const uploads = deps.db.collection<Upload>('catalogus_uploads');
   await uploads.createIndex({ at: 1 }, { expireAfterSeconds: UPLOAD_MINUTES * 60 });
-  const catalogi = () => {
-    const c = deps.components.catalogi;
-    if (!c) throw new ZgwError(503, 'unavailable', 'De Catalogi API is niet geladen.');
-    return c;
-  };
+  const catalogi = () => catalogiOfAdmin(deps);
   scope.addContentTypeParser('multipart/form-data', { bodyLimit: MAX_UPLOAD_BYTES + 64 * 1024 }, (req, payload, done) => {
     readUpload(req, payload).then((form) => done(null, form), done);
   });
@@ -87,7 +84,7 @@ export async function registerCatalogusScreens(scope: FastifyInstance, ui: Admin
     );
     const rows = items.map(
       (c) => html`<tr><td>${String(c.naam ?? '')}</td><td><code>${String(c.domein)}</code></td><td><code>${String(c.rsin)}</code></td>
-<td><a href="${BASE}/${c._id}/export" download>ZIP</a></td></tr>`,
+<td><a href="/admin/api/v1/catalogussen/${c._id}/export" download>ZIP</a></td></tr>`,
     );
     return sendPage(
       reply,
@@ -108,17 +105,6 @@ ${pager(BASE, {}, page, count, PAGE, cont)}
   scope.get<{ Querystring: { gedaan?: string } }>('/catalogi', async (req, reply) =>
     list(req, reply, { notice: req.query.gedaan ? `De catalogus is geïmporteerd: ${req.query.gedaan}` : undefined }),
   );
-
-  scope.get<{ Params: { uuid: string } }>('/catalogi/:uuid/export', async (req, reply) => {
-    if (!/^[0-9a-f-]{36}$/.test(req.params.uuid)) throw ZgwError.notFound('Deze catalogus bestaat niet.');
-    const zip = await catalogi().uitwisseling.export(req.params.uuid);
-    req.log.info({ catalogus: req.params.uuid, user: sessionOf(req).user }, 'catalogus exported on the admin screen');
-    return reply
-      .type('application/zip')
-      .header('Content-Disposition', `attachment; filename="catalogus-${req.params.uuid}.zip"`)
-      .header('Cache-Control', 'no-store')
-      .send(Buffer.from(zip));
-  });
 
   scope.post('/catalogi/voorbeeld', async (req, reply) => {
     const session = sessionOf(req);

@@ -40,7 +40,12 @@ export interface Catalogi extends CatalogiLinks {
   resultaattypen: Resource<ResultaatTypeDoc>;
   zaakobjecttypen: Resource<ZaakObjectTypeDoc>;
   ziot: Resource<ZiotDoc>;
+  /** The publication of each type that has one (the route's checks and follow-ups), by UUID: what an import uses. */
+  publishers: Record<'zaaktypen' | 'besluittypen' | 'informatieobjecttypen', Publisher>;
 }
+
+/** Ends the concept phase of a type by its UUID (see publish.ts). */
+export type Publisher = (uuid: string) => Promise<void>;
 
 /** The resources that hang under one zaaktype (cascade on delete, `_concept` mirrors the zaaktype). */
 export const ZAAKTYPE_ONDERDELEN = ['statustypen', 'roltypen', 'eigenschappen', 'resultaattypen', 'zaakobjecttypen', 'ziot'] as const;

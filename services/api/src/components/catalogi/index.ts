@@ -7,7 +7,7 @@ import type { Catalogi } from './context';
 import { views } from './expand';
 import { registerInformatieobjecttypen } from './informatieobjecttypen';
 import { registerOnderdelen } from './onderdelen-defs';
-import { informatieobjecttypePublishing, registerPublish, zaaktypePublishing } from './publish';
+import { markLinksPublished, markPartsPublished, registerPublish, zaaktypePublishCheck } from './publish';
 import { CatalogusUitwisseling } from './uitwisseling';
 import { VERSIONS, V131 } from './schemas';
 import { SelectielijstClient } from './selectielijst';
@@ -43,9 +43,14 @@ export const catalogi: ComponentDef = {
     c.views = (urls) => views(c, urls);
     api.deps.components.catalogi = c;
 
-    registerPublish(c, c.zaaktypen, zaaktypePublishing(c));
-    registerPublish(c, c.besluittypen);
-    registerPublish(c, c.informatieobjecttypen, informatieobjecttypePublishing(c));
+    c.publishers = {
+      zaaktypen: registerPublish(c, c.zaaktypen, {
+        check: (doc, url) => zaaktypePublishCheck(c, doc, url),
+        after: (url) => markPartsPublished(c, url),
+      }),
+      besluittypen: registerPublish(c, c.besluittypen),
+      informatieobjecttypen: registerPublish(c, c.informatieobjecttypen, { after: (url) => markLinksPublished(c, url) }),
+    };
     c.uitwisseling = new CatalogusUitwisseling(c);
 
     await ensureIndexes(c);

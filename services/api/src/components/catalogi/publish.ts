@@ -2,8 +2,8 @@ import { ZgwError } from '../../common/errors';
 import { UuidParams } from '../../common/component';
 import type { Resource } from '../../common/resource';
 import { publicFields, type Stored } from '../../common/store';
-import { WRITE, ZAAKTYPE_ONDERDELEN, type Catalogi } from './context';
-import type { CatalogiDoc, InformatieObjectTypeDoc, ZaakTypeDoc } from './schemas';
+import { WRITE, ZAAKTYPE_ONDERDELEN, type Catalogi, type Publisher } from './context';
+import type { CatalogiDoc, ZaakTypeDoc } from './schemas';
 import { besluittypenOf, informatieobjecttypenOf } from './zaaktypen';
 
 /**
@@ -17,7 +17,8 @@ export interface PublishHooks<D extends CatalogiDoc> {
   after?: (url: string) => Promise<void>;
 }
 
-export function registerPublish<D extends CatalogiDoc>(c: Catalogi, resource: Resource<D>, hooks: PublishHooks<D> = {}): void {
+/** Registers the route; returns the same publication by UUID, for what publishes outside a request (an import). */
+export function registerPublish<D extends CatalogiDoc>(c: Catalogi, resource: Resource<D>, hooks: PublishHooks<D> = {}): Publisher {
   c.api.route({
     method: 'POST',
     path: `/${resource.def.collection}/:uuid/publish`,
@@ -29,10 +30,13 @@ export function registerPublish<D extends CatalogiDoc>(c: Catalogi, resource: Re
     status: 200,
     handler: async ({ caller, params }) => resource.toApi(await publish(resource, await resource.getOr404(params.uuid, caller), hooks)),
   });
+  return async (uuid) => {
+    await publish(resource, await resource.getOr404(uuid), hooks);
+  };
 }
 
 /** Publishes a concept (its checks first, then its denormalised copies); a published one stays as it is. */
-export async function publish<D extends CatalogiDoc>(resource: Resource<D>, current: Stored<D>, hooks: PublishHooks<D> = {}): Promise<Stored<D>> {
+async function publish<D extends CatalogiDoc>(resource: Resource<D>, current: Stored<D>, hooks: PublishHooks<D> = {}): Promise<Stored<D>> {
   const url = resource.url(current._id);
   await hooks.check?.(current, url);
   const doc = { ...publicFields(current), concept: false } as D;
@@ -42,18 +46,7 @@ export async function publish<D extends CatalogiDoc>(resource: Resource<D>, curr
   return stored;
 }
 
-/** Publishing a zaaktype: its types published first; its parts follow it. */
-export const zaaktypePublishing = (c: Catalogi): PublishHooks<ZaakTypeDoc> => ({
-  check: (doc, url) => zaaktypePublishCheck(c, doc, url),
-  after: (url) => markPartsPublished(c, url),
-});
-
-/** Publishing an informatieobjecttype: its zaaktype links may become definitief. */
-export const informatieobjecttypePublishing = (c: Catalogi): PublishHooks<InformatieObjectTypeDoc> => ({
-  after: (url) => markLinksPublished(c, url),
-});
-
-async function zaaktypePublishCheck(c: Catalogi, doc: Stored<ZaakTypeDoc>, url: string): Promise<void> {
+export async function zaaktypePublishCheck(c: Catalogi, doc: Stored<ZaakTypeDoc>, url: string): Promise<void> {
   const related = [...(await besluittypenOf(c, doc)), ...(await informatieobjecttypenOf(c, url))];
   if (related.some((r) => r.concept !== false)) {
     throw ZgwError.field('nonFieldErrors', 'concept-relation', 'Alle gerelateerde besluittypen en informatieobjecttypen moeten gepubliceerd zijn.');
@@ -61,13 +54,13 @@ async function zaaktypePublishCheck(c: Catalogi, doc: Stored<ZaakTypeDoc>, url: 
 }
 
 /** After publishing a zaaktype its parts are no longer concept (their `status` filter reads `_concept`). */
-async function markPartsPublished(c: Catalogi, zaaktypeUrl: string): Promise<void> {
+export async function markPartsPublished(c: Catalogi, zaaktypeUrl: string): Promise<void> {
   for (const name of ZAAKTYPE_ONDERDELEN) {
     await c[name].store.raw.updateMany({ zaaktype: zaaktypeUrl }, { $set: { _concept: false } });
   }
 }
 
 /** After publishing an informatieobjecttype, its zaaktype links may become definitief (`_iotConcept`). */
-async function markLinksPublished(c: Catalogi, iotUrl: string): Promise<void> {
+export async function markLinksPublished(c: Catalogi, iotUrl: string): Promise<void> {
   await c.ziot.store.raw.updateMany({ informatieobjecttype: iotUrl }, { $set: { _iotConcept: false } });
 }

@@ -8,9 +8,8 @@ import type { CatalogusExchange, CatalogusImport, CatalogusImportReport } from '
 import type { Resource } from '../../common/resource';
 import type { JsonObject } from '../../common/schema-parts';
 import type { Stored } from '../../common/store';
-import { LIVE } from '../../common/store';
-import type { Catalogi } from './context';
-import { informatieobjecttypePublishing, publish, zaaktypePublishing, type PublishHooks } from './publish';
+import { parseOrThrow } from '../../common/validation';
+import type { Catalogi, Publisher } from './context';
 import type { CatalogiDoc } from './schemas';
 
 /**
@@ -83,11 +82,11 @@ export class CatalogusUitwisseling implements CatalogusExchange {
     docs.set(KINDS[0], [catalogus]);
     // by the catalogus's and each zaaktype's indexes; in UUID order, so an export of the same catalogus is the same file
     const byId = (list: Stored<Document>[]) => list.sort((x, y) => (x._id < y._id ? -1 : 1));
-    for (const kind of KINDS.slice(1, 4)) docs.set(kind, byId(await this.resource(kind).store.find({ catalogus: url, ...LIVE })));
+    for (const kind of KINDS.slice(1, 4)) docs.set(kind, byId(await this.resource(kind).store.find({ catalogus: url })));
     const zaaktypen = (docs.get(KINDS[3]) ?? []).map((z) => c.zaaktypen.url(z._id));
     for (const kind of KINDS.slice(4)) {
       const parts: Stored<Document>[] = [];
-      for (const zaaktype of zaaktypen) parts.push(...(await this.resource(kind).store.find({ zaaktype, ...LIVE })));
+      for (const zaaktype of zaaktypen) parts.push(...(await this.resource(kind).store.find({ zaaktype })));
       docs.set(kind, byId(parts));
     }
     const files: Record<string, Uint8Array> = {};
@@ -153,7 +152,7 @@ export class CatalogusUitwisseling implements CatalogusExchange {
           });
       }
     }
-    return { planned, problems, report: this.reportOf(planned, catalogi[0]!, opts, false) };
+    return { planned, problems, report: this.reportOf(planned, catalogi[0]!, opts) };
   }
 
   /** Imports a ZIP into the current tenant: everything or, on the first refusal, nothing (what was made is removed). */
@@ -167,7 +166,7 @@ export class CatalogusUitwisseling implements CatalogusExchange {
         const resource = this.resource(p.kind);
         const ctx = resource.ctx(caller, p.uuid);
         try {
-          const body = resource.def.input.parse(p.input) as JsonObject;
+          const body = parseOrThrow(resource.def.input, p.input) as JsonObject;
           const doc = resource.def.prepare ? await resource.def.prepare(body, ctx) : (body as CatalogiDoc & Document);
           made.push({ resource, doc: await resource.insert(doc, ctx) });
         } catch (err) {
@@ -176,12 +175,9 @@ export class CatalogusUitwisseling implements CatalogusExchange {
       }
       // published as they were: the types a zaaktype uses before the zaaktype
       for (const p of planned.filter((x) => !x.concept)) {
-        const hooks = this.publishing(p.kind);
-        if (!hooks) continue;
-        const resource = this.resource(p.kind);
-        const current = await resource.store.get(p.uuid);
+        const publish = this.publisher(p.kind);
         try {
-          if (current) await publish(resource, current, hooks);
+          await publish?.(p.uuid);
         } catch (err) {
           throw refusal(err, `${p.kind.file}[${p.index}]`);
         }
@@ -197,14 +193,13 @@ export class CatalogusUitwisseling implements CatalogusExchange {
     return { ...report, geimporteerd: true };
   }
 
-  private publishing(kind: Kind): PublishHooks<CatalogiDoc & Document> | undefined {
-    if (kind.file === 'ZaakType') return zaaktypePublishing(this.c) as PublishHooks<CatalogiDoc & Document>;
-    if (kind.file === 'InformatieObjectType') return informatieobjecttypePublishing(this.c) as PublishHooks<CatalogiDoc & Document>;
-    if (kind.file === 'BesluitType') return {};
-    return undefined;
+  /** How a kind is published, for the kinds that have a concept phase. */
+  private publisher(kind: Kind): Publisher | undefined {
+    return (this.c.publishers as Partial<Record<string, Publisher>>)[kind.of];
   }
 
-  private reportOf(planned: Planned[], catalogus: Planned, opts: CatalogusImport, done: boolean): CatalogusImportReport {
+  /** What an import of `planned` makes (not made yet). */
+  private reportOf(planned: Planned[], catalogus: Planned, opts: CatalogusImport): CatalogusImportReport {
     const aantallen: Record<string, number> = {};
     for (const p of planned) aantallen[p.kind.file] = (aantallen[p.kind.file] ?? 0) + 1;
     return {
@@ -212,25 +207,19 @@ export class CatalogusUitwisseling implements CatalogusExchange {
       bron: catalogus.source,
       nieuweUuids: !!opts.nieuweUuids,
       aantallen,
-      gepubliceerd: planned.filter((p) => !p.concept && this.publishing(p.kind)).length,
-      geimporteerd: done,
+      gepubliceerd: planned.filter((p) => !p.concept && this.publisher(p.kind)).length,
+      geimporteerd: false,
     };
   }
 }
 
 /** A refusal of one object, named by its file and place (`ZaakType[1].identificatie`). */
 function refusal(err: unknown, at: string): unknown {
-  if (err instanceof ZgwError) {
-    const params = err.invalidParams?.length
-      ? err.invalidParams.map((p) => ({ ...p, name: `${at}.${p.name}` }))
-      : [{ name: at, code: err.code, reason: err.message }];
-    return ZgwError.validation(params);
-  }
-  if (err && typeof err === 'object' && 'issues' in err) {
-    const issues = (err as { issues: { path: PropertyKey[]; message: string }[] }).issues;
-    return ZgwError.validation(issues.map((i) => ({ name: [at, ...i.path.map(String)].join('.'), code: 'invalid', reason: i.message })));
-  }
-  return err;
+  if (!(err instanceof ZgwError)) return err;
+  const params = err.invalidParams?.length
+    ? err.invalidParams.map((p) => ({ ...p, name: `${at}.${p.name}` }))
+    : [{ name: at, code: err.code, reason: err.message }];
+  return ZgwError.validation(params);
 }
 
 /**
