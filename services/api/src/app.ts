@@ -9,6 +9,7 @@ import { actingWithin } from './admin/rights';
 import { registerDoelregistratiesAdmin } from './admin/doelregistraties';
 import { registerCatalogiAdmin } from './admin/catalogi';
 import { registerNotificatiesAdmin } from './admin/notificaties';
+import { registerImportenAdmin } from './admin/importen';
 import { registerOverdrachtenAdmin } from './admin/overdrachten';
 import { registerTemporalCodec } from './admin/temporal-codec';
 import { registerAdminUi } from './admin/ui';
@@ -97,6 +98,7 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
   await registerAuditAdmin(app, deps);
   await registerNotificatiesAdmin(app, deps);
   registerOverdrachtenAdmin(app, deps);
+  registerImportenAdmin(app, deps, apis);
   registerTemporalCodec(app, deps);
   // The audit trail of reads: its publisher runs while the app does; what it could not send stays in the spool.
   const reads = deps.reads;

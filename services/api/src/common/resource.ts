@@ -1,15 +1,25 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Document, Filter, Sort } from 'mongodb';
 import { z } from 'zod';
-import { AUDIT_TOPIC, AUDITTRAIL_COLLECTION, inTenant, TENANT_FIELD, type AuditEntry, type Notificatie, type OutboxEvent } from '@zgw/shared';
+import {
+  AUDIT_TOPIC,
+  AUDITTRAIL_COLLECTION,
+  inTenant,
+  platformDb,
+  TENANT_FIELD,
+  type AuditEntry,
+  type Notificatie,
+  type OutboxEvent,
+} from '@zgw/shared';
 import { Caller } from './auth';
 import { UuidParams, type ComponentApi, type RouteSpec, type RouteVariant } from './component';
 import { ZgwError } from './errors';
 import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from './pagination';
 import type { JsonObject } from './schema-parts';
-import { copyPublic, newEvent, publicFields, type Store, type Stored } from './store';
+import { copyPublic, newEvent, publicFields, type RawDoc, type Store, type Stored } from './store';
 
 export type Operation = 'list' | 'create' | 'read' | 'update' | 'partial_update' | 'destroy';
 const ALL_OPERATIONS: Operation[] = ['list', 'create', 'read', 'update', 'partial_update', 'destroy'];
@@ -23,7 +33,32 @@ export interface WriteContext {
   toelichting?: string;
   /** The API version the write is made in (components with several; see ComponentDef.versions). */
   version: string;
+  /**
+   * Set when the write brings history from another registration (the registration import): the rules meant for new
+   * writes that would refuse history (a status after the eindstatus, a reference to an object the import brings
+   * later) let it pass, and derived fields keep the source's values (see Resource.importeer).
+   */
+  historie?: Herkomst;
 }
+
+/** Where imported history comes from: the import run and the source registration's base URL. */
+export interface Herkomst {
+  run: string;
+  bron: string;
+}
+
+const historieScope = new AsyncLocalStorage<Herkomst>();
+
+/**
+ * Runs `fn` as the registration import: every write in it, including those that follow from it (a besluit's link on
+ * its zaak, a document's objectinformatieobject), is history (WriteContext.historie) and notifies no abonnement.
+ */
+export function alsHistorie<T>(herkomst: Herkomst, fn: () => Promise<T>): Promise<T> {
+  return historieScope.run(herkomst, fn);
+}
+
+/** What became of one imported object. */
+export type ImportUitkomst = 'nieuw' | 'bijgewerkt' | 'bezet';
 
 export type WriteActie = 'create' | 'update' | 'partial_update' | 'destroy';
 const AUDIT_ACTIE: Record<WriteActie, { weergave: string; resultaat: number }> = {
@@ -83,6 +118,12 @@ export interface ResourceDef<D extends Document> {
   prepare?(data: JsonObject, ctx: WriteContext, current?: Stored<D>): Promise<D>;
   /** Runs after a create or update is stored (keeping other documents in step with this one). */
   afterWrite?(stored: Stored<D>, ctx: WriteContext, previous?: Stored<D>): Promise<void>;
+  /**
+   * What an imported object keeps of its source beyond its input (read-only fields the platform would derive
+   * otherwise: a zaak's einddatum, a zaakinformatieobject's registratiedatum), from the source's representation with
+   * its URLs already ours.
+   */
+  behouden?(source: JsonObject): Partial<D>;
   /** Whether afterWrite has anything to do for this new document (default: always); when not, a create skips it. */
   followsCreate?(doc: D): boolean;
   beforeDestroy?(current: Stored<D>, ctx: WriteContext): Promise<void>;
@@ -219,7 +260,8 @@ export class Resource<D extends Document> {
   /** The events of a write: its notification and, in an audited component, its audit trail entry. */
   events(doc: D, uuid: string, actie: WriteActie, audit?: AuditEntry): OutboxEvent[] {
     const events: OutboxEvent[] = [];
-    if (this.def.kanaal) {
+    // (history is not news: the registration import notifies no abonnement)
+    if (this.def.kanaal && !historieScope.getStore()) {
       const n = this.notificatie(doc, uuid, actie);
       events.push(newEvent(this.def.kanaal, n.hoofdObject, n));
     }
@@ -300,6 +342,39 @@ export class Resource<D extends Document> {
     return this.store.remove(current, this.events(current as D, current._id, 'destroy', audit), () => this.keepAudit(audit));
   }
 
+  /**
+   * Stores an object of another registration as it was there (the registration import): its UUID, its fields and the
+   * dates its source gave it, through the resource's own rules in history mode (WriteContext.historie). No
+   * notification goes out (old facts are not news to abonnementen); the audit trail gets one entry saying it was
+   * imported, from where and by which run. An object already here from the same source in the same tenant is
+   * replaced (a second run brings changes, never a copy); a UUID taken otherwise (in any tenant) is left alone:
+   * `bezet`.
+   */
+  async importeer(source: JsonObject, uuid: string, ctx: WriteContext): Promise<ImportUitkomst> {
+    const herkomst = ctx.historie;
+    if (!herkomst) throw new Error('importeer: alleen binnen alsHistorie');
+    const held = await platformDb(this.api.deps.db)
+      .collection<RawDoc>(this.store.name)
+      .findOne({ _id: uuid }, { projection: { [TENANT_FIELD]: 1, _herkomst: 1, _tombstone: 1 } });
+    const mine = held && !held._tombstone && held[TENANT_FIELD] === ctx.caller.tenant && held._herkomst === herkomst.bron;
+    const current = mine ? await this.store.get(uuid) : null;
+    if (held && !current) return 'bezet';
+    const prepared = await this.prepare(source, ctx, current ?? undefined);
+    const doc = { ...prepared, ...this.def.behouden?.(source), _herkomst: herkomst.bron } as D;
+    const audit = this.auditEntry(ctx, 'create', uuid, current ?? undefined, doc);
+    if (audit)
+      Object.assign(audit, { actieWeergave: 'Object geïmporteerd', toelichting: `Geïmporteerd uit ${herkomst.bron} (import ${herkomst.run})` });
+    const events = this.events(doc, uuid, 'create', audit);
+    if (!current) {
+      const marked = this.def.afterWrite ? ({ ...doc, _follow: new Date() } as D) : doc;
+      await this.follow(await this.store.insert(uuid, marked, events, () => this.keepAudit(audit)), ctx);
+      return 'nieuw';
+    }
+    const stored = await this.store.replace(current, doc, events, () => this.keepAudit(audit));
+    if (stored) await this.def.afterWrite?.(stored, ctx, current);
+    return 'bijgewerkt';
+  }
+
   /** Runs afterWrite of a created document, then clears its mark. */
   private async follow(stored: Stored<D>, ctx: WriteContext): Promise<void> {
     if (!this.def.afterWrite) return;
@@ -332,6 +407,7 @@ export class Resource<D extends Document> {
       url: this.url(uuid),
       toelichting: Array.isArray(toelichting) ? toelichting.join(', ') : toelichting,
       version: req ? this.api.version(req) : this.api.defaultVersion,
+      historie: historieScope.getStore(),
     };
   }
 

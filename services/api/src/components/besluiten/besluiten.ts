@@ -116,7 +116,7 @@ async function prepare(b: Besluiten, data: JsonObject, ctx: WriteContext, curren
     besluittype: b.catalogi.besluittypen.url(besluittype._id),
     zaak: input.zaak || '',
   };
-  if (doc.zaak) await checkZaak(b, doc.zaak, besluittype);
+  if (doc.zaak) await checkZaak(b, doc.zaak, besluittype, !!ctx.historie);
   if (!current) mustMayOnBesluittype(caller, doc.besluittype, [AANMAKEN]);
   // A besluit that joins or leaves a closed zaak changes that zaak: zaken.geforceerd-bijwerken (as for its other parts).
   if (doc.zaak !== (current?.zaak ?? '')) {
@@ -134,10 +134,10 @@ function isLocalZaak(b: Besluiten, zaak: unknown): boolean {
 }
 
 /**
- * brc-006: the zaak exists (one of ours in-process, another Zaken API's fetched: `bad-url`, `invalid-resource`) and its
+ * brc-006 (the second half not for history): the zaak exists (one of ours in-process, another Zaken API's fetched: `bad-url`, `invalid-resource`) and its
  * zaaktype lists the besluittype among its besluittypen (`zaaktype-mismatch`).
  */
-async function checkZaak(b: Besluiten, url: string, besluittype: Stored<JsonObject>): Promise<void> {
+async function checkZaak(b: Besluiten, url: string, besluittype: Stored<JsonObject>, historie: boolean): Promise<void> {
   const zaken = b.api.deps.components.zaken;
   let zaak: JsonObject;
   if (zaken?.zaken.uuidOf(url)) {
@@ -149,7 +149,8 @@ async function checkZaak(b: Besluiten, url: string, besluittype: Stored<JsonObje
     if (error || !body) throw ZgwError.validation([error!]);
     zaak = body;
   }
-  if (!(await zaaktypeKnows(b, String(zaak.zaaktype), besluittype))) {
+  // (history: the zaaktype may have dropped the besluittype since)
+  if (!historie && !(await zaaktypeKnows(b, String(zaak.zaaktype), besluittype))) {
     throw nonField('zaaktype-mismatch', 'Het besluittype hoort niet bij het zaaktype van de zaak.');
   }
 }

@@ -3,7 +3,7 @@ import type { Caller } from '../../common/auth';
 import { UuidParams } from '../../common/component';
 import { ZgwError } from '../../common/errors';
 import { Resource } from '../../common/resource';
-import { publicFields } from '../../common/store';
+import { publicFields, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import { hasKeys } from '../../common/references';
 import {
@@ -67,6 +67,8 @@ export function registerBesluitinformatieobjecten(b: Besluiten): Resource<BioDoc
       for (const k of ['besluit', 'informatieobject']) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
       return and(authFilter(caller, PART_AUTH_FIELD), f);
     },
+    // (the registration import's writes; the API's create is registerCreate's)
+    prepare: (data, ctx, current) => prepare(b, data, ctx.caller, { historie: !!ctx.historie, current }),
     beforeDestroy: async (current, ctx) => mustMayOnBesluittype(ctx.caller, current[PART_AUTH_FIELD], [VERWIJDEREN]),
     followsCreate: (doc) => !!b.api.deps.components.documenten?.owns(doc.informatieobject),
     afterWrite: async (stored, ctx) => b.api.deps.components.documenten?.link(stored.informatieobject, stored.besluit, 'besluit', ctx.caller),
@@ -89,7 +91,7 @@ export async function unlinkDocument(b: Besluiten, bio: BioDoc, caller: Caller):
  * informatieobject a document that answers (brc-003: `bad-url`, `invalid-resource`) of an informatieobjecttype of
  * the besluittype (brc-007); each document once per besluit (`unique`).
  */
-async function prepare(b: Besluiten, data: JsonObject, caller: Caller): Promise<BioDoc> {
+async function prepare(b: Besluiten, data: JsonObject, caller: Caller, opts: { historie?: boolean; current?: Stored<BioDoc> } = {}): Promise<BioDoc> {
   const input = parseOrThrow(BesluitInformatieObjectInput, data);
   const besluitUrl = input.besluit;
   const uuid = b.besluiten.uuidOf(besluitUrl);
@@ -104,14 +106,16 @@ async function prepare(b: Besluiten, data: JsonObject, caller: Caller): Promise<
   if (!body || typeof body !== 'object' || Array.isArray(body) || !isInformatieobject(body as JsonObject)) {
     throw ZgwError.field('informatieobject', 'invalid-resource', `${informatieobject} is geen informatieobject.`);
   }
-  if (!(await besluittypeKnows(b, besluit.besluittype, String((body as JsonObject).informatieobjecttype)))) {
+  // (history: the besluittype may have dropped the document's type since)
+  if (!opts.historie && !(await besluittypeKnows(b, besluit.besluittype, String((body as JsonObject).informatieobjecttype)))) {
     throw nonField(
       'missing-besluittype-informatieobjecttype-relation',
       'Het informatieobjecttype van het document hoort niet bij het besluittype van het besluit.',
     );
   }
   // By besluit (few documents each), then by document.
-  if ((await b.besluitinformatieobjecten.store.find({ besluit: besluitUrl })).some((l) => l.informatieobject === informatieobject)) {
+  const links = await b.besluitinformatieobjecten.store.find({ besluit: besluitUrl });
+  if (links.some((l) => l.informatieobject === informatieobject && l._id !== opts.current?._id)) {
     throw nonField('unique', 'Dit informatieobject is al aan dit besluit gekoppeld.');
   }
   return { informatieobject, besluit: besluitUrl, [PART_AUTH_FIELD]: besluit.besluittype, _besluitUuid: besluit._id };

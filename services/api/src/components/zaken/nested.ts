@@ -10,6 +10,7 @@ import { publicFields, pull, type Stored } from '../../common/store';
 import type { ZaakBesluitLinks } from '../../common/links';
 import { parseOrThrow } from '../../common/validation';
 import { expand, parseExpand } from './expand';
+import { zaakOf } from './parts';
 import {
   BIJWERKEN,
   LEZEN,
@@ -130,6 +131,8 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
       zaaktype: doc._zaaktype,
       vertrouwelijkheidaanduiding: doc._vertrouwelijkheidaanduiding ?? '',
     }),
+    // (what the registration import stores through: the zaak from the body, as the path would give it)
+    prepare: async (data, _ctx, current) => prepare(await zaakOf(z, String(data.zaak)), data, current),
     afterWrite: def.link
       ? async (stored) => void (await z.zaken.store.raw.updateOne({ _id: stored._zaakUuid }, { $addToSet: { [def.link!]: stored._id } }))
       : undefined,

@@ -44,14 +44,15 @@ export function registerZaakinformatieobjecten(z: Zaken): Resource<ZaakInformati
     immutable: ['informatieobject'],
     defaults: { titel: '', beschrijving: '', vernietigingsdatum: null, status: null },
     exact: ['informatieobject'],
-    rules: async (doc, zaak, _ctx, current) => {
+    rules: async (doc, zaak, ctx, current) => {
       if (!current) {
         const { status, body } = await z.refs.informatieobject(doc.informatieobject);
         if (status !== 200) throw ZgwError.field('informatieobject', 'bad-url', `${doc.informatieobject} gaf status ${status || 'geen antwoord'}.`);
         if (!body || typeof body !== 'object' || !isInformatieobject(body as JsonObject)) {
           throw ZgwError.field('informatieobject', 'invalid-resource', `${doc.informatieobject} is geen informatieobject.`);
         }
-        await mustBeAllowedType(z, zaak, String((body as JsonObject).informatieobjecttype));
+        // (history: the zaaktype may have dropped the document's type since)
+        if (!ctx.historie) await mustBeAllowedType(z, zaak, String((body as JsonObject).informatieobjecttype));
       }
       if (doc.status) {
         const status = await z.statussen.byUrl(doc.status);
@@ -129,7 +130,9 @@ function registerKoppeling<D extends ZaakPartDoc>(
     head: false,
     plainList: true,
     exact: [field],
-    rules: async (doc) => {
+    rules: async (doc, _zaak, ctx) => {
+      // (history: the other registration may have moved or closed since)
+      if (ctx.historie) return doc;
       const error = await z.refs.remote(field, String((doc as JsonObject)[field]), hasKeys('url'));
       if (error) throw ZgwError.validation([error]);
       return doc;

@@ -66,6 +66,8 @@ export interface PartDef<D extends ZaakPartDoc> {
   /** Rules of this part on its (validated, defaulted) fields; returns its fields to store (the zaak's facts are added after). */
   rules?: (doc: PartFields<D>, zaak: Stored<ZaakDoc>, ctx: WriteContext, current?: Stored<D>) => Promise<PartFields<D>>;
   afterWrite?: (stored: Stored<D>, zaak: Stored<ZaakDoc>, ctx: WriteContext, previous?: Stored<D>) => Promise<void>;
+  /** As ResourceDef.behouden; default the source's registratiedatum (a rol's, a zaakinformatieobject's). */
+  behouden?: ResourceDef<D>['behouden'];
   beforeDestroy?: (current: Stored<D>, zaak: Stored<ZaakDoc> | undefined, ctx: WriteContext) => Promise<void>;
   afterDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
   render?: ResourceDef<D>['render'];
@@ -141,6 +143,7 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
       if (def.link && !previous) await z.zaken.store.raw.updateOne({ _id: zaak._id }, { $addToSet: { [def.link]: stored._id } });
       await def.afterWrite?.(stored, zaak, ctx, previous);
     },
+    behouden: def.behouden ?? ((source) => (source.registratiedatum ? { registratiedatum: source.registratiedatum } : {}) as Partial<D>),
     beforeDestroy: async (current, ctx) => {
       const zaak = await zaakOfStored(current);
       if (zaak) {

@@ -47,7 +47,8 @@ export function registerStatussen(z: Zaken): Resource<StatusDoc> {
       const statustype = await z.refs.mustCatalogus('statustypen', 'statustype', doc.statustype);
       if (statustype.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'Het statustype hoort niet bij het zaaktype van de zaak.');
       const eind = await isEindstatus(z, statustype);
-      if (eind) await mustHaveGebruiksrechten(z, zaak);
+      // (history: the import brings a zaak's documents after its statussen)
+      if (eind && !ctx.historie) await mustHaveGebruiksrechten(z, zaak);
       // A closed zaak gets another eindstatus only with geforceerd-bijwerken, and is reopened only with heropenen.
       if (zaak.einddatum && !mayOnZaak(ctx.caller, zaak, [eind ? GEFORCEERD : HEROPENEN])) {
         throw ZgwError.forbidden(
@@ -60,7 +61,7 @@ export function registerStatussen(z: Zaken): Resource<StatusDoc> {
       }
       return { ...doc, _eind: eind, indicatieLaatstGezetteStatus: true };
     },
-    afterWrite: async (stored, zaak) => {
+    afterWrite: async (stored, zaak, ctx) => {
       const zaken = z.zaken.store.raw;
       const current = zaak._status ? await z.statussen.store.get(zaak._status) : null;
       const latest = !current || stored.datumStatusGezet >= current.datumStatusGezet;
@@ -70,13 +71,14 @@ export function registerStatussen(z: Zaken): Resource<StatusDoc> {
       }
       if (current) await z.statussen.store.raw.updateOne({ _id: current._id }, { $set: { indicatieLaatstGezetteStatus: false } });
       const set: Partial<ZaakDoc> = { _status: stored._id };
-      if (stored._eind) {
+      // history keeps the zaak's einddatum and archiving as its source has them
+      if (stored._eind && !ctx.historie) {
         const einddatum = stored.datumStatusGezet.slice(0, 10);
         set.einddatum = einddatum;
         const resultaat = zaak._resultaat ? await z.resultaten.store.get(zaak._resultaat) : null;
         const resultaattype = resultaat ? (await z.refs.catalogus('resultaattypen', 'resultaattype', resultaat.resultaattype)).doc : undefined;
         Object.assign(set, await archiveringBijAfsluiten(resultaattype, z.brondatumSources({ ...zaak, einddatum })));
-      } else if (zaak.einddatum) {
+      } else if (zaak.einddatum && !ctx.historie) {
         Object.assign(set, { einddatum: null, archiefactiedatum: null, archiefnominatie: null });
       }
       await zaken.updateOne({ _id: zaak._id }, { $set: set });

@@ -113,6 +113,11 @@ export function registerZaken(z: Zaken): Resource<ZaakDoc> {
     weergave: (doc) => doc.identificatie,
     visible: (doc, caller) => mayOnZaak(caller, doc, ANY_ZAAK_SCOPE),
     prepare: (data, ctx, current) => prepare(z, data, ctx, current),
+    // as the source closed it, and its deelzaken (which may have come before it)
+    behouden: (source) => ({
+      einddatum: (source.einddatum as string | null | undefined) ?? null,
+      _deelzaken: ((source.deelzaken as string[] | undefined) ?? []).map((url) => z.zaken.uuidOf(url)).filter((id): id is string => !!id),
+    }),
     beforeDestroy: async (current, ctx) => {
       mustMayOnZaak(ctx.caller, current, [VERWIJDEREN]);
       await mustHaveNoBesluiten(z, current);
@@ -177,9 +182,9 @@ async function prepare(z: Zaken, data: JsonObject, ctx: WriteContext, current?: 
 async function checkReferences(z: Zaken, doc: ZaakDoc, zaaktype: JsonObject, ctx: WriteContext): Promise<void> {
   const checks = [];
   if (doc.communicatiekanaal) checks.push(z.refs.remote('communicatiekanaal', doc.communicatiekanaal, hasKeys('naam')));
-  for (const [i, rel] of (doc.relevanteAndereZaken ?? []).entries()) {
-    checks.push(zaakRef(z, `relevanteAndereZaken.${i}.url`, rel.url));
-  }
+  // history names zaken the import may bring later
+  if (!ctx.historie)
+    for (const [i, rel] of (doc.relevanteAndereZaken ?? []).entries()) checks.push(zaakRef(z, `relevanteAndereZaken.${i}.url`, rel.url));
   throwIfAny(await Promise.all(checks));
 
   const allowed = new Set((zaaktype.productenOfDiensten as string[] | undefined) ?? []);
@@ -194,6 +199,7 @@ async function checkReferences(z: Zaken, doc: ZaakDoc, zaaktype: JsonObject, ctx
     const uuid = z.zaken.uuidOf(hoofdzaakUrl);
     if (!uuid) throw ZgwError.field('hoofdzaak', 'no_match', `${hoofdzaakUrl} is geen zaak-URL van deze Zaken API.`);
     const hoofdzaak = await z.zaken.store.get(uuid);
+    if (!hoofdzaak && ctx.historie) return;
     if (!hoofdzaak) throw ZgwError.field('hoofdzaak', 'does_not_exist', `De zaak ${hoofdzaakUrl} bestaat niet.`);
     if (hoofdzaak.hoofdzaak) throw ZgwError.field('hoofdzaak', 'deelzaak-als-hoofdzaak', 'De hoofdzaak is zelf een deelzaak.');
   }

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import { createSigner } from 'fast-jwt';
+import { ensureAllRights } from '../src/bootstrap';
+import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
+import { BASE, startApp, type TestApp } from './harness';
+import { typen, type Typen } from './overdrachten.fixtures';
+import { CRS, ZRC, createZ, zaakBody } from './zaken.fixtures';
+
+/**
+ * The writes of the registration import: another registration's objects (here a second instance of this platform
+ * under another host name) stored under their own UUIDs with the dates and derived fields their source gave them,
+ * without notifications, with an audit entry each; a second run replaces, never copies; a UUID held otherwise is left
+ * alone; an object that breaks a rule is reported and the rest stored.
+ */
+const BRON = 'http://bron.example';
+const OBJECTEN = '/admin/api/v1/importen/objecten';
+
+let sl: Referentielijsten;
+let bron: TestApp;
+let doel: TestApp;
+let typenBron: Typen;
+
+beforeAll(async () => {
+  sl = await startReferentielijsten();
+  bron = await startApp({ REFERENTIELIJSTEN_URL: sl.url, PUBLIC_BASE_URL: BRON });
+  doel = await startApp({ REFERENTIELIJSTEN_URL: sl.url });
+  typenBron = await typen(bron, sl, '000000000', 'ZT-IMPORT');
+  // the catalogus first, as an operator does (README: Moving in): same UUIDs, so the zaken's references resolve
+  const zip = await bron.call('GET', `/admin/api/v1/catalogussen/${typenBron.catalogus.split('/').pop()}/export`);
+  const imported = await doel.app.inject({
+    method: 'POST',
+    url: '/admin/api/v1/catalogussen/import',
+    payload: zip.rawPayload,
+    headers: { 'content-type': 'application/zip', authorization: `Bearer ${tokenOf()}` },
+  });
+  expect(imported.statusCode).toBe(201);
+}, 120_000);
+afterAll(async () => {
+  await bron?.close();
+  await doel?.close();
+  await sl?.close();
+});
+
+function tokenOf(clientId = 'test-admin', secret = 'test-admin-secret'): string {
+  return createSigner({ key: secret })({ client_id: clientId, user_id: 'importeur', user_representation: 'Importeur' });
+}
+
+const get = async (t: TestApp, url: string) => {
+  const res = await t.call('GET', url, undefined, { headers: CRS });
+  expect(res.statusCode).toBe(200);
+  return res.json();
+};
+const list = async (t: TestApp, path: string) => {
+  const body = await get(t, path);
+  return (Array.isArray(body) ? body : body.results) as Record<string, any>[];
+};
+const ours = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll(BRON, BASE));
+const batch = (objecten: unknown[], run = 'run-1') => doel.call('POST', OBJECTEN, { run, bron: BRON, apis: {}, objecten });
+
+/** A closed zaak with every kind of part, a deelzaak and a besluit, made in the source as its users would. */
+async function dossierInBron(): Promise<Record<string, any>[]> {
+  const s = typenBron;
+  const zaak = await createZ(bron, 'zaken', zaakBody(s.zaaktype, { startdatum: '2019-02-01', registratiedatum: '2019-02-02', omschrijving: 'oud' }));
+  const deelzaak = await createZ(bron, 'zaken', zaakBody(s.zaaktype, { startdatum: '2019-03-01', hoofdzaak: zaak.url }));
+  const rol = await createZ(bron, 'rollen', {
+    zaak: zaak.url,
+    roltype: s.roltype,
+    betrokkeneType: 'natuurlijk_persoon',
+    roltoelichting: 'aanvrager',
+    betrokkeneIdentificatie: { inpBsn: '111222333', geslachtsnaam: 'Jansen' },
+  });
+  await createZ(bron, 'statussen', { zaak: zaak.url, statustype: s.statustypen.begin, datumStatusGezet: '2019-02-02T10:00:00Z', gezetdoor: rol.url });
+  await createZ(bron, `zaken/${zaak.uuid}/zaakeigenschappen`, { zaak: zaak.url, eigenschap: s.eigenschap, waarde: 'rood' });
+  await createZ(bron, 'zaakobjecten', { zaak: zaak.url, objectType: 'pand', objectIdentificatie: { identificatie: '0599100000000001' } });
+  await createZ(bron, 'klantcontacten', { zaak: zaak.url, datumtijd: '2019-02-03T09:00:00Z', kanaal: 'telefoon', onderwerp: 'vraag' });
+  const besluit = await bron.call('POST', '/besluiten/api/v1/besluiten', {
+    verantwoordelijkeOrganisatie: '000000000',
+    besluittype: s.besluittype,
+    zaak: zaak.url,
+    datum: '2019-04-01',
+    ingangsdatum: '2019-04-01',
+  });
+  expect(besluit.statusCode).toBe(201);
+  await createZ(bron, 'resultaten', { zaak: zaak.url, resultaattype: s.resultaattype, toelichting: 'klaar' });
+  await createZ(bron, 'statussen', { zaak: zaak.url, statustype: s.statustypen.eind, datumStatusGezet: '2019-05-06T10:00:00Z' });
+  // the deelzaak first: the import does not depend on the order of hoofdzaak and deelzaak
+  return [
+    await get(bron, deelzaak.url),
+    await get(bron, zaak.url),
+    ...(await list(bron, `${ZRC}/rollen?zaak=${zaak.url}`)),
+    ...(await list(bron, `${ZRC}/statussen?zaak=${zaak.url}`)),
+    ...(await list(bron, `${ZRC}/resultaten?zaak=${zaak.url}`)),
+    ...(await list(bron, `${ZRC}/zaken/${zaak.uuid}/zaakeigenschappen`)),
+    ...(await list(bron, `${ZRC}/zaakobjecten?zaak=${zaak.url}`)),
+    ...(await list(bron, `${ZRC}/klantcontacten?zaak=${zaak.url}`)),
+    ...(await list(bron, `/besluiten/api/v1/besluiten?zaak=${zaak.url}`)),
+  ];
+}
+
+test('a closed zaak with all its parts lands as it was: UUIDs, dates, links; no notification; an audit entry each', async () => {
+  const objecten = await dossierInBron();
+  await doel.relay.stop(); // what the writes leave in the outbox stays there to be looked at
+  try {
+    const res = await batch(objecten);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().resultaten).toEqual(objecten.map((o) => ({ url: o.url, uitkomst: 'nieuw' })));
+    for (const o of objecten) expect(await get(doel, ours(o.url))).toEqual(ours(o));
+    const zaak = await get(doel, ours(objecten[1]!.url));
+    expect(zaak.einddatum).toBe('2019-05-06');
+    expect(zaak.registratiedatum).toBe('2019-02-02');
+    expect(zaak.archiefactiedatum).toBe(objecten[1]!.archiefactiedatum);
+    expect(zaak.deelzaken).toEqual([ours(objecten[0]!.url)]);
+    // the rol's BSN is sealed at rest as any other (searching by it finds the zaak)
+    const gevonden = await doel.call(
+      'POST',
+      `${ZRC}/zaken/_zoek`,
+      { rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: '111222333' },
+      { headers: CRS },
+    );
+    expect(gevonden.json().results.map((z: { url: string }) => z.url)).toEqual([zaak.url]);
+    // the writes carry their audit entries and nothing for the abonnementen
+    const waiting = await doel.mongo.db.collection('outbox').find({}).toArray();
+    const topics = new Set<string>();
+    for (const p of waiting) {
+      const doc = await doel.mongo.db.collection(String(p.collection)).findOne({ _id: p.doc });
+      for (const e of (doc?._outbox ?? []) as { topic: string }[]) topics.add(e.topic);
+    }
+    expect([...topics]).toEqual(['audit']);
+  } finally {
+    doel.relay.start();
+  }
+  const trail = await list(doel, `${ours(objecten[1]!.url)}/audittrail`);
+  const imported = trail.filter((e) => e.actieWeergave === 'Object geïmporteerd');
+  // the zaak and each part of it (the deelzaak and the besluit have their own trails)
+  expect(imported.length).toBe(objecten.length - 2);
+  expect(imported[0]!.toelichting).toBe(`Geïmporteerd uit ${BRON} (import run-1)`);
+}, 120_000);
+
+test('a second run brings the changes and never a copy', async () => {
+  const zaak = await createZ(bron, 'zaken', zaakBody(typenBron.zaaktype, { omschrijving: 'eerste' }));
+  expect((await batch([await get(bron, zaak.url)])).json().resultaten[0].uitkomst).toBe('nieuw');
+  const zaken = (await get(doel, `${ZRC}/zaken`)).count;
+  const changed = await bron.call('PATCH', zaak.url, { omschrijving: 'tweede' }, { headers: CRS });
+  expect(changed.statusCode).toBe(200);
+  expect((await batch([changed.json()], 'run-2')).json().resultaten[0].uitkomst).toBe('bijgewerkt');
+  expect((await get(doel, ours(zaak.url))).omschrijving).toBe('tweede');
+  expect((await get(doel, `${ZRC}/zaken`)).count).toBe(zaken);
+});
+
+test('a UUID this platform holds otherwise is left alone; a broken object is reported and the rest stored', async () => {
+  const hier = await createZ(doel, 'zaken', zaakBody(typenBron.zaaktype.replace(BRON, BASE), { identificatie: 'HIER-1', omschrijving: 'van hier' }));
+  const zaak = await get(bron, (await createZ(bron, 'zaken', zaakBody(typenBron.zaaktype))).url);
+  const bezet = { ...zaak, url: `${BRON}${ZRC}/zaken/${hier.uuid}`, omschrijving: 'van elders' };
+  const kapot = {
+    url: `${BRON}${ZRC}/statussen/${randomUUID()}`,
+    zaak: zaak.url,
+    datumStatusGezet: '2020-01-01T00:00:00Z',
+    statustype: `${BRON}/catalogi/api/v1/statustypen/${randomUUID()}`,
+  };
+  const res = (await batch([bezet, zaak, kapot])).json().resultaten;
+  expect(res.map((r: { uitkomst: string }) => r.uitkomst)).toEqual(['bezet', 'nieuw', 'mislukt']);
+  expect(res[2].reden).toMatch(/^invalid: statustype: /);
+  expect(res[1].reden).toBeUndefined();
+  expect((await get(doel, hier.url)).omschrijving).toBe('van hier');
+  expect((await get(doel, ours(zaak.url))).uuid).toBe(zaak.uuid);
+});
+
+test('only platform administrators import; a batch that is no batch is a 400', async () => {
+  const rsin = '123456782';
+  expect((await doel.call('POST', '/admin/api/v1/tenants', { rsin, naam: 'Andere gemeente' })).statusCode).toBe(201);
+  expect(
+    (await doel.call('POST', '/admin/api/v1/credentials', { identifier: 'beheer-org', secret: 'beheer-org-secret', tenant: rsin })).statusCode,
+  ).toBe(201);
+  await ensureAllRights(doel.deps.db, 'beheer-org', rsin);
+  const refused = await doel.call(
+    'POST',
+    OBJECTEN,
+    { run: 'r', bron: BRON, apis: {}, objecten: [] },
+    { token: tokenOf('beheer-org', 'beheer-org-secret') },
+  );
+  expect(refused.statusCode).toBe(403);
+  const bad = await doel.call('POST', OBJECTEN, { run: 'r', bron: 'geen url', objecten: 'nee' });
+  expect(bad.statusCode).toBe(400);
+  expect(
+    bad
+      .json()
+      .invalidParams.map((p: { name: string }) => p.name)
+      .sort(),
+  ).toEqual(['apis', 'bron', 'objecten']);
+});
