@@ -98,7 +98,7 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
   await registerAuditAdmin(app, deps);
   await registerNotificatiesAdmin(app, deps);
   registerOverdrachtenAdmin(app, deps);
-  registerImportenAdmin(app, deps, apis);
+  await registerImportenAdmin(app, deps, apis);
   registerTemporalCodec(app, deps);
   // The audit trail of reads: its publisher runs while the app does; what it could not send stays in the spool.
   const reads = deps.reads;

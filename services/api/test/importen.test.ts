@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import { ensureAllRights } from '../src/bootstrap';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { BASE, startApp, type TestApp } from './harness';
 import { typen, type Typen } from './overdrachten.fixtures';
+import { EIO, eioBody, lock } from './documenten.fixtures';
 import { CRS, ZRC, createZ, zaakBody } from './zaken.fixtures';
 
 /**
@@ -135,6 +136,50 @@ test('a closed zaak with all its parts lands as it was: UUIDs, dates, links; no 
   expect(imported.length).toBe(objecten.length - 2);
   expect(imported[0]!.toelichting).toBe(`Geïmporteerd uit ${BRON} (import run-1)`);
 }, 120_000);
+
+/** One version of a source document as the import sends it: its content stored here first (`_bestand`). */
+async function versie(url: string, n: number): Promise<Record<string, any>> {
+  const rep = await get(bron, `${url}?versie=${n}`);
+  const bytes = (await bron.call('GET', `${url}/download?versie=${n}`)).rawPayload;
+  const stored = await doel.app.inject({
+    method: 'PUT',
+    url: '/admin/api/v1/importen/inhoud',
+    payload: bytes,
+    headers: { 'content-type': 'application/octet-stream', authorization: `Bearer ${tokenOf()}` },
+  });
+  expect(stored.statusCode).toBe(201);
+  expect(stored.json().sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+  return { ...rep, _bestand: stored.json() };
+}
+
+test('a document comes with every version, its content and its links to a zaak', async () => {
+  const s = typenBron;
+  const doc = (
+    await bron.call('POST', EIO, eioBody(s.iot, { inhoud: Buffer.from('versie een').toString('base64'), creatiedatum: '2019-01-01' }))
+  ).json();
+  const l = await lock(bron, doc.url);
+  expect((await bron.call('PATCH', doc.url, { inhoud: Buffer.from('versie twee, langer').toString('base64'), lock: l })).statusCode).toBe(200);
+  expect((await bron.call('POST', `${doc.url}/unlock`, { lock: l })).statusCode).toBe(204);
+  const zaak = await createZ(bron, 'zaken', zaakBody(s.zaaktype));
+  const zio = await createZ(bron, 'zaakinformatieobjecten', { zaak: zaak.url, informatieobject: doc.url });
+  const objecten = [await versie(doc.url, 1), await versie(doc.url, 2), await get(bron, zaak.url), await get(bron, zio.url)];
+  const res = (await batch(objecten)).json().resultaten;
+  expect(res.map((r: { uitkomst: string; reden?: string }) => r.reden ?? r.uitkomst)).toEqual(['nieuw', 'bijgewerkt', 'nieuw', 'nieuw']);
+  expect(await get(doel, ours(doc.url))).toEqual(ours(await get(bron, doc.url)));
+  expect(await get(doel, `${ours(doc.url)}?versie=1`)).toEqual(ours(await get(bron, `${doc.url}?versie=1`)));
+  for (const [n, text] of [
+    [1, 'versie een'],
+    [2, 'versie twee, langer'],
+  ] as const)
+    expect((await doel.call('GET', `${ours(doc.url)}/download?versie=${n}`)).rawPayload.toString()).toBe(text);
+  expect(await get(doel, ours(zio.url))).toEqual(ours(await get(bron, zio.url)));
+  const oios = await list(doel, `/documenten/api/v1/objectinformatieobjecten?informatieobject=${ours(doc.url)}`);
+  expect(oios.map((o) => o.object)).toEqual([ours(zaak.url)]);
+  // a second run of the same versions changes nothing
+  const again = (await batch(objecten, 'run-2')).json().resultaten;
+  expect(again.map((r: { uitkomst: string }) => r.uitkomst)).toEqual(['bijgewerkt', 'bijgewerkt', 'bijgewerkt', 'bijgewerkt']);
+  expect((await get(doel, ours(doc.url))).versie).toBe(2);
+});
 
 test('a second run brings the changes and never a copy', async () => {
   const zaak = await createZ(bron, 'zaken', zaakBody(typenBron.zaaktype, { omschrijving: 'eerste' }));

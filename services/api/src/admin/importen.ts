@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ComponentApi, Deps } from '../common/component';
 import { ZgwError } from '../common/errors';
@@ -41,10 +41,28 @@ export interface ImportResultaat {
  * source's Catalogi resolve to the imported catalogus by UUID. Answers what became of each object; one that cannot be
  * stored is reported with the reason, the others are stored all the same.
  */
-export function registerImportenAdmin(app: FastifyInstance, deps: Deps, apis: ComponentApi[]): void {
-  app.post('/admin/api/v1/importen/objecten', { bodyLimit: 64 * 1024 * 1024 }, async (req) => {
+export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, apis: ComponentApi[]): Promise<void> {
+  const importeur = async (req: FastifyRequest) => {
     const caller = await adminCaller(deps, req, 'registraties importeren');
     if (!caller.platformAdmin) throw ZgwError.forbidden('Alleen beheerders van het platform importeren registraties.', 'platform-admin');
+    return caller;
+  };
+  // The content of a document version, streamed (any size): `PUT /admin/api/v1/importen/inhoud` with the bytes as
+  // body (application/octet-stream); answers the stored file ({id, size, sha256}) that the version's `_bestand` names.
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
+    scope.put('/admin/api/v1/importen/inhoud', async (req, reply) => {
+      await importeur(req);
+      const documenten = deps.components.documenten;
+      if (!documenten) throw new ZgwError(503, 'unavailable', 'De Documenten API is niet geladen.');
+      if (!req.body || typeof (req.body as AsyncIterable<Buffer>)[Symbol.asyncIterator] !== 'function')
+        throw ZgwError.field('inhoud', 'required', 'Stuur de inhoud als body met Content-Type application/octet-stream.');
+      const file = await documenten.bewaarInhoud(req.body as AsyncIterable<Buffer>);
+      return reply.code(201).send(file);
+    });
+  });
+  app.post('/admin/api/v1/importen/objecten', { bodyLimit: 64 * 1024 * 1024 }, async (req) => {
+    const caller = await importeur(req);
     const batch = parseOrThrow(ImportBatch, req.body ?? {});
     const kaart = new Bronkaart(batch, apis);
     const resultaten: ImportResultaat[] = [];

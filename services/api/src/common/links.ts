@@ -94,6 +94,11 @@ export interface DocumentLinks {
   /** Whether a URL names a document of this platform. */
   owns(url: string): boolean;
   /**
+   * Stores content for a document the registration import brings (a version's `_bestand`): streamed into the content
+   * store, with its size and SHA-256. A file no document comes to point at is removed by the content sweep.
+   */
+  bewaarInhoud(bytes: AsyncIterable<Buffer>): Promise<{ id: string; size: number; sha256: string }>;
+  /**
    * The documents (of those URLs that are ours) that `caller` may read, as the Documenten API's default version shows
    * them: by their informatieobjecttype and vertrouwelijkheid, and ready for publication when the caller's applicatie
    * reads only those (Autorisaties 1.1). What the Zaken and Besluiten APIs `expand` of documents shows.

@@ -124,6 +124,11 @@ export interface ResourceDef<D extends Document> {
    * its URLs already ours.
    */
   behouden?(source: JsonObject): Partial<D>;
+  /**
+   * The document an imported object is stored as, where the rules and `behouden` do not make it (a document's
+   * versions); null when the object is kept otherwise and the stored document stays as it is (an earlier version).
+   */
+  historisch?(source: JsonObject, ctx: WriteContext, current?: Stored<D>): Promise<D | null>;
   /** Whether afterWrite has anything to do for this new document (default: always); when not, a create skips it. */
   followsCreate?(doc: D): boolean;
   beforeDestroy?(current: Stored<D>, ctx: WriteContext): Promise<void>;
@@ -359,8 +364,11 @@ export class Resource<D extends Document> {
     const mine = held && !held._tombstone && held[TENANT_FIELD] === ctx.caller.tenant && held._herkomst === herkomst.bron;
     const current = mine ? await this.store.get(uuid) : null;
     if (held && !current) return 'bezet';
-    const prepared = await this.prepare(source, ctx, current ?? undefined);
-    const doc = { ...prepared, ...this.def.behouden?.(source), _herkomst: herkomst.bron } as D;
+    const made = this.def.historisch
+      ? await this.def.historisch(source, ctx, current ?? undefined)
+      : { ...(await this.prepare(source, ctx, current ?? undefined)), ...this.def.behouden?.(source) };
+    if (!made) return current ? 'bijgewerkt' : 'nieuw';
+    const doc = { ...made, _herkomst: herkomst.bron } as D;
     const audit = this.auditEntry(ctx, 'create', uuid, current ?? undefined, doc);
     if (audit)
       Object.assign(audit, { actieWeergave: 'Object geïmporteerd', toelichting: `Geïmporteerd uit ${herkomst.bron} (import ${herkomst.run})` });

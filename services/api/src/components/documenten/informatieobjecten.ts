@@ -8,6 +8,7 @@ import { ZgwError } from '../../common/errors';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/pagination';
 import { Resource, type WriteContext } from '../../common/resource';
 import { LIVE, copyPublic, publicFields, type Stored } from '../../common/store';
+import { parseOrThrow } from '../../common/validation';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import {
   AANMAKEN,
@@ -131,6 +132,7 @@ export function registerInformatieobjecten(d: Documenten): Resource<EioDoc> {
     callerFilter: readyFilter,
     render: (doc, url) => render(d, doc, url, doc),
     present: (body, req) => present(body, req ? d.api.version(req) : d.api.defaultVersion),
+    historisch: (source, ctx, current) => historisch(d, source, ctx, current),
   });
   registerWrites(d, eio);
   registerReads(d, eio);
@@ -175,11 +177,11 @@ async function prepare(d: Documenten, input: EioInput, ctx: WriteContext, curren
   if (fields.ontvangstdatum && NOT_FOR_RECEIVED.includes(fields.status)) {
     throw ZgwError.field('status', 'invalid_for_received', `De status mag niet "${fields.status}" zijn als er een ontvangstdatum is.`);
   }
-  // drc-006: the indication follows the gebruiksrechten; it is set by creating them, not by hand.
-  if (!current && fields.indicatieGebruiksrecht === true) {
+  // drc-006: the indication follows the gebruiksrechten; it is set by creating them, not by hand (history has its own).
+  if (!current && fields.indicatieGebruiksrecht === true && !ctx.historie) {
     throw ZgwError.field('indicatieGebruiksrecht', 'missing-gebruiksrechten', "De indicatie wordt 'ja' door gebruiksrechten aan te maken.");
   }
-  if (current && fields.indicatieGebruiksrecht !== true && (await hasGebruiksrechten(d, ctx.url))) {
+  if (current && !ctx.historie && fields.indicatieGebruiksrecht !== true && (await hasGebruiksrechten(d, ctx.url))) {
     throw ZgwError.field('indicatieGebruiksrecht', 'existing-gebruiksrechten', 'De indicatie kan niet weg zolang er gebruiksrechten zijn.');
   }
   mustMayOnDocument(caller, { informatieobjecttype: fields.informatieobjecttype, vertrouwelijkheidaanduiding }, current ? UPDATE : [AANMAKEN]);
@@ -196,6 +198,32 @@ async function prepare(d: Documenten, input: EioInput, ctx: WriteContext, curren
     _inhoud: null,
     [READY]: readyMark(fields.isGereedVoorPublicatie),
   };
+}
+
+/**
+ * One version of a document of another registration (the registration import sends each in turn, oldest first), its
+ * content already stored (`_bestand`, see DocumentLinks.bewaarInhoud): kept among the versions with its own number,
+ * registration time and size; the newest so far is the document. Null for an earlier version (kept, the document as
+ * it is).
+ */
+async function historisch(d: Documenten, source: JsonObject, ctx: WriteContext, current?: Stored<EioDoc>): Promise<EioDoc | null> {
+  const input = parseOrThrow(EnkelvoudigInformatieObjectInput17, { ...source, inhoud: null }) as EioInput;
+  const doc = await prepare(d, input, ctx, current);
+  const bestand = source._bestand as { id?: unknown } | undefined;
+  const inhoud = typeof bestand?.id === 'string' ? bestand.id : null;
+  const size = inhoud ? await d.inhoud.size(inhoud) : undefined;
+  if (inhoud && size === undefined) throw ZgwError.field('_bestand', 'bad-url', `De inhoud ${inhoud} is niet (meer) opgeslagen.`);
+  const versie = Number(source.versie);
+  if (!Number.isInteger(versie) || versie < 1) throw ZgwError.field('versie', 'invalid', 'Elke versie heeft een versienummer vanaf 1.');
+  Object.assign(doc, {
+    versie,
+    beginRegistratie: String(source.beginRegistratie ?? doc.beginRegistratie),
+    bestandsomvang: size ?? (source.bestandsomvang as number | null | undefined) ?? null,
+    indicatieGebruiksrecht: (source.indicatieGebruiksrecht as boolean | null | undefined) ?? null,
+    _inhoud: inhoud,
+  });
+  await d.versies.keep(ctx.uuid, doc);
+  return current && current.versie > versie ? null : doc;
 }
 
 async function hasGebruiksrechten(d: Documenten, url: string): Promise<boolean> {

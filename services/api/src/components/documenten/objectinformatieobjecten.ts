@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth';
 import type { DocumentLinks } from '../../common/links';
@@ -168,6 +168,18 @@ export function documentLinks(d: Documenten): DocumentLinks {
   const eio = d.informatieobjecten;
   return {
     owns: (url) => !!eio.uuidOf(url),
+    bewaarInhoud: async (bytes) => {
+      const hash = createHash('sha256');
+      const file = await d.inhoud.fromStream(
+        (async function* () {
+          for await (const chunk of bytes) {
+            hash.update(chunk);
+            yield chunk;
+          }
+        })(),
+      );
+      return { ...file, sha256: hash.digest('hex') };
+    },
     readable: async (urls, caller) => {
       const ids = [...new Set(urls.map((u) => eio.uuidOf(u)).filter((u): u is string => !!u))];
       const out = new Map<string, JsonObject>();
