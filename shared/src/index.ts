@@ -11,6 +11,7 @@ export * from './nrc';
 export * from './worker';
 export * from './doelregistraties';
 export * from './overdrachten';
+export * from './importen';
 export * from './zgw-client';
 export * from './metrics';
 export * from './cloudevents';

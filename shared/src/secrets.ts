@@ -1,4 +1,5 @@
 import { DOELREGISTRATIES_COLLECTION } from './doelregistraties';
+import { IMPORTEN_COLLECTION } from './importen';
 import { NRC_ABONNEMENTEN } from './nrc';
 import { Pii } from './pii';
 
@@ -22,6 +23,8 @@ export const SECRET_FIELDS = {
   doelregistratie: { collection: DOELREGISTRATIES_COLLECTION, field: 'secret' },
   /** The Authorization header sent with an abonnement's notifications. */
   abonnement: { collection: NRC_ABONNEMENTEN, field: 'auth' },
+  /** The secret the registration import reads its source with. */
+  importBron: { collection: IMPORTEN_COLLECTION, field: 'secret' },
   /** An administrator's TOTP seed (the second factor of a local login). */
   adminTotp: { collection: ADMIN_USERS_COLLECTION, field: 'totpSecret' },
   /** A second factor being set up (its seed and recovery codes) until its first code confirms it. */

@@ -42,6 +42,9 @@ export const PLATFORM_COLLECTIONS: ReadonlySet<string> = new Set([
   'nrc_resends',
   'inhoud.files',
   'inhoud.chunks',
+  // the registration import's runs and pages: platform administrators' jobs, each naming the tenant it imports into
+  'importen',
+  'importen_paginas',
 ]);
 
 /** Index keys of platform-level sweeps across tenants (the relay's scan, unfinished creates, retention): not prefixed. */

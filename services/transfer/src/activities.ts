@@ -11,6 +11,7 @@ import { meld } from './activities/meld';
 import { kopieerOnderdelen } from './activities/onderdelen';
 import { valideer, type Plan } from './activities/valideer';
 import { verifieer } from './activities/verifieer';
+import { createImportActivities } from './importen/activities';
 
 export type { Documenten, Plan };
 
@@ -32,6 +33,7 @@ export function createActivities(deps: Deps) {
       sluitBron: (o: OverdrachtOpdracht) => sluitBron(deps, o),
       antwoord: (o: OverdrachtOpdracht) => antwoord(deps, o),
       compenseer: (o: OverdrachtOpdracht, plan: Plan) => compenseer(deps, o, plan),
+      ...createImportActivities(deps),
     }),
   );
 }

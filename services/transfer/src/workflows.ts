@@ -11,6 +11,8 @@ import {
 import type { OverdrachtOpdracht, StapNaam, Voortgang, Weigercode } from '@zgw/shared';
 import type { Activities, Plan } from './activities';
 
+export { importeren, importeerSoort } from './importen/workflow';
+
 // Type-only imports above: the workflow bundle holds no code of the activities. These mirror context.ts.
 const WEIGERING = 'Weigering';
 const PERMANENT = 'Permanent';

@@ -1,9 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  IMPORT_MAX_FOUTEN,
+  IMPORT_PAGINAS,
+  IMPORTEN_COLLECTION,
+  ImportAanvraag,
+  importWorkflowId,
+  platformDb,
+  sealSecret,
+  type ImportApis,
+  type ImportOpdracht,
+  type ImportPagina,
+  type ImportStatus,
+  type ImportTelling,
+  type StoredImport,
+} from '@zgw/shared';
+import type { Caller } from '../common/auth';
 import { z } from 'zod';
 import type { ComponentApi, Deps } from '../common/component';
 import { ZgwError } from '../common/errors';
 import { alsHistorie, Resource, type ImportUitkomst } from '../common/resource';
 import type { JsonObject } from '../common/schema-parts';
+import { TemporalClient } from '../common/temporal';
 import { UUID } from '../common/urls';
 import { parseOrThrow } from '../common/validation';
 import { adminCaller } from './rights';
@@ -47,12 +65,17 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
     if (!caller.platformAdmin) throw ZgwError.forbidden('Alleen beheerders van het platform importeren registraties.', 'platform-admin');
     return caller;
   };
+  // the writes of a run: its worker (acting within the run's tenant) or a platform administrator
+  const schrijver = async (req: FastifyRequest) => {
+    const caller = await deps.auth.authenticate(req);
+    return caller.worker ? caller : importeur(req);
+  };
   // The content of a document version, streamed (any size): `PUT /admin/api/v1/importen/inhoud` with the bytes as
   // body (application/octet-stream); answers the stored file ({id, size, sha256}) that the version's `_bestand` names.
   await app.register(async (scope) => {
     scope.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
     scope.put('/admin/api/v1/importen/inhoud', async (req, reply) => {
-      await importeur(req);
+      await schrijver(req);
       const documenten = deps.components.documenten;
       if (!documenten) throw new ZgwError(503, 'unavailable', 'De Documenten API is niet geladen.');
       if (!req.body || typeof (req.body as AsyncIterable<Buffer>)[Symbol.asyncIterator] !== 'function')
@@ -61,8 +84,9 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
       return reply.code(201).send(file);
     });
   });
+  await registerRuns(app, deps, importeur);
   app.post('/admin/api/v1/importen/objecten', { bodyLimit: 64 * 1024 * 1024 }, async (req) => {
-    const caller = await importeur(req);
+    const caller = await schrijver(req);
     const batch = parseOrThrow(ImportBatch, req.body ?? {});
     const kaart = new Bronkaart(batch, apis);
     const resultaten: ImportResultaat[] = [];
@@ -138,4 +162,142 @@ function reasonOf(err: unknown): string {
     return `${err.code}: ${params || err.message}`.slice(0, 1000);
   }
   return String((err as Error)?.message ?? err).slice(0, 1000);
+}
+
+/** A run as the admin API shows it: the request (no secret), its status, what became of each collection, the failures. */
+export interface ImportView {
+  id: string;
+  tenant: string;
+  bron: string;
+  apis: ImportApis;
+  clientId: string;
+  dryRun: boolean;
+  status: ImportStatus;
+  aangemaakt: string;
+  bijgewerkt: string;
+  door: string;
+  tellingen: Record<string, ImportTelling>;
+  fouten: { url: string; reden: string }[];
+  verificatie?: StoredImport['verificatie'];
+  fout?: string;
+}
+
+/**
+ * The runs of the registration import, for the admin endpoints and `npm run admin -- importeren`: started (kept with
+ * the source's secret sealed, then workflow `import-<id>` of the transfer worker), shown, steered.
+ */
+export class ImportRuns {
+  readonly temporal: TemporalClient;
+
+  constructor(private readonly deps: Deps) {
+    this.temporal = new TemporalClient(deps.config, deps.pii);
+  }
+
+  private get runs() {
+    return platformDb(this.deps.db).collection<StoredImport>(IMPORTEN_COLLECTION);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.runs.createIndex({ tenant: 1, aangemaakt: -1 });
+    await platformDb(this.deps.db).collection(IMPORT_PAGINAS).createIndex({ run: 1, soort: 1 });
+  }
+
+  async get(id: string): Promise<StoredImport> {
+    const run = UUID.test(id) ? await this.runs.findOne({ _id: id }) : null;
+    if (!run) throw ZgwError.notFound(`Import ${id} bestaat niet.`);
+    return run;
+  }
+
+  /** The newest runs into a tenant. */
+  list(tenant: string): Promise<StoredImport[]> {
+    return this.runs.find({ tenant }).sort({ tenant: 1, aangemaakt: -1 }).limit(100).toArray();
+  }
+
+  /** Starts a run into `caller`'s tenant; a 503 (and the run `mislukt`) when Temporal cannot be reached. */
+  async start(body: unknown, caller: Caller): Promise<StoredImport> {
+    const aanvraag = parseOrThrow(ImportAanvraag, body ?? {});
+    const now = new Date();
+    const run: StoredImport = {
+      _id: randomUUID(),
+      tenant: caller.tenant,
+      bron: aanvraag.bron.replace(/\/+$/, ''),
+      apis: aanvraag.apis,
+      clientId: aanvraag.clientId,
+      secret: sealSecret(this.deps.pii, 'importBron', aanvraag.secret),
+      dryRun: aanvraag.dryRun,
+      status: 'bezig',
+      aangemaakt: now,
+      bijgewerkt: now,
+      door: caller.clientId,
+    };
+    await this.runs.insertOne(run);
+    const log = { run: run._id, tenant: run.tenant, bron: run.bron, dryRun: run.dryRun, by: caller.clientId };
+    try {
+      const client = await this.temporal.connect();
+      const opdracht: ImportOpdracht = { run: run._id, tenant: run.tenant };
+      await client.workflow.start('importeren', {
+        taskQueue: this.deps.config.TRANSFER_TASK_QUEUE,
+        workflowId: importWorkflowId(run._id),
+        args: [opdracht],
+      });
+    } catch (err) {
+      await this.runs.updateOne({ _id: run._id }, { $set: { status: 'mislukt', fout: `niet gestart: ${(err as Error).message}` } });
+      this.deps.log.error({ err, ...log }, 'import not started: Temporal unreachable');
+      throw new ZgwError(503, 'unavailable', 'De import kon niet starten: Temporal is niet bereikbaar. Probeer het later opnieuw.');
+    }
+    this.deps.log.info(log, 'import started');
+    return run;
+  }
+
+  /** Pauses (after the page under way), resumes or cancels a run that is under way (409 when it has ended). */
+  async steer(id: string, actie: 'pauzeren' | 'hervatten' | 'annuleren', caller: Caller): Promise<StoredImport> {
+    const run = await this.get(id);
+    if (run.status !== 'bezig' && run.status !== 'gepauzeerd') throw new ZgwError(409, 'import-afgelopen', `De import is al ${run.status}.`);
+    const handle = (await this.temporal.connect()).workflow.getHandle(importWorkflowId(run._id));
+    if (actie === 'annuleren') await handle.cancel();
+    else {
+      await handle.signal(actie === 'pauzeren' ? 'pauzeer' : 'hervat');
+      await this.runs.updateOne({ _id: run._id }, { $set: { status: actie === 'pauzeren' ? 'gepauzeerd' : 'bezig', bijgewerkt: new Date() } });
+    }
+    this.deps.log.info({ run: run._id, actie, by: caller.clientId }, `import ${actie}`);
+    return this.get(run._id);
+  }
+
+  /** A run as the admin API shows it: the request (no secret), its status, each collection's counts, the failures. */
+  async view(run: StoredImport): Promise<ImportView> {
+    const tellingen: Record<string, ImportTelling> = {};
+    const fouten: ImportView['fouten'] = [];
+    const pages = platformDb(this.deps.db).collection<ImportPagina>(IMPORT_PAGINAS).find({ run: run._id }).sort({ run: 1, soort: 1 });
+    for await (const p of pages) {
+      const t = (tellingen[p.soort] ??= { gelezen: 0, nieuw: 0, bijgewerkt: 0, bezet: 0, mislukt: 0, bytes: 0 });
+      for (const k of Object.keys(t) as (keyof ImportTelling)[]) t[k] += p.telling[k];
+      for (const f of p.fouten) if (fouten.length < IMPORT_MAX_FOUTEN) fouten.push(f);
+    }
+    const { _id, secret: _secret, aangemaakt, bijgewerkt, ...rest } = run;
+    return { id: _id, ...rest, aangemaakt: aangemaakt.toISOString(), bijgewerkt: bijgewerkt.toISOString(), tellingen, fouten };
+  }
+}
+
+/**
+ * The runs over HTTP: `POST /admin/api/v1/importen` starts one into the caller's tenant (a platform administrator
+ * names another with `Zgw-Tenant`), `GET /admin/api/v1/importen[/{id}]` shows them with their progress,
+ * `POST /admin/api/v1/importen/{id}/pauzeren|hervatten|annuleren` steers one.
+ */
+async function registerRuns(app: FastifyInstance, deps: Deps, importeur: (req: FastifyRequest) => Promise<Caller>): Promise<void> {
+  const runs = new ImportRuns(deps);
+  await runs.ensureIndexes();
+  app.addHook('onClose', async () => runs.temporal.close());
+  app.post('/admin/api/v1/importen', async (req, reply) => reply.code(201).send(await runs.view(await runs.start(req.body, await importeur(req)))));
+  app.get('/admin/api/v1/importen', async (req) => {
+    const caller = await importeur(req);
+    return Promise.all((await runs.list(caller.tenant)).map((r) => runs.view(r)));
+  });
+  app.get<{ Params: { id: string } }>('/admin/api/v1/importen/:id', async (req) => {
+    await importeur(req);
+    return runs.view(await runs.get(req.params.id));
+  });
+  for (const actie of ['pauzeren', 'hervatten', 'annuleren'] as const)
+    app.post<{ Params: { id: string } }>(`/admin/api/v1/importen/:id/${actie}`, async (req) =>
+      runs.view(await runs.steer(req.params.id, actie, await importeur(req))),
+    );
 }

@@ -18,6 +18,7 @@ import { Caller } from '../common/auth';
 import { announceClear } from '../common/cache';
 import { createDeps } from '../deps';
 import { flag } from './args';
+import { IMPORT_COMPONENTS, ImportRuns } from '../admin/importen';
 import { resealValues } from '../common/pii-fields';
 import { ZgwError } from '../common/errors';
 import { Tenants } from '../common/tenants';
@@ -48,6 +49,12 @@ const USAGE = `usage: npm run admin -- <command>
   catalogus-import <file.zip> [--nieuwe-uuids] [--dry-run] [--tenant <rsin>]
                                        import a catalogus ZIP (ours or Open Zaak's) into a tenant (default: the
                                        default tenant): all of it or nothing; UUIDs kept unless --nieuwe-uuids
+  importeren --bron <url> --client-id <id> --secret <secret> [--tenant <rsin>] [--dry-run]
+             [--zaken-url <url>] [--documenten-url <url>] [--besluiten-url <url>] [--catalogi-url <url>]
+                                       import another ZGW registration (its zaken, documents, besluiten) into a tenant
+                                       (default: the default tenant) with its UUIDs and dates, run by the transfer
+                                       worker; prints progress until it ends (README: Moving in). Bring the catalogus
+                                       first (catalogus-import)
   tenant-add <rsin> <naam>             create a tenant: an organisation this installation serves (its RSIN)
   tenant-list                          list the tenants with their numbers of zaken, documents and clients
   tenant-rename <old rsin> <new rsin>  give a tenant (e.g. the default tenant of an upgraded installation) its real
@@ -180,6 +187,49 @@ async function catalogusCommand(db: Db, config: Config, cmd: string, args: strin
   }
 }
 
+/**
+ * importeren (see USAGE): starts a run as a platform administrator, then prints its progress (one JSON line every
+ * five seconds) until it ends; 0 when it ended `afgerond` without failures.
+ */
+async function importCommand(db: Db, config: Config, args: string[]): Promise<number> {
+  const tenant = flag(args, '--tenant') ?? config.ZGW_DEFAULT_TENANT;
+  const deps = createDeps(config, db, createLogger('admin', config.LOG_LEVEL === 'silent' ? 'silent' : 'warn', process.stderr));
+  const runs = new ImportRuns(deps);
+  try {
+    if (!(await deps.tenants.get(tenant))) {
+      console.error(`admin: no tenant "${tenant}" (see tenant-list)`);
+      return 1;
+    }
+    await runs.ensureIndexes();
+    const apis = Object.fromEntries(IMPORT_COMPONENTS.map((c) => [c, flag(args, `--${c}-url`)]).filter(([, v]) => v !== undefined));
+    const caller = new Caller('beheer:cli', 'cli', 'npm run admin', { label: 'Beheer', heeftAlleAutorisaties: true }, tenant, true);
+    const aanvraag = {
+      bron: flag(args, '--bron'),
+      clientId: flag(args, '--client-id'),
+      secret: flag(args, '--secret'),
+      apis,
+      dryRun: args.includes('--dry-run'),
+    };
+    let run = await runs.start(aanvraag, caller);
+    console.log(JSON.stringify({ import: run._id, tenant, bron: run.bron, dryRun: run.dryRun }));
+    while (run.status === 'bezig' || run.status === 'gepauzeerd') {
+      await new Promise((r) => setTimeout(r, 5000));
+      run = await runs.get(run._id);
+      const { status, tellingen } = await runs.view(run);
+      console.log(JSON.stringify({ status, tellingen }));
+    }
+    const view = await runs.view(run);
+    console.log(JSON.stringify(view));
+    return view.status === 'afgerond' && !view.fouten.length ? 0 : 1;
+  } catch (err) {
+    const reasons = err instanceof ZgwError ? (err.invalidParams ?? []).map((p) => `\n  ${p.name}: ${p.reason}`).join('') : '';
+    console.error(`admin: ${(err as Error).message}${reasons}`);
+    return 1;
+  } finally {
+    await runs.temporal.close();
+  }
+}
+
 /** tenant-add, tenant-list and tenant-rename (see USAGE). */
 async function tenantCommand(db: Db, config: Config, cmd: string, args: string[]): Promise<number> {
   const tenants = new Tenants(db, config.ZGW_DEFAULT_TENANT);
@@ -207,7 +257,7 @@ async function main(args: string[]): Promise<number> {
   const [cmd, name] = args;
   if (
     !cmd ||
-    (!['list', 'pii-rekey', 'tenant-list'].includes(cmd) && !name) ||
+    (!['list', 'pii-rekey', 'tenant-list', 'importeren'].includes(cmd) && !name) ||
     (['tenant-add', 'tenant-rename', 'catalogus-export'].includes(cmd) && !args[2]) ||
     ![
       'add',
@@ -223,6 +273,7 @@ async function main(args: string[]): Promise<number> {
       'tenant-rename',
       'catalogus-export',
       'catalogus-import',
+      'importeren',
     ].includes(cmd)
   ) {
     console.error(USAGE);
@@ -236,6 +287,7 @@ async function main(args: string[]): Promise<number> {
     if (cmd === 'inhoud-migreren') return await migrate(mongo.db, config, name);
     if (cmd.startsWith('tenant-')) return await tenantCommand(mongo.db, config, cmd, args.slice(1));
     if (cmd.startsWith('catalogus-')) return await catalogusCommand(mongo.db, config, cmd, args.slice(1));
+    if (cmd === 'importeren') return await importCommand(mongo.db, config, args.slice(1));
     const users = new AdminUsers(mongo.db);
     const sessions = new AdminSessions(mongo.db, 60_000, 60_000);
     if (cmd === 'list') {

@@ -44,6 +44,8 @@ export class Caller {
      * or an administrator of the screens without an organisation of their own.
      */
     readonly platformAdmin = false,
+    /** The platform's own worker (TRANSFER_CLIENT_ID) acting within the tenant it named: all rights there, none beyond. */
+    readonly worker = false,
   ) {}
 
   /** The platform itself, acting within a tenant (finishing a create, reading what a caller may already see). */
@@ -53,7 +55,7 @@ export class Caller {
 
   /** The same caller acting within another tenant (a platform administrator naming the tenant of an admin request). */
   within(tenant: string): Caller {
-    return new Caller(this.clientId, this.userId, this.userRepresentation, this.rights, tenant, this.platformAdmin);
+    return new Caller(this.clientId, this.userId, this.userRepresentation, this.rights, tenant, this.platformAdmin, this.worker);
   }
 
   get all(): boolean {
@@ -206,7 +208,7 @@ export class Authenticator {
     }
     // The default tenant is the provider's own organisation: its administrators (autorisaties.bijwerken) run the platform.
     const platformAdmin = !acting && tenant === this.tenants.defaultTenant;
-    return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), rights, tenant, platformAdmin);
+    return new Caller(clientId, String(payload.user_id ?? ''), String(payload.user_representation ?? ''), rights, tenant, platformAdmin, acting);
   }
 
   /** The rights of the client's applicatie, read within its tenant. */

@@ -122,6 +122,7 @@ const HOLDERS: Holder[] = [
   secret('abonnement'),
   secret('adminTotp'),
   secret('adminEnrolment'),
+  secret('importBron'),
 ];
 
 /**

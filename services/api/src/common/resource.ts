@@ -401,7 +401,10 @@ export class Resource<D extends Document> {
     const marked = await this.store.find({ _follow: { $lt: new Date(Date.now() - graceMs) } }, { sort: { _follow: 1 }, limit: 100 });
     for (const doc of marked) {
       const tenant = String((doc as Document)[TENANT_FIELD]);
-      await inTenant(tenant, () => this.follow(doc, this.ctx(Caller.system(tenant), doc._id)));
+      const finish = () => this.follow(doc, this.ctx(Caller.system(tenant), doc._id));
+      // an imported object's follow-up writes are history too (see importeer)
+      const bron = (doc as Document)._herkomst as string | undefined;
+      await inTenant(tenant, () => (bron ? alsHistorie({ run: 'afronding', bron }, finish) : finish()));
     }
     return marked.length;
   }

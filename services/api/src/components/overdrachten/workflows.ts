@@ -1,7 +1,7 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { ZAAK_SEARCH_ATTRIBUTE, sealedDataConverter, workflowIdOf, type Config, type Logger, type OverdrachtOpdracht, type Pii } from '@zgw/shared';
+import { TemporalClient } from '../../common/temporal';
+import { ZAAK_SEARCH_ATTRIBUTE, workflowIdOf, type Config, type Logger, type OverdrachtOpdracht, type Pii } from '@zgw/shared';
 
 const ZAAK_KEY = defineSearchAttributeKey(ZAAK_SEARCH_ATTRIBUTE, SearchAttributeType.KEYWORD);
 
@@ -11,32 +11,18 @@ const ZAAK_KEY = defineSearchAttributeKey(ZAAK_SEARCH_ATTRIBUTE, SearchAttribute
  * not be started stays `ontvangen` and is started by the sweep (see index.ts).
  */
 export class Workflows {
-  private client?: Promise<Client>;
+  private readonly temporal: TemporalClient;
 
   constructor(
     private readonly config: Config,
     private readonly log: Logger,
-    private readonly pii: Pii,
-  ) {}
+    pii: Pii,
+  ) {
+    this.temporal = new TemporalClient(config, pii);
+  }
 
   private connect(): Promise<Client> {
-    this.client ??= Connection.connect({ address: this.config.TEMPORAL_ADDRESS, connectTimeout: '5s' })
-      // the start carries the request's trace to the workflow and its activities (Temporal's OpenTelemetry interceptors)
-      .then(
-        (connection) =>
-          new Client({
-            connection,
-            namespace: this.config.TEMPORAL_NAMESPACE,
-            interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
-            // the transfer's input is sealed in Temporal's history, as the worker seals what it adds
-            dataConverter: sealedDataConverter(this.pii),
-          }),
-      )
-      .catch((err: unknown) => {
-        this.client = undefined;
-        throw err;
-      });
-    return this.client;
+    return this.temporal.connect();
   }
 
   /** Starts the workflow; true when it runs now (started here or already running), false when Temporal is unreachable. */
@@ -76,7 +62,6 @@ export class Workflows {
   }
 
   async close(): Promise<void> {
-    const client = await this.client?.catch(() => undefined);
-    await client?.connection.close();
+    await this.temporal.close();
   }
 }

@@ -1,0 +1,131 @@
+import type { ChildProcess } from 'node:child_process';
+import { ensureAllRights } from '../src/bootstrap';
+import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
+import { EIO, eioBody } from './documenten.fixtures';
+import { eventually, token, type TestApp } from './harness';
+import { LogLines, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
+import { CRS, ZRC, createZ, zaakBody } from './zaken.fixtures';
+
+/**
+ * The registration import as an administrator runs it: `POST /admin/api/v1/importen` against another registration (a
+ * second instance of this platform, over HTTP, with credentials it gave us), carried out by the transfer worker's
+ * workflow, page by page per collection; progress and a verification on the run; a source that refuses our
+ * credentials ends the run `mislukt` with the reason.
+ */
+const logs = new LogLines();
+let sl: Referentielijsten;
+let bron: TestApp;
+let doel: TestApp;
+let s: Typen;
+let worker: ChildProcess | undefined;
+
+beforeAll(async () => {
+  sl = await startReferentielijsten();
+  bron = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url }, new LogLines());
+  doel = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url }, logs);
+  s = await typen(bron, sl, '000000000', 'ZT-RUN');
+  await bron.client('verhuizer', 'verhuizer-secret');
+  await ensureAllRights(bron.mongo.db, 'verhuizer', bron.config.ZGW_DEFAULT_TENANT);
+  const zip = await bron.call('GET', `/admin/api/v1/catalogussen/${s.catalogus.split('/').pop()}/export`);
+  const imported = await doel.app.inject({
+    method: 'POST',
+    url: '/admin/api/v1/catalogussen/import',
+    payload: zip.rawPayload,
+    headers: { 'content-type': 'application/zip', authorization: `Bearer ${token()}` },
+  });
+  expect(imported.statusCode).toBe(201);
+  worker = startWorker(doel, logs);
+}, 120_000);
+afterAll(async () => {
+  await stopWorker(worker);
+  await bron?.close();
+  await doel?.close();
+  await sl?.close();
+});
+
+const ours = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll(bron.config.PUBLIC_BASE_URL, doel.config.PUBLIC_BASE_URL));
+const get = async (t: TestApp, url: string) => {
+  const res = await t.call('GET', url, undefined, { headers: CRS });
+  expect(res.statusCode).toBe(200);
+  return res.json();
+};
+
+async function runTotHetEinde(body: Record<string, unknown>): Promise<Record<string, any>> {
+  const started = await doel.call('POST', '/admin/api/v1/importen', { bron: bron.config.PUBLIC_BASE_URL, ...body });
+  expect(started.statusCode).toBe(201);
+  expect(started.json()).not.toHaveProperty('secret');
+  const id = started.json().id as string;
+  let run: Record<string, any> = started.json();
+  const klaar = await eventually(async () => {
+    run = (await doel.call('GET', `/admin/api/v1/importen/${id}`)).json();
+    return !['bezig', 'gepauzeerd'].includes(run.status);
+  }, 40_000);
+  if (!klaar)
+    console.log(
+      JSON.stringify(run),
+      JSON.stringify(logs.lines.filter((l) => Number(l.level) >= 40 || String(l.msg).includes('mport')).slice(-15), null, 1),
+    );
+  expect(klaar).toBe(true);
+  return run;
+}
+
+test('a registration of several pages comes over whole: zaken with parts, documents with content, besluiten', async () => {
+  const zaken = [];
+  // more than one page of zaken (100 a page)
+  for (let i = 0; i < 105; i++)
+    zaken.push(await createZ(bron, 'zaken', zaakBody(s.zaaktype, { omschrijving: `zaak ${i}`, startdatum: '2020-01-02' })));
+  const rol = await createZ(bron, 'rollen', {
+    zaak: zaken[0]!.url,
+    roltype: s.roltype,
+    betrokkeneType: 'natuurlijk_persoon',
+    roltoelichting: 'aanvrager',
+    betrokkeneIdentificatie: { inpBsn: '111222333' },
+  });
+  await createZ(bron, 'statussen', {
+    zaak: zaken[0]!.url,
+    statustype: s.statustypen.begin,
+    datumStatusGezet: '2020-01-02T10:00:00Z',
+    gezetdoor: rol.url,
+  });
+  await createZ(bron, `zaken/${zaken[0]!.uuid}/zaakeigenschappen`, { zaak: zaken[0]!.url, eigenschap: s.eigenschap, waarde: 'blauw' });
+  const doc = (await bron.call('POST', EIO, eioBody(s.iot, { inhoud: Buffer.from('de inhoud').toString('base64') }))).json();
+  await createZ(bron, 'zaakinformatieobjecten', { zaak: zaken[0]!.url, informatieobject: doc.url });
+  const besluit = await bron.call('POST', '/besluiten/api/v1/besluiten', {
+    verantwoordelijkeOrganisatie: '000000000',
+    besluittype: s.besluittype,
+    zaak: zaken[1]!.url,
+    datum: '2020-02-01',
+    ingangsdatum: '2020-02-01',
+  });
+  expect(besluit.statusCode).toBe(201);
+
+  const run = await runTotHetEinde({ clientId: 'verhuizer', secret: 'verhuizer-secret' });
+  expect([run.status, run.fout]).toEqual(['afgerond', undefined]);
+  expect(run.fout).toBeUndefined();
+  expect(run.fouten).toEqual([]);
+  expect(run.tellingen['zaken/zaken']).toMatchObject({ gelezen: 105, nieuw: 105, mislukt: 0 });
+  expect(run.tellingen['documenten/enkelvoudiginformatieobjecten'].bytes).toBe('de inhoud'.length);
+  for (const [k, v] of Object.entries(run.verificatie as Record<string, { bron: number; hier: number }>)) expect([k, v.hier]).toEqual([k, v.bron]);
+  expect(await get(doel, ours(zaken[0]!.url))).toEqual(ours(await get(bron, zaken[0]!.url)));
+  expect(await get(doel, ours(besluit.json().url))).toEqual(ours(besluit.json()));
+  expect((await doel.call('GET', `${ours(doc.url)}/download`)).rawPayload.toString()).toBe('de inhoud');
+  const eigenschappen = await get(doel, `${ours(zaken[0]!.url)}/zaakeigenschappen`);
+  expect(eigenschappen.map((e: { waarde: string }) => e.waarde)).toEqual(['blauw']);
+  expect(logs.lines.some((l) => l.msg === 'import afgerond')).toBe(true);
+
+  // a second run brings what changed and nothing twice
+  expect((await bron.call('PATCH', zaken[2]!.url, { omschrijving: 'gewijzigd' }, { headers: CRS })).statusCode).toBe(200);
+  const again = await runTotHetEinde({ clientId: 'verhuizer', secret: 'verhuizer-secret' });
+  expect(again.status).toBe('afgerond');
+  expect(again.tellingen['zaken/zaken']).toMatchObject({ gelezen: 105, nieuw: 0, bijgewerkt: 105 });
+  expect((await get(doel, ours(zaken[2]!.url))).omschrijving).toBe('gewijzigd');
+  expect((await get(doel, `${ZRC}/zaken`)).count).toBe(105);
+}, 180_000);
+
+test('a source that refuses the credentials ends the run mislukt with the reason; the secret is never shown', async () => {
+  const run = await runTotHetEinde({ clientId: 'verhuizer', secret: 'fout' });
+  expect(run.status).toBe('mislukt');
+  expect(run.fout).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/documenten\/api\/v1\/enkelvoudiginformatieobjecten: status 403/);
+  const list = (await doel.call('GET', '/admin/api/v1/importen')).json();
+  expect(JSON.stringify(list)).not.toContain('verhuizer-secret');
+}, 120_000);

@@ -1,0 +1,51 @@
+import {
+  IMPORT_SOORTEN,
+  IMPORTEN_COLLECTION,
+  bronApi,
+  platformDb,
+  soortKey,
+  type ImportOpdracht,
+  type ImportStatus,
+  type StoredImport,
+  type ZgwClient,
+} from '@zgw/shared';
+import type { Deps } from '../context';
+import { openRun } from './run';
+
+/** How many objects a list holds: its `count`, or the length of a plain list. */
+async function aantal(client: ZgwClient, url: string): Promise<number> {
+  const body = await client.get<unknown>(url);
+  return Array.isArray(body) ? body.length : Number((body as { count?: number }).count ?? 0);
+}
+
+/**
+ * The verification at the end of a run: per collection the number of objects at the source and here (in the run's
+ * tenant), kept with the run. Answers the collections that differ.
+ */
+export async function verifieer(deps: Deps, o: ImportOpdracht): Promise<string[]> {
+  const r = await openRun(deps, o);
+  const verificatie: NonNullable<StoredImport['verificatie']> = {};
+  for (const s of IMPORT_SOORTEN) {
+    const [bron, hier] = await Promise.all([
+      aantal(r.bron, `${bronApi(r.run, s.component)}/${s.collection}`),
+      aantal(r.hier, `${r.base}/${s.component}/api/v1/${s.collection}`),
+    ]);
+    verificatie[soortKey(s)] = { bron, hier };
+  }
+  await platformDb(deps.db)
+    .collection<StoredImport>(IMPORTEN_COLLECTION)
+    .updateOne({ _id: o.run }, { $set: { verificatie, bijgewerkt: new Date() } });
+  const anders = Object.entries(verificatie)
+    .filter(([, v]) => v.bron !== v.hier)
+    .map(([k, v]) => `${k}: ${v.bron} in de bron, ${v.hier} hier`);
+  deps.log.info({ run: o.run, verschillen: anders.length }, 'import verified');
+  return anders;
+}
+
+/** Sets the run's status (and the reason it failed), as the workflow reaches it. */
+export async function zetStatus(deps: Deps, o: ImportOpdracht, status: ImportStatus, fout?: string): Promise<void> {
+  await platformDb(deps.db)
+    .collection<StoredImport>(IMPORTEN_COLLECTION)
+    .updateOne({ _id: o.run }, { $set: { status, bijgewerkt: new Date(), ...(fout ? { fout } : {}) } });
+  deps.log.info({ run: o.run, status, ...(fout ? { fout } : {}) }, `import ${status}`);
+}

@@ -1,0 +1,30 @@
+import { Context } from '@temporalio/activity';
+import { IMPORTEN_COLLECTION, ZgwClient, openSecret, platformDb, type ImportOpdracht, type StoredImport } from '@zgw/shared';
+import { platform, type Deps } from '../context';
+
+/** A run with the clients it reads and writes with: the source (its own credentials) and this platform in its tenant. */
+export interface Run {
+  run: StoredImport;
+  bron: ZgwClient;
+  hier: ZgwClient;
+  /** This platform's base URL (its admin endpoints). */
+  base: string;
+}
+
+function attemptSignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The run as stored, and the clients of its two sides. */
+export async function openRun(deps: Deps, o: ImportOpdracht): Promise<Run> {
+  const run = await platformDb(deps.db).collection<StoredImport>(IMPORTEN_COLLECTION).findOne({ _id: o.run });
+  if (!run) throw new Error(`import ${o.run} bestaat niet (meer)`);
+  const secret = openSecret(deps.pii, 'importBron', run.secret);
+  const bron = new ZgwClient({ clientId: run.clientId, secret }, 60_000, 'Import', attemptSignal);
+  const hier = platform(deps.config, o.tenant).client;
+  return { run, bron, hier, base: (deps.config.TRANSFER_API_URL ?? deps.config.PUBLIC_BASE_URL).replace(/\/+$/, '') };
+}

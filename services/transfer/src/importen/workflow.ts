@@ -1,0 +1,95 @@
+import {
+  CancellationScope,
+  condition,
+  continueAsNew,
+  defineSignal,
+  executeChild,
+  getExternalWorkflowHandle,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+// (from its own file: the package's index would bring Node's modules into the workflow sandbox)
+import { IMPORT_SOORTEN, importWorkflowId, type ImportOpdracht } from '@zgw/shared/dist/importen';
+import type { ImportActivities } from './activities';
+
+// Type-only imports of the activities: the workflow bundle holds none of their code.
+
+/** Pauses the run after the page under way; `hervat` goes on. Sent to the run, which passes it to its current collection. */
+export const pauzeer = defineSignal('pauzeer');
+export const hervat = defineSignal('hervat');
+
+/** Pages of one collection per workflow run before it continues as new (its history stays small). */
+const PAGES_PER_RUN = 200;
+
+const activities = () =>
+  proxyActivities<ImportActivities>({
+    startToCloseTimeout: '2 hours',
+    heartbeatTimeout: '2 minutes',
+    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20, nonRetryableErrorTypes: ['Permanent'] },
+  });
+
+/**
+ * One registration import (workflow `import-<run>`): each collection of the source in turn (IMPORT_SOORTEN) as a
+ * child workflow, then the verification; the run's status kept with it. A cancel ends it `geannuleerd` (what was
+ * brought stays: a later run goes on from there, replacing, never copying); a failure ends it `mislukt` with the
+ * reason.
+ */
+export async function importeren(o: ImportOpdracht): Promise<string> {
+  const a = activities();
+  let gepauzeerd = false;
+  let huidig: string | undefined;
+  const doorgeven = async (signal: 'pauzeer' | 'hervat') => {
+    if (huidig)
+      await getExternalWorkflowHandle(huidig)
+        .signal(signal)
+        .catch(() => undefined);
+  };
+  setHandler(pauzeer, async () => {
+    gepauzeerd = true;
+    await doorgeven('pauzeer');
+  });
+  setHandler(hervat, async () => {
+    gepauzeerd = false;
+    await doorgeven('hervat');
+  });
+  try {
+    await a.zetImportStatus(o, 'bezig');
+    for (let soort = 0; soort < IMPORT_SOORTEN.length; soort++) {
+      await condition(() => !gepauzeerd);
+      huidig = `${importWorkflowId(o.run)}-${soort}`;
+      await executeChild(importeerSoort, { workflowId: huidig, args: [o, soort, null] });
+      huidig = undefined;
+    }
+    const verschillen = await a.verifieerImport(o);
+    await a.zetImportStatus(o, 'afgerond', verschillen.length ? `verschillen na de import: ${verschillen.join('; ')}` : undefined);
+    return 'afgerond';
+  } catch (err) {
+    const geannuleerd = isCancellation(err);
+    await CancellationScope.nonCancellable(() =>
+      a.zetImportStatus(o, geannuleerd ? 'geannuleerd' : 'mislukt', geannuleerd ? undefined : message(err)),
+    );
+    return geannuleerd ? 'geannuleerd' : 'mislukt';
+  }
+}
+
+/** One collection of the source, page by page; continues as new every PAGES_PER_RUN pages, from the next page. */
+export async function importeerSoort(o: ImportOpdracht, soort: number, vanaf: string | null): Promise<void> {
+  const a = activities();
+  let gepauzeerd = false;
+  setHandler(pauzeer, () => void (gepauzeerd = true));
+  setHandler(hervat, () => void (gepauzeerd = false));
+  let url: string | null = vanaf ?? (await a.eerstePagina(o, soort));
+  for (let pages = 0; url; pages++) {
+    if (pages === PAGES_PER_RUN) await continueAsNew<typeof importeerSoort>(o, soort, url);
+    await condition(() => !gepauzeerd);
+    url = (await a.importeerPagina(o, soort, url)).next;
+  }
+}
+
+/** The innermost message of a failure (an activity's own error, not the wrapper's). */
+function message(err: unknown): string {
+  let e = err as { message?: string; cause?: unknown } | undefined;
+  while (e?.cause) e = e.cause as typeof e;
+  return String(e?.message ?? err).slice(0, 1900);
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+
+/**
+ * The registration import (README: Moving in): another ZGW registration read over its standard APIs and stored here
+ * with its UUIDs, dates and history. A run is started by a platform administrator (`POST /admin/api/v1/importen`,
+ * `npm run admin -- importeren`), kept in `importen` (its source's secret sealed) and carried out by workflow
+ * `import-<id>` of the transfer worker, which writes through the API's `/admin/api/v1/importen/objecten`.
+ */
+export const IMPORTEN_COLLECTION = 'importen';
+
+const url = z.string().url().max(1000);
+
+/** Where the source serves each API, where that is not `<bron>/<component>/api/v1`. */
+export const ImportApis = z.object({
+  zaken: url.optional(),
+  documenten: url.optional(),
+  besluiten: url.optional(),
+  catalogi: url.optional(),
+});
+export type ImportApis = z.infer<typeof ImportApis>;
+
+/** What an administrator asks for. */
+export const ImportAanvraag = z.object({
+  bron: url.describe('De basis-URL waaronder de bron /zaken/api/v1, /documenten/api/v1 ... dient.'),
+  apis: ImportApis.default({}),
+  clientId: z.string().min(1).max(200),
+  secret: z.string().min(1).max(500),
+  dryRun: z.boolean().default(false),
+});
+export type ImportAanvraag = z.infer<typeof ImportAanvraag>;
+
+/**
+ * The collections of the source in the order they are brought: every object after those it names (documents before
+ * the zaken that link them, rollen before the statussen they set, besluiten after their zaken). Each is read page by
+ * page as one collection; a zaak's zaakeigenschappen come with its page of zaken.
+ */
+export const IMPORT_SOORTEN = [
+  { component: 'documenten', collection: 'enkelvoudiginformatieobjecten' },
+  { component: 'zaken', collection: 'zaken' },
+  { component: 'zaken', collection: 'rollen' },
+  { component: 'zaken', collection: 'statussen' },
+  { component: 'zaken', collection: 'resultaten' },
+  { component: 'zaken', collection: 'zaakobjecten' },
+  { component: 'zaken', collection: 'klantcontacten' },
+  { component: 'zaken', collection: 'zaakcontactmomenten' },
+  { component: 'zaken', collection: 'zaakverzoeken' },
+  { component: 'zaken', collection: 'zaakinformatieobjecten' },
+  { component: 'besluiten', collection: 'besluiten' },
+  { component: 'besluiten', collection: 'besluitinformatieobjecten' },
+  { component: 'documenten', collection: 'gebruiksrechten' },
+  { component: 'documenten', collection: 'verzendingen' },
+] as const;
+export type ImportSoort = (typeof IMPORT_SOORTEN)[number];
+export type ImportComponent = ImportSoort['component'];
+
+/** What became of the objects of one collection so far. */
+export interface ImportTelling {
+  gelezen: number;
+  nieuw: number;
+  bijgewerkt: number;
+  bezet: number;
+  mislukt: number;
+  /** Content bytes brought (documents). */
+  bytes: number;
+}
+
+export type ImportStatus = 'bezig' | 'gepauzeerd' | 'afgerond' | 'mislukt' | 'geannuleerd';
+
+/** A run as kept: the request (secret sealed), its tenant, its progress per collection and the objects that failed. */
+export interface StoredImport {
+  _id: string;
+  tenant: string;
+  bron: string;
+  apis: ImportApis;
+  clientId: string;
+  /** Sealed (SECRET_FIELDS.importBron). */
+  secret: string;
+  dryRun: boolean;
+  status: ImportStatus;
+  aangemaakt: Date;
+  bijgewerkt: Date;
+  door: string;
+  /** The verification at the end: per collection the source's count and ours. */
+  verificatie?: Record<string, { bron: number; hier: number }>;
+  fout?: string;
+}
+
+export const IMPORT_MAX_FOUTEN = 200;
+
+/** The pages of a run already stored, each with what became of its objects (a page retried replaces its own). */
+export const IMPORT_PAGINAS = 'importen_paginas';
+
+/** A page of a run as stored (`_id`: the run and the page's URL at the source). */
+export interface ImportPagina {
+  _id: string;
+  run: string;
+  soort: string;
+  telling: ImportTelling;
+  fouten: { url: string; reden: string }[];
+}
+
+/** What the workflow is given: only the run's id and tenant (the rest, its secret too, is read from the store). */
+export interface ImportOpdracht {
+  run: string;
+  tenant: string;
+}
+
+export const importWorkflowId = (run: string): string => `import-${run}`;
+
+export const soortKey = (s: Pick<ImportSoort, 'component' | 'collection'>): string => `${s.component}/${s.collection}`;
+
+/** The base URL of a component's API at the source. */
+export function bronApi(run: Pick<StoredImport, 'bron' | 'apis'>, component: ImportComponent | 'catalogi'): string {
+  return (run.apis[component] ?? `${run.bron.replace(/\/+$/, '')}/${component}/api/v1`).replace(/\/+$/, '');
+}
