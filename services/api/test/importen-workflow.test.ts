@@ -122,6 +122,38 @@ test('a registration of several pages comes over whole: zaken with parts, docume
   expect((await get(doel, `${ZRC}/zaken`)).count).toBe(105);
 }, 180_000);
 
+test('a run pauses after the page under way, resumes, and a cancelled run ends geannuleerd', async () => {
+  // (the source holds the registration of the first test: more than two pages)
+  const started = (
+    await doel.call('POST', '/admin/api/v1/importen', { bron: bron.config.PUBLIC_BASE_URL, clientId: 'verhuizer', secret: 'verhuizer-secret' })
+  ).json();
+  const paused = await doel.call('POST', `/admin/api/v1/importen/${started.id}/pauzeren`);
+  expect(paused.statusCode).toBe(200);
+  expect(paused.json().status).toBe('gepauzeerd');
+  const pages = async () => JSON.stringify((await doel.call('GET', `/admin/api/v1/importen/${started.id}`)).json().tellingen);
+  await new Promise((r) => setTimeout(r, 3000));
+  const before = await pages();
+  await new Promise((r) => setTimeout(r, 3000));
+  expect(await pages()).toBe(before);
+  // not done meanwhile: the whole run takes a few seconds when it is not held
+  expect((await doel.call('GET', `/admin/api/v1/importen/${started.id}`)).json().status).toBe('gepauzeerd');
+  expect(JSON.parse(before)['besluiten/besluiten']).toBeUndefined();
+  expect((await doel.call('POST', `/admin/api/v1/importen/${started.id}/hervatten`)).json().status).toBe('bezig');
+  expect(await eventually(async () => (await doel.call('GET', `/admin/api/v1/importen/${started.id}`)).json().status === 'afgerond', 60_000)).toBe(
+    true,
+  );
+  const ended = await doel.call('POST', `/admin/api/v1/importen/${started.id}/annuleren`);
+  expect(ended.statusCode).toBe(409);
+
+  const other = (
+    await doel.call('POST', '/admin/api/v1/importen', { bron: bron.config.PUBLIC_BASE_URL, clientId: 'verhuizer', secret: 'verhuizer-secret' })
+  ).json();
+  expect((await doel.call('POST', `/admin/api/v1/importen/${other.id}/annuleren`)).statusCode).toBe(200);
+  expect(await eventually(async () => (await doel.call('GET', `/admin/api/v1/importen/${other.id}`)).json().status === 'geannuleerd', 30_000)).toBe(
+    true,
+  );
+}, 120_000);
+
 test('a source that refuses the credentials ends the run mislukt with the reason; the secret is never shown', async () => {
   const run = await runTotHetEinde({ clientId: 'verhuizer', secret: 'fout' });
   expect(run.status).toBe('mislukt');

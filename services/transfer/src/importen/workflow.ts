@@ -33,7 +33,7 @@ const activities = () =>
  * One registration import (workflow `import-<run>`): each collection of the source in turn (IMPORT_SOORTEN) as a
  * child workflow, then the verification; the run's status kept with it. A cancel ends it `geannuleerd` (what was
  * brought stays: a later run goes on from there, replacing, never copying); a failure ends it `mislukt` with the
- * reason.
+ * reason. (The run is kept `bezig` from its start, `gepauzeerd` while paused, by the API that steers it.)
  */
 export async function importeren(o: ImportOpdracht): Promise<string> {
   const a = activities();
@@ -54,7 +54,6 @@ export async function importeren(o: ImportOpdracht): Promise<string> {
     await doorgeven('hervat');
   });
   try {
-    await a.zetImportStatus(o, 'bezig');
     for (let soort = 0; soort < IMPORT_SOORTEN.length; soort++) {
       await condition(() => !gepauzeerd);
       huidig = `${importWorkflowId(o.run)}-${soort}`;
