@@ -26,6 +26,10 @@ export const ImportAanvraag = z.object({
   clientId: z.string().min(1).max(200),
   secret: z.string().min(1).max(500),
   dryRun: z.boolean().default(false),
+  /** Only the zaken of these zaaktypen (by identificatie, every version), started within this range, and what is theirs. */
+  zaaktypen: z.array(z.string().trim().min(1).max(50)).max(100).default([]),
+  vanaf: z.iso.date().optional().describe('Zaken met een startdatum op of na deze datum.'),
+  tot: z.iso.date().optional().describe('Zaken met een startdatum op of voor deze datum.'),
 });
 export type ImportAanvraag = z.infer<typeof ImportAanvraag>;
 
@@ -60,6 +64,8 @@ export interface ImportTelling {
   bijgewerkt: number;
   bezet: number;
   mislukt: number;
+  /** Outside a limited run's selection (a part of a zaak it does not bring), not written. */
+  overgeslagen: number;
   /** Content bytes brought (documents). */
   bytes: number;
 }
@@ -76,16 +82,27 @@ export interface StoredImport {
   /** Sealed (SECRET_FIELDS.importBron). */
   secret: string;
   dryRun: boolean;
+  /** A limited run: the zaken it brings (see ImportAanvraag), with their parts, documents and besluiten only. */
+  selectie?: { zaaktypen: string[]; vanaf?: string; tot?: string };
   status: ImportStatus;
   aangemaakt: Date;
   bijgewerkt: Date;
   door: string;
   /** The verification at the end: per collection the source's count and ours. */
   verificatie?: Record<string, { bron: number; hier: number }>;
+  /** And every document version's content, read from both sides: size and SHA-256. */
+  inhoudVerificatie?: InhoudVerificatie;
   fout?: string;
 }
 
 export const IMPORT_MAX_FOUTEN = 200;
+
+/** What the content check found: the versions compared, and those that differ (the first IMPORT_MAX_FOUTEN, with why). */
+export interface InhoudVerificatie {
+  versies: number;
+  aantalAfwijkend: number;
+  afwijkend: { url: string; reden: string }[];
+}
 
 /** The pages of a run already stored, each with what became of its objects (a page retried replaces its own). */
 export const IMPORT_PAGINAS = 'importen_paginas';

@@ -31,6 +31,20 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Runs `start` on a port that was free a moment ago, again on another when a parallel test took it meanwhile
+ * (`EADDRINUSE` at listen): the platform's URL must be known before it listens.
+ */
+async function onFreePort<T>(start: (port: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'EADDRINUSE' || attempt === 3) throw err;
+    }
+  }
+}
+
 /** Starts the test provider for the platform at `at`; its issuer URL. */
 async function startProvider(at: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; issuer: string }> {
   const child = spawn(process.execPath, [join(__dirname, 'fixtures', 'oidc-provider.mjs')], {
@@ -46,18 +60,25 @@ async function startProvider(at: string, env: Record<string, string> = {}): Prom
 
 beforeAll(async () => {
   if (!existsSync(BROWSER)) throw new Error(`no browser at ${BROWSER}: run bash scripts/browser.sh (scripts/test.sh does)`);
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  ({ child: provider, issuer } = await startProvider(base));
-  t = await startApp({
-    PUBLIC_BASE_URL: base,
-    ADMIN_OIDC_ISSUER: issuer,
-    ADMIN_OIDC_CLIENT_ID: CLIENT_ID,
-    ADMIN_OIDC_CLIENT_SECRET: CLIENT_SECRET,
-    ADMIN_INITIAL_USER: 'beheerder',
-    ADMIN_INITIAL_PASSWORD: PASSWORD,
+  await onFreePort(async (port) => {
+    base = `http://127.0.0.1:${port}`;
+    ({ child: provider, issuer } = await startProvider(base));
+    t = await startApp({
+      PUBLIC_BASE_URL: base,
+      ADMIN_OIDC_ISSUER: issuer,
+      ADMIN_OIDC_CLIENT_ID: CLIENT_ID,
+      ADMIN_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      ADMIN_INITIAL_USER: 'beheerder',
+      ADMIN_INITIAL_PASSWORD: PASSWORD,
+    });
+    try {
+      await t.app.listen({ host: '127.0.0.1', port });
+    } catch (err) {
+      await t.close();
+      provider.kill();
+      throw err;
+    }
   });
-  await t.app.listen({ host: '127.0.0.1', port });
   browser = await chromium.launch({ executablePath: BROWSER, headless: true, args: ['--no-sandbox'] });
 });
 
@@ -213,17 +234,25 @@ it('says so when the provider cannot be reached, and refuses a configuration wit
 });
 
 it('reads the role from the ID token when the provider has no userinfo endpoint', async () => {
-  const port = await freePort();
-  const at = `http://127.0.0.1:${port}`;
-  const idOnly = await startProvider(at, { ID_TOKEN_ONLY: '1' });
-  const app = await startApp({
-    PUBLIC_BASE_URL: at,
-    ADMIN_OIDC_ISSUER: idOnly.issuer,
-    ADMIN_OIDC_CLIENT_ID: CLIENT_ID,
-    ADMIN_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+  const { at, idOnly, app } = await onFreePort(async (port) => {
+    const at = `http://127.0.0.1:${port}`;
+    const idOnly = await startProvider(at, { ID_TOKEN_ONLY: '1' });
+    const app = await startApp({
+      PUBLIC_BASE_URL: at,
+      ADMIN_OIDC_ISSUER: idOnly.issuer,
+      ADMIN_OIDC_CLIENT_ID: CLIENT_ID,
+      ADMIN_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+    });
+    try {
+      await app.app.listen({ host: '127.0.0.1', port });
+    } catch (err) {
+      await app.close();
+      idOnly.child.kill();
+      throw err;
+    }
+    return { at, idOnly, app };
   });
   try {
-    await app.app.listen({ host: '127.0.0.1', port });
     const discovery = (await (await fetch(`${idOnly.issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect(discovery.userinfo_endpoint).toBeUndefined();
     const { page, context } = await viaProvider('beheerder-ida', undefined, { base: at, issuer: idOnly.issuer });

@@ -1,4 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ensureAllRights } from '../src/bootstrap';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { EIO, eioBody } from './documenten.fixtures';
@@ -106,17 +108,32 @@ test('a registration of several pages comes over whole: zaken with parts, docume
   expect(run.tellingen['zaken/zaken']).toMatchObject({ gelezen: 105, nieuw: 105, mislukt: 0 });
   expect(run.tellingen['documenten/enkelvoudiginformatieobjecten'].bytes).toBe('de inhoud'.length);
   for (const [k, v] of Object.entries(run.verificatie as Record<string, { bron: number; hier: number }>)) expect([k, v.hier]).toEqual([k, v.bron]);
+  // the one document's one version, read from both sides
+  expect(run.inhoudVerificatie).toEqual({ versies: 1, aantalAfwijkend: 0, afwijkend: [] });
   expect(await get(doel, ours(zaken[0]!.url))).toEqual(ours(await get(bron, zaken[0]!.url)));
   expect(await get(doel, ours(besluit.json().url))).toEqual(ours(besluit.json()));
   expect((await doel.call('GET', `${ours(doc.url)}/download`)).rawPayload.toString()).toBe('de inhoud');
   const eigenschappen = await get(doel, `${ours(zaken[0]!.url)}/zaakeigenschappen`);
   expect(eigenschappen.map((e: { waarde: string }) => e.waarde)).toEqual(['blauw']);
   expect(logs.lines.some((l) => l.msg === 'import afgerond')).toBe(true);
+  // the source's own trail came along (the rol's and the status's entries in the zaak's), sealed at rest as ours is
+  const bronTrail = (await get(bron, `${zaken[0]!.url}/audittrail`)) as Record<string, unknown>[];
+  const onzeTrail = (await get(doel, `${ours(zaken[0]!.url)}/audittrail`)) as Record<string, unknown>[];
+  expect(bronTrail.map((e) => e.resource)).toEqual(expect.arrayContaining(['zaak', 'rol', 'status']));
+  for (const entry of bronTrail) expect(onzeTrail).toContainEqual(ours(entry));
+  expect(run.tellingen['zaken/audittrail']).toMatchObject({ nieuw: expect.any(Number), mislukt: 0, bezet: 0 });
+  expect(run.tellingen['zaken/audittrail'].nieuw).toBeGreaterThanOrEqual(105 + bronTrail.length - 1);
+  const raw = await doel.mongo.db
+    .collection('audittrail')
+    .find({ _id: { $in: bronTrail.map((e) => e.uuid as string) } } as object)
+    .toArray();
+  expect(raw.length).toBe(bronTrail.length);
+  expect(JSON.stringify(raw)).not.toContain('111222333');
 
   // a second run brings what changed and nothing twice
   expect((await bron.call('PATCH', zaken[2]!.url, { omschrijving: 'gewijzigd' }, { headers: CRS })).statusCode).toBe(200);
   const again = await runTotHetEinde({ clientId: 'verhuizer', secret: 'verhuizer-secret' });
-  expect(again.status).toBe('afgerond');
+  expect([again.status, again.fouten]).toEqual(['afgerond', []]);
   expect(again.tellingen['zaken/zaken']).toMatchObject({ gelezen: 105, nieuw: 0, bijgewerkt: 105 });
   expect((await get(doel, ours(zaken[2]!.url))).omschrijving).toBe('gewijzigd');
   expect((await get(doel, `${ZRC}/zaken`)).count).toBe(105);
@@ -152,6 +169,67 @@ test('a run pauses after the page under way, resumes, and a cancelled run ends g
   expect(await eventually(async () => (await doel.call('GET', `/admin/api/v1/importen/${other.id}`)).json().status === 'geannuleerd', 30_000)).toBe(
     true,
   );
+}, 120_000);
+
+test('a limited run brings the chosen zaken with their parts, documents and besluiten, and nothing else', async () => {
+  const ander = await typen(bron, sl, '000000000', 'ZT-ANDER');
+  const zip = await bron.call('GET', `/admin/api/v1/catalogussen/${ander.catalogus.split('/').pop()}/export`);
+  const imported = await doel.app.inject({
+    method: 'POST',
+    url: '/admin/api/v1/catalogussen/import',
+    payload: zip.rawPayload,
+    headers: { 'content-type': 'application/zip', authorization: `Bearer ${token()}` },
+  });
+  expect(imported.statusCode).toBe(201);
+  const binnen = await createZ(bron, 'zaken', zaakBody(s.zaaktype, { startdatum: '2021-06-01' }));
+  const teVroeg = await createZ(bron, 'zaken', zaakBody(s.zaaktype, { startdatum: '2019-01-01' }));
+  const anderType = await createZ(bron, 'zaken', zaakBody(ander.zaaktype, { startdatum: '2021-06-01' }));
+  const rolBuiten = await createZ(bron, 'rollen', {
+    zaak: teVroeg.url,
+    roltype: s.roltype,
+    betrokkeneType: 'natuurlijk_persoon',
+    roltoelichting: 'x',
+    betrokkeneIdentificatie: { geslachtsnaam: 'Buiten' },
+  });
+  const doc = async (tekst: string) => (await bron.call('POST', EIO, eioBody(s.iot, { inhoud: Buffer.from(tekst).toString('base64') }))).json();
+  const [bijZaak, bijBesluit, los] = [await doc('bij de zaak'), await doc('bij het besluit'), await doc('los')];
+  await createZ(bron, 'zaakinformatieobjecten', { zaak: binnen.url, informatieobject: bijZaak.url });
+  const besluit = (
+    await bron.call('POST', '/besluiten/api/v1/besluiten', {
+      verantwoordelijkeOrganisatie: '000000000',
+      besluittype: s.besluittype,
+      zaak: binnen.url,
+      datum: '2021-07-01',
+      ingangsdatum: '2021-07-01',
+    })
+  ).json();
+  expect(
+    (await bron.call('POST', '/besluiten/api/v1/besluitinformatieobjecten', { besluit: besluit.url, informatieobject: bijBesluit.url })).statusCode,
+  ).toBe(201);
+
+  const run = await runTotHetEinde({ clientId: 'verhuizer', secret: 'verhuizer-secret', zaaktypen: ['ZT-RUN'], vanaf: '2021-01-01' });
+  expect([run.status, run.fout, run.fouten]).toEqual(['afgerond', undefined, []]);
+  expect(run.selectie).toEqual({ zaaktypen: ['ZT-RUN'], vanaf: '2021-01-01' });
+  const here = async (url: string) => (await doel.call('GET', ours(url), undefined, { headers: CRS })).statusCode;
+  expect([await here(binnen.url), await here(teVroeg.url), await here(anderType.url), await here(rolBuiten.url)]).toEqual([200, 404, 404, 404]);
+  expect([await here(bijZaak.url), await here(bijBesluit.url), await here(los.url), await here(besluit.url)]).toEqual([200, 200, 404, 200]);
+  expect((await doel.call('GET', `${ours(bijBesluit.url)}/download`)).rawPayload.toString()).toBe('bij het besluit');
+  expect(run.tellingen['zaken/zaken']).toMatchObject({ gelezen: 1, nieuw: 1 });
+  expect(run.tellingen['zaken/rollen'].overgeslagen).toBeGreaterThanOrEqual(1);
+  expect(run.inhoudVerificatie).toMatchObject({ aantalAfwijkend: 0 });
+  expect(run.inhoudVerificatie.versies).toBeGreaterThanOrEqual(2);
+}, 120_000);
+
+test('a source that answers what is no ZGW list ends the run mislukt with the reason', async () => {
+  const nep = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>onderhoud</html>'));
+  await new Promise<void>((resolve) => nep.listen(0, '127.0.0.1', resolve));
+  try {
+    const run = await runTotHetEinde({ bron: `http://127.0.0.1:${(nep.address() as AddressInfo).port}`, clientId: 'x', secret: 'y' });
+    expect(run.status).toBe('mislukt');
+    expect(run.fout).toMatch(/het antwoord is geen lijst van ZGW-objecten/);
+  } finally {
+    nep.close();
+  }
 }, 120_000);
 
 test('a source that refuses the credentials ends the run mislukt with the reason; the secret is never shown', async () => {

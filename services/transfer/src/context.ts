@@ -52,7 +52,7 @@ export const PERMANENT = 'Permanent';
  * on (its heartbeat lapsed and another worker took over), ends its calls, so an old attempt never writes beside the
  * new one.
  */
-function attemptSignal(): AbortSignal | undefined {
+export function attemptSignal(): AbortSignal | undefined {
   try {
     return Context.current().cancellationSignal;
   } catch {

@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { OverdrachtOpdracht, StapNaam, Voortgang, Weigercode } from '@zgw/shared';
 import type { Activities, Plan } from './activities';
+import { message } from './failure-message';
 
 export { importeren, importeerSoort } from './importen/workflow';
 
@@ -140,11 +141,4 @@ function refusal(err: unknown): { code: Weigercode; reden: string } | undefined 
   const cause = (err as { cause?: unknown }).cause;
   if (cause instanceof ApplicationFailure && cause.type === WEIGERING) return { code: cause.details?.[0] as Weigercode, reden: cause.message };
   return undefined;
-}
-
-/** The innermost message of a failure (an activity's own error, not the wrapper's "Activity task failed"). */
-function message(err: unknown): string {
-  let e = err as { message?: string; cause?: unknown } | undefined;
-  while (e?.cause) e = e.cause as typeof e;
-  return String(e?.message ?? err).slice(0, 1900);
 }

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
+  AUDITTRAIL_COLLECTION,
+  AuditEntry,
   IMPORT_MAX_FOUTEN,
   IMPORT_PAGINAS,
   IMPORTEN_COLLECTION,
   ImportAanvraag,
+  ImportApis,
   importWorkflowId,
   platformDb,
   sealSecret,
-  type ImportApis,
   type ImportOpdracht,
   type ImportPagina,
   type ImportStatus,
@@ -23,11 +25,12 @@ import { alsHistorie, Resource, type ImportUitkomst } from '../common/resource';
 import type { JsonObject } from '../common/schema-parts';
 import { TemporalClient } from '../common/temporal';
 import { UUID } from '../common/urls';
+import { sealPii } from '../common/pii-fields';
 import { parseOrThrow } from '../common/validation';
 import { adminCaller } from './rights';
 
-/** The components whose objects a registration import brings (the Catalogi come as a catalogus, see uitwisseling). */
-export const IMPORT_COMPONENTS = ['zaken', 'documenten', 'besluiten', 'catalogi'] as const;
+/** The source's APIs a run reads or refers to (its Catalogi came before, as a catalogus: see uitwisseling). */
+export const IMPORT_COMPONENTS = Object.keys(ImportApis.shape) as (keyof ImportApis)[];
 
 const Url = z.string().url().max(1000);
 
@@ -37,17 +40,20 @@ const ImportBatch = z.object({
   run: z.string().min(1).max(200),
   /** The source registration: its base URL, and where it serves each API (`<bron>/<component>/api/v1` by default). */
   bron: Url,
-  apis: z.object(
-    Object.fromEntries(IMPORT_COMPONENTS.map((c) => [c, Url.optional()])) as Record<(typeof IMPORT_COMPONENTS)[number], z.ZodOptional<typeof Url>>,
-  ),
+  apis: ImportApis,
   objecten: z.array(z.record(z.string(), z.unknown())).max(500),
+  /** A limited run: an object whose zaak, besluit or document is not here (not in the selection) is `overgeslagen`. */
+  selectie: z.boolean().default(false),
 });
 type ImportBatch = z.infer<typeof ImportBatch>;
 
-/** What became of one object of a batch: written (`nieuw`, `bijgewerkt`), its UUID taken (`bezet`), or refused. */
+/**
+ * What became of one object of a batch: written (`nieuw`, `bijgewerkt`), its UUID taken (`bezet`), outside a limited
+ * run's selection (`overgeslagen`), or refused.
+ */
 export interface ImportResultaat {
   url: string;
-  uitkomst: ImportUitkomst | 'mislukt';
+  uitkomst: ImportUitkomst | 'mislukt' | 'overgeslagen';
   reden?: string;
 }
 
@@ -101,7 +107,8 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
         if (uitkomst !== 'bezet') touched.add(resource.api.def.name);
         resultaten.push({ url, uitkomst });
       } catch (err) {
-        resultaten.push({ url, uitkomst: 'mislukt', reden: reasonOf(err) });
+        const buiten = batch.selectie && (await kaart.ouderOntbreekt(kaart.rewrite(source) as JsonObject));
+        resultaten.push(buiten ? { url, uitkomst: 'overgeslagen' } : { url, uitkomst: 'mislukt', reden: reasonOf(err) });
       }
     }
     // as any write: the read caches of what changed go, here and in the other instances
@@ -111,6 +118,35 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
       { run: batch.run, bron: batch.bron, nieuw: count('nieuw'), bijgewerkt: count('bijgewerkt'), bezet: count('bezet'), mislukt: count('mislukt') },
       'import batch stored',
     );
+    return { resultaten };
+  });
+  // The source's own audit trail: `POST /admin/api/v1/importen/audittrail`, a batch whose objects are its AuditTrail
+  // entries (of zaken, documents, besluiten), each stored under its own UUID once, with its URLs ours and the personal
+  // identifiers in its `wijzigingen` sealed as in any entry.
+  app.post('/admin/api/v1/importen/audittrail', { bodyLimit: 64 * 1024 * 1024 }, async (req) => {
+    const caller = await schrijver(req);
+    const batch = parseOrThrow(ImportBatch, req.body ?? {});
+    const kaart = new Bronkaart(batch, apis);
+    const trail = deps.db.collection<{ _id: string }>(AUDITTRAIL_COLLECTION);
+    const resultaten: ImportResultaat[] = [];
+    for (const source of batch.objecten) {
+      const url = String(source.uuid ?? '');
+      try {
+        const view = kaart.rewrite(source) as JsonObject;
+        // (a trail shows only the sides a write has: a create has no `oud`)
+        const w = (view.wijzigingen ?? {}) as { oud?: unknown; nieuw?: unknown };
+        const wijzigingen = { oud: w.oud ?? null, nieuw: w.nieuw ?? null };
+        const entry = parseOrThrow(AuditEntry, { ...view, wijzigingen, bron: String(source.bron ?? '').toUpperCase() });
+        const doc = { ...entry, wijzigingen: sealPii(deps.pii, entry.wijzigingen) };
+        const r = await trail.updateOne({ _id: entry.uuid }, { $setOnInsert: doc }, { upsert: true });
+        resultaten.push({ url, uitkomst: r.upsertedCount ? 'nieuw' : 'bijgewerkt' });
+      } catch (err) {
+        // (an entry of another tenant under the same UUID: its insert meets the unique _id)
+        if ((err as { code?: number }).code === 11000) resultaten.push({ url, uitkomst: 'bezet' });
+        else resultaten.push({ url, uitkomst: 'mislukt', reden: reasonOf(err) });
+      }
+    }
+    req.log.info({ run: batch.run, bron: batch.bron, entries: resultaten.length, by: caller.clientId }, 'import audit entries stored');
     return { resultaten };
   });
 }
@@ -141,6 +177,20 @@ class Bronkaart {
     const resource = api.resources.find((r): r is Resource<JsonObject> => r instanceof Resource && r.def.collection === collection);
     if (!resource || !uuid || !UUID.test(uuid)) throw ZgwError.field('url', 'bad-url', `${url} is geen object dat de import kent.`);
     return { resource, uuid: uuid.toLowerCase() };
+  }
+
+  /**
+   * Whether the object it belongs to (its zaak, else its besluit, else its document: the first it names) is not on this
+   * platform, as a URL of ours (the source's rewritten).
+   */
+  async ouderOntbreekt(object: JsonObject): Promise<boolean> {
+    const field = ['zaak', 'besluit', 'informatieobject'].find((f) => typeof object[f] === 'string' && object[f] !== '');
+    const url = field ? String(object[field]) : '';
+    const api = this.bases.map(([, a]) => a).find((a) => url.startsWith(`${a.base}/`));
+    if (!api) return false;
+    const collection = url.slice(api.base.length + 1).split('/')[0];
+    const resource = api.resources.find((r): r is Resource<JsonObject> => r instanceof Resource && r.def.collection === collection);
+    return !!resource && !(await resource.byUrl(url));
   }
 
   /** The object with every URL of the source replaced by ours. */
@@ -179,6 +229,7 @@ export interface ImportView {
   tellingen: Record<string, ImportTelling>;
   fouten: { url: string; reden: string }[];
   verificatie?: StoredImport['verificatie'];
+  inhoudVerificatie?: StoredImport['inhoudVerificatie'];
   fout?: string;
 }
 
@@ -225,6 +276,15 @@ export class ImportRuns {
       clientId: aanvraag.clientId,
       secret: sealSecret(this.deps.pii, 'importBron', aanvraag.secret),
       dryRun: aanvraag.dryRun,
+      ...(aanvraag.zaaktypen.length || aanvraag.vanaf || aanvraag.tot
+        ? {
+            selectie: {
+              zaaktypen: aanvraag.zaaktypen,
+              ...(aanvraag.vanaf ? { vanaf: aanvraag.vanaf } : {}),
+              ...(aanvraag.tot ? { tot: aanvraag.tot } : {}),
+            },
+          }
+        : {}),
       status: 'bezig',
       aangemaakt: now,
       bijgewerkt: now,
@@ -269,8 +329,8 @@ export class ImportRuns {
     const fouten: ImportView['fouten'] = [];
     const pages = platformDb(this.deps.db).collection<ImportPagina>(IMPORT_PAGINAS).find({ run: run._id }).sort({ run: 1, soort: 1 });
     for await (const p of pages) {
-      const t = (tellingen[p.soort] ??= { gelezen: 0, nieuw: 0, bijgewerkt: 0, bezet: 0, mislukt: 0, bytes: 0 });
-      for (const k of Object.keys(t) as (keyof ImportTelling)[]) t[k] += p.telling[k];
+      const t = (tellingen[p.soort] ??= { gelezen: 0, nieuw: 0, bijgewerkt: 0, bezet: 0, mislukt: 0, overgeslagen: 0, bytes: 0 });
+      for (const k of Object.keys(t) as (keyof ImportTelling)[]) t[k] += p.telling[k] ?? 0;
       for (const f of p.fouten) if (fouten.length < IMPORT_MAX_FOUTEN) fouten.push(f);
     }
     const { _id, secret: _secret, aangemaakt, bijgewerkt, ...rest } = run;

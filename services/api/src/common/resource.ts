@@ -364,6 +364,8 @@ export class Resource<D extends Document> {
     const mine = held && !held._tombstone && held[TENANT_FIELD] === ctx.caller.tenant && held._herkomst === herkomst.bron;
     const current = mine ? await this.store.get(uuid) : null;
     if (held && !current) return 'bezet';
+    // an object that cannot change once made (a status, a klantcontact) is there already as it is
+    if (current && !this.def.scopes.update.length) return 'bijgewerkt';
     const made = this.def.historisch
       ? await this.def.historisch(source, ctx, current ?? undefined)
       : { ...(await this.prepare(source, ctx, current ?? undefined)), ...this.def.behouden?.(source) };

@@ -1,12 +1,12 @@
 import type { ImportOpdracht, ImportStatus } from '@zgw/shared';
 import type { Deps } from '../context';
 import { verifieer, zetStatus } from './afronden';
-import { eerstePagina, importeerPagina } from './pagina';
+import { importeerPagina, startPaginas } from './pagina';
 
 /** The activities of the registration import (workflow `importeren`): reading the source, writing here, the end. */
 export function createImportActivities(deps: Deps) {
   return {
-    eerstePagina: (o: ImportOpdracht, soort: number) => eerstePagina(deps, o, soort),
+    startPaginas: (o: ImportOpdracht, soort: number) => startPaginas(deps, o, soort),
     importeerPagina: (o: ImportOpdracht, soort: number, url: string) => importeerPagina(deps, o, soort, url),
     verifieerImport: (o: ImportOpdracht) => verifieer(deps, o),
     zetImportStatus: (o: ImportOpdracht, status: ImportStatus, fout?: string) => zetStatus(deps, o, status, fout),

@@ -10,6 +10,7 @@ import {
   type ZgwClient,
 } from '@zgw/shared';
 import type { Deps } from '../context';
+import { vergelijkInhoud } from './inhoud';
 import { openRun } from './run';
 
 /** How many objects a list holds: its `count`, or the length of a plain list. */
@@ -20,24 +21,29 @@ async function aantal(client: ZgwClient, url: string): Promise<number> {
 
 /**
  * The verification at the end of a run: per collection the number of objects at the source and here (in the run's
- * tenant), kept with the run. Answers the collections that differ.
+ * tenant; not for a limited run), and every document version's content (vergelijkInhoud), kept with the run. Answers
+ * what differs. A dry run wrote nothing: nothing to compare.
  */
 export async function verifieer(deps: Deps, o: ImportOpdracht): Promise<string[]> {
   const r = await openRun(deps, o);
+  if (r.run.dryRun) return [];
   const verificatie: NonNullable<StoredImport['verificatie']> = {};
-  for (const s of IMPORT_SOORTEN) {
+  // (a limited run brings part of each collection: its counts say nothing; its documents' content is compared)
+  for (const s of r.run.selectie ? [] : IMPORT_SOORTEN) {
     const [bron, hier] = await Promise.all([
       aantal(r.bron, `${bronApi(r.run, s.component)}/${s.collection}`),
       aantal(r.hier, `${r.base}/${s.component}/api/v1/${s.collection}`),
     ]);
     verificatie[soortKey(s)] = { bron, hier };
   }
+  const inhoudVerificatie = await vergelijkInhoud(r);
   await platformDb(deps.db)
     .collection<StoredImport>(IMPORTEN_COLLECTION)
-    .updateOne({ _id: o.run }, { $set: { verificatie, bijgewerkt: new Date() } });
+    .updateOne({ _id: o.run }, { $set: { verificatie, inhoudVerificatie, bijgewerkt: new Date() } });
   const anders = Object.entries(verificatie)
     .filter(([, v]) => v.bron !== v.hier)
     .map(([k, v]) => `${k}: ${v.bron} in de bron, ${v.hier} hier`);
+  if (inhoudVerificatie.aantalAfwijkend) anders.push(`${inhoudVerificatie.aantalAfwijkend} documentversies met andere inhoud`);
   deps.log.info({ run: o.run, verschillen: anders.length }, 'import verified');
   return anders;
 }

@@ -1,4 +1,4 @@
-import { heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import {
   IMPORT_PAGINAS,
   IMPORT_SOORTEN,
@@ -6,11 +6,12 @@ import {
   bronApi,
   platformDb,
   soortKey,
+  zgwUrl,
   type ImportOpdracht,
   type ImportPagina,
   type ImportTelling,
 } from '@zgw/shared';
-import type { Deps } from '../context';
+import { PERMANENT, uuidOf, type Deps } from '../context';
 import { openRun, type Run } from './run';
 
 type Obj = Record<string, unknown>;
@@ -18,114 +19,201 @@ type Obj = Record<string, unknown>;
 /** What the API answers per object of a batch (admin/importen.ts). */
 interface Resultaat {
   url: string;
-  uitkomst: 'nieuw' | 'bijgewerkt' | 'bezet' | 'mislukt';
+  uitkomst: 'nieuw' | 'bijgewerkt' | 'bezet' | 'mislukt' | 'overgeslagen';
   reden?: string;
 }
+
+/** The collections whose objects have an audit trail of their own. */
+const TRAILS: ReadonlySet<string> = new Set(['zaken', 'enkelvoudiginformatieobjecten', 'besluiten']);
+
+/** The links to documents: in a limited run, the documents they name are brought with them. */
+const LINKS: ReadonlySet<string> = new Set(['zaakinformatieobjecten', 'besluitinformatieobjecten']);
+
+const leeg = (gelezen: number): ImportTelling => ({ gelezen, nieuw: 0, bijgewerkt: 0, bezet: 0, mislukt: 0, overgeslagen: 0, bytes: 0 });
 
 /** At most this many objects go to the API in one batch. */
 const BATCH = 200;
 /** Requests to the source at once within a page (a zaak's eigenschappen, a document's versions). */
 const PARALLEL = 8;
 
-/** The first page of collection `soort` at the source. */
-export async function eerstePagina(deps: Deps, o: ImportOpdracht, soort: number): Promise<string> {
-  const { run } = await openRun(deps, o);
+/**
+ * Where collection `soort` starts at the source: its list; in a limited run the zaken of each version of the chosen
+ * zaaktypen within the date range, and no documents of their own (a limited run brings the documents its zaken and
+ * besluiten link, with those links).
+ */
+export async function startPaginas(deps: Deps, o: ImportOpdracht, soort: number): Promise<string[]> {
+  const { run, bron } = await openRun(deps, o);
   const s = IMPORT_SOORTEN[soort]!;
-  return `${bronApi(run, s.component)}/${s.collection}`;
+  const lijst = `${bronApi(run, s.component)}/${s.collection}`;
+  if (!run.selectie) return [lijst];
+  if (s.collection === 'enkelvoudiginformatieobjecten') return [];
+  if (s.collection !== 'zaken') return [lijst];
+  const { zaaktypen, vanaf, tot } = run.selectie;
+  const range = { startdatum__gte: vanaf ?? undefined, startdatum__lte: tot ?? undefined };
+  const zaken = (q: Record<string, string | undefined>) => zgwUrl(bronApi(run, 'zaken'), 'zaken', q);
+  if (!zaaktypen.length) return [zaken(range)];
+  const urls: string[] = [];
+  for (const identificatie of zaaktypen) {
+    const versies = await bron.all(zgwUrl(bronApi(run, 'catalogi'), 'zaaktypen', { identificatie, status: 'alles' }));
+    for (const zt of versies) urls.push(zaken({ zaaktype: String(zt.url), ...range }));
+  }
+  return urls;
 }
 
 /**
  * Brings one page of a collection of the source: reads it (a list or a paginated page), adds what belongs to its
- * objects (a zaak's zaakeigenschappen; a document's earlier versions with each version's content streamed here), has
- * the API store it all in batches, and keeps what became of each object under the page's URL (a retried page replaces
- * its own counts). Answers the next page, or null after the last.
+ * objects (a zaak's zaakeigenschappen; a document's earlier versions with each version's content streamed here; the
+ * audit trails of zaken, documents and besluiten), has the API store it all in batches, and keeps what became of each
+ * object under the page's URL (a retried page replaces its own counts). Answers the next page, or null after the last.
  */
 export async function importeerPagina(deps: Deps, o: ImportOpdracht, soort: number, url: string): Promise<{ next: string | null }> {
   const r = await openRun(deps, o);
   const s = IMPORT_SOORTEN[soort]!;
-  const body = await r.bron.get<unknown>(url);
-  const items = (Array.isArray(body) ? body : ((body as { results?: Obj[] }).results ?? [])) as Obj[];
-  const next = Array.isArray(body) ? null : ((body as { next?: string | null }).next ?? null);
-  const telling: ImportTelling = { gelezen: items.length, nieuw: 0, bijgewerkt: 0, bezet: 0, mislukt: 0, bytes: 0 };
-  const fouten: { url: string; reden: string }[] = [];
-  const objecten: Obj[] = [];
-  if (s.collection === 'enkelvoudiginformatieobjecten') {
-    for (const chunk of chunks(items, PARALLEL)) {
-      for (const versies of await Promise.all(chunk.map((doc) => versiesVan(r, doc, telling, !r.run.dryRun)))) objecten.push(...versies);
-      heartbeat(objecten.length);
-    }
-  } else objecten.push(...items);
-  // a zaak's zaakeigenschappen, listed per zaak only, come with its page and are counted apart
-  const eigenschappen: Obj[] = [];
-  if (s.collection === 'zaken') {
-    for (const chunk of chunks(items, PARALLEL)) {
-      const lists = await Promise.all(chunk.map((z) => r.bron.all(`${bronApi(r.run, 'zaken')}/zaken/${uuidOf(String(z.url))}/zaakeigenschappen`)));
-      eigenschappen.push(...lists.flat());
-      heartbeat(eigenschappen.length);
-    }
-  }
-  const apart: ImportTelling = { gelezen: eigenschappen.length, nieuw: 0, bijgewerkt: 0, bezet: 0, mislukt: 0, bytes: 0 };
+  const { items, next } = await leesPagina(r, url);
+  const p = new Pagina(r, o.run, url);
+  const main = p.telling(soortKey(s), items.length);
+  // a limited run brings only the besluiten of its zaken
+  const mee = r.run.selectie && s.collection === 'besluiten' ? items.filter((b) => b.zaak) : items;
+  main.overgeslagen += items.length - mee.length;
+  const objecten = s.collection === 'enkelvoudiginformatieobjecten' ? await p.metVersies(mee, main) : mee;
+  const eigenschappen =
+    s.collection === 'zaken' ? await p.perObject(mee, (z) => `${bronApi(r.run, 'zaken')}/zaken/${uuidOf(String(z.url))}/zaakeigenschappen`) : [];
   if (!r.run.dryRun) {
-    for (const [list, t] of [
-      [objecten, telling],
-      [eigenschappen, apart],
-    ] as const) {
-      for (const batch of chunks(list, BATCH)) {
-        const { resultaten } = await r.hier.post<{ resultaten: Resultaat[] }>(`${r.base}/admin/api/v1/importen/objecten`, {
-          run: o.run,
-          bron: r.run.bron,
-          apis: r.run.apis,
-          objecten: batch,
-        });
-        for (const res of resultaten) {
-          t[res.uitkomst]++;
-          if (res.uitkomst === 'mislukt' && fouten.length < 100) fouten.push({ url: res.url, reden: res.reden ?? '' });
-        }
-        heartbeat(t.nieuw + t.bijgewerkt);
-      }
+    const geweigerd = await p.schrijf('objecten', objecten, main);
+    // a limited run's links to documents it has not brought yet: the documents first, then the links again
+    if (r.run.selectie && LINKS.has(s.collection) && geweigerd.length) {
+      const links = objecten.filter((l) => geweigerd.includes(String(l.url)));
+      const docs = [...new Set(links.map((l) => String(l.informatieobject)))].map((u) => ({ url: u }));
+      const documenten = p.telling('documenten/enkelvoudiginformatieobjecten', docs.length);
+      const gelezen = await Promise.all(docs.map((d) => r.bron.get<Obj>(d.url)));
+      await p.schrijf('objecten', await p.metVersies(gelezen, documenten), documenten);
+      const trails = await p.perObject(gelezen, (d) => `${String(d.url)}/audittrail`);
+      await p.schrijf('audittrail', trails, p.telling('documenten/audittrail', trails.length));
+      main.mislukt -= links.length;
+      p.fouten = p.fouten.filter((f) => !geweigerd.includes(f.url));
+      await p.schrijf('objecten', links, main);
+    }
+    await p.schrijf('objecten', eigenschappen, p.telling('zaken/zaakeigenschappen', eigenschappen.length));
+    // the audit trails of zaken, documents and besluiten (a zaak's holds those of its parts), listed per object
+    if (TRAILS.has(s.collection)) {
+      const trails = await p.perObject(mee, (x) => `${String(x.url)}/audittrail`);
+      await p.schrijf('audittrail', trails, p.telling(`${s.component}/audittrail`, trails.length));
     }
   }
-  const paginas: ImportPagina[] = [{ _id: `${o.run} ${url}`, run: o.run, soort: soortKey(s), telling, fouten }];
-  if (s.collection === 'zaken')
-    paginas.push({ _id: `${o.run} ${url} zaakeigenschappen`, run: o.run, soort: 'zaken/zaakeigenschappen', telling: apart, fouten: [] });
-  for (const p of paginas) await platformDb(deps.db).collection<ImportPagina>(IMPORT_PAGINAS).replaceOne({ _id: p._id }, p, { upsert: true });
-  const mislukt = telling.mislukt + apart.mislukt;
-  if (mislukt) deps.log.warn({ run: o.run, soort: soortKey(s), mislukt, eerste: fouten[0]?.reden }, 'import: objects not stored');
+  await p.bewaar(deps);
   return { next };
 }
 
-/**
- * Every version of a source document, oldest first, each with its content stored here first (`_bestand`); the page
- * shows the newest. Without `store` (a dry run) only read.
- */
-async function versiesVan(r: Run, doc: Obj, telling: ImportTelling, store: boolean): Promise<Obj[]> {
-  const newest = Number(doc.versie) || 1;
-  const reps: Obj[] = [];
-  for (let v = 1; v < newest; v++) reps.push(await r.bron.get<Obj>(`${String(doc.url)}?versie=${v}`));
-  reps.push(doc);
-  if (!store) return reps;
-  const out: Obj[] = [];
-  for (const rep of reps) {
-    if (!rep.inhoud) {
-      out.push(rep);
-      continue;
-    }
-    const bestand = await overbrengen(r, String(rep.inhoud));
-    telling.bytes += bestand.size;
-    out.push({ ...rep, _bestand: bestand });
-  }
-  return out;
+/** A page of the source: its objects and the next page (a plain list has none); anything else ends the run. */
+async function leesPagina(r: Run, url: string): Promise<{ items: Obj[]; next: string | null }> {
+  const body = await r.bron.get<unknown>(url);
+  const results = Array.isArray(body) ? body : (body as { results?: unknown } | undefined)?.results;
+  // (an answer that is no ZGW list is the source's fault: no retry mends it)
+  if (!Array.isArray(results) || results.some((x) => !x || typeof x !== 'object' || typeof (x as Obj).url !== 'string'))
+    throw ApplicationFailure.create({ type: PERMANENT, nonRetryable: true, message: `GET ${url}: het antwoord is geen lijst van ZGW-objecten` });
+  return { items: results as Obj[], next: Array.isArray(body) ? null : ((body as { next?: string | null }).next ?? null) };
 }
 
-/** Streams content from the source into this platform's content store (never whole in memory); the stored file. */
-async function overbrengen(r: Run, url: string): Promise<{ id: string; size: number; sha256: string }> {
-  const src = await r.bron.fetch('GET', url);
-  if (!src.ok || !src.body) throw new ZgwCallError('GET', url, src.status, { detail: await src.text().catch(() => '') });
-  const target = `${r.base}/admin/api/v1/importen/inhoud`;
-  const res = await r.hier.fetch('PUT', target, { body: src.body, headers: { 'content-type': 'application/octet-stream' }, duplex: 'half' });
-  const answer = (await res.json().catch(() => undefined)) as { id: string; size: number; sha256: string } | undefined;
-  if (!res.ok || !answer) throw new ZgwCallError('PUT', target, res.status, answer);
-  return answer;
+/** What one page brings, counted per collection (kept under the page's URL, one document per collection). */
+class Pagina {
+  private readonly tellingen = new Map<string, ImportTelling>();
+  fouten: { url: string; reden: string }[] = [];
+
+  constructor(
+    private readonly r: Run,
+    private readonly run: string,
+    private readonly url: string,
+  ) {}
+
+  /** The counts of a collection on this page (made with `gelezen` objects read). */
+  telling(soort: string, gelezen: number): ImportTelling {
+    let t = this.tellingen.get(soort);
+    if (!t) this.tellingen.set(soort, (t = leeg(0)));
+    t.gelezen += gelezen;
+    return t;
+  }
+
+  /** Has the API store `list` in batches; answers the URLs it refused. */
+  async schrijf(pad: 'objecten' | 'audittrail', list: Obj[], t: ImportTelling): Promise<string[]> {
+    const refused: string[] = [];
+    for (const batch of chunks(list, BATCH)) {
+      const body = { run: this.run, bron: this.r.run.bron, apis: this.r.run.apis, selectie: !!this.r.run.selectie, objecten: batch };
+      const { resultaten } = await this.r.hier.post<{ resultaten: Resultaat[] }>(`${this.r.base}/admin/api/v1/importen/${pad}`, body);
+      for (const res of resultaten) {
+        t[res.uitkomst]++;
+        if (res.uitkomst !== 'mislukt') continue;
+        refused.push(res.url);
+        if (this.fouten.length < 100) this.fouten.push({ url: res.url, reden: res.reden ?? '' });
+      }
+      heartbeat(t.nieuw + t.bijgewerkt);
+    }
+    return refused;
+  }
+
+  /** What the source lists at `listOf(object)` for each object (its zaakeigenschappen, its audit trail), together. */
+  async perObject(objects: Obj[], listOf: (o: Obj) => string): Promise<Obj[]> {
+    const out: Obj[] = [];
+    for (const chunk of chunks(objects, PARALLEL)) {
+      out.push(...(await Promise.all(chunk.map((x) => this.r.bron.all(listOf(x))))).flat());
+      heartbeat(out.length);
+    }
+    return out;
+  }
+
+  /**
+   * Every version of each source document, oldest first, each with its content stored here first (`_bestand`); the
+   * list shows the newest. In a dry run only read.
+   */
+  async metVersies(docs: Obj[], t: ImportTelling): Promise<Obj[]> {
+    const out: Obj[] = [];
+    for (const chunk of chunks(docs, PARALLEL)) {
+      for (const versies of await Promise.all(chunk.map((doc) => this.versiesVan(doc, t)))) out.push(...versies);
+      heartbeat(out.length);
+    }
+    return out;
+  }
+
+  private async versiesVan(doc: Obj, t: ImportTelling): Promise<Obj[]> {
+    const reps: Obj[] = [];
+    for (let v = 1; v < (Number(doc.versie) || 1); v++) reps.push(await this.r.bron.get<Obj>(`${String(doc.url)}?versie=${v}`));
+    reps.push(doc);
+    if (this.r.run.dryRun) return reps;
+    const out: Obj[] = [];
+    for (const rep of reps) {
+      if (!rep.inhoud) {
+        out.push(rep);
+        continue;
+      }
+      const bestand = await this.overbrengen(String(rep.inhoud));
+      t.bytes += bestand.size;
+      out.push({ ...rep, _bestand: bestand });
+    }
+    return out;
+  }
+
+  /** Streams content from the source into this platform's content store (never whole in memory); the stored file. */
+  private async overbrengen(url: string): Promise<{ id: string; size: number; sha256: string }> {
+    const src = await this.r.bron.fetch('GET', url);
+    if (!src.ok || !src.body) throw new ZgwCallError('GET', url, src.status, { detail: await src.text().catch(() => '') });
+    const target = `${this.r.base}/admin/api/v1/importen/inhoud`;
+    const res = await this.r.hier.fetch('PUT', target, { body: src.body, headers: { 'content-type': 'application/octet-stream' }, duplex: 'half' });
+    const answer = (await res.json().catch(() => undefined)) as { id: string; size: number; sha256: string } | undefined;
+    if (!res.ok || !answer) throw new ZgwCallError('PUT', target, res.status, answer);
+    return answer;
+  }
+
+  /** Keeps the counts (one document per collection, under the page's URL: a retried page replaces its own). */
+  async bewaar(deps: Deps): Promise<void> {
+    const coll = platformDb(deps.db).collection<ImportPagina>(IMPORT_PAGINAS);
+    let first = true;
+    for (const [soort, telling] of this.tellingen) {
+      const page: ImportPagina = { _id: `${this.run} ${this.url} ${soort}`, run: this.run, soort, telling, fouten: first ? this.fouten : [] };
+      first = false;
+      await coll.replaceOne({ _id: page._id }, page, { upsert: true });
+    }
+    const mislukt = [...this.tellingen.values()].reduce((n, t) => n + t.mislukt, 0);
+    if (mislukt) deps.log.warn({ run: this.run, page: this.url, mislukt, eerste: this.fouten[0]?.reden }, 'import: objects not stored');
+  }
 }
 
 function chunks<T>(list: T[], size: number): T[][] {
@@ -133,5 +221,3 @@ function chunks<T>(list: T[], size: number): T[][] {
   for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
   return out;
 }
-
-const uuidOf = (url: string): string => url.replace(/\/+$/, '').split('/').pop()!;

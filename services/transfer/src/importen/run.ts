@@ -1,6 +1,5 @@
-import { Context } from '@temporalio/activity';
 import { IMPORTEN_COLLECTION, ZgwClient, openSecret, platformDb, type ImportOpdracht, type StoredImport } from '@zgw/shared';
-import { platform, type Deps } from '../context';
+import { attemptSignal, platform, type Deps } from '../context';
 
 /** A run with the clients it reads and writes with: the source (its own credentials) and this platform in its tenant. */
 export interface Run {
@@ -9,14 +8,6 @@ export interface Run {
   hier: ZgwClient;
   /** This platform's base URL (its admin endpoints). */
   base: string;
-}
-
-function attemptSignal(): AbortSignal | undefined {
-  try {
-    return Context.current().cancellationSignal;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The run as stored, and the clients of its two sides. */

@@ -12,6 +12,7 @@ import {
 // (from its own file: the package's index would bring Node's modules into the workflow sandbox)
 import { IMPORT_SOORTEN, importWorkflowId, type ImportOpdracht } from '@zgw/shared/dist/importen';
 import type { ImportActivities } from './activities';
+import { message } from '../failure-message';
 
 // Type-only imports of the activities: the workflow bundle holds none of their code.
 
@@ -72,23 +73,21 @@ export async function importeren(o: ImportOpdracht): Promise<string> {
   }
 }
 
-/** One collection of the source, page by page; continues as new every PAGES_PER_RUN pages, from the next page. */
-export async function importeerSoort(o: ImportOpdracht, soort: number, vanaf: string | null): Promise<void> {
+/**
+ * One collection of the source, page by page, from each of its start pages in turn (a limited run's zaken: one list
+ * per zaaktype version); continues as new every PAGES_PER_RUN pages with the pages still to go.
+ */
+export async function importeerSoort(o: ImportOpdracht, soort: number, rij: string[] | null): Promise<void> {
   const a = activities();
   let gepauzeerd = false;
   setHandler(pauzeer, () => void (gepauzeerd = true));
   setHandler(hervat, () => void (gepauzeerd = false));
-  let url: string | null = vanaf ?? (await a.eerstePagina(o, soort));
-  for (let pages = 0; url; pages++) {
-    if (pages === PAGES_PER_RUN) await continueAsNew<typeof importeerSoort>(o, soort, url);
+  const todo = rij ?? (await a.startPaginas(o, soort));
+  for (let pages = 0; todo.length; pages++) {
+    if (pages === PAGES_PER_RUN) await continueAsNew<typeof importeerSoort>(o, soort, todo);
     await condition(() => !gepauzeerd);
-    url = (await a.importeerPagina(o, soort, url)).next;
+    const { next } = await a.importeerPagina(o, soort, todo[0]!);
+    if (next) todo[0] = next;
+    else todo.shift();
   }
-}
-
-/** The innermost message of a failure (an activity's own error, not the wrapper's). */
-function message(err: unknown): string {
-  let e = err as { message?: string; cause?: unknown } | undefined;
-  while (e?.cause) e = e.cause as typeof e;
-  return String(e?.message ?? err).slice(0, 1900);
 }
