@@ -91,6 +91,13 @@ export class ZgwClient {
     }
   }
 
+  /** The content at `url` as a stream (never whole in memory); a status other than 2xx throws a ZgwCallError. */
+  async download(url: string): Promise<ReadableStream<Uint8Array>> {
+    const res = await this.fetch('GET', url);
+    if (!res.ok || !res.body) throw new ZgwCallError('GET', url, res.status, { detail: await res.text().catch(() => '') });
+    return res.body;
+  }
+
   private abortSignal(): AbortSignal {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const outer = this.signal?.();

@@ -65,7 +65,7 @@ export function attemptSignal(): AbortSignal | undefined {
  * call names it: TENANT_HEADER; without one, the client's own tenant).
  */
 export function platform(config: Config, tenant?: string): Kant {
-  const base = (config.TRANSFER_API_URL ?? config.PUBLIC_BASE_URL).replace(/\/+$/, '');
+  const base = platformBase(config);
   const credentials = { clientId: config.TRANSFER_CLIENT_ID, secret: config.TRANSFER_SECRET };
   const client = new ZgwClient(credentials, undefined, undefined, attemptSignal, tenant ? { [TENANT_HEADER]: tenant } : {});
   return kant(client, {
@@ -75,6 +75,9 @@ export function platform(config: Config, tenant?: string): Kant {
     besluitenApi: `${base}/besluiten/api/v1`,
   });
 }
+
+/** Where the worker reaches this platform (TRANSFER_API_URL, else PUBLIC_BASE_URL). */
+export const platformBase = (config: Config): string => (config.TRANSFER_API_URL ?? config.PUBLIC_BASE_URL).replace(/\/+$/, '');
 
 function kant(client: ZgwClient, r: Pick<StoredDoelregistratie, 'zakenApi' | 'catalogiApi' | 'documentenApi' | 'besluitenApi'>): Kant {
   const trim = (u?: string) => String(u ?? '').replace(/\/+$/, '');

@@ -99,15 +99,14 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
     const touched = new Set<string>();
     for (const source of batch.objecten) {
       const url = String(source.url ?? '');
+      const object = kaart.rewrite(source) as JsonObject;
       try {
         const { resource, uuid } = kaart.resourceOf(url);
-        const uitkomst = await alsHistorie({ run: batch.run, bron: batch.bron }, () =>
-          resource.importeer(kaart.rewrite(source) as JsonObject, uuid, resource.ctx(caller, uuid)),
-        );
+        const uitkomst = await alsHistorie({ run: batch.run, bron: batch.bron }, () => resource.importeer(object, uuid, resource.ctx(caller, uuid)));
         if (uitkomst !== 'bezet') touched.add(resource.api.def.name);
         resultaten.push({ url, uitkomst });
       } catch (err) {
-        const buiten = batch.selectie && (await kaart.ouderOntbreekt(kaart.rewrite(source) as JsonObject));
+        const buiten = batch.selectie && (await kaart.ouderOntbreekt(object));
         resultaten.push(buiten ? { url, uitkomst: 'overgeslagen' } : { url, uitkomst: 'mislukt', reden: reasonOf(err) });
       }
     }
@@ -151,6 +150,11 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
   });
 }
 
+/** The resource of a component served under `/<collection>`. */
+function resourceIn(api: ComponentApi, collection: string | undefined): Resource<JsonObject> | undefined {
+  return api.resources.find((r): r is Resource<JsonObject> => r instanceof Resource && r.def.collection === collection);
+}
+
 /** How the source's URLs map onto this platform's: by the base of each component's API. */
 class Bronkaart {
   /** Source API base to this platform's, longest first (a base may lie under another). */
@@ -174,7 +178,7 @@ class Bronkaart {
       .replace(/\/+$/, '')
       .split('/');
     const [collection, uuid] = segments.slice(-2);
-    const resource = api.resources.find((r): r is Resource<JsonObject> => r instanceof Resource && r.def.collection === collection);
+    const resource = resourceIn(api, collection);
     if (!resource || !uuid || !UUID.test(uuid)) throw ZgwError.field('url', 'bad-url', `${url} is geen object dat de import kent.`);
     return { resource, uuid: uuid.toLowerCase() };
   }
@@ -188,8 +192,7 @@ class Bronkaart {
     const url = field ? String(object[field]) : '';
     const api = this.bases.map(([, a]) => a).find((a) => url.startsWith(`${a.base}/`));
     if (!api) return false;
-    const collection = url.slice(api.base.length + 1).split('/')[0];
-    const resource = api.resources.find((r): r is Resource<JsonObject> => r instanceof Resource && r.def.collection === collection);
+    const resource = resourceIn(api, url.slice(api.base.length + 1).split('/')[0]);
     return !!resource && !(await resource.byUrl(url));
   }
 

@@ -144,6 +144,14 @@ async function migrate(db: Db, config: Config, target: string | undefined): Prom
   return result.failed ? 1 : 0;
 }
 
+/** The platform's components in this process, for a command; log lines go to stderr (stdout is its answer). */
+const cliDeps = (db: Db, config: Config) =>
+  createDeps(config, db, createLogger('admin', config.LOG_LEVEL === 'silent' ? 'silent' : 'warn', process.stderr));
+
+/** The command's caller: a platform administrator acting within `tenant`. */
+const cliCaller = (tenant: string) =>
+  new Caller('beheer:cli', 'cli', 'npm run admin', { label: 'Beheer', heeftAlleAutorisaties: true }, tenant, true);
+
 /**
  * catalogus-export and catalogus-import (see USAGE): the platform's own Catalogi API in this process, acting in the
  * tenant as a platform administrator. Its events wait in the outbox for the running API's relay (or its next start);
@@ -152,8 +160,7 @@ async function migrate(db: Db, config: Config, target: string | undefined): Prom
 async function catalogusCommand(db: Db, config: Config, cmd: string, args: string[]): Promise<number> {
   const tenant = args.includes('--tenant') ? flag(args, '--tenant') : config.ZGW_DEFAULT_TENANT;
   const files = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--tenant');
-  // log lines go to stderr: stdout is the command's answer
-  const deps = createDeps(config, db, createLogger('admin', config.LOG_LEVEL === 'silent' ? 'silent' : 'warn', process.stderr));
+  const deps = cliDeps(db, config);
   const app = await buildApp({ deps });
   try {
     if (!tenant || !(await deps.tenants.get(tenant))) {
@@ -161,7 +168,7 @@ async function catalogusCommand(db: Db, config: Config, cmd: string, args: strin
       return 1;
     }
     const exchange = deps.components.catalogi!.uitwisseling;
-    const caller = new Caller('beheer:cli', 'cli', 'npm run admin', { label: 'Beheer', heeftAlleAutorisaties: true }, tenant, true);
+    const caller = cliCaller(tenant);
     return await inTenant(tenant, async () => {
       if (cmd === 'catalogus-export') {
         const zip = await exchange.export(files[0]!);
@@ -195,7 +202,7 @@ async function catalogusCommand(db: Db, config: Config, cmd: string, args: strin
  */
 async function importCommand(db: Db, config: Config, args: string[]): Promise<number> {
   const tenant = flag(args, '--tenant') ?? config.ZGW_DEFAULT_TENANT;
-  const deps = createDeps(config, db, createLogger('admin', config.LOG_LEVEL === 'silent' ? 'silent' : 'warn', process.stderr));
+  const deps = cliDeps(db, config);
   const runs = new ImportRuns(deps);
   try {
     if (!(await deps.tenants.get(tenant))) {
@@ -204,7 +211,7 @@ async function importCommand(db: Db, config: Config, args: string[]): Promise<nu
     }
     await runs.ensureIndexes();
     const apis = Object.fromEntries(IMPORT_COMPONENTS.map((c) => [c, flag(args, `--${c}-url`)]).filter(([, v]) => v !== undefined));
-    const caller = new Caller('beheer:cli', 'cli', 'npm run admin', { label: 'Beheer', heeftAlleAutorisaties: true }, tenant, true);
+    const caller = cliCaller(tenant);
     const aanvraag = {
       bron: flag(args, '--bron'),
       clientId: flag(args, '--client-id'),

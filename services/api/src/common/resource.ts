@@ -358,11 +358,10 @@ export class Resource<D extends Document> {
   async importeer(source: JsonObject, uuid: string, ctx: WriteContext): Promise<ImportUitkomst> {
     const herkomst = ctx.historie;
     if (!herkomst) throw new Error('importeer: alleen binnen alsHistorie');
-    const held = await platformDb(this.api.deps.db)
-      .collection<RawDoc>(this.store.name)
-      .findOne({ _id: uuid }, { projection: { [TENANT_FIELD]: 1, _herkomst: 1, _tombstone: 1 } });
+    // one read at platform level: whether the UUID is held, and by whom (UUIDs are global), and what is there
+    const held = await platformDb(this.api.deps.db).collection<RawDoc>(this.store.name).findOne({ _id: uuid });
     const mine = held && !held._tombstone && held[TENANT_FIELD] === ctx.caller.tenant && held._herkomst === herkomst.bron;
-    const current = mine ? await this.store.get(uuid) : null;
+    const current = mine ? (held as Stored<D>) : null;
     if (held && !current) return 'bezet';
     // an object that cannot change once made (a status, a klantcontact) is there already as it is
     if (current && !this.def.scopes.update.length) return 'bijgewerkt';

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { heartbeat } from '@temporalio/activity';
-import { ZgwCallError, zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
 import { routeOf, tracedOf, type Deps, type Kant } from '../context';
 import { pick, vingerafdruk, type Obj } from './bronzaak';
-import { bronInhoud, INLINE_BYTES, klein, maakGroot } from './inhoud';
+import { bronInhoud, INLINE_BYTES, klein, maakGroot, omvangEnHash } from './inhoud';
 import type { Plan } from './valideer';
 
 const DOCUMENT = [
@@ -126,14 +125,5 @@ async function kopieerGebruiksrechten(bron: Kant, doel: Kant, bronDoc: string, k
 
 /** Size and SHA-256 of a document's content, read as a stream. */
 export async function inhoudVan(k: Kant, doc: Obj): Promise<{ omvang: number; sha256: string }> {
-  if (!doc.inhoud) return { omvang: 0, sha256: '' };
-  const res = await k.client.fetch('GET', String(doc.inhoud));
-  if (!res.ok || !res.body) throw new ZgwCallError('GET', String(doc.inhoud), res.status, { detail: await res.text().catch(() => '') });
-  const hash = createHash('sha256');
-  let omvang = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    hash.update(chunk);
-    omvang += chunk.length;
-  }
-  return { omvang, sha256: hash.digest('hex') };
+  return doc.inhoud ? omvangEnHash(k.client, String(doc.inhoud)) : { omvang: 0, sha256: '' };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ZgwCallError, type ZgwClient } from '@zgw/shared';
 import type { Kant } from '../context';
 import type { Obj } from './bronzaak';
@@ -8,9 +8,18 @@ export const INLINE_BYTES = 1024 * 1024;
 
 /** The source document's content as a stream (never whole in memory). */
 export async function bronInhoud(k: Kant, url: string): Promise<ReadableStreamDefaultReader<Uint8Array>> {
-  const res = await k.client.fetch('GET', url);
-  if (!res.ok || !res.body) throw new ZgwCallError('GET', url, res.status, { detail: await res.text().catch(() => '') });
-  return res.body.getReader();
+  return (await k.client.download(url)).getReader();
+}
+
+/** The size and SHA-256 of the content at `url`, read as a stream. */
+export async function omvangEnHash(client: ZgwClient, url: string): Promise<{ omvang: number; sha256: string }> {
+  const hash = createHash('sha256');
+  let omvang = 0;
+  for await (const chunk of (await client.download(url)) as unknown as AsyncIterable<Uint8Array>) {
+    hash.update(chunk);
+    omvang += chunk.length;
+  }
+  return { omvang, sha256: hash.digest('hex') };
 }
 
 /** Reads a whole small stream (for inline content, at most INLINE_BYTES). */

@@ -1,22 +1,9 @@
-import { createHash } from 'node:crypto';
 import { heartbeat } from '@temporalio/activity';
-import { IMPORT_MAX_FOUTEN, ZgwCallError, bronApi, type InhoudVerificatie, type ZgwClient } from '@zgw/shared';
+import { IMPORT_MAX_FOUTEN, bronApi, type InhoudVerificatie } from '@zgw/shared';
+import { omvangEnHash } from '../activities/inhoud';
 import type { Run } from './run';
 
 type Obj = Record<string, unknown>;
-
-/** The size and SHA-256 of content read as a stream (never whole in memory). */
-async function vingerafdruk(client: ZgwClient, url: string): Promise<{ size: number; sha256: string }> {
-  const res = await client.fetch('GET', url);
-  if (!res.ok || !res.body) throw new ZgwCallError('GET', url, res.status, { detail: await res.text().catch(() => '') });
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    hash.update(chunk);
-    size += chunk.length;
-  }
-  return { size, sha256: hash.digest('hex') };
-}
 
 /**
  * Every version of every document of the source compared with ours, content read from both sides: the size and the
@@ -49,8 +36,8 @@ export async function vergelijkInhoud(r: Run): Promise<InhoudVerificatie> {
           continue;
         }
         if (!bron.inhoud) continue;
-        const [a, b] = await Promise.all([vingerafdruk(r.bron, String(bron.inhoud)), vingerafdruk(r.hier, String(hier.inhoud))]);
-        if (a.size !== b.size) afwijking(url, `${a.size} bytes in de bron, ${b.size} hier`);
+        const [a, b] = await Promise.all([omvangEnHash(r.bron, String(bron.inhoud)), omvangEnHash(r.hier, String(hier.inhoud))]);
+        if (a.omvang !== b.omvang) afwijking(url, `${a.omvang} bytes in de bron, ${b.omvang} hier`);
         else if (a.sha256 !== b.sha256) afwijking(url, `SHA-256 ${a.sha256} in de bron, ${b.sha256} hier`);
       }
     }

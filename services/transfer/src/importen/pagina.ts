@@ -193,10 +193,9 @@ class Pagina {
 
   /** Streams content from the source into this platform's content store (never whole in memory); the stored file. */
   private async overbrengen(url: string): Promise<{ id: string; size: number; sha256: string }> {
-    const src = await this.r.bron.fetch('GET', url);
-    if (!src.ok || !src.body) throw new ZgwCallError('GET', url, src.status, { detail: await src.text().catch(() => '') });
+    const body = await this.r.bron.download(url);
     const target = `${this.r.base}/admin/api/v1/importen/inhoud`;
-    const res = await this.r.hier.fetch('PUT', target, { body: src.body, headers: { 'content-type': 'application/octet-stream' }, duplex: 'half' });
+    const res = await this.r.hier.fetch('PUT', target, { body, headers: { 'content-type': 'application/octet-stream' }, duplex: 'half' });
     const answer = (await res.json().catch(() => undefined)) as { id: string; size: number; sha256: string } | undefined;
     if (!res.ok || !answer) throw new ZgwCallError('PUT', target, res.status, answer);
     return answer;

@@ -1,5 +1,5 @@
 import { IMPORTEN_COLLECTION, ZgwClient, openSecret, platformDb, type ImportOpdracht, type StoredImport } from '@zgw/shared';
-import { attemptSignal, platform, type Deps } from '../context';
+import { attemptSignal, platform, platformBase, type Deps } from '../context';
 
 /** A run with the clients it reads and writes with: the source (its own credentials) and this platform in its tenant. */
 export interface Run {
@@ -17,5 +17,5 @@ export async function openRun(deps: Deps, o: ImportOpdracht): Promise<Run> {
   const secret = openSecret(deps.pii, 'importBron', run.secret);
   const bron = new ZgwClient({ clientId: run.clientId, secret }, 60_000, 'Import', attemptSignal);
   const hier = platform(deps.config, o.tenant).client;
-  return { run, bron, hier, base: (deps.config.TRANSFER_API_URL ?? deps.config.PUBLIC_BASE_URL).replace(/\/+$/, '') };
+  return { run, bron, hier, base: platformBase(deps.config) };
 }

@@ -70,17 +70,8 @@ export function registerStatussen(z: Zaken): Resource<StatusDoc> {
         return;
       }
       if (current) await z.statussen.store.raw.updateOne({ _id: current._id }, { $set: { indicatieLaatstGezetteStatus: false } });
-      const set: Partial<ZaakDoc> = { _status: stored._id };
       // history keeps the zaak's einddatum and archiving as its source has them
-      if (stored._eind && !ctx.historie) {
-        const einddatum = stored.datumStatusGezet.slice(0, 10);
-        set.einddatum = einddatum;
-        const resultaat = zaak._resultaat ? await z.resultaten.store.get(zaak._resultaat) : null;
-        const resultaattype = resultaat ? (await z.refs.catalogus('resultaattypen', 'resultaattype', resultaat.resultaattype)).doc : undefined;
-        Object.assign(set, await archiveringBijAfsluiten(resultaattype, z.brondatumSources({ ...zaak, einddatum })));
-      } else if (zaak.einddatum && !ctx.historie) {
-        Object.assign(set, { einddatum: null, archiefactiedatum: null, archiefnominatie: null });
-      }
+      const set: Partial<ZaakDoc> = { _status: stored._id, ...(ctx.historie ? {} : await eindeVan(z, stored, zaak)) };
       await zaken.updateOne({ _id: zaak._id }, { $set: set });
       if (stored.gezetdoor) {
         const rolId = z.rollen.uuidOf(stored.gezetdoor);
@@ -120,6 +111,17 @@ export function registerResultaten(z: Zaken): Resource<ResultaatDoc> {
     },
     render: (doc) => ({ uuid: doc._id }),
   });
+}
+
+/** What a new current status sets on its zaak: closed by the eindstatus (with its archiving), else open again. */
+async function eindeVan(z: Zaken, status: Stored<StatusDoc>, zaak: Stored<ZaakDoc>): Promise<Partial<ZaakDoc>> {
+  if (status._eind) {
+    const einddatum = status.datumStatusGezet.slice(0, 10);
+    const resultaat = zaak._resultaat ? await z.resultaten.store.get(zaak._resultaat) : null;
+    const resultaattype = resultaat ? (await z.refs.catalogus('resultaattypen', 'resultaattype', resultaat.resultaattype)).doc : undefined;
+    return { einddatum, ...(await archiveringBijAfsluiten(resultaattype, z.brondatumSources({ ...zaak, einddatum }))) };
+  }
+  return zaak.einddatum ? { einddatum: null, archiefactiedatum: null, archiefnominatie: null } : {};
 }
 
 /**
