@@ -170,6 +170,12 @@ const schema = z.object({
   S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
   /** An object that no document points to is removed after this many minutes (a crash between the two writes). */
   INHOUD_SWEEP_GRACE_MINUTES: z.coerce.number().int().min(1).default(60),
+  /** The registration import: a document version with more content than this is not brought (reported with why). */
+  IMPORT_MAX_INHOUD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(4 * 1024 ** 3),
 });
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };

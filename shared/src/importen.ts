@@ -26,10 +26,18 @@ export const ImportAanvraag = z.object({
   clientId: z.string().min(1).max(200),
   secret: z.string().min(1).max(500),
   dryRun: z.boolean().default(false),
-  /** Only the zaken of these zaaktypen (by identificatie, every version), started within this range, and what is theirs. */
+  /**
+   * Only the zaken of these zaaktypen (by identificatie, every version), started within this range, of this
+   * bronorganisatie, and what is theirs.
+   */
   zaaktypen: z.array(z.string().trim().min(1).max(50)).max(100).default([]),
   vanaf: z.iso.date().optional().describe('Zaken met een startdatum op of na deze datum.'),
   tot: z.iso.date().optional().describe('Zaken met een startdatum op of voor deze datum.'),
+  bronorganisatie: z
+    .string()
+    .regex(/^\d{9}$/, 'een RSIN: negen cijfers')
+    .optional()
+    .describe('Alleen de zaken van deze bronorganisatie.'),
 });
 export type ImportAanvraag = z.infer<typeof ImportAanvraag>;
 
@@ -64,7 +72,7 @@ export interface ImportTelling {
   bijgewerkt: number;
   bezet: number;
   mislukt: number;
-  /** Outside a limited run's selection (a part of a zaak it does not bring), not written. */
+  /** Outside a limited run's selection (a part of a zaak it does not bring), or a catalogus here already: not written. */
   overgeslagen: number;
   /** Content bytes brought (documents). */
   bytes: number;
@@ -83,7 +91,7 @@ export interface StoredImport {
   secret: string;
   dryRun: boolean;
   /** A limited run: the zaken it brings (see ImportAanvraag), with their parts, documents and besluiten only. */
-  selectie?: { zaaktypen: string[]; vanaf?: string; tot?: string };
+  selectie?: { zaaktypen: string[]; vanaf?: string; tot?: string; bronorganisatie?: string };
   status: ImportStatus;
   aangemaakt: Date;
   bijgewerkt: Date;
@@ -115,6 +123,12 @@ export interface ImportPagina {
   telling: ImportTelling;
   fouten: { url: string; reden: string }[];
 }
+
+/**
+ * What a dry run would have stored, kept aside so the rules of later objects meet what it names (`<run> <collection>
+ * <uuid>`, removed when the run ends).
+ */
+export const IMPORT_PROEF = 'importen_proef';
 
 /** What the workflow is given: only the run's id and tenant (the rest, its secret too, is read from the store). */
 export interface ImportOpdracht {

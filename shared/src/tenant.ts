@@ -45,6 +45,7 @@ export const PLATFORM_COLLECTIONS: ReadonlySet<string> = new Set([
   // the registration import's runs and pages: platform administrators' jobs, each naming the tenant it imports into
   'importen',
   'importen_paginas',
+  'importen_proef',
 ]);
 
 /** Index keys of platform-level sweeps across tenants (the relay's scan, unfinished creates, retention): not prefixed. */

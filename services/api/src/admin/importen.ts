@@ -5,6 +5,7 @@ import {
   AuditEntry,
   IMPORT_MAX_FOUTEN,
   IMPORT_PAGINAS,
+  IMPORT_PROEF,
   IMPORTEN_COLLECTION,
   ImportAanvraag,
   ImportApis,
@@ -22,6 +23,7 @@ import { z } from 'zod';
 import type { ComponentApi, Deps } from '../common/component';
 import { ZgwError } from '../common/errors';
 import { alsHistorie, Resource, type ImportUitkomst } from '../common/resource';
+import { alsProef } from '../common/store';
 import type { JsonObject } from '../common/schema-parts';
 import { TemporalClient } from '../common/temporal';
 import { UUID } from '../common/urls';
@@ -44,8 +46,17 @@ const ImportBatch = z.object({
   objecten: z.array(z.record(z.string(), z.unknown())).max(500),
   /** A limited run: an object whose zaak, besluit or document is not here (not in the selection) is `overgeslagen`. */
   selectie: z.boolean().default(false),
+  /** A dry run: each object through the rules, its outcome told, nothing stored (Resource.importeer). */
+  proef: z.boolean().default(false),
 });
 type ImportBatch = z.infer<typeof ImportBatch>;
+
+/** A catalogus of the source: its objects by the file a catalogus ZIP keeps them in (`Catalogus`, `ZaakType` ...). */
+const ImportCatalogus = z.object({
+  run: z.string().min(1).max(200),
+  proef: z.boolean().default(false),
+  bestanden: z.record(z.string().regex(/^[A-Za-z]+$/), z.array(z.unknown())),
+});
 
 /**
  * What became of one object of a batch: written (`nieuw`, `bijgewerkt`), its UUID taken (`bezet`), outside a limited
@@ -86,29 +97,52 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
       if (!documenten) throw new ZgwError(503, 'unavailable', 'De Documenten API is niet geladen.');
       if (!req.body || typeof (req.body as AsyncIterable<Buffer>)[Symbol.asyncIterator] !== 'function')
         throw ZgwError.field('inhoud', 'required', 'Stuur de inhoud als body met Content-Type application/octet-stream.');
-      const file = await documenten.bewaarInhoud(req.body as AsyncIterable<Buffer>);
+      const max = deps.config.IMPORT_MAX_INHOUD_BYTES;
+      if (Number(req.headers['content-length']) > max) throw teGroot(max);
+      const file = await documenten.bewaarInhoud(tenHoogste(req.body as AsyncIterable<Buffer>, max));
       return reply.code(201).send(file);
     });
   });
   await registerRuns(app, deps, importeur);
+  // A catalogus the source uses that is not here yet, brought first: `POST /admin/api/v1/importen/catalogus` with the
+  // source's Catalogi objects as a catalogus ZIP holds them (ImportCatalogus), imported as that ZIP would be (UUIDs
+  // kept, all or nothing; in a dry run only through the rules, kept aside for the run).
+  app.post('/admin/api/v1/importen/catalogus', { bodyLimit: 64 * 1024 * 1024 }, async (req, reply) => {
+    const caller = await schrijver(req);
+    const body = parseOrThrow(ImportCatalogus, req.body ?? {});
+    const catalogi = deps.components.catalogi;
+    if (!catalogi) throw new ZgwError(503, 'unavailable', 'De Catalogi API is niet geladen.');
+    const files = new Map(Object.entries(body.bestanden).map(([name, list]) => [`${name}.json`, JSON.stringify(list)]));
+    const report = await catalogi.uitwisseling.import(files, { proef: body.proef ? body.run : undefined }, caller);
+    req.log.info(
+      { run: body.run, catalogus: report.catalogus, bron: report.bron, aantallen: report.aantallen, proef: body.proef },
+      'import catalogus',
+    );
+    return reply.code(body.proef ? 200 : 201).send(report);
+  });
   app.post('/admin/api/v1/importen/objecten', { bodyLimit: 64 * 1024 * 1024 }, async (req) => {
     const caller = await schrijver(req);
     const batch = parseOrThrow(ImportBatch, req.body ?? {});
     const kaart = new Bronkaart(batch, apis);
     const resultaten: ImportResultaat[] = [];
     const touched = new Set<string>();
+    const herkomst = { run: batch.run, bron: batch.bron, proef: batch.proef };
+    // (a dry run reads what it would have stored before, as the real run would read it: alsProef)
+    const binnen = <T>(fn: () => Promise<T>) => alsHistorie(herkomst, () => (batch.proef ? alsProef(batch.run, fn) : fn()));
     for (const source of batch.objecten) {
       const url = String(source.url ?? '');
       const object = kaart.rewrite(source) as JsonObject;
-      try {
-        const { resource, uuid } = kaart.resourceOf(url);
-        const uitkomst = await alsHistorie({ run: batch.run, bron: batch.bron }, () => resource.importeer(object, uuid, resource.ctx(caller, uuid)));
-        if (uitkomst !== 'bezet') touched.add(resource.api.def.name);
-        resultaten.push({ url, uitkomst });
-      } catch (err) {
-        const buiten = batch.selectie && (await kaart.ouderOntbreekt(object));
-        resultaten.push(buiten ? { url, uitkomst: 'overgeslagen' } : { url, uitkomst: 'mislukt', reden: reasonOf(err) });
-      }
+      await binnen(async () => {
+        try {
+          const { resource, uuid } = kaart.resourceOf(url);
+          const uitkomst = await resource.importeer(object, uuid, resource.ctx(caller, uuid));
+          if (uitkomst !== 'bezet' && !batch.proef) touched.add(resource.api.def.name);
+          resultaten.push({ url, uitkomst });
+        } catch (err) {
+          const buiten = batch.selectie && (await kaart.ouderOntbreekt(object));
+          resultaten.push(buiten ? { url, uitkomst: 'overgeslagen' } : { url, uitkomst: 'mislukt', reden: reasonOf(err) });
+        }
+      });
     }
     // as any write: the read caches of what changed go, here and in the other instances
     for (const name of touched) if (deps.caches.has(name)) deps.caches.clear(name);
@@ -148,6 +182,19 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
     req.log.info({ run: batch.run, bron: batch.bron, entries: resultaten.length, by: caller.clientId }, 'import audit entries stored');
     return { resultaten };
   });
+}
+
+const teGroot = (max: number) =>
+  new ZgwError(413, 'inhoud-te-groot', `De inhoud is groter dan de grens van de import (IMPORT_MAX_INHOUD_BYTES: ${max} bytes).`);
+
+/** The bytes of `body`, or a 413 once more than `max` came (what was stored of it is removed: fromStream aborts). */
+async function* tenHoogste(body: AsyncIterable<Buffer>, max: number): AsyncIterable<Buffer> {
+  let n = 0;
+  for await (const chunk of body) {
+    n += chunk.length;
+    if (n > max) throw teGroot(max);
+    yield chunk;
+  }
 }
 
 /** The resource of a component served under `/<collection>`. */
@@ -254,6 +301,7 @@ export class ImportRuns {
   async ensureIndexes(): Promise<void> {
     await this.runs.createIndex({ tenant: 1, aangemaakt: -1 });
     await platformDb(this.deps.db).collection(IMPORT_PAGINAS).createIndex({ run: 1, soort: 1 });
+    await platformDb(this.deps.db).collection(IMPORT_PROEF).createIndex({ run: 1 });
   }
 
   async get(id: string): Promise<StoredImport> {
@@ -279,15 +327,7 @@ export class ImportRuns {
       clientId: aanvraag.clientId,
       secret: sealSecret(this.deps.pii, 'importBron', aanvraag.secret),
       dryRun: aanvraag.dryRun,
-      ...(aanvraag.zaaktypen.length || aanvraag.vanaf || aanvraag.tot
-        ? {
-            selectie: {
-              zaaktypen: aanvraag.zaaktypen,
-              ...(aanvraag.vanaf ? { vanaf: aanvraag.vanaf } : {}),
-              ...(aanvraag.tot ? { tot: aanvraag.tot } : {}),
-            },
-          }
-        : {}),
+      ...selectieVan(aanvraag),
       status: 'bezig',
       aangemaakt: now,
       bijgewerkt: now,
@@ -339,6 +379,13 @@ export class ImportRuns {
     const { _id, secret: _secret, aangemaakt, bijgewerkt, ...rest } = run;
     return { id: _id, ...rest, aangemaakt: aangemaakt.toISOString(), bijgewerkt: bijgewerkt.toISOString(), tellingen, fouten };
   }
+}
+
+/** A limited run's selection (see ImportAanvraag), or nothing for a whole registration. */
+function selectieVan(a: ImportAanvraag): Pick<StoredImport, 'selectie'> {
+  const { zaaktypen, vanaf, tot, bronorganisatie } = a;
+  if (!zaaktypen.length && !vanaf && !tot && !bronorganisatie) return {};
+  return { selectie: { zaaktypen, ...(vanaf ? { vanaf } : {}), ...(tot ? { tot } : {}), ...(bronorganisatie ? { bronorganisatie } : {}) } };
 }
 
 /**

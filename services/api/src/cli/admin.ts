@@ -50,13 +50,14 @@ const USAGE = `usage: npm run admin -- <command>
                                        import a catalogus ZIP (ours or Open Zaak's) into a tenant (default: the
                                        default tenant): all of it or nothing; UUIDs kept unless --nieuwe-uuids
   importeren --bron <url> --client-id <id> --secret <secret> [--tenant <rsin>] [--dry-run]
-             [--zaaktype <identificatie>]... [--vanaf <datum>] [--tot <datum>]
+             [--zaaktype <identificatie>]... [--vanaf <datum>] [--tot <datum>] [--bronorganisatie <rsin>]
              [--zaken-url <url>] [--documenten-url <url>] [--besluiten-url <url>] [--catalogi-url <url>]
                                        import another ZGW registration (its zaken, documents, besluiten) into a tenant
                                        (default: the default tenant) with its UUIDs and dates, run by the transfer
-                                       worker; prints progress until it ends (README: Moving in). Bring the catalogus
-                                       first (catalogus-import). --zaaktype, --vanaf, --tot: only those zaken (by
-                                       startdatum) with what is theirs
+                                       worker; prints progress until it ends (README: Moving in). A catalogus of the
+                                       source that is not here comes first. --dry-run: what would be stored and what
+                                       would fail, nothing written. --zaaktype, --vanaf, --tot, --bronorganisatie:
+                                       only those zaken (by startdatum) with what is theirs
   tenant-add <rsin> <naam>             create a tenant: an organisation this installation serves (its RSIN)
   tenant-list                          list the tenants with their numbers of zaken, documents and clients
   tenant-rename <old rsin> <new rsin>  give a tenant (e.g. the default tenant of an upgraded installation) its real
@@ -221,6 +222,7 @@ async function importCommand(db: Db, config: Config, args: string[]): Promise<nu
       zaaktypen: args.flatMap((a, i) => (a === '--zaaktype' && args[i + 1] ? [args[i + 1]!] : [])),
       vanaf: flag(args, '--vanaf'),
       tot: flag(args, '--tot'),
+      bronorganisatie: flag(args, '--bronorganisatie'),
     };
     let run = await runs.start(aanvraag, caller);
     console.log(JSON.stringify({ import: run._id, tenant, bron: run.bron, dryRun: run.dryRun }));

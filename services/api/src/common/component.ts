@@ -8,7 +8,7 @@ import type { CacheRegion } from './cache';
 import type { Deps } from './deps';
 import { ZgwError, allowedMethods, notFound } from './errors';
 import { ComponentDocument } from './openapi';
-import { Store } from './store';
+import { inProef, Store } from './store';
 import { UUID } from './urls';
 import { knownParams, parseOrThrow } from './validation';
 
@@ -251,8 +251,8 @@ export class ComponentApi {
 
   /** A read through the component's cache when it caches reads (see ComponentDef.cacheReads). */
   cached<T>(key: string, load: () => Promise<T>): Promise<T> {
-    // (each tenant's objects are its own: so are their cache entries)
-    return this.cache ? this.cache.getOrLoad(`${currentTenant() ?? ''} ${key}`, load) : load();
+    // (each tenant's objects are its own: so are their cache entries; what a dry run would store is no one's)
+    return this.cache && !inProef() ? this.cache.getOrLoad(`${currentTenant() ?? ''} ${key}`, load) : load();
   }
 
   store<T extends object>(collection: string): Store<T & import('mongodb').Document> {

@@ -39,6 +39,11 @@ export interface CatalogusImport {
   nieuweUuids?: boolean;
   /** Only read and check: what would be made, nothing written. */
   dryRun?: boolean;
+  /**
+   * The dry run of a registration import: each object through the rules and kept aside for that run (see
+   * Store.proefBewaar), so its zaken meet their zaaktypen; nothing written.
+   */
+  proef?: string;
 }
 
 /** What an import made (or, in a dry run, would make). */
@@ -57,8 +62,11 @@ export interface CatalogusImportReport {
 export interface CatalogusExchange {
   /** The ZIP of a catalogus of the current tenant (404 when it has none by that UUID). */
   export(uuid: string): Promise<Uint8Array>;
-  /** Imports a ZIP into the current tenant: all of it, or nothing with every refusal named (400). */
-  import(zip: Uint8Array, opts: CatalogusImport, caller: Caller): Promise<CatalogusImportReport>;
+  /**
+   * Imports a ZIP (or its files, by name: `ZaakType.json` ...) into the current tenant: all of it, or nothing with
+   * every refusal named (400).
+   */
+  import(zip: Uint8Array | ReadonlyMap<string, string>, opts: CatalogusImport, caller: Caller): Promise<CatalogusImportReport>;
 }
 
 /** What the Besluiten API uses to keep a zaak's besluiten in step with the `zaak` of its besluiten. */

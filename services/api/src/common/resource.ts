@@ -45,6 +45,8 @@ export interface WriteContext {
 export interface Herkomst {
   run: string;
   bron: string;
+  /** A dry run: the rules are applied and the outcome told, nothing is stored (see Store.proefBewaar). */
+  proef?: boolean;
 }
 
 const historieScope = new AsyncLocalStorage<Herkomst>();
@@ -370,6 +372,10 @@ export class Resource<D extends Document> {
       : { ...(await this.prepare(source, ctx, current ?? undefined)), ...this.def.behouden?.(source) };
     if (!made) return current ? 'bijgewerkt' : 'nieuw';
     const doc = { ...made, _herkomst: herkomst.bron } as D;
+    if (herkomst.proef) {
+      await this.store.proefBewaar(herkomst.run, uuid, doc);
+      return current ? 'bijgewerkt' : 'nieuw';
+    }
     const audit = this.auditEntry(ctx, 'create', uuid, current ?? undefined, doc);
     if (audit)
       Object.assign(audit, { actieWeergave: 'Object geïmporteerd', toelichting: `Geïmporteerd uit ${herkomst.bron} (import ${herkomst.run})` });

@@ -1,6 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document, Filter, IndexSpecification, Sort, UpdateFilter } from 'mongodb';
-import { currentTenant, currentTrace, TENANT_FIELD, type OutboxEvent } from '@zgw/shared';
+import { currentTenant, currentTrace, IMPORT_PROEF, platformDb, TENANT_FIELD, type OutboxEvent } from '@zgw/shared';
 import { batcherOf, incrementsAdd, laterWins } from './write-batch';
 import { afterKey, decodeCursor, encodeCursor, keyOf, PageAnchors, querySignature, reverse, sortFields, type Cursor, type SortKey } from './keyset';
 
@@ -22,6 +23,26 @@ export type StoredMeta = {
 };
 
 export type Stored<T> = T & StoredMeta;
+
+/** What a dry run of the registration import would have stored (IMPORT_PROEF), by run, collection and UUID. */
+interface ProefDoc {
+  _id: string;
+  run: string;
+  doc: Document;
+}
+
+const proefScope = new AsyncLocalStorage<string>();
+
+/**
+ * Runs `fn` within the dry run `run` of an import: a document read by UUID that is not here is looked for among what
+ * the run would have stored (Store.proefBewaar), so the rules of a zaak's parts meet the zaak the run would bring.
+ */
+export function alsProef<T>(run: string, fn: () => Promise<T>): Promise<T> {
+  return proefScope.run(run, fn);
+}
+
+/** Whether this is a dry run of an import (its reads pass the read caches: see alsProef). */
+export const inProef = (): boolean => proefScope.getStore() !== undefined;
 
 /**
  * The collection of outbox pointers: one per document with unpublished events, written right after the document's
@@ -124,6 +145,8 @@ export class Store<T extends Document> {
   /** Maintained counts per bucket (see countBy), or undefined. */
   private counts?: { fields: string[]; coll: Collection<BucketCount> };
 
+  private readonly proef: Collection<ProefDoc>;
+
   constructor(
     db: Db,
     readonly name: string,
@@ -131,6 +154,7 @@ export class Store<T extends Document> {
   ) {
     this.raw = db.collection<RawDoc>(name);
     this.pointers = db.collection<OutboxPointer>(OUTBOX_POINTERS);
+    this.proef = platformDb(db).collection<ProefDoc>(IMPORT_PROEF);
   }
 
   /**
@@ -163,7 +187,17 @@ export class Store<T extends Document> {
   }
 
   async get(uuid: string): Promise<Stored<T> | null> {
-    return (await this.raw.findOne({ _id: uuid, ...LIVE })) as Stored<T> | null;
+    const doc = (await this.raw.findOne({ _id: uuid, ...LIVE })) as Stored<T> | null;
+    const run = proefScope.getStore();
+    if (doc || !run) return doc;
+    return ((await this.proef.findOne({ _id: `${run} ${this.name} ${uuid}` }))?.doc as Stored<T> | undefined) ?? null;
+  }
+
+  /** Keeps what a dry run of an import would have stored, for the rest of that run (see alsProef). */
+  async proefBewaar(run: string, uuid: string, doc: T): Promise<void> {
+    const _id = `${run} ${this.name} ${uuid}`;
+    const stored = { ...doc, _id: uuid, _created: new Date() } as unknown as Document;
+    await this.proef.replaceOne({ _id }, { run, doc: stored }, { upsert: true });
   }
 
   async findOne(filter: Query): Promise<Stored<T> | null> {

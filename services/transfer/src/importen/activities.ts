@@ -1,11 +1,13 @@
 import type { ImportOpdracht, ImportStatus } from '@zgw/shared';
 import type { Deps } from '../context';
 import { verifieer, zetStatus } from './afronden';
+import { brengCatalogi } from './catalogi';
 import { importeerPagina, startPaginas } from './pagina';
 
 /** The activities of the registration import (workflow `importeren`): reading the source, writing here, the end. */
 export function createImportActivities(deps: Deps) {
   return {
+    brengCatalogi: (o: ImportOpdracht) => brengCatalogi(deps, o),
     startPaginas: (o: ImportOpdracht, soort: number) => startPaginas(deps, o, soort),
     importeerPagina: (o: ImportOpdracht, soort: number, url: string) => importeerPagina(deps, o, soort, url),
     verifieerImport: (o: ImportOpdracht) => verifieer(deps, o),

@@ -1,4 +1,5 @@
 import {
+  IMPORT_PROEF,
   IMPORT_SOORTEN,
   IMPORTEN_COLLECTION,
   bronApi,
@@ -48,9 +49,11 @@ export async function verifieer(deps: Deps, o: ImportOpdracht): Promise<string[]
   return anders;
 }
 
-/** Sets the run's status (and the reason it failed), as the workflow reaches it. */
+/** Sets the run's status (and the reason it failed), as the workflow reaches it; what a dry run kept aside goes. */
 export async function zetStatus(deps: Deps, o: ImportOpdracht, status: ImportStatus, fout?: string): Promise<void> {
-  await platformDb(deps.db)
+  const db = platformDb(deps.db);
+  await db.collection(IMPORT_PROEF).deleteMany({ run: o.run });
+  await db
     .collection<StoredImport>(IMPORTEN_COLLECTION)
     .updateOne({ _id: o.run }, { $set: { status, bijgewerkt: new Date(), ...(fout ? { fout } : {}) } });
   deps.log.info({ run: o.run, status, ...(fout ? { fout } : {}) }, `import ${status}`);

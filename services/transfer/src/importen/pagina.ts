@@ -48,8 +48,8 @@ export async function startPaginas(deps: Deps, o: ImportOpdracht, soort: number)
   if (!run.selectie) return [lijst];
   if (s.collection === 'enkelvoudiginformatieobjecten') return [];
   if (s.collection !== 'zaken') return [lijst];
-  const { zaaktypen, vanaf, tot } = run.selectie;
-  const range = { startdatum__gte: vanaf ?? undefined, startdatum__lte: tot ?? undefined };
+  const { zaaktypen, vanaf, tot, bronorganisatie } = run.selectie;
+  const range = { startdatum__gte: vanaf, startdatum__lte: tot, bronorganisatie };
   const zaken = (q: Record<string, string | undefined>) => zgwUrl(bronApi(run, 'zaken'), 'zaken', q);
   if (!zaaktypen.length) return [zaken(range)];
   const urls: string[] = [];
@@ -78,30 +78,35 @@ export async function importeerPagina(deps: Deps, o: ImportOpdracht, soort: numb
   const objecten = s.collection === 'enkelvoudiginformatieobjecten' ? await p.metVersies(mee, main) : mee;
   const eigenschappen =
     s.collection === 'zaken' ? await p.perObject(mee, (z) => `${bronApi(r.run, 'zaken')}/zaken/${uuidOf(String(z.url))}/zaakeigenschappen`) : [];
-  if (!r.run.dryRun) {
-    const geweigerd = await p.schrijf('objecten', objecten, main);
-    // a limited run's links to documents it has not brought yet: the documents first, then the links again
-    if (r.run.selectie && LINKS.has(s.collection) && geweigerd.length) {
-      const links = objecten.filter((l) => geweigerd.includes(String(l.url)));
-      const docs = [...new Set(links.map((l) => String(l.informatieobject)))].map((u) => ({ url: u }));
-      const documenten = p.telling('documenten/enkelvoudiginformatieobjecten', docs.length);
-      const gelezen = await Promise.all(docs.map((d) => r.bron.get<Obj>(d.url)));
-      await p.schrijf('objecten', await p.metVersies(gelezen, documenten), documenten);
-      const trails = await p.perObject(gelezen, (d) => `${String(d.url)}/audittrail`);
-      await p.schrijf('audittrail', trails, p.telling('documenten/audittrail', trails.length));
-      main.mislukt -= links.length;
-      p.fouten = p.fouten.filter((f) => !geweigerd.includes(f.url));
-      await p.schrijf('objecten', links, main);
-    }
-    await p.schrijf('objecten', eigenschappen, p.telling('zaken/zaakeigenschappen', eigenschappen.length));
-    // the audit trails of zaken, documents and besluiten (a zaak's holds those of its parts), listed per object
-    if (TRAILS.has(s.collection)) {
-      const trails = await p.perObject(mee, (x) => `${String(x.url)}/audittrail`);
-      await p.schrijf('audittrail', trails, p.telling(`${s.component}/audittrail`, trails.length));
-    }
+  // (a dry run has each object through the rules as well, and is told what would become of it)
+  const geweigerd = await p.schrijf('objecten', objecten, main);
+  // a limited run's links to documents it has not brought yet: the documents first, then the links again
+  if (r.run.selectie && LINKS.has(s.collection) && geweigerd.length) {
+    const links = objecten.filter((l) => geweigerd.includes(String(l.url)));
+    const docs = [...new Set(links.map((l) => String(l.informatieobject)))].map((u) => ({ url: u }));
+    const documenten = p.telling('documenten/enkelvoudiginformatieobjecten', docs.length);
+    const gelezen = await Promise.all(docs.map((d) => r.bron.get<Obj>(d.url)));
+    await p.schrijf('objecten', await p.metVersies(gelezen, documenten), documenten);
+    await p.trails(gelezen, 'documenten');
+    main.mislukt -= links.length;
+    p.fouten = p.fouten.filter((f) => !geweigerd.includes(f.url));
+    await p.schrijf('objecten', links, main);
   }
+  await p.schrijf('objecten', eigenschappen, p.telling('zaken/zaakeigenschappen', eigenschappen.length));
+  if (TRAILS.has(s.collection)) await p.trails(mee, s.component);
   await p.bewaar(deps);
   return { next };
+}
+
+/** Every object of a list of the source, page by page (as leesPagina reads each). */
+export async function leesAlles(r: Run, url: string): Promise<Obj[]> {
+  const out: Obj[] = [];
+  for (let next: string | null = url; next;) {
+    const page = await leesPagina(r, next);
+    out.push(...page.items);
+    next = page.next;
+  }
+  return out;
 }
 
 /** A page of the source: its objects and the next page (a plain list has none); anything else ends the run. */
@@ -115,7 +120,7 @@ async function leesPagina(r: Run, url: string): Promise<{ items: Obj[]; next: st
 }
 
 /** What one page brings, counted per collection (kept under the page's URL, one document per collection). */
-class Pagina {
+export class Pagina {
   private readonly tellingen = new Map<string, ImportTelling>();
   fouten: { url: string; reden: string }[] = [];
 
@@ -137,17 +142,28 @@ class Pagina {
   async schrijf(pad: 'objecten' | 'audittrail', list: Obj[], t: ImportTelling): Promise<string[]> {
     const refused: string[] = [];
     for (const batch of chunks(list, BATCH)) {
-      const body = { run: this.run, bron: this.r.run.bron, apis: this.r.run.apis, selectie: !!this.r.run.selectie, objecten: batch };
+      const { bron, apis, selectie, dryRun } = this.r.run;
+      const body = { run: this.run, bron, apis, selectie: !!selectie, proef: dryRun, objecten: batch };
       const { resultaten } = await this.r.hier.post<{ resultaten: Resultaat[] }>(`${this.r.base}/admin/api/v1/importen/${pad}`, body);
       for (const res of resultaten) {
         t[res.uitkomst]++;
         if (res.uitkomst !== 'mislukt') continue;
         refused.push(res.url);
-        if (this.fouten.length < 100) this.fouten.push({ url: res.url, reden: res.reden ?? '' });
+        this.fout(res.url, res.reden ?? '');
       }
       heartbeat(t.nieuw + t.bijgewerkt);
     }
     return refused;
+  }
+
+  /**
+   * The audit trails of zaken, documents or besluiten (a zaak's holds those of its parts), listed per object; not in a
+   * dry run (an entry is kept as the source has it: nothing to check).
+   */
+  async trails(objects: Obj[], component: string): Promise<void> {
+    if (this.r.run.dryRun) return;
+    const trails = await this.perObject(objects, (x) => `${String(x.url)}/audittrail`);
+    await this.schrijf('audittrail', trails, this.telling(`${component}/audittrail`, trails.length));
   }
 
   /** What the source lists at `listOf(object)` for each object (its zaakeigenschappen, its audit trail), together. */
@@ -162,7 +178,8 @@ class Pagina {
 
   /**
    * Every version of each source document, oldest first, each with its content stored here first (`_bestand`); the
-   * list shows the newest. In a dry run only read.
+   * list shows the newest. In a dry run only read. A document with a version whose content is over the limit
+   * (IMPORT_MAX_INHOUD_BYTES) is left out, counted `mislukt` with why.
    */
   async metVersies(docs: Obj[], t: ImportTelling): Promise<Obj[]> {
     const out: Obj[] = [];
@@ -177,6 +194,8 @@ class Pagina {
     const reps: Obj[] = [];
     for (let v = 1; v < (Number(doc.versie) || 1); v++) reps.push(await this.r.bron.get<Obj>(`${String(doc.url)}?versie=${v}`));
     reps.push(doc);
+    const teGroot = reps.find((rep) => rep.inhoud && Number(rep.bestandsomvang) > this.r.maxInhoud);
+    if (teGroot) return this.telGroot(doc, t, Number(teGroot.bestandsomvang));
     if (this.r.run.dryRun) return reps;
     const out: Obj[] = [];
     for (const rep of reps) {
@@ -184,11 +203,29 @@ class Pagina {
         out.push(rep);
         continue;
       }
-      const bestand = await this.overbrengen(String(rep.inhoud));
+      const bestand = await this.overbrengen(String(rep.inhoud)).catch((err: unknown) => {
+        // (more content than its bestandsomvang said: the API stopped it at the limit)
+        if (err instanceof ZgwCallError && err.status === 413) return null;
+        throw err;
+      });
+      if (!bestand) return this.telGroot(doc, t);
       t.bytes += bestand.size;
       out.push({ ...rep, _bestand: bestand });
     }
     return out;
+  }
+
+  /** A document not brought because a version's content is over the limit: counted and reported; no versions. */
+  private telGroot(doc: Obj, t: ImportTelling, omvang?: number): Obj[] {
+    t.mislukt++;
+    const grootte = omvang ? `${omvang} bytes, ` : '';
+    this.fout(String(doc.url), `inhoud-te-groot: een versie heeft meer inhoud (${grootte}grens ${this.r.maxInhoud} bytes) dan de import brengt`);
+    return [];
+  }
+
+  /** Reports an object not stored, with why (the first 100 of a page). */
+  fout(url: string, reden: string): void {
+    if (this.fouten.length < 100) this.fouten.push({ url, reden });
   }
 
   /** Streams content from the source into this platform's content store (never whole in memory); the stored file. */

@@ -8,6 +8,8 @@ export interface Run {
   hier: ZgwClient;
   /** This platform's base URL (its admin endpoints). */
   base: string;
+  /** The most content one document version may bring (IMPORT_MAX_INHOUD_BYTES). */
+  maxInhoud: number;
 }
 
 /** The run as stored, and the clients of its two sides. */
@@ -17,5 +19,5 @@ export async function openRun(deps: Deps, o: ImportOpdracht): Promise<Run> {
   const secret = openSecret(deps.pii, 'importBron', run.secret);
   const bron = new ZgwClient({ clientId: run.clientId, secret }, 60_000, 'Import', attemptSignal);
   const hier = platform(deps.config, o.tenant).client;
-  return { run, bron, hier, base: platformBase(deps.config) };
+  return { run, bron, hier, base: platformBase(deps.config), maxInhoud: deps.config.IMPORT_MAX_INHOUD_BYTES };
 }

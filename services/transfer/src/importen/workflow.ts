@@ -31,8 +31,8 @@ const activities = () =>
   });
 
 /**
- * One registration import (workflow `import-<run>`): each collection of the source in turn (IMPORT_SOORTEN) as a
- * child workflow, then the verification; the run's status kept with it. A cancel ends it `geannuleerd` (what was
+ * One registration import (workflow `import-<run>`): the source's catalogi not here yet, then each collection of the
+ * source in turn (IMPORT_SOORTEN) as a child workflow, then the verification; the run's status kept with it. A cancel ends it `geannuleerd` (what was
  * brought stays: a later run goes on from there, replacing, never copying); a failure ends it `mislukt` with the
  * reason. (The run is kept `bezig` from its start, `gepauzeerd` while paused, by the API that steers it.)
  */
@@ -55,6 +55,7 @@ export async function importeren(o: ImportOpdracht): Promise<string> {
     await doorgeven('hervat');
   });
   try {
+    await a.brengCatalogi(o);
     for (let soort = 0; soort < IMPORT_SOORTEN.length; soort++) {
       await condition(() => !gepauzeerd);
       huidig = `${importWorkflowId(o.run)}-${soort}`;

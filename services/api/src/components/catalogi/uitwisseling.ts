@@ -7,7 +7,7 @@ import { ZgwError, type InvalidParam } from '../../common/errors';
 import type { CatalogusExchange, CatalogusImport, CatalogusImportReport } from '../../common/links';
 import type { Resource } from '../../common/resource';
 import type { JsonObject } from '../../common/schema-parts';
-import type { Stored } from '../../common/store';
+import { alsProef, type Stored } from '../../common/store';
 import { parseOrThrow } from '../../common/validation';
 import type { Catalogi, Publisher } from './context';
 import type { CatalogiDoc } from './schemas';
@@ -101,9 +101,12 @@ export class CatalogusUitwisseling implements CatalogusExchange {
     return zipSync(files, { level: 6 });
   }
 
-  /** Reads a ZIP and plans its import (nothing written): what will be made, and every object that cannot be. */
-  async plan(zip: Uint8Array, opts: CatalogusImport): Promise<{ planned: Planned[]; problems: InvalidParam[]; report: CatalogusImportReport }> {
-    const files = unpack(zip);
+  /** Reads a ZIP (or its files) and plans its import (nothing written): what will be made, and every object that cannot be. */
+  async plan(
+    zip: Uint8Array | ReadonlyMap<string, string>,
+    opts: CatalogusImport,
+  ): Promise<{ planned: Planned[]; problems: InvalidParam[]; report: CatalogusImportReport }> {
+    const files = zip instanceof Uint8Array ? unpack(zip) : zip;
     const problems: InvalidParam[] = [];
     const planned: Planned[] = [];
     const map = new Map<string, string>();
@@ -156,18 +159,21 @@ export class CatalogusUitwisseling implements CatalogusExchange {
   }
 
   /** Imports a ZIP into the current tenant: everything or, on the first refusal, nothing (what was made is removed). */
-  async import(zip: Uint8Array, opts: CatalogusImport, caller: Caller): Promise<CatalogusImportReport> {
+  async import(zip: Uint8Array | ReadonlyMap<string, string>, opts: CatalogusImport, caller: Caller): Promise<CatalogusImportReport> {
     const { planned, problems, report } = await this.plan(zip, opts);
     if (problems.length) throw ZgwError.validation(problems);
     if (opts.dryRun) return report;
+    if (opts.proef) {
+      await this.proef(planned, opts.proef, caller);
+      return report;
+    }
     const made: { resource: Resource<CatalogiDoc & Document>; doc: Stored<CatalogiDoc & Document> }[] = [];
     try {
       for (const p of planned) {
         const resource = this.resource(p.kind);
         const ctx = resource.ctx(caller, p.uuid);
+        const doc = await this.prepared(p, resource, caller);
         try {
-          const body = parseOrThrow(resource.def.input, p.input) as JsonObject;
-          const doc = resource.def.prepare ? await resource.def.prepare(body, ctx) : (body as CatalogiDoc & Document);
           made.push({ resource, doc: await resource.insert(doc, ctx) });
         } catch (err) {
           throw refusal(err, `${p.kind.file}[${p.index}]`);
@@ -191,6 +197,35 @@ export class CatalogusUitwisseling implements CatalogusExchange {
       if (made.length && deps.caches.has(def.name)) deps.caches.clear(def.name);
     }
     return { ...report, geimporteerd: true };
+  }
+
+  /**
+   * The dry run of a registration import: every object through the rules, in order, kept aside for run `run` as it
+   * would be stored (published as it was), so the rules of the next objects and of the run's zaken meet it.
+   */
+  private async proef(planned: Planned[], run: string, caller: Caller): Promise<void> {
+    await alsProef(run, async () => {
+      const docs = [];
+      for (const p of planned) {
+        const resource = this.resource(p.kind);
+        const doc = await this.prepared(p, resource, caller);
+        await resource.store.proefBewaar(run, p.uuid, doc);
+        docs.push({ p, resource, doc });
+      }
+      // published after all its parts are made, as import does
+      for (const { p, resource, doc } of docs)
+        if (!p.concept && this.publisher(p.kind)) await resource.store.proefBewaar(run, p.uuid, { ...doc, concept: false });
+    });
+  }
+
+  /** An object of the import through its resource's rules: the document it would be stored as, or its refusal. */
+  private async prepared(p: Planned, resource: Resource<CatalogiDoc & Document>, caller: Caller): Promise<CatalogiDoc & Document> {
+    try {
+      const body = parseOrThrow(resource.def.input, p.input) as JsonObject;
+      return resource.def.prepare ? await resource.def.prepare(body, resource.ctx(caller, p.uuid)) : (body as CatalogiDoc & Document);
+    } catch (err) {
+      throw refusal(err, `${p.kind.file}[${p.index}]`);
+    }
   }
 
   /** How a kind is published, for the kinds that have a concept phase. */

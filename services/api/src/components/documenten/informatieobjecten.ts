@@ -222,7 +222,8 @@ async function historisch(d: Documenten, source: JsonObject, ctx: WriteContext, 
     indicatieGebruiksrecht: (source.indicatieGebruiksrecht as boolean | null | undefined) ?? null,
     _inhoud: inhoud,
   });
-  await d.versies.keep(ctx.uuid, doc);
+  // (a dry run keeps nothing: Resource.importeer tells what would become of it)
+  if (!ctx.historie?.proef) await d.versies.keep(ctx.uuid, doc);
   return current && current.versie > versie ? null : doc;
 }
 
