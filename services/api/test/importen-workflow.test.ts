@@ -118,6 +118,13 @@ test('a registration of several pages comes over whole: zaken with parts, docume
   const eigenschappen = await get(doel, `${ours(zaken[0]!.url)}/zaakeigenschappen`);
   expect(eigenschappen.map((e: { waarde: string }) => e.waarde)).toEqual(['blauw']);
   expect(logs.lines.some((l) => l.msg === 'import afgerond')).toBe(true);
+  // the worker's metrics count what it brought
+  const port = logs.lines.find((l) => l.msg === 'metrics, health and readiness served')?.port;
+  const metrics = await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\d+)`, 'm').exec(metrics)?.[1]);
+  expect(value('zgw_import_objects_total{collectie="zaken/zaken",uitkomst="nieuw",service="transfer"}')).toBeGreaterThanOrEqual(105);
+  expect(value('zgw_import_content_bytes_total{service="transfer"}')).toBeGreaterThanOrEqual('de inhoud'.length);
+  expect(value('zgw_imports_total{status="afgerond",service="transfer"}')).toBeGreaterThanOrEqual(1);
   // the source's own trail came along (the rol's and the status's entries in the zaak's), sealed at rest as ours is
   const bronTrail = (await get(bron, `${zaken[0]!.url}/audittrail`)) as Record<string, unknown>[];
   const onzeTrail = (await get(doel, `${ours(zaken[0]!.url)}/audittrail`)) as Record<string, unknown>[];
@@ -179,6 +186,7 @@ test('a limited run brings the chosen zaken with their parts, documents and besl
   const binnen = await createZ(bron, 'zaken', zaakBody(s.zaaktype, { startdatum: '2021-06-01' }));
   const teVroeg = await createZ(bron, 'zaken', zaakBody(s.zaaktype, { startdatum: '2019-01-01' }));
   const anderType = await createZ(bron, 'zaken', zaakBody(ander.zaaktype, { startdatum: '2021-06-01' }));
+  const andereOrganisatie = await createZ(bron, 'zaken', zaakBody(s.zaaktype, { startdatum: '2021-06-01', bronorganisatie: '123456782' }));
   const rolBuiten = await createZ(bron, 'rollen', {
     zaak: teVroeg.url,
     roltype: s.roltype,
@@ -202,13 +210,15 @@ test('a limited run brings the chosen zaken with their parts, documents and besl
     (await bron.call('POST', '/besluiten/api/v1/besluitinformatieobjecten', { besluit: besluit.url, informatieobject: bijBesluit.url })).statusCode,
   ).toBe(201);
 
-  const run = await runTotHetEinde({ clientId: 'verhuizer', secret: 'verhuizer-secret', zaaktypen: ['ZT-RUN'], vanaf: '2021-01-01' });
+  const selectie = { zaaktypen: ['ZT-RUN'], vanaf: '2021-01-01', bronorganisatie: '000000000' };
+  const run = await runTotHetEinde({ clientId: 'verhuizer', secret: 'verhuizer-secret', ...selectie });
   const here = async (url: string) => (await doel.call('GET', ours(url), undefined, { headers: CRS })).statusCode;
   expect([run.status, run.fout, run.fouten]).toEqual(['afgerond', undefined, []]);
-  expect(run.selectie).toEqual({ zaaktypen: ['ZT-RUN'], vanaf: '2021-01-01' });
+  expect(run.selectie).toEqual(selectie);
   expect(run.tellingen['catalogi/catalogussen']).toMatchObject({ nieuw: 1, overgeslagen: 1, mislukt: 0 });
   expect(await get(doel, ours(ander.zaaktype))).toEqual(ours(await get(bron, ander.zaaktype)));
-  expect([await here(binnen.url), await here(teVroeg.url), await here(anderType.url), await here(rolBuiten.url)]).toEqual([200, 404, 404, 404]);
+  const zaken = [binnen, teVroeg, anderType, rolBuiten, andereOrganisatie];
+  expect(await Promise.all(zaken.map((z) => here(z.url)))).toEqual([200, 404, 404, 404, 404]);
   expect([await here(bijZaak.url), await here(bijBesluit.url), await here(los.url), await here(besluit.url)]).toEqual([200, 200, 404, 200]);
   expect((await doel.call('GET', `${ours(bijBesluit.url)}/download`)).rawPayload.toString()).toBe('bij het besluit');
   expect(run.tellingen['zaken/zaken']).toMatchObject({ gelezen: 1, nieuw: 1 });

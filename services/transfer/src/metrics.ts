@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry, type Voortgang } from '@zgw/shared';
+import { Counter, Histogram, type ImportTelling, type Registry, type Voortgang } from '@zgw/shared';
 
 /** Changes of a transfer's status reported by this worker, by the new status (`afgerond`, `mislukt`, ...). */
 const transfers = new Counter({
@@ -16,9 +16,47 @@ const steps = new Histogram({
   registers: [],
 });
 
+/** The registration import's objects by collection and what became of them (a page retried counts again). */
+const importObjects = new Counter({
+  name: 'zgw_import_objects_total',
+  help: 'Objects of registration imports by collection (zaken/zaken ...) and outcome: gelezen, nieuw, bijgewerkt, bezet, mislukt, overgeslagen',
+  labelNames: ['collectie', 'uitkomst'],
+  registers: [],
+});
+
+const importBytes = new Counter({
+  name: 'zgw_import_content_bytes_total',
+  help: 'Document content brought by registration imports, in bytes',
+  registers: [],
+});
+
+const importRuns = new Counter({
+  name: 'zgw_imports_total',
+  help: 'Registration imports that ended, by status (afgerond, mislukt, geannuleerd)',
+  labelNames: ['status'],
+  registers: [],
+});
+
 export function registerTransferMetrics(registry: Registry): void {
   registry.registerMetric(transfers);
   registry.registerMetric(steps);
+  registry.registerMetric(importObjects);
+  registry.registerMetric(importBytes);
+  registry.registerMetric(importRuns);
+}
+
+/** Counts what one page of an import brought, per collection. */
+export function observeImport(tellingen: ReadonlyMap<string, ImportTelling>): void {
+  for (const [collectie, telling] of tellingen) {
+    const { bytes, ...uitkomsten } = telling;
+    for (const [uitkomst, n] of Object.entries(uitkomsten)) if (n) importObjects.inc({ collectie, uitkomst }, n);
+    if (bytes) importBytes.inc(bytes);
+  }
+}
+
+/** Counts an import that ended. */
+export function observeImportEnd(status: string): void {
+  importRuns.inc({ status });
 }
 
 /** Steps begun in this worker, by `<overdracht>/<stap>`: when (bounded: a step that ends elsewhere is forgotten). */

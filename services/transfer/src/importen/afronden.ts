@@ -11,6 +11,7 @@ import {
   type ZgwClient,
 } from '@zgw/shared';
 import type { Deps } from '../context';
+import { observeImportEnd } from '../metrics';
 import { vergelijkInhoud } from './inhoud';
 import { openRun } from './run';
 
@@ -57,4 +58,5 @@ export async function zetStatus(deps: Deps, o: ImportOpdracht, status: ImportSta
     .collection<StoredImport>(IMPORTEN_COLLECTION)
     .updateOne({ _id: o.run }, { $set: { status, bijgewerkt: new Date(), ...(fout ? { fout } : {}) } });
   deps.log.info({ run: o.run, status, ...(fout ? { fout } : {}) }, `import ${status}`);
+  observeImportEnd(status);
 }

@@ -12,6 +12,7 @@ import {
   type ImportTelling,
 } from '@zgw/shared';
 import { PERMANENT, uuidOf, type Deps } from '../context';
+import { observeImport } from '../metrics';
 import { openRun, type Run } from './run';
 
 type Obj = Record<string, unknown>;
@@ -247,6 +248,7 @@ export class Pagina {
       first = false;
       await coll.replaceOne({ _id: page._id }, page, { upsert: true });
     }
+    observeImport(this.tellingen);
     const mislukt = [...this.tellingen.values()].reduce((n, t) => n + t.mislukt, 0);
     if (mislukt) deps.log.warn({ run: this.run, page: this.url, mislukt, eerste: this.fouten[0]?.reden }, 'import: objects not stored');
   }
