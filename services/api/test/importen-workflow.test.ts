@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ensureAllRights } from '../src/bootstrap';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
+import { AdminBrowser, PASSWORD } from './admin-ui.helpers';
 import { EIO, eioBody } from './documenten.fixtures';
 import { eventually, token, type TestApp } from './harness';
 import { LogLines, startListeningApp, startWorker, stopWorker, typen, type Typen } from './overdrachten.fixtures';
@@ -26,7 +27,7 @@ let worker: ChildProcess | undefined;
 beforeAll(async () => {
   sl = await startReferentielijsten();
   bron = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url }, new LogLines());
-  doel = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url, ...GRENS }, logs);
+  doel = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url, ADMIN_INITIAL_USER: 'platform', ADMIN_INITIAL_PASSWORD: PASSWORD, ...GRENS }, logs);
   s = await typen(bron, sl, '000000000', 'ZT-RUN');
   await bron.client('verhuizer', 'verhuizer-secret');
   await ensureAllRights(bron.mongo.db, 'verhuizer', bron.config.ZGW_DEFAULT_TENANT);
@@ -272,6 +273,42 @@ test('a dry run tells what would be stored and what would fail and stores nothin
   for (const url of [proef.catalogus, proef.zaaktype, zaak.url, rol.url, status.url, klein.url, kleinLink.url])
     expect([url, await here(url)]).toEqual([url, 200]);
   expect([await here(groot.url), await here(grootLink.url)]).toEqual([404, 404]);
+}, 120_000);
+
+test('the admin screen starts a dry run, shows its progress and what failed, and steers only a run under way', async () => {
+  const b = new AdminBrowser(doel);
+  expect((await b.login('platform', PASSWORD)).statusCode).toBe(303);
+  const home = await b.get('/admin/');
+  expect(home.body).toContain('/admin/importen');
+  // the runs of the earlier tests, with their totals
+  const list = await b.get('/admin/importen');
+  expect(list.statusCode).toBe(200);
+  expect(list.body).toMatch(/<table id="importen">[\s\S]*data-status="afgerond"/);
+  const bad = await b.post('/admin/importen', { bron: 'geen url', clientId: 'verhuizer', secret: 'x', dryRun: 'on' });
+  expect(bad.statusCode).toBe(400);
+  expect(bad.body).toContain('bron');
+  const started = await b.post('/admin/importen', {
+    bron: bron.config.PUBLIC_BASE_URL,
+    clientId: 'verhuizer',
+    secret: 'verhuizer-secret',
+    zaaktypen: 'ZT-PROEF',
+    dryRun: 'on',
+  });
+  expect(started.statusCode).toBe(303);
+  const page = String(started.headers.location).split('?')[0]!;
+  let shown = await b.get(page);
+  expect(shown.body).toContain('Proefimport uit');
+  const klaar = await eventually(async () => {
+    shown = await b.get(page);
+    return shown.body.includes('data-status="afgerond"');
+  }, 40_000);
+  expect(klaar).toBe(true);
+  // ended: no refresh, no steering; the counts per collection and the document over the limit with why
+  expect(shown.body).not.toContain('http-equiv="refresh"');
+  expect(shown.body).not.toContain('/pauzeren');
+  expect(shown.body).toMatch(/<tr><td>zaken\/zaken<\/td><td>1<\/td><td>0<\/td><td>1<\/td>/);
+  expect(shown.body).toMatch(/<table id="fouten">[\s\S]*inhoud-te-groot/);
+  expect((await b.post(`${page}/pauzeren`)).statusCode).toBe(409);
 }, 120_000);
 
 test('a source that answers what is no ZGW list ends the run mislukt with the reason', async () => {

@@ -9,6 +9,7 @@ import { registerOverdrachtScreens } from './overdrachten';
 import { registerAuditScreens } from './audit';
 import { sessionCaller, sessionOf, type AdminUi } from './context';
 import { registerOrganisatieScreens } from './organisaties';
+import { registerImportScreens } from './importen';
 import { registerCatalogusScreens } from './catalogi';
 import { formOf, parseForm } from './forms';
 import { html } from '../../common/html';
@@ -148,6 +149,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
   <section class="card"><h2><a href="${UI}/overdrachten">Overdrachten</a></h2><p>Overdrachten van zaken aan andere registraties: stappen, weigeringen, annuleren en opnieuw proberen; de doelregistraties.</p></section>
   <section class="card"><h2><a href="${UI}/audit">Audit</a></h2><p>Client ids waarvan het lezen niet in de audit trail komt.</p></section>
   ${session.platform ? html`<section class="card"><h2><a href="${UI}/organisaties">Organisaties</a></h2><p>De organisaties (tenants) van dit platform: aantallen, opslag, een nieuwe, en welke deze schermen beheren (nu <code>${session.tenant}</code>).</p></section>` : ''}
+  ${session.platform ? html`<section class="card"><h2><a href="${UI}/importen">Importen</a></h2><p>Een hele registratie overbrengen uit Open Zaak, OneGround of een andere ZGW-registratie, met voortgang en controle.</p></section>` : ''}
   <section class="card"><h2><a href="${REFERENCE}">API-referentie</a></h2><p>De OpenAPI-documenten van alle componenten, leesbaar.</p></section>
 </div>
 <h2>Platform</h2>
@@ -210,6 +212,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
       registerAuditScreens(scope, ui);
       registerBeheerderScreens(scope, ui, users, sessions);
       registerOrganisatieScreens(scope, ui, sessions);
+      registerImportScreens(scope, ui);
       await registerCatalogusScreens(scope, ui);
     },
     { prefix: UI },

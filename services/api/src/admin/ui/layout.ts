@@ -21,8 +21,10 @@ export interface PageOptions {
   user?: string;
   csrf?: string;
   /** Which navigation entry is current. */
-  nav?: 'applicaties' | 'catalogi' | 'abonnementen' | 'overdrachten' | 'audit' | 'beheerders' | 'organisaties' | 'wachtwoord' | 'home';
+  nav?: 'applicaties' | 'catalogi' | 'abonnementen' | 'overdrachten' | 'audit' | 'beheerders' | 'organisaties' | 'importen' | 'wachtwoord' | 'home';
   notice?: string;
+  /** The page reloads itself after this many seconds (a job under way). */
+  refresh?: number;
   errors?: string[];
   status?: number;
 }
@@ -36,7 +38,10 @@ const NAV: [NonNullable<PageOptions['nav']>, string, string][] = [
   ['beheerders', `${UI}/beheerders`, 'Beheerders'],
 ];
 /** Only platform administrators see the organisations (tenants). */
-const PLATFORM_NAV: typeof NAV = [['organisaties', `${UI}/organisaties`, 'Organisaties']];
+const PLATFORM_NAV: typeof NAV = [
+  ['organisaties', `${UI}/organisaties`, 'Organisaties'],
+  ['importen', `${UI}/importen`, 'Importen'],
+];
 
 /** Whose page it is: the organisation the session manages, and whether it is a platform administrator's. */
 export interface Managing {
@@ -63,6 +68,7 @@ export function layout(opts: PageOptions, body: Html, managing?: Managing): Html
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${opts.title} · ZGW beheer</title>
+${opts.refresh ? html`<meta http-equiv="refresh" content="${opts.refresh}">` : ''}
 <link rel="stylesheet" href="${UI}/static/admin.css">
 <script src="${UI}/static/admin.js" defer></script>
 </head>
