@@ -130,10 +130,12 @@ export interface ImportPagina {
  */
 export const IMPORT_PROEF = 'importen_proef';
 
-/** What the workflow is given: only the run's id and tenant (the rest, its secret too, is read from the store). */
+/** What the workflow is given: the run's id and tenant (the rest, its secret too, is read from the store). */
 export interface ImportOpdracht {
   run: string;
   tenant: string;
+  /** A step without a sign of life this long (its worker died) is taken over by another worker (TRANSFER_HEARTBEAT_SECONDS). */
+  hartslagSeconden?: number;
 }
 
 export const importWorkflowId = (run: string): string => `import-${run}`;

@@ -71,7 +71,7 @@ export const apisOf = (t: TestApp) => ({
 });
 
 /** The transfer worker as it runs in production (services/transfer/dist), for this app's database and task queue. */
-export function startWorker(t: TestApp, logs: LogLines, env: Record<string, string> = {}): ChildProcess {
+export function startWorker(t: Pick<TestApp, 'config'>, logs: LogLines, env: Record<string, string> = {}): ChildProcess {
   const main = join(__dirname, '..', '..', 'transfer', 'dist', 'main.js');
   const child = spawn(process.execPath, [main], {
     env: {

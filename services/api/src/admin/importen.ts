@@ -337,7 +337,7 @@ export class ImportRuns {
     const log = { run: run._id, tenant: run.tenant, bron: run.bron, dryRun: run.dryRun, by: caller.clientId };
     try {
       const client = await this.temporal.connect();
-      const opdracht: ImportOpdracht = { run: run._id, tenant: run.tenant };
+      const opdracht: ImportOpdracht = { run: run._id, tenant: run.tenant, hartslagSeconden: this.deps.config.TRANSFER_HEARTBEAT_SECONDS };
       await client.workflow.start('importeren', {
         taskQueue: this.deps.config.TRANSFER_TASK_QUEUE,
         workflowId: importWorkflowId(run._id),

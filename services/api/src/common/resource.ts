@@ -365,8 +365,12 @@ export class Resource<D extends Document> {
     const mine = held && !held._tombstone && held[TENANT_FIELD] === ctx.caller.tenant && held._herkomst === herkomst.bron;
     const current = mine ? (held as Stored<D>) : null;
     if (held && !current) return 'bezet';
-    // an object that cannot change once made (a status, a klantcontact) is there already as it is
-    if (current && !this.def.scopes.update.length) return 'bijgewerkt';
+    // an object that cannot change once made (a status, a klantcontact) is there already as it is; a crash may have
+    // left its follow-up writes undone (the page is retried): done now
+    if (current && !this.def.scopes.update.length) {
+      if (current._follow && !herkomst.proef) await this.follow(current, ctx);
+      return 'bijgewerkt';
+    }
     const made = this.def.historisch
       ? await this.def.historisch(source, ctx, current ?? undefined)
       : { ...(await this.prepare(source, ctx, current ?? undefined)), ...this.def.behouden?.(source) };
@@ -385,8 +389,10 @@ export class Resource<D extends Document> {
       await this.follow(await this.store.insert(uuid, marked, events, () => this.keepAudit(audit)), ctx);
       return 'nieuw';
     }
+    // a create whose follow-up writes a crash left undone (its mark stays until they are done) is finished as a create
+    const unfinished = current._follow !== undefined;
     const stored = await this.store.replace(current, doc, events, () => this.keepAudit(audit));
-    if (stored) await this.def.afterWrite?.(stored, ctx, current);
+    if (stored) await (unfinished ? this.follow(stored, ctx) : this.def.afterWrite?.(stored, ctx, current));
     return 'bijgewerkt';
   }
 

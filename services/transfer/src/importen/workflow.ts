@@ -23,10 +23,10 @@ export const hervat = defineSignal('hervat');
 /** Pages of one collection per workflow run before it continues as new (its history stays small). */
 const PAGES_PER_RUN = 200;
 
-const activities = () =>
+const activities = (o: ImportOpdracht) =>
   proxyActivities<ImportActivities>({
     startToCloseTimeout: '2 hours',
-    heartbeatTimeout: '2 minutes',
+    heartbeatTimeout: `${o.hartslagSeconden ?? 120}s`,
     retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20, nonRetryableErrorTypes: ['Permanent'] },
   });
 
@@ -37,7 +37,7 @@ const activities = () =>
  * reason. (The run is kept `bezig` from its start, `gepauzeerd` while paused, by the API that steers it.)
  */
 export async function importeren(o: ImportOpdracht): Promise<string> {
-  const a = activities();
+  const a = activities(o);
   let gepauzeerd = false;
   let huidig: string | undefined;
   const doorgeven = async (signal: 'pauzeer' | 'hervat') => {
@@ -79,7 +79,7 @@ export async function importeren(o: ImportOpdracht): Promise<string> {
  * per zaaktype version); continues as new every PAGES_PER_RUN pages with the pages still to go.
  */
 export async function importeerSoort(o: ImportOpdracht, soort: number, rij: string[] | null): Promise<void> {
-  const a = activities();
+  const a = activities(o);
   let gepauzeerd = false;
   setHandler(pauzeer, () => void (gepauzeerd = true));
   setHandler(hervat, () => void (gepauzeerd = false));
