@@ -28,9 +28,12 @@
 //   tenants   a tenant's list page 1 and _zoek by BSN at 16 clients, alone in the store and among --tenants (200)
 //             tenants of --per-tenant (500) zaken each; targets: >= 80% of the req/s alone, store query p99 < 5 ms
 //             (bench/tenants.js).
-//   `all` runs catalogi and zaken; the documents, notifier, transfer, pii and tenants suites run when named.
+//   import    the registration import end to end from a second instance holding --zaken (20,000) zaken of 2 rollen, 3
+//             statussen and a document of 20 KB each: zaken/s, and the RSS growth of the API and the worker (bench/import.js).
+//             Needs Temporal (started when TEMPORAL_ADDRESS is unset).
+//   `all` runs catalogi and zaken; the documents, notifier, transfer, pii, tenants and import suites run when named.
 //
-// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|transfer|pii|tenants|all --plain-ref REF --transfers N --concurrent N --only TEXT --seconds S --zaaktypen N
+// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|transfer|pii|tenants|import|all --plain-ref REF --transfers N --concurrent N --only TEXT --seconds S --zaaktypen N
 //        --zaken N --documents N --via-api N --large-mib M --parallel N --store gridfs|s3 --events N --receivers N --slow-ms MS --tenants N --per-tenant N --keep]
 //   --only TEXT  runs just the operations whose title contains TEXT (e.g. --only uuid)
 //   --keep       keeps the bench databases (dropped at the end by default)
@@ -50,6 +53,7 @@ const { notifierSuite } = require('./bench/notifier');
 const { transferSuite } = require('./bench/transfer');
 const { piiSuite } = require('./bench/pii');
 const { tenantsSuite } = require('./bench/tenants');
+const { importSuite } = require('./bench/import');
 
 const root = path.join(__dirname, '..');
 const option = (name) => {
@@ -58,7 +62,7 @@ const option = (name) => {
 };
 const num = (name, dflt) => (option(name) === undefined ? dflt : Number(option(name)));
 const SUITE = option('suite') ?? 'all';
-const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier', 'transfer', 'pii', 'tenants'];
+const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier', 'transfer', 'pii', 'tenants', 'import'];
 if (![...SUITES, 'all'].includes(SUITE)) throw new Error(`--suite ${SUITE}: use ${SUITES.join(', ')} or all`);
 /** `all` runs every suite but the long ones (documents: a million documents; documents-large: 1 GiB). */
 const runs = (name) => SUITE === name || (SUITE === 'all' && ['catalogi', 'zaken'].includes(name));
@@ -596,6 +600,10 @@ async function main() {
       dbs.push(`zgw_bench_tenants_${stamp}`);
       suites.tenants = { at: new Date().toISOString(), ...(await tenantsSuite(helpers, dbs.at(-1), mongo, { tenants: num('tenants', 200), perTenant: num('per-tenant', 500) })) };
     }
+    if (runs('import')) {
+      dbs.push(`zgw_bench_import_${stamp}`, `zgw_bench_import_${stamp}_bron`);
+      suites.import = { at: new Date().toISOString(), ...(await importSuite(helpers, dbs.at(-2), { zaken: num('zaken', 20000) })) };
+    }
     if (runs('documents-large')) {
       dbs.push(`zgw_bench_documents_large_${stamp}`);
       const store = option('store') ?? 'gridfs';
@@ -625,6 +633,10 @@ async function main() {
     if (suites.transfer) {
       const r = suites.transfer.routes;
       console.log(`\ntransfer at ${suites.transfer.concurrent} concurrent: internal ${r.intern.transfersPerMinute}/minute (target 60: ${suites.transfer.target.internalAtLeast60PerMinute ? 'met' : 'NOT met'}), external ${r.extern.transfersPerMinute}/minute`);
+    }
+    if (suites.import) {
+      const i = suites.import;
+      console.log(`\nimport of ${i.zaken} zaken: ${i.zakenPerSecond} zaken/s (target 100: ${i.target.atLeast100ZakenPerSecond ? 'met' : 'NOT met'}); RSS growth API +${i.rssMb.apiGrowth} MB, worker +${i.rssMb.workerGrowth} MB (target <= 300: ${i.target.rssGrowthAtMost300Mb ? 'met' : 'NOT met'})`);
     }
     if (suites.zaken) {
       const t = suites.zaken.targets;

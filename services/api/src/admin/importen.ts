@@ -129,21 +129,24 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
     const herkomst = { run: batch.run, bron: batch.bron, proef: batch.proef };
     // (a dry run reads what it would have stored before, as the real run would read it: alsProef)
     const binnen = <T>(fn: () => Promise<T>) => alsHistorie(herkomst, () => (batch.proef ? alsProef(batch.run, fn) : fn()));
-    for (const source of batch.objecten) {
+    const importeer = async (source: JsonObject): Promise<ImportResultaat> => {
       const url = String(source.url ?? '');
       const object = kaart.rewrite(source) as JsonObject;
-      await binnen(async () => {
-        try {
-          const { resource, uuid } = kaart.resourceOf(url);
-          const uitkomst = await resource.importeer(object, uuid, resource.ctx(caller, uuid));
-          if (uitkomst !== 'bezet' && !batch.proef) touched.add(resource.api.def.name);
-          resultaten.push({ url, uitkomst });
-        } catch (err) {
-          const buiten = batch.selectie && (await kaart.ouderOntbreekt(object));
-          resultaten.push(buiten ? { url, uitkomst: 'overgeslagen' } : { url, uitkomst: 'mislukt', reden: reasonOf(err) });
-        }
-      });
-    }
+      try {
+        const { resource, uuid } = kaart.resourceOf(url);
+        const uitkomst = await resource.importeer(object, uuid, resource.ctx(caller, uuid));
+        if (uitkomst !== 'bezet' && !batch.proef) touched.add(resource.api.def.name);
+        return { url, uitkomst };
+      } catch (err) {
+        const buiten = batch.selectie && (await kaart.ouderOntbreekt(object));
+        return buiten ? { url, uitkomst: 'overgeslagen' } : { url, uitkomst: 'mislukt', reden: reasonOf(err) };
+      }
+    };
+    await binnen(() =>
+      zijAanZij(groepen(batch.objecten as JsonObject[]), IMPORT_PARALLEL, async (groep) => {
+        for (const [i, source] of groep) resultaten[i] = await importeer(source);
+      }),
+    );
     // as any write: the read caches of what changed go, here and in the other instances
     for (const name of touched) if (deps.caches.has(name)) deps.caches.clear(name);
     const count = (u: ImportResultaat['uitkomst']) => resultaten.filter((r) => r.uitkomst === u).length;
@@ -161,8 +164,7 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
     const batch = parseOrThrow(ImportBatch, req.body ?? {});
     const kaart = new Bronkaart(batch, apis);
     const trail = deps.db.collection<{ _id: string }>(AUDITTRAIL_COLLECTION);
-    const resultaten: ImportResultaat[] = [];
-    for (const source of batch.objecten) {
+    const bewaar = async (source: Record<string, unknown>): Promise<ImportResultaat> => {
       const url = String(source.uuid ?? '');
       try {
         const view = kaart.rewrite(source) as JsonObject;
@@ -172,13 +174,15 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
         const entry = parseOrThrow(AuditEntry, { ...view, wijzigingen, bron: String(source.bron ?? '').toUpperCase() });
         const doc = { ...entry, wijzigingen: sealPii(deps.pii, entry.wijzigingen) };
         const r = await trail.updateOne({ _id: entry.uuid }, { $setOnInsert: doc }, { upsert: true });
-        resultaten.push({ url, uitkomst: r.upsertedCount ? 'nieuw' : 'bijgewerkt' });
+        return { url, uitkomst: r.upsertedCount ? 'nieuw' : 'bijgewerkt' };
       } catch (err) {
         // (an entry of another tenant under the same UUID: its insert meets the unique _id)
-        if ((err as { code?: number }).code === 11000) resultaten.push({ url, uitkomst: 'bezet' });
-        else resultaten.push({ url, uitkomst: 'mislukt', reden: reasonOf(err) });
+        if ((err as { code?: number }).code === 11000) return { url, uitkomst: 'bezet' };
+        return { url, uitkomst: 'mislukt', reden: reasonOf(err) };
       }
-    }
+    };
+    const resultaten: ImportResultaat[] = [];
+    await zijAanZij([...batch.objecten.entries()], IMPORT_PARALLEL, async ([i, source]) => void (resultaten[i] = await bewaar(source)));
     req.log.info({ run: batch.run, bron: batch.bron, entries: resultaten.length, by: caller.clientId }, 'import audit entries stored');
     return { resultaten };
   });
@@ -195,6 +199,35 @@ async function* tenHoogste(body: AsyncIterable<Buffer>, max: number): AsyncItera
     if (n > max) throw teGroot(max);
     yield chunk;
   }
+}
+
+/** Objects of one batch stored at once (groepen). */
+const IMPORT_PARALLEL = 16;
+
+/**
+ * A batch's objects by what they belong to, each with its place: those of one zaak, besluit or document one after
+ * another in the order given (a status after the one before it, a document's versions oldest first), different ones
+ * side by side.
+ */
+function groepen(objecten: JsonObject[]): [number, JsonObject][][] {
+  const out = new Map<string, [number, JsonObject][]>();
+  objecten.forEach((o, i) => {
+    const key = String(o.zaak ?? o.besluit ?? o.informatieobject ?? o.url ?? i);
+    const groep = out.get(key);
+    if (groep) groep.push([i, o]);
+    else out.set(key, [[i, o]]);
+  });
+  return [...out.values()];
+}
+
+/** Runs `fn` on every item, at most `limit` at a time. */
+async function zijAanZij<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 /** The resource of a component served under `/<collection>`. */
