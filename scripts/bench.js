@@ -578,7 +578,7 @@ async function main() {
     }
     const helpers = {
       call, post, measure, startApi, up, stopApi, drained, randomOf, pathOf, seconds, zaaktype, headers, PORT, ONLY, SECONDS, cpuSeconds,
-      bsnPool, zaaktypeForZaken, loadZaken, zrcHeaders, CRS,
+      bsnPool, zaaktypeForZaken, loadZaken, zrcHeaders, CRS, STORE,
     };
     if (runs('documents')) {
       dbs.push(`zgw_bench_documents_${stamp}`);

@@ -76,10 +76,16 @@ async function importSuite(h, db, { zaken }) {
       cwd: root, stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, TRANSFER_SECRET: SECRET, TRANSFER_TASK_QUEUE: queue, MONGODB_DB: db, PUBLIC_BASE_URL: api.base, LOG_LEVEL: 'warn', TRANSFER_METRICS_PORT: '0' },
     });
+    // the worker has bundled its workflows and waits (its RSS from there on is what the import adds)
     await new Promise((r) => setTimeout(r, 3000));
+    for (let i = 0; i < 30; i++) {
+      const busy = h.cpuSeconds(worker.pid);
+      await new Promise((r) => setTimeout(r, 1000));
+      if (h.cpuSeconds(worker.pid) - busy < 0.05) break;
+    }
     const before = { api: rssMb(api.pid), worker: rssMb(worker.pid) };
     const most = { ...before };
-    const cpu = { api: h.cpuSeconds(api.pid), worker: h.cpuSeconds(worker.pid), bron: h.cpuSeconds(bron.pid) };
+    const cpu = { api: h.cpuSeconds(api.pid), worker: h.cpuSeconds(worker.pid), bron: h.cpuSeconds(bron.pid), store: h.STORE.pid ? h.cpuSeconds(h.STORE.pid) : 0 };
     const started = Date.now();
     const run = await h.post(`${api.base}/admin/api/v1/importen`, { bron: bron.base, clientId: 'bench', secret: 'bench-secret' });
     const seen = {};
@@ -104,7 +110,8 @@ async function importSuite(h, db, { zaken }) {
       objects, objectsPerSecond: Math.round(objects / seconds),
       contentBytes: tellingen.reduce((n, x) => n + x.bytes, 0),
       collectionStartedAtSeconds: seen,
-      coresUsed: { api: used(api.pid, cpu.api), worker: used(worker.pid, cpu.worker), source: used(bron.pid, cpu.bron) },
+      // (the local store serves both instances)
+      coresUsed: { api: used(api.pid, cpu.api), worker: used(worker.pid, cpu.worker), source: used(bron.pid, cpu.bron), ...(h.STORE.pid ? { store: used(h.STORE.pid, cpu.store) } : {}) },
       rssMb: { apiBefore: before.api, apiGrowth: most.api - before.api, workerBefore: before.worker, workerGrowth: most.worker - before.worker },
       verificatie: view.verificatie, inhoudVerificatie: view.inhoudVerificatie && { versies: view.inhoudVerificatie.versies, aantalAfwijkend: view.inhoudVerificatie.aantalAfwijkend },
     };
@@ -113,7 +120,7 @@ async function importSuite(h, db, { zaken }) {
       rssGrowthAtMost300Mb: result.rssMb.apiGrowth <= 300 && result.rssMb.workerGrowth <= 300,
     };
     console.log(`  import of ${zaken} zaken: ${result.status} in ${result.seconds} s = ${result.zakenPerSecond} zaken/s, ${result.objectsPerSecond} objects/s, ${result.failed} failed`);
-    console.log(`  cores used: API ${result.coresUsed.api}, worker ${result.coresUsed.worker}, source ${result.coresUsed.source}; RSS API ${before.api} MB +${result.rssMb.apiGrowth}, worker ${before.worker} MB +${result.rssMb.workerGrowth}`);
+    console.log(`  cores used: API ${result.coresUsed.api}, worker ${result.coresUsed.worker}, source ${result.coresUsed.source}, store ${result.coresUsed.store ?? '-'}; RSS API ${before.api} MB +${result.rssMb.apiGrowth}, worker ${before.worker} MB +${result.rssMb.workerGrowth}`);
     return { ...result, results: [] };
   } finally {
     if (worker && worker.exitCode === null) {
