@@ -200,8 +200,11 @@ async function ensureIndexes(z: Zaken): Promise<void> {
     // A day's zaken of one zaaktype in one organisation (how a transfer finds the copy it made).
     byField('zaaktype', 'bronorganisatie', 'startdatum'),
     ...ZAAK_RANGE.map((f) => ({ key: { _created: 1, _id: 1, [f]: 1 } })),
-    // One zaaktype's zaken started within a range, in list order (what a limited registration import reads elsewhere).
+    // One zaaktype's (and one bronorganisatie's) zaken started within a range, in list order (what a limited
+    // registration import reads elsewhere).
     { key: { zaaktype: 1, _created: 1, _id: 1, startdatum: 1 } },
+    { key: { zaaktype: 1, bronorganisatie: 1, _created: 1, _id: 1, startdatum: 1 } },
+    { key: { bronorganisatie: 1, _created: 1, _id: 1, startdatum: 1 } },
     ...ZAAK_ORDERING.map((f) => ({ key: { [f]: 1, _id: 1 } })),
     ...ZAAK_ORDERING.map((f) => ({ key: { zaaktype: 1, [f]: 1, _id: 1, _vertrouwelijkheid: 1 } })),
     { key: { zaakgeometrie: '2dsphere' }, sparse: true },
