@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { createSigner } from 'fast-jwt';
 import { ensureAllRights } from '../src/bootstrap';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
@@ -24,7 +25,7 @@ let typenBron: Typen;
 beforeAll(async () => {
   sl = await startReferentielijsten();
   bron = await startApp({ REFERENTIELIJSTEN_URL: sl.url, PUBLIC_BASE_URL: BRON });
-  doel = await startApp({ REFERENTIELIJSTEN_URL: sl.url });
+  doel = await startApp({ REFERENTIELIJSTEN_URL: sl.url, IMPORT_MAX_INHOUD_BYTES: '5000' });
   typenBron = await typen(bron, sl, '000000000', 'ZT-IMPORT');
   // the catalogus first, as an operator does (README: Moving in): same UUIDs, so the zaken's references resolve
   const zip = await bron.call('GET', `/admin/api/v1/catalogussen/${typenBron.catalogus.split('/').pop()}/export`);
@@ -151,6 +152,35 @@ async function versie(url: string, n: number): Promise<Record<string, any>> {
   expect(stored.json().sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
   return { ...rep, _bestand: stored.json() };
 }
+
+test('content over IMPORT_MAX_INHOUD_BYTES is a 413, also when the stream says no length, and nothing of it stays', async () => {
+  const files = async () => [
+    await doel.mongo.db.collection('inhoud.files').countDocuments(),
+    await doel.mongo.db.collection('inhoud.chunks').countDocuments(),
+  ];
+  const before = await files();
+  const put = (payload: Buffer | Readable) =>
+    doel.app.inject({
+      method: 'PUT',
+      url: '/admin/api/v1/importen/inhoud',
+      payload,
+      headers: { 'content-type': 'application/octet-stream', authorization: `Bearer ${tokenOf()}` },
+    });
+  const whole = await put(Buffer.alloc(6000, 'x'));
+  expect([whole.statusCode, whole.json().code]).toEqual([413, 'inhoud-te-groot']);
+  // (a stream of unknown length: stopped once past the limit)
+  const streamed = await put(
+    Readable.from(
+      (function* () {
+        for (let i = 0; i < 6; i++) yield Buffer.alloc(1000, 'y');
+      })(),
+    ),
+  );
+  expect([streamed.statusCode, streamed.json().code]).toEqual([413, 'inhoud-te-groot']);
+  expect(await files()).toEqual(before);
+  const within = await put(Buffer.alloc(5000, 'z'));
+  expect([within.statusCode, within.json().size]).toEqual([201, 5000]);
+});
 
 test('a document comes with every version, its content and its links to a zaak', async () => {
   const s = typenBron;
