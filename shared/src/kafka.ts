@@ -2,10 +2,29 @@ import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { topicName } from './events';
 
 /**
+ * kafkajs 2.2.4 schedules its throttle check with a negative delay whenever it is not throttled; Node.js runs such a
+ * timer after 1 ms, as it always did, and since Node.js 24 also prints a TimeoutNegativeWarning each time. That one
+ * warning says nothing to an operator, so it is left out; every other warning is printed as before.
+ */
+let quieted = false;
+function withoutNegativeTimeoutWarnings(): void {
+  const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  const quiet = (warning: unknown, options: unknown) =>
+    (warning as Error | undefined)?.name === 'TimeoutNegativeWarning' ||
+    options === 'TimeoutNegativeWarning' ||
+    (options as { type?: string } | undefined)?.type === 'TimeoutNegativeWarning';
+  process.emitWarning = ((warning: unknown, options?: unknown, ...rest: unknown[]) => {
+    if (!quiet(warning, options)) emit(warning, options, ...rest);
+  }) as typeof process.emitWarning;
+}
+
+/**
  * kafkajs logs every failed reconnect; the relay and the consumers report broker outages themselves
  * (once per outage), so kafkajs' own logging stays off.
  */
 export function createKafka(brokers: string, clientId: string): Kafka {
+  if (!quieted) withoutNegativeTimeoutWarnings();
+  quieted = true;
   return new Kafka({
     clientId,
     brokers: brokers
