@@ -78,6 +78,9 @@ export interface ImportTelling {
   bytes: number;
 }
 
+/** A count with nothing counted yet (`gelezen` objects read). */
+export const legeTelling = (gelezen = 0): ImportTelling => ({ gelezen, nieuw: 0, bijgewerkt: 0, bezet: 0, mislukt: 0, overgeslagen: 0, bytes: 0 });
+
 export type ImportStatus = 'bezig' | 'gepauzeerd' | 'afgerond' | 'mislukt' | 'geannuleerd';
 
 /** A run as kept: the request (secret sealed), its tenant, its progress per collection and the objects that failed. */

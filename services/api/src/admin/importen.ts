@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MongoBulkWriteError } from 'mongodb';
 import {
   AUDITTRAIL_COLLECTION,
   AuditEntry,
@@ -11,6 +12,7 @@ import {
   ImportAanvraag,
   ImportApis,
   importWorkflowId,
+  legeTelling,
   platformDb,
   sealSecret,
   type ImportOpdracht,
@@ -166,7 +168,9 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
     const batch = parseOrThrow(ImportBatch, req.body ?? {});
     const kaart = new Bronkaart(batch, apis);
     const trail = deps.db.collection<{ _id: string }>(AUDITTRAIL_COLLECTION);
-    const bewaar = async (source: Record<string, unknown>): Promise<ImportResultaat> => {
+    const resultaten: ImportResultaat[] = [];
+    const entries: { i: number; doc: Record<string, unknown> & { uuid: string } }[] = [];
+    batch.objecten.forEach((source, i) => {
       const url = String(source.uuid ?? '');
       try {
         const view = kaart.rewrite(source) as JsonObject;
@@ -174,17 +178,27 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
         const w = (view.wijzigingen ?? {}) as { oud?: unknown; nieuw?: unknown };
         const wijzigingen = { oud: w.oud ?? null, nieuw: w.nieuw ?? null };
         const entry = parseOrThrow(AuditEntry, { ...view, wijzigingen, bron: String(source.bron ?? '').toUpperCase() });
-        const doc = { ...entry, wijzigingen: sealPii(deps.pii, entry.wijzigingen) };
-        const r = await trail.updateOne({ _id: entry.uuid }, { $setOnInsert: doc }, { upsert: true });
-        return { url, uitkomst: r.upsertedCount ? 'nieuw' : 'bijgewerkt' };
+        entries.push({ i, doc: { ...entry, wijzigingen: sealPii(deps.pii, entry.wijzigingen) } });
+        resultaten[i] = { url, uitkomst: 'bijgewerkt' };
       } catch (err) {
-        // (an entry of another tenant under the same UUID: its insert meets the unique _id)
-        if ((err as { code?: number }).code === 11000) return { url, uitkomst: 'bezet' };
-        return { url, uitkomst: 'mislukt', reden: reasonOf(err) };
+        resultaten[i] = { url, uitkomst: 'mislukt', reden: reasonOf(err) };
       }
-    };
-    const resultaten: ImportResultaat[] = [];
-    await zijAanZij([...batch.objecten.entries()], IMPORT_PARALLEL, async ([i, source]) => void (resultaten[i] = await bewaar(source)));
+    });
+    // one round trip: each entry inserted once (an entry already here stays as it is: `bijgewerkt`)
+    const ops = entries.map(({ doc }) => ({ updateOne: { filter: { _id: doc.uuid }, update: { $setOnInsert: doc }, upsert: true } }));
+    const upserted = await (ops.length ? trail.bulkWrite(ops, { ordered: false }) : Promise.resolve({ upsertedIds: {} }))
+      .then((r) => r.upsertedIds)
+      .catch((err: unknown) => {
+        if (!(err instanceof MongoBulkWriteError) || err.writeConcernError) throw err;
+        const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+        for (const e of errors) {
+          const r = resultaten[entries[e.index]!.i]!;
+          // (an entry of another tenant under the same UUID: its insert meets the unique _id)
+          Object.assign(r, e.code === 11000 ? { uitkomst: 'bezet' } : { uitkomst: 'mislukt', reden: e.errmsg ?? 'niet bewaard' });
+        }
+        return err.result.upsertedIds;
+      });
+    for (const index of Object.keys(upserted)) resultaten[entries[Number(index)]!.i]!.uitkomst = 'nieuw';
     req.log.info({ run: batch.run, bron: batch.bron, entries: resultaten.length, by: caller.clientId }, 'import audit entries stored');
     return { resultaten };
   });
@@ -212,17 +226,29 @@ async function* tenHoogste(body: Readable, max: number): AsyncIterable<Buffer> {
 const IMPORT_PARALLEL = 16;
 
 /**
- * A batch's objects by what they belong to, each with its place: those of one zaak, besluit or document one after
- * another in the order given (a status after the one before it, a document's versions oldest first), different ones
- * side by side.
+ * A batch's objects by what they belong to, each with its place: objects that name one another (a status and its zaak,
+ * a zaakinformatieobject and its zaak and document, a document's versions) one after another in the order given,
+ * the others side by side.
  */
 function groepen(objecten: JsonObject[]): [number, JsonObject][][] {
-  const out = new Map<string, [number, JsonObject][]>();
+  // union-find over the objects, joined by the URLs they are or name
+  const root = objecten.map((_, i) => i);
+  const find = (i: number): number => (root[i] === i ? i : (root[i] = find(root[i]!)));
+  const first = new Map<string, number>();
   objecten.forEach((o, i) => {
-    const key = String(o.zaak ?? o.besluit ?? o.informatieobject ?? o.url ?? i);
-    const groep = out.get(key);
+    for (const key of [o.url, o.zaak, o.besluit, o.informatieobject]) {
+      if (typeof key !== 'string' || !key) continue;
+      const j = first.get(key);
+      if (j === undefined) first.set(key, i);
+      else root[find(i)] = find(j);
+    }
+  });
+  const out = new Map<number, [number, JsonObject][]>();
+  objecten.forEach((o, i) => {
+    const r = find(i);
+    const groep = out.get(r);
     if (groep) groep.push([i, o]);
-    else out.set(key, [[i, o]]);
+    else out.set(r, [[i, o]]);
   });
   return [...out.values()];
 }
@@ -318,6 +344,7 @@ export interface ImportView {
   door: string;
   tellingen: Record<string, ImportTelling>;
   fouten: { url: string; reden: string }[];
+  selectie?: StoredImport['selectie'];
   verificatie?: StoredImport['verificatie'];
   inhoudVerificatie?: StoredImport['inhoudVerificatie'];
   fout?: string;
@@ -412,7 +439,7 @@ export class ImportRuns {
     const fouten: ImportView['fouten'] = [];
     const pages = platformDb(this.deps.db).collection<ImportPagina>(IMPORT_PAGINAS).find({ run: run._id }).sort({ run: 1, soort: 1 });
     for await (const p of pages) {
-      const t = (tellingen[p.soort] ??= { gelezen: 0, nieuw: 0, bijgewerkt: 0, bezet: 0, mislukt: 0, overgeslagen: 0, bytes: 0 });
+      const t = (tellingen[p.soort] ??= legeTelling());
       for (const k of Object.keys(t) as (keyof ImportTelling)[]) t[k] += p.telling[k] ?? 0;
       for (const f of p.fouten) if (fouten.length < IMPORT_MAX_FOUTEN) fouten.push(f);
     }

@@ -4,11 +4,13 @@ import {
   IMPORT_SOORTEN,
   ZgwCallError,
   bronApi,
+  legeTelling,
   platformDb,
   soortKey,
   zgwUrl,
   type ImportOpdracht,
   type ImportPagina,
+  type ImportSoort,
   type ImportTelling,
 } from '@zgw/shared';
 import { PERMANENT, uuidOf, type Deps } from '../context';
@@ -29,8 +31,6 @@ const TRAILS: ReadonlySet<string> = new Set(['zaken', 'enkelvoudiginformatieobje
 
 /** The links to documents: in a limited run, the documents they name are brought with them. */
 const LINKS: ReadonlySet<string> = new Set(['zaakinformatieobjecten', 'besluitinformatieobjecten']);
-
-const leeg = (gelezen: number): ImportTelling => ({ gelezen, nieuw: 0, bijgewerkt: 0, bezet: 0, mislukt: 0, overgeslagen: 0, bytes: 0 });
 
 /** At most this many objects go to the API in one batch. */
 const BATCH = 200;
@@ -61,14 +61,45 @@ export async function startPaginas(deps: Deps, o: ImportOpdracht, soort: number)
   return urls;
 }
 
+/** Pages of one collection one activity brings (its retry brings them again: each replaces what it made). */
+const PAGES_PER_ACTIVITY = 5;
+
 /**
- * Brings one page of a collection of the source: reads it (a list or a paginated page), adds what belongs to its
- * objects (a zaak's zaakeigenschappen; a document's earlier versions with each version's content streamed here; the
- * audit trails of zaken, documents and besluiten), has the API store it all in batches, and keeps what became of each
- * object under the page's URL (a retried page replaces its own counts). Answers the next page, or null after the last.
+ * Brings pages of a collection of the source from `url` on, at most PAGES_PER_ACTIVITY: each is read with what belongs
+ * to its objects (lees), and stored (schrijf) while the next one is read, so the source's answers and this platform's
+ * writes overlap. Answers the page to go on from, or null after the last.
  */
 export async function importeerPagina(deps: Deps, o: ImportOpdracht, soort: number, url: string): Promise<{ next: string | null }> {
   const r = await openRun(deps, o);
+  let page = await lees(r, o, soort, url);
+  for (let n = 1; ; n++) {
+    const volgende = page.next && n < PAGES_PER_ACTIVITY ? lees(r, o, soort, page.next) : undefined;
+    // (a failed read-ahead fails the activity once this page is stored, not beside it)
+    volgende?.catch(() => undefined);
+    await schrijf(deps, r, page);
+    if (!volgende) return { next: page.next };
+    page = await volgende;
+  }
+}
+
+/** A page of the source as read: its objects with what belongs to them, to be stored. */
+interface Gelezen {
+  soort: ImportSoort;
+  next: string | null;
+  p: Pagina;
+  main: ImportTelling;
+  /** What is stored of the page's objects: a document's versions oldest first, each with its content here already. */
+  objecten: Obj[];
+  eigenschappen: Obj[];
+  trails: Obj[];
+}
+
+/**
+ * Reads one page of a collection (a list or a paginated page) and what belongs to its objects: a zaak's
+ * zaakeigenschappen; a document's earlier versions, each version's content streamed here; the audit trails of zaken,
+ * documents and besluiten.
+ */
+async function lees(r: Run, o: ImportOpdracht, soort: number, url: string): Promise<Gelezen> {
   const s = IMPORT_SOORTEN[soort]!;
   const { items, next } = await leesPagina(r, url);
   const p = new Pagina(r, o.run, url);
@@ -76,9 +107,20 @@ export async function importeerPagina(deps: Deps, o: ImportOpdracht, soort: numb
   // a limited run brings only the besluiten of its zaken
   const mee = r.run.selectie && s.collection === 'besluiten' ? items.filter((b) => b.zaak) : items;
   main.overgeslagen += items.length - mee.length;
-  const objecten = s.collection === 'enkelvoudiginformatieobjecten' ? await p.metVersies(mee, main) : mee;
-  const eigenschappen =
-    s.collection === 'zaken' ? await p.perObject(mee, (z) => `${bronApi(r.run, 'zaken')}/zaken/${uuidOf(String(z.url))}/zaakeigenschappen`) : [];
+  const [objecten, eigenschappen, trails] = await Promise.all([
+    s.collection === 'enkelvoudiginformatieobjecten' ? p.metVersies(mee, main) : mee,
+    s.collection === 'zaken' ? p.perObject(mee, (z) => `${bronApi(r.run, 'zaken')}/zaken/${uuidOf(String(z.url))}/zaakeigenschappen`) : [],
+    TRAILS.has(s.collection) ? p.leesTrails(mee) : [],
+  ]);
+  return { soort: s, next, p, main, objecten, eigenschappen, trails };
+}
+
+/**
+ * Has the API store a page as read, in batches, and keeps what became of each object under the page's URL (a retried
+ * page replaces its own counts).
+ */
+async function schrijf(deps: Deps, r: Run, g: Gelezen): Promise<void> {
+  const { soort: s, p, main, objecten } = g;
   // (a dry run has each object through the rules as well, and is told what would become of it)
   const geweigerd = await p.schrijf('objecten', objecten, main);
   // a limited run's links to documents it has not brought yet: the documents first, then the links again
@@ -88,15 +130,14 @@ export async function importeerPagina(deps: Deps, o: ImportOpdracht, soort: numb
     const documenten = p.telling('documenten/enkelvoudiginformatieobjecten', docs.length);
     const gelezen = await Promise.all(docs.map((d) => r.bron.get<Obj>(d.url)));
     await p.schrijf('objecten', await p.metVersies(gelezen, documenten), documenten);
-    await p.trails(gelezen, 'documenten');
+    await p.schrijfTrails(await p.leesTrails(gelezen), 'documenten');
     main.mislukt -= links.length;
     p.fouten = p.fouten.filter((f) => !geweigerd.includes(f.url));
     await p.schrijf('objecten', links, main);
   }
-  await p.schrijf('objecten', eigenschappen, p.telling('zaken/zaakeigenschappen', eigenschappen.length));
-  if (TRAILS.has(s.collection)) await p.trails(mee, s.component);
+  await p.schrijf('objecten', g.eigenschappen, p.telling('zaken/zaakeigenschappen', g.eigenschappen.length));
+  if (TRAILS.has(s.collection)) await p.schrijfTrails(g.trails, s.component);
   await p.bewaar(deps);
-  return { next };
 }
 
 /** Every object of a list of the source, page by page (as leesPagina reads each). */
@@ -134,7 +175,7 @@ export class Pagina {
   /** The counts of a collection on this page (made with `gelezen` objects read). */
   telling(soort: string, gelezen: number): ImportTelling {
     let t = this.tellingen.get(soort);
-    if (!t) this.tellingen.set(soort, (t = leeg(0)));
+    if (!t) this.tellingen.set(soort, (t = legeTelling()));
     t.gelezen += gelezen;
     return t;
   }
@@ -158,12 +199,16 @@ export class Pagina {
   }
 
   /**
-   * The audit trails of zaken, documents or besluiten (a zaak's holds those of its parts), listed per object; not in a
-   * dry run (an entry is kept as the source has it: nothing to check).
+   * The audit trails of zaken, documents or besluiten (a zaak's holds those of its parts), listed per object; none in
+   * a dry run (an entry is kept as the source has it: nothing to check).
    */
-  async trails(objects: Obj[], component: string): Promise<void> {
+  leesTrails(objects: Obj[]): Promise<Obj[]> {
+    return this.r.run.dryRun ? Promise.resolve([]) : this.perObject(objects, (x) => `${String(x.url)}/audittrail`);
+  }
+
+  /** Has the API store audit trail entries read by leesTrails (none in a dry run). */
+  async schrijfTrails(trails: Obj[], component: string): Promise<void> {
     if (this.r.run.dryRun) return;
-    const trails = await this.perObject(objects, (x) => `${String(x.url)}/audittrail`);
     await this.schrijf('audittrail', trails, this.telling(`${component}/audittrail`, trails.length));
   }
 

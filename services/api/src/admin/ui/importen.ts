@@ -127,7 +127,7 @@ export function registerImportScreens(scope: FastifyInstance, ui: AdminUi): void
     if (!UUID.test(req.params.id)) return failed(req, reply, ['Deze import bestaat niet.'], 404);
     const answer = await callAdminApi(ui, req, 'GET', `${API}/${req.params.id}`);
     if (answer.status !== 200) return failed(req, reply, problemMessages(answer), answer.status === 404 ? 404 : 502);
-    const r = answer.body as ImportView & { selectie?: { zaaktypen: string[]; vanaf?: string; tot?: string; bronorganisatie?: string } };
+    const r = answer.body as ImportView;
     const acties = (
       r.status === 'bezig' ? (['pauzeren', 'annuleren'] as const) : r.status === 'gepauzeerd' ? (['hervatten', 'annuleren'] as const) : []
     ).map(
