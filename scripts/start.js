@@ -4,7 +4,8 @@
 // process supervisor would: a service that exits on its own is started again after a growing delay (1 s, 2 s, 4 s,
 // ... 30 s), with a line saying why; one that fails MAX_FAILURES times within FAILURE_WINDOW_MS stops the platform,
 // naming it and its last error. Ctrl-C or SIGTERM (or `npm run stop`) stops the services, then the engines this run
-// started; engines that were already running keep running.
+// started; engines that were already running keep running. An invalid configuration is no crash to retry: it is said
+// (one line per key) and the platform does not start, or stops when a service finds it (exit code 78, EX_CONFIG).
 const { execFileSync, spawn, spawnSync } = require('node:child_process');
 const { mkdirSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
@@ -19,6 +20,15 @@ const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit'
 const say = (line) => process.stdout.write(`${'start'.padEnd(8)} | ${line}\n`);
 
 run('npx', ['tsc', '-b']);
+const { ConfigError, EXIT_CONFIG, loadConfig } = require('../shared/dist/config');
+try {
+  loadConfig(process.env);
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  for (const problem of err.problems) say(`invalid configuration: ${problem}`);
+  say('not started: set these and start again');
+  process.exit(EXIT_CONFIG);
+}
 const external = process.env.MONGODB_URL && process.env.KAFKA_BROKERS && process.env.TEMPORAL_ADDRESS;
 const env = { ...process.env };
 /** The engines this run started (and stops when it ends). */
@@ -70,6 +80,12 @@ function launch(s) {
     const now = Date.now();
     s.failures = [...s.failures.filter((t) => now - t < FAILURE_WINDOW_MS), now];
     const why = `${s.name} exited (${signal ?? `code ${code}`})${s.lastError ? `; last error: ${s.lastError}` : ''}`;
+    if (code === EXIT_CONFIG) {
+      say(`${why}`);
+      say(`${s.name} stopped on its configuration: stopping the platform`);
+      stop(EXIT_CONFIG);
+      return;
+    }
     if (s.failures.length >= MAX_FAILURES) {
       say(`${why}`);
       say(`${s.name} failed ${s.failures.length} times within ${FAILURE_WINDOW_MS / 1000} s: stopping the platform`);
@@ -78,7 +94,8 @@ function launch(s) {
     }
     const delay = Math.min(MAX_DELAY_MS, 1000 * 2 ** (s.failures.length - 1));
     say(`${why}: starting it again in ${delay / 1000} s`);
-    setTimeout(() => stopping || launch(s), delay).unref();
+    // (not unref'd: while every service waits for its restart, this timer is what keeps the supervisor running)
+    setTimeout(() => stopping || launch(s), delay);
   });
 }
 services.forEach(launch);

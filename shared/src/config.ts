@@ -14,7 +14,8 @@ const schema = z.object({
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
-  JWT_LEEWAY_SECONDS: z.coerce.number().int().min(300).default(300),
+  /** Clock leeway on the `iat` of ZGW HS256 tokens (a client's clock ahead of ours by up to this much). */
+  JWT_LEEWAY_SECONDS: z.coerce.number().int().min(0).default(300),
   ZGW_CLIENTS: z.string().default(''),
   /** Tenants: the tenant (an RSIN) of clients registered without one; created at start as "standaard". */
   ZGW_DEFAULT_TENANT: z
@@ -134,6 +135,8 @@ const schema = z.object({
     .default('')
     .refine((v) => v === '' || secureOrLocal(v), 'OIDC_API_ISSUER must be an https URL (http only on 127.0.0.1 or localhost)'),
   OIDC_API_AUDIENCE: z.string().trim().default(''),
+  /** Clock leeway on `exp` and `nbf` of the identity provider's API tokens. */
+  OIDC_API_LEEWAY_SECONDS: z.coerce.number().int().min(0).default(60),
   /** The claim of an identity provider's API token that names the client's tenant (an RSIN). */
   OIDC_API_TENANT_CLAIM: z.string().trim().min(1).default('rsin'),
   /** Requests per client id (`<requests>/<window>`, window in s, m or h: `40/1s`, `600/1m`); empty: no limit. */
@@ -180,18 +183,46 @@ const schema = z.object({
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };
 
+/** An invalid configuration, each problem a line `KEY: what it accepts`: not a crash to retry (see exitOnStartFailure). */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** The exit code of a service stopped by an invalid configuration (sysexits' EX_CONFIG): `npm start` does not restart it. */
+export const EXIT_CONFIG = 78;
+
+/**
+ * Ends a service whose start failed, with why on stderr: an invalid configuration as its lines and EXIT_CONFIG, any
+ * other failure with its stack and exit code 1 (a supervisor starts it again).
+ */
+export function exitOnStartFailure(service: string): (err: unknown) => never {
+  return (err) => {
+    if (err instanceof ConfigError) {
+      console.error(`${service}: ${err.message}`);
+      process.exit(EXIT_CONFIG);
+    }
+    console.error(`${service} failed to start:`, err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exit(1);
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new Error(`invalid configuration:\n  ${lines.join('\n  ')}`);
-  }
+  // (the keys that go together, read as given: so one start names every problem)
+  const given = (key: string) => (env[key] ?? '').trim();
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
+    given('OIDC_API_ISSUER') && !given('OIDC_API_AUDIENCE') && 'OIDC_API_AUDIENCE: required with OIDC_API_ISSUER',
+    given('ADMIN_OIDC_ISSUER') && !given('ADMIN_OIDC_CLIENT_ID') && 'ADMIN_OIDC_CLIENT_ID: required with ADMIN_OIDC_ISSUER',
+    given('ADMIN_LOCAL_LOGIN') === 'false' &&
+      !given('ADMIN_OIDC_ISSUER') &&
+      'ADMIN_LOCAL_LOGIN: false needs ADMIN_OIDC_ISSUER (else no one can sign in)',
+  ].filter((p): p is string => !!p);
+  if (!parsed.success || problems.length) throw new ConfigError(problems);
   const c = parsed.data;
-  if (c.OIDC_API_ISSUER && !c.OIDC_API_AUDIENCE) throw new Error('invalid configuration:\n  OIDC_API_AUDIENCE: required with OIDC_API_ISSUER');
-  if (c.ADMIN_OIDC_ISSUER && !c.ADMIN_OIDC_CLIENT_ID)
-    throw new Error('invalid configuration:\n  ADMIN_OIDC_CLIENT_ID: required with ADMIN_OIDC_ISSUER');
-  if (c.ADMIN_LOCAL_LOGIN === 'false' && !c.ADMIN_OIDC_ISSUER)
-    throw new Error('invalid configuration:\n  ADMIN_LOCAL_LOGIN: false needs ADMIN_OIDC_ISSUER (else no one can sign in)');
   const base = (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, '');
   return { ...c, PUBLIC_BASE_URL: base };
 }

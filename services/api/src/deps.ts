@@ -68,7 +68,7 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
       { clientId: config.TRANSFER_CLIENT_ID, label: TRANSFER_LABEL },
       config.JWT_LEEWAY_SECONDS,
       caches,
-      config.OIDC_API_ISSUER ? new OidcTokens(config.OIDC_API_ISSUER, config.OIDC_API_AUDIENCE, config.JWT_LEEWAY_SECONDS) : undefined,
+      config.OIDC_API_ISSUER ? new OidcTokens(config.OIDC_API_ISSUER, config.OIDC_API_AUDIENCE, config.OIDC_API_LEEWAY_SECONDS) : undefined,
       new RateLimiter(parseRateLimit(config.RATE_LIMIT), config.RATE_LIMIT_INSTANCES),
     ),
     reads: new ReadAudit(config, db, log, createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-reads`)),

@@ -1,5 +1,5 @@
 import './tracing';
-import { ceSource, connectMongo, createKafka, createLogger, KafkaProbe, loadConfig, releaseLabel } from '@zgw/shared';
+import { ceSource, connectMongo, createKafka, createLogger, KafkaProbe, exitOnStartFailure, loadConfig, releaseLabel } from '@zgw/shared';
 import { buildApp } from './app';
 import { bootstrapDoelregistraties } from './admin/doelregistraties';
 import { bootstrapClients, bootstrapTransferClient } from './bootstrap';
@@ -57,7 +57,4 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-main().catch((err) => {
-  console.error('api failed to start:', err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure('api'));

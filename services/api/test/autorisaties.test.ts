@@ -127,6 +127,20 @@ describe('authentication and authorisation', () => {
     expect((await t.call('GET', `${AC}/applicaties`, undefined, { token: token(undefined, undefined, { iat: now + 3600 }) })).statusCode).toBe(403);
   });
 
+  it('takes a JWT_LEEWAY_SECONDS below five minutes: 0 refuses an iat ahead of the clock', async () => {
+    const strict = await startApp({ JWT_LEEWAY_SECONDS: '0' }, { shareWith: t });
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      const call = (iat: number) => strict.call('GET', `${AC}/applicaties`, undefined, { token: token(undefined, undefined, { iat }) });
+      expect((await call(now - 5)).statusCode).toBe(200);
+      const ahead = await call(now + 30);
+      expect(ahead.statusCode).toBe(403);
+      expect(ahead.json().detail).toMatch(/iat/);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('reads the applicatie live: a changed scope takes effect on the next request', async () => {
     await t.client('live-client', 'live-secret');
     const tok = token('live-client', 'live-secret');

@@ -115,6 +115,24 @@ it('refuses expired, not yet valid, foreign, tampered and unsigned tokens in the
   expect((await get(none)).statusCode).toBe(403);
 });
 
+it('allows OIDC_API_LEEWAY_SECONDS of clock difference on exp and nbf (default 60), and none with 0', async () => {
+  const expired = (ago: number) => sign(rsa, undefined, (j) => j.setIssuedAt(now() - 600).setExpirationTime(now() - ago));
+  const early = (ahead: number) => sign(rsa, undefined, (j) => j.setNotBefore(now() + ahead));
+  expect((await get(await expired(30))).statusCode).toBe(200);
+  expect((await get(await early(30))).statusCode).toBe(200);
+  expect((await get(await expired(90))).json().detail).toMatch(/verlopen/);
+  expect((await get(await early(90))).json().detail).toMatch(/nbf/);
+  const strict = await startApp({ OIDC_API_ISSUER: issuer, OIDC_API_AUDIENCE: AUDIENCE, OIDC_API_LEEWAY_SECONDS: '0' }, { shareWith: t });
+  try {
+    const refused = await strict.call('GET', LIST, undefined, { token: await expired(5), headers: CRS });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().detail).toMatch(/verlopen/);
+    expect((await strict.call('GET', LIST, undefined, { token: await sign(rsa), headers: CRS })).statusCode).toBe(200);
+  } finally {
+    await strict.close();
+  }
+});
+
 it('fetches the keys again for a key it does not know (a rotation), and refuses one the provider does not publish', async () => {
   const unknown = await get(await sign(rotated));
   expect(unknown.statusCode).toBe(403);

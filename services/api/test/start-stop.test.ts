@@ -18,7 +18,7 @@ interface Platform {
   exited: Promise<number | null>;
 }
 
-async function start(over: Partial<Platform['ports']> = {}): Promise<Platform> {
+async function start(over: Partial<Platform['ports']> = {}, extra: Record<string, string> = {}): Promise<Platform> {
   const ports = { api: await freePort(), notifier: await freePort(), audit: await freePort(), transfer: await freePort(), ...over };
   const dataDir = mkdtempSync(join(tmpdir(), 'zgw-start-'));
   const id = randomUUID().slice(0, 8);
@@ -38,6 +38,7 @@ async function start(over: Partial<Platform['ports']> = {}): Promise<Platform> {
       ZGW_DATA_DIR: dataDir,
       AUDIT_SPOOL_DIR: join(dataDir, 'spool'),
       LOG_LEVEL: 'warn',
+      ...extra,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -106,3 +107,19 @@ test('a service that keeps failing stops the platform, naming it and its last er
     taken.close();
   }
 }, 180_000);
+
+test('an invalid configuration stops npm start at once: a line per invalid key, exit code 78, nothing started', async () => {
+  const p = await start({}, { JWT_LEEWAY_SECONDS: '-1', LOG_LEVEL: 'loud', OIDC_API_ISSUER: 'https://idp.gemeente.example' });
+  try {
+    expect(await Promise.race([p.exited, new Promise((r) => setTimeout(() => r('still running'), 60_000))])).toBe(78);
+    const said = p.lines.join('\n');
+    expect(said).toMatch(/^start +\| invalid configuration: JWT_LEEWAY_SECONDS: .*>=0/m);
+    expect(said).toMatch(/^start +\| invalid configuration: LOG_LEVEL: .*"warn"/m);
+    expect(said).toMatch(/^start +\| invalid configuration: OIDC_API_AUDIENCE: required with OIDC_API_ISSUER$/m);
+    // no engine was started for it and no service ran
+    expect(said).not.toMatch(/started \(pid|engines\.sh|ready /);
+    expect(existsSync(join(p.dataDir, 'run', 'platform.json'))).toBe(false);
+  } finally {
+    if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  }
+}, 90_000);

@@ -1,5 +1,15 @@
 import './tracing';
-import { AUDIT_READS_TOPIC, AUDIT_TOPIC, consumerLagGauge, createLogger, loadConfig, observeWorker, onShutdown, topicName } from '@zgw/shared';
+import {
+  AUDIT_READS_TOPIC,
+  AUDIT_TOPIC,
+  consumerLagGauge,
+  createLogger,
+  exitOnStartFailure,
+  loadConfig,
+  observeWorker,
+  onShutdown,
+  topicName,
+} from '@zgw/shared';
 import { groupId, startAuditWorker, type AuditWorker } from './worker';
 
 /**
@@ -22,7 +32,4 @@ async function main(): Promise<void> {
   worker = await startAuditWorker(config, log);
 }
 
-main().catch((err) => {
-  console.error('audit failed to start:', err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure('audit'));

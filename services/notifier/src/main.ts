@@ -1,5 +1,5 @@
 import './tracing';
-import { createLogger, KANALEN, loadConfig, observeWorker, onShutdown, topicName } from '@zgw/shared';
+import { createLogger, KANALEN, exitOnStartFailure, loadConfig, observeWorker, onShutdown, topicName } from '@zgw/shared';
 import { registerNotifierMetrics } from './metrics';
 import { groupId, startNotifier, type Notifier } from './worker';
 
@@ -28,7 +28,4 @@ async function main(): Promise<void> {
   notifier = await startNotifier(config, log);
 }
 
-main().catch((err) => {
-  console.error('notifier failed to start:', err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure('notifier'));

@@ -5,6 +5,7 @@ import {
   checkPiiKeys,
   connectMongo,
   createLogger,
+  exitOnStartFailure,
   loadConfig,
   observeWorker,
   onShutdown,
@@ -58,7 +59,4 @@ async function main(): Promise<void> {
   await mongo.client.close();
 }
 
-main().catch((err) => {
-  console.error('transfer failed to start:', err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure('transfer'));
