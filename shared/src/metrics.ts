@@ -86,7 +86,7 @@ export async function serveWorkerHttp(opts: {
       }
       return json(404, { detail: 'not found' });
     })().catch((err) => {
-      opts.log.error({ err: (err as Error).message, path }, 'metrics port: request failed');
+      opts.log.error({ err, path }, 'metrics port: request failed');
       if (!res.headersSent) json(500, { detail: 'failed' });
     });
   });
@@ -165,7 +165,7 @@ export function consumerLagGauge(registry: Registry, probe: KafkaProbe, group: s
         for (const l of lags) this.set({ group, topic: l.topic, partition: String(l.partition) }, l.lag);
         warned = false;
       } catch (err) {
-        if (!warned) log.warn({ err: (err as Error).message, group }, 'consumer lag unknown: Kafka unreachable');
+        if (!warned) log.warn({ err, group }, 'consumer lag unknown: Kafka unreachable');
         warned = true;
       }
     },

@@ -35,7 +35,7 @@ export async function untilDone<T>(log: Logger, what: string, step: () => Promis
       if (failing) log.info(`${what} reachable`);
       return result;
     } catch (err) {
-      if (!failing) log.warn({ err: (err as Error).message }, `${what} unreachable at start: retried with backoff`);
+      if (!failing) log.warn({ err }, `${what} unreachable at start: retried with backoff`);
       failing = true;
     }
     await sleep(delay, stop);

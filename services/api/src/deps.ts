@@ -21,10 +21,7 @@ export function jsonFetcher(systems?: ExternalSystems, log?: Logger): (url: stri
   return async (url) => {
     try {
       const authorization = await systems?.authorization(url).catch((err: Error) => {
-        log?.warn(
-          { url: url.split('?')[0], err: err.message },
-          'the credentials of an external system could not be read: the request goes without them',
-        );
+        log?.warn({ url: url.split('?')[0], err }, 'the credentials of an external system could not be read: the request goes without them');
         return undefined;
       });
       const headers: Record<string, string> = {

@@ -70,10 +70,7 @@ export function batchHandler(opts: BatchOptions): (payload: BatchPayload) => Pro
             } catch (err) {
               if (unreachableSince === undefined) {
                 unreachableSince = Date.now();
-                log.warn(
-                  { ...where, offset: chunk[0]!.offset, err: (err as Error).message },
-                  'audit store unreachable: the entries wait in Kafka, retried with backoff',
-                );
+                log.warn({ ...where, offset: chunk[0]!.offset, err }, 'audit store unreachable: the entries wait in Kafka, retried with backoff');
               }
             }
             await wait(delay, halted);

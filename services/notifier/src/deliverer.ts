@@ -256,7 +256,7 @@ export class Deliverer {
       }
       for (const lane of lanes) {
         if (lane.overflow && !lane.reloading && lane.queue.size < this.o.queueLimit / 4)
-          void this.reload(lane).catch((err: Error) => this.o.log.warn({ err: err.message }, 'could not load pending deliveries'));
+          void this.reload(lane).catch((err: Error) => this.o.log.warn({ err }, 'could not load pending deliveries'));
       }
     }
     let wake = Infinity;
@@ -440,8 +440,7 @@ export class Deliverer {
         this.ops.unshift(...ops);
         for (const l of dirty) this.dirty.add(l);
         this.toLock.unshift(...locks);
-        if (++this.storeFailures === 1)
-          this.o.log.warn({ err: (err as Error).message }, 'delivery results cannot be written: no new attempts until MongoDB answers');
+        if (++this.storeFailures === 1) this.o.log.warn({ err }, 'delivery results cannot be written: no new attempts until MongoDB answers');
         const retry = setTimeout(() => void this.flush(), Math.min(200 * 2 ** this.storeFailures, 10_000));
         retry.unref();
       } finally {

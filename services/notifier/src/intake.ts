@@ -95,10 +95,7 @@ export function intakeHandler(o: IntakeOptions): (p: BatchPayload) => Promise<vo
           } catch (err) {
             if (unreachableSince === undefined) {
               unreachableSince = Date.now();
-              o.log.warn(
-                { ...where, offset: chunk[0]!.offset, err: (err as Error).message },
-                'notifications cannot be recorded: they wait in Kafka, retried with backoff',
-              );
+              o.log.warn({ ...where, offset: chunk[0]!.offset, err }, 'notifications cannot be recorded: they wait in Kafka, retried with backoff');
             }
           }
           await wait(delay, halted);

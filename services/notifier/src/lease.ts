@@ -90,7 +90,7 @@ export class Lease {
     if (this.term !== undefined && now < this.renewAt) return Promise.resolve();
     const op = { started: now, done: Promise.resolve() };
     op.done = (this.term !== undefined ? this.renew(this.term) : this.tryAcquire())
-      .catch((err: Error) => this.o.log.warn({ err: err.message }, this.holding ? 'lease not renewed' : 'lease not read'))
+      .catch((err: Error) => this.o.log.warn({ err }, this.holding ? 'lease not renewed' : 'lease not read'))
       .finally(() => {
         if (this.op === op) this.op = undefined;
       });

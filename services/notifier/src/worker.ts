@@ -133,7 +133,7 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
       },
       (err: Error) => {
         if (worker !== w || stopped) return;
-        log.error({ err: err.message }, 'notifier worker did not start: the lease is given up and taken again');
+        log.error({ err }, 'notifier worker did not start: the lease is given up and taken again');
         lease.drop('worker did not start');
       },
     );
@@ -147,7 +147,7 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
         worker = undefined;
         await w?.stop();
       } catch (err) {
-        log.error({ err: (err as Error).message }, 'notifier worker did not stop cleanly');
+        log.error({ err }, 'notifier worker did not stop cleanly');
       } finally {
         ending = undefined;
       }
@@ -184,7 +184,7 @@ export async function startNotifier(config: Config, log: Logger, opts: NotifierO
       await end();
       // Renewed while the worker stopped (its attempts end within the term), released only once it has.
       clearInterval(ticker);
-      await lease.release().catch((err: Error) => log.warn({ err: err.message }, 'lease not released: another instance takes over once it runs out'));
+      await lease.release().catch((err: Error) => log.warn({ err }, 'lease not released: another instance takes over once it runs out'));
       activated = [];
       await mongo.client.close();
     },
@@ -224,8 +224,7 @@ function startWorker(c: WorkerContext): Worker {
   let consuming = false;
   const registry: Registry = new Registry(db, c.pii, deliverer, async (topics) => {
     // A new kanaal: consume its topic too (the group starts a new topic at its beginning, so nothing is missed).
-    if (consuming)
-      await intake.subscribe(topics).catch((err: Error) => log.error({ err: err.message }, 'could not subscribe to the new kanaal topics'));
+    if (consuming) await intake.subscribe(topics).catch((err: Error) => log.error({ err }, 'could not subscribe to the new kanaal topics'));
   });
   const intake = new Intake(c.kafka, prefix, log, intakeHandler({ db, defaultTenant: c.config.ZGW_DEFAULT_TENANT, registry, deliverer, clock, log }));
   const refresh = async () => {
@@ -262,11 +261,11 @@ function startWorker(c: WorkerContext): Worker {
     refreshTimer = setInterval(() => {
       if (refreshing || stopped) return;
       refreshing = refresh()
-        .catch((err: Error) => log.warn({ err: err.message }, 'could not re-read abonnementen'))
+        .catch((err: Error) => log.warn({ err }, 'could not re-read abonnementen'))
         .finally(() => (refreshing = undefined));
     }, config.NRC_REFRESH_MS);
     const sweep = () =>
-      void doSweep().catch((err: Error) => log.warn({ err: err.message, nextInMs: SWEEP_EVERY_MS }, 'retention sweep failed; tried again later'));
+      void doSweep().catch((err: Error) => log.warn({ err, nextInMs: SWEEP_EVERY_MS }, 'retention sweep failed; tried again later'));
     sweepTimer = setInterval(sweep, SWEEP_EVERY_MS);
     sweep();
     deliverer.schedulePump();
@@ -291,7 +290,7 @@ function startWorker(c: WorkerContext): Worker {
       clearInterval(refreshTimer);
       clearInterval(sweepTimer);
       // Both at once: no attempt starts while the consumer leaves the group (what is recorded meanwhile stays pending).
-      const leaving = intake.stop().catch((err: Error) => log.warn({ err: err.message }, 'notifier consumer did not disconnect cleanly'));
+      const leaving = intake.stop().catch((err: Error) => log.warn({ err }, 'notifier consumer did not disconnect cleanly'));
       // A consumer still joining cannot leave before the join ends (kafkajs waits for the request, which can take the
       // session timeout of a member that died): not waited for. It handles nothing once stopped.
       await Promise.all([started ? leaving : undefined, deliverer.stop()]);

@@ -250,11 +250,9 @@ export class ReadAudit {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    await this.refresh().catch((err: Error) =>
-      this.log.warn({ err: err.message }, "cannot read the audit read exclusions; the environment's list holds"),
-    );
+    await this.refresh().catch((err: Error) => this.log.warn({ err }, "cannot read the audit read exclusions; the environment's list holds"));
     this.poll = setInterval(
-      () => void this.refresh().catch((err: Error) => this.log.debug({ err: err.message }, 'cannot re-read the audit read exclusions')),
+      () => void this.refresh().catch((err: Error) => this.log.debug({ err }, 'cannot re-read the audit read exclusions')),
       this.config.AUDIT_SETTINGS_POLL_MS,
     );
     this.poll.unref();

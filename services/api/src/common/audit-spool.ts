@@ -425,7 +425,7 @@ export class SpoolPublisher {
         this.spool.heartbeat(this.log);
         this.adopt();
       } catch (err) {
-        this.log.error({ err: (err as Error).message }, 'audit spool maintenance failed');
+        this.log.error({ err }, 'audit spool maintenance failed');
       }
       this.kick();
     }, this.maintenanceMs);
@@ -515,9 +515,8 @@ export class SpoolPublisher {
       return undefined;
     } catch (err) {
       this.failures++;
-      if (this.failures === 1)
-        this.log.warn({ err: (err as Error).message }, 'audit reads publisher cannot send to Kafka; read entries wait in the spool');
-      else this.log.debug({ err: (err as Error).message, failures: this.failures }, 'audit reads publisher still failing');
+      if (this.failures === 1) this.log.warn({ err }, 'audit reads publisher cannot send to Kafka; read entries wait in the spool');
+      else this.log.debug({ err, failures: this.failures }, 'audit reads publisher still failing');
       return Math.min(this.retryMs * 2 ** Math.min(this.failures - 1, 4), 30_000);
     }
   }

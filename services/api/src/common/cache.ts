@@ -132,7 +132,7 @@ export class CacheBroadcast {
         await this.subscribe();
         return;
       } catch (err) {
-        if (attempt === 0) this.log.warn({ err: (err as Error).message }, 'cannot receive cache clears from other API instances yet; retrying');
+        if (attempt === 0) this.log.warn({ err }, 'cannot receive cache clears from other API instances yet; retrying');
         await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** attempt)).unref());
       }
     }
@@ -179,8 +179,7 @@ export class CacheBroadcast {
           if (this.failing) this.log.info('cache clears reach the other API instances again');
           this.failing = false;
         } catch (err) {
-          if (!this.failing)
-            this.log.warn({ err: (err as Error).message }, 'cannot tell other API instances to clear their caches; they fall back on CACHE_TTL_MS');
+          if (!this.failing) this.log.warn({ err }, 'cannot tell other API instances to clear their caches; they fall back on CACHE_TTL_MS');
           this.failing = true;
           return;
         }

@@ -495,10 +495,7 @@ function settleFollowUps(scope: FastifyInstance, api: ComponentApi): void {
       if (n) api.deps.log.warn({ collection: r.store.name, documents: n }, 'finished the follow-up writes of interrupted creates');
     }
   };
-  const timer = setInterval(
-    () => void run().catch((err: Error) => api.deps.log.error({ err: err.message }, 'follow-up sweep failed')),
-    SETTLE_GRACE_MS / 2,
-  );
+  const timer = setInterval(() => void run().catch((err: Error) => api.deps.log.error({ err }, 'follow-up sweep failed')), SETTLE_GRACE_MS / 2);
   timer.unref();
   scope.addHook('onClose', async () => clearInterval(timer));
 }

@@ -233,8 +233,8 @@ export class OutboxRelay {
       const what = kafka
         ? 'outbox relay cannot publish to Kafka; events wait in MongoDB'
         : 'outbox relay cannot read or clear the outboxes in MongoDB; retried with backoff';
-      if (this.failures === 1) this.log.warn({ err: (err as Error).message, engine: this.failing, retryMs: next }, what);
-      else this.log.debug({ err: (err as Error).message, engine: this.failing, failures: this.failures }, 'outbox relay still failing');
+      if (this.failures === 1) this.log.warn({ err, engine: this.failing, retryMs: next }, what);
+      else this.log.debug({ err, engine: this.failing, failures: this.failures }, 'outbox relay still failing');
     } finally {
       this.running = false;
       this.schedule(next);

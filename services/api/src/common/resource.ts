@@ -317,10 +317,7 @@ export class Resource<D extends Document> {
         laterWins,
       );
     } catch (err) {
-      this.api.deps.log.warn(
-        { err: (err as Error).message, entry: entry.uuid },
-        'audit entry not stored at once; the audit service stores it from the outbox',
-      );
+      this.api.deps.log.warn({ err, entry: entry.uuid }, 'audit entry not stored at once; the audit service stores it from the outbox');
     }
   }
 

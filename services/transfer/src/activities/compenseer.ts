@@ -31,7 +31,7 @@ export async function compenseer(deps: Deps, o: OverdrachtOpdracht, plan: Plan):
       totaal.documenten += removed.documenten;
     } catch (err) {
       if (!(err instanceof ZgwCallError) || err.technisch || pass >= PASSES) throw err;
-      deps.log.warn({ ...tracedOf(o), pass, err: err.message }, 'overdracht: compensatie, het doel weigerde een verwijdering; opnieuw');
+      deps.log.warn({ ...tracedOf(o), pass, err }, 'overdracht: compensatie, het doel weigerde een verwijdering; opnieuw');
     }
     await Context.current().sleep(1000);
   }

@@ -147,7 +147,7 @@ class GridfsUpload implements Upload {
       else await this.stream.abort();
     } catch (err) {
       // the caller goes on with the failure that made it abort; this one only leaves an unused file behind
-      this.log.warn({ inhoud: this.id, err: (err as Error).message }, 'the content of a failed upload was not removed: an unused GridFS file stays');
+      this.log.warn({ inhoud: this.id, err }, 'the content of a failed upload was not removed: an unused GridFS file stays');
     }
   }
 }

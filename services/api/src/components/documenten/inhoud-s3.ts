@@ -90,10 +90,7 @@ export class S3Inhoud extends InhoudStore {
    */
   async prepare(): Promise<void> {
     await this.ready().catch((err: Error) =>
-      this.log.error(
-        { bucket: this.bucket, err: err.message },
-        'S3 for document content cannot be reached: uploads and downloads answer 503 until it can',
-      ),
+      this.log.error({ bucket: this.bucket, err }, 'S3 for document content cannot be reached: uploads and downloads answer 503 until it can'),
     );
   }
 
@@ -229,7 +226,7 @@ class S3Upload implements Upload {
       await this.store.delete([this.id]);
     } catch (err) {
       // the caller goes on with the failure that made it abort; this one only leaves an unused object (the sweep's)
-      this.log.warn({ inhoud: this.id, err: (err as Error).message }, 'the content of a failed upload was not removed: the sweep will');
+      this.log.warn({ inhoud: this.id, err }, 'the content of a failed upload was not removed: the sweep will');
     }
   }
 }

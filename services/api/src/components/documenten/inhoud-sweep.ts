@@ -42,7 +42,7 @@ export function scheduleSweep(db: Db, store: InhoudStore, graceMs: number, log: 
   const run = () =>
     void sweepInhoud(db, store, graceMs, log).then(
       (r) => r.removed && log.info({ ...r, store: store.kind }, 'document content sweep done'),
-      (err: Error) => log.error({ err: err.message, store: store.kind }, 'document content sweep failed'),
+      (err: Error) => log.error({ err, store: store.kind }, 'document content sweep failed'),
     );
   const first = setTimeout(run, Math.min(60_000, everyMs));
   const timer = setInterval(run, everyMs);

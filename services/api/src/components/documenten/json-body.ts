@@ -63,7 +63,7 @@ export function streamInhoudBodies(api: ComponentApi, store: InhoudStore, stream
       await store
         .delete([left.id])
         .catch((err: Error) =>
-          api.deps.log.warn({ inhoud: left.id, err: err.message }, 'the content of a refused write was not removed: an unused GridFS file stays'),
+          api.deps.log.warn({ inhoud: left.id, err }, 'the content of a refused write was not removed: an unused GridFS file stays'),
         );
     }
     return payload;

@@ -51,7 +51,7 @@ async function begin(
   );
   // Answered at once: the workflow starts beside the answer (or, with Temporal away, by the sweep).
   void start(o, stored).catch((err: Error) =>
-    o.api.deps.log.error({ ...traced(doc.zaakIdentificatie, uuid), err: err.message }, 'overdracht: starting its workflow failed'),
+    o.api.deps.log.error({ ...traced(doc.zaakIdentificatie, uuid), err }, 'overdracht: starting its workflow failed'),
   );
   return resource.toApi(stored, undefined, req);
 }
@@ -102,10 +102,7 @@ function sweep(o: Overdrachten): void {
       if (!started) return; // Temporal away: the next round tries again
     }
   };
-  const timer = setInterval(
-    () => void run().catch((err: Error) => o.api.deps.log.error({ err: err.message }, 'overdrachten: start sweep failed')),
-    15_000,
-  );
+  const timer = setInterval(() => void run().catch((err: Error) => o.api.deps.log.error({ err }, 'overdrachten: start sweep failed')), 15_000);
   timer.unref();
   o.api.app.addHook('onClose', async () => clearInterval(timer));
 }

@@ -39,7 +39,7 @@ export class Workflows {
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return true;
       this.log.warn(
-        { err: (err as Error).message, overdracht: opdracht.overdracht, ZaakIdentificatie: opdracht.zaakIdentificatie },
+        { err, overdracht: opdracht.overdracht, ZaakIdentificatie: opdracht.zaakIdentificatie },
         'transfer workflow not started yet; the sweep retries',
       );
       return false;
