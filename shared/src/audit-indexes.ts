@@ -39,7 +39,11 @@ export async function ensureAuditIndexes(
     await coll
       .listIndexes()
       .toArray()
-      .catch(() => [])
+      // (a collection not made yet has no index; any other failure is raised)
+      .catch((err: { code?: number; codeName?: string }) => {
+        if (err.code === 26 || err.codeName === 'NamespaceNotFound') return [];
+        throw err;
+      })
   ).find((i) => i.name === READ_EXPIRY_INDEX);
   if (existing && existing.expireAfterSeconds === expireAfterSeconds) return;
   if (existing) await coll.dropIndex(READ_EXPIRY_INDEX);

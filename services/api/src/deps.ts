@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { createKafka, piiFromConfig, type Config, type Logger } from '@zgw/shared';
+import { createKafka, piiFromConfig, scrubUrl, type Config, type Logger } from '@zgw/shared';
 import { ReadAudit } from './common/audit-reads';
 import { Authenticator } from './common/auth';
 import { Caches } from './common/cache';
@@ -38,7 +38,9 @@ export function jsonFetcher(systems?: ExternalSystems, log?: Logger): (url: stri
         body = undefined;
       }
       return { status: res.status, body };
-    } catch {
+    } catch (err) {
+      // (the caller answers with what it means for the request; the cause is kept here, where only the log sees it)
+      log?.warn({ url: scrubUrl(url.split('?')[0]!), err }, 'a reference could not be read: no answer (timeout, refused or unreachable)');
       return { status: 0, body: undefined };
     }
   };

@@ -243,14 +243,30 @@ function idOf(line: Buffer): string {
 }
 
 /** Reads how far a spool directory has been sent. */
-export async function readOffset(dir: string): Promise<Offset> {
+export async function readOffset(dir: string, log?: Logger): Promise<Offset> {
+  const text = await readFile(join(dir, OFFSET), 'utf8').catch(unlessMissing);
+  // none yet: from the start
+  if (text === undefined) return { segment: 0, position: 0 };
   try {
-    const o = JSON.parse(await readFile(join(dir, OFFSET), 'utf8')) as Offset;
+    const o = JSON.parse(text) as Offset;
     if (Number.isInteger(o.segment) && Number.isInteger(o.position)) return o;
   } catch {
-    /* none yet (or unreadable: everything is sent again; the consumer deduplicates) */
+    /* said below */
   }
+  // (segments are removed once sent, so what is left is sent again from its start: the audit service stores each entry once)
+  log?.warn({ dir, offset: text.slice(0, 100) }, 'audit spool offset unreadable: its segments are sent again from their start');
   return { segment: 0, position: 0 };
+}
+
+/** A file system call's answer, or undefined when the file is not there; any other failure is raised. */
+function unlessMissing(err: unknown): undefined {
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  throw err;
+}
+
+/** The names in a directory; none when it is not there (any other failure is raised). */
+async function namesIn(dir: string): Promise<string[]> {
+  return (await readdir(dir).catch(unlessMissing)) ?? [];
 }
 
 async function writeOffset(dir: string, o: Offset): Promise<void> {
@@ -260,7 +276,7 @@ async function writeOffset(dir: string, o: Offset): Promise<void> {
 }
 
 async function segmentsOf(dir: string): Promise<number[]> {
-  const names = await readdir(dir).catch(() => [] as string[]);
+  const names = await namesIn(dir);
   return names.flatMap((n) => (SEGMENT.test(n) ? [Number(SEGMENT.exec(n)![1])] : [])).sort((a, b) => a - b);
 }
 
@@ -270,10 +286,10 @@ export async function unsentBytes(dir: string): Promise<number> {
   let total = 0;
   for (const n of await segmentsOf(dir)) {
     if (n < off.segment) continue;
-    const size = (await stat(join(dir, segmentName(n))).catch(() => undefined))?.size ?? 0;
+    const size = (await stat(join(dir, segmentName(n))).catch(unlessMissing))?.size ?? 0;
     total += Math.max(0, size - (n === off.segment ? off.position : 0));
   }
-  for (const child of await readdir(join(dir, ADOPTED)).catch(() => [] as string[])) total += await unsentBytes(join(dir, ADOPTED, child));
+  for (const child of await namesIn(join(dir, ADOPTED))) total += await unsentBytes(join(dir, ADOPTED, child));
   return total;
 }
 
@@ -294,7 +310,7 @@ export async function oldestUnsent(dir: string): Promise<Date | undefined> {
     if (!Number.isNaN(at.getTime())) oldest = at;
     break;
   }
-  for (const child of await readdir(join(dir, ADOPTED)).catch(() => [] as string[])) {
+  for (const child of await namesIn(join(dir, ADOPTED))) {
     const at = await oldestUnsent(join(dir, ADOPTED, child));
     if (at && (!oldest || at < oldest)) oldest = at;
   }
@@ -303,7 +319,7 @@ export async function oldestUnsent(dir: string): Promise<Date | undefined> {
 
 /** The complete line that starts at `position` of a file, if there is one (a line is at most one chunk here). */
 async function firstLine(file: string, position: number): Promise<string | undefined> {
-  const fh = await open(file, 'r').catch(() => undefined);
+  const fh = await open(file, 'r').catch(unlessMissing);
   if (!fh) return undefined;
   try {
     const buf = Buffer.allocUnsafe(CHUNK);
@@ -327,7 +343,7 @@ export async function drainDir(
   send: (batch: SpooledMessage[]) => Promise<void>,
   log: Logger,
 ): Promise<{ sent: number; empty: boolean }> {
-  let off = await readOffset(dir);
+  let off = await readOffset(dir, log);
   let sent = 0;
   for (const n of await segmentsOf(dir)) {
     const file = join(dir, segmentName(n));
@@ -443,7 +459,7 @@ export class SpoolPublisher {
   async drain(): Promise<number> {
     let sent = 0;
     const adopted = join(this.spool.dir, ADOPTED);
-    for (const name of await readdir(adopted).catch(() => [] as string[])) sent += await this.drainAdopted(join(adopted, name));
+    for (const name of await namesIn(adopted)) sent += await this.drainAdopted(join(adopted, name));
     sent += (await drainDir(this.spool.dir, this.spool.currentSegment, this.send, this.log)).sent;
     return sent;
   }
@@ -483,10 +499,10 @@ export class SpoolPublisher {
   private async drainAdopted(dir: string): Promise<number> {
     let sent = 0;
     const nested = join(dir, ADOPTED);
-    for (const name of await readdir(nested).catch(() => [] as string[])) sent += await this.drainAdopted(join(nested, name));
+    for (const name of await namesIn(nested)) sent += await this.drainAdopted(join(nested, name));
     const result = await drainDir(dir, undefined, this.send, this.log);
     sent += result.sent;
-    if (result.empty && !(await readdir(nested).catch(() => [] as string[])).length) await rm(dir, { recursive: true, force: true });
+    if (result.empty && !(await namesIn(nested)).length) await rm(dir, { recursive: true, force: true });
     return sent;
   }
 

@@ -1,4 +1,4 @@
-import { DOELREGISTRATIES_COLLECTION, ZgwClient, openSecret, traced, type StoredDoelregistratie } from '@zgw/shared';
+import { DOELREGISTRATIES_COLLECTION, ZgwClient, openSecret, scrubUrl, traced, type Logger, type StoredDoelregistratie } from '@zgw/shared';
 import { ZgwError } from '../../common/errors';
 import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
 import { catalogiOf } from '../../common/links';
@@ -34,6 +34,7 @@ export function registerVerzoeken(o: Overdrachten): void {
       const bron = await readSource(
         new ZgwClient({ clientId: doel.clientId, secret: openSecret(o.api.deps.pii, 'doelregistratie', doel.secret) }, READ_TIMEOUT_MS),
         body.bronZaak,
+        log,
       );
       const koppeling = bron && doel.zaaktypen.find((k) => k.bron === bron.zaaktypeIdentificatie);
       let auth: OverdrachtAuth = { _zaaktype: '', _vertrouwelijkheid: 0 };
@@ -73,8 +74,8 @@ interface Bron {
   zaaktypeIdentificatie: string;
 }
 
-/** The sender's zaak and its zaaktype's identificatie, or undefined when either cannot be read now. */
-async function readSource(client: ZgwClient, url: string): Promise<Bron | undefined> {
+/** The sender's zaak and its zaaktype's identificatie, or undefined (logged with why) when either cannot be read now. */
+async function readSource(client: ZgwClient, url: string, log: Logger): Promise<Bron | undefined> {
   try {
     const zaak = await client.get<Record<string, string>>(url);
     const zaaktype = await client.get<Record<string, string>>(zaak.zaaktype!);
@@ -84,7 +85,11 @@ async function readSource(client: ZgwClient, url: string): Promise<Bron | undefi
       vertrouwelijkheidaanduiding: String(zaak.vertrouwelijkheidaanduiding),
       zaaktypeIdentificatie: String(zaaktype.identificatie),
     };
-  } catch {
+  } catch (err) {
+    log.warn(
+      { bronZaak: scrubUrl(url), err },
+      "overdrachtverzoek: the sender's zaak or its zaaktype cannot be read now; the request is kept without them",
+    );
     return undefined;
   }
 }
