@@ -78,6 +78,18 @@ export interface ImportTelling {
   bytes: number;
 }
 
+/**
+ * A type of the source's catalogus that is here under another UUID (its catalogus here with the same rsin and domein,
+ * the type found by identificatie and version date): objects that name it are stored naming ours (the registration
+ * import's worker). One document per type and run, in the platform collection IMPORT_TYPEN.
+ */
+export interface ImportType {
+  _id: string;
+  run: string;
+  bron: string;
+  hier: string;
+}
+
 /** A count with nothing counted yet (`gelezen` objects read). */
 export const legeTelling = (gelezen = 0): ImportTelling => ({ gelezen, nieuw: 0, bijgewerkt: 0, bezet: 0, mislukt: 0, overgeslagen: 0, bytes: 0 });
 
@@ -132,6 +144,9 @@ export interface ImportPagina {
  * <uuid>`, removed when the run ends).
  */
 export const IMPORT_PROEF = 'importen_proef';
+
+/** The source's types a run found here under other UUIDs (ImportType), removed when the run ends. */
+export const IMPORT_TYPEN = 'importen_typen';
 
 /** What the workflow is given: the run's id and tenant (the rest, its secret too, is read from the store). */
 export interface ImportOpdracht {

@@ -228,6 +228,44 @@ test('a limited run brings the chosen zaken with their parts, documents and besl
   expect(run.inhoudVerificatie.versies).toBeGreaterThanOrEqual(2);
 }, 120_000);
 
+test('a catalogus here under other UUIDs: the zaken come naming its types, found by identificatie and version date', async () => {
+  const elders = await typen(bron, sl, '000000000', 'ZT-ELDERS');
+  const zip = await bron.call('GET', `/admin/api/v1/catalogussen/${elders.catalogus.split('/').pop()}/export`);
+  const imported = await doel.app.inject({
+    method: 'POST',
+    url: '/admin/api/v1/catalogussen/import?nieuweUuids=true',
+    payload: zip.rawPayload,
+    headers: { 'content-type': 'application/zip', authorization: `Bearer ${token()}` },
+  });
+  expect(imported.statusCode).toBe(201);
+  const [zaaktype] = (await get(doel, '/catalogi/api/v1/zaaktypen?identificatie=ZT-ELDERS')).results;
+  expect(zaaktype.url).not.toBe(ours(elders.zaaktype));
+  const onze = async (collection: string) => (await get(doel, `/catalogi/api/v1/${collection}?zaaktype=${encodeURIComponent(zaaktype.url)}`)).results;
+  const [statustypen, [roltype]] = [await onze('statustypen'), await onze('roltypen')];
+  const zaak = await createZ(bron, 'zaken', zaakBody(elders.zaaktype, { startdatum: '2022-02-02' }));
+  const status = await createZ(bron, 'statussen', { zaak: zaak.url, statustype: elders.statustypen.begin, datumStatusGezet: '2022-02-03T10:00:00Z' });
+  const rol = await createZ(bron, 'rollen', {
+    zaak: zaak.url,
+    roltype: elders.roltype,
+    betrokkeneType: 'natuurlijk_persoon',
+    roltoelichting: 'x',
+    betrokkeneIdentificatie: { geslachtsnaam: 'Elders' },
+  });
+
+  const run = await runTotHetEinde({ clientId: 'verhuizer', secret: 'verhuizer-secret', zaaktypen: ['ZT-ELDERS'] });
+  expect([run.status, run.fout, run.fouten]).toEqual(['afgerond', undefined, []]);
+  // the catalogus was not brought again under the source's UUIDs
+  expect((await doel.call('GET', ours(elders.zaaktype), undefined, { headers: CRS })).statusCode).toBe(404);
+  expect(run.tellingen['catalogi/catalogussen'].nieuw).toBe(0);
+  expect((await get(doel, ours(zaak.url))).zaaktype).toBe(zaaktype.url);
+  const begin = statustypen.find((st: { volgnummer: number }) => st.volgnummer === 1);
+  expect((await get(doel, ours(status.url))).statustype).toBe(begin.url);
+  expect((await get(doel, ours(rol.url))).roltype).toBe(roltype.url);
+  // the rest of the zaak as the source has it
+  const { zaaktype: _z, ...rest } = await get(bron, zaak.url);
+  expect(await get(doel, ours(zaak.url))).toMatchObject(ours(rest));
+}, 120_000);
+
 test('a dry run tells what would be stored and what would fail and stores nothing; the run after it brings the same', async () => {
   // a catalogus that is not here, a zaak of it with its parts, a document within the limit and one over it
   const proef = await typen(bron, sl, '000000000', 'ZT-PROEF');

@@ -8,6 +8,7 @@ import {
   IMPORT_MAX_FOUTEN,
   IMPORT_PAGINAS,
   IMPORT_PROEF,
+  IMPORT_TYPEN,
   IMPORTEN_COLLECTION,
   ImportAanvraag,
   ImportApis,
@@ -369,6 +370,7 @@ export class ImportRuns {
     await this.runs.createIndex({ tenant: 1, aangemaakt: -1 });
     await platformDb(this.deps.db).collection(IMPORT_PAGINAS).createIndex({ run: 1, soort: 1 });
     await platformDb(this.deps.db).collection(IMPORT_PROEF).createIndex({ run: 1 });
+    await platformDb(this.deps.db).collection(IMPORT_TYPEN).createIndex({ run: 1 });
   }
 
   async get(id: string): Promise<StoredImport> {

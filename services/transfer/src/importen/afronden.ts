@@ -1,5 +1,6 @@
 import {
   IMPORT_PROEF,
+  IMPORT_TYPEN,
   IMPORT_SOORTEN,
   IMPORTEN_COLLECTION,
   bronApi,
@@ -50,10 +51,11 @@ export async function verifieer(deps: Deps, o: ImportOpdracht): Promise<string[]
   return anders;
 }
 
-/** Sets the run's status (and the reason it failed), as the workflow reaches it; what a dry run kept aside goes. */
+/** Sets the run's status (and the reason it failed), as the workflow reaches it; what the run kept aside goes. */
 export async function zetStatus(deps: Deps, o: ImportOpdracht, status: ImportStatus, fout?: string): Promise<void> {
   const db = platformDb(deps.db);
   await db.collection(IMPORT_PROEF).deleteMany({ run: o.run });
+  await db.collection(IMPORT_TYPEN).deleteMany({ run: o.run });
   await db
     .collection<StoredImport>(IMPORTEN_COLLECTION)
     .updateOne({ _id: o.run }, { $set: { status, bijgewerkt: new Date(), ...(fout ? { fout } : {}) } });

@@ -3,6 +3,7 @@ import {
   IMPORT_PAGINAS,
   IMPORT_SOORTEN,
   ZgwCallError,
+  ZgwClient,
   bronApi,
   legeTelling,
   platformDb,
@@ -101,7 +102,7 @@ interface Gelezen {
  */
 async function lees(r: Run, o: ImportOpdracht, soort: number, url: string): Promise<Gelezen> {
   const s = IMPORT_SOORTEN[soort]!;
-  const { items, next } = await leesPagina(r, url);
+  const { items, next } = await leesPagina(r.bron, url);
   const p = new Pagina(r, o.run, url);
   const main = p.telling(soortKey(s), items.length);
   // a limited run brings only the besluiten of its zaken
@@ -140,11 +141,11 @@ async function schrijf(deps: Deps, r: Run, g: Gelezen): Promise<void> {
   await p.bewaar(deps);
 }
 
-/** Every object of a list of the source, page by page (as leesPagina reads each). */
-export async function leesAlles(r: Run, url: string): Promise<Obj[]> {
+/** Every object of a list (of the source, or of this platform), page by page (as leesPagina reads each). */
+export async function leesAlles(client: ZgwClient, url: string): Promise<Obj[]> {
   const out: Obj[] = [];
   for (let next: string | null = url; next;) {
-    const page = await leesPagina(r, next);
+    const page = await leesPagina(client, next);
     out.push(...page.items);
     next = page.next;
   }
@@ -152,8 +153,8 @@ export async function leesAlles(r: Run, url: string): Promise<Obj[]> {
 }
 
 /** A page of the source: its objects and the next page (a plain list has none); anything else ends the run. */
-async function leesPagina(r: Run, url: string): Promise<{ items: Obj[]; next: string | null }> {
-  const body = await r.bron.get<unknown>(url);
+async function leesPagina(client: ZgwClient, url: string): Promise<{ items: Obj[]; next: string | null }> {
+  const body = await client.get<unknown>(url);
   const results = Array.isArray(body) ? body : (body as { results?: unknown } | undefined)?.results;
   // (an answer that is no ZGW list is the source's fault: no retry mends it)
   if (!Array.isArray(results) || results.some((x) => !x || typeof x !== 'object' || typeof (x as Obj).url !== 'string'))
@@ -185,7 +186,8 @@ export class Pagina {
     const refused: string[] = [];
     for (const batch of chunks(list, BATCH)) {
       const { bron, apis, selectie, dryRun } = this.r.run;
-      const body = { run: this.run, bron, apis, selectie: !!selectie, proef: dryRun, objecten: batch };
+      const objecten = this.r.typen.size ? batch.map((o) => vertaal(o, this.r.typen) as Obj) : batch;
+      const body = { run: this.run, bron, apis, selectie: !!selectie, proef: dryRun, objecten };
       const { resultaten } = await this.r.hier.post<{ resultaten: Resultaat[] }>(`${this.r.base}/admin/api/v1/importen/${pad}`, body);
       for (const res of resultaten) {
         t[res.uitkomst]++;
@@ -297,6 +299,14 @@ export class Pagina {
     const mislukt = [...this.tellingen.values()].reduce((n, t) => n + t.mislukt, 0);
     if (mislukt) deps.log.warn({ run: this.run, page: this.url, mislukt, eerste: this.fouten[0]?.reden }, 'import: objects not stored');
   }
+}
+
+/** A value with every URL of the source's types that is here under another UUID replaced by ours (brengCatalogi). */
+function vertaal(value: unknown, typen: ReadonlyMap<string, string>): unknown {
+  if (typeof value === 'string') return typen.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => vertaal(v, typen));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, vertaal(v, typen)]));
+  return value;
 }
 
 function chunks<T>(list: T[], size: number): T[][] {

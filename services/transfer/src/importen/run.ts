@@ -1,4 +1,13 @@
-import { IMPORTEN_COLLECTION, ZgwClient, openSecret, platformDb, type ImportOpdracht, type StoredImport } from '@zgw/shared';
+import {
+  IMPORTEN_COLLECTION,
+  IMPORT_TYPEN,
+  ZgwClient,
+  openSecret,
+  platformDb,
+  type ImportOpdracht,
+  type ImportType,
+  type StoredImport,
+} from '@zgw/shared';
 import { attemptSignal, platform, platformBase, type Deps } from '../context';
 
 /** A run with the clients it reads and writes with: the source (its own credentials) and this platform in its tenant. */
@@ -10,6 +19,8 @@ export interface Run {
   base: string;
   /** The most content one document version may bring (IMPORT_MAX_INHOUD_BYTES). */
   maxInhoud: number;
+  /** The source's types that are here under other UUIDs: their URL there to ours (see brengCatalogi). */
+  typen: Map<string, string>;
 }
 
 /** The run as stored, and the clients of its two sides. */
@@ -19,5 +30,7 @@ export async function openRun(deps: Deps, o: ImportOpdracht): Promise<Run> {
   const secret = openSecret(deps.pii, 'importBron', run.secret);
   const bron = new ZgwClient({ clientId: run.clientId, secret }, 60_000, 'Import', attemptSignal);
   const hier = platform(deps.config, o.tenant).client;
-  return { run, bron, hier, base: platformBase(deps.config), maxInhoud: deps.config.IMPORT_MAX_INHOUD_BYTES };
+  const gekoppeld = await platformDb(deps.db).collection<ImportType>(IMPORT_TYPEN).find({ run: o.run }).toArray();
+  const typen = new Map(gekoppeld.map((t) => [t.bron, t.hier]));
+  return { run, bron, hier, base: platformBase(deps.config), maxInhoud: deps.config.IMPORT_MAX_INHOUD_BYTES, typen };
 }
