@@ -72,7 +72,7 @@ async function ensureIndexes(c: Catalogi): Promise<void> {
 
   await ensure(c.catalogussen, [
     { domein: 1, ...created, rsin: 1 }, // domein, and with rsin__in
-    { domein: 1, rsin: 1 }, // their count
+    { domein: 1, rsin: 1, ...created }, // one organisation's domein (the registration import looks it up), and its count
     { rsin: 1, ...created },
     { ...created, domein: 1 }, // domein__in
     { ...created, rsin: 1 }, // rsin__in
