@@ -70,7 +70,8 @@ function launch(s) {
       buf = lines.pop();
       for (const line of lines) {
         process.stdout.write(`${s.name.padEnd(8)} | ${line}\n`);
-        if (stream === child.stderr || /"level":"(error|fatal)"/.test(line)) s.lastError = line.slice(0, 500);
+        // (the line of an error, not the frames of its stack)
+        if ((stream === child.stderr && !/^\s+at /.test(line)) || /"level":"(error|fatal)"/.test(line)) s.lastError = line.slice(0, 500);
       }
     });
   }
