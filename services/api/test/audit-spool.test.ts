@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { createLogger } from '@zgw/shared';
 import { ADOPTED, Spool, SpoolPublisher, drainDir, readOffset, unsentBytes, type SpooledMessage } from '../src/common/audit-spool';
 
@@ -225,3 +226,35 @@ async function until(cond: () => boolean, ms = 10_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+describe('failures of the file system', () => {
+  it('says when the offset is unreadable, and sends the segments left from their start', async () => {
+    const dir = newRoot();
+    writeFileSync(join(dir, 'offset.json'), '{"segment": 3, "posi');
+    const said: string[] = [];
+    const logged = createLogger(
+      'test',
+      'warn',
+      new Writable({
+        write(chunk, _enc, done) {
+          said.push(String(chunk));
+          done();
+        },
+      }),
+    );
+    expect(await readOffset(dir, logged)).toEqual({ segment: 0, position: 0 });
+    expect(said.join('')).toMatch(/audit spool offset unreadable/);
+    // no offset yet is no failure: nothing said
+    said.length = 0;
+    expect(await readOffset(newRoot(), logged)).toEqual({ segment: 0, position: 0 });
+    expect(said).toEqual([]);
+  });
+
+  it('raises a failure that is not a missing file or folder, instead of counting nothing', async () => {
+    expect(await unsentBytes(newRoot())).toBe(0);
+    const dir = newRoot();
+    // a file where the folder of adopted spools belongs: reading it fails (ENOTDIR), which is not "nothing there"
+    writeFileSync(join(dir, ADOPTED), 'not a folder');
+    await expect(unsentBytes(dir)).rejects.toThrow(/ENOTDIR/);
+  });
+});
