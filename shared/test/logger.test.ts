@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createLogger, loadConfig, scrub, scrubUrl } from '../src';
+import { ConfigError, createLogger, loadConfig, scrub, scrubUrl } from '../src';
 
 describe('scrub', () => {
   it('masks nine-digit runs (BSNs) in URLs and text, and leaves other numbers alone', () => {
@@ -51,7 +51,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '8123' }).PUBLIC_BASE_URL).toBe('http://127.0.0.1:8123');
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://zgw.example.nl/' }).PUBLIC_BASE_URL).toBe('https://zgw.example.nl');
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
-    expect(() => loadConfig({ JWT_LEEWAY_SECONDS: '10' })).toThrow(/JWT_LEEWAY_SECONDS/);
+    expect(() => loadConfig({ JWT_LEEWAY_SECONDS: '-1' })).toThrow(/JWT_LEEWAY_SECONDS/);
+    expect(loadConfig({ JWT_LEEWAY_SECONDS: '0' }).JWT_LEEWAY_SECONDS).toBe(0);
+  });
+
+  it('names every invalid key at once, those that only go together included, as a ConfigError', () => {
+    const attempt = () => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', OIDC_API_ISSUER: 'https://idp.gemeente.example' });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (err) {
+      expect((err as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(['PORT', 'LOG_LEVEL', 'OIDC_API_AUDIENCE']);
+    }
   });
 });
 
