@@ -90,6 +90,14 @@ export interface ImportType {
   hier: string;
 }
 
+/** An object of another registration with each string in it (at any depth) replaced by `fn`'s answer: its URLs made ours. */
+export function mapStrings(value: unknown, fn: (s: string) => string): unknown {
+  if (typeof value === 'string') return fn(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, fn));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, fn)]));
+  return value;
+}
+
 /** A count with nothing counted yet (`gelezen` objects read). */
 export const legeTelling = (gelezen = 0): ImportTelling => ({ gelezen, nieuw: 0, bijgewerkt: 0, bezet: 0, mislukt: 0, overgeslagen: 0, bytes: 0 });
 

@@ -23,8 +23,8 @@ export async function sleep(ms: number, stop: () => boolean): Promise<void> {
 }
 
 /**
- * Runs `step` until it succeeds, with backoff up to 10 s; one warning while it fails, one line when it works. Once
- * `stop()` says so it throws instead of trying again.
+ * Runs `step` until it succeeds, with backoff up to 10 s; one warning while it fails, one line when it works (at start,
+ * or when a running worker must reach an engine again). Once `stop()` says so it throws instead of trying again.
  */
 export async function untilDone<T>(log: Logger, what: string, step: () => Promise<T>, stop: () => boolean = () => false): Promise<T> {
   let failing = false;
@@ -35,7 +35,7 @@ export async function untilDone<T>(log: Logger, what: string, step: () => Promis
       if (failing) log.info(`${what} reachable`);
       return result;
     } catch (err) {
-      if (!failing) log.warn({ err }, `${what} unreachable at start: retried with backoff`);
+      if (!failing) log.warn({ err }, `${what} unreachable: retried with backoff`);
       failing = true;
     }
     await sleep(delay, stop);

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { createKafka, piiFromConfig, scrubUrl, type Config, type Logger } from '@zgw/shared';
+import { createKafka, piiFromConfig, type Config, type Logger } from '@zgw/shared';
 import { ReadAudit } from './common/audit-reads';
 import { Authenticator } from './common/auth';
 import { Caches } from './common/cache';
@@ -19,9 +19,11 @@ import { Urls } from './common/urls';
  */
 export function jsonFetcher(systems?: ExternalSystems, log?: Logger): (url: string) => Promise<{ status: number; body: unknown }> {
   return async (url) => {
+    // (what the logs name: never the query, which may hold a BSN)
+    const path = url.split('?')[0];
     try {
       const authorization = await systems?.authorization(url).catch((err: Error) => {
-        log?.warn({ url: url.split('?')[0], err }, 'the credentials of an external system could not be read: the request goes without them');
+        log?.warn({ url: path, err }, 'the credentials of an external system could not be read: the request goes without them');
         return undefined;
       });
       const headers: Record<string, string> = {
@@ -40,7 +42,7 @@ export function jsonFetcher(systems?: ExternalSystems, log?: Logger): (url: stri
       return { status: res.status, body };
     } catch (err) {
       // (the caller answers with what it means for the request; the cause is kept here, where only the log sees it)
-      log?.warn({ url: scrubUrl(url.split('?')[0]!), err }, 'a reference could not be read: no answer (timeout, refused or unreachable)');
+      log?.warn({ url: path, err }, 'a reference could not be read: no answer (timeout, refused or unreachable)');
       return { status: 0, body: undefined };
     }
   };

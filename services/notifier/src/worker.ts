@@ -223,20 +223,16 @@ function startWorker(c: WorkerContext): Worker {
   const prefix = config.KAFKA_TOPIC_PREFIX;
   let consuming = false;
   // A new kanaal: consume its topic too (the group starts a new topic at its beginning, so nothing is missed). The old
-  // consumer is gone by then, so a failure is tried again with backoff until the consumer is back (or the worker stops).
+  // consumer is gone by then, so a failure is tried again with backoff until the consumer is back, as at start (a stop
+  // ends the trying).
   const resubscribe = async () => {
-    for (let attempt = 0; consuming && !stopped; attempt++) {
-      try {
-        await intake.subscribe(registry.topics);
-        if (attempt) log.info({ attempts: attempt + 1 }, 'notifier consumer subscribed again');
-        return;
-      } catch (err) {
-        const retryMs = Math.min(30_000, 1000 * 2 ** attempt);
-        if (attempt === 0)
-          log.error({ err, retryMs }, 'notifier consumer not subscribed to the kanaal topics: nothing is taken in until it is; retrying');
-        await new Promise((r) => setTimeout(r, retryMs));
-      }
-    }
+    if (consuming)
+      await untilDone(
+        log,
+        'Kafka',
+        () => intake.subscribe(registry.topics),
+        () => stopped,
+      ).catch(() => undefined);
   };
   const registry: Registry = new Registry(db, c.pii, deliverer, resubscribe);
   const intake = new Intake(c.kafka, prefix, log, intakeHandler({ db, defaultTenant: c.config.ZGW_DEFAULT_TENANT, registry, deliverer, clock, log }));

@@ -14,6 +14,7 @@ import {
   ImportApis,
   importWorkflowId,
   legeTelling,
+  mapStrings,
   platformDb,
   sealSecret,
   type ImportOpdracht,
@@ -312,13 +313,10 @@ class Bronkaart {
 
   /** The object with every URL of the source replaced by ours. */
   rewrite(value: unknown): unknown {
-    if (typeof value === 'string') {
-      const hit = this.bases.find(([base]) => value === base || value.startsWith(`${base}/`));
-      return hit ? `${hit[1].base}${value.slice(hit[0].length)}` : value;
-    }
-    if (Array.isArray(value)) return value.map((v) => this.rewrite(v));
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.rewrite(v)]));
-    return value;
+    return mapStrings(value, (s) => {
+      const hit = this.bases.find(([base]) => s === base || s.startsWith(`${base}/`));
+      return hit ? `${hit[1].base}${s.slice(hit[0].length)}` : s;
+    });
   }
 }
 

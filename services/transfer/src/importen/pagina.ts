@@ -6,6 +6,7 @@ import {
   ZgwClient,
   bronApi,
   legeTelling,
+  mapStrings,
   platformDb,
   soortKey,
   zgwUrl,
@@ -186,7 +187,9 @@ export class Pagina {
     const refused: string[] = [];
     for (const batch of chunks(list, BATCH)) {
       const { bron, apis, selectie, dryRun } = this.r.run;
-      const objecten = this.r.typen.size ? batch.map((o) => vertaal(o, this.r.typen) as Obj) : batch;
+      // (the URLs of the source's types that are here under another UUID: ours, see brengCatalogi)
+      const { typen } = this.r;
+      const objecten = typen.size ? batch.map((o) => mapStrings(o, (s) => typen.get(s) ?? s) as Obj) : batch;
       const body = { run: this.run, bron, apis, selectie: !!selectie, proef: dryRun, objecten };
       const { resultaten } = await this.r.hier.post<{ resultaten: Resultaat[] }>(`${this.r.base}/admin/api/v1/importen/${pad}`, body);
       for (const res of resultaten) {
@@ -299,14 +302,6 @@ export class Pagina {
     const mislukt = [...this.tellingen.values()].reduce((n, t) => n + t.mislukt, 0);
     if (mislukt) deps.log.warn({ run: this.run, page: this.url, mislukt, eerste: this.fouten[0]?.reden }, 'import: objects not stored');
   }
-}
-
-/** A value with every URL of the source's types that is here under another UUID replaced by ours (brengCatalogi). */
-function vertaal(value: unknown, typen: ReadonlyMap<string, string>): unknown {
-  if (typeof value === 'string') return typen.get(value) ?? value;
-  if (Array.isArray(value)) return value.map((v) => vertaal(v, typen));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, vertaal(v, typen)]));
-  return value;
 }
 
 function chunks<T>(list: T[], size: number): T[][] {
