@@ -281,7 +281,8 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
      * The groups of [{$match}, {$sort}?, {$group: {_id: {<name>: "$<field>", ...}}}] (no accumulators) read from the
      * keys of the index that serves the match, as MongoDB's DISTINCT_SCAN does: each distinct combination of the
      * fields' values once, in index order, without reading a document (but those whose key holds null: null and
-     * missing index alike, and a missing field is left out of the group's _id). Null when no index serves the match,
+     * missing index alike, so each such document is read to tell them apart, and a missing field is left out of the
+     * group's _id). Null when no index serves the match,
      * holds every field (none as an array) and decides the match by its keys; the caller then groups the documents.
      */
     synchronized List<Document> groupsFromIndex(Document query, Document sort, Document id) {
@@ -289,7 +290,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         try {
             QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), query, sort, 0);
             // (a sparse index lacks the documents without any of its fields: their group would be missed)
-            if (plan == null || plan.index.sparse()) {
+            if (plan == null || plan.index.sparse() || id.size() > 31) {
                 return null;
             }
             List<String> fields = java.util.Arrays.asList(plan.index.fields());
@@ -316,6 +317,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 return null;
             }
             OrderedIndex index = plan.index;
+            // a group is its key values and which of its null values are missing fields (null and missing index alike)
             java.util.TreeSet<Object[]> groups = new java.util.TreeSet<>((x, y) -> {
                 for (int i = 0; i < at.length; i++) {
                     int c = index.compareField(at[i], x[i], y[i]);
@@ -323,7 +325,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                         return c;
                     }
                 }
-                return 0;
+                return Integer.compare((Integer) x[at.length], (Integer) y[at.length]);
             });
             List<Document> result = new ArrayList<>();
             for (java.util.Iterator<OrderedIndex.Entry> e = QueryPlanner.entries(plan, keys); e.hasNext();) {
@@ -331,22 +333,25 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 if (failing != null && failing.get(entry.position)) {
                     continue;
                 }
-                Object[] values = new Object[at.length];
+                Object[] values = new Object[at.length + 1];
+                int missing = 0;
+                Document read = null;
                 for (int i = 0; i < at.length; i++) {
                     values[i] = entry.key[at[i]];
+                    if (values[i] == null) {
+                        read = read != null ? read : doc(entry.position);
+                        if (Utils.getSubdocumentValueCollectionAware(read, paths[i]) instanceof Missing) {
+                            missing |= 1 << i;
+                        }
+                    }
                 }
+                values[at.length] = missing;
                 if (!groups.add(values)) {
                     continue;
                 }
                 Document group = new Document();
-                Document read = null;
                 for (int i = 0; i < at.length; i++) {
-                    if (values[i] == null) {
-                        read = read != null ? read : doc(entry.position);
-                        if (!(Utils.getSubdocumentValueCollectionAware(read, paths[i]) instanceof Missing)) {
-                            group.put(names[i], null);
-                        }
-                    } else {
+                    if ((missing & (1 << i)) == 0) {
                         group.put(names[i], values[i]);
                     }
                 }
