@@ -548,7 +548,7 @@ start_kafka() {
 start_temporal() {
   local args=(server start-dev --ip "$HOST" --port "$TEMPORAL_PORT"
     --db-filename "$DATA_DIR/temporal/temporal.db" --log-format text --log-level warn
-    --search-attribute ZaakIdentificatie=Keyword)  # finds a transfer by its zaak (README, Transfers)
+    --search-attribute ZaakIdentificatie=Keyword)  # finds a transfer by its zaak (docs/transfers.md)
   mkdir -p "$DATA_DIR/temporal"
   if [[ "$TEMPORAL_UI_PORT" == 0 ]]; then
     args+=(--headless)

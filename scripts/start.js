@@ -55,7 +55,7 @@ const services = ['api', 'notifier', 'audit', 'transfer'].map((name) => ({ name,
 
 // The API allocates a page's worth of short-lived objects per list request: semi-spaces of 64 MB (V8's default is
 // 16) let the young generation hold them, and it spends far less time collecting (list page 1 at 100,000 zaken 200 ->
-// 250 req/s; README, Benchmarks). The same flag is in the Dockerfile, docker-compose.yml and the bench.
+// 250 req/s; docs/benchmarks.md). The same flag is in the Dockerfile, docker-compose.yml and the bench.
 const NODE_ARGS = { api: ['--max-semi-space-size=64'] };
 
 function launch(s) {

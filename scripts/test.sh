@@ -4,7 +4,7 @@
 # (tests that stop an engine run alone, last; then the Documenten tests again with their content on S3),
 # then the query-index check on every query shape the tests sent, the local store's own check that every query
 # it answered from an index it answered as a scan does, and the contract check of every Kafka message the tests
-# caused against the AsyncAPI document (see README, Development).
+# caused against the AsyncAPI document (see docs/development.md).
 # Engines: MONGODB_URL + KAFKA_BROKERS when set; else testcontainers where Docker runs; else scripts/engines.sh.
 # Browser: Debian's chromium for the end-to-end tests (scripts/browser.sh installs it when missing).
 set -uo pipefail
@@ -16,6 +16,8 @@ npx tsc -b && npx tsc -p tsconfig.test.json || { echo "typecheck: 0 passed, 1 fa
 node scripts/import-check.js || { rc_imports=1; }
 # Lint (ESLint, type-aware: eslint.config.mjs) and format (Prettier: `npm run format` mends it) of every TypeScript file.
 if npm run -s lint; then echo "lint: 1 passed, 0 failed"; else echo "lint: 0 passed, 1 failed"; rc_imports=1; fi
+# The documentation: links between README.md, CHANGELOG.md and docs/ resolve, every configuration key is documented.
+node scripts/docs-check.js || rc_imports=1
 # The end-to-end tests of the admin screens drive Debian's chromium (installed here when missing; see browser.sh).
 ZGW_CHROMIUM=$(bash scripts/browser.sh) || echo "test: no browser; the end-to-end tests of the admin screens will fail" >&2
 export ZGW_CHROMIUM

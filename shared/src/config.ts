@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isRsin } from './tenant';
 
-/** Every environment variable the platform reads, with its default. The README documents each one. */
+/** Every environment variable the platform reads, with its default. docs/configuration.md documents each one (scripts/docs-check.js). */
 const schema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
@@ -109,14 +109,14 @@ const schema = z.object({
   TRANSFER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
   /** The API is not ready (`/ready` 503) while the oldest write whose events wait in the outbox is older than this. */
   READY_OUTBOX_MAX_AGE_SECONDS: z.coerce.number().positive().default(300),
-  /** The first administrator of the admin screens, created at start while there is none (see README, Admin screens). */
+  /** The first administrator of the admin screens, created at start while there is none (see docs/admin.md). */
   ADMIN_INITIAL_USER: z.string().trim().min(1).max(100).default('admin'),
   ADMIN_INITIAL_PASSWORD: z.string().default(''),
   /** An admin session ends after this many minutes without a request, and after ADMIN_SESSION_MAX_HOURS in any case. */
   ADMIN_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).default(30),
   ADMIN_SESSION_MAX_HOURS: z.coerce.number().int().min(1).default(12),
   /**
-   * Keys of the personal identifiers at rest (README, Personal data): `<version>:<base64 of 32 bytes>`, comma- or
+   * Keys of the personal identifiers at rest (docs/personal-data.md): `<version>:<base64 of 32 bytes>`, comma- or
    * line-separated, newest first; or a file of them. With neither and MongoDB on this machine (the platform's own
    * engines): `<ZGW_DATA_DIR>/pii-keys`, created on the first start.
    */
@@ -125,7 +125,7 @@ const schema = z.object({
   /** The data directory of the platform's own engines (scripts/engines.sh). */
   ZGW_DATA_DIR: z.string().min(1).default('.data'),
   /**
-   * API tokens from an OpenID Connect provider beside the ZGW HS256 tokens (README, Production): its issuer (discovery
+   * API tokens from an OpenID Connect provider beside the ZGW HS256 tokens (docs/production.md): its issuer (discovery
    * at `<issuer>/.well-known/openid-configuration`; https, or http on 127.0.0.1/localhost only) and the audience the
    * tokens must name. Empty: HS256 tokens only.
    */
@@ -144,7 +144,7 @@ const schema = z.object({
   /** How many API instances share RATE_LIMIT: each enforces its part (the limit divided by this). */
   RATE_LIMIT_INSTANCES: z.coerce.number().int().min(1).default(1),
   /**
-   * Administrators signing in through the organisation's OpenID Connect provider (README, Production): its issuer
+   * Administrators signing in through the organisation's OpenID Connect provider (docs/production.md): its issuer
    * (https, or http on 127.0.0.1/localhost only), this platform's client there, and the claim and values that give
    * admin rights. Empty issuer: local names and passwords only.
    */
@@ -165,7 +165,7 @@ const schema = z.object({
   ADMIN_OIDC_TENANT_CLAIM: z.string().trim().min(1).default('rsin'),
   /** `false`: no local names and passwords on the login page (only the provider). */
   ADMIN_LOCAL_LOGIN: z.enum(['true', 'false']).default('true'),
-  /** Where document content is kept: GridFS in MongoDB, or an S3-compatible object store (README, Production). */
+  /** Where document content is kept: GridFS in MongoDB, or an S3-compatible object store (docs/production.md). */
   INHOUD_STORE: z.enum(['gridfs', 's3']).default('gridfs'),
   S3_ENDPOINT: z.string().trim().default(''),
   S3_BUCKET: z.string().trim().min(3).default('zgw-inhoud'),
@@ -182,6 +182,9 @@ const schema = z.object({
 });
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };
+
+/** Every environment variable the services read through loadConfig (docs/configuration.md documents each: docs-check). */
+export const CONFIG_KEYS: readonly string[] = Object.keys(schema.shape);
 
 /** An invalid configuration, each problem a line `KEY: what it accepts`: not a crash to retry (see exitOnStartFailure). */
 export class ConfigError extends Error {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The registration import (README: Moving in): another ZGW registration read over its standard APIs and stored here
+ * The registration import (docs/moving-in.md): another ZGW registration read over its standard APIs and stored here
  * with its UUIDs, dates and history. A run is started by a platform administrator (`POST /admin/api/v1/importen`,
  * `npm run admin -- importeren`), kept in `importen` (its source's secret sealed) and carried out by workflow
  * `import-<id>` of the transfer worker, which writes through the API's `/admin/api/v1/importen/objecten`.

@@ -83,7 +83,7 @@ export interface OverdrachtOpdracht {
   doelregistratie: string;
   richting: Richting;
   antwoordUrl?: string;
-  /** Technical failures: the activities' retry policy (see README, Transfers). */
+  /** Technical failures: the activities' retry policy (see docs/transfers.md). */
   pogingen: number;
   wachttijdSeconden: number;
   maxWachttijdSeconden: number;

@@ -215,7 +215,7 @@ export function piiFromConfig(config: Pick<Config, 'ZGW_PII_KEYS' | 'ZGW_PII_KEY
     return new Pii(file.keys);
   }
   if (!onThisMachine(config.MONGODB_URL)) {
-    throw new PiiError('ZGW_PII_KEYS or ZGW_PII_KEYS_FILE is required with a MongoDB on another machine (README, Personal data)');
+    throw new PiiError('ZGW_PII_KEYS or ZGW_PII_KEYS_FILE is required with a MongoDB on another machine (docs/personal-data.md)');
   }
   const path = join(config.ZGW_DATA_DIR, 'pii-keys');
   const file = piiKeyFile(path, true)!;

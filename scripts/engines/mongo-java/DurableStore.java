@@ -55,7 +55,7 @@ final class DurableStore implements Closeable {
     private static final long FOLD_MIN_BYTES = 64L << 20;
     /**
      * ZGW_MONGO_FOLD=1: the journal is folded at this start whatever its size, so the records of documents since
-     * rewritten leave the files (after an upgrade that sealed values stored in the clear; README, Personal data).
+     * rewritten leave the files (after an upgrade that sealed values stored in the clear; docs/personal-data.md).
      */
     private static final boolean FOLD_ALWAYS = "1".equals(System.getenv("ZGW_MONGO_FOLD"));
 

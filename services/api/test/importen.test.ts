@@ -27,7 +27,7 @@ beforeAll(async () => {
   bron = await startApp({ REFERENTIELIJSTEN_URL: sl.url, PUBLIC_BASE_URL: BRON });
   doel = await startApp({ REFERENTIELIJSTEN_URL: sl.url, IMPORT_MAX_INHOUD_BYTES: '5000' });
   typenBron = await typen(bron, sl, '000000000', 'ZT-IMPORT');
-  // the catalogus first, as an operator does (README: Moving in): same UUIDs, so the zaken's references resolve
+  // the catalogus first, as an operator does (docs/moving-in.md): same UUIDs, so the zaken's references resolve
   const zip = await bron.call('GET', `/admin/api/v1/catalogussen/${typenBron.catalogus.split('/').pop()}/export`);
   const imported = await doel.app.inject({
     method: 'POST',

@@ -15,7 +15,7 @@ import { createImportActivities } from './importen/activities';
 
 export type { Documenten, Plan };
 
-/** The activities of the overdracht workflow: every side effect, each idempotent (see README, Transfers). */
+/** The activities of the overdracht workflow: every side effect, each idempotent (see docs/transfers.md). */
 export function createActivities(deps: Deps) {
   return alive(
     permanent4xx({

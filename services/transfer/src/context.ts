@@ -108,7 +108,7 @@ export async function routeOf(deps: Deps, o: OverdrachtOpdracht): Promise<Route>
   return o.richting === 'uit' ? { bron: hier, doel: daar, registratie, apart: false } : { bron: daar, doel: hier, registratie, apart: false };
 }
 
-/** The log fields of every line about one transfer (see README, Transfers: logging). */
+/** The log fields of every line about one transfer (see docs/transfers.md: logging). */
 export const tracedOf = (o: Pick<OverdrachtOpdracht, 'zaakIdentificatie' | 'overdracht'>): Record<string, string> =>
   traced(o.zaakIdentificatie, o.overdracht);
 

@@ -23,7 +23,7 @@ const ImportQuery = z.object({
 });
 
 /**
- * A catalogus out and in as one ZIP (Open Zaak's layout, README: Moving in), within the caller's tenant (a platform
+ * A catalogus out and in as one ZIP (Open Zaak's layout, docs/moving-in.md), within the caller's tenant (a platform
  * administrator names another with `Zgw-Tenant`): `GET /admin/api/v1/catalogussen/{uuid}/export` and
  * `POST /admin/api/v1/catalogussen/import` with the ZIP as body (`application/zip`), `?nieuweUuids=true` for new
  * UUIDs, `?dryRun=true` to see what would be made.

@@ -74,7 +74,7 @@ export interface ImportResultaat {
 }
 
 /**
- * The writes of the registration import (README: Moving in), for the import worker: `POST
+ * The writes of the registration import (docs/moving-in.md), for the import worker: `POST
  * /admin/api/v1/importen/objecten` with a batch of another registration's objects, each stored under its own UUID
  * through its resource's rules in history mode (Resource.importeer), in the order given, into the caller's tenant (a
  * platform administrator names it with `Zgw-Tenant`). The source's URLs become ours by their base; references to the

@@ -60,7 +60,7 @@ function freshStatus(id: string): StatusDoc {
 }
 
 /**
- * Administration of deliveries (contract: README, Notificaties): the abonnementen with their delivery state, their
+ * Administration of deliveries (contract: docs/notificaties.md): the abonnementen with their delivery state, their
  * deliveries with every attempt, unlock, and resends of kept notifications, which the notifier carries out.
  */
 export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps): Promise<void> {

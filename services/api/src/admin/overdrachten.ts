@@ -18,7 +18,7 @@ const Query = z
 const BASE = '/admin/api/v1/overdrachten';
 
 /**
- * An operator's hold on transfers (contract: README, Transfers): every transfer (paginated, newest first, filters as
+ * An operator's hold on transfers (contract: docs/transfers.md): every transfer (paginated, newest first, filters as
  * in the Overdrachten API) and one, with its workflow's place in the Temporal web UI; cancel a running one (its
  * workflow compensates and ends `geannuleerd`) and retry a `mislukt` one.
  */

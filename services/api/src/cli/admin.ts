@@ -45,7 +45,7 @@ const USAGE = `usage: npm run admin -- <command>
                                        Stop the API first; set INHOUD_STORE to the target before starting it again
   catalogus-export <uuid> <file.zip> [--tenant <rsin>]
                                        write a catalogus with all its types and their parts to a ZIP (Open Zaak's
-                                       layout; README: Moving in)
+                                       layout; docs/moving-in.md)
   catalogus-import <file.zip> [--nieuwe-uuids] [--dry-run] [--tenant <rsin>]
                                        import a catalogus ZIP (ours or Open Zaak's) into a tenant (default: the
                                        default tenant): all of it or nothing; UUIDs kept unless --nieuwe-uuids
@@ -54,7 +54,7 @@ const USAGE = `usage: npm run admin -- <command>
              [--zaken-url <url>] [--documenten-url <url>] [--besluiten-url <url>] [--catalogi-url <url>]
                                        import another ZGW registration (its zaken, documents, besluiten) into a tenant
                                        (default: the default tenant) with its UUIDs and dates, run by the transfer
-                                       worker; prints progress until it ends (README: Moving in). A catalogus of the
+                                       worker; prints progress until it ends (docs/moving-in.md). A catalogus of the
                                        source that is not here comes first. --dry-run: what would be stored and what
                                        would fail, nothing written. --zaaktype, --vanaf, --tot, --bronorganisatie:
                                        only those zaken (by startdatum) with what is theirs

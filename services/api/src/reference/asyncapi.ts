@@ -117,13 +117,13 @@ function headers(t: Topic): Record<string, unknown> {
       ce_tenant: {
         type: 'string',
         pattern: '^[0-9]{9}$',
-        description: 'CloudEvents extension `tenant`: the RSIN of the tenant (organisation) whose write or read made the event (README, Tenants).',
+        description: 'CloudEvents extension `tenant`: the RSIN of the tenant (organisation) whose write or read made the event (docs/tenants.md).',
       },
       'content-type': { type: 'string', const: CE_CONTENT_TYPE },
       traceparent: {
         type: 'string',
         pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
-        description: 'W3C trace context of the write that caused the message (when traced; see README, Traces).',
+        description: 'W3C trace context of the write that caused the message (when traced; see docs/operating.md).',
       },
       tracestate: { type: 'string', description: 'W3C trace state, with traceparent.' },
     },

@@ -3,7 +3,7 @@ import { zgwUrl } from '@zgw/shared';
 import { WEIGERING, type Kant } from '../context';
 import type { Obj, Zaakdossier } from './bronzaak';
 
-/** How a type of the source is found in the target zaaktype or catalogus (README, Transfers: mapping). */
+/** How a type of the source is found in the target zaaktype or catalogus (docs/transfers.md: mapping). */
 const MATCH: Record<string, string[]> = {
   roltypen: ['omschrijving', 'omschrijvingGeneriek'],
   statustypen: ['omschrijving', 'omschrijvingGeneriek'],

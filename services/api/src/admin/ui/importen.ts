@@ -51,7 +51,7 @@ function aanvraagVan(form: Form): Record<string, unknown> {
 }
 
 /**
- * Registration imports (README: Moving in), for platform administrators, into the organisation the screens manage:
+ * Registration imports (docs/moving-in.md), for platform administrators, into the organisation the screens manage:
  * the runs with their progress, a new run (a dry run first), and one run's counts per collection, its verification
  * and the objects that failed, pausing, resuming and cancelling it. Everything goes through the admin endpoints
  * (admin/importen.ts).

@@ -75,7 +75,7 @@ export function registerLoginScreens(scope: FastifyInstance, l: LoginContext): v
   <div class="actions"><button type="submit">Inloggen</button></div>
 </form>
 <p class="muted">Na het wachtwoord vraagt het platform een code uit uw authenticator-app (de eerste keer stelt u die in).
-Nog geen beheerder? Zie de README, "Admin screens": ADMIN_INITIAL_PASSWORD of <code>npm run admin -- add &lt;naam&gt;</code>.</p>`
+Nog geen beheerder? Zie docs/admin.md: ADMIN_INITIAL_PASSWORD of <code>npm run admin -- add &lt;naam&gt;</code>.</p>`
       : '';
     return sendPage(reply, { title: 'Inloggen', errors: opts.errors, notice: opts.notice, status: opts.status }, html`${viaProvider}${form}`);
   };

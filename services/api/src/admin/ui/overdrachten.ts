@@ -108,7 +108,7 @@ export function registerOverdrachtScreens(scope: FastifyInstance, ui: AdminUi): 
 </table>
 ${apiPager(BASE, list, req.query.page, status ? { status } : {})}
 <h2>Doelregistraties</h2>
-<p class="muted">Ook te beheren via <code>${CONFIG_API}</code> of <code>ZGW_DOELREGISTRATIES</code> (zie de README, Transfers).</p>
+<p class="muted">Ook te beheren via <code>${CONFIG_API}</code> of <code>ZGW_DOELREGISTRATIES</code> (zie docs/transfers.md).</p>
 <p><a href="${BASE}/doelregistraties/nieuw">Nieuwe doelregistratie</a></p>
 <table id="doelregistraties">
 <thead><tr><th>Naam</th><th>Route</th><th>Organisatie (RSIN)</th><th>Zaaktypen</th><th>Bronzaak</th><th>Systeem</th></tr></thead>

@@ -61,7 +61,7 @@ type Key = Record<string, 1 | -1>;
 
 /**
  * An index for every query shape the Catalogi send, by MongoDB's rule (the query-index check of `npm test` proves it,
- * README: Development): the equality fields of a filter combination, then the sort (creation order, or the list's
+ * docs/development.md): the equality fields of a filter combination, then the sort (creation order, or the list's
  * own), then the ranges (datumGeldigheid: beginGeldigheid, eindeGeldigheid). A count has no sort, so a filter with
  * datumGeldigheid needs an (equality, begin, einde) index for its count too. `$in` with a sort is a range.
  */

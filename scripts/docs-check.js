@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// The documentation holds together (run by npm test, after the build):
+//   - every link between README.md, CHANGELOG.md and docs/*.md points at a file that exists, and an `#anchor` at a
+//     heading of that file (GitHub's heading ids);
+//   - every file in docs/ is reached from the README's table of contents;
+//   - every configuration key the services read (CONFIG_KEYS of shared/src/config.ts) is a row of
+//     docs/configuration.md, and every row there names a key that is read (a configuration key, one a service reads
+//     itself, such as OTEL_EXPORTER_OTLP_ENDPOINT, or one a library reads: AWS_*);
+//   - the README stays one screen (at most README_MAX_LINES lines).
+// Prints each problem and `docs: N passed, N failed` (one check per link, key and rule); exits 1 on any problem.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.join(__dirname, '..');
+const README_MAX_LINES = 150;
+/** Keys documented in the configuration table that a library reads from the environment itself. */
+const READ_BY_LIBRARIES = new Set(['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']);
+
+let passed = 0;
+const problems = [];
+const check = (ok, problem) => (ok ? passed++ : problems.push(problem));
+
+/** GitHub's id of a heading: lower case, punctuation other than `-` and `_` dropped, spaces as `-`. */
+const slug = (heading) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\- _]/gu, '')
+    .replace(/ /g, '-');
+
+/** The text of a markdown file without its fenced code blocks and inline code (links there are examples). */
+function prose(text) {
+  return text.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+}
+
+function anchorsOf(file) {
+  const seen = new Map();
+  const ids = new Set();
+  for (const m of prose(fs.readFileSync(file, 'utf8')).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
+    const base = slug(m[1]);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    ids.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return ids;
+}
+
+const docsDir = path.join(root, 'docs');
+const docs = fs
+  .readdirSync(docsDir)
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => path.join(docsDir, f));
+const files = [path.join(root, 'README.md'), path.join(root, 'CHANGELOG.md'), ...docs];
+const linkedFromReadme = new Set();
+
+for (const file of files) {
+  const name = path.relative(root, file);
+  for (const m of prose(fs.readFileSync(file, 'utf8')).matchAll(/\]\(([^)\s]+)\)/g)) {
+    const target = m[1];
+    if (/^[a-z]+:/i.test(target)) continue; // http(s), mailto: outside the repository
+    const [p, anchor] = target.split('#');
+    const to = p ? path.resolve(path.dirname(file), p) : file;
+    if (!fs.existsSync(to)) {
+      check(false, `${name}: link to ${target}: no such file`);
+      continue;
+    }
+    if (name === 'README.md') linkedFromReadme.add(to);
+    if (anchor === undefined) check(true);
+    else if (!to.endsWith('.md')) check(false, `${name}: link to ${target}: an anchor into a file that is not markdown`);
+    else check(anchorsOf(to).has(anchor), `${name}: link to ${target}: ${path.relative(root, to)} has no heading #${anchor}`);
+  }
+}
+for (const doc of docs) {
+  check(linkedFromReadme.has(doc), `README.md: ${path.relative(root, doc)} is not in its table of contents`);
+}
+
+const { CONFIG_KEYS } = require(path.join(root, 'shared/dist/config.js'));
+const table = fs.readFileSync(path.join(docsDir, 'configuration.md'), 'utf8');
+const documented = new Set();
+for (const row of table.split('\n').filter((l) => l.startsWith('| `'))) {
+  for (const key of row.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]*)`/g)) documented.add(key[1]);
+}
+for (const key of CONFIG_KEYS) check(documented.has(key), `docs/configuration.md: ${key} (shared/src/config.ts) is not documented`);
+/** The sources of the services, for the keys they read themselves (`process.env.KEY`). */
+const sources = ['shared/src', 'services/api/src', 'services/notifier/src', 'services/audit/src', 'services/transfer/src']
+  .flatMap((dir) => fs.readdirSync(path.join(root, dir), { recursive: true }).map((f) => path.join(root, dir, String(f))))
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => fs.readFileSync(f, 'utf8'))
+  .join('\n');
+for (const key of documented) {
+  check(
+    CONFIG_KEYS.includes(key) || READ_BY_LIBRARIES.has(key) || sources.includes(`process.env.${key}`),
+    `docs/configuration.md: ${key} is documented but no service reads it`,
+  );
+}
+
+const readmeLines = fs.readFileSync(path.join(root, 'README.md'), 'utf8').split('\n').length - 1;
+check(readmeLines <= README_MAX_LINES, `README.md: ${readmeLines} lines, more than one screen (${README_MAX_LINES})`);
+
+for (const p of problems) console.log(p);
+console.log(`docs: ${passed} passed, ${problems.length} failed`);
+process.exit(problems.length ? 1 : 0);
