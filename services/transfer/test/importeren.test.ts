@@ -1,0 +1,140 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { IMPORT_SOORTEN, importWorkflowId, type ImportOpdracht, type ImportStatus } from '@zgw/shared';
+import type { ImportActivities } from '../src/importen/activities';
+import { historyText, testEnvironment, WORKFLOWS } from './temporal.helpers';
+
+// The registration import's workflows (importeren, one child importeerSoort per collection) in Temporal's test
+// environment, their activities replaced by fakes: the order of the collections and their pages, the end status,
+// pause and resume, a failure, and a collection long enough to continue as new. ZGW_RECORD_HISTORIES=1 keeps the
+// histories for the replay test.
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  env = await testEnvironment();
+}, 120_000);
+afterAll(async () => {
+  await env?.teardown();
+});
+
+interface Log {
+  pages: string[];
+  status: [ImportStatus, string | undefined][];
+}
+
+/** Fakes: each collection starts at `s<soort>` (the zaken at two start pages), and each start page has one more page. */
+function fakes(overrides: Partial<ImportActivities> = {}) {
+  const log: Log = { pages: [], status: [] };
+  const ok: ImportActivities = {
+    brengCatalogi: async () => undefined,
+    startPaginas: async (_o, soort) => (soort === 1 ? ['s1-a', 's1-b'] : [`s${soort}`]),
+    importeerPagina: async (_o, soort, url) => {
+      log.pages.push(url);
+      return { next: url.endsWith('+') ? undefined : `${url}+` } as Awaited<ReturnType<ImportActivities['importeerPagina']>>;
+    },
+    verifieerImport: async () => [],
+    zetImportStatus: async (_o, status, fout) => void log.status.push([status, fout]),
+  };
+  return { log, activities: { ...ok, ...overrides } };
+}
+
+let lastId = '';
+async function run(name: string, activities: ImportActivities, during?: (id: string) => Promise<void>): Promise<string> {
+  const taskQueue = `test-${randomUUID()}`;
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: WORKFLOWS, activities });
+  const o: ImportOpdracht = { run: randomUUID(), tenant: '002220647', hartslagSeconden: 5 };
+  const id = importWorkflowId(o.run);
+  lastId = id;
+  return worker.runUntil(async () => {
+    const handle = await env.client.workflow.start('importeren', { taskQueue, workflowId: id, args: [o] });
+    await during?.(id);
+    const result = (await handle.result()) as string;
+    if (process.env.ZGW_RECORD_HISTORIES === '1') {
+      const dir = join(__dirname, 'histories');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `importeren-${name}.json`), historyText(await handle.fetchHistory()));
+      const zaken = await env.client.workflow.getHandle(`${id}-1`).fetchHistory();
+      writeFileSync(join(dir, `importeerSoort-${name}.json`), historyText(zaken));
+    }
+    return result;
+  });
+}
+
+const allPages = IMPORT_SOORTEN.flatMap((_, soort) => (soort === 1 ? ['s1-a', 's1-a+', 's1-b', 's1-b+'] : [`s${soort}`, `s${soort}+`]));
+
+test('every collection in turn, each page after the one before, then the verification and the status', async () => {
+  const { log, activities } = fakes();
+  expect(await run('afgerond', activities)).toBe('afgerond');
+  expect(log.pages).toEqual(allPages);
+  expect(log.status).toEqual([['afgerond', undefined]]);
+}, 60_000);
+
+test('differences found by the verification are reported with the status', async () => {
+  const { log, activities } = fakes({ verifieerImport: async () => ['zaken: 3 bij de bron, 2 hier'] });
+  expect(await run('verschillen', activities)).toBe('afgerond');
+  expect(log.status).toEqual([['afgerond', 'verschillen na de import: zaken: 3 bij de bron, 2 hier']]);
+}, 60_000);
+
+test('a page that fails for good ends the run mislukt with the reason; nothing after it is read', async () => {
+  const { log, activities } = fakes();
+  const importeerPagina = activities.importeerPagina;
+  activities.importeerPagina = async (o, soort, url) => {
+    if (url === 's1-b') throw ApplicationFailure.create({ type: 'Permanent', message: 'bron antwoordt 403', nonRetryable: true });
+    return importeerPagina(o, soort, url);
+  };
+  expect(await run('mislukt', activities)).toBe('mislukt');
+  expect(log.pages).toEqual(['s0', 's0+', 's1-a', 's1-a+']);
+  expect(log.status).toHaveLength(1);
+  expect(log.status[0]![0]).toBe('mislukt');
+  expect(log.status[0]![1]).toContain('bron antwoordt 403');
+}, 60_000);
+
+test('a paused run reads no page until it is resumed, then goes on where it stood', async () => {
+  const { log, activities } = fakes();
+  let paused!: () => void;
+  const pausedNow = new Promise<void>((r) => (paused = r));
+  let signalled = false;
+  const importeerPagina = activities.importeerPagina;
+  activities.importeerPagina = async (o, soort, url) => {
+    const out = await importeerPagina(o, soort, url);
+    if (url === 's1-a+' && !signalled) {
+      signalled = true;
+      paused();
+    }
+    return out;
+  };
+  const result = await run('gepauzeerd', activities, async (id) => {
+    await pausedNow;
+    await env.client.workflow.getHandle(id).signal('pauzeer');
+    await new Promise((r) => setTimeout(r, 1500));
+    const stood = log.pages.length;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(log.pages.length).toBe(stood); // nothing read while paused
+    expect(stood).toBeLessThanOrEqual(log.pages.indexOf('s1-a+') + 2); // at most the page under way finished
+    await env.client.workflow.getHandle(id).signal('hervat');
+  });
+  expect(result).toBe('afgerond');
+  expect(log.pages).toEqual(allPages);
+}, 60_000);
+
+test('a collection of many pages continues as new and reads each page once', async () => {
+  const { log, activities } = fakes({
+    startPaginas: async (_o, soort) => (soort === 1 ? ['z-0'] : []),
+    importeerPagina: async (_o, _soort, url) => {
+      log.pages.push(url);
+      const n = Number(url.slice(2));
+      return { next: n < 249 ? `z-${n + 1}` : undefined } as Awaited<ReturnType<ImportActivities['importeerPagina']>>;
+    },
+  });
+  expect(await run('lang', activities)).toBe('afgerond');
+  expect(log.pages).toEqual(Array.from({ length: 250 }, (_, i) => `z-${i}`));
+  // the zaken's child went on in a new run after 200 pages, which began with the 50 pages still to go
+  const history = await env.client.workflow.getHandle(`${lastId}-1`).fetchHistory();
+  const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+  expect(started.continuedExecutionRunId).toBeTruthy();
+}, 120_000);
