@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/engines.sh - local engines for development and tests, on 127.0.0.1 only:
 #   mongo     MongoDB-wire stand-in: de.bwaldvogel mongo-java-server, with a durable store of our own
-#             (documents in memory, every change journaled before it is acknowledged; mongo-java/DurableStore.java)
+#             (documents in memory, every change journaled before it is acknowledged): the local store, a Maven
+#             project of its own in local-store/ (built here into the cache; its JUnit tests run in npm test)
 #   kafka     Apache Kafka broker, KRaft single node (broker + controller in one JVM)
 #   temporal  Temporal dev server (`temporal server start-dev`, SQLite file)
 #   s3        S3-compatible object store for document content: SeaweedFS (`weed server -s3`), built from the Go
@@ -65,6 +66,7 @@ S3_LOCAL_REGION=us-east-1
 # ------------------------------------------------------------------ paths and settings
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ENGINES_SRC="$SCRIPT_DIR/engines"
+STORE_SRC="$SCRIPT_DIR/../local-store"
 REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 
 CACHE_DIR="${ZGW_CACHE_DIR:-${HOME:?HOME is not set}/.cache/zgw}"
@@ -235,7 +237,7 @@ need_go() {
 stamp_of() {
   local name="$1" files=()
   case "$name" in
-    mongo) files=("$ENGINES_SRC/mongo-java/pom.xml" "$ENGINES_SRC"/mongo-java/*.java) ;;
+    mongo) mapfile -t files < <(find "$STORE_SRC/pom.xml" "$STORE_SRC/src/main" -type f | LC_ALL=C sort) ;;
     kafka) files=("$ENGINES_SRC/kafka/pom.xml" "$ENGINES_SRC/kafka/KafkaReady.java"
       "$ENGINES_SRC/kafka/log4j.properties" "$ENGINES_SRC/kafka/tools-log4j.properties") ;;
     temporal | s3) files=() ;;
@@ -295,10 +297,11 @@ mvn_copy_deps() {
 install_mongo() {
   local tmp="$MONGO_HOME.tmp.$$"
   need_maven
-  rm -rf "$tmp" && mkdir -p "$tmp/lib" "$tmp/classes"
-  mvn_copy_deps mongo "$ENGINES_SRC/mongo-java/pom.xml" "$tmp/lib" \
-    -Dmongo-java-server.version="$MONGO_JAVA_SERVER_VERSION"
-  run_logged mongo javac -nowarn -d "$tmp/classes" -cp "$tmp/lib/*" "$ENGINES_SRC"/mongo-java/*.java
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  # the store's jar (the library in it), built outside the repository; its tests run in npm test
+  run_logged mongo mvn -B -q -Dstyle.color=never -f "$STORE_SRC/pom.xml" -Dstore.build="$tmp/build" -DskipTests \
+    -Dmongo-java-server.version="$MONGO_JAVA_SERVER_VERSION" package
+  mv "$tmp/build/local-store.jar" "$tmp/local-store.jar" && rm -rf "$tmp/build"
   stamp_of mongo >"$tmp/.installed"
   rm -rf "$MONGO_HOME" && mv "$tmp" "$MONGO_HOME"
 }
@@ -487,7 +490,7 @@ start_mongo() {
     -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true "${MONGO_JAVA_OPTS[@]}" \
     -Dorg.slf4j.simpleLogger.defaultLogLevel="$MONGO_LOG_LEVEL" -Dorg.slf4j.simpleLogger.showDateTime=true \
     -Dorg.slf4j.simpleLogger.log.de.bwaldvogel.mongo.wire.MongoExceptionHandler=off \
-    -cp "$MONGO_HOME/classes:$MONGO_HOME/lib/*" MongoLauncher "${args[@]}"
+    -cp "$MONGO_HOME/local-store.jar" zgw.store.MongoLauncher "${args[@]}"
 }
 
 write_kafka_config() {

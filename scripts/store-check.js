@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // After `npm test`: every query the tests sent to the local store and that it answered from an index was also answered
-// by a scan and compared (ZGW_MONGO_VERIFY=1, see scripts/engines/mongo-java/QueryPlanner.java). Prints
+// by a scan and compared (ZGW_MONGO_VERIFY=1, see local-store/src/main/java/zgw/store/QueryPlanner.java). Prints
 // `store-differential: N passed, N failed` (N = queries compared) and exits 1 on any difference; the differences
 // themselves are in the engine's log (`QueryPlanner: ERROR ...`). Skips, saying so, when the engine was started
 // without verification or the engines are not the local store.

@@ -44,6 +44,27 @@ if [ -z "${S3_ENDPOINT:-}" ]; then
   bash scripts/engines.sh start s3 || { echo "engines: 0 passed, 1 failed"; exit 1; }
   eval "$(bash scripts/engines.sh env s3)"
 fi
+# The local store's own JUnit tests (local-store/: the journal, the planner), built outside the repository; on a whole
+# run only. Their counts come from surefire's reports; none (Maven missing, the build failed) is a failure.
+if [ $# -eq 0 ]; then
+  store_build=$(mktemp -d)
+  command -v mvn > /dev/null 2>&1 && mvn -B -q -Dstyle.color=never -f local-store/pom.xml -Dstore.build="$store_build" test \
+    > "$store_build/mvn.log" 2>&1 || tail -40 "$store_build/mvn.log" 2> /dev/null
+  node -e '
+    const fs = require("node:fs"), dir = process.argv[1] + "/surefire-reports";
+    let tests = 0, failed = 0;
+    for (const f of fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".xml")) : []) {
+      const suite = /<testsuite [^>]*/.exec(fs.readFileSync(`${dir}/${f}`, "utf8"))[0];
+      const n = (k) => Number(new RegExp(` ${k}="([0-9]+)"`).exec(suite)?.[1] ?? 0);
+      tests += n("tests");
+      failed += n("failures") + n("errors");
+    }
+    if (!tests) failed = 1;
+    console.log(`local-store: ${Math.max(tests - failed, 0)} passed, ${failed} failed`);
+    process.exit(failed ? 1 : 0);
+  ' "$store_build" || rc=1
+  rm -rf "$store_build"
+fi
 stop_started() {
   [ ${#started[@]} -eq 0 ] || bash scripts/engines.sh stop "${started[@]}"
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Collection, Document } from 'mongodb';
 import { freePort, LocalStore, needsJava, storeHome } from './local-store.helpers';
 
-// The local MongoDB stand-in that `npm start` keeps a user's data in (scripts/engines/mongo-java) must keep every
+// The local MongoDB stand-in that `npm start` keeps a user's data in (local-store) must keep every
 // write it acknowledged: through a bulk load with scans running, a kill -9 during writes, a clean stop after a large
 // load (and the journal folded into a snapshot at the next start), and a crash in the middle of a journal record.
 // Runs its own engine on a free port with its own folder, wherever Java is there to run it.

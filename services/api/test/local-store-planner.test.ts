@@ -1,6 +1,6 @@
 import { MongoClient, ObjectId, type Collection, type Db, type Document, type Filter, type Sort } from 'mongodb';
 
-// The local store (scripts/engines/mongo-java) answers queries from the indexes the platform declares (QueryPlanner).
+// The local store (local-store) answers queries from the indexes the platform declares (QueryPlanner).
 // Differential test: generated documents and generated queries, answered once by the planner and once by a scan of
 // the same store (`hint: {$natural: 1}`, as in MongoDB), must agree document for document, in the same order, after
 // random interleaved writes. Runs against the engine of the test run (MONGODB_URL); on real MongoDB it tests nothing

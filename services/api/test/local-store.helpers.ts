@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, type Collection, type Document } from 'mongodb';
 
-// The local store (scripts/engines/mongo-java) as its own process on a free port with its own folder, for the tests
+// The local store (local-store) as its own process on a free port with its own folder, for the tests
 // that stop, kill, back up or restore it.
 
 /** Fails the suite (never skips it) where no Java runs the store: scripts/engines.sh needs it too. */
@@ -45,11 +45,21 @@ export class LocalStore {
 
   /** Starts the engine and waits until it answers (it opens its port only after reading its files back). */
   async start<T extends Document = Document>(env: Record<string, string> = {}): Promise<Collection<T>> {
-    // the store's classes first: its ValueComparator takes the place of the library's
-    const cp = `${this.home}/classes:${this.home}/lib/*`;
     const proc = spawn(
       'java',
-      ['-Xmx1g', '-XX:+UseSerialGC', '-cp', cp, 'MongoLauncher', '--port', String(this.port), '--dir', this.dir, '--fsync', 'on'],
+      [
+        '-Xmx1g',
+        '-XX:+UseSerialGC',
+        '-cp',
+        join(this.home, 'local-store.jar'),
+        'zgw.store.MongoLauncher',
+        '--port',
+        String(this.port),
+        '--dir',
+        this.dir,
+        '--fsync',
+        'on',
+      ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, ZGW_MONGO_TTL_SECONDS: '1', ...env }, // the TTL sweeper every second (MongoDB's: 60 s)

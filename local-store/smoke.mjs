@@ -1,6 +1,6 @@
 // Smoke + latency check of the MongoDB-wire stand-in with the official Node driver.
 //
-//   MONGODB_URL=mongodb://127.0.0.1:27017 MONGO_DRIVER_DIR=/tmp/drv node scripts/engines/mongo-smoke.mjs
+//   MONGODB_URL=mongodb://127.0.0.1:27017 MONGO_DRIVER_DIR=/tmp/drv node local-store/smoke.mjs
 //
 // MONGO_DRIVER_DIR: a folder whose node_modules holds `mongodb` (e.g. `npm i mongodb@6.22.0`
 // in a temp dir); without it `mongodb` is resolved from this file's location.

@@ -4,6 +4,8 @@
 // find, count, distinct, update, delete and findAndModify through the collection, and an aggregation's leading
 // $match/$sort/$skip/$limit here (the library would feed every document of the collection to the pipeline).
 
+package zgw.store;
+
 import de.bwaldvogel.mongo.MongoCollection;
 import de.bwaldvogel.mongo.backend.AbstractSynchronizedMongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
@@ -12,7 +14,6 @@ import de.bwaldvogel.mongo.backend.DatabaseResolver;
 import de.bwaldvogel.mongo.backend.EmptyIndex;
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
-import de.bwaldvogel.mongo.backend.ZgwBridge;
 import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.IndexNotFoundException;
@@ -114,7 +115,7 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
         if (command.equalsIgnoreCase("zgwBackup")) {
             try {
                 Document response = store.backup(java.nio.file.Path.of(String.valueOf(query.get("dir"))));
-                ZgwBridge.markOkay(response);
+                Replies.ok(response);
                 return response;
             } catch (java.io.IOException e) {
                 throw new MongoServerError(8000, "BackupFailed", "backup failed: " + e.getMessage());
@@ -191,14 +192,14 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
                 Document group = (Document) pipeline.get(i).get("$group");
                 String field = group.keySet().stream().filter(k -> !k.equals("_id")).findFirst().orElseThrow();
                 List<Document> result = n == 0 ? List.of() : List.of(new Document("_id", group.get("_id")).append(field, n > Integer.MAX_VALUE ? n : (int) n));
-                return ZgwBridge.cursorResponse(collection.getFullName(), result);
+                return Replies.cursor(collection.getFullName(), result);
             }
         }
         // [$match, $sort?, {$group: {_id: {<name>: "$<field>", ...}}}]: the distinct keys of an index (no document read)
         Document id = skip == 0 && limit == 0 && i == pipeline.size() - 1 ? groupOfFields(pipeline.get(i)) : null;
         List<Document> groups = id == null ? null : ((DurableCollection) collection).groupsFromIndex(match, sort, id);
         if (groups != null && !QueryPlanner.VERIFY) {
-            return ZgwBridge.cursorResponse(collection.getFullName(), groups);
+            return Replies.cursor(collection.getFullName(), groups);
         }
         List<Document> selected = ((DurableCollection) collection).select(match, sort, skip, limit);
         Aggregation rest = Aggregation.fromPipeline(pipeline.subList(i, pipeline.size()), databaseResolver, this, collection, oplog);
@@ -206,9 +207,9 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
         if (groups != null) {
             // under VERIFY: the groups read from the index, checked against those of the documents
             QueryPlanner.verifyGroups(collection.getFullName(), match, groups, documents);
-            return ZgwBridge.cursorResponse(collection.getFullName(), groups);
+            return Replies.cursor(collection.getFullName(), groups);
         }
-        return ZgwBridge.cursorResponse(collection.getFullName(), documents);
+        return Replies.cursor(collection.getFullName(), documents);
     }
 
     /** The _id of {$group: {_id: {<name>: "$<field>", ...}}} (no accumulators); null for any other stage. */
@@ -280,7 +281,7 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
             descriptions.deleteDocuments(new Document("ns", collection.getFullName()).append("name", d.get("name")), 1);
         }
         Document response = new Document("nIndexesWas", before);
-        ZgwBridge.markOkay(response);
+        Replies.ok(response);
         return response;
     }
 

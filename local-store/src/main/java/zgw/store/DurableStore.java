@@ -16,6 +16,8 @@
 // has grown large it is folded into a new snapshot (written aside, fsynced, renamed over the old one), so a restart
 // never replays an ever-growing history.
 
+package zgw.store;
+
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -83,10 +85,17 @@ final class DurableStore implements Closeable {
         this.fsync = fsync;
         Files.createDirectories(dir);
         lockChannel = FileChannel.open(dir.resolve("LOCK"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        lock = lockChannel.tryLock();
-        if (lock == null) {
-            throw new IOException("the store in " + dir + " is in use by another process");
+        FileLock held;
+        try {
+            held = lockChannel.tryLock();
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            held = null; // this process has it open already
         }
+        if (held == null) {
+            lockChannel.close();
+            throw new IOException("the store in " + dir + " is in use by another process or already open in this one");
+        }
+        lock = held;
     }
 
     /** Opens (or creates) the store in dir: reads the snapshot and replays the journal into memory. */

@@ -5,7 +5,8 @@
 // point; $and intersects, $or unites per field (a field bounded in every branch), and what cannot bound ($ne, $nin,
 // $not, $nor, $elemMatch, $expr, geo, equality with an array, a regex without a fixed prefix) leaves the field open.
 
-import de.bwaldvogel.mongo.backend.ValueComparator;
+package zgw.store;
+
 import de.bwaldvogel.mongo.bson.BsonRegularExpression;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.bson.MaxKey;

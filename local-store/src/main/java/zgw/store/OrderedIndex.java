@@ -6,13 +6,14 @@
 // gives; entries with equal keys are ordered by position (the collection's natural order), as a stable sort leaves
 // them. The planner (QueryPlanner) reads ranges of it.
 
+package zgw.store;
+
 import de.bwaldvogel.mongo.MongoCollection;
 import de.bwaldvogel.mongo.backend.DefaultQueryMatcher;
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.backend.Missing;
 import de.bwaldvogel.mongo.backend.Utils;
-import de.bwaldvogel.mongo.backend.ValueComparator;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.CannotIndexParallelArraysError;
 import de.bwaldvogel.mongo.exception.DuplicateKeyError;

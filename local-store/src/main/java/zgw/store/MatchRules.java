@@ -4,6 +4,8 @@
 // changes nothing for a value that is not an array. $regex keeps its $options; $elemMatch and $not are left whole.
 // And {v: [8]} holds for [3, [8]], whose element is that array.
 
+package zgw.store;
+
 import de.bwaldvogel.mongo.bson.Document;
 
 import java.util.ArrayList;

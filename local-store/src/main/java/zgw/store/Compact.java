@@ -4,6 +4,8 @@
 // The first MAX_STRINGS distinct strings seen are kept in a table and every later equal string is replaced by the
 // kept one.
 
+package zgw.store;
+
 import java.util.concurrent.ConcurrentHashMap;
 
 final class Compact {

@@ -8,6 +8,8 @@
 // the result is the scan's result, order included: entries with equal sort keys are returned in natural order, as the
 // scan's stable sort leaves them. A query no index bounds or orders is scanned, and its shape logged once.
 
+package zgw.store;
+
 import de.bwaldvogel.mongo.bson.Document;
 
 import java.time.Instant;

@@ -4,8 +4,9 @@
 // operator) it answers "ask the library's matcher". Used for the documents the planner reads from an index, so every
 // query it answers is also checked against the library's matcher when the store verifies (ZGW_MONGO_VERIFY).
 
+package zgw.store;
+
 import de.bwaldvogel.mongo.backend.Missing;
-import de.bwaldvogel.mongo.backend.ValueComparator;
 import de.bwaldvogel.mongo.bson.Document;
 
 import java.time.Instant;

@@ -3,7 +3,8 @@
 // is sent to). The command {zgwQueryStats: 1} reports them (with {reset: true}, starting afresh), for the benchmarks
 // and the tests.
 
-import de.bwaldvogel.mongo.backend.ZgwBridge;
+package zgw.store;
+
 import de.bwaldvogel.mongo.bson.Document;
 
 import java.util.Arrays;
@@ -40,7 +41,7 @@ final class QueryTimes {
             QueryPlanner.ALL.reset();
             database.reset();
         }
-        ZgwBridge.markOkay(out);
+        Replies.ok(out);
         return out;
     }
 }

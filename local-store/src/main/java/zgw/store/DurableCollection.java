@@ -6,6 +6,8 @@
 // takes about four times the memory of its BSON, and a read decodes only the few documents its index range selects.
 // The indexes hold the keys, so counts and the choice of a page read no document at all.
 
+package zgw.store;
+
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.AbstractSynchronizedMongoCollection;
 import de.bwaldvogel.mongo.backend.ArrayFilters;
@@ -16,7 +18,6 @@ import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.Missing;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.Utils;
-import de.bwaldvogel.mongo.backend.ZgwBridge;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.IndexBuildFailedException;
 import de.bwaldvogel.mongo.exception.MongoServerError;
@@ -576,7 +577,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 index.remove(document);
             }
         }
-        updateDataSize(-ZgwBridge.calculateSize(document));
+        updateDataSize(-Replies.bsonSize(document));
         removeDocument(position);
     }
 

@@ -9,6 +9,8 @@
 // and, with fsync, a power cut. See DurableStore.java for the files. The memory backend loses everything on stop.
 // The port is opened only after the store is read back, so "answers on the port" means "has all its data".
 
+package zgw.store;
+
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.ServerVersion;

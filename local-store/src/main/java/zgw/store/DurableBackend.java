@@ -2,6 +2,8 @@
 // the DurableStore's journal, made durable before the command's reply is sent. A failed journal write stops the
 // process: it must not acknowledge what it could not keep.
 
+package zgw.store;
+
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.AbstractMongoBackend;
 import de.bwaldvogel.mongo.backend.QueryResult;

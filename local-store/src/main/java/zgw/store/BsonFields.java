@@ -3,6 +3,8 @@
 // index holds) would be most of the start's time and allocation. The values read are decoded by the library
 // (BsonDecoder), so an index sees exactly what it would see in the whole document.
 
+package zgw.store;
+
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.BsonConstants;
 import de.bwaldvogel.mongo.wire.bson.BsonDecoder;

@@ -1,6 +1,7 @@
-// The order of BSON values as MongoDB documents it ("Comparison/Sort Order"), for the local store. This class takes the
-// place of the library's class of the same name (the store's classes come first on its class path), so the library's
-// sorts, range operators ($gt, ...), $min/$max and group keys, and the store's own indexes all follow one order:
+// The order of BSON values as MongoDB documents it ("Comparison/Sort Order"), for the local store. The store's jar is
+// built with every reference of the library to its own ValueComparator pointing here instead (the shade plugin's
+// relocation in pom.xml; the library's class is left out), so the library's sorts, range operators ($gt, ...),
+// $min/$max and group keys, and the store's own indexes all follow one order:
 //
 //   MinKey < null (and a missing field) < numbers < strings < objects < arrays < binary data < ObjectId < booleans
 //   < dates < timestamps < regular expressions < MaxKey
@@ -10,7 +11,9 @@
 // UTF-16 unit; objects pair by pair (the type of the value, then the name, then the value; fewer pairs first); arrays
 // element by element (shorter first). In a sort an array stands for its smallest element ascending and its largest
 // descending, and an empty array sorts before null.
-package de.bwaldvogel.mongo.backend;
+package zgw.store;
+
+import de.bwaldvogel.mongo.backend.Missing;
 
 import de.bwaldvogel.mongo.bson.BinData;
 import de.bwaldvogel.mongo.bson.BsonRegularExpression;
@@ -67,7 +70,7 @@ public final class ValueComparator implements Comparator<Object> {
     }
 
     /** The rank of a value's type in MongoDB's order. */
-    static int rank(Object v) {
+    public static int rank(Object v) {
         if (v instanceof MinKey) {
             return 0;
         }
@@ -116,7 +119,7 @@ public final class ValueComparator implements Comparator<Object> {
         throw new UnsupportedOperationException("can't sort " + v.getClass());
     }
 
-    static int compareTypes(Object a, Object b) {
+    public static int compareTypes(Object a, Object b) {
         return Integer.compare(rank(a), rank(b));
     }
 

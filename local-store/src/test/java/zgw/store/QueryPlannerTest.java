@@ -1,0 +1,138 @@
+package zgw.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.bson.Document;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The planner chooses indexes by equality, then sort, then range, and reads only within the query's bounds. */
+class QueryPlannerTest {
+    private OrderedIndex byA, byAB, byC, byTags;
+    private List<OrderedIndex> indexes;
+    private final List<Document> documents = new ArrayList<>();
+
+    private static OrderedIndex index(String name, IndexKey... keys) {
+        return new OrderedIndex(name, List.of(keys), false, false, null, null);
+    }
+
+    @BeforeEach
+    void load() {
+        byA = index("a_1", new IndexKey("a", true));
+        byAB = index("a_1_b_-1", new IndexKey("a", true), new IndexKey("b", false));
+        byC = index("c_1", new IndexKey("c", true));
+        byTags = index("tags_1", new IndexKey("tags", true));
+        indexes = List.of(byA, byAB, byC, byTags);
+        String[] as = {"x", "y", "x", "z", "x", "y"};
+        for (int i = 0; i < as.length; i++) {
+            Document d = new Document("_id", i).append("a", as[i]).append("b", i % 3).append("c", i * 10);
+            if (i % 2 == 0) {
+                d.append("tags", List.of("t" + i, "even"));
+            }
+            documents.add(d);
+            for (OrderedIndex index : indexes) {
+                index.add(d, i, null);
+            }
+        }
+    }
+
+    private static List<Integer> positions(QueryPlanner.Plan plan) {
+        List<Integer> out = new ArrayList<>();
+        for (Iterator<OrderedIndex.Entry> e = QueryPlanner.entries(plan, null); e.hasNext();) {
+            out.add(e.next().position);
+        }
+        return out;
+    }
+
+    @Test
+    void equalityThenSortTakesTheIndexThatGivesTheOrder() {
+        QueryPlanner.Plan plan = QueryPlanner.plan(indexes, new Document("a", "x"), new Document("b", -1), 0);
+        assertNotNull(plan);
+        assertEquals("a_1_b_-1", plan.index.getName());
+        assertTrue(plan.sorted);
+        assertFalse(plan.reverse);
+        // a = x: positions 0 (b 0), 2 (b 2), 4 (b 1); b descending
+        assertEquals(List.of(2, 4, 0), positions(plan));
+    }
+
+    @Test
+    void theSameIndexReadBackwardGivesTheReversedSort() {
+        QueryPlanner.Plan plan = QueryPlanner.plan(indexes, new Document("a", "x"), new Document("b", 1), 0);
+        assertEquals("a_1_b_-1", plan.index.getName());
+        assertTrue(plan.sorted);
+        assertTrue(plan.reverse);
+    }
+
+    @Test
+    void aRangeIsReadWithinItsBoundsOnly() {
+        Document query = new Document("c", new Document("$gte", 15).append("$lt", 40));
+        QueryPlanner.Plan plan = QueryPlanner.plan(indexes, query, null, 0);
+        assertEquals("c_1", plan.index.getName());
+        assertNotNull(plan.range);
+        assertEquals(List.of(2, 3), positions(plan));
+    }
+
+    @Test
+    void inGivesOneCombinationPerValueMergedInSortOrder() {
+        Document query = new Document("a", new Document("$in", List.of("y", "z")));
+        QueryPlanner.Plan plan = QueryPlanner.plan(indexes, query, new Document("b", -1), 0);
+        assertEquals("a_1_b_-1", plan.index.getName());
+        assertEquals(2, plan.combinations.size());
+        assertTrue(plan.merge);
+        // y: 1 (b 1), 5 (b 2); z: 3 (b 0): merged by b descending
+        List<Integer> found = new ArrayList<>();
+        for (Iterator<Integer> p = QueryPlanner.sortedPositions(plan, null); p.hasNext();) {
+            found.add(p.next());
+        }
+        assertEquals(List.of(5, 1, 3), found);
+    }
+
+    @Test
+    void anEmptyInMatchesNothingWithoutReading() {
+        QueryPlanner.Plan plan = QueryPlanner.plan(indexes, new Document("a", new Document("$in", List.of())), null, 0);
+        assertNotNull(plan);
+        assertTrue(plan.empty);
+        assertEquals(List.of(), positions(plan));
+    }
+
+    @Test
+    void anArrayFieldIsFoundByEachOfItsElements() {
+        QueryPlanner.Plan plan = QueryPlanner.plan(indexes, new Document("tags", "even"), null, 0);
+        assertEquals("tags_1", plan.index.getName());
+        assertTrue(plan.index.multikey(0));
+        assertEquals(List.of(0, 2, 4), positions(plan));
+    }
+
+    @Test
+    void whatNoIndexBoundsOrOrdersIsLeftToAScan() {
+        assertNull(QueryPlanner.plan(indexes, new Document("d", 1), null, 0));
+        assertNull(QueryPlanner.plan(indexes, new Document("a", new Document("$ne", "x")), null, 0));
+    }
+
+    @Test
+    void aHintForTheNaturalOrderIsAScan() {
+        QueryPlanner.SCAN.set(true);
+        try {
+            assertNull(QueryPlanner.plan(indexes, new Document("a", "x"), null, 0));
+        } finally {
+            QueryPlanner.SCAN.set(false);
+        }
+    }
+
+    @Test
+    void whatIsLeftAfterTheIndexIsTheResidualTheMatcherChecks() {
+        Document query = new Document("a", "x").append("d", 1);
+        QueryPlanner.Plan plan = QueryPlanner.plan(indexes, query, null, 0);
+        assertEquals(new Document("d", 1), QueryPlanner.residual(plan, query));
+    }
+}
