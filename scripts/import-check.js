@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // The shape of the code base, checked over the TypeScript compiler's own module resolution (run by npm test):
 //   - no import circle, anywhere in shared/ and services/*/ (src and test);
-//   - a ZGW component (services/api/src/components/<name>/) imports only common/, shared and its own files: what
-//     several components need lives in common/, and a component reaches another's data through an interface there;
-//   - common/ imports no component.
+//   - a ZGW component (services/api/src/components/<name>/) imports only its own files, shared and common/, what is
+//     written once for every component, by concern (common/platform/: the resource engine, the store and what every
+//     component is built from; common/auth/; common/audit/; common/contracts/: OpenAPI; common/web/: the server's own
+//     pages): what several components need lives there, and a component reaches another's data through an interface
+//     in common/platform/links.ts;
+//   - common/ imports no component, and neither imports the application around them (admin/, reference/, cli/, the
+//     entry files app.ts, main.ts, bootstrap.ts).
 // Type-only imports count: a circle of types is still a circle for the reader.
 // Prints each offence and `imports: N passed, N failed` (files without an offence, offences); exits 1 on any.
 const path = require('node:path');
@@ -13,7 +17,11 @@ const ts = require('typescript');
 const root = path.join(__dirname, '..');
 const PACKAGES = ['shared', 'services/api', 'services/notifier', 'services/audit', 'services/transfer'];
 const COMPONENTS = path.join(root, 'services/api/src/components') + path.sep;
-const COMMON = path.join(root, 'services/api/src/common') + path.sep;
+const API = path.join(root, 'services/api/src') + path.sep;
+const COMMON = path.join(API, 'common') + path.sep;
+const isCommon = (f) => f.startsWith(COMMON);
+/** What a component or common/ may not import: the application around them. */
+const isApplication = (f) => f.startsWith(API) && !isCommon(f) && !f.startsWith(COMPONENTS);
 const options = { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10, allowJs: false };
 
 function filesOf(dir) {
@@ -59,7 +67,9 @@ for (const [file, targets] of graph) {
     if (from && to && from !== to && !from.endsWith('.ts') && !to.endsWith('.ts')) {
       offences.push(`${rel(file)} imports ${rel(target)}: a component imports only common/, shared and its own files`);
     }
-    if (file.startsWith(COMMON) && to) offences.push(`${rel(file)} imports ${rel(target)}: common/ imports no component`);
+    if (isCommon(file) && to) offences.push(`${rel(file)} imports ${rel(target)}: common/ imports no component`);
+    if ((from || isCommon(file)) && isApplication(target))
+      offences.push(`${rel(file)} imports ${rel(target)}: components and common/ import nothing of the application around them`);
   }
 }
 

@@ -1,7 +1,7 @@
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { Registry, checkPiiKeys, inTenant, releaseLabel, scrubUrl, type KafkaProbe, type Logger } from '@zgw/shared';
-import { mountComponent, type ComponentApi, type ComponentDef, type Deps } from './common/component';
+import { mountComponent, type ComponentApi, type ComponentDef, type Deps } from './common/platform/component';
 import { registerAuditAdmin } from './admin/audit';
 import { registerCredentialAdmin } from './admin/credentials';
 import { registerTenantsAdmin } from './admin/tenants';
@@ -13,10 +13,10 @@ import { registerImportenAdmin } from './admin/importen';
 import { registerOverdrachtenAdmin } from './admin/overdrachten';
 import { registerTemporalCodec } from './admin/temporal-codec';
 import { registerAdminUi } from './admin/ui';
-import { sealEarlierValues } from './common/pii-fields';
-import { upgradeToTenants } from './common/tenants';
-import { registerErrorHandling, registerMethodRegistry } from './common/errors';
-import { registerMetrics } from './common/metrics';
+import { sealEarlierValues } from './common/platform/pii-fields';
+import { upgradeToTenants } from './common/platform/tenants';
+import { registerErrorHandling, registerMethodRegistry } from './common/platform/errors';
+import { registerMetrics } from './common/platform/metrics';
 import { COMPONENTS } from './components';
 import { REFERENCE_PATH, registerApiReference } from './reference';
 

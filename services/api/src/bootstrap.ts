@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { inTenant, type Config, type Logger, type Pii } from '@zgw/shared';
-import { Credentials, parseClientsEnv } from './common/credentials';
-import { LIVE, type RawDoc } from './common/store';
-import { Tenants } from './common/tenants';
+import { Credentials, parseClientsEnv, TRANSFER_LABEL } from './common/auth/credentials';
+import { LIVE, type RawDoc } from './common/platform/store';
+import { Tenants } from './common/platform/tenants';
 
 /**
  * Registers the client ids of `ZGW_CLIENTS` with their secrets and tenants (creating a tenant named there that does
@@ -40,9 +40,6 @@ async function allRights(db: Db, clientId: string, label: string): Promise<boole
   });
   return true;
 }
-
-/** How the audit trail names the transfer worker. */
-export const TRANSFER_LABEL = 'Overdrachtsdienst (ZSDMS)';
 
 /**
  * The transfer worker's own client (TRANSFER_CLIENT_ID with TRANSFER_SECRET): all rights on this platform, so the

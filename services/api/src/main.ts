@@ -3,10 +3,10 @@ import { ceSource, connectMongo, createKafka, createLogger, KafkaProbe, exitOnSt
 import { buildApp } from './app';
 import { bootstrapDoelregistraties } from './admin/doelregistraties';
 import { bootstrapClients, bootstrapTransferClient } from './bootstrap';
-import { CacheBroadcast } from './common/cache';
-import { createApiMetrics } from './common/metrics';
-import { OutboxRelay } from './common/relay';
-import { createDeps } from './deps';
+import { CacheBroadcast } from './common/platform/cache';
+import { createApiMetrics } from './common/platform/metrics';
+import { OutboxRelay } from './common/platform/relay';
+import { createDeps } from './common/platform/deps';
 
 async function main(): Promise<void> {
   const config = loadConfig();

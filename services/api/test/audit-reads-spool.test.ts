@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Consumer } from 'kafkajs';
 import { AUDIT_READS_TOPIC, EVENT_ID_HEADER, createKafka, ensureTopics, topicName, type ReadEntry } from '@zgw/shared';
-import { unsentBytes } from '../src/common/audit-spool';
+import { unsentBytes } from '../src/common/audit/audit-spool';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { eventually, startApp, type TestApp } from './harness';
 import { CRS, createZ, zaakBody, zaaktypeMetOnderdelen } from './zaken.fixtures';

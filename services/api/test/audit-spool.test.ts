@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger } from '@zgw/shared';
-import { ADOPTED, Spool, SpoolPublisher, drainDir, readOffset, unsentBytes, type SpooledMessage } from '../src/common/audit-spool';
+import { ADOPTED, Spool, SpoolPublisher, drainDir, readOffset, unsentBytes, type SpooledMessage } from '../src/common/audit/audit-spool';
 
 // The spool of read entries: lines on disk before `append` returns, sent in order by the publisher, the offset moved
 // only after a send succeeds, sent segments removed, and a dead instance's spool taken over by exactly one other.

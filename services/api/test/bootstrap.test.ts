@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { bootstrapClients } from '../src/bootstrap';
-import { parseClientsEnv } from '../src/common/credentials';
+import { parseClientsEnv } from '../src/common/auth/credentials';
 import { createLogger } from '@zgw/shared';
 import { eventually, startApp, token, type TestApp } from './harness';
 

@@ -7,12 +7,12 @@ import type { DestinationStream } from '@zgw/shared';
 import { createSigner } from 'fast-jwt';
 import { ceSource, connectMongo, createKafka, createLogger, loadConfig, type Config, type Mongo } from '@zgw/shared';
 import { buildApp } from '../src/app';
-import { Credentials } from '../src/common/credentials';
-import { CacheBroadcast } from '../src/common/cache';
-import { OutboxRelay } from '../src/common/relay';
+import { Credentials } from '../src/common/auth/credentials';
+import { CacheBroadcast } from '../src/common/platform/cache';
+import { OutboxRelay } from '../src/common/platform/relay';
 import { ensureAllRights } from '../src/bootstrap';
-import type { Deps } from '../src/common/component';
-import { createDeps } from '../src/deps';
+import type { Deps } from '../src/common/platform/component';
+import { createDeps } from '../src/common/platform/deps';
 
 export const BASE = 'http://127.0.0.1:8000';
 export const ADMIN = 'test-admin';

@@ -1,4 +1,4 @@
-import { RateLimiter, parseRateLimit } from '../src/common/rate-limit';
+import { RateLimiter, parseRateLimit } from '../src/common/auth/rate-limit';
 import { AdminBrowser, PASSWORD } from './admin-ui.helpers';
 import { startApp, token, type TestApp } from './harness';
 import { CRS, ZRC } from './zaken.fixtures';

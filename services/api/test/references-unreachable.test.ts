@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '@zgw/shared';
-import { jsonFetcher } from '../src/deps';
+import { jsonFetcher } from '../src/common/platform/deps';
 
 // A reference to another registration that cannot be read (refused, timed out, unreachable): the caller gets status 0
 // and answers what that means for its request; the cause is logged, without the query (it may hold a BSN).

@@ -1,6 +1,6 @@
 import { isTenantCollection, platformDb, TENANT_FIELD } from '@zgw/shared';
 import { ensureAllRights } from '../src/bootstrap';
-import { Credentials } from '../src/common/credentials';
+import { Credentials } from '../src/common/auth/credentials';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { createEio, eioBody, informatieobjecttype } from './documenten.fixtures';
 import { startApp, token, type TestApp } from './harness';

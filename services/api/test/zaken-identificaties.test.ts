@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ZgwError } from '../src/common/errors';
-import { parseOrThrow } from '../src/common/validation';
+import { ZgwError } from '../src/common/platform/errors';
+import { parseOrThrow } from '../src/common/platform/validation';
 import {
   BETROKKENE_TYPEN,
   ContactPersoonRol,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Resource } from '../src/common/resource';
+import type { Resource } from '../src/common/platform/resource';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { startApp, token, type TestApp } from './harness';
 import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AUDIT_EXCLUSIONS_SETTING, AUDIT_READS_COLLECTION, ensureAuditIndexes, exclusionList, type ReadEntry } from '@zgw/shared';
-import { SETTINGS_COLLECTION, type ExclusionsSetting } from '../common/audit-reads';
-import type { Deps } from '../common/component';
-import { ZgwError } from '../common/errors';
+import { SETTINGS_COLLECTION, type ExclusionsSetting } from '../common/audit/audit-reads';
+import type { Deps } from '../common/platform/component';
+import { ZgwError } from '../common/platform/errors';
 import { adminCaller } from './rights';
-import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/pagination';
-import { Store } from '../common/store';
-import { parseOrThrow } from '../common/validation';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/platform/pagination';
+import { Store } from '../common/platform/store';
+import { parseOrThrow } from '../common/platform/validation';
 
 /** At most this many exclusions, each at most this long (a client id is short; a list this long is a mistake). */
 const MAX_EXCLUSIONS = 500;

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Deps } from '../common/component';
-import { ZgwError } from '../common/errors';
-import type { CatalogiLinks } from '../common/links';
-import { UUID } from '../common/urls';
-import { parseOrThrow } from '../common/validation';
+import type { Deps } from '../common/platform/component';
+import { ZgwError } from '../common/platform/errors';
+import type { CatalogiLinks } from '../common/platform/links';
+import { UUID } from '../common/platform/urls';
+import { parseOrThrow } from '../common/platform/validation';
 import { adminCaller } from './rights';
 
 /** The largest catalogus ZIP taken over HTTP (packed; unpacked the import takes at most 50 MB). */

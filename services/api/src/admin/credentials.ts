@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { CREDENTIALS_CACHE } from '../common/auth';
-import type { Deps } from '../common/component';
-import { ClientOfOtherTenant, Credentials } from '../common/credentials';
-import { ZgwError } from '../common/errors';
+import { CREDENTIALS_CACHE } from '../common/auth/auth';
+import type { Deps } from '../common/platform/component';
+import { ClientOfOtherTenant, Credentials } from '../common/auth/credentials';
+import { ZgwError } from '../common/platform/errors';
 import { adminCaller } from './rights';
 import { isRsin } from '@zgw/shared';
-import { parseOrThrow } from '../common/validation';
+import { parseOrThrow } from '../common/platform/validation';
 
 const CredentialInput = z.object({
   identifier: z.string().min(1).max(50),

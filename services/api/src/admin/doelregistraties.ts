@@ -11,11 +11,11 @@ import {
   type Pii,
   type StoredDoelregistratie,
 } from '@zgw/shared';
-import type { Deps } from '../common/component';
-import { ZgwError } from '../common/errors';
+import type { Deps } from '../common/platform/component';
+import { ZgwError } from '../common/platform/errors';
 import { adminCaller } from './rights';
-import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/pagination';
-import { parseOrThrow } from '../common/validation';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/platform/pagination';
+import { parseOrThrow } from '../common/platform/validation';
 
 const PATH = '/admin/api/v1/doelregistraties';
 
@@ -59,7 +59,7 @@ async function withKnownTenant(deps: Deps, d: Doelregistratie): Promise<Doelregi
  */
 export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: Deps): Promise<void> {
   const coll = collection(deps.db);
-  // The external systems (route extern) are read by route, for their credentials (common/external-systems.ts).
+  // The external systems (route extern) are read by route, for their credentials (common/platform/external-systems.ts).
   await coll.createIndex({ route: 1 });
   // the list, by naam within the tenant
   await coll.createIndex({ _id: 1 });

@@ -23,17 +23,17 @@ import {
   type ImportTelling,
   type StoredImport,
 } from '@zgw/shared';
-import type { Caller } from '../common/auth';
+import type { Caller } from '../common/auth/auth';
 import { z } from 'zod';
-import type { ComponentApi, Deps } from '../common/component';
-import { ZgwError } from '../common/errors';
-import { alsHistorie, Resource, type ImportUitkomst } from '../common/resource';
-import { alsProef } from '../common/store';
-import type { JsonObject } from '../common/schema-parts';
-import { TemporalClient } from '../common/temporal';
-import { UUID } from '../common/urls';
-import { sealPii } from '../common/pii-fields';
-import { parseOrThrow } from '../common/validation';
+import type { ComponentApi, Deps } from '../common/platform/component';
+import { ZgwError } from '../common/platform/errors';
+import { alsHistorie, Resource, type ImportUitkomst } from '../common/platform/resource';
+import { alsProef } from '../common/platform/store';
+import type { JsonObject } from '../common/platform/schema-parts';
+import { TemporalClient } from '../common/platform/temporal';
+import { UUID } from '../common/platform/urls';
+import { sealPii } from '../common/platform/pii-fields';
+import { parseOrThrow } from '../common/platform/validation';
 import { adminCaller } from './rights';
 
 /** The source's APIs a run reads or refers to (its Catalogi came before, as a catalogus: see uitwisseling). */

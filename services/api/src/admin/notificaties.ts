@@ -16,13 +16,13 @@ import {
   type ResendDoc,
   type StatusDoc,
 } from '@zgw/shared';
-import type { Deps } from '../common/component';
-import { ZgwError } from '../common/errors';
+import type { Deps } from '../common/platform/component';
+import { ZgwError } from '../common/platform/errors';
 import { adminCaller } from './rights';
-import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/pagination';
-import { Store, type Stored } from '../common/store';
-import { UUID } from '../common/urls';
-import { parseOrThrow } from '../common/validation';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/platform/pagination';
+import { Store, type Stored } from '../common/platform/store';
+import { UUID } from '../common/platform/urls';
+import { parseOrThrow } from '../common/platform/validation';
 
 const BASE = '/admin/api/v1/notificaties';
 const HOUR = 3_600_000;

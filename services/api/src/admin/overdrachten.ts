@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { OVERDRACHT_STATUSSEN } from '@zgw/shared';
-import type { Deps } from '../common/component';
-import { ZgwError } from '../common/errors';
-import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/pagination';
-import { UUID } from '../common/urls';
-import { parseOrThrow } from '../common/validation';
+import type { Deps } from '../common/platform/component';
+import { ZgwError } from '../common/platform/errors';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/platform/pagination';
+import { UUID } from '../common/platform/urls';
+import { parseOrThrow } from '../common/platform/validation';
 import type { Overdrachten } from '../components/overdrachten/context';
 import { filtersOf } from '../components/overdrachten/overdrachten';
 import { adminCaller } from './rights';

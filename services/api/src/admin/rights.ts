@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { TENANT_HEADER } from '@zgw/shared';
-import type { Caller } from '../common/auth';
-import type { Deps } from '../common/component';
-import { ZgwError } from '../common/errors';
+import type { Caller } from '../common/auth/auth';
+import type { Deps } from '../common/platform/component';
+import { ZgwError } from '../common/platform/errors';
 
 /**
  * Who may use the admin endpoints: a client that may change autorisaties. The one place that decides it (the admin

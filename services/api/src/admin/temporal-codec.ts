@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { PiiError, PiiPayloadCodec, type Payload } from '@zgw/shared';
-import type { Deps } from '../common/component';
-import { ZgwError } from '../common/errors';
-import { parseOrThrow } from '../common/validation';
+import type { Deps } from '../common/platform/component';
+import { ZgwError } from '../common/platform/errors';
+import { parseOrThrow } from '../common/platform/validation';
 import { adminCaller } from './rights';
 
 /**

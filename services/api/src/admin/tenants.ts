@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from 'mongodb';
 import { platformDb, TENANT_FIELD } from '@zgw/shared';
-import type { Deps } from '../common/component';
-import { Credentials } from '../common/credentials';
-import { ZgwError } from '../common/errors';
+import type { Deps } from '../common/platform/component';
+import { Credentials } from '../common/auth/credentials';
+import { ZgwError } from '../common/platform/errors';
 import { adminCaller } from './rights';
 
 /** A tenant as the admin API shows it, with what it holds. */

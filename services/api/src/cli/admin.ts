@@ -14,14 +14,14 @@ import {
   type Config,
 } from '@zgw/shared';
 import { buildApp } from '../app';
-import { Caller } from '../common/auth';
-import { announceClear } from '../common/cache';
-import { createDeps } from '../deps';
+import { Caller } from '../common/auth/auth';
+import { announceClear } from '../common/platform/cache';
+import { createDeps } from '../common/platform/deps';
 import { flag } from './args';
 import { IMPORT_COMPONENTS, ImportRuns } from '../admin/importen';
-import { resealValues } from '../common/pii-fields';
-import { ZgwError } from '../common/errors';
-import { Tenants } from '../common/tenants';
+import { resealValues } from '../common/platform/pii-fields';
+import { ZgwError } from '../common/platform/errors';
+import { Tenants } from '../common/platform/tenants';
 import { moveInhoud } from '../components/documenten/inhoud-move';
 import { inhoudStoreOf } from '../components/documenten/inhoud-store';
 import { generatePassword } from '../admin/ui/passwords';
@@ -72,7 +72,7 @@ async function readStdinLine(): Promise<string> {
 }
 
 /**
- * Asks the local store (scripts/engines/mongo-java) for a copy of its files in `dir`, on its own machine. MongoDB has
+ * Asks the local store (local-store) for a copy of its files in `dir`, on its own machine. MongoDB has
  * no such command: there, mongodump or the provider's snapshots make backups.
  */
 async function backup(db: Db, dir: string): Promise<number> {

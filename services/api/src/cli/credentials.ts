@@ -1,10 +1,10 @@
 import { ceSource, checkPiiKeys, connectMongo, createKafka, createLogger, loadConfig, piiFromConfig, type Config } from '@zgw/shared';
 import { ensureAllRights } from '../bootstrap';
 import { flag } from './args';
-import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../common/auth';
-import { announceClear } from '../common/cache';
-import { Credentials } from '../common/credentials';
-import { Tenants } from '../common/tenants';
+import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../common/auth/auth';
+import { announceClear } from '../common/platform/cache';
+import { Credentials } from '../common/auth/credentials';
+import { Tenants } from '../common/platform/tenants';
 
 const USAGE = `usage: npm run credentials -- <command>
   add <clientId> [--secret S] [--all-rights] [--label L] [--tenant RSIN]

@@ -1,4 +1,4 @@
-import type { ComponentDef } from '../common/component';
+import type { ComponentDef } from '../common/platform/component';
 import { autorisaties } from './autorisaties';
 import { besluiten } from './besluiten';
 import { catalogi } from './catalogi';

@@ -14,7 +14,7 @@ import {
   releaseLabel,
   type Config,
 } from '@zgw/shared';
-import { CACHE_TOPIC, CacheClear } from '../common/cache';
+import { CACHE_TOPIC, CacheClear } from '../common/platform/cache';
 
 /** A topic the platform publishes: its name (without prefix), what is on it, and the payload's schema. */
 interface Topic {

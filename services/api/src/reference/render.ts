@@ -1,4 +1,4 @@
-import { html, safeHref, type Html } from '../common/html';
+import { html, safeHref, type Html } from '../common/web/html';
 
 /** The parts of an OpenAPI 3.0 document the reference shows. */
 export interface Schema {

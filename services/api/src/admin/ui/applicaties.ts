@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../../common/auth';
-import { Credentials } from '../../common/credentials';
-import { ZgwError } from '../../common/errors';
-import { parsePage } from '../../common/pagination';
-import { RATE_LIMITS_COLLECTION, parseRateLimit, type RateLimitOverride } from '../../common/rate-limit';
-import type { Stored } from '../../common/store';
-import { UUID } from '../../common/urls';
-import { VERTROUWELIJKHEIDAANDUIDINGEN } from '../../common/vertrouwelijkheid';
+import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../../common/auth/auth';
+import { Credentials } from '../../common/auth/credentials';
+import { ZgwError } from '../../common/platform/errors';
+import { parsePage } from '../../common/platform/pagination';
+import { RATE_LIMITS_COLLECTION, parseRateLimit, type RateLimitOverride } from '../../common/auth/rate-limit';
+import type { Stored } from '../../common/platform/store';
+import { UUID } from '../../common/platform/urls';
+import { VERTROUWELIJKHEIDAANDUIDINGEN } from '../../common/auth/vertrouwelijkheid';
 import { COMPONENT_WEERGAVE, COMPONENTEN, type ApplicatieDoc, type AutorisatieDoc } from '../../components/autorisaties/schemas';
 import { sessionCaller, sessionOf, type AdminUi } from './context';
 import { checked, field, fields, formOf, lines, type Form } from './forms';
-import { html, type Html } from '../../common/html';
+import { html, type Html } from '../../common/web/html';
 import { csrfField, pager, redirect, sendPage, UI } from './layout';
 import { scopesByComponent } from './scopes';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { html } from '../../common/html';
+import { html } from '../../common/web/html';
 import { formatTime } from './audit';
 import { sessionOf, type AdminUi } from './context';
 import { csrfField, redirect, sendPage, UI } from './layout';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Caller } from '../../common/auth';
-import type { ComponentApi, Deps } from '../../common/component';
+import { Caller } from '../../common/auth/auth';
+import type { ComponentApi, Deps } from '../../common/platform/component';
 import type { Session, SessionRole } from './sessions';
 
 declare module 'fastify' {

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ImportStatus, ImportTelling } from '@zgw/shared';
-import { ZgwError } from '../../common/errors';
-import { html, type Html } from '../../common/html';
-import { UUID } from '../../common/urls';
+import { ZgwError } from '../../common/platform/errors';
+import { html, type Html } from '../../common/web/html';
+import { UUID } from '../../common/platform/urls';
 import type { ImportView } from '../importen';
 import { formatTime } from './audit';
 import { callAdminApi, problemMessages, sessionOf, type AdminUi } from './context';

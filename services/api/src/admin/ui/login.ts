@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { openSecret, sealSecret } from '@zgw/shared';
-import type { Deps } from '../../common/component';
-import { html } from '../../common/html';
+import type { Deps } from '../../common/platform/component';
+import { html } from '../../common/web/html';
 import { roleOf, sessionOf } from './context';
 import { field, formOf } from './forms';
 import { redirect, sendPage, UI } from './layout';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OVERDRACHT_STATUSSEN, type OverdrachtStatus, type Stap, type Weigering } from '@zgw/shared';
-import { html, type Html } from '../../common/html';
-import { UUID } from '../../common/urls';
+import { html, type Html } from '../../common/web/html';
+import { UUID } from '../../common/platform/urls';
 import { formatTime } from './audit';
 import { callAdminApi, problemMessages, sessionOf, type AdminUi } from './context';
 import { apiPager, csrfField, redirect, sendPage, UI, type PageOf } from './layout';

@@ -1,4 +1,4 @@
-import type { ComponentApi } from '../../common/component';
+import type { ComponentApi } from '../../common/platform/component';
 
 const cache = new WeakMap<readonly ComponentApi[], { n: number; scopes: Map<string, string[]> }>();
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { ComponentDef } from '../../common/component';
-import { ZgwError } from '../../common/errors';
-import { Resource } from '../../common/resource';
-import { parseOrThrow } from '../../common/validation';
+import type { ComponentDef } from '../../common/platform/component';
+import { ZgwError } from '../../common/platform/errors';
+import { Resource } from '../../common/platform/resource';
+import { parseOrThrow } from '../../common/platform/validation';
 import { checkAutorisaties, normalise } from './rules';
 import { Applicatie, ApplicatieInput, ApplicatiePatch, ApplicatieQuery, type ApplicatieDoc } from './schemas';
 
@@ -14,7 +14,7 @@ export interface Autorisaties {
   applicaties: Resource<ApplicatieDoc>;
 }
 
-declare module '../../common/deps' {
+declare module '../../common/platform/deps' {
   interface Components {
     /** Read by the admin screens, which manage applicaties through the same resource. */
     autorisaties: Autorisaties;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VERTROUWELIJKHEIDAANDUIDINGEN } from '../../common/vertrouwelijkheid';
+import { VERTROUWELIJKHEIDAANDUIDINGEN } from '../../common/auth/vertrouwelijkheid';
 
 export const COMPONENTEN = ['ac', 'nrc', 'zrc', 'ztc', 'drc', 'brc'] as const;
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Caller } from '../../common/auth';
-import { ZgwError, type InvalidParam } from '../../common/errors';
-import { Resource, type WriteContext } from '../../common/resource';
-import { publicFields, type Stored } from '../../common/store';
-import { parseOrThrow } from '../../common/validation';
-import { mustMayChangeClosed } from '../../common/zaak-rechten';
-import { hasKeys } from '../../common/references';
+import type { Caller } from '../../common/auth/auth';
+import { ZgwError, type InvalidParam } from '../../common/platform/errors';
+import { Resource, type WriteContext } from '../../common/platform/resource';
+import { publicFields, type Stored } from '../../common/platform/store';
+import { parseOrThrow } from '../../common/platform/validation';
+import { mustMayChangeClosed } from '../../common/auth/zaak-rechten';
+import { hasKeys } from '../../common/platform/references';
 import {
   AANMAKEN,
   ANY_BESLUIT_SCOPE,
@@ -27,7 +27,7 @@ import {
 import { unlinkDocument } from './besluitinformatieobjecten';
 import { expand } from './expand';
 import { Besluit, BesluitExpanded11, BesluitInput, BesluitQuery, V11, BesluitReadQuery, VERVALREDENEN, type BesluitDoc } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 const DEFAULTS = {
   zaak: '',

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Caller } from '../../common/auth';
-import { UuidParams } from '../../common/component';
-import { ZgwError } from '../../common/errors';
-import { Resource } from '../../common/resource';
-import { publicFields, type Stored } from '../../common/store';
-import { parseOrThrow } from '../../common/validation';
-import { hasKeys } from '../../common/references';
+import type { Caller } from '../../common/auth/auth';
+import { UuidParams } from '../../common/platform/component';
+import { ZgwError } from '../../common/platform/errors';
+import { Resource } from '../../common/platform/resource';
+import { publicFields, type Stored } from '../../common/platform/store';
+import { parseOrThrow } from '../../common/platform/validation';
+import { hasKeys } from '../../common/platform/references';
 import {
   AANMAKEN,
   ANY_BESLUIT_SCOPE,
@@ -31,7 +31,7 @@ import {
   BesluitInformatieObjectReadQuery,
   type BesluitInformatieObjectDoc as BioDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
 const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');

@@ -1,14 +1,14 @@
 import type { Document, Filter } from 'mongodb';
-import type { Caller } from '../../common/auth';
-import type { ComponentApi } from '../../common/component';
-import { ZgwError } from '../../common/errors';
-import type { GenummerdeIdentificaties } from '../../common/identificaties';
-import type { BesluitLinks, CatalogiLinks } from '../../common/links';
-import type { Resource } from '../../common/resource';
-import type { References } from '../../common/references';
+import type { Caller } from '../../common/auth/auth';
+import type { ComponentApi } from '../../common/platform/component';
+import { ZgwError } from '../../common/platform/errors';
+import type { GenummerdeIdentificaties } from '../../common/platform/identificaties';
+import type { BesluitLinks, CatalogiLinks } from '../../common/platform/links';
+import type { Resource } from '../../common/platform/resource';
+import type { References } from '../../common/platform/references';
 import type { BesluitDoc, BesluitInformatieObjectDoc } from './schemas';
 
-export { and, mustBeUnchanged, nonField, withDefaults } from '../../common/rules';
+export { and, mustBeUnchanged, nonField, withDefaults } from '../../common/platform/rules';
 
 export const COMPONENT = 'brc';
 export const LEZEN = 'besluiten.lezen';

@@ -1,9 +1,9 @@
-import type { Caller } from '../../common/auth';
-import { expandObjects, expandTree } from '../../common/expand';
-import type { Resource } from '../../common/resource';
-import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../../common/zaak-rechten';
+import type { Caller } from '../../common/auth/auth';
+import { expandObjects, expandTree } from '../../common/platform/expand';
+import type { Resource } from '../../common/platform/resource';
+import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../../common/auth/zaak-rechten';
 import { LEZEN, mayOnBesluittype, type Besluiten } from './context';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /**
  * `expand` (Besluiten 1.1.0): a besluit expands its besluittype and zaak, a besluitinformatieobject its besluit and

@@ -1,10 +1,10 @@
-import { ensureAudittrailIndex, registerAudittrail } from '../../common/audittrail';
+import { ensureAudittrailIndex, registerAudittrail } from '../../common/audit/audittrail';
 import { V102, V11 } from './schemas';
-import type { ComponentDef } from '../../common/component';
-import { GenummerdeIdentificaties } from '../../common/identificaties';
-import { catalogiOf, type BesluitLinks } from '../../common/links';
-import type { IndexDef } from '../../common/store';
-import { References } from '../../common/references';
+import type { ComponentDef } from '../../common/platform/component';
+import { GenummerdeIdentificaties } from '../../common/platform/identificaties';
+import { catalogiOf, type BesluitLinks } from '../../common/platform/links';
+import type { IndexDef } from '../../common/platform/store';
+import { References } from '../../common/platform/references';
 import { registerBesluitinformatieobjecten } from './besluitinformatieobjecten';
 import { registerBesluiten } from './besluiten';
 import { PART_AUTH_FIELD, mayOnBesluittype, type Besluiten } from './context';

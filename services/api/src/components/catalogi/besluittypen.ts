@@ -1,9 +1,9 @@
 import type { Document, Filter } from 'mongodb';
 import { z } from 'zod';
-import { ZgwError } from '../../common/errors';
-import { Resource, type WriteContext } from '../../common/resource';
-import type { Stored } from '../../common/store';
-import { parseOrThrow } from '../../common/validation';
+import { ZgwError } from '../../common/platform/errors';
+import { Resource, type WriteContext } from '../../common/platform/resource';
+import type { Stored } from '../../common/platform/store';
+import { parseOrThrow } from '../../common/platform/validation';
 import {
   DELETE_OR_FORCED,
   READ,
@@ -23,7 +23,7 @@ import {
 import { in133, served133 } from './expand';
 import { byNames, distinct, namesFromInput, urlsOn, urlsWhere, valuesWhere } from './relations';
 import { BesluitType, BesluitType133, BesluitTypeInput, BesluitTypeQuery, date, type BesluitTypeDoc, type InformatieObjectTypeDoc } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 const DEFAULTS = {
   omschrijving: '',

@@ -1,6 +1,6 @@
 import type { Document, Filter } from 'mongodb';
-import { Resource } from '../../common/resource';
-import { parseOrThrow } from '../../common/validation';
+import { Resource } from '../../common/platform/resource';
+import { parseOrThrow } from '../../common/platform/validation';
 import { READ, WRITE, withDefaults, type Catalogi } from './context';
 import { in133, served133 } from './expand';
 import { urlsWhere, valuesWhere } from './relations';

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { Document } from 'mongodb';
 import { z } from 'zod';
-import { expandObjects, expandParam, expandTree } from '../../common/expand';
-import type { Resource, ResourceDef, ResourceVariant } from '../../common/resource';
-import type { JsonObject } from '../../common/schema-parts';
+import { expandObjects, expandParam, expandTree } from '../../common/platform/expand';
+import type { Resource, ResourceDef, ResourceVariant } from '../../common/platform/resource';
+import type { JsonObject } from '../../common/platform/schema-parts';
 import type { Catalogi } from './context';
 import { EXPANDABLE, Expanded, V133 } from './schemas';
 

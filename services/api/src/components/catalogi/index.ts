@@ -1,6 +1,6 @@
 import type { Document } from 'mongodb';
-import type { ComponentDef } from '../../common/component';
-import type { Resource } from '../../common/resource';
+import type { ComponentDef } from '../../common/platform/component';
+import type { Resource } from '../../common/platform/resource';
 import { registerBesluittypen } from './besluittypen';
 import { registerCatalogussen } from './catalogussen';
 import type { Catalogi } from './context';

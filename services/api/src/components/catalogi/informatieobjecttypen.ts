@@ -1,8 +1,8 @@
 import type { Document, Filter } from 'mongodb';
 import { z } from 'zod';
-import { Resource, type WriteContext } from '../../common/resource';
-import type { Stored } from '../../common/store';
-import { parseOrThrow } from '../../common/validation';
+import { Resource, type WriteContext } from '../../common/platform/resource';
+import type { Stored } from '../../common/platform/store';
+import { parseOrThrow } from '../../common/platform/validation';
 import {
   DELETE_OR_FORCED,
   READ,
@@ -30,7 +30,7 @@ import {
   type InformatieObjectTypeDoc,
   type ZaakTypeDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 const DEFAULTS = { eindeGeldigheid: null, beginObject: null, eindeObject: null, trefwoord: [], omschrijvingGeneriek: null };
 

@@ -1,5 +1,5 @@
 import type { Document, Filter } from 'mongodb';
-import type { Resource } from '../../common/resource';
+import type { Resource } from '../../common/platform/resource';
 import type { Catalogi } from './context';
 import { registerOnderdeel } from './onderdelen';
 import { in133 } from './expand';

@@ -1,9 +1,9 @@
 import type { Document, Filter } from 'mongodb';
 import type { z } from 'zod';
-import { ZgwError, type InvalidParam } from '../../common/errors';
-import { Resource, type ResourceDef, type ResourceVariant, type WriteContext } from '../../common/resource';
-import type { Stored } from '../../common/store';
-import { parseOrThrow } from '../../common/validation';
+import { ZgwError, type InvalidParam } from '../../common/platform/errors';
+import { Resource, type ResourceDef, type ResourceVariant, type WriteContext } from '../../common/platform/resource';
+import type { Stored } from '../../common/platform/store';
+import { parseOrThrow } from '../../common/platform/validation';
 import {
   DELETE_OR_FORCED,
   READ,
@@ -21,7 +21,7 @@ import {
 } from './context';
 import { served133 } from './expand';
 import { V131, type CatalogiDoc, type EXPANDABLE, type OnderdeelDoc, type ZaakTypeDoc } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /**
  * The parts of a zaaktype (statustypen, roltypen, eigenschappen, resultaattypen, zaakobjecttypen): they belong to

@@ -1,8 +1,8 @@
 import type { Document, Filter, Sort } from 'mongodb';
-import type { InvalidParam } from '../../common/errors';
-import { groupBy } from '../../common/group';
-import type { Resource } from '../../common/resource';
-import { LIVE, live, type Stored } from '../../common/store';
+import type { InvalidParam } from '../../common/platform/errors';
+import { groupBy } from '../../common/platform/group';
+import type { Resource } from '../../common/platform/resource';
+import { LIVE, live, type Stored } from '../../common/platform/store';
 import { isUrl, resolveLocal } from './context';
 import type { CatalogiDoc } from './schemas';
 

@@ -1,5 +1,5 @@
-import { ZgwError, type InvalidParam } from '../../common/errors';
-import type { Stored } from '../../common/store';
+import { ZgwError, type InvalidParam } from '../../common/platform/errors';
+import type { Stored } from '../../common/platform/store';
 import type { Catalogi } from './context';
 import { namesFromInput } from './relations';
 import type { ResultaatTypeDoc, StoredBrondatum, ZaakTypeDoc } from './schemas';

@@ -1,5 +1,5 @@
-import type { Deps } from '../../common/component';
-import type { InvalidParam } from '../../common/errors';
+import type { Deps } from '../../common/platform/component';
+import type { InvalidParam } from '../../common/platform/errors';
 
 /** What the Selectielijst (referentielijsten) API says about one URL. */
 export type Lookup<T> = { ok: true; value: T } | { ok: false; error: InvalidParam };

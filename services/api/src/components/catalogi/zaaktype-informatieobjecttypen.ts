@@ -1,8 +1,8 @@
 import type { Document, Filter } from 'mongodb';
-import { ZgwError } from '../../common/errors';
-import { Resource, type WriteContext } from '../../common/resource';
-import type { Stored } from '../../common/store';
-import { parseOrThrow } from '../../common/validation';
+import { ZgwError } from '../../common/platform/errors';
+import { Resource, type WriteContext } from '../../common/platform/resource';
+import type { Stored } from '../../common/platform/store';
+import { parseOrThrow } from '../../common/platform/validation';
 import {
   DELETE_OR_FORCED,
   READ,
@@ -19,7 +19,7 @@ import {
 import { served133 } from './expand';
 import { byNames, vandaag, versionOn, versionsOn } from './relations';
 import { ZaakTypeInformatieObjectType, ZaakTypeInformatieObjectTypeInput, ZiotQuery, type InformatieObjectTypeDoc, type ZiotDoc } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /** A link may not change once both its zaaktype and its informatieobjecttype are published. */
 async function assertNotBothPublished(c: Catalogi, zaaktype: string, iot: string): Promise<void> {

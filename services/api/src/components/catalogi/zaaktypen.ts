@@ -1,9 +1,9 @@
 import type { Document, Filter } from 'mongodb';
 import { z } from 'zod';
-import { ZgwError, type InvalidParam } from '../../common/errors';
-import { Resource, type WriteContext } from '../../common/resource';
-import type { Stored } from '../../common/store';
-import { parseOrThrow } from '../../common/validation';
+import { ZgwError, type InvalidParam } from '../../common/platform/errors';
+import { Resource, type WriteContext } from '../../common/platform/resource';
+import type { Stored } from '../../common/platform/store';
+import { parseOrThrow } from '../../common/platform/validation';
 import {
   DELETE_OR_FORCED,
   READ,
@@ -36,7 +36,7 @@ import {
   type InformatieObjectTypeDoc,
   type ZaakTypeDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 const ZAAKTYPE_READ = [...READ, 'documenten.lezen', 'zaken.lezen'];
 /** `datumGeldigheid` on the detail GET applies to the zaaktype itself and to everything it shows. */

@@ -5,13 +5,13 @@ import { Busboy } from '@fastify/busboy';
 import type { FastifyRequest } from 'fastify';
 import type { Collection, Document, Filter } from 'mongodb';
 import { z } from 'zod';
-import { UuidParams } from '../../common/component';
-import { ZgwError } from '../../common/errors';
-import { LIVE, type Stored } from '../../common/store';
+import { UuidParams } from '../../common/platform/component';
+import { ZgwError } from '../../common/platform/errors';
+import { LIVE, type Stored } from '../../common/platform/store';
 import { BIJWERKEN, mustMayOnDocument, nonField, readyFilter, type Delen, type Documenten } from './context';
 import { keepUpload, takeUpload, type Bestand } from './inhoud';
 import { BestandsDeel, type EioDoc } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /** One part of a large document's content: uploaded by PUT /bestandsdelen/{uuid}, in any order. */
 interface Deel {

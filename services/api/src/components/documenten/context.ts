@@ -1,20 +1,20 @@
 import type { Document, Filter } from 'mongodb';
 import type { z } from 'zod';
-import type { Caller } from '../../common/auth';
-import type { ComponentApi } from '../../common/component';
-import { ZgwError } from '../../common/errors';
-import type { GenummerdeIdentificaties } from '../../common/identificaties';
-import type { CatalogiLinks, DocumentLinks } from '../../common/links';
-import type { Resource, WriteContext } from '../../common/resource';
-import type { IndexDef, Stored } from '../../common/store';
-import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
-import type { References } from '../../common/references';
-import { sameFilter } from '../../common/rules';
+import type { Caller } from '../../common/auth/auth';
+import type { ComponentApi } from '../../common/platform/component';
+import { ZgwError } from '../../common/platform/errors';
+import type { GenummerdeIdentificaties } from '../../common/platform/identificaties';
+import type { CatalogiLinks, DocumentLinks } from '../../common/platform/links';
+import type { Resource, WriteContext } from '../../common/platform/resource';
+import type { IndexDef, Stored } from '../../common/platform/store';
+import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
+import type { References } from '../../common/platform/references';
+import { sameFilter } from '../../common/platform/rules';
 import type { InhoudStore } from './inhoud';
 import type { BestandsDeel, EioDoc, GebruiksrechtenDoc, ObjectInformatieObjectDoc, PartDoc, PartFacts, VerzendingDoc } from './schemas';
 import type { Versies } from './versies';
 
-export { and, nonField, sameFilter, withDefaults } from '../../common/rules';
+export { and, nonField, sameFilter, withDefaults } from '../../common/platform/rules';
 
 export const COMPONENT = 'drc';
 export const LEZEN = 'documenten.lezen';

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { Document, Filter } from 'mongodb';
-import type { Caller } from '../../common/auth';
-import { ZgwError } from '../../common/errors';
+import type { Caller } from '../../common/auth/auth';
+import { ZgwError } from '../../common/platform/errors';
 import { LEZEN, mayOnDocument, readyFilter, type Documenten } from './context';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /**
  * `expand` on the Documenten lists and details: comma-separated link fields, nested with dots. A document expands

@@ -1,6 +1,6 @@
 import type { Document, Filter } from 'mongodb';
-import type { Resource } from '../../common/resource';
-import { LIVE, type Stored } from '../../common/store';
+import type { Resource } from '../../common/platform/resource';
+import { LIVE, type Stored } from '../../common/platform/store';
 import { AANMAKEN, BIJWERKEN, READ, VERWIJDEREN, type Documenten } from './context';
 import { registerPart } from './parts';
 import {
@@ -11,7 +11,7 @@ import {
   type EioDoc,
   type GebruiksrechtenDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 const RANGES: Record<string, string> = { lt: '$lt', lte: '$lte', gt: '$gt', gte: '$gte' };
 

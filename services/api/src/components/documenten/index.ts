@@ -1,8 +1,8 @@
-import { ensureAudittrailIndex, registerAudittrail } from '../../common/audittrail';
-import type { ComponentDef } from '../../common/component';
-import { GenummerdeIdentificaties } from '../../common/identificaties';
-import { catalogiOf } from '../../common/links';
-import { References } from '../../common/references';
+import { ensureAudittrailIndex, registerAudittrail } from '../../common/audit/audittrail';
+import type { ComponentDef } from '../../common/platform/component';
+import { GenummerdeIdentificaties } from '../../common/platform/identificaties';
+import { catalogiOf } from '../../common/platform/links';
+import { References } from '../../common/platform/references';
 import { Bestandsdelen } from './bestandsdelen';
 import { AANMAKEN, READY, UPDATE, mayOnDocument, nonField, withReadyTwins, type Documenten } from './context';
 import { registerGebruiksrechten } from './gebruiksrechten';
@@ -10,7 +10,7 @@ import { backfillObjecten, documentLinks, registerObjectinformatieobjecten } fro
 import { syncPartFacts, syncReady } from './parts';
 import { COLLECTION, OBJECTEN, registerInformatieobjecten } from './informatieobjecten';
 import { V15, VERSIONS, type PartDoc } from './schemas';
-import type { Resource } from '../../common/resource';
+import type { Resource } from '../../common/platform/resource';
 import { inhoudStoreOf } from './inhoud-store';
 import { INHOUD_HOLDERS, scheduleSweep } from './inhoud-sweep';
 import { streamInhoudBodies } from './json-body';

@@ -2,14 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Document, Filter } from 'mongodb';
 import { z } from 'zod';
-import type { Caller } from '../../common/auth';
-import { UuidParams } from '../../common/component';
-import { ZgwError } from '../../common/errors';
-import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/pagination';
-import { Resource, type WriteContext } from '../../common/resource';
-import { LIVE, copyPublic, publicFields, type Stored } from '../../common/store';
-import { parseOrThrow } from '../../common/validation';
-import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
+import type { Caller } from '../../common/auth/auth';
+import { UuidParams } from '../../common/platform/component';
+import { ZgwError } from '../../common/platform/errors';
+import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/platform/pagination';
+import { Resource, type WriteContext } from '../../common/platform/resource';
+import { LIVE, copyPublic, publicFields, type Stored } from '../../common/platform/store';
+import { parseOrThrow } from '../../common/platform/validation';
+import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
   AANMAKEN,
   ANY_DOCUMENT_SCOPE,
@@ -35,7 +35,7 @@ import {
   type Documenten,
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
-import { chooseFields, parseFields } from '../../common/fields';
+import { chooseFields, parseFields } from '../../common/platform/fields';
 import { takeUpload, type Bestand } from './inhoud';
 import {
   DEFAULTS_17,
@@ -68,8 +68,8 @@ import {
   type EioDoc,
   type EioInput,
 } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
-import { VERTROUWELIJKHEID } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
+import { VERTROUWELIJKHEID } from '../../common/platform/schema-parts';
 import type { Versie } from './versies';
 
 export const COLLECTION = 'enkelvoudiginformatieobjecten';

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Document, Filter } from 'mongodb';
-import type { Caller } from '../../common/auth';
-import type { DocumentLinks } from '../../common/links';
-import { ZgwError, type InvalidParam } from '../../common/errors';
-import type { Resource } from '../../common/resource';
-import { LIVE, pull, type Stored } from '../../common/store';
-import { hasKeys } from '../../common/references';
+import type { Caller } from '../../common/auth/auth';
+import type { DocumentLinks } from '../../common/platform/links';
+import { ZgwError, type InvalidParam } from '../../common/platform/errors';
+import type { Resource } from '../../common/platform/resource';
+import { LIVE, pull, type Stored } from '../../common/platform/store';
+import { hasKeys } from '../../common/platform/references';
 import { AANMAKEN, LEZEN, READ, VERWIJDEREN, mayOnDocument, nonField, partFacts, readyFilter, type Documenten } from './context';
 import { OBJECTEN } from './informatieobjecten';
 import { registerPart } from './parts';
@@ -17,7 +17,7 @@ import {
   type EioDoc,
   type ObjectInformatieObjectDoc as OioDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /** What a JSON document must have to be the object its objectType says. */
 const SHAPES: Record<string, (body: JsonObject) => boolean> = {

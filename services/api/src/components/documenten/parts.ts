@@ -1,11 +1,11 @@
 import type { Document, Filter } from 'mongodb';
 import type { z } from 'zod';
-import { Caller } from '../../common/auth';
+import { Caller } from '../../common/auth/auth';
 import { requireTenant } from '@zgw/shared';
-import { ZgwError } from '../../common/errors';
-import { Resource, type Operation, type ResourceDef, type WriteContext } from '../../common/resource';
-import { LIVE, type Stored } from '../../common/store';
-import { parseOrThrow } from '../../common/validation';
+import { ZgwError } from '../../common/platform/errors';
+import { Resource, type Operation, type ResourceDef, type WriteContext } from '../../common/platform/resource';
+import { LIVE, type Stored } from '../../common/platform/store';
+import { parseOrThrow } from '../../common/platform/validation';
 import {
   LEZEN,
   PART_AUTH_FIELDS,
@@ -25,7 +25,7 @@ import {
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
 import { V17, type EioDoc, type PartDoc, type PartFacts } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /**
  * An object that belongs to one document (gebruiksrechten, objectinformatieobject, verzending): it names its

@@ -1,5 +1,5 @@
-import { ZgwError } from '../../common/errors';
-import type { Resource } from '../../common/resource';
+import { ZgwError } from '../../common/platform/errors';
+import type { Resource } from '../../common/platform/resource';
 import { AANMAKEN, BIJWERKEN, READ, VERWIJDEREN, type Documenten } from './context';
 import { registerPart } from './parts';
 import { V15, Verzending, VerzendingExpanded17, VerzendingInput, VerzendingQuery, type VerzendingDoc } from './schemas';

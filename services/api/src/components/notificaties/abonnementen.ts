@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { NOTIFICATION_ID_HEADER, NRC_ABONNEMENTEN, NRC_DELIVERIES, NRC_STATUS, openSecret, sealSecret } from '@zgw/shared';
-import { ZgwError, type InvalidParam } from '../../common/errors';
-import { Resource } from '../../common/resource';
-import type { Stored } from '../../common/store';
-import { parseOrThrow } from '../../common/validation';
+import { ZgwError, type InvalidParam } from '../../common/platform/errors';
+import { Resource } from '../../common/platform/resource';
+import type { Stored } from '../../common/platform/store';
+import { parseOrThrow } from '../../common/platform/validation';
 import { CONSUMEREN, READ, type Notificaties } from './context';
 import { Abonnement, AbonnementInput, AbonnementPatch, type AbonnementDoc } from './schemas';
 

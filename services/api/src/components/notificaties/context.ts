@@ -1,5 +1,5 @@
-import type { ComponentApi } from '../../common/component';
-import type { Resource } from '../../common/resource';
+import type { ComponentApi } from '../../common/platform/component';
+import type { Resource } from '../../common/platform/resource';
 import type { AbonnementDoc, KanaalDoc } from './schemas';
 
 export const PUBLICEREN = 'notificaties.publiceren';

@@ -1,5 +1,5 @@
 import { ensureNrcIndexes } from '@zgw/shared';
-import type { ComponentDef } from '../../common/component';
+import type { ComponentDef } from '../../common/platform/component';
 import { registerAbonnementen } from './abonnementen';
 import type { Notificaties } from './context';
 import { ensurePlatformKanalen, registerKanalen } from './kanalen';

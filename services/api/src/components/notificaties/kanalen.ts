@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { KANAAL_KENMERKEN, KANALEN, NRC_KANALEN } from '@zgw/shared';
-import { ZgwError } from '../../common/errors';
-import { Resource } from '../../common/resource';
-import { parseOrThrow } from '../../common/validation';
+import { ZgwError } from '../../common/platform/errors';
+import { Resource } from '../../common/platform/resource';
+import { parseOrThrow } from '../../common/platform/validation';
 import { PUBLICEREN, READ, type Notificaties } from './context';
 import { Kanaal, KanaalInput, KanaalQuery, type KanaalDoc } from './schemas';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import { kanaalTopic } from '@zgw/shared';
-import { ZgwError } from '../../common/errors';
-import { OUTBOX_POINTERS, newEvent, type OutboxPointer, type Store } from '../../common/store';
+import { ZgwError } from '../../common/platform/errors';
+import { OUTBOX_POINTERS, newEvent, type OutboxPointer, type Store } from '../../common/platform/store';
 import { PUBLICEREN, type Notificaties } from './context';
 import { Message, type MessageBody } from './schemas';
 

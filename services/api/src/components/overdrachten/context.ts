@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import type { Caller } from '../../common/auth';
-import type { ComponentApi } from '../../common/component';
-import type { Resource } from '../../common/resource';
+import type { Caller } from '../../common/auth/auth';
+import type { ComponentApi } from '../../common/platform/component';
+import type { Resource } from '../../common/platform/resource';
 import type { OverdrachtDoc } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 import type { Workflows } from './workflows';
 
 /** Scopes of the Zaken component (Autorisaties API, component `zrc`) that govern transfers. */
@@ -22,7 +22,7 @@ export interface Overdrachten {
   opnieuw(uuid: string): Promise<boolean>;
 }
 
-declare module '../../common/deps' {
+declare module '../../common/platform/deps' {
   interface Components {
     /** Read by the admin endpoints of transfers (admin/overdrachten.ts). */
     overdrachten: Overdrachten;

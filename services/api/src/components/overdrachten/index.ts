@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { traced, workflowIdOf, inTenant } from '@zgw/shared';
-import type { ComponentDef } from '../../common/component';
-import type { Resource } from '../../common/resource';
-import type { Stored } from '../../common/store';
+import type { ComponentDef } from '../../common/platform/component';
+import type { Resource } from '../../common/platform/resource';
+import type { Stored } from '../../common/platform/store';
 import type { Overdrachten } from './context';
 import { OVERDRACHT_FILTERS, opdrachtOf, ownFields, registerOverdrachten } from './overdrachten';
 import type { OverdrachtDoc } from './schemas';

@@ -8,16 +8,16 @@ import {
   type Richting,
   type StoredDoelregistratie,
 } from '@zgw/shared';
-import type { Caller } from '../../common/auth';
-import { UuidParams } from '../../common/component';
-import { ZgwError } from '../../common/errors';
-import { Resource } from '../../common/resource';
-import type { Stored } from '../../common/store';
-import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
-import { authFilter, mayOnZaak } from '../../common/zaak-rechten';
+import type { Caller } from '../../common/auth/auth';
+import { UuidParams } from '../../common/platform/component';
+import { ZgwError } from '../../common/platform/errors';
+import { Resource } from '../../common/platform/resource';
+import type { Stored } from '../../common/platform/store';
+import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
+import { authFilter, mayOnZaak } from '../../common/auth/zaak-rechten';
 import { LEZEN, OVERDRAGEN, type Overdrachten } from './context';
 import { Overdracht, OverdrachtInput, OverdrachtQuery, type OverdrachtAuth, type OverdrachtDoc } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /** Where an overdracht keeps the authorisation facts of its zaak (reading needs zaken.lezen for that zaak). */
 const AUTH_FIELDS = { zaaktype: '_zaaktype', rank: '_vertrouwelijkheid' } as const;

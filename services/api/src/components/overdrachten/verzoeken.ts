@@ -1,7 +1,7 @@
 import { DOELREGISTRATIES_COLLECTION, ZgwClient, openSecret, scrubUrl, traced, type Logger, type StoredDoelregistratie } from '@zgw/shared';
-import { ZgwError } from '../../common/errors';
-import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
-import { catalogiOf } from '../../common/links';
+import { ZgwError } from '../../common/platform/errors';
+import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
+import { catalogiOf } from '../../common/platform/links';
 import { OVERDRAGEN, type Overdrachten } from './context';
 import { newOverdracht } from './overdrachten';
 import { Overdracht, VerzoekInput, type OverdrachtAuth } from './schemas';

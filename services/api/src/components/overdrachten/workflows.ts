@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
-import { TemporalClient } from '../../common/temporal';
+import { TemporalClient } from '../../common/platform/temporal';
 import { ZAAK_SEARCH_ATTRIBUTE, workflowIdOf, type Config, type Logger, type OverdrachtOpdracht, type Pii } from '@zgw/shared';
 
 const ZAAK_KEY = defineSearchAttributeKey(ZAAK_SEARCH_ATTRIBUTE, SearchAttributeType.KEYWORD);

@@ -1,11 +1,11 @@
 import type { Document, Filter } from 'mongodb';
-import type { Caller } from '../../common/auth';
-import type { ComponentApi } from '../../common/component';
-import type { CatalogiLinks, ZaakBesluitLinks, ZakenLinks } from '../../common/links';
-import type { References } from '../../common/references';
-import type { Resource } from '../../common/resource';
-import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
-import { COMPONENT, GEFORCEERD, LEZEN } from '../../common/zaak-rechten';
+import type { Caller } from '../../common/auth/auth';
+import type { ComponentApi } from '../../common/platform/component';
+import type { CatalogiLinks, ZaakBesluitLinks, ZakenLinks } from '../../common/platform/links';
+import type { References } from '../../common/platform/references';
+import type { Resource } from '../../common/platform/resource';
+import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
+import { COMPONENT, GEFORCEERD, LEZEN } from '../../common/auth/zaak-rechten';
 import type { BrondatumSources } from './archief';
 import type {
   KlantContactDoc,
@@ -23,9 +23,9 @@ import type {
   ZaakVerzoekDoc,
 } from './schemas';
 
-export { mustBeUnchanged, nonField, sameFilter, withDefaults } from '../../common/rules';
+export { mustBeUnchanged, nonField, sameFilter, withDefaults } from '../../common/platform/rules';
 
-export { COMPONENT, GEFORCEERD, LEZEN, authFilter, mayOnZaak, mustMayChangeClosed, mustMayOnZaak, zaakOfPart } from '../../common/zaak-rechten';
+export { COMPONENT, GEFORCEERD, LEZEN, authFilter, mayOnZaak, mustMayChangeClosed, mustMayOnZaak, zaakOfPart } from '../../common/auth/zaak-rechten';
 export const AANMAKEN = 'zaken.aanmaken';
 export const BIJWERKEN = 'zaken.bijwerken';
 export const HEROPENEN = 'zaken.heropenen';

@@ -1,10 +1,10 @@
-import type { Caller } from '../../common/auth';
-import { ZgwError } from '../../common/errors';
-import type { Resource } from '../../common/resource';
-import type { Stored } from '../../common/store';
+import type { Caller } from '../../common/auth/auth';
+import { ZgwError } from '../../common/platform/errors';
+import type { Resource } from '../../common/platform/resource';
+import type { Stored } from '../../common/platform/store';
 import { mayOnZaak, LEZEN, zaakOfPart, type Zaken } from './context';
 import { V151 } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /**
  * `expand`: comma-separated paths of link fields, nested with dots. Every expanded object is its plain endpoint's

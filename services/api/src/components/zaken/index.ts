@@ -1,11 +1,11 @@
 import type { Db } from 'mongodb';
-import { ensureAudittrailIndex } from '../../common/audittrail';
-import { GenummerdeIdentificaties } from '../../common/identificaties';
-import { pull } from '../../common/store';
-import type { ComponentApi, ComponentDef } from '../../common/component';
-import { ZgwError, sendProblem } from '../../common/errors';
-import { catalogiOf } from '../../common/links';
-import { References } from '../../common/references';
+import { ensureAudittrailIndex } from '../../common/audit/audittrail';
+import { GenummerdeIdentificaties } from '../../common/platform/identificaties';
+import { pull } from '../../common/platform/store';
+import type { ComponentApi, ComponentDef } from '../../common/platform/component';
+import { ZgwError, sendProblem } from '../../common/platform/errors';
+import { catalogiOf } from '../../common/platform/links';
+import { References } from '../../common/platform/references';
 import type { BrondatumSources } from './archief';
 import { PART_LINKS, idsIn, partsOf, type Zaken } from './context';
 import { refusedGeometry } from './geo';
@@ -14,8 +14,8 @@ import { registerKlantcontacten, registerZaakcontactmomenten, registerZaakinform
 import { syncPartFacts } from './parts';
 import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten } from './rollen';
 import { V151, VERSIONS, type ZaakDoc } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
-import { PII_FIELDS, PII_HASHES } from '../../common/pii-fields';
+import type { JsonObject } from '../../common/platform/schema-parts';
+import { PII_FIELDS, PII_HASHES } from '../../common/platform/pii-fields';
 import { registerResultaten, registerStatussen } from './statussen';
 import { registerZaken } from './zaken';
 import { registerZaaknotities } from './notities';
@@ -80,7 +80,7 @@ export const zaken: ComponentDef = {
 
 export type ZakenComponent = Zaken;
 
-/** Zaak identificaties: `ZAAK-<year>-<number>`, one counter per bronorganisatie and year (see common/identificaties). */
+/** Zaak identificaties: `ZAAK-<year>-<number>`, one counter per bronorganisatie and year (see common/platform/identificaties). */
 export class Identificaties extends GenummerdeIdentificaties {
   constructor(db: Db) {
     super(db, 'zaak_identificaties', 'ZAAK', { collection: 'zaken', organisatie: 'bronorganisatie' });

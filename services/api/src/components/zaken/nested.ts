@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { z as zod } from 'zod';
 import type { AuditEntry, Notificatie } from '@zgw/shared';
-import { registerAudittrail as registerCommonAudittrail } from '../../common/audittrail';
-import type { Caller } from '../../common/auth';
-import { ZgwError } from '../../common/errors';
-import { Resource, type WriteActie } from '../../common/resource';
-import { publicFields, pull, type Stored } from '../../common/store';
-import type { ZaakBesluitLinks } from '../../common/links';
-import { parseOrThrow } from '../../common/validation';
+import { registerAudittrail as registerCommonAudittrail } from '../../common/audit/audittrail';
+import type { Caller } from '../../common/auth/auth';
+import { ZgwError } from '../../common/platform/errors';
+import { Resource, type WriteActie } from '../../common/platform/resource';
+import { publicFields, pull, type Stored } from '../../common/platform/store';
+import type { ZaakBesluitLinks } from '../../common/platform/links';
+import { parseOrThrow } from '../../common/platform/validation';
 import { expand, parseExpand } from './expand';
 import { zaakOf } from './parts';
 import {
@@ -38,7 +38,7 @@ import {
   type ZaakDoc,
   type ZaakEigenschapDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /**
  * Resources that live under one zaak's URL: `/zaken/{zaak_uuid}/zaakeigenschappen/{uuid}` and
@@ -335,7 +335,7 @@ export function zaakbesluitLinks(z: Zaken, r: Resource<ZaakBesluitDoc>): ZaakBes
   };
 }
 
-/** The audit trail of a zaak (see common/audittrail). */
+/** The audit trail of a zaak (see common/audit/audittrail). */
 export function registerAudittrail(z: Zaken): void {
   // Read with audittrails.lezen for the zaak's zaaktype, up to its maxVertrouwelijkheidaanduiding.
   registerCommonAudittrail(z.api, z.zaken, 'zaak_uuid', (zaak, caller) => mayOnZaak(caller, zaak, ['audittrails.lezen']));

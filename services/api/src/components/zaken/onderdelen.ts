@@ -1,8 +1,8 @@
-import type { Resource, WriteContext } from '../../common/resource';
-import { ZgwError } from '../../common/errors';
+import type { Resource, WriteContext } from '../../common/platform/resource';
+import { ZgwError } from '../../common/platform/errors';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
 import { registerPart } from './parts';
-import { hasKeys } from '../../common/references';
+import { hasKeys } from '../../common/platform/references';
 import {
   KlantContact,
   KlantContactInput,
@@ -24,7 +24,7 @@ import {
   type ZaakVerzoekDoc,
 } from './schemas';
 import type { z as zod } from 'zod';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
 const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');

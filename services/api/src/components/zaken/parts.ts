@@ -1,9 +1,9 @@
 import type { Document, Filter } from 'mongodb';
 import { z as zod } from 'zod';
-import { ZgwError } from '../../common/errors';
-import { Resource, type DeclaredResource, type Operation, type ResourceDef, type WriteContext } from '../../common/resource';
-import { pull, type Stored } from '../../common/store';
-import { parseOrThrow } from '../../common/validation';
+import { ZgwError } from '../../common/platform/errors';
+import { Resource, type DeclaredResource, type Operation, type ResourceDef, type WriteContext } from '../../common/platform/resource';
+import { pull, type Stored } from '../../common/platform/store';
+import { parseOrThrow } from '../../common/platform/validation';
 import {
   LEZEN,
   PART_AUTH_FIELDS,
@@ -22,7 +22,7 @@ import {
 } from './context';
 import { expand, parseExpand } from './expand';
 import { EXPANDABLE17, Expanded17, V17, type Expandable17, type ZaakDoc, type ZaakPartDoc, type ZaakPartFacts } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /**
  * A part of a zaak (status, resultaat, rol, zaakobject, zaakinformatieobject, klantcontact, zaakcontactmoment,

@@ -1,8 +1,8 @@
 import type { Document, Filter } from 'mongodb';
 import type { z as zod } from 'zod';
-import { ZgwError } from '../../common/errors';
-import type { Resource } from '../../common/resource';
-import { invalidParams } from '../../common/validation';
+import { ZgwError } from '../../common/platform/errors';
+import type { Resource } from '../../common/platform/resource';
+import { invalidParams } from '../../common/platform/validation';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
 import { betrokkeneIdentificatie, objectIdentificatieIn, type BetrokkeneType } from './identificaties';
 import { registerPart } from './parts';
@@ -21,9 +21,9 @@ import {
   type RolDoc,
   type ZaakObjectDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 import type { Pii } from '@zgw/shared';
-import { PII_FIELDS, PII_HASHES, openPii, piiCondition, piiHashes, sealPii } from '../../common/pii-fields';
+import { PII_FIELDS, PII_HASHES, openPii, piiCondition, piiHashes, sealPii } from '../../common/platform/pii-fields';
 
 /** `betrokkeneIdentificatie__natuurlijkPersoon__inpBsn` and friends: query name -> (betrokkeneType, stored field). */
 export const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {

@@ -1,6 +1,6 @@
-import type { Resource } from '../../common/resource';
-import type { Stored } from '../../common/store';
-import { ZgwError } from '../../common/errors';
+import type { Resource } from '../../common/platform/resource';
+import type { Stored } from '../../common/platform/store';
+import { ZgwError } from '../../common/platform/errors';
 import { archiveringBijAfsluiten } from './archief';
 import { AANMAKEN, GEFORCEERD, HEROPENEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, idsIn, linkedIds, mayOnZaak, nonField, type Zaken } from './context';
 import { registerPart } from './parts';
@@ -15,7 +15,7 @@ import {
   type StatusDoc,
   type ZaakDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 
 /** Whether `statustype` is the eindstatus of its zaaktype: the one with the highest volgnummer. */
 async function isEindstatus(z: Zaken, statustype: Stored<JsonObject>): Promise<boolean> {

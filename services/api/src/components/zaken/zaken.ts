@@ -1,14 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { Document, Filter, Sort } from 'mongodb';
 import { z as zod } from 'zod';
-import type { Caller } from '../../common/auth';
-import { UuidParams } from '../../common/component';
-import { ZgwError } from '../../common/errors';
-import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/pagination';
-import { Resource, type WriteContext } from '../../common/resource';
-import { live, publicFields, type Stored } from '../../common/store';
-import { parseOrThrow } from '../../common/validation';
-import { vertrouwelijkheidRank } from '../../common/vertrouwelijkheid';
+import type { Caller } from '../../common/auth/auth';
+import { UuidParams } from '../../common/platform/component';
+import { ZgwError } from '../../common/platform/errors';
+import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/platform/pagination';
+import { Resource, type WriteContext } from '../../common/platform/resource';
+import { live, publicFields, type Stored } from '../../common/platform/store';
+import { parseOrThrow } from '../../common/platform/validation';
+import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
   AANMAKEN,
   BIJWERKEN,
@@ -34,10 +34,10 @@ import {
   withDefaults,
   type Zaken,
 } from './context';
-import { chooseFields, expansionOf, parseFields, type FieldChoice } from '../../common/fields';
+import { chooseFields, expansionOf, parseFields, type FieldChoice } from '../../common/platform/fields';
 import { expand, parseExpand, treePaths } from './expand';
 import { within } from './geo';
-import { hasKeys, throwIfAny } from '../../common/references';
+import { hasKeys, throwIfAny } from '../../common/platform/references';
 import {
   Expanded17,
   V17,
@@ -52,7 +52,7 @@ import {
   ZaakZoek17,
   type ZaakDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/schema-parts';
+import type { JsonObject } from '../../common/platform/schema-parts';
 import { unlinkDocument } from './onderdelen';
 import { rolFilterOfZaakQuery } from './rollen';
 

@@ -2,7 +2,7 @@
 // component's files: it registers what it offers (`deps.components.<name> = ...`, typed by these interfaces) and the
 // others read it from `deps.components` (the Catalogi API, which they cannot do without, through `catalogiOf`). The
 // order in which components are mounted (components/index.ts) puts each after those it needs.
-import type { Caller } from './auth';
+import type { Caller } from '../auth/auth';
 import type { ComponentApi } from './component';
 import type { Resource } from './resource';
 

@@ -11,7 +11,7 @@ import {
   type Readiness,
   type Registry,
 } from '@zgw/shared';
-import { oldestUnsent, unsentBytes } from './audit-spool';
+import { oldestUnsent, unsentBytes } from '../audit/audit-spool';
 import type { Deps } from './component';
 
 /** The API's registry: the default process metrics and those below. */

@@ -1,7 +1,7 @@
 // Schema pieces that several components' zod schemas share: dates, date-times, URLs, the vertrouwelijkheid and the
 // object types of the standard. One definition each, so every API validates and documents them alike.
 import { z } from 'zod';
-import { VERTROUWELIJKHEIDAANDUIDINGEN } from './vertrouwelijkheid';
+import { VERTROUWELIJKHEIDAANDUIDINGEN } from '../auth/vertrouwelijkheid';
 
 export const date = z.iso.date();
 /**

@@ -13,7 +13,7 @@ import {
   type Notificatie,
   type OutboxEvent,
 } from '@zgw/shared';
-import { Caller } from './auth';
+import { Caller } from '../auth/auth';
 import { UuidParams, type ComponentApi, type RouteSpec, type RouteVariant } from './component';
 import { ZgwError } from './errors';
 import { batcherOf, laterWins } from './write-batch';
@@ -72,7 +72,7 @@ const AUDIT_ACTIE: Record<WriteActie, { weergave: string; resultaat: number }> =
 
 /**
  * The members that take a stored document are methods, so that a resource of a precise document type is also a
- * `Resource<LinkedDoc>` for the components that read it as another component's data (common/links.ts).
+ * `Resource<LinkedDoc>` for the components that read it as another component's data (common/platform/links.ts).
  */
 export interface ResourceDef<D extends Document> {
   /** Collection and URL segment, e.g. `applicaties`. */

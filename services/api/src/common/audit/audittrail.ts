@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Db, Document } from 'mongodb';
 import { z } from 'zod';
 import { AUDIT_READS_COLLECTION, AUDITTRAIL_COLLECTION, ensureAuditIndexes, type Pii, type ReadEntry } from '@zgw/shared';
-import type { Caller } from './auth';
-import type { ComponentApi } from './component';
-import { ZgwError } from './errors';
-import type { Resource } from './resource';
-import type { Stored } from './store';
-import { openPii } from './pii-fields';
-import type { JsonObject } from './schema-parts';
+import type { Caller } from '../auth/auth';
+import type { ComponentApi } from '../platform/component';
+import { ZgwError } from '../platform/errors';
+import type { Resource } from '../platform/resource';
+import type { Stored } from '../platform/store';
+import { openPii } from '../platform/pii-fields';
+import type { JsonObject } from '../platform/schema-parts';
 
 export const AuditTrail = z
   .object({

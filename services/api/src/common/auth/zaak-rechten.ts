@@ -3,8 +3,8 @@
 // platform they touch.
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from './auth';
-import { ZgwError } from './errors';
-import type { LinkedDoc as Doc } from './links';
+import { ZgwError } from '../platform/errors';
+import type { LinkedDoc as Doc } from '../platform/links';
 import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from './vertrouwelijkheid';
 
 /** The Zaken component in the Autorisaties API, and its scopes that other components check too. */

@@ -20,7 +20,7 @@ import {
   type Logger,
   type ReadEntry,
 } from '@zgw/shared';
-import type { Caller } from './auth';
+import type { Caller } from '../auth/auth';
 import { Spool, SpoolPublisher, type SpooledMessage } from './audit-spool';
 
 export const SETTINGS_COLLECTION = 'settings';

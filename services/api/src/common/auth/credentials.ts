@@ -128,3 +128,6 @@ export function parseClientsEnv(value: string): { clientId: string; secret: stri
       return { clientId, secret, allRights: flag === 'all', ...(tenant ? { tenant } : {}) };
     });
 }
+
+/** How the audit trail names the transfer worker. */
+export const TRANSFER_LABEL = 'Overdrachtsdienst (ZSDMS)';

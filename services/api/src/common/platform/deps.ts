@@ -1,17 +1,46 @@
 import type { Db } from 'mongodb';
-import { createKafka, piiFromConfig, type Config, type Logger } from '@zgw/shared';
-import { ReadAudit } from './common/audit-reads';
-import { Authenticator } from './common/auth';
-import { Caches } from './common/cache';
-import type { Deps } from './common/component';
-import { Credentials } from './common/credentials';
-import { Tenants } from './common/tenants';
-import { TRANSFER_LABEL } from './bootstrap';
-import { OidcTokens } from './common/oidc-tokens';
-import { RateLimiter, parseRateLimit } from './common/rate-limit';
-import { ExternalSystems } from './common/external-systems';
-import type { OutboxRelay } from './common/relay';
-import { Urls } from './common/urls';
+import { createKafka, piiFromConfig, type Config, type Logger, type Pii } from '@zgw/shared';
+import { ReadAudit } from '../audit/audit-reads';
+import { Authenticator } from '../auth/auth';
+import { Credentials, TRANSFER_LABEL } from '../auth/credentials';
+import { OidcTokens } from '../auth/oidc-tokens';
+import { RateLimiter, parseRateLimit } from '../auth/rate-limit';
+import { Caches } from './cache';
+import { ExternalSystems } from './external-systems';
+import type { OutboxRelay } from './relay';
+import { Tenants } from './tenants';
+import { Urls } from './urls';
+
+/**
+ * What each component offers the others, by component name. Empty here: each entry is declared (by declaration
+ * merging) beside its interface, so this module depends on none of them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Components {}
+
+/** What every component gets from the platform. */
+export interface Deps {
+  config: Config;
+  db: Db;
+  urls: Urls;
+  log: Logger;
+  auth: Authenticator;
+  /** The organisations this installation serves (common/platform/tenants.ts). */
+  tenants: Tenants;
+  caches: Caches;
+  /** Seals and opens personal identifiers at rest, and gives their search hashes (common/platform/pii-fields.ts). */
+  pii: Pii;
+  relay?: OutboxRelay;
+  /** The audit trail of reads (audited components record every successful read here). */
+  reads?: ReadAudit;
+  /** Fetches a JSON document from another service (selectielijst, external references). */
+  fetchJson: (url: string) => Promise<{ status: number; body: unknown }>;
+  /**
+   * What a component offers the components mounted after it (Catalogi for Zaken, ...), by component name: each
+   * entry's interface lives in common/platform/links.ts or, when only the platform's own screens use it, in its component.
+   */
+  components: Partial<Components>;
+}
 
 /**
  * Fetches JSON with a timeout; network failures come back as status 0. A URL of a registered external ZGW system

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { currentTenant, inTenant, type AuditEntry, type Config } from '@zgw/shared';
-import { readActie } from './audit-reads';
-import type { Caller } from './auth';
+import { readActie } from '../audit/audit-reads';
+import type { Caller } from '../auth/auth';
 import type { CacheRegion } from './cache';
 import type { Deps } from './deps';
 import { ZgwError, allowedMethods, notFound } from './errors';
-import { ComponentDocument } from './openapi';
+import { ComponentDocument } from '../contracts/openapi';
 import { inProef, Store } from './store';
 import { UUID } from './urls';
 import { knownParams, parseOrThrow } from './validation';
@@ -64,7 +64,7 @@ export interface ComponentDef {
   register(api: ComponentApi): Promise<void> | void;
 }
 
-/** What a component keeps of each of its resources (common/resource.ts): enough to sweep and to recognise their URLs. */
+/** What a component keeps of each of its resources (common/platform/resource.ts): enough to sweep and to recognise their URLs. */
 export interface MountedResource {
   readonly def: { readonly resource: string; readonly afterWrite?: unknown };
   readonly store: { readonly name: string; get(uuid: string): Promise<unknown> };
