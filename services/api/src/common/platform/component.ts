@@ -6,7 +6,7 @@ import { readActie } from '../audit/audit-reads';
 import type { Caller } from '../auth/auth';
 import type { CacheRegion } from './cache';
 import type { Deps } from './deps';
-import { ZgwError, allowedMethods, notFound } from './errors';
+import { sendProblem, ZgwError, allowedMethods, notFound } from './errors';
 import { ComponentDocument } from '../contracts/openapi';
 import { inProef, Store } from './store';
 import { UUID } from './urls';
@@ -345,6 +345,7 @@ export class ComponentApi {
     this.app.route({
       method: spec.method,
       url: spec.path,
+      ...(spec.crs && spec.method !== 'DELETE' ? { preHandler: crsCheck(spec.method === 'GET' || spec.operationId.endsWith('_zoek')) } : {}),
       handler: async (req, reply) => {
         const rawParams = req.params as Record<string, string>;
         for (const [k, v] of Object.entries(rawParams)) {
@@ -435,6 +436,28 @@ export class ComponentApi {
       return reply.code(status).type('application/json').send(payload);
     };
   }
+}
+
+/**
+ * The geometry headers of a route that declares them (`crs`): reads and writes need `Accept-Crs: EPSG:4326`, writes
+ * (but `_zoek`, a read by POST) also `Content-Crs` (missing: 412, another CRS: 406); the answer says
+ * `Content-Crs: EPSG:4326`. A route option (Fastify's `preHandler`), so it runs before authentication, as the
+ * reference implementation checks it, and only on the routes whose spec asks for it.
+ */
+function crsCheck(read: boolean) {
+  const check = (req: FastifyRequest, header: string) => {
+    const value = req.headers[header];
+    if (value === undefined) return new ZgwError(412, 'precondition_failed', `De header ${header} ontbreekt; gebruik EPSG:4326.`);
+    if (String(value).trim() !== 'EPSG:4326')
+      return new ZgwError(406, 'not_acceptable', `CRS ${String(value)} wordt niet ondersteund; gebruik EPSG:4326.`);
+    return undefined;
+  };
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    if (req.method === 'HEAD') return;
+    const error = check(req, 'accept-crs') ?? (read ? undefined : check(req, 'content-crs'));
+    if (error) return sendProblem(req, reply, error);
+    reply.header('Content-Crs', 'EPSG:4326');
+  };
 }
 
 /**

@@ -3,7 +3,6 @@ import { ensureAudittrailIndex } from '../../common/audit/audittrail';
 import { GenummerdeIdentificaties } from '../../common/platform/identificaties';
 import { pull } from '../../common/platform/store';
 import type { ComponentApi, ComponentDef } from '../../common/platform/component';
-import { ZgwError, sendProblem } from '../../common/platform/errors';
 import { catalogiOf } from '../../common/platform/links';
 import { References } from '../../common/platform/references';
 import type { BrondatumSources } from './archief';
@@ -56,7 +55,6 @@ export const zaken: ComponentDef = {
     z.besluitLinks = zaakbesluitLinks(z, z.zaakbesluiten);
     registerAudittrail(z);
     keepZaakLinks(z);
-    requireCrs(api);
     answerRefusedGeometries(api);
     api.deps.components.zaken = z;
     await ensureIndexes(z);
@@ -132,29 +130,6 @@ function keepZaakLinks(z: Zaken): void {
     if (hoofd) await z.zaken.store.raw.updateOne({ _id: hoofd }, pull(PART_LINKS.deelzaken, current._id));
     await after?.(current, ctx);
   };
-}
-
-/**
- * Geometry headers on /zaken, /zaken/{uuid} and /zaken/_zoek: reads and writes need `Accept-Crs: EPSG:4326`, writes
- * also `Content-Crs` (missing: 412, another CRS: 406); DELETE needs neither. Responses say `Content-Crs: EPSG:4326`.
- */
-function requireCrs(api: ComponentApi): void {
-  const geo = new Set([`/${api.def.name}/api/v1/zaken`, `/${api.def.name}/api/v1/zaken/:uuid`, `/${api.def.name}/api/v1/zaken/_zoek`]);
-  api.app.addHook('preHandler', async (req, reply) => {
-    if (!geo.has(req.routeOptions.url ?? '') || req.method === 'DELETE' || req.method === 'HEAD') return;
-    const check = (header: string) => {
-      const value = req.headers[header];
-      if (value === undefined) return new ZgwError(412, 'precondition_failed', `De header ${header} ontbreekt; gebruik EPSG:4326.`);
-      if (String(value).trim() !== 'EPSG:4326')
-        return new ZgwError(406, 'not_acceptable', `CRS ${String(value)} wordt niet ondersteund; gebruik EPSG:4326.`);
-      return undefined;
-    };
-    const error =
-      check('accept-crs') ??
-      (['POST', 'PUT', 'PATCH'].includes(req.method) && req.routeOptions.url?.endsWith('_zoek') === false ? check('content-crs') : undefined);
-    if (error) return sendProblem(req, reply, error);
-    reply.header('Content-Crs', 'EPSG:4326');
-  });
 }
 
 /** An index for an exact-match filter on `field`, in list order (it also serves the filter's count). */
