@@ -7,8 +7,7 @@
 // producer would (services/audit/test/world.ts) and are left out.
 const Ajv = require('ajv');
 const addFormats = require('ajv-formats');
-const { Kafka, logLevel } = require('kafkajs');
-const { loadConfig } = require('../shared/dist');
+const { createKafka, loadConfig } = require('../shared/dist');
 const { asyncApiDocument } = require('../services/api/dist/reference/asyncapi');
 
 const arg = (name) => {
@@ -42,7 +41,7 @@ const arg = (name) => {
   // a channel of a fixed address first, else one with a parameter
   const channelOf = (topic) => channels.filter((c) => c.address.test(topic)).sort((a, b) => a.parameterised - b.parameterised)[0];
 
-  const kafka = new Kafka({ clientId: 'asyncapi-check', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
+  const kafka = createKafka(brokers, 'asyncapi-check');
   const admin = kafka.admin();
   await admin.connect();
   const failures = [];
