@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
+import { z } from 'zod';
 import { KANALEN, type Notificatie } from './events';
 
 /**
@@ -43,28 +44,26 @@ export interface LeaseDoc {
 /** The notification id a delivery carries in this request header (the `event-id` of the platform's event). */
 export const NOTIFICATION_ID_HEADER = 'X-Notificatie-Id';
 
-export interface FilterGroup {
-  naam: string;
-  filters?: Record<string, string>;
-}
+/**
+ * A kanaal and an abonnement as the Notificaties API stores them and the notifier reads them: one definition for both
+ * (the API's request schemas produce these shapes; the stored document adds `_id`, and `_tombstone`/`_tenant`).
+ */
+export const StoredKanaal = z.object({ naam: z.string(), documentatieLink: z.string(), filters: z.array(z.string()) });
+export const StoredFilterGroup = z.object({ naam: z.string(), filters: z.record(z.string(), z.string()) });
+export const StoredAbonnement = z.object({ callbackUrl: z.string(), auth: z.string(), kanalen: z.array(StoredFilterGroup) });
+export type KanaalFields = z.infer<typeof StoredKanaal>;
+export type FilterGroup = z.infer<typeof StoredFilterGroup>;
+export type AbonnementFields = z.infer<typeof StoredAbonnement>;
 
-export interface AbonnementDoc {
+/** What the store adds to a resource document. */
+interface Kept {
   _id: string;
-  callbackUrl: string;
-  auth: string;
-  kanalen: FilterGroup[];
   _tombstone?: true;
-  /** The tenant whose abonnement it is: it receives that tenant's notifications only. */
+  /** The tenant whose object it is (an abonnement receives that tenant's notifications only). */
   _tenant?: string;
 }
-
-export interface KanaalDoc {
-  _id: string;
-  naam: string;
-  documentatieLink?: string;
-  filters: string[];
-  _tombstone?: true;
-}
+export type AbonnementDoc = AbonnementFields & Kept;
+export type KanaalDoc = KanaalFields & Kept;
 
 /** A notification as the notifier keeps it. */
 export interface KeptNotificatie {

@@ -72,6 +72,6 @@ export const Message = z
   })
   .meta({ id: 'Message' });
 
-export type KanaalDoc = { naam: string; documentatieLink: string; filters: string[] };
-export type AbonnementDoc = z.output<typeof AbonnementInput>;
+/** The stored shapes are shared with services/notifier (shared/src/nrc.ts); the request schemas produce them. */
+export type { KanaalFields as KanaalDoc, AbonnementFields as AbonnementDoc } from '@zgw/shared';
 export type MessageBody = z.output<typeof Message>;
