@@ -75,7 +75,7 @@ interface Bron {
 }
 
 /** The sender's zaak and its zaaktype's identificatie, or undefined (logged with why) when either cannot be read now. */
-async function readSource(client: ZgwClient, url: string, log: Logger): Promise<Bron | undefined> {
+export async function readSource(client: ZgwClient, url: string, log: Logger): Promise<Bron | undefined> {
   try {
     const zaak = await client.get<Record<string, string>>(url);
     const zaaktype = await client.get<Record<string, string>>(zaak.zaaktype!);
