@@ -130,7 +130,7 @@ describe("a stopped instance's spool", () => {
 
   it('survives a kill of its process: every line written is sent by the next instance, a line cut short is dropped', async () => {
     const root = newRoot();
-    const dist = join(__dirname, '..', 'dist', 'common', 'audit-spool.js');
+    const dist = join(__dirname, '..', 'dist', 'common', 'audit', 'audit-spool.js');
     // A separate process writes 100 lines and is killed (SIGKILL: no exit handlers, no flush of its own).
     const script = `
       const { Spool } = require(${JSON.stringify(dist)});
