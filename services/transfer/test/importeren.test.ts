@@ -15,7 +15,7 @@ import { historyText, testEnvironment, WORKFLOWS } from './temporal.helpers';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
   env = await testEnvironment();
 }, 120_000);
 afterAll(async () => {

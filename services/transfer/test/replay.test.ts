@@ -12,7 +12,7 @@ import { historyOf, WORKFLOWS } from './temporal.helpers';
 const dir = join(__dirname, 'histories');
 const recorded = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
-beforeAll(() => Runtime.install({ logger: new DefaultLogger('WARN') }));
+beforeAll(() => Runtime.install({ logger: new DefaultLogger('ERROR') }));
 
 test('histories are recorded for the replay', () => {
   expect(recorded.length).toBeGreaterThanOrEqual(5);

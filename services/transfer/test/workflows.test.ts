@@ -39,7 +39,7 @@ const DOELZAAK = 'http://doel.example/zaken/api/v1/zaken/2';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
   env = await testEnvironment();
 }, 120_000);
 afterAll(async () => {
