@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, type Collection, type Document } from 'mongodb';
+import { engineHome, repo } from './engines.helpers';
 
 // The local store (local-store) as its own process on a free port with its own folder, for the tests
 // that stop, kill, back up or restore it.
@@ -16,15 +17,10 @@ export function needsJava(): void {
     throw new Error('these tests run the local store as its own process and need Java 17 (`java` on the PATH), as scripts/engines.sh does');
   }
 }
-export const repo = join(__dirname, '..', '..', '..');
+export { repo };
 
 /** The folder the engines script installed the store into (installing it when needed). */
-export function storeHome(): string {
-  const installed = execFileSync('bash', [join(repo, 'scripts', 'engines.sh'), 'install', 'mongo'], { encoding: 'utf8' });
-  const home = /installed\s+(\S+)/.exec(installed)?.[1];
-  if (!home) throw new Error(`no install folder in: ${installed}`);
-  return home;
-}
+export const storeHome = (): string => engineHome('mongo');
 
 export class LocalStore {
   private proc?: ChildProcess;

@@ -43,13 +43,11 @@ function fakes(overrides: Partial<ImportActivities> = {}) {
   return { log, activities: { ...ok, ...overrides } };
 }
 
-let lastId = '';
 async function run(name: string, activities: ImportActivities, during?: (id: string) => Promise<void>): Promise<string> {
   const taskQueue = `test-${randomUUID()}`;
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: WORKFLOWS, activities });
   const o: ImportOpdracht = { run: randomUUID(), tenant: '002220647', hartslagSeconden: 5 };
   const id = importWorkflowId(o.run);
-  lastId = id;
   return worker.runUntil(async () => {
     const handle = await env.client.workflow.start('importeren', { taskQueue, workflowId: id, args: [o] });
     await during?.(id);
@@ -131,10 +129,11 @@ test('a collection of many pages continues as new and reads each page once', asy
       return { next: n < 249 ? `z-${n + 1}` : undefined } as Awaited<ReturnType<ImportActivities['importeerPagina']>>;
     },
   });
-  expect(await run('lang', activities)).toBe('afgerond');
+  let id = '';
+  expect(await run('lang', activities, async (started) => void (id = started))).toBe('afgerond');
   expect(log.pages).toEqual(Array.from({ length: 250 }, (_, i) => `z-${i}`));
   // the zaken's child went on in a new run after 200 pages, which began with the 50 pages still to go
-  const history = await env.client.workflow.getHandle(`${lastId}-1`).fetchHistory();
+  const history = await env.client.workflow.getHandle(`${id}-1`).fetchHistory();
   const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
   expect(started.continuedExecutionRunId).toBeTruthy();
 }, 120_000);

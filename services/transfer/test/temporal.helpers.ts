@@ -1,23 +1,16 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { engineHome } from '../../api/test/engines.helpers';
 
 // Temporal's test environment for the worker's workflows, on the Temporal CLI that scripts/engines.sh builds (the
 // environment's own server download is not used): each suite gets its own dev server on a free port, in memory.
-
-const repo = join(__dirname, '..', '..', '..');
 
 /** The compiled workflows, as the worker loads them (`npm test` builds before it tests). */
 export const WORKFLOWS = require.resolve('../dist/workflows');
 
 /** The Temporal CLI the engines script installed (installing it when needed). */
-export function temporalCli(): string {
-  const out = execFileSync('bash', [join(repo, 'scripts', 'engines.sh'), 'install', 'temporal'], { encoding: 'utf8' });
-  const home = /installed\s+(\S+)/.exec(out)?.[1];
-  if (!home) throw new Error(`the engines script named no install folder for temporal: ${out}`);
-  return join(home, 'bin', 'temporal');
-}
+export const temporalCli = (): string => join(engineHome('temporal'), 'bin', 'temporal');
 
 export function testEnvironment(): Promise<TestWorkflowEnvironment> {
   return TestWorkflowEnvironment.createLocal({
