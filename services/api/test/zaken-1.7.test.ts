@@ -113,6 +113,14 @@ describe('Zaken 1.7.0 beside 1.5.1', () => {
     expect(found._expand.rollen).toEqual([{ betrokkeneType: 'natuurlijk_persoon' }]);
     expect(found._expand.zaakinformatieobjecten[0]._expand.informatieobject).toEqual({ titel: 'Aanvraagformulier' });
 
+    // "*" keeps every field of its level, and the levels below are chosen on their own
+    const all = ['*', { rollen: ['*'] }, { zaakinformatieobjecten: ['url', { informatieobject: ['*'] }] }];
+    const [whole] = (await call('POST', '/zaken/_zoek', { uuid__in: [zaak.uuid], fields: all })).json().results;
+    expect(whole).toMatchObject({ url: zaak.url, identificatie: zaak.identificatie, startdatum: zaak.startdatum, rollen: [rol.url] });
+    expect(whole._expand.rollen).toEqual([expect.objectContaining({ url: rol.url, betrokkeneType: 'natuurlijk_persoon' })]);
+    expect(Object.keys(whole._expand.zaakinformatieobjecten[0]).sort()).toEqual(['_expand', 'url']);
+    expect(whole._expand.zaakinformatieobjecten[0]._expand.informatieobject).toMatchObject({ url: eio.url, titel: 'Aanvraagformulier' });
+
     const both = await call('POST', '/zaken/_zoek?expand=rollen', { uuid__in: [zaak.uuid], fields: ['url'] });
     expect(both.statusCode).toBe(400);
     expect(both.json().invalidParams[0]).toMatchObject({ name: 'fields', code: 'fields-en-expand' });

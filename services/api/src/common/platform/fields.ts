@@ -62,9 +62,12 @@ export function parseFields(raw: unknown, tree: ExpandTree | undefined, known: R
 
 /** The object with only the chosen fields (and its expansions reduced as chosen). */
 export function chooseFields(obj: JsonObject, choice: FieldTree): JsonObject {
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(obj)) if (k !== '_expand' && (choice.all || choice.names.has(k))) out[k] = v;
+  // `"*"` with no choice below it is the object as it is (objects are rendered per request: nothing shares them).
+  if (choice.all && !choice.expanded.size) return obj;
   const expand = obj._expand as JsonObject | undefined;
+  let out: JsonObject = {};
+  if (choice.all) out = { ...obj };
+  else for (const k of Object.keys(obj)) if (k !== '_expand' && choice.names.has(k)) out[k] = obj[k];
   if (expand) {
     const reduced: JsonObject = {};
     for (const [k, v] of Object.entries(expand)) {

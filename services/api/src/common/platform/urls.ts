@@ -12,11 +12,17 @@ export class Urls {
 
   /** The uuid of a URL that points at `collection` of `component` on this host, or undefined. */
   uuidOf(url: string, component: string, collection: string): string | undefined {
-    const prefix = `${this.api(component)}/${collection}/`;
+    const key = `${component}/${collection}`;
+    let prefix = this.prefixes.get(key);
+    if (prefix === undefined) this.prefixes.set(key, (prefix = `${this.api(component)}/${collection}/`));
     if (!url.startsWith(prefix)) return undefined;
-    const rest = url.slice(prefix.length).replace(/\/$/, '');
+    const end = url.endsWith('/') ? url.length - 1 : url.length;
+    const rest = url.slice(prefix.length, end);
     return UUID.test(rest) ? rest : undefined;
   }
+
+  /** The URL prefix of each collection (uuidOf runs for every link an expansion follows). */
+  private readonly prefixes = new Map<string, string>();
 
   isLocal(url: string): boolean {
     return url.startsWith(`${this.base}/`);

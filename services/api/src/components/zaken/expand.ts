@@ -147,13 +147,15 @@ class Loader {
         ours.push(u);
         continue;
       }
-      const eigenschap = /\/zaken\/[0-9a-f-]{36}\/zaakeigenschappen\/([0-9a-f-]{36})$/i.exec(u);
+      const eigenschap = u.includes('/zaakeigenschappen/') ? /\/zaken\/[0-9a-f-]{36}\/zaakeigenschappen\/([0-9a-f-]{36})$/i.exec(u) : null;
+      const add = (r: Resource<JsonObject>, id: string) => (byResource.get(r) ?? byResource.set(r, []).get(r)!).push(id);
       if (eigenschap && u.startsWith(this.z.api.base)) {
-        byResource.set(this.z.zaakeigenschappen, [...(byResource.get(this.z.zaakeigenschappen) ?? []), eigenschap[1]!]);
+        add(this.z.zaakeigenschappen, eigenschap[1]!);
         continue;
       }
-      const r = this.resources.find((res) => res.uuidOf(u));
-      if (r) byResource.set(r, [...(byResource.get(r) ?? []), r.uuidOf(u)!]);
+      let id: string | undefined;
+      const r = this.resources.find((res) => (id = res.uuidOf(u)) !== undefined);
+      if (r) add(r, id!);
       else remote.push(u);
     }
     await Promise.all([
@@ -182,7 +184,7 @@ class Loader {
   }
 
   /** A Catalogi object loaded before, as it shows on `datum` (its relations resolved on that date). */
-  async at(url: string, datum: string): Promise<JsonObject | undefined> {
+  at(url: string, datum: string): Promise<JsonObject> | undefined {
     const raw = this.raw.get(url);
     return raw ? this.catalogi(raw.r, raw.doc, datum) : undefined;
   }
@@ -216,7 +218,8 @@ async function expandLevel(loader: Loader, objects: JsonObject[], tree: ExpandTr
       const datum = typeof obj.startdatum === 'string' ? obj.startdatum : undefined;
       const list: JsonObject[] = [];
       for (const u of urlsIn(obj[field])) {
-        const doc = (datum ? await loader.at(u, datum) : undefined) ?? found.get(u);
+        const dated = datum ? loader.at(u, datum) : undefined;
+        const doc = (dated ? await dated : undefined) ?? found.get(u);
         if (doc) list.push(doc);
       }
       seen.set(obj, list);
