@@ -222,9 +222,10 @@ export class Store<T extends Document> {
     const filter = query as Filter<Document>;
     const sort = req.sort ?? DEFAULT_SORT;
     const counting = req.count ?? (() => this.count(filter));
-    // A later page counts first, so no query reads past the end (`?page=999` reads nothing).
-    const [count, first] =
-      req.page === 1 ? await Promise.all([counting(), this.find(filter, { sort, limit: req.size })]) : [await counting(), undefined];
+    // A later page counts first, so no query reads past the end (`?page=999` reads nothing). A first page that is
+    // not full is the whole answer and its own count (a `_zoek` by BSN is one query, not two).
+    const first = req.page === 1 ? await this.find(filter, { sort, limit: req.size }) : undefined;
+    const count = first && first.length < req.size ? first.length : await counting();
     let items = first;
     const sig = querySignature(this.name, filter, sort);
     const cursor = decodeCursor(req.cursor, sort);
