@@ -1,4 +1,5 @@
 import { createSigner } from 'fast-jwt';
+import type { z } from 'zod';
 import { scrub } from './logger';
 
 /**
@@ -106,7 +107,7 @@ export class ZgwClient {
   }
 
   /** A JSON call; a status other than 2xx (or one of `accept`) throws a ZgwCallError. */
-  async call<T = Record<string, unknown>>(method: string, url: string, req: ZgwRequest = {}): Promise<{ status: number; body: T }> {
+  async call(method: string, url: string, req: ZgwRequest = {}): Promise<{ status: number; body: unknown }> {
     const res = await this.fetch(method, url, {
       body: req.body === undefined ? undefined : JSON.stringify(req.body),
       headers: { ...(req.body === undefined ? {} : { 'content-type': 'application/json' }), ...req.headers },
@@ -118,26 +119,33 @@ export class ZgwClient {
     } catch {
       body = { detail: text.slice(0, 200) };
     }
-    if (res.ok || req.accept?.includes(res.status)) return { status: res.status, body: body as T };
+    if (res.ok || req.accept?.includes(res.status)) return { status: res.status, body };
     throw new ZgwCallError(method, url, res.status, body);
   }
 
-  async get<T = Record<string, unknown>>(url: string): Promise<T> {
-    return (await this.call<T>('GET', url)).body;
+  /**
+   * The object at `url`, parsed with `schema`: another system's answer is checked where it enters (an answer that
+   * does not fit is a permanent ZgwCallError naming the fields, never a value of the wrong type further on).
+   */
+  async get<S extends z.ZodType>(url: string, schema: S): Promise<z.output<S>> {
+    return parsed(schema, 'GET', url, (await this.call('GET', url)).body);
   }
 
-  /** The object at `url`, or null when it does not exist (404, 410). */
-  async find<T = Record<string, unknown>>(url: string): Promise<T | null> {
-    const r = await this.call<T>('GET', url, { accept: [404, 410] });
-    return r.status === 200 ? r.body : null;
+  /** The object at `url` (parsed with `schema`), or null when it does not exist (404, 410). */
+  async find<S extends z.ZodType>(url: string, schema: S): Promise<z.output<S> | null> {
+    const r = await this.call('GET', url, { accept: [404, 410] });
+    return r.status === 200 ? parsed(schema, 'GET', url, r.body) : null;
   }
 
-  async post<T = Record<string, unknown>>(url: string, body: unknown, headers?: Record<string, string>): Promise<T> {
-    return (await this.call<T>('POST', url, { body, headers })).body;
+  /** Creates; the answer parsed with `schema` when one is given (else it is not read). */
+  async post<S extends z.ZodType>(url: string, body: unknown, schema?: S, headers?: Record<string, string>): Promise<z.output<S>> {
+    const r = await this.call('POST', url, { body, headers });
+    return schema ? parsed(schema, 'POST', url, r.body) : (undefined as z.output<S>);
   }
 
-  async patch<T = Record<string, unknown>>(url: string, body: unknown): Promise<T> {
-    return (await this.call<T>('PATCH', url, { body })).body;
+  async patch<S extends z.ZodType>(url: string, body: unknown, schema?: S): Promise<z.output<S>> {
+    const r = await this.call('PATCH', url, { body });
+    return schema ? parsed(schema, 'PATCH', url, r.body) : (undefined as z.output<S>);
   }
 
   /** Deletes; an object already gone is fine. */
@@ -145,19 +153,28 @@ export class ZgwClient {
     await this.call('DELETE', url, { accept: [404, 410] });
   }
 
-  /** Every result of a paginated list (or of a plain array), following `next`. */
-  async all<T = Record<string, unknown>>(url: string): Promise<T[]> {
-    const out: T[] = [];
+  /** Every result of a paginated list (or of a plain array), following `next`, each parsed with `item`. */
+  async all<S extends z.ZodType>(url: string, item: S): Promise<z.output<S>[]> {
+    const out: z.output<S>[] = [];
     let next: string | null = url;
     while (next) {
-      const body: unknown = await this.get(next);
-      if (Array.isArray(body)) return body as T[];
-      const page = body as { results: T[]; next: string | null };
-      out.push(...page.results);
-      next = page.next;
+      const here: string = next;
+      const body = (await this.call('GET', here)).body;
+      const page = Array.isArray(body) ? { results: body, next: null } : (body as { results?: unknown; next?: unknown } | undefined);
+      if (!page || !Array.isArray(page.results)) throw new ZgwCallError('GET', here, 200, { detail: 'het antwoord is geen ZGW-lijst' });
+      for (const [i, x] of page.results.entries()) out.push(parsed(item, 'GET', here, x, `results.${i}.`));
+      next = typeof page.next === 'string' && page.next ? page.next : null;
     }
     return out;
   }
+}
+
+/** `value` parsed with `schema`; what does not fit is a permanent ZgwCallError (status 200: the call itself worked). */
+function parsed<S extends z.ZodType>(schema: S, method: string, url: string, value: unknown, prefix = ''): z.output<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const invalidParams = r.error.issues.slice(0, 5).map((i) => ({ name: `${prefix}${i.path.join('.')}`, reason: i.message }));
+  throw new ZgwCallError(method, url, 200, { detail: 'het antwoord voldoet niet aan de standaard', invalidParams });
 }
 
 /** `base` + path segments + query, for list URLs. */

@@ -1,4 +1,5 @@
 import type { OverdrachtOpdracht } from '@zgw/shared';
+import * as A from '../antwoorden';
 import { platform, tracedOf, type Deps } from '../context';
 
 /**
@@ -7,7 +8,7 @@ import { platform, tracedOf, type Deps } from '../context';
  * out through the outbox whatever happens here.
  */
 export async function antwoord(deps: Deps, o: OverdrachtOpdracht): Promise<string> {
-  const overdracht = await platform(deps.config, o.tenant).client.get(o.url);
+  const overdracht = await platform(deps.config, o.tenant).client.get(o.url, A.Overdracht);
   if (!o.antwoordUrl) {
     deps.log.info(
       { ...tracedOf(o), status: overdracht.status },

@@ -1,6 +1,7 @@
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import * as A from '../antwoorden';
 import { routeOf, tracedOf, type Deps } from '../context';
-import { leesDossier, pick, vingerafdruk, type Obj } from './bronzaak';
+import { leesDossier, pick, vingerafdruk } from './bronzaak';
 import type { Documenten } from './documenten';
 import type { Plan } from './valideer';
 
@@ -26,24 +27,26 @@ const BESLUIT = [
 export async function kopieerBesluiten(deps: Deps, o: OverdrachtOpdracht, plan: Plan, doelZaak: string, documenten: Documenten): Promise<number> {
   const { bron, doel } = await routeOf(deps, o);
   const { besluiten } = await leesDossier(bron, o.zaak, ['besluiten']);
-  const bestaand = await doel.client.all(zgwUrl(doel.besluiten, 'besluiten', { zaak: doelZaak }));
+  const bestaand = await doel.client.all(zgwUrl(doel.besluiten, 'besluiten', { zaak: doelZaak }), A.Besluit);
   for (const { besluit, bios } of besluiten) {
-    const besluittype = plan.typen[String(besluit.besluittype)];
+    const besluittype = plan.typen[besluit.besluittype];
     // Each copy stands for one source besluit (two alike are two copies).
     const i = bestaand.findIndex((b) => vingerafdruk(b, INHOUD) === vingerafdruk({ ...besluit, besluittype }, INHOUD));
-    const copy: Obj =
+    const copy =
       i >= 0
         ? bestaand.splice(i, 1)[0]!
-        : await doel.client.post(zgwUrl(doel.besluiten, 'besluiten'), {
-            ...pick(besluit, BESLUIT),
-            verantwoordelijkeOrganisatie: plan.rsin,
-            besluittype,
-            zaak: doelZaak,
-          });
+        : await doel.client.post(
+            zgwUrl(doel.besluiten, 'besluiten'),
+            { ...pick(besluit, BESLUIT), verantwoordelijkeOrganisatie: plan.rsin, besluittype, zaak: doelZaak },
+            A.Besluit,
+          );
     for (const bio of bios) {
-      const informatieobject = documenten[String(bio.informatieobject)];
+      const informatieobject = documenten[bio.informatieobject];
       if (!informatieobject) continue; // a document of the besluit that is not the zaak's: not part of this transfer
-      const links = await doel.client.all(zgwUrl(doel.besluiten, 'besluitinformatieobjecten', { besluit: String(copy.url), informatieobject }));
+      const links = await doel.client.all(
+        zgwUrl(doel.besluiten, 'besluitinformatieobjecten', { besluit: copy.url, informatieobject }),
+        A.Besluitinformatieobject,
+      );
       if (!links.length) await doel.client.post(zgwUrl(doel.besluiten, 'besluitinformatieobjecten'), { besluit: copy.url, informatieobject });
     }
   }

@@ -1,6 +1,6 @@
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import * as A from '../antwoorden';
 import { routeOf, tracedOf, type Deps } from '../context';
-import type { Obj } from './bronzaak';
 
 /**
  * Step `bron_gekoppeld`: the source names the copy in relevanteAndereZaken (aardRelatie `bijdrage`), once; not a copy
@@ -12,8 +12,8 @@ export async function koppelBron(deps: Deps, o: OverdrachtOpdracht, doelZaak: st
     deps.log.info({ ...tracedOf(o), doelZaak }, 'overdracht: doelzaak in een andere organisatie; de bronzaak verwijst er niet naar');
     return;
   }
-  const zaak = await bron.client.get(o.zaak);
-  const relaties = (zaak.relevanteAndereZaken as Obj[] | undefined) ?? [];
+  const zaak = await bron.client.get(o.zaak, A.Zaak);
+  const relaties = zaak.relevanteAndereZaken;
   if (!relaties.some((r) => r.url === doelZaak)) {
     await bron.client.patch(o.zaak, { relevanteAndereZaken: [...relaties, { url: doelZaak, aardRelatie: 'bijdrage' }] });
   }
@@ -28,12 +28,12 @@ export async function koppelBron(deps: Deps, o: OverdrachtOpdracht, doelZaak: st
 export async function sluitBron(deps: Deps, o: OverdrachtOpdracht): Promise<string> {
   const { bron, registratie } = await routeOf(deps, o);
   if (registratie.bron === 'openlaten') return 'de bronzaak blijft open (doelregistratie: openlaten)';
-  const zaak = await bron.client.get(o.zaak);
+  const zaak = await bron.client.get(o.zaak, A.Zaak);
   if (zaak.einddatum) return 'de bronzaak was al afgesloten';
-  const zaaktype = await bron.client.get(String(zaak.zaaktype));
+  const zaaktype = await bron.client.get(zaak.zaaktype, A.Zaaktype);
   const koppeling = registratie.zaaktypen.find((k) => k.bron === zaaktype.identificatie);
   if (!zaak.resultaat) {
-    const typen = await bron.client.all(zgwUrl(bron.catalogi, 'resultaattypen', { zaaktype: String(zaak.zaaktype) }));
+    const typen = await bron.client.all(zgwUrl(bron.catalogi, 'resultaattypen', { zaaktype: zaak.zaaktype }), A.Resultaattype);
     const type = typen.find((t) => t.omschrijving === koppeling?.afsluitResultaat);
     if (!type) throw new Error(`Het bronzaaktype heeft geen resultaattype "${koppeling?.afsluitResultaat}" om mee af te sluiten.`);
     await bron.client.post(zgwUrl(bron.zaken, 'resultaten'), {
@@ -42,8 +42,8 @@ export async function sluitBron(deps: Deps, o: OverdrachtOpdracht): Promise<stri
       toelichting: `Overgedragen aan ${registratie.naam}`,
     });
   }
-  const statustypen = await bron.client.all(zgwUrl(bron.catalogi, 'statustypen', { zaaktype: String(zaak.zaaktype) }));
-  const eind = statustypen.sort((a, b) => Number(b.volgnummer) - Number(a.volgnummer))[0];
+  const statustypen = await bron.client.all(zgwUrl(bron.catalogi, 'statustypen', { zaaktype: zaak.zaaktype }), A.Statustype);
+  const eind = statustypen.sort((a, b) => b.volgnummer - a.volgnummer)[0];
   if (!eind) throw new Error('Het bronzaaktype heeft geen statustypen om mee af te sluiten.');
   await bron.client.post(zgwUrl(bron.zaken, 'statussen'), {
     zaak: o.zaak,

@@ -1,19 +1,21 @@
 import { zgwUrl } from '@zgw/shared';
+import * as A from '../antwoorden';
 import { uuidOf, type Kant } from '../context';
 
-export type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** An object as a ZGW API shows or takes it (the fields a copy takes are picked from it by name). */
+export type Obj = Record<string, unknown>;
 
 /** A zaak with everything that belongs to it, read over the standard APIs of its system. */
 export interface Zaakdossier {
-  zaak: Obj;
-  rollen: Obj[];
-  statussen: Obj[];
-  resultaat: Obj | null;
-  eigenschappen: Obj[];
-  objecten: Obj[];
-  klantcontacten: Obj[];
-  zios: Obj[];
-  besluiten: { besluit: Obj; bios: Obj[] }[];
+  zaak: A.Zaak;
+  rollen: A.Rol[];
+  statussen: A.Status[];
+  resultaat: A.Resultaat | null;
+  eigenschappen: A.Zaakeigenschap[];
+  objecten: A.Zaakobject[];
+  klantcontacten: A.Klantcontact[];
+  zios: A.Zaakinformatieobject[];
+  besluiten: { besluit: A.Besluit; bios: A.Besluitinformatieobject[] }[];
 }
 
 export type Deel = 'rollen' | 'statussen' | 'resultaat' | 'eigenschappen' | 'objecten' | 'klantcontacten' | 'zios' | 'besluiten';
@@ -25,31 +27,31 @@ const ALLE: readonly Deel[] = ['rollen', 'statussen', 'resultaat', 'eigenschappe
  */
 export async function leesDossier(k: Kant, zaakUrl: string, delen: readonly Deel[] = ALLE): Promise<Zaakdossier> {
   const c = k.client;
-  const zaak = await c.get(zaakUrl);
+  const zaak = await c.get(zaakUrl, A.Zaak);
   const q = { zaak: zaakUrl };
   const lees = <T>(deel: Deel, read: () => Promise<T>, leeg: T): Promise<T> => (delen.includes(deel) ? read() : Promise.resolve(leeg));
   const [rollen, statussen, eigenschappen, objecten, klantcontacten, zios, besluiten, resultaat] = await Promise.all([
-    lees('rollen', () => c.all(zgwUrl(k.zaken, 'rollen', q)), []),
-    lees('statussen', () => c.all(zgwUrl(k.zaken, 'statussen', q)), []),
-    lees('eigenschappen', () => c.all(zgwUrl(k.zaken, `zaken/${uuidOf(zaakUrl)}/zaakeigenschappen`)), []),
-    lees('objecten', () => c.all(zgwUrl(k.zaken, 'zaakobjecten', q)), []),
-    lees('klantcontacten', () => c.all(zgwUrl(k.zaken, 'klantcontacten', q)), []),
-    lees('zios', () => c.all(zgwUrl(k.zaken, 'zaakinformatieobjecten', q)), []),
-    lees('besluiten', () => c.all(zgwUrl(k.besluiten, 'besluiten', q)), []),
-    lees<Obj | null>('resultaat', async () => (zaak.resultaat ? c.get(String(zaak.resultaat)) : null), null),
+    lees('rollen', () => c.all(zgwUrl(k.zaken, 'rollen', q), A.Rol), []),
+    lees('statussen', () => c.all(zgwUrl(k.zaken, 'statussen', q), A.Status), []),
+    lees('eigenschappen', () => c.all(zgwUrl(k.zaken, `zaken/${uuidOf(zaakUrl)}/zaakeigenschappen`), A.Zaakeigenschap), []),
+    lees('objecten', () => c.all(zgwUrl(k.zaken, 'zaakobjecten', q), A.Zaakobject), []),
+    lees('klantcontacten', () => c.all(zgwUrl(k.zaken, 'klantcontacten', q), A.Klantcontact), []),
+    lees('zios', () => c.all(zgwUrl(k.zaken, 'zaakinformatieobjecten', q), A.Zaakinformatieobject), []),
+    lees('besluiten', () => c.all(zgwUrl(k.besluiten, 'besluiten', q), A.Besluit), []),
+    lees<A.Resultaat | null>('resultaat', async () => (zaak.resultaat ? c.get(zaak.resultaat, A.Resultaat) : null), null),
   ]);
-  statussen.sort((a, b) => String(a.datumStatusGezet).localeCompare(String(b.datumStatusGezet)));
+  statussen.sort((a, b) => a.datumStatusGezet.localeCompare(b.datumStatusGezet));
   const metBios = await Promise.all(
     besluiten.map(async (besluit) => ({
       besluit,
-      bios: await c.all(zgwUrl(k.besluiten, 'besluitinformatieobjecten', { besluit: String(besluit.url) })),
+      bios: await c.all(zgwUrl(k.besluiten, 'besluitinformatieobjecten', { besluit: besluit.url }), A.Besluitinformatieobject),
     })),
   );
   return { zaak, rollen, statussen, resultaat, eigenschappen, objecten, klantcontacten, zios, besluiten: metBios };
 }
 
 /** The statussen copied before the end: all of an open zaak; of a closed one all but its last (set last). */
-export function eindstatusVan(d: Zaakdossier): Obj | undefined {
+export function eindstatusVan(d: Zaakdossier): A.Status | undefined {
   return d.zaak.einddatum ? d.statussen[d.statussen.length - 1] : undefined;
 }
 

@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ZgwCallError, zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import * as A from '../antwoorden';
 import { routeOf, tracedOf, type Deps, type Kant } from '../context';
 import { vindDoelzaken } from './doelzaak';
 import { vindKopie } from './documenten';
@@ -49,14 +50,16 @@ async function removePass(
   plan: Plan,
 ): Promise<{ zaken: number; besluiten: number; documenten: number }> {
   const c = doel.client;
-  const copies = (await vindDoelzaken(doel, o, plan)).map((z) => String(z.url));
-  const besluiten = (await Promise.all(copies.map((url) => c.all(zgwUrl(doel.besluiten, 'besluiten', { zaak: url }))))).flat();
-  for (const b of besluiten.reverse()) await c.delete(String(b.url));
-  const zios = (await Promise.all(copies.map((url) => c.all(zgwUrl(doel.zaken, 'zaakinformatieobjecten', { zaak: url }))))).flat();
-  for (const zio of zios.reverse()) await c.delete(String(zio.url));
-  const documenten = new Set(zios.map((z) => String(z.informatieobject)));
-  const bronZios = await bron.client.all(zgwUrl(bron.zaken, 'zaakinformatieobjecten', { zaak: o.zaak }));
-  for (const bronDoc of new Set(bronZios.map((z) => String(z.informatieobject)))) {
+  const copies = (await vindDoelzaken(doel, o, plan)).map((z) => z.url);
+  const besluiten = (await Promise.all(copies.map((url) => c.all(zgwUrl(doel.besluiten, 'besluiten', { zaak: url }), A.Besluit)))).flat();
+  for (const b of besluiten.reverse()) await c.delete(b.url);
+  const zios = (
+    await Promise.all(copies.map((url) => c.all(zgwUrl(doel.zaken, 'zaakinformatieobjecten', { zaak: url }), A.Zaakinformatieobject)))
+  ).flat();
+  for (const zio of zios.reverse()) await c.delete(zio.url);
+  const documenten = new Set(zios.map((z) => z.informatieobject));
+  const bronZios = await bron.client.all(zgwUrl(bron.zaken, 'zaakinformatieobjecten', { zaak: o.zaak }), A.Zaakinformatieobject);
+  for (const bronDoc of new Set(bronZios.map((z) => z.informatieobject))) {
     const { kopie } = await vindKopie(bron, doel, plan, bronDoc);
     if (kopie) documenten.add(kopie);
   }

@@ -1,7 +1,8 @@
 import { heartbeat } from '@temporalio/activity';
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import * as A from '../antwoorden';
 import { routeOf, tracedOf, type Deps, type Kant } from '../context';
-import { pick, vingerafdruk, type Obj } from './bronzaak';
+import { pick, vingerafdruk } from './bronzaak';
 import { bronInhoud, INLINE_BYTES, klein, maakGroot, omvangEnHash } from './inhoud';
 import type { Plan } from './valideer';
 
@@ -38,13 +39,16 @@ export type Documenten = Record<string, string>;
  */
 export async function kopieerDocumenten(deps: Deps, o: OverdrachtOpdracht, plan: Plan, doelZaak: string): Promise<Documenten> {
   const { bron, doel } = await routeOf(deps, o);
-  const zios = await bron.client.all(zgwUrl(bron.zaken, 'zaakinformatieobjecten', { zaak: o.zaak }));
+  const zios = await bron.client.all(zgwUrl(bron.zaken, 'zaakinformatieobjecten', { zaak: o.zaak }), A.Zaakinformatieobject);
   const kopieen: Documenten = {};
   let n = 0;
   for (const zio of zios) {
-    const bronDoc = String(zio.informatieobject);
+    const bronDoc = zio.informatieobject;
     kopieen[bronDoc] ??= await kopieerDocument(bron, doel, plan, bronDoc);
-    const links = await doel.client.all(zgwUrl(doel.zaken, 'zaakinformatieobjecten', { zaak: doelZaak, informatieobject: kopieen[bronDoc] }));
+    const links = await doel.client.all(
+      zgwUrl(doel.zaken, 'zaakinformatieobjecten', { zaak: doelZaak, informatieobject: kopieen[bronDoc] }),
+      A.Zaakinformatieobject,
+    );
     if (!links.length)
       await doel.client.post(zgwUrl(doel.zaken, 'zaakinformatieobjecten'), {
         ...pick(zio, ['titel', 'beschrijving']),
@@ -61,16 +65,22 @@ export async function kopieerDocumenten(deps: Deps, o: OverdrachtOpdracht, plan:
  * The copy of a source document in the target, if there is one: the target document with its identificatie in the
  * target organisation and the same content (never the source document itself, should both be one organisation).
  */
-export async function vindKopie(bron: Kant, doel: Kant, plan: Plan, url: string): Promise<{ doc: Obj; kopie?: string; bezet: boolean }> {
-  const doc: Obj = await bron.client.get(url);
+export async function vindKopie(
+  bron: Kant,
+  doel: Kant,
+  plan: Plan,
+  url: string,
+): Promise<{ doc: A.Informatieobject; kopie?: string; bezet: boolean }> {
+  const doc = await bron.client.get(url, A.Informatieobject);
   const [found] = await doel.client.all(
-    zgwUrl(doel.documenten, 'enkelvoudiginformatieobjecten', { identificatie: String(doc.identificatie), bronorganisatie: plan.rsin }),
+    zgwUrl(doel.documenten, 'enkelvoudiginformatieobjecten', { identificatie: doc.identificatie, bronorganisatie: plan.rsin }),
+    A.Informatieobject,
   );
   const zelfde =
     found &&
     found.url !== url &&
-    vingerafdruk(found, GELIJK) === vingerafdruk({ ...doc, informatieobjecttype: plan.typen[String(doc.informatieobjecttype)] }, GELIJK);
-  return { doc, kopie: zelfde ? String(found.url) : undefined, bezet: !!found && !zelfde };
+    vingerafdruk(found, GELIJK) === vingerafdruk({ ...doc, informatieobjecttype: plan.typen[doc.informatieobjecttype] }, GELIJK);
+  return { doc, kopie: zelfde ? found.url : undefined, bezet: !!found && !zelfde };
 }
 
 async function kopieerDocument(bron: Kant, doel: Kant, plan: Plan, url: string): Promise<string> {
@@ -81,19 +91,23 @@ async function kopieerDocument(bron: Kant, doel: Kant, plan: Plan, url: string):
   const body = {
     ...pick(doc, velden),
     bronorganisatie: plan.rsin,
-    informatieobjecttype: plan.typen[String(doc.informatieobjecttype)],
+    informatieobjecttype: plan.typen[doc.informatieobjecttype],
     // Set by the target when the gebruiksrechten are copied (below); false as in the source.
     indicatieGebruiksrecht: doc.indicatieGebruiksrecht === false ? false : null,
   };
   const createUrl = zgwUrl(doel.documenten, 'enkelvoudiginformatieobjecten');
-  const omvang = Number(doc.bestandsomvang ?? 0);
-  let copy: Obj;
-  if (!doc.inhoud) copy = await doel.client.post(createUrl, { ...body, inhoud: null });
+  const omvang = doc.bestandsomvang ?? 0;
+  let copy: A.Informatieobject;
+  if (!doc.inhoud) copy = await doel.client.post(createUrl, { ...body, inhoud: null }, A.Informatieobject);
   else if (omvang <= INLINE_BYTES)
-    copy = await doel.client.post(createUrl, { ...body, inhoud: (await klein(await bronInhoud(bron, String(doc.inhoud)))).toString('base64') });
-  else copy = await maakGroot(doel, createUrl, body, omvang, await bronInhoud(bron, String(doc.inhoud)));
-  await kopieerGebruiksrechten(bron, doel, url, String(copy.url));
-  return String(copy.url);
+    copy = await doel.client.post(
+      createUrl,
+      { ...body, inhoud: (await klein(await bronInhoud(bron, doc.inhoud))).toString('base64') },
+      A.Informatieobject,
+    );
+  else copy = await maakGroot(doel, createUrl, body, omvang, await bronInhoud(bron, doc.inhoud));
+  await kopieerGebruiksrechten(bron, doel, url, copy.url);
+  return copy.url;
 }
 
 /**
@@ -101,7 +115,7 @@ async function kopieerDocument(bron: Kant, doel: Kant, plan: Plan, url: string):
  * transfer's client may), removed, and made again. True when it was.
  */
 async function onvoltooid(doel: Kant, kopie: string): Promise<boolean> {
-  const doc = await doel.client.get(kopie);
+  const doc = await doel.client.get(kopie, A.Informatieobject);
   if (!doc.locked) return false;
   await doel.client.post(`${kopie}/unlock`, {});
   await doel.client.delete(kopie);
@@ -112,10 +126,12 @@ const GEBRUIKSRECHT = ['startdatum', 'einddatum', 'omschrijvingVoorwaarden'] as 
 
 /** The document's gebruiksrechten on the copy (each found by its content first); the target then sets indicatieGebruiksrecht. */
 async function kopieerGebruiksrechten(bron: Kant, doel: Kant, bronDoc: string, kopie: string): Promise<void> {
-  const rechten = await bron.client.all(zgwUrl(bron.documenten, 'gebruiksrechten', { informatieobject: bronDoc }));
+  const rechten = await bron.client.all(zgwUrl(bron.documenten, 'gebruiksrechten', { informatieobject: bronDoc }), A.Gebruiksrecht);
   if (!rechten.length) return;
   const bestaand = new Set(
-    (await doel.client.all(zgwUrl(doel.documenten, 'gebruiksrechten', { informatieobject: kopie }))).map((r) => vingerafdruk(r, GEBRUIKSRECHT)),
+    (await doel.client.all(zgwUrl(doel.documenten, 'gebruiksrechten', { informatieobject: kopie }), A.Gebruiksrecht)).map((r) =>
+      vingerafdruk(r, GEBRUIKSRECHT),
+    ),
   );
   for (const r of rechten) {
     if (!bestaand.has(vingerafdruk(r, GEBRUIKSRECHT)))
@@ -124,6 +140,6 @@ async function kopieerGebruiksrechten(bron: Kant, doel: Kant, bronDoc: string, k
 }
 
 /** Size and SHA-256 of a document's content, read as a stream. */
-export async function inhoudVan(k: Kant, doc: Obj): Promise<{ omvang: number; sha256: string }> {
-  return doc.inhoud ? omvangEnHash(k.client, String(doc.inhoud)) : { omvang: 0, sha256: '' };
+export async function inhoudVan(k: Kant, doc: A.Informatieobject): Promise<{ omvang: number; sha256: string }> {
+  return doc.inhoud ? omvangEnHash(k.client, doc.inhoud) : { omvang: 0, sha256: '' };
 }

@@ -1,4 +1,5 @@
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import * as A from '../antwoorden';
 import { routeOf, tracedOf, type Deps, type Kant } from '../context';
 import { eindstatusVan, leesDossier, pick, type Obj } from './bronzaak';
 import type { Plan } from './valideer';
@@ -38,16 +39,17 @@ export async function vindDoelzaak(
   doel: Kant,
   o: OverdrachtOpdracht,
   plan: Pick<Plan, 'doelZaaktype' | 'rsin' | 'startdatum'>,
-): Promise<Obj | undefined> {
+): Promise<A.Zaak | undefined> {
   return (await vindDoelzaken(doel, o, plan))[0];
 }
 
 /** Every zaak in the target with this overdracht's kenmerk (one, unless two attempts raced: compensation removes all). */
-export async function vindDoelzaken(doel: Kant, o: OverdrachtOpdracht, plan: Pick<Plan, 'doelZaaktype' | 'rsin' | 'startdatum'>): Promise<Obj[]> {
+export async function vindDoelzaken(doel: Kant, o: OverdrachtOpdracht, plan: Pick<Plan, 'doelZaaktype' | 'rsin' | 'startdatum'>): Promise<A.Zaak[]> {
   const kandidaten = await doel.client.all(
     zgwUrl(doel.zaken, 'zaken', { zaaktype: plan.doelZaaktype, bronorganisatie: plan.rsin, startdatum: plan.startdatum }),
+    A.Zaak,
   );
-  return kandidaten.filter((z) => (z.kenmerken as Obj[] | undefined)?.some((k) => k.kenmerk === o.overdracht && k.bron === 'overdracht'));
+  return kandidaten.filter((z) => z.kenmerken.some((k) => k.kenmerk === o.overdracht && k.bron === 'overdracht'));
 }
 
 /**
@@ -59,22 +61,22 @@ export async function vindDoelzaken(doel: Kant, o: OverdrachtOpdracht, plan: Pic
 export async function maakDoelzaak(deps: Deps, o: OverdrachtOpdracht, plan: Plan): Promise<string> {
   const { bron, doel, apart } = await routeOf(deps, o);
   const bestaand = await vindDoelzaak(doel, o, plan);
-  if (bestaand) return String(bestaand.url);
-  const zaak = await bron.client.get(o.zaak);
-  const zaaktype = await doel.client.get(plan.doelZaaktype);
-  const producten = new Set((zaaktype.productenOfDiensten as string[] | undefined) ?? []);
+  if (bestaand) return bestaand.url;
+  const zaak = await bron.client.get(o.zaak, A.Zaak);
+  const zaaktype = await doel.client.get(plan.doelZaaktype, A.Zaaktype);
+  const producten = new Set(zaaktype.productenOfDiensten);
   const body = {
     ...pick(zaak, ZAAK_VELDEN),
     bronorganisatie: plan.rsin,
     verantwoordelijkeOrganisatie: plan.rsin,
     zaaktype: plan.doelZaaktype,
-    productenOfDiensten: ((zaak.productenOfDiensten as string[] | undefined) ?? []).filter((p) => producten.has(p)),
-    kenmerken: [...((zaak.kenmerken as Obj[] | undefined) ?? []), kenmerkVan(o)],
+    productenOfDiensten: zaak.productenOfDiensten.filter((p) => producten.has(p)),
+    kenmerken: [...zaak.kenmerken, kenmerkVan(o)],
     relevanteAndereZaken: apart ? [] : [{ url: o.zaak, aardRelatie: 'vervolg' }],
   };
-  const copy = await doel.client.post(zgwUrl(doel.zaken, 'zaken'), body);
+  const copy = await doel.client.post(zgwUrl(doel.zaken, 'zaken'), body, A.Zaak);
   deps.log.info({ ...tracedOf(o), doelZaak: copy.url }, 'overdracht: doelzaak aangemaakt');
-  return String(copy.url);
+  return copy.url;
 }
 
 /**
@@ -91,8 +93,8 @@ export async function sluitDoelzaak(
   const { bron, doel } = await routeOf(deps, o);
   const eind = eindstatusVan(await leesDossier(bron, o.zaak, ['statussen']));
   if (!eind) return false;
-  const statustype = plan.typen[String(eind.statustype)]!;
-  const bestaand = await doel.client.all(zgwUrl(doel.zaken, 'statussen', { zaak: doelZaak, statustype }));
+  const statustype = plan.typen[eind.statustype]!;
+  const bestaand = await doel.client.all(zgwUrl(doel.zaken, 'statussen', { zaak: doelZaak, statustype }), A.Status);
   if (!bestaand.some((s) => s.datumStatusGezet === eind.datumStatusGezet)) {
     await doel.client.post(zgwUrl(doel.zaken, 'statussen'), statusBody(eind, doelZaak, statustype, rollen));
   }
@@ -100,7 +102,7 @@ export async function sluitDoelzaak(
   return true;
 }
 
-export function statusBody(s: Obj, zaak: string, statustype: string, rollen: Record<string, string>): Obj {
+export function statusBody(s: A.Status, zaak: string, statustype: string, rollen: Record<string, string>): Obj {
   return {
     ...pick(s, ['datumStatusGezet', 'statustoelichting']),
     zaak,

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ZgwCallError, type ZgwClient } from '@zgw/shared';
+import * as A from '../antwoorden';
 import type { Kant } from '../context';
 import type { Obj } from './bronzaak';
 
@@ -100,18 +101,18 @@ export async function maakGroot(
   body: Obj,
   omvang: number,
   reader: ReadableStreamDefaultReader<Uint8Array>,
-): Promise<Obj> {
+): Promise<A.Informatieobject> {
   const c: ZgwClient = doel.client;
-  const doc = await c.post(createUrl, { ...body, inhoud: null, bestandsomvang: omvang });
-  const delen = [...((doc.bestandsdelen as Obj[] | undefined) ?? [])].sort((x, y) => Number(x.volgnummer) - Number(y.volgnummer));
-  if (!delen.length || !doc.lock) throw new Error(`de doelregistratie gaf geen bestandsdelen voor een document van ${omvang} bytes`);
+  // (an answer without bestandsdelen or lock: a ZgwCallError naming them)
+  const doc = await c.post(createUrl, { ...body, inhoud: null, bestandsomvang: omvang }, A.AangekondigdDocument);
+  const delen = [...doc.bestandsdelen].sort((x, y) => x.volgnummer - y.volgnummer);
   const bron = new Delen(reader);
   for (const deel of delen) {
-    const { body: form, type } = multipart(bron.deel(Number(deel.omvang)), String(doc.lock), String(body.bestandsnaam ?? ''));
-    const res = await c.fetch('PUT', String(deel.url), { body: form, headers: { 'content-type': type }, duplex: 'half' });
-    if (!res.ok) throw new ZgwCallError('PUT', String(deel.url), res.status, await res.json().catch(() => undefined));
+    const { body: form, type } = multipart(bron.deel(deel.omvang), doc.lock, String(body.bestandsnaam ?? ''));
+    const res = await c.fetch('PUT', deel.url, { body: form, headers: { 'content-type': type }, duplex: 'half' });
+    if (!res.ok) throw new ZgwCallError('PUT', deel.url, res.status, await res.json().catch(() => undefined));
     await res.body?.cancel();
   }
-  await c.post(`${String(doc.url)}/unlock`, { lock: doc.lock });
+  await c.post(`${doc.url}/unlock`, { lock: doc.lock });
   return doc;
 }

@@ -7,7 +7,7 @@ import { observe } from '../metrics';
  * INFO with the transfer's ZaakIdentificatie: a step begun or ended, the outcome, a refusal or failure with its reason.
  */
 export async function meld(deps: Deps, o: OverdrachtOpdracht, v: Voortgang): Promise<void> {
-  await platform(deps.config, o.tenant).client.post(`${o.url}/voortgang`, v, {});
+  await platform(deps.config, o.tenant).client.post(`${o.url}/voortgang`, v);
   observe(o.overdracht, v);
   const fields = {
     ...tracedOf(o),

@@ -1,5 +1,6 @@
 import { heartbeat } from '@temporalio/activity';
 import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import * as A from '../antwoorden';
 import { routeOf, tracedOf, uuidOf, type Deps } from '../context';
 import { eindstatusVan, leesDossier, pick, vingerafdruk, type Obj } from './bronzaak';
 import { statusBody } from './doelzaak';
@@ -37,17 +38,17 @@ export async function kopieerOnderdelen(deps: Deps, o: OverdrachtOpdracht, plan:
   const make = async (path: string, body: Obj) => {
     gemaakt++;
     heartbeat(gemaakt);
-    return c.post(zgwUrl(doel.zaken, path), body);
+    return c.post(zgwUrl(doel.zaken, path), body, A.Rol.pick({ url: true }));
   };
-  const t = (url: unknown) => plan.typen[String(url)]!;
+  const t = (url: string) => plan.typen[url]!;
 
   const rollen: Record<string, string> = {};
   const rolKey = (r: Obj, roltype: string) => vingerafdruk({ ...r, roltype }, ['roltype', ...ROL]);
-  const haveRol = new Map(dst.rollen.map((r) => [rolKey(r, String(r.roltype)), String(r.url)]));
+  const haveRol = new Map(dst.rollen.map((r) => [rolKey(r, r.roltype), r.url]));
   for (const r of src.rollen) {
     const key = rolKey(r, t(r.roltype));
-    rollen[String(r.url)] = haveRol.get(key) ?? String((await make('rollen', { ...pick(r, ROL), zaak: doelZaak, roltype: t(r.roltype) })).url);
-    haveRol.set(key, rollen[String(r.url)]!);
+    rollen[r.url] = haveRol.get(key) ?? (await make('rollen', { ...pick(r, ROL), zaak: doelZaak, roltype: t(r.roltype) })).url;
+    haveRol.set(key, rollen[r.url]!);
   }
 
   const eind = eindstatusVan(src);

@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { zgwUrl } from '@zgw/shared';
+import * as A from '../antwoorden';
 import { WEIGERING, type Kant } from '../context';
-import type { Obj, Zaakdossier } from './bronzaak';
+import type { Zaakdossier } from './bronzaak';
 
 /** How a type of the source is found in the target zaaktype or catalogus (docs/transfers.md: mapping). */
 const MATCH: Record<string, string[]> = {
@@ -35,23 +36,23 @@ export async function koppelTypen(
     ...dossier.statussen.map((s) => ['statustypen', s.statustype] as [string, string]),
     ...(dossier.resultaat ? [['resultaattypen', dossier.resultaat.resultaattype] as [string, string]] : []),
     ...dossier.eigenschappen.map((e) => ['eigenschappen', e.eigenschap] as [string, string]),
-    ...dossier.objecten.filter((o) => o.zaakobjecttype).map((o) => ['zaakobjecttypen', o.zaakobjecttype] as [string, string]),
+    ...dossier.objecten.flatMap((o) => (o.zaakobjecttype ? [['zaakobjecttypen', o.zaakobjecttype] as [string, string]] : [])),
     ...documentTypen.map((t) => ['informatieobjecttypen', t] as [string, string]),
     ...dossier.besluiten.map((b) => ['besluittypen', b.besluit.besluittype] as [string, string]),
   ];
-  const kandidaten = new Map<string, Promise<Obj[]>>();
+  const kandidaten = new Map<string, Promise<A.Type[]>>();
   const lijst = (soort: string) => {
     const scope = soort === 'informatieobjecttypen' || soort === 'besluittypen' ? { catalogus: doelCatalogus } : { zaaktype: doelZaaktype };
-    if (!kandidaten.has(soort)) kandidaten.set(soort, doel.client.all(zgwUrl(doel.catalogi, soort, scope)));
+    if (!kandidaten.has(soort)) kandidaten.set(soort, doel.client.all(zgwUrl(doel.catalogi, soort, scope), A.Type));
     return kandidaten.get(soort)!;
   };
   const typen: Record<string, string> = {};
   for (const [soort, url] of gebruikt) {
     if (typen[url]) continue;
-    const type = await bron.client.get(url);
+    const type = await bron.client.get(url, A.Type);
     const velden = MATCH[soort]!;
     const opties = await lijst(soort);
-    const match: Obj | undefined =
+    const match =
       soort === 'zaakobjecttypen'
         ? opties.find((t) => velden.every((v) => t[v] === type[v]))
         : velden.map((v) => (type[v] ? opties.find((t) => t[v] === type[v]) : undefined)).find(Boolean);
@@ -62,7 +63,7 @@ export async function koppelTypen(
         .join(' / ');
       throw weiger('doelzaaktype_ongeldig', `Het doelzaaktype of de doelcatalogus heeft geen ${soort.replace(/en$/, '')} "${naam}".`);
     }
-    typen[url] = String(match.url);
+    typen[url] = match.url;
   }
   return typen;
 }

@@ -1,6 +1,7 @@
 import { ZgwCallError, zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import * as A from '../antwoorden';
 import { platform, routeOf, tracedOf, type Deps } from '../context';
-import { leesDossier, type Obj } from './bronzaak';
+import { leesDossier } from './bronzaak';
 import { koppelTypen, weiger } from './typen';
 
 /** What validation found out, for the steps after it: references only (history holds no personal data). */
@@ -29,30 +30,29 @@ export async function valideer(deps: Deps, o: OverdrachtOpdracht): Promise<Plan>
     if (err instanceof ZgwCallError && !err.technisch) throw weiger('bron_onleesbaar', `De bronzaak kan niet gelezen worden: ${err.message}`);
     throw err;
   });
-  const zaaktype = await bron.client.get(String(dossier.zaak.zaaktype));
+  const zaaktype = await bron.client.get(dossier.zaak.zaaktype, A.Zaaktype);
   const koppeling = registratie.zaaktypen.find((k) => k.bron === zaaktype.identificatie);
   if (!koppeling)
     throw weiger('zaaktype_niet_gekoppeld', `Zaaktype "${zaaktype.identificatie}" is niet gekoppeld in doelregistratie ${registratie.naam}.`);
   const kandidaten = await doel.client.all(
     zgwUrl(doel.catalogi, 'zaaktypen', { identificatie: koppeling.doel, ...(o.richting === 'in' ? {} : { catalogus: registratie.catalogus }) }),
+    A.Zaaktype,
   );
-  const startdatum = String(dossier.zaak.startdatum);
-  const geldig = kandidaten.find(
-    (t) => !t.concept && String(t.beginGeldigheid) <= startdatum && (!t.eindeGeldigheid || String(t.eindeGeldigheid) >= startdatum),
-  );
+  const startdatum = dossier.zaak.startdatum;
+  const geldig = kandidaten.find((t) => !t.concept && t.beginGeldigheid <= startdatum && (!t.eindeGeldigheid || t.eindeGeldigheid >= startdatum));
   if (!geldig) {
     throw weiger(
       'doelzaaktype_ongeldig',
       `Doelzaaktype "${koppeling.doel}" is niet gepubliceerd of niet geldig op de startdatum ${startdatum} van de zaak.`,
     );
   }
-  const catalogus = String(geldig.catalogus);
-  const rsin = o.richting === 'in' ? String((await doel.client.get(catalogus)).rsin) : registratie.rsin;
-  const documenten: Obj[] = await Promise.all(unique(dossier.zios.map((z) => String(z.informatieobject))).map((u) => bron.client.get(u)));
+  const catalogus = geldig.catalogus;
+  const rsin = o.richting === 'in' ? (await doel.client.get(catalogus, A.Catalogus)).rsin : registratie.rsin;
+  const documenten = await Promise.all(unique(dossier.zios.map((z) => z.informatieobject)).map((u) => bron.client.get(u, A.Informatieobject)));
   const vergrendeld = documenten.find((d) => d.locked);
   if (vergrendeld)
     throw weiger('document_vergrendeld', `Document ${vergrendeld.identificatie} is vergrendeld (in bewerking); ontgrendel het en probeer opnieuw.`);
-  const typen = await koppelTypen(bron, doel, dossier, String(geldig.url), catalogus, unique(documenten.map((d) => String(d.informatieobjecttype))));
+  const typen = await koppelTypen(bron, doel, dossier, geldig.url, catalogus, unique(documenten.map((d) => d.informatieobjecttype)));
   const aantallen = {
     rollen: dossier.rollen.length,
     statussen: dossier.statussen.length,
@@ -63,20 +63,18 @@ export async function valideer(deps: Deps, o: OverdrachtOpdracht): Promise<Plan>
     besluiten: dossier.besluiten.length,
   };
   deps.log.info({ ...tracedOf(o), doelZaaktype: geldig.url, aantallen }, 'overdracht: bronzaak gelezen, typen gekoppeld');
-  return { doelZaaktype: String(geldig.url), rsin, startdatum, typen, aantallen };
+  return { doelZaaktype: geldig.url, rsin, startdatum, typen, aantallen };
 }
 
 /** `overdracht_loopt_al`: another transfer of this zaak, received earlier, has not ended. */
 async function loopt(deps: Deps, o: OverdrachtOpdracht): Promise<void> {
   const hier = platform(deps.config, o.tenant);
   const base = o.url.slice(0, o.url.lastIndexOf('/overdrachten/'));
-  const mine = await hier.client.get(o.url);
+  const mine = await hier.client.get(o.url, A.Overdracht);
   for (const status of ['ontvangen', 'bezig']) {
-    const andere = await hier.client.all(zgwUrl(base, 'overdrachten', { zaak: o.zaak, status }));
+    const andere = await hier.client.all(zgwUrl(base, 'overdrachten', { zaak: o.zaak, status }), A.Overdracht);
     const eerder = andere.find(
-      (a) =>
-        a.uuid !== o.overdracht &&
-        (String(a.aanmaakdatum) < String(mine.aanmaakdatum) || (a.aanmaakdatum === mine.aanmaakdatum && String(a.uuid) < o.overdracht)),
+      (a) => a.uuid !== o.overdracht && (a.aanmaakdatum < mine.aanmaakdatum || (a.aanmaakdatum === mine.aanmaakdatum && a.uuid < o.overdracht)),
     );
     if (eerder) throw weiger('overdracht_loopt_al', `Overdracht ${eerder.uuid} van deze zaak loopt al (status ${eerder.status}).`);
   }

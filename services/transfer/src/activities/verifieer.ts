@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { OverdrachtOpdracht } from '@zgw/shared';
+import * as A from '../antwoorden';
 import { PERMANENT, routeOf, tracedOf, type Deps } from '../context';
 import { leesDossier, type Zaakdossier } from './bronzaak';
 import { inhoudVan, type Documenten } from './documenten';
@@ -29,8 +30,8 @@ export async function verifieer(deps: Deps, o: OverdrachtOpdracht, doelZaak: str
     .map((k) => `${k}: bron ${a[k]}, doel ${b[k]}`);
   for (const [bronDoc, doelDoc] of Object.entries(documenten)) {
     const [x, y] = await Promise.all([
-      bron.client.get(bronDoc).then((d) => inhoudVan(bron, d)),
-      doel.client.get(doelDoc).then((d) => inhoudVan(doel, d)),
+      bron.client.get(bronDoc, A.Informatieobject).then((d) => inhoudVan(bron, d)),
+      doel.client.get(doelDoc, A.Informatieobject).then((d) => inhoudVan(doel, d)),
     ]);
     if (x.omvang !== y.omvang || x.sha256 !== y.sha256)
       verschillen.push(`document ${doelDoc}: ${x.omvang} bytes in de bron, ${y.omvang} in het doel${x.omvang === y.omvang ? ', andere inhoud' : ''}`);

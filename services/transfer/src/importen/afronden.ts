@@ -11,6 +11,7 @@ import {
   type StoredImport,
   type ZgwClient,
 } from '@zgw/shared';
+import * as A from '../antwoorden';
 import type { Deps } from '../context';
 import { observeImportEnd } from '../metrics';
 import { vergelijkInhoud } from './inhoud';
@@ -18,8 +19,8 @@ import { openRun } from './run';
 
 /** How many objects a list holds: its `count`, or the length of a plain list. */
 async function aantal(client: ZgwClient, url: string): Promise<number> {
-  const body = await client.get<unknown>(url);
-  return Array.isArray(body) ? body.length : Number((body as { count?: number }).count ?? 0);
+  const lijst = await client.get(url, A.Lijst(A.ZgwObject));
+  return lijst.count ?? lijst.results.length;
 }
 
 /**

@@ -1,9 +1,8 @@
 import { heartbeat } from '@temporalio/activity';
 import { IMPORT_MAX_FOUTEN, bronApi, type InhoudVerificatie } from '@zgw/shared';
 import { omvangEnHash } from '../activities/inhoud';
+import * as A from '../antwoorden';
 import type { Run } from './run';
-
-type Obj = Record<string, unknown>;
 
 /**
  * Every version of every document of the source compared with ours, content read from both sides: the size and the
@@ -19,11 +18,11 @@ export async function vergelijkInhoud(r: Run): Promise<InhoudVerificatie> {
     if (uit.afwijkend.length < IMPORT_MAX_FOUTEN) uit.afwijkend.push({ url, reden });
   };
   for (let next: string | null = `${bronBase}/enkelvoudiginformatieobjecten`; next;) {
-    const page: { results: Obj[]; next: string | null } = await r.bron.get(next);
+    const page: { results: A.Informatieobject[]; next?: string | null } = await r.bron.get(next, A.Lijst(A.Informatieobject));
     for (const doc of page.results) {
-      for (let v = 1; v <= (Number(doc.versie) || 1); v++) {
-        const url = `${String(doc.url)}?versie=${v}`;
-        const [bron, hier] = await Promise.all([r.bron.get<Obj>(url), r.hier.find<Obj>(ours(url))]);
+      for (let v = 1; v <= (doc.versie || 1); v++) {
+        const url = `${doc.url}?versie=${v}`;
+        const [bron, hier] = await Promise.all([r.bron.get(url, A.Informatieobject), r.hier.find(ours(url), A.Informatieobject)]);
         heartbeat(uit.versies);
         if (!hier) {
           // (a limited run brings the documents of its zaken and besluiten only)
@@ -36,12 +35,12 @@ export async function vergelijkInhoud(r: Run): Promise<InhoudVerificatie> {
           continue;
         }
         if (!bron.inhoud) continue;
-        const [a, b] = await Promise.all([omvangEnHash(r.bron, String(bron.inhoud)), omvangEnHash(r.hier, String(hier.inhoud))]);
+        const [a, b] = await Promise.all([omvangEnHash(r.bron, bron.inhoud), omvangEnHash(r.hier, hier.inhoud!)]);
         if (a.omvang !== b.omvang) afwijking(url, `${a.omvang} bytes in de bron, ${b.omvang} hier`);
         else if (a.sha256 !== b.sha256) afwijking(url, `SHA-256 ${a.sha256} in de bron, ${b.sha256} hier`);
       }
     }
-    next = page.next;
+    next = page.next ?? null;
   }
   return uit;
 }

@@ -1,4 +1,5 @@
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
+import { z } from 'zod';
 import {
   IMPORT_PAGINAS,
   IMPORT_SOORTEN,
@@ -15,6 +16,7 @@ import {
   type ImportSoort,
   type ImportTelling,
 } from '@zgw/shared';
+import * as A from '../antwoorden';
 import { PERMANENT, uuidOf, type Deps } from '../context';
 import { observeImport } from '../metrics';
 import { openRun, type Run } from './run';
@@ -22,11 +24,11 @@ import { openRun, type Run } from './run';
 type Obj = Record<string, unknown>;
 
 /** What the API answers per object of a batch (admin/importen.ts). */
-interface Resultaat {
-  url: string;
-  uitkomst: 'nieuw' | 'bijgewerkt' | 'bezet' | 'mislukt' | 'overgeslagen';
-  reden?: string;
-}
+const Resultaten = z.object({
+  resultaten: z.array(
+    z.object({ url: z.string(), uitkomst: z.enum(['nieuw', 'bijgewerkt', 'bezet', 'mislukt', 'overgeslagen']), reden: z.string().optional() }),
+  ),
+});
 
 /** The collections whose objects have an audit trail of their own. */
 const TRAILS: ReadonlySet<string> = new Set(['zaken', 'enkelvoudiginformatieobjecten', 'besluiten']);
@@ -57,8 +59,8 @@ export async function startPaginas(deps: Deps, o: ImportOpdracht, soort: number)
   if (!zaaktypen.length) return [zaken(range)];
   const urls: string[] = [];
   for (const identificatie of zaaktypen) {
-    const versies = await bron.all(zgwUrl(bronApi(run, 'catalogi'), 'zaaktypen', { identificatie, status: 'alles' }));
-    for (const zt of versies) urls.push(zaken({ zaaktype: String(zt.url), ...range }));
+    const versies = await bron.all(zgwUrl(bronApi(run, 'catalogi'), 'zaaktypen', { identificatie, status: 'alles' }), A.ZgwObject);
+    for (const zt of versies) urls.push(zaken({ zaaktype: zt.url, ...range }));
   }
   return urls;
 }
@@ -130,7 +132,7 @@ async function schrijf(deps: Deps, r: Run, g: Gelezen): Promise<void> {
     const links = objecten.filter((l) => geweigerd.includes(String(l.url)));
     const docs = [...new Set(links.map((l) => String(l.informatieobject)))].map((u) => ({ url: u }));
     const documenten = p.telling('documenten/enkelvoudiginformatieobjecten', docs.length);
-    const gelezen = await Promise.all(docs.map((d) => r.bron.get<Obj>(d.url)));
+    const gelezen = await Promise.all(docs.map((d) => r.bron.get(d.url, A.ZgwObject)));
     await p.schrijf('objecten', await p.metVersies(gelezen, documenten), documenten);
     await p.schrijfTrails(await p.leesTrails(gelezen), 'documenten');
     main.mislukt -= links.length;
@@ -155,12 +157,11 @@ export async function leesAlles(client: ZgwClient, url: string): Promise<Obj[]> 
 
 /** A page of the source: its objects and the next page (a plain list has none); anything else ends the run. */
 async function leesPagina(client: ZgwClient, url: string): Promise<{ items: Obj[]; next: string | null }> {
-  const body = await client.get<unknown>(url);
-  const results = Array.isArray(body) ? body : (body as { results?: unknown } | undefined)?.results;
+  const lijst = A.Lijst(A.ZgwObject).safeParse((await client.call('GET', url)).body);
   // (an answer that is no ZGW list is the source's fault: no retry mends it)
-  if (!Array.isArray(results) || results.some((x) => !x || typeof x !== 'object' || typeof (x as Obj).url !== 'string'))
+  if (!lijst.success)
     throw ApplicationFailure.create({ type: PERMANENT, nonRetryable: true, message: `GET ${url}: het antwoord is geen lijst van ZGW-objecten` });
-  return { items: results as Obj[], next: Array.isArray(body) ? null : ((body as { next?: string | null }).next ?? null) };
+  return { items: lijst.data.results, next: lijst.data.next ?? null };
 }
 
 /** What one page brings, counted per collection (kept under the page's URL, one document per collection). */
@@ -191,7 +192,7 @@ export class Pagina {
       const { typen } = this.r;
       const objecten = typen.size ? batch.map((o) => mapStrings(o, (s) => typen.get(s) ?? s) as Obj) : batch;
       const body = { run: this.run, bron, apis, selectie: !!selectie, proef: dryRun, objecten };
-      const { resultaten } = await this.r.hier.post<{ resultaten: Resultaat[] }>(`${this.r.base}/admin/api/v1/importen/${pad}`, body);
+      const { resultaten } = await this.r.hier.post(`${this.r.base}/admin/api/v1/importen/${pad}`, body, Resultaten);
       for (const res of resultaten) {
         t[res.uitkomst]++;
         if (res.uitkomst !== 'mislukt') continue;
@@ -221,7 +222,7 @@ export class Pagina {
   async perObject(objects: Obj[], listOf: (o: Obj) => string): Promise<Obj[]> {
     const out: Obj[] = [];
     for (const chunk of chunks(objects, PARALLEL)) {
-      out.push(...(await Promise.all(chunk.map((x) => this.r.bron.all(listOf(x))))).flat());
+      out.push(...(await Promise.all(chunk.map((x) => this.r.bron.all(listOf(x), A.Ruw)))).flat());
       heartbeat(out.length);
     }
     return out;
@@ -243,7 +244,7 @@ export class Pagina {
 
   private async versiesVan(doc: Obj, t: ImportTelling): Promise<Obj[]> {
     const reps: Obj[] = [];
-    for (let v = 1; v < (Number(doc.versie) || 1); v++) reps.push(await this.r.bron.get<Obj>(`${String(doc.url)}?versie=${v}`));
+    for (let v = 1; v < (Number(doc.versie) || 1); v++) reps.push(await this.r.bron.get(`${String(doc.url)}?versie=${v}`, A.ZgwObject));
     reps.push(doc);
     const teGroot = reps.find((rep) => rep.inhoud && Number(rep.bestandsomvang) > this.r.maxInhoud);
     if (teGroot) return this.telGroot(doc, t, Number(teGroot.bestandsomvang));

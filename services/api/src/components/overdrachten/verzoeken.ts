@@ -1,4 +1,5 @@
 import { DOELREGISTRATIES_COLLECTION, ZgwClient, openSecret, scrubUrl, traced, type Logger, type StoredDoelregistratie } from '@zgw/shared';
+import { z } from 'zod';
 import { ZgwError } from '../../common/platform/errors';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import { catalogiOf } from '../../common/platform/links';
@@ -74,17 +75,22 @@ interface Bron {
   zaaktypeIdentificatie: string;
 }
 
+/** What a request's zaak of another system must show (checked where it enters). */
+const BronZaak = z.looseObject({
+  zaaktype: z.string(),
+  identificatie: z.string(),
+  bronorganisatie: z.string(),
+  vertrouwelijkheidaanduiding: z.string(),
+});
+const BronZaaktype = z.looseObject({ identificatie: z.string() });
+
 /** The sender's zaak and its zaaktype's identificatie, or undefined (logged with why) when either cannot be read now. */
 export async function readSource(client: ZgwClient, url: string, log: Logger): Promise<Bron | undefined> {
   try {
-    const zaak = await client.get<Record<string, string>>(url);
-    const zaaktype = await client.get<Record<string, string>>(zaak.zaaktype!);
-    return {
-      identificatie: String(zaak.identificatie),
-      bronorganisatie: String(zaak.bronorganisatie),
-      vertrouwelijkheidaanduiding: String(zaak.vertrouwelijkheidaanduiding),
-      zaaktypeIdentificatie: String(zaaktype.identificatie),
-    };
+    const zaak = await client.get(url, BronZaak);
+    const zaaktype = await client.get(zaak.zaaktype, BronZaaktype);
+    const { identificatie, bronorganisatie, vertrouwelijkheidaanduiding } = zaak;
+    return { identificatie, bronorganisatie, vertrouwelijkheidaanduiding, zaaktypeIdentificatie: zaaktype.identificatie };
   } catch (err) {
     log.warn(
       { bronZaak: scrubUrl(url), err },
