@@ -96,6 +96,8 @@ test('a paused run reads no page until it is resumed, then goes on where it stoo
   const { log, activities } = fakes();
   let paused!: () => void;
   const pausedNow = new Promise<void>((r) => (paused = r));
+  let sent!: () => void;
+  const signalSent = new Promise<void>((r) => (sent = r));
   let signalled = false;
   const importeerPagina = activities.importeerPagina;
   activities.importeerPagina = async (o, soort, url) => {
@@ -103,12 +105,15 @@ test('a paused run reads no page until it is resumed, then goes on where it stoo
     if (url === 's1-a+' && !signalled) {
       signalled = true;
       paused();
+      // the page under way ends only after the pause is signalled, however slow the machine
+      await signalSent;
     }
     return out;
   };
   const result = await run('gepauzeerd', activities, async (id) => {
     await pausedNow;
     await env.client.workflow.getHandle(id).signal('pauzeer');
+    sent();
     await new Promise((r) => setTimeout(r, 1500));
     const stood = log.pages.length;
     await new Promise((r) => setTimeout(r, 1500));
