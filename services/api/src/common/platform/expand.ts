@@ -23,11 +23,14 @@ const pathsOf = (raw: string) =>
     .map((p) => p.trim())
     .filter(Boolean);
 
-/** Why a path cannot be expanded from a resource whose first level may name `allowed`; undefined when it can. */
-function refusal(path: string, allowed: readonly string[]): string | undefined {
+/**
+ * Why a path cannot be expanded from a resource whose first level may name `allowed`, at most `max` levels deep;
+ * undefined when it can.
+ */
+function refusal(path: string, allowed: readonly string[], max = MAX_EXPAND_DEPTH): string | undefined {
   const parts = path.split('.');
+  if (parts.length > max) return `"${path}" is dieper dan ${max} niveaus.`;
   if (!allowed.includes(parts[0]!)) return `"${parts[0]}" is geen uit te klappen veld; kies uit ${allowed.join(', ')}.`;
-  if (parts.length > MAX_EXPAND_DEPTH) return `"${path}" is dieper dan ${MAX_EXPAND_DEPTH} niveaus.`;
   if (parts.some((p) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(p))) return `"${path}" is geen geldig expand-pad.`;
   return undefined;
 }
@@ -47,6 +50,27 @@ export function expandParam(allowed: readonly string[]) {
     })
     .optional()
     .describe(DESCRIPTION);
+}
+
+/**
+ * The tree of an `expand` value checked where the handler reads it (Zaken, whose answer to a bad path depends on the
+ * version; Documenten): the first path that cannot be expanded throws `invalid(reason)`.
+ */
+export function parseExpandTree(raw: unknown, allowed: readonly string[], max: number, invalid: (reason: string) => Error): ExpandTree | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw !== 'string') throw invalid('expand moet een tekst zijn met komma-gescheiden paden.');
+  for (const path of pathsOf(raw)) {
+    const reason = refusal(path, allowed, max);
+    if (reason) throw invalid(reason);
+  }
+  return expandTree(raw);
+}
+
+/** A tree as the paths of an expand parameter (`zaaktype.catalogus,status`), to check it as one. */
+export function treePaths(tree: ExpandTree, prefix = ''): string {
+  return Object.entries(tree)
+    .map(([field, sub]) => (Object.keys(sub).length ? treePaths(sub, `${prefix}${field}.`) : `${prefix}${field}`))
+    .join(',');
 }
 
 /** The tree of a checked `expand` value; undefined when there is nothing to expand. */

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
+import { MAX_EXPAND_DEPTH, parseExpandTree, urlsIn, type ExpandTree } from '../../common/platform/expand';
 import { ZgwError } from '../../common/platform/errors';
 import { LEZEN, mayOnDocument, readyFilter, type Documenten } from './context';
 import type { JsonObject } from '../../common/platform/schema-parts';
@@ -11,39 +12,12 @@ import type { JsonObject } from '../../common/platform/schema-parts';
  * levels follow any link field of the expanded object (Catalogi objects in-process, other URLs fetched). Results sit
  * in `_expand`: a to-one link as the object (`{}` when empty), a to-many link as an array.
  */
-const MAX_DEPTH = 5;
-
-export interface ExpandTree {
-  [field: string]: ExpandTree;
+export function parseExpand(raw: unknown, allowed: readonly string[]): ExpandTree | undefined {
+  return parseExpandTree(raw, allowed, MAX_EXPAND_DEPTH, invalid);
 }
 
 function invalid(reason: string): ZgwError {
   return ZgwError.field('expand', 'invalid-expand-field', reason);
-}
-
-export function parseExpand(raw: unknown, allowed: readonly string[]): ExpandTree | undefined {
-  if (raw === undefined || raw === null || raw === '') return undefined;
-  if (typeof raw !== 'string') throw invalid('expand moet een tekst zijn met komma-gescheiden paden.');
-  const tree: ExpandTree = {};
-  for (const path of raw
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const parts = path.split('.');
-    if (parts.length > MAX_DEPTH) throw invalid(`"${path}" is dieper dan ${MAX_DEPTH} niveaus.`);
-    if (!allowed.includes(parts[0]!)) throw invalid(`"${parts[0]}" is geen uit te klappen veld; kies uit ${allowed.join(', ')}.`);
-    if (parts.some((p) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(p))) throw invalid(`"${path}" is geen geldig expand-pad.`);
-    let node = tree;
-    for (const part of parts) node = node[part] ??= {};
-  }
-  return tree;
-}
-
-const isUrl = (v: unknown): v is string => typeof v === 'string' && /^https?:\/\//.test(v);
-
-function urlsIn(value: unknown): string[] {
-  if (Array.isArray(value)) return value.filter(isUrl);
-  return isUrl(value) ? [value] : [];
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Caller } from '../../common/auth/auth';
+import { MAX_EXPAND_DEPTH, parseExpandTree, urlsIn, type ExpandTree } from '../../common/platform/expand';
 import { ZgwError } from '../../common/platform/errors';
 import type { Resource } from '../../common/platform/resource';
 import type { Stored } from '../../common/platform/store';
@@ -17,7 +18,6 @@ import type { JsonObject } from '../../common/platform/schema-parts';
  *   besluiten too; a path that names no field of what it expands is a 404 (zrc-027), and so is an object of another
  *   registration that cannot be fetched (zrc-028). What the caller may not read of this platform shows as absent.
  */
-export const MAX_DEPTH = 5;
 const MAX_DEPTH_17 = 20;
 
 /** The link fields of a zaak that the first level may name. */
@@ -37,10 +37,6 @@ const ZAAK_LINKS = new Set([
   'productenOfDiensten',
 ]);
 
-export interface ExpandTree {
-  [field: string]: ExpandTree;
-}
-
 function invalid(reason: string, version = V151): ZgwError {
   return version === V151 ? ZgwError.field('expand', 'invalid-expand-field', reason) : ZgwError.notFound(`expand: ${reason}`);
 }
@@ -50,47 +46,7 @@ function invalid(reason: string, version = V151): ZgwError {
  * level may name (1.7: those of the resource's `...Embedded`).
  */
 export function parseExpand(raw: unknown, version = V151, allowed: ReadonlySet<string> = ZAAK_LINKS): ExpandTree | undefined {
-  if (raw === undefined || raw === null || raw === '') return undefined;
-  if (typeof raw !== 'string') throw invalid('expand moet een tekst zijn met komma-gescheiden paden.', version);
-  const max = version === V151 ? MAX_DEPTH : MAX_DEPTH_17;
-  const tree: ExpandTree = {};
-  for (const path of raw
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const parts = path.split('.');
-    if (parts.length > max) throw invalid(`"${path}" is dieper dan ${max} niveaus.`, version);
-    if (!allowed.has(parts[0]!)) throw invalid(`"${parts[0]}" is geen uit te klappen veld; kies uit ${[...allowed].join(', ')}.`, version);
-    if (parts.some((p) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(p))) throw invalid(`"${path}" is geen geldig expand-pad.`, version);
-    let node = tree;
-    for (const part of parts) node = node[part] ??= {};
-  }
-  return tree;
-}
-
-/** A tree as the paths of an expand parameter (`zaaktype.catalogus,status`), to check it as one. */
-export function treePaths(tree: ExpandTree, prefix = ''): string {
-  return Object.entries(tree)
-    .map(([field, sub]) => (Object.keys(sub).length ? treePaths(sub, `${prefix}${field}.`) : `${prefix}${field}`))
-    .join(',');
-}
-
-/** The URLs a link field holds: a URL, a list of URLs, or objects that carry one (relevanteAndereZaken, gerelateerdeZaaktypen). */
-function urlsIn(value: unknown): string[] {
-  const one = (v: unknown): string | undefined => {
-    if (typeof v === 'string') return /^https?:\/\//.test(v) ? v : undefined;
-    if (v && typeof v === 'object') {
-      const o = v as JsonObject;
-      if (typeof o.url === 'string') return o.url;
-      return Object.values(o)
-        .map((x) => (typeof x === 'string' && /^https?:\/\//.test(x) ? x : undefined))
-        .find(Boolean);
-    }
-    return undefined;
-  };
-  if (Array.isArray(value)) return value.map(one).filter((u): u is string => !!u);
-  const u = one(value);
-  return u ? [u] : [];
+  return parseExpandTree(raw, [...allowed], version === V151 ? MAX_EXPAND_DEPTH : MAX_DEPTH_17, (reason) => invalid(reason, version));
 }
 
 /** Loads and renders objects by URL: one query per collection; Catalogi objects through the Catalogi cache. */

@@ -35,7 +35,8 @@ import {
   type Zaken,
 } from './context';
 import { chooseFields, expansionOf, parseFields, type FieldChoice } from '../../common/platform/fields';
-import { expand, parseExpand, treePaths } from './expand';
+import { treePaths } from '../../common/platform/expand';
+import { expand, parseExpand } from './expand';
 import { within } from './geo';
 import { hasKeys, throwIfAny } from '../../common/platform/references';
 import {
