@@ -178,7 +178,7 @@ ${
     const ctx = applicaties.ctx(caller, uuid);
     let doc: ApplicatieDoc;
     try {
-      doc = await applicaties.def.prepare!(toInput(draft), ctx);
+      doc = await applicaties.def.prepare!(applicaties.parseInput(toInput(draft), ctx), ctx);
       checkRateLimit(draft);
       await checkOwnClients(creds, doc.clientIds, caller.tenant);
     } catch (err) {
@@ -215,7 +215,7 @@ ${
     const ctx = applicaties.ctx(caller, current._id);
     let doc: ApplicatieDoc;
     try {
-      doc = await applicaties.def.prepare!(toInput(draft), ctx, current);
+      doc = await applicaties.def.prepare!(applicaties.parseInput(toInput(draft), ctx), ctx, current);
       checkRateLimit(draft);
       await checkOwnClients(creds, doc.clientIds, caller.tenant);
     } catch (err) {

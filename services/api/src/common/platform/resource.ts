@@ -16,6 +16,7 @@ import {
 import { Caller } from '../auth/auth';
 import { UuidParams, type ComponentApi, type RouteSpec, type RouteVariant } from './component';
 import { ZgwError } from './errors';
+import { parseOrThrow } from './validation';
 import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from './pagination';
 import type { JsonObject } from './schema-parts';
@@ -73,8 +74,9 @@ const AUDIT_ACTIE: Record<WriteActie, { weergave: string; resultaat: number }> =
 /**
  * The members that take a stored document are methods, so that a resource of a precise document type is also a
  * `Resource<LinkedDoc>` for the components that read it as another component's data (common/platform/links.ts).
+ * `I`: what its input schemas give (`z.output` of `input` and of each version's): what `prepare` receives.
  */
-export interface ResourceDef<D extends Document> {
+export interface ResourceDef<D extends Document, I = JsonObject> {
   /** Collection and URL segment, e.g. `applicaties`. */
   collection: string;
   /** The MongoDB collection when it differs from the URL segment (two components serve a `besluiten`). */
@@ -116,8 +118,12 @@ export interface ResourceDef<D extends Document> {
   kenmerken?(doc: D): Record<string, string>;
   /** How the audit trail names an object (`resourceWeergave`); default its URL. */
   weergave?(doc: D): string;
-  /** Business rules and derived fields; the returned document is what is stored. */
-  prepare?(data: JsonObject, ctx: WriteContext, current?: Stored<D>): Promise<D>;
+  /**
+   * Business rules and derived fields; the returned document is what is stored. `data` is parsed, once, with the
+   * input schema of the write's version (a create's body, a PUT's, a PATCH's merged onto the stored object, an
+   * imported object): see Resource.parseInput.
+   */
+  prepare?(data: I, ctx: WriteContext, current?: Stored<D>): Promise<D>;
   /** Runs after a create or update is stored (keeping other documents in step with this one). */
   afterWrite?(stored: Stored<D>, ctx: WriteContext, previous?: Stored<D>): Promise<void>;
   /**
@@ -194,12 +200,12 @@ function auditClock(): string {
 }
 
 /** A ZGW resource with its standard operations, notifications and OpenAPI entries. */
-export class Resource<D extends Document> {
+export class Resource<D extends Document, I = JsonObject> {
   readonly store: Store<D>;
 
   constructor(
     readonly api: ComponentApi,
-    readonly def: ResourceDef<D>,
+    readonly def: ResourceDef<D, I>,
   ) {
     this.store = api.store<D>(def.storeAs ?? def.collection);
     api.resources.push(this);
@@ -370,7 +376,7 @@ export class Resource<D extends Document> {
     }
     const made = this.def.historisch
       ? await this.def.historisch(source, ctx, current ?? undefined)
-      : { ...(await this.prepare(source, ctx, current ?? undefined)), ...this.def.behouden?.(source) };
+      : { ...(await this.prepare(this.parseInput(source, ctx), ctx, current ?? undefined)), ...this.def.behouden?.(source) };
     if (!made) return current ? 'bijgewerkt' : 'nieuw';
     const doc = { ...made, _herkomst: herkomst.bron } as D;
     if (herkomst.proef) {
@@ -432,8 +438,22 @@ export class Resource<D extends Document> {
     };
   }
 
-  private async prepare(data: JsonObject, ctx: WriteContext, current?: Stored<D>): Promise<D> {
-    return this.def.prepare ? this.def.prepare(data, ctx, current) : (data as D);
+  private async prepare(data: I, ctx: WriteContext, current?: Stored<D>): Promise<D> {
+    return this.def.prepare ? this.def.prepare(data, ctx, current) : (data as unknown as D);
+  }
+
+  /** The input schema of a write in `version`: the version's own where it has one. */
+  inputIn(version: string): z.ZodObject {
+    return this.def.variants?.[version]?.input ?? this.def.input;
+  }
+
+  /**
+   * `data` as the input of a write in ctx's version, parsed once: a PATCH's body merged onto the stored object, an
+   * imported object, an object of an exchanged catalogus. (The one place the version's schema is taken as `I`: each
+   * resource declares `I` as what its input schemas give.)
+   */
+  parseInput(data: unknown, ctx: WriteContext): I {
+    return parseOrThrow(this.inputIn(ctx.version), data) as I;
   }
 
   /** The resource as its document shows it (see ResourceDef.declared). */
@@ -547,7 +567,8 @@ export class Resource<D extends Document> {
       handler: async ({ req, caller, body }) => {
         const uuid = randomUUID();
         const ctx = this.ctx(caller, uuid, req);
-        const doc = await this.prepare(body as JsonObject, ctx);
+        // (the route parsed the body with the version's input schema: see inputIn)
+        const doc = await this.prepare(body as I, ctx);
         return this.toApi(await this.insert(doc, ctx), undefined, req);
       },
     });
@@ -591,30 +612,39 @@ export class Resource<D extends Document> {
 
   private updateRoute(partial: boolean): void {
     const { def } = this;
+    // A PATCH body is parsed once, merged onto the stored object (parseInput); only a PATCH with rules of its own
+    // (patchInput) has its body parsed first. The document declares the partial input either way.
+    const parsedFirst = !partial || !!def.patchInput;
     const body = partial ? (def.patchInput ?? def.input.partial()) : def.input;
     const whole = !partial || this.api.def.wholePatchBodies;
-    const declaredBody = (input?: z.ZodObject) => (whole ? input : input?.partial());
+    const declaredBody = (input: z.ZodObject | undefined, parsed: z.ZodObject | undefined) =>
+      (whole ? input : input?.partial()) ?? (parsedFirst ? undefined : parsed);
     this.api.route({
       method: partial ? 'PATCH' : 'PUT',
       path: `/${def.collection}/:uuid`,
       operationId: `${this.name}_${partial ? 'partial_update' : 'update'}`,
       ...this.common(partial ? 'partial_update' : 'update'),
-      declared: { body: declaredBody(def.declared?.update ?? def.declared?.input ?? (whole ? def.input : undefined)) },
-      variants: this.variants((v) => ({
-        body: v.input && (partial ? v.input.partial() : v.input),
-        response: this.shownIn(v),
-        declared: { body: declaredBody(v.declared?.update ?? v.declared?.input ?? (whole ? v.input : undefined)) },
-      })),
+      declared: { body: declaredBody(def.declared?.update ?? def.declared?.input ?? (whole ? def.input : undefined), body) },
+      variants: this.variants((v) => {
+        const own = v.input && (partial ? v.input.partial() : v.input);
+        return {
+          body: parsedFirst ? own : undefined,
+          response: this.shownIn(v),
+          declared: { body: declaredBody(v.declared?.update ?? v.declared?.input ?? (whole ? v.input : undefined), own) },
+        };
+      }),
       summary: `Werk een ${def.resource} ${partial ? 'deels' : 'in zijn geheel'} bij.`,
       scopes: def.scopes.update,
       params: UuidParams,
-      body,
+      body: parsedFirst ? body : undefined,
       response: this.shown,
       handler: async ({ req, caller, params, body: data }) => {
+        if (!data || typeof data !== 'object' || Array.isArray(data))
+          throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
         const current = await this.getOr404(params.uuid, caller);
         const ctx = this.ctx(caller, current._id, req);
-        const merged = partial ? { ...publicFields(current), ...(data as object) } : (data as JsonObject);
-        const doc = await this.prepare(merged, ctx, current);
+        const input = partial ? this.parseInput({ ...publicFields(current), ...data }, ctx) : (data as I);
+        const doc = await this.prepare(input, ctx, current);
         const stored = await this.update(current, doc, ctx, partial ? 'partial_update' : 'update');
         if (!stored) throw ZgwError.notFound(`${def.resource} ${params.uuid} bestaat niet meer.`);
         await def.afterWrite?.(stored, ctx, current);

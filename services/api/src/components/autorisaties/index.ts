@@ -2,9 +2,8 @@ import { z } from 'zod';
 import type { ComponentDef } from '../../common/platform/component';
 import { ZgwError } from '../../common/platform/errors';
 import { Resource } from '../../common/platform/resource';
-import { parseOrThrow } from '../../common/platform/validation';
 import { checkAutorisaties, normalise } from './rules';
-import { Applicatie, ApplicatieInput, ApplicatiePatch, ApplicatieQuery, type ApplicatieDoc } from './schemas';
+import { Applicatie, ApplicatieInput, ApplicatiePatch, ApplicatieQuery, type ApplicatieDoc, type ApplicatieIn } from './schemas';
 
 const READ = ['autorisaties.lezen'];
 const WRITE = ['autorisaties.bijwerken'];
@@ -30,7 +29,7 @@ export const autorisaties: ComponentDef = {
   title: 'Autorisaties API',
   version: '1.1.0',
   async register(api) {
-    const applicaties: Resource<ApplicatieDoc> = new Resource<ApplicatieDoc>(api, {
+    const applicaties: Resource<ApplicatieDoc, ApplicatieIn> = new Resource<ApplicatieDoc, ApplicatieIn>(api, {
       collection: 'applicaties',
       resource: 'applicatie',
       schema: Applicatie,
@@ -43,8 +42,7 @@ export const autorisaties: ComponentDef = {
       },
       scopes: { read: READ, create: WRITE, update: WRITE, destroy: WRITE },
       kanaal: 'autorisaties',
-      prepare: async (data, ctx) => {
-        const input = parseOrThrow(ApplicatieInput, data);
+      prepare: async (input, ctx) => {
         const errors = checkAutorisaties(input.heeftAlleAutorisaties, input.autorisaties);
         // ac-001: a client id belongs to one applicatie only.
         const taken = await applicaties.store.findOne({ clientIds: { $in: input.clientIds }, _id: { $ne: ctx.uuid } });

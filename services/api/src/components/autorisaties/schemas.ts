@@ -75,3 +75,6 @@ export const ApplicatieQuery = z.object({ clientIds: z.string().optional() });
 
 export type ApplicatieDoc = Omit<z.output<typeof Applicatie>, 'url'>;
 export type AutorisatieDoc = z.output<typeof Autorisatie>;
+
+/** An applicatie's input as parsed (what the applicaties resource's prepare receives). */
+export type ApplicatieIn = z.output<typeof ApplicatieInput>;

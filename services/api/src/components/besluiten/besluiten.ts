@@ -3,7 +3,6 @@ import type { Caller } from '../../common/auth/auth';
 import { ZgwError, type InvalidParam } from '../../common/platform/errors';
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import { publicFields, type Stored } from '../../common/platform/store';
-import { parseOrThrow } from '../../common/platform/validation';
 import { mustMayChangeClosed } from '../../common/auth/zaak-rechten';
 import { hasKeys } from '../../common/platform/references';
 import {
@@ -26,7 +25,17 @@ import {
 } from './context';
 import { unlinkDocument } from './besluitinformatieobjecten';
 import { expand } from './expand';
-import { Besluit, BesluitExpanded11, BesluitInput, BesluitQuery, V11, BesluitReadQuery, VERVALREDENEN, type BesluitDoc } from './schemas';
+import {
+  Besluit,
+  BesluitExpanded11,
+  BesluitInput,
+  BesluitQuery,
+  V11,
+  BesluitReadQuery,
+  VERVALREDENEN,
+  type BesluitDoc,
+  type BesluitIn,
+} from './schemas';
 import type { JsonObject } from '../../common/platform/schema-parts';
 
 const DEFAULTS = {
@@ -44,7 +53,7 @@ const DEFAULTS = {
 export const BESLUIT_FILTERS = ['identificatie', 'verantwoordelijkeOrganisatie', 'besluittype', 'zaak'] as const;
 
 export function registerBesluiten(b: Besluiten): Resource<BesluitDoc> {
-  const besluiten: Resource<BesluitDoc> = new Resource<BesluitDoc>(b.api, {
+  const besluiten: Resource<BesluitDoc, BesluitIn> = new Resource<BesluitDoc, BesluitIn>(b.api, {
     collection: 'besluiten',
     resource: 'besluit',
     schema: Besluit,
@@ -99,8 +108,7 @@ export function registerBesluiten(b: Besluiten): Resource<BesluitDoc> {
  * that exists, whose zaaktype knows the besluittype; an identificatie unique per verantwoordelijkeOrganisatie,
  * generated when none is given.
  */
-async function prepare(b: Besluiten, data: JsonObject, ctx: WriteContext, current?: Stored<BesluitDoc>): Promise<BesluitDoc> {
-  const input = parseOrThrow(BesluitInput, data);
+async function prepare(b: Besluiten, input: BesluitIn, ctx: WriteContext, current?: Stored<BesluitDoc>): Promise<BesluitDoc> {
   const { caller } = ctx;
   if (current) {
     mustMayOnBesluittype(caller, current.besluittype, [BIJWERKEN]);

@@ -30,6 +30,7 @@ import {
   BesluitInformatieObjectQuery,
   BesluitInformatieObjectReadQuery,
   type BesluitInformatieObjectDoc as BioDoc,
+  type BesluitInformatieObjectIn,
 } from './schemas';
 import type { JsonObject } from '../../common/platform/schema-parts';
 
@@ -42,7 +43,7 @@ const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganis
  * objectinformatieobject (brc-005), removed again with the link.
  */
 export function registerBesluitinformatieobjecten(b: Besluiten): Resource<BioDoc> {
-  const bios: Resource<BioDoc> = new Resource<BioDoc>(b.api, {
+  const bios: Resource<BioDoc, BesluitInformatieObjectIn> = new Resource<BioDoc, BesluitInformatieObjectIn>(b.api, {
     collection: 'besluitinformatieobjecten',
     resource: 'besluitinformatieobject',
     schema: BesluitInformatieObject,
@@ -91,8 +92,12 @@ export async function unlinkDocument(b: Besluiten, bio: BioDoc, caller: Caller):
  * informatieobject a document that answers (brc-003: `bad-url`, `invalid-resource`) of an informatieobjecttype of
  * the besluittype (brc-007); each document once per besluit (`unique`).
  */
-async function prepare(b: Besluiten, data: JsonObject, caller: Caller, opts: { historie?: boolean; current?: Stored<BioDoc> } = {}): Promise<BioDoc> {
-  const input = parseOrThrow(BesluitInformatieObjectInput, data);
+async function prepare(
+  b: Besluiten,
+  input: BesluitInformatieObjectIn,
+  caller: Caller,
+  opts: { historie?: boolean; current?: Stored<BioDoc> } = {},
+): Promise<BioDoc> {
   const besluitUrl = input.besluit;
   const uuid = b.besluiten.uuidOf(besluitUrl);
   if (!uuid) throw ZgwError.field('besluit', 'no_match', `${besluitUrl} is geen besluit-URL van deze Besluiten API.`);

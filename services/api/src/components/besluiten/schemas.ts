@@ -117,3 +117,7 @@ export const BesluitInformatieObjectExpanded11 = expandedOf(BesluitInformatieObj
   informatieobject: borrowed('EnkelvoudigInformatieObjectExpanded@1.6.0'),
   besluit: toOne(BesluitExpanded11),
 });
+
+/** The inputs as parsed (what the resources' prepare receives). */
+export type BesluitIn = z.output<typeof BesluitInput>;
+export type BesluitInformatieObjectIn = z.output<typeof BesluitInformatieObjectInput>;

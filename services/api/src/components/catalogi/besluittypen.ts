@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { ZgwError } from '../../common/platform/errors';
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import type { Stored } from '../../common/platform/store';
-import { parseOrThrow } from '../../common/platform/validation';
 import {
   DELETE_OR_FORCED,
   READ,
@@ -22,8 +21,16 @@ import {
 } from './context';
 import { in133, served133 } from './expand';
 import { byNames, distinct, namesFromInput, urlsOn, urlsWhere, valuesWhere } from './relations';
-import { BesluitType, BesluitType133, BesluitTypeInput, BesluitTypeQuery, date, type BesluitTypeDoc, type InformatieObjectTypeDoc } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import {
+  BesluitType,
+  BesluitType133,
+  BesluitTypeInput,
+  BesluitTypeQuery,
+  date,
+  type BesluitTypeDoc,
+  type InformatieObjectTypeDoc,
+  type BesluitTypeIn,
+} from './schemas';
 
 const DEFAULTS = {
   omschrijving: '',
@@ -47,7 +54,7 @@ export function informatieobjecttypenOf(c: Catalogi, besluittype: BesluitTypeDoc
 const BesluitTypeReadQuery = z.object({ datumGeldigheid: date.optional() });
 
 export function registerBesluittypen(c: Catalogi): Resource<BesluitTypeDoc> {
-  return new Resource<BesluitTypeDoc>(c.api, {
+  return new Resource<BesluitTypeDoc, BesluitTypeIn>(c.api, {
     collection: 'besluittypen',
     resource: 'besluittype',
     schema: BesluitType,
@@ -127,8 +134,7 @@ async function anyInOtherCatalogus(c: Catalogi, urls: string[], catalogus: strin
   return false;
 }
 
-async function prepare(c: Catalogi, data: JsonObject, ctx: WriteContext, current?: Stored<BesluitTypeDoc>): Promise<BesluitTypeDoc> {
-  const input = parseOrThrow(BesluitTypeInput, data);
+async function prepare(c: Catalogi, input: BesluitTypeIn, ctx: WriteContext, current?: Stored<BesluitTypeDoc>): Promise<BesluitTypeDoc> {
   await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
   const iots = await namesFromInput(c.informatieobjecttypen, 'informatieobjecttypen', 'omschrijving', input.catalogus, input.informatieobjecttypen);
   if (iots.errors.length) throw ZgwError.validation(iots.errors);

@@ -1,10 +1,9 @@
 import type { Document, Filter } from 'mongodb';
 import { Resource } from '../../common/platform/resource';
-import { parseOrThrow } from '../../common/platform/validation';
 import { READ, WRITE, withDefaults, type Catalogi } from './context';
 import { in133, served133 } from './expand';
 import { urlsWhere, valuesWhere } from './relations';
-import { Catalogus, Catalogus133, CatalogusInput, CatalogusQuery, V133, type CatalogusDoc } from './schemas';
+import { Catalogus, Catalogus133, CatalogusInput, CatalogusQuery, V133, type CatalogusDoc, type CatalogusIn } from './schemas';
 
 const DEFAULTS = { contactpersoonBeheerTelefoonnummer: '', contactpersoonBeheerEmailadres: '', naam: null, versie: null, begindatumVersie: null };
 
@@ -12,7 +11,7 @@ const list = (v: unknown) => String(v).split(',').filter(Boolean);
 
 /** Catalogussen: create and read in 1.3.1; 1.3.3 updates them too (PUT, PATCH) and names their types. */
 export function registerCatalogussen(c: Catalogi): Resource<CatalogusDoc> {
-  return new Resource<CatalogusDoc>(c.api, {
+  return new Resource<CatalogusDoc, CatalogusIn>(c.api, {
     collection: 'catalogussen',
     resource: 'catalogus',
     schema: Catalogus,
@@ -33,7 +32,7 @@ export function registerCatalogussen(c: Catalogi): Resource<CatalogusDoc> {
       const parts = [...domein, ...rsin];
       return parts.length ? { $and: parts } : f;
     },
-    prepare: async (data) => withDefaults(parseOrThrow(CatalogusInput, data), DEFAULTS),
+    prepare: async (input) => withDefaults(input, DEFAULTS),
     render: async (_doc, url, _query, req) => ({
       zaaktypen: await urlsWhere(c.zaaktypen, { catalogus: url }),
       besluittypen: await urlsWhere(c.besluittypen, { catalogus: url }),

@@ -2,7 +2,6 @@ import type { Document, Filter } from 'mongodb';
 import { z } from 'zod';
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import type { Stored } from '../../common/platform/store';
-import { parseOrThrow } from '../../common/platform/validation';
 import {
   DELETE_OR_FORCED,
   READ,
@@ -29,8 +28,8 @@ import {
   type BesluitTypeDoc,
   type InformatieObjectTypeDoc,
   type ZaakTypeDoc,
+  type InformatieObjectTypeIn,
 } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
 
 const DEFAULTS = { eindeGeldigheid: null, beginObject: null, eindeObject: null, trefwoord: [], omschrijvingGeneriek: null };
 
@@ -50,7 +49,7 @@ async function zaaktypenOf(c: Catalogi, url: string): Promise<Stored<ZaakTypeDoc
 }
 
 export function registerInformatieobjecttypen(c: Catalogi): Resource<InformatieObjectTypeDoc> {
-  return new Resource<InformatieObjectTypeDoc>(c.api, {
+  return new Resource<InformatieObjectTypeDoc, InformatieObjectTypeIn>(c.api, {
     collection: 'informatieobjecttypen',
     resource: 'informatieobjecttype',
     schema: InformatieObjectType,
@@ -108,11 +107,10 @@ export function registerInformatieobjecttypen(c: Catalogi): Resource<InformatieO
 
 async function prepare(
   c: Catalogi,
-  data: JsonObject,
+  input: InformatieObjectTypeIn,
   ctx: WriteContext,
   current?: Stored<InformatieObjectTypeDoc>,
 ): Promise<InformatieObjectTypeDoc> {
-  const input = parseOrThrow(InformatieObjectTypeInput, data);
   await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
   const doc: InformatieObjectTypeDoc = { ...withDefaults({ ...input }, DEFAULTS), concept: current ? current.concept !== false : true };
   if (current && !mayForceWrite(ctx.caller) && !onlyEndsGeldigheid(current, doc)) {

@@ -623,3 +623,11 @@ for (const [name, schema] of Object.entries({
   ZaakObjectType: ZaakObjectType133,
 }))
   lend(`${name}@1.3.2`, schema);
+
+/** The inputs as parsed (what the resources' prepare receives). */
+export type CatalogusIn = z.output<typeof CatalogusInput>;
+export type BesluitTypeIn = z.output<typeof BesluitTypeInput>;
+export type ZaakTypeInformatieObjectTypeIn = z.output<typeof ZaakTypeInformatieObjectTypeInput>;
+export type InformatieObjectTypeIn = z.output<typeof InformatieObjectTypeInput>;
+/** A zaaktype's input as parsed in 1.3.1 or in 1.3.3 (which no longer asks for a versiedatum). */
+export type ZaakTypeIn = z.output<typeof ZaakTypeInput> | z.output<typeof ZaakTypeInput133>;

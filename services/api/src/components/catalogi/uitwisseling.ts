@@ -8,7 +8,6 @@ import type { CatalogusExchange, CatalogusImport, CatalogusImportReport } from '
 import type { Resource } from '../../common/platform/resource';
 import type { JsonObject } from '../../common/platform/schema-parts';
 import { alsProef, type Stored } from '../../common/platform/store';
-import { parseOrThrow } from '../../common/platform/validation';
 import type { Catalogi, Publisher } from './context';
 import type { CatalogiDoc } from './schemas';
 
@@ -221,8 +220,9 @@ export class CatalogusUitwisseling implements CatalogusExchange {
   /** An object of the import through its resource's rules: the document it would be stored as, or its refusal. */
   private async prepared(p: Planned, resource: Resource<CatalogiDoc & Document>, caller: Caller): Promise<CatalogiDoc & Document> {
     try {
-      const body = parseOrThrow(resource.def.input, p.input) as JsonObject;
-      return resource.def.prepare ? await resource.def.prepare(body, resource.ctx(caller, p.uuid)) : (body as CatalogiDoc & Document);
+      const ctx = resource.ctx(caller, p.uuid);
+      const body = resource.parseInput(p.input, ctx);
+      return resource.def.prepare ? await resource.def.prepare(body, ctx) : (body as CatalogiDoc & Document);
     } catch (err) {
       throw refusal(err, `${p.kind.file}[${p.index}]`);
     }

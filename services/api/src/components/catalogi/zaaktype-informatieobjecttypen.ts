@@ -2,7 +2,6 @@ import type { Document, Filter } from 'mongodb';
 import { ZgwError } from '../../common/platform/errors';
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import type { Stored } from '../../common/platform/store';
-import { parseOrThrow } from '../../common/platform/validation';
 import {
   DELETE_OR_FORCED,
   READ,
@@ -18,8 +17,14 @@ import {
 } from './context';
 import { served133 } from './expand';
 import { byNames, vandaag, versionOn, versionsOn } from './relations';
-import { ZaakTypeInformatieObjectType, ZaakTypeInformatieObjectTypeInput, ZiotQuery, type InformatieObjectTypeDoc, type ZiotDoc } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import {
+  ZaakTypeInformatieObjectType,
+  ZaakTypeInformatieObjectTypeInput,
+  ZiotQuery,
+  type InformatieObjectTypeDoc,
+  type ZiotDoc,
+  type ZaakTypeInformatieObjectTypeIn,
+} from './schemas';
 
 /** A link may not change once both its zaaktype and its informatieobjecttype are published. */
 async function assertNotBothPublished(c: Catalogi, zaaktype: string, iot: string): Promise<void> {
@@ -37,7 +42,7 @@ function ziotStatusFilter(status: unknown): Filter<Document> {
 }
 
 export function registerZiot(c: Catalogi): Resource<ZiotDoc> {
-  return new Resource<ZiotDoc>(c.api, {
+  return new Resource<ZiotDoc, ZaakTypeInformatieObjectTypeIn>(c.api, {
     collection: 'zaaktype-informatieobjecttypen',
     resource: 'zaaktypeinformatieobjecttype',
     operationName: 'zaakinformatieobjecttype',
@@ -71,8 +76,7 @@ export function registerZiot(c: Catalogi): Resource<ZiotDoc> {
   });
 }
 
-async function prepare(c: Catalogi, data: JsonObject, ctx: WriteContext, current?: Stored<ZiotDoc>): Promise<ZiotDoc> {
-  const input = parseOrThrow(ZaakTypeInformatieObjectTypeInput, data);
+async function prepare(c: Catalogi, input: ZaakTypeInformatieObjectTypeIn, ctx: WriteContext, current?: Stored<ZiotDoc>): Promise<ZiotDoc> {
   const zaaktype = await mustResolve(c.zaaktypen, 'zaaktype', input.zaaktype);
   let iot: Stored<InformatieObjectTypeDoc> | undefined;
   if (isUrl(input.informatieobjecttype)) {

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { ZgwError, type InvalidParam } from '../../common/platform/errors';
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import type { Stored } from '../../common/platform/store';
-import { parseOrThrow } from '../../common/platform/validation';
 import {
   DELETE_OR_FORCED,
   READ,
@@ -25,7 +24,6 @@ import {
 import { in133, served133 } from './expand';
 import { GroupLoader, byNames, distinct, namesFromInput, urlsOn, vandaag, versionsOn } from './relations';
 import {
-  V131,
   ZaakType,
   ZaakType133,
   ZaakTypeInput,
@@ -35,8 +33,8 @@ import {
   type BesluitTypeDoc,
   type InformatieObjectTypeDoc,
   type ZaakTypeDoc,
+  type ZaakTypeIn,
 } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
 
 const ZAAKTYPE_READ = [...READ, 'documenten.lezen', 'zaken.lezen'];
 /** `datumGeldigheid` on the detail GET applies to the zaaktype itself and to everything it shows. */
@@ -102,7 +100,7 @@ export function registerZaaktypen(c: Catalogi): Resource<ZaakTypeDoc> {
       zaakobjecttypen: new GroupLoader(c.zaakobjecttypen, 'zaaktype'),
       ziot: new GroupLoader(c.ziot, 'zaaktype', ['_iotOmschrijving'], { volgnummer: 1, _id: 1 }),
     });
-  const resource: Resource<ZaakTypeDoc> = new Resource<ZaakTypeDoc>(c.api, {
+  const resource: Resource<ZaakTypeDoc, ZaakTypeIn> = new Resource<ZaakTypeDoc, ZaakTypeIn>(c.api, {
     collection: 'zaaktypen',
     resource: 'zaaktype',
     schema: ZaakType,
@@ -211,9 +209,8 @@ export function registerZaaktypen(c: Catalogi): Resource<ZaakTypeDoc> {
   return resource;
 }
 
-async function prepare(c: Catalogi, data: JsonObject, ctx: WriteContext, current?: Stored<ZaakTypeDoc>): Promise<ZaakTypeDoc> {
+async function prepare(c: Catalogi, parsed: ZaakTypeIn, ctx: WriteContext, current?: Stored<ZaakTypeDoc>): Promise<ZaakTypeDoc> {
   // 1.3.3 no longer asks for a versiedatum: then it is the beginGeldigheid.
-  const parsed = parseOrThrow(ctx.version === V131 ? ZaakTypeInput : ZaakTypeInput133, data);
   const input = { ...parsed, versiedatum: parsed.versiedatum ?? parsed.beginGeldigheid };
   await mustResolve(c.catalogussen, 'catalogus', input.catalogus);
   const errors: InvalidParam[] = [];

@@ -5,7 +5,6 @@ import { requireTenant } from '@zgw/shared';
 import { ZgwError } from '../../common/platform/errors';
 import { Resource, type Operation, type ResourceDef, type WriteContext } from '../../common/platform/resource';
 import { LIVE, type Stored } from '../../common/platform/store';
-import { parseOrThrow } from '../../common/platform/validation';
 import {
   LEZEN,
   PART_AUTH_FIELDS,
@@ -113,7 +112,7 @@ export function registerPart<D extends PartDoc>(d: Documenten, def: PartDef<D>):
       return and(authFilter(caller, PART_AUTH_FIELDS), f, def.filter ? def.filter(q) : {});
     },
     prepare: async (data, ctx, current) => {
-      const input = parseOrThrow(def.input, data) as PartFields<D>;
+      const input = data as PartFields<D>;
       if (current && input.informatieobject !== current.informatieobject) {
         throw ZgwError.field('informatieobject', 'wijzigen-niet-toegelaten', 'informatieobject mag niet gewijzigd worden.');
       }

@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { KANAAL_KENMERKEN, KANALEN, NRC_KANALEN } from '@zgw/shared';
 import { ZgwError } from '../../common/platform/errors';
 import { Resource } from '../../common/platform/resource';
-import { parseOrThrow } from '../../common/platform/validation';
 import { PUBLICEREN, READ, type Notificaties } from './context';
-import { Kanaal, KanaalInput, KanaalQuery, type KanaalDoc } from './schemas';
+import { Kanaal, KanaalInput, KanaalQuery, type KanaalDoc, type KanaalIn } from './schemas';
 
 /** Where the standard documents the kenmerken of the platform's own kanalen. */
 const DOCUMENTATIE = 'https://vng-realisatie.github.io/gemma-zaken/standaard/';
@@ -17,7 +16,7 @@ const DUPLICATE_KEY = 11000;
  * never changed or removed (the standard has no such operations). The platform's own kanalen exist from the start.
  */
 export function registerKanalen(n: Notificaties): Resource<KanaalDoc> {
-  const kanalen: Resource<KanaalDoc> = new Resource<KanaalDoc>(n.api, {
+  const kanalen: Resource<KanaalDoc, KanaalIn> = new Resource<KanaalDoc, KanaalIn>(n.api, {
     collection: 'kanaal',
     storeAs: NRC_KANALEN,
     resource: 'kanaal',
@@ -28,8 +27,7 @@ export function registerKanalen(n: Notificaties): Resource<KanaalDoc> {
     plainList: true,
     operations: ['list', 'create', 'read'],
     scopes: { read: READ, create: [PUBLICEREN], update: [PUBLICEREN], destroy: [PUBLICEREN] },
-    prepare: async (data) => {
-      const input = parseOrThrow(KanaalInput, data);
+    prepare: async (input) => {
       if (await kanalen.store.findOne({ naam: input.naam })) throw taken(input.naam);
       return { naam: input.naam, documentatieLink: input.documentatieLink ?? '', filters: [...new Set(input.filters)] };
     },

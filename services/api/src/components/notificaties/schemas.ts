@@ -75,3 +75,8 @@ export const Message = z
 /** The stored shapes are shared with services/notifier (shared/src/nrc.ts); the request schemas produce them. */
 export type { KanaalFields as KanaalDoc, AbonnementFields as AbonnementDoc } from '@zgw/shared';
 export type MessageBody = z.output<typeof Message>;
+
+/** A kanaal's input as parsed (what the kanalen resource's prepare receives). */
+export type KanaalIn = z.output<typeof KanaalInput>;
+/** An abonnement's input as parsed (what the abonnementen resource's prepare receives). */
+export type AbonnementIn = z.output<typeof AbonnementInput>;

@@ -3,7 +3,6 @@ import { z as zod } from 'zod';
 import { ZgwError } from '../../common/platform/errors';
 import { Resource, type DeclaredResource, type Operation, type ResourceDef, type WriteContext } from '../../common/platform/resource';
 import { pull, type Stored } from '../../common/platform/store';
-import { parseOrThrow } from '../../common/platform/validation';
 import {
   LEZEN,
   PART_AUTH_FIELDS,
@@ -126,7 +125,7 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
       return parts.length === 0 ? {} : parts.length === 1 ? parts[0]! : { $and: parts };
     },
     prepare: async (data, ctx, current) => {
-      const input = parseOrThrow(def.input, data) as PartFields<D>;
+      const input = data as PartFields<D>;
       mustBeUnchanged(current, input, [field, ...(def.immutable ?? [])]);
       const zaakUrl = String((input as JsonObject)[field]);
       const zaak = await zaakOf(z, zaakUrl, field);

@@ -571,3 +571,6 @@ export const ReserveZaakIdentificatieRequest = z
   .object({ bronorganisatie: rsin, aantal: z.number().int().min(1).max(100).optional() })
   .meta(v17('ReserveZaakIdentificatieRequest'));
 export const ReserveZaakIdentificatie = z.object({ zaaknummer: z.string() }).meta(v17('ReserveZaakIdentificatie'));
+
+/** A zaak's input as parsed (what the zaken resource's prepare receives). */
+export type ZaakIn = z.output<typeof ZaakInput>;

@@ -7,7 +7,6 @@ import { ZgwError } from '../../common/platform/errors';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/platform/pagination';
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import { live, publicFields, type Stored } from '../../common/platform/store';
-import { parseOrThrow } from '../../common/platform/validation';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
   AANMAKEN,
@@ -52,6 +51,7 @@ import {
   ZaakZoek,
   ZaakZoek17,
   type ZaakDoc,
+  type ZaakIn,
 } from './schemas';
 import type { JsonObject } from '../../common/platform/schema-parts';
 import { unlinkDocument } from './onderdelen';
@@ -96,7 +96,7 @@ const BETALINGSINDICATIE_WEERGAVE: Record<string, string> = {
 const ANY_ZAAK_SCOPE = [LEZEN, AANMAKEN, BIJWERKEN, GEFORCEERD, HEROPENEN, STATUSSEN_TOEVOEGEN, VERWIJDEREN];
 
 export function registerZaken(z: Zaken): Resource<ZaakDoc> {
-  const zaken: Resource<ZaakDoc> = new Resource<ZaakDoc>(z.api, {
+  const zaken: Resource<ZaakDoc, ZaakIn> = new Resource<ZaakDoc, ZaakIn>(z.api, {
     collection: 'zaken',
     resource: 'zaak',
     schema: Zaak,
@@ -147,8 +147,7 @@ function renderLinks(z: Zaken, doc: Stored<ZaakDoc>, url: string): JsonObject {
 
 // ---------------------------------------------------------------- writes
 
-async function prepare(z: Zaken, data: JsonObject, ctx: WriteContext, current?: Stored<ZaakDoc>): Promise<ZaakDoc> {
-  const input = parseOrThrow(ZaakInput, data);
+async function prepare(z: Zaken, input: ZaakIn, ctx: WriteContext, current?: Stored<ZaakDoc>): Promise<ZaakDoc> {
   const { caller } = ctx;
   if (current) {
     mustBeUnchanged(current, input, ['zaaktype', 'identificatie', 'bronorganisatie']);
