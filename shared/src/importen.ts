@@ -63,6 +63,24 @@ export const IMPORT_SOORTEN = [
   { component: 'documenten', collection: 'verzendingen' },
 ] as const;
 export type ImportSoort = (typeof IMPORT_SOORTEN)[number];
+
+const fase = (...collections: ImportSoort['collection'][]): number[] =>
+  collections.map((c) => IMPORT_SOORTEN.findIndex((s) => s.collection === c));
+
+/**
+ * The collections (their places in IMPORT_SOORTEN) in stages: those of a stage are brought side by side, each stage
+ * after the ones before it, so what an object names is here before it: the documents and the zaken; the parts of a
+ * zaak that name nothing else of the import, and the besluiten; the statussen (a status names the rol that set it)
+ * and the besluiten's documents; the zaken's documents (a zaakinformatieobject names its status); the documents'
+ * gebruiksrechten and verzendingen (in a limited run its documents come with the links before them).
+ */
+export const IMPORT_FASEN: readonly (readonly number[])[] = [
+  fase('enkelvoudiginformatieobjecten', 'zaken'),
+  fase('rollen', 'resultaten', 'zaakobjecten', 'klantcontacten', 'zaakcontactmomenten', 'zaakverzoeken', 'besluiten'),
+  fase('statussen', 'besluitinformatieobjecten'),
+  fase('zaakinformatieobjecten'),
+  fase('gebruiksrechten', 'verzendingen'),
+];
 export type ImportComponent = ImportSoort['component'];
 
 /** What became of the objects of one collection so far. */

@@ -4,12 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { IMPORT_SOORTEN, importWorkflowId, type ImportOpdracht, type ImportStatus } from '@zgw/shared';
+import { IMPORT_FASEN, IMPORT_SOORTEN, importWorkflowId, type ImportOpdracht, type ImportStatus } from '@zgw/shared';
 import type { ImportActivities } from '../src/importen/activities';
 import { historyText, testEnvironment, WORKFLOWS } from './temporal.helpers';
 
 // The registration import's workflows (importeren, one child importeerSoort per collection) in Temporal's test
-// environment, their activities replaced by fakes: the order of the collections and their pages, the end status,
+// environment, their activities replaced by fakes: the order of the stages and of each collection's pages, the end status,
 // pause and resume, a failure, and a collection long enough to continue as new. ZGW_RECORD_HISTORIES=1 keeps the
 // histories for the replay test.
 
@@ -63,30 +63,54 @@ async function run(name: string, activities: ImportActivities, during?: (id: str
   });
 }
 
-const allPages = IMPORT_SOORTEN.flatMap((_, soort) => (soort === 1 ? ['s1-a', 's1-a+', 's1-b', 's1-b+'] : [`s${soort}`, `s${soort}+`]));
+const pagesOf = (soort: number) => (soort === 1 ? ['s1-a', 's1-a+', 's1-b', 's1-b+'] : [`s${soort}`, `s${soort}+`]);
+const allPages = IMPORT_SOORTEN.flatMap((_, soort) => pagesOf(soort));
+const soortOf = (page: string) => Number(/^s(\d+)/.exec(page)![1]);
+const faseOf = (page: string) => IMPORT_FASEN.findIndex((f) => f.includes(soortOf(page)));
 
-test('every collection in turn, each page after the one before, then the verification and the status', async () => {
+/** Every page of every collection read once; a stage's pages all before the next stage's; a collection's pages in order. */
+function expectStagesInOrder(pages: string[]): void {
+  expect([...pages].sort()).toEqual([...allPages].sort());
+  const fasen = pages.map(faseOf);
+  expect(fasen).toEqual([...fasen].sort((x, y) => x - y));
+  IMPORT_SOORTEN.forEach((_, soort) => expect(pages.filter((p) => soortOf(p) === soort)).toEqual(pagesOf(soort)));
+}
+
+test('the stages cover every collection once, each after what its objects name', () => {
+  expect(IMPORT_FASEN.flat().sort((x, y) => x - y)).toEqual(IMPORT_SOORTEN.map((_, n) => n));
+  const fase = (c: string) => IMPORT_FASEN.findIndex((f) => f.some((n) => IMPORT_SOORTEN[n]!.collection === c));
+  for (const part of ['rollen', 'resultaten', 'zaakobjecten', 'klantcontacten', 'zaakcontactmomenten', 'zaakverzoeken', 'besluiten'])
+    expect(fase(part)).toBeGreaterThan(fase('zaken'));
+  expect(fase('statussen')).toBeGreaterThan(fase('rollen'));
+  expect(fase('besluitinformatieobjecten')).toBeGreaterThan(Math.max(fase('besluiten'), fase('enkelvoudiginformatieobjecten')));
+  expect(fase('zaakinformatieobjecten')).toBeGreaterThan(Math.max(fase('statussen'), fase('enkelvoudiginformatieobjecten')));
+  for (const part of ['gebruiksrechten', 'verzendingen'])
+    expect(fase(part)).toBeGreaterThan(Math.max(fase('zaakinformatieobjecten'), fase('besluitinformatieobjecten')));
+});
+
+test('the stages in turn, the collections of a stage side by side, each page after the one before, then the verification and the status', async () => {
   const { log, activities } = fakes();
-  expect(await run('afgerond', activities)).toBe('afgerond');
-  expect(log.pages).toEqual(allPages);
+  expect(await run('fasen-afgerond', activities)).toBe('afgerond');
+  expectStagesInOrder(log.pages);
   expect(log.status).toEqual([['afgerond', undefined]]);
 }, 60_000);
 
 test('differences found by the verification are reported with the status', async () => {
   const { log, activities } = fakes({ verifieerImport: async () => ['zaken: 3 bij de bron, 2 hier'] });
-  expect(await run('verschillen', activities)).toBe('afgerond');
+  expect(await run('fasen-verschillen', activities)).toBe('afgerond');
   expect(log.status).toEqual([['afgerond', 'verschillen na de import: zaken: 3 bij de bron, 2 hier']]);
 }, 60_000);
 
-test('a page that fails for good ends the run mislukt with the reason; nothing after it is read', async () => {
+test('a page that fails for good ends the run mislukt with the reason; nothing of a later stage is read', async () => {
   const { log, activities } = fakes();
   const importeerPagina = activities.importeerPagina;
   activities.importeerPagina = async (o, soort, url) => {
     if (url === 's1-b') throw ApplicationFailure.create({ type: 'Permanent', message: 'bron antwoordt 403', nonRetryable: true });
     return importeerPagina(o, soort, url);
   };
-  expect(await run('mislukt', activities)).toBe('mislukt');
-  expect(log.pages).toEqual(['s0', 's0+', 's1-a', 's1-a+']);
+  expect(await run('fasen-mislukt', activities)).toBe('mislukt');
+  expect(log.pages).toEqual(expect.arrayContaining(['s1-a', 's1-a+']));
+  expect(log.pages.filter((p) => faseOf(p) > 0 || p.startsWith('s1-b'))).toEqual([]);
   expect(log.status).toHaveLength(1);
   expect(log.status[0]![0]).toBe('mislukt');
   expect(log.status[0]![1]).toContain('bron antwoordt 403');
@@ -110,7 +134,7 @@ test('a paused run reads no page until it is resumed, then goes on where it stoo
     }
     return out;
   };
-  const result = await run('gepauzeerd', activities, async (id) => {
+  const result = await run('fasen-gepauzeerd', activities, async (id) => {
     await pausedNow;
     await env.client.workflow.getHandle(id).signal('pauzeer');
     sent();
@@ -118,11 +142,12 @@ test('a paused run reads no page until it is resumed, then goes on where it stoo
     const stood = log.pages.length;
     await new Promise((r) => setTimeout(r, 1500));
     expect(log.pages.length).toBe(stood); // nothing read while paused
-    expect(stood).toBeLessThanOrEqual(log.pages.indexOf('s1-a+') + 2); // at most the page under way finished
+    // each collection of the stage finished at most the page under way and one begun before the pause reached it
+    expect(stood).toBeLessThanOrEqual(log.pages.indexOf('s1-a+') + 1 + 2 * IMPORT_FASEN[0]!.length);
     await env.client.workflow.getHandle(id).signal('hervat');
   });
   expect(result).toBe('afgerond');
-  expect(log.pages).toEqual(allPages);
+  expectStagesInOrder(log.pages);
 }, 60_000);
 
 test('a collection of many pages continues as new and reads each page once', async () => {
@@ -135,7 +160,7 @@ test('a collection of many pages continues as new and reads each page once', asy
     },
   });
   let id = '';
-  expect(await run('lang', activities, async (started) => void (id = started))).toBe('afgerond');
+  expect(await run('fasen-lang', activities, async (started) => void (id = started))).toBe('afgerond');
   expect(log.pages).toEqual(Array.from({ length: 250 }, (_, i) => `z-${i}`));
   // the zaken's child went on in a new run after 200 pages, which began with the 50 pages still to go
   const history = await env.client.workflow.getHandle(`${id}-1`).fetchHistory();

@@ -27,7 +27,7 @@ import type { Caller } from '../common/auth/auth';
 import { z } from 'zod';
 import type { ComponentApi, Deps } from '../common/platform/component';
 import { ZgwError } from '../common/platform/errors';
-import { alsHistorie, Resource, type ImportUitkomst } from '../common/platform/resource';
+import { alsHistorie, Resource, type Gehouden, type ImportUitkomst } from '../common/platform/resource';
 import { alsProef } from '../common/platform/store';
 import type { JsonObject } from '../common/platform/schema-parts';
 import { TemporalClient } from '../common/platform/temporal';
@@ -135,12 +135,13 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
     const herkomst = { run: batch.run, bron: batch.bron, proef: batch.proef };
     // (a dry run reads what it would have stored before, as the real run would read it: alsProef)
     const binnen = <T>(fn: () => Promise<T>) => alsHistorie(herkomst, () => (batch.proef ? alsProef(batch.run, fn) : fn()));
+    const gehouden = await kaart.gehouden(batch.objecten);
     const importeer = async (source: JsonObject): Promise<ImportResultaat> => {
       const url = String(source.url ?? '');
       const object = kaart.rewrite(source) as JsonObject;
       try {
         const { resource, uuid } = kaart.resourceOf(url);
-        const uitkomst = await resource.importeer(object, uuid, resource.ctx(caller, uuid));
+        const uitkomst = await resource.importeer(object, uuid, resource.ctx(caller, uuid), gehouden.get(resource));
         if (uitkomst !== 'bezet' && !batch.proef) touched.add(resource.api.def.name);
         return { url, uitkomst };
       } catch (err) {
@@ -296,6 +297,23 @@ class Bronkaart {
     const resource = resourceIn(api, collection);
     if (!resource || !uuid || !UUID.test(uuid)) throw ZgwError.field('url', 'bad-url', `${url} is geen object dat de import kent.`);
     return { resource, uuid: uuid.toLowerCase() };
+  }
+
+  /** What is held under the UUIDs of a batch's objects, read per resource at once (Resource.gehouden). */
+  async gehouden(objecten: Record<string, unknown>[]): Promise<Map<Resource<JsonObject>, Gehouden>> {
+    const uuids = new Map<Resource<JsonObject>, string[]>();
+    for (const o of objecten) {
+      try {
+        const { resource, uuid } = this.resourceOf(String(o.url ?? ''));
+        const list = uuids.get(resource);
+        if (list) list.push(uuid);
+        else uuids.set(resource, [uuid]);
+      } catch {
+        // (an object the import does not know is reported when its turn comes)
+      }
+    }
+    const reads = [...uuids].map(async ([resource, list]): Promise<[Resource<JsonObject>, Gehouden]> => [resource, await resource.gehouden(list)]);
+    return new Map(await Promise.all(reads));
   }
 
   /**

@@ -31,16 +31,16 @@ async function aantal(client: ZgwClient, url: string): Promise<number> {
 export async function verifieer(deps: Deps, o: ImportOpdracht): Promise<string[]> {
   const r = await openRun(deps, o);
   if (r.run.dryRun) return [];
-  const verificatie: NonNullable<StoredImport['verificatie']> = {};
   // (a limited run brings part of each collection: its counts say nothing; its documents' content is compared)
-  for (const s of r.run.selectie ? [] : IMPORT_SOORTEN) {
+  const tellen = (r.run.selectie ? [] : IMPORT_SOORTEN).map(async (s) => {
     const [bron, hier] = await Promise.all([
       aantal(r.bron, `${bronApi(r.run, s.component)}/${s.collection}`),
       aantal(r.hier, `${r.base}/${s.component}/api/v1/${s.collection}`),
     ]);
-    verificatie[soortKey(s)] = { bron, hier };
-  }
-  const inhoudVerificatie = await vergelijkInhoud(r);
+    return [soortKey(s), { bron, hier }] as const;
+  });
+  const [inhoudVerificatie, ...tellingen] = await Promise.all([vergelijkInhoud(r), ...tellen]);
+  const verificatie: NonNullable<StoredImport['verificatie']> = Object.fromEntries(tellingen);
   await platformDb(deps.db)
     .collection<StoredImport>(IMPORTEN_COLLECTION)
     .updateOne({ _id: o.run }, { $set: { verificatie, inhoudVerificatie, bijgewerkt: new Date() } });

@@ -4,6 +4,9 @@ import { omvangEnHash } from '../activities/inhoud';
 import * as A from '../antwoorden';
 import type { Run } from './run';
 
+/** Documents compared at once. */
+const PARALLEL = 8;
+
 /**
  * Every version of every document of the source compared with ours, content read from both sides: the size and the
  * SHA-256 of the bytes must be equal (and a version without content here too). A limited run's documents are those
@@ -17,29 +20,36 @@ export async function vergelijkInhoud(r: Run): Promise<InhoudVerificatie> {
     uit.aantalAfwijkend++;
     if (uit.afwijkend.length < IMPORT_MAX_FOUTEN) uit.afwijkend.push({ url, reden });
   };
+  const vergelijk = async (doc: A.Informatieobject, v: number) => {
+    const url = `${doc.url}?versie=${v}`;
+    // (the list shows each document's newest version)
+    const [bron, hier] = await Promise.all([v === doc.versie ? doc : r.bron.get(url, A.Informatieobject), r.hier.find(ours(url), A.Informatieobject)]);
+    if (!hier) {
+      // (a limited run brings the documents of its zaken and besluiten only)
+      if (!r.run.selectie) afwijking(url, 'ontbreekt hier');
+      return;
+    }
+    uit.versies++;
+    if (!bron.inhoud !== !hier.inhoud) {
+      afwijking(url, bron.inhoud ? 'de inhoud ontbreekt hier' : 'hier is inhoud die de bron niet heeft');
+      return;
+    }
+    if (!bron.inhoud) return;
+    const [a, b] = await Promise.all([omvangEnHash(r.bron, bron.inhoud), omvangEnHash(r.hier, hier.inhoud!)]);
+    if (a.omvang !== b.omvang) afwijking(url, `${a.omvang} bytes in de bron, ${b.omvang} hier`);
+    else if (a.sha256 !== b.sha256) afwijking(url, `SHA-256 ${a.sha256} in de bron, ${b.sha256} hier`);
+  };
   for (let next: string | null = `${bronBase}/enkelvoudiginformatieobjecten`; next;) {
     const page: { results: A.Informatieobject[]; next?: string | null } = await r.bron.get(next, A.Lijst(A.Informatieobject));
-    for (const doc of page.results) {
-      for (let v = 1; v <= (doc.versie || 1); v++) {
-        const url = `${doc.url}?versie=${v}`;
-        const [bron, hier] = await Promise.all([r.bron.get(url, A.Informatieobject), r.hier.find(ours(url), A.Informatieobject)]);
+    // PARALLEL documents at once, each one's versions one after another
+    let i = 0;
+    const doorloop = async () => {
+      for (let doc = page.results[i++]; doc; doc = page.results[i++]) {
+        for (let v = 1; v <= (doc.versie || 1); v++) await vergelijk(doc, v);
         heartbeat(uit.versies);
-        if (!hier) {
-          // (a limited run brings the documents of its zaken and besluiten only)
-          if (!r.run.selectie) afwijking(url, 'ontbreekt hier');
-          continue;
-        }
-        uit.versies++;
-        if (!bron.inhoud !== !hier.inhoud) {
-          afwijking(url, bron.inhoud ? 'de inhoud ontbreekt hier' : 'hier is inhoud die de bron niet heeft');
-          continue;
-        }
-        if (!bron.inhoud) continue;
-        const [a, b] = await Promise.all([omvangEnHash(r.bron, bron.inhoud), omvangEnHash(r.hier, hier.inhoud!)]);
-        if (a.omvang !== b.omvang) afwijking(url, `${a.omvang} bytes in de bron, ${b.omvang} hier`);
-        else if (a.sha256 !== b.sha256) afwijking(url, `SHA-256 ${a.sha256} in de bron, ${b.sha256} hier`);
       }
-    }
+    };
+    await Promise.all(Array.from({ length: PARALLEL }, doorloop));
     next = page.next ?? null;
   }
   return uit;

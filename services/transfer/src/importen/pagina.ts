@@ -113,7 +113,13 @@ async function lees(r: Run, o: ImportOpdracht, soort: number, url: string): Prom
   main.overgeslagen += items.length - mee.length;
   const [objecten, eigenschappen, trails] = await Promise.all([
     s.collection === 'enkelvoudiginformatieobjecten' ? p.metVersies(mee, main) : mee,
-    s.collection === 'zaken' ? p.perObject(mee, (z) => `${bronApi(r.run, 'zaken')}/zaken/${uuidOf(String(z.url))}/zaakeigenschappen`) : [],
+    // (a zaak that lists no eigenschappen has none to read)
+    s.collection === 'zaken'
+      ? p.perObject(
+          mee.filter((z) => !Array.isArray(z.eigenschappen) || z.eigenschappen.length),
+          (z) => `${bronApi(r.run, 'zaken')}/zaken/${uuidOf(String(z.url))}/zaakeigenschappen`,
+        )
+      : [],
     TRAILS.has(s.collection) ? p.leesTrails(mee) : [],
   ]);
   return { soort: s, next, p, main, objecten, eigenschappen, trails };

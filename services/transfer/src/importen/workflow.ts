@@ -6,11 +6,12 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
 // (from its own file: the package's index would bring Node's modules into the workflow sandbox)
-import { IMPORT_SOORTEN, importWorkflowId, type ImportOpdracht } from '@zgw/shared/dist/importen';
+import { IMPORT_FASEN, IMPORT_SOORTEN, importWorkflowId, type ImportOpdracht } from '@zgw/shared/dist/importen';
 import type { ImportActivities } from './activities';
 import { message } from '../failure-message';
 
@@ -31,20 +32,24 @@ const activities = (o: ImportOpdracht) =>
   });
 
 /**
- * One registration import (workflow `import-<run>`): the source's catalogi not here yet, then each collection of the
- * source in turn (IMPORT_SOORTEN) as a child workflow, then the verification; the run's status kept with it. A cancel ends it `geannuleerd` (what was
- * brought stays: a later run goes on from there, replacing, never copying); a failure ends it `mislukt` with the
- * reason. (The run is kept `bezig` from its start, `gepauzeerd` while paused, by the API that steers it.)
+ * One registration import (workflow `import-<run>`): the source's catalogi not here yet, then the collections of the
+ * source stage by stage (IMPORT_FASEN), each collection a child workflow, those of a stage side by side; then the
+ * verification; the run's status kept with it. A cancel ends it `geannuleerd` (what was brought stays: a later run
+ * goes on from there, replacing, never copying); a failure ends it `mislukt` with the reason. (The run is kept
+ * `bezig` from its start, `gepauzeerd` while paused, by the API that steers it.)
  */
 export async function importeren(o: ImportOpdracht): Promise<string> {
   const a = activities(o);
   let gepauzeerd = false;
-  let huidig: string | undefined;
+  const bezig = new Set<string>();
   const doorgeven = async (signal: 'pauzeer' | 'hervat') => {
-    if (huidig)
-      await getExternalWorkflowHandle(huidig)
-        .signal(signal)
-        .catch(() => undefined);
+    await Promise.all(
+      [...bezig].map((id) =>
+        getExternalWorkflowHandle(id)
+          .signal(signal)
+          .catch(() => undefined),
+      ),
+    );
   };
   setHandler(pauzeer, async () => {
     gepauzeerd = true;
@@ -54,13 +59,19 @@ export async function importeren(o: ImportOpdracht): Promise<string> {
     gepauzeerd = false;
     await doorgeven('hervat');
   });
+  const soort = async (n: number) => {
+    const id = `${importWorkflowId(o.run)}-${n}`;
+    bezig.add(id);
+    await executeChild(importeerSoort, { workflowId: id, args: [o, n, null] });
+    bezig.delete(id);
+  };
   try {
     await a.brengCatalogi(o);
-    for (let soort = 0; soort < IMPORT_SOORTEN.length; soort++) {
+    // (runs begun before the stages bring one collection after another)
+    const fasen = patched('import-fasen') ? IMPORT_FASEN : IMPORT_SOORTEN.map((_, n) => [n]);
+    for (const fase of fasen) {
       await condition(() => !gepauzeerd);
-      huidig = `${importWorkflowId(o.run)}-${soort}`;
-      await executeChild(importeerSoort, { workflowId: huidig, args: [o, soort, null] });
-      huidig = undefined;
+      await Promise.all(fase.map(soort));
     }
     const verschillen = await a.verifieerImport(o);
     await a.zetImportStatus(o, 'afgerond', verschillen.length ? `verschillen na de import: ${verschillen.join('; ')}` : undefined);

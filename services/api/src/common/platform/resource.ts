@@ -60,6 +60,9 @@ export function alsHistorie<T>(herkomst: Herkomst, fn: () => Promise<T>): Promis
   return historieScope.run(herkomst, fn);
 }
 
+/** What is held under some UUIDs at platform level, read for a batch of the import at once (Resource.gehouden). */
+export type Gehouden = Map<string, RawDoc | null>;
+
 /** What became of one imported object. */
 export type ImportUitkomst = 'nieuw' | 'bijgewerkt' | 'bezet';
 
@@ -360,11 +363,14 @@ export class Resource<D extends Document, I = JsonObject> {
    * replaced (a second run brings changes, never a copy); a UUID taken otherwise (in any tenant) is left alone:
    * `bezet`.
    */
-  async importeer(source: JsonObject, uuid: string, ctx: WriteContext): Promise<ImportUitkomst> {
+  async importeer(source: JsonObject, uuid: string, ctx: WriteContext, vooraf?: Gehouden): Promise<ImportUitkomst> {
     const herkomst = ctx.historie;
     if (!herkomst) throw new Error('importeer: alleen binnen alsHistorie');
-    // one read at platform level: whether the UUID is held, and by whom (UUIDs are global), and what is there
-    const held = await platformDb(this.api.deps.db).collection<RawDoc>(this.store.name).findOne({ _id: uuid });
+    // whether the UUID is held, and by whom (UUIDs are global), and what is there: read at platform level, for a
+    // batch at once (gehouden); each read serves once (a later object under the same UUID reads what this one wrote)
+    const gelezen = vooraf?.get(uuid);
+    vooraf?.delete(uuid);
+    const held = gelezen !== undefined ? gelezen : await platformDb(this.api.deps.db).collection<RawDoc>(this.store.name).findOne({ _id: uuid });
     const mine = held && !held._tombstone && held[TENANT_FIELD] === ctx.caller.tenant && held._herkomst === herkomst.bron;
     const current = mine ? (held as Stored<D>) : null;
     if (held && !current) return 'bezet';
@@ -399,11 +405,29 @@ export class Resource<D extends Document, I = JsonObject> {
     return 'bijgewerkt';
   }
 
-  /** Runs afterWrite of a created document, then clears its mark. */
+  /**
+   * What is held under `uuids` at platform level (in any tenant), read at once for a batch of the registration import:
+   * each UUID with its document, or null where none is.
+   */
+  async gehouden(uuids: string[]): Promise<Gehouden> {
+    const held = new Map<string, RawDoc | null>(uuids.map((u) => [u, null]));
+    const docs = await platformDb(this.api.deps.db)
+      .collection<RawDoc>(this.store.name)
+      .find({ _id: { $in: [...held.keys()] } })
+      .toArray();
+    for (const doc of docs) held.set(doc._id, doc);
+    return held;
+  }
+
+  /**
+   * Runs afterWrite of a created document, then clears its mark (the marks of concurrent writes go together: one
+   * round trip clears many).
+   */
   private async follow(stored: Stored<D>, ctx: WriteContext): Promise<void> {
     if (!this.def.afterWrite) return;
     await this.def.afterWrite(stored, ctx);
-    await this.store.raw.updateOne({ _id: stored._id }, { $unset: { _follow: '' } });
+    const unmark = { updateOne: { filter: { _id: stored._id }, update: { $unset: { _follow: '' } } } };
+    await batcherOf(this.api.deps.db, this.store.name).write(stored._id, unmark, laterWins);
   }
 
   /**

@@ -84,6 +84,9 @@ export async function zaakOf(z: Zaken, url: string, name = 'zaak'): Promise<Stor
 
 export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): Resource<D> {
   const zaakOfStored = async (part: D) => z.zaken.byUrl(part.zaak);
+  // In history (the import stores one zaak's parts one after another), afterWrite takes the zaak the rules read: only
+  // the part's own insert came between. A live write reads it again (another request may have changed it).
+  const gelezen = new WeakMap<WriteContext, Stored<ZaakDoc>>();
   const field = def.zaakField ?? 'zaak';
   const resource: Resource<D> = new Resource<D>(z.api, {
     collection: def.collection,
@@ -134,10 +137,12 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
       if (def.rules) doc = await def.rules(doc, zaak, ctx, current);
       // After the rules: invalid input is a 400 whether or not the zaak is closed (a second resultaat: `unique`).
       if (def.closedNeedsForce !== false) mustMayChangeClosed(ctx.caller, zaak);
+      if (ctx.historie) gelezen.set(ctx, zaak);
       return { ...doc, zaak: zaakUrl, ...partFacts(zaak), _bronorganisatie: zaak.bronorganisatie, _zaakUuid: zaak._id } as D;
     },
     afterWrite: async (stored, ctx, previous) => {
-      const zaak = await zaakOfStored(stored);
+      const zaak = gelezen.get(ctx) ?? (await zaakOfStored(stored));
+      gelezen.delete(ctx);
       if (!zaak) return;
       if (def.link && !previous) await z.zaken.store.raw.updateOne({ _id: zaak._id }, { $addToSet: { [def.link]: stored._id } });
       await def.afterWrite?.(stored, zaak, ctx, previous);
