@@ -64,8 +64,7 @@ export const IMPORT_SOORTEN = [
 ] as const;
 export type ImportSoort = (typeof IMPORT_SOORTEN)[number];
 
-const fase = (...collections: ImportSoort['collection'][]): number[] =>
-  collections.map((c) => IMPORT_SOORTEN.findIndex((s) => s.collection === c));
+const fase = (...collections: ImportSoort['collection'][]): number[] => collections.map((c) => IMPORT_SOORTEN.findIndex((s) => s.collection === c));
 
 /**
  * The collections (their places in IMPORT_SOORTEN) in stages: those of a stage are brought side by side, each stage

@@ -49,7 +49,7 @@ export const PLATFORM_QUERY_SITES: readonly (readonly [RegExp, string])[] = [
   [/WriteBatcher\.send/, "the write batcher's round trips: each write was made its tenant's when it was queued"],
   [/services\/transfer\//, 'the transfer worker reads its doelregistratie by naam (unique across the installation)'],
   [/CatalogusUitwisseling\.plan\b/, 'an import checks whether its UUIDs are taken in any tenant (UUIDs are global), by _id'],
-  [/Resource\.importeer\b/, 'the registration import checks whether a UUID is held in any tenant (UUIDs are global), by _id'],
+  [/Resource\.(importeer|gehouden)\b/, 'the registration import checks whether a UUID is held in any tenant (UUIDs are global), by _id'],
 ];
 
 /**

@@ -226,7 +226,7 @@ async function* tenHoogste(body: Readable, max: number): AsyncIterable<Buffer> {
 }
 
 /** Objects of one batch stored at once (groepen). */
-const IMPORT_PARALLEL = 16;
+const IMPORT_PARALLEL = 64;
 
 /**
  * A batch's objects by what they belong to, each with its place: objects that name one another (a status and its zaak,

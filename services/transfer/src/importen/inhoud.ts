@@ -23,7 +23,10 @@ export async function vergelijkInhoud(r: Run): Promise<InhoudVerificatie> {
   const vergelijk = async (doc: A.Informatieobject, v: number) => {
     const url = `${doc.url}?versie=${v}`;
     // (the list shows each document's newest version)
-    const [bron, hier] = await Promise.all([v === doc.versie ? doc : r.bron.get(url, A.Informatieobject), r.hier.find(ours(url), A.Informatieobject)]);
+    const [bron, hier] = await Promise.all([
+      v === doc.versie ? doc : r.bron.get(url, A.Informatieobject),
+      r.hier.find(ours(url), A.Informatieobject),
+    ]);
     if (!hier) {
       // (a limited run brings the documents of its zaken and besluiten only)
       if (!r.run.selectie) afwijking(url, 'ontbreekt hier');

@@ -426,8 +426,7 @@ export class Resource<D extends Document, I = JsonObject> {
   private async follow(stored: Stored<D>, ctx: WriteContext): Promise<void> {
     if (!this.def.afterWrite) return;
     await this.def.afterWrite(stored, ctx);
-    const unmark = { updateOne: { filter: { _id: stored._id }, update: { $unset: { _follow: '' } } } };
-    await batcherOf(this.api.deps.db, this.store.name).write(stored._id, unmark, laterWins);
+    await this.store.followUp({ _id: stored._id }, { $unset: { _follow: '' } });
   }
 
   /**

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document, Filter, IndexSpecification, Sort, UpdateFilter } from 'mongodb';
 import { currentTenant, currentTrace, IMPORT_PROEF, platformDb, TENANT_FIELD, type OutboxEvent } from '@zgw/shared';
+import { ReadBatcher } from './read-batch';
 import { batcherOf, incrementsAdd, laterWins } from './write-batch';
 import { afterKey, decodeCursor, encodeCursor, keyOf, PageAnchors, querySignature, reverse, sortFields, type Cursor, type SortKey } from './keyset';
 
@@ -146,6 +147,7 @@ export class Store<T extends Document> {
   private counts?: { fields: string[]; coll: Collection<BucketCount> };
 
   private readonly proef: Collection<ProefDoc>;
+  private readonly reads: ReadBatcher;
 
   constructor(
     db: Db,
@@ -153,6 +155,7 @@ export class Store<T extends Document> {
     private readonly onWrite: () => void,
   ) {
     this.raw = db.collection<RawDoc>(name);
+    this.reads = new ReadBatcher(this.raw, LIVE);
     this.pointers = db.collection<OutboxPointer>(OUTBOX_POINTERS);
     this.proef = platformDb(db).collection<ProefDoc>(IMPORT_PROEF);
   }
@@ -187,7 +190,8 @@ export class Store<T extends Document> {
   }
 
   async get(uuid: string): Promise<Stored<T> | null> {
-    const doc = (await this.raw.findOne({ _id: uuid, ...LIVE })) as Stored<T> | null;
+    // (the reads of concurrent requests by _id go to the store together)
+    const doc = (await this.reads.get(uuid)) as Stored<T> | null;
     const run = proefScope.getStore();
     if (doc || !run) return doc;
     return ((await this.proef.findOne({ _id: `${run} ${this.name} ${uuid}` }))?.doc as Stored<T> | undefined) ?? null;
@@ -393,10 +397,19 @@ export class Store<T extends Document> {
    */
   async insert(uuid: string, data: T, events: OutboxEvent[], alongside?: () => Promise<void>): Promise<Stored<T>> {
     const doc = { ...withoutUnsetInternals(data), _id: uuid, _created: new Date(), ...outboxFields(events) } as Stored<T>;
-    await this.raw.insertOne(doc);
+    // (the inserts of concurrent requests go to the store together)
+    await batcherOf(this.raw.db, this.name).add({ insertOne: { document: doc } });
     await Promise.all([this.point(uuid, events), this.adjust(doc, 1), alongside?.()]);
     this.written(events);
     return doc;
+  }
+
+  /**
+   * A write that follows another on one document of this collection (a link kept on a zaak, a flag on an earlier
+   * status), sent together with those of concurrent requests (WriteBatcher): one round trip carries many.
+   */
+  async followUp(filter: Filter<RawDoc>, update: UpdateFilter<RawDoc>): Promise<void> {
+    await batcherOf(this.raw.db, this.name).add({ updateOne: { filter, update } });
   }
 
   /** Stores the resource's new fields (PUT, or PATCH after merging); returns null when it no longer exists. */

@@ -32,6 +32,7 @@ interface Queued {
 export class WriteBatcher {
   private queue = new Map<string, Queued>();
   private busy = false;
+  private added = 0;
 
   /**
    * `coll` is the collection without tenant restrictions: a round trip carries writes of many requests, so each write
@@ -59,6 +60,14 @@ export class WriteBatcher {
       }
       if (!this.busy) void this.flush();
     });
+  }
+
+  /**
+   * Queues a write that is merged with no other (an insert: two of one `_id` both reach the store, and the second is
+   * refused as it would be alone).
+   */
+  add(op: Op): Promise<void> {
+    return this.write(`\u0000${++this.added}`, op, laterWins);
   }
 
   private async flush(): Promise<void> {
@@ -91,7 +100,8 @@ export class WriteBatcher {
       const failed = new Map<number, unknown>();
       if (err instanceof MongoBulkWriteError && !err.writeConcernError) {
         const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-        for (const e of errors) failed.set(e.index, new Error(e.errmsg ?? 'write failed'));
+        // (with its code, as a single write's error has it: a duplicate key is 11000)
+        for (const e of errors) failed.set(e.index, Object.assign(new Error(e.errmsg ?? 'write failed'), { code: e.code }));
         batch.forEach((q, i) => settle(q, failed.get(i)));
       } else {
         batch.forEach((q) => settle(q, err));

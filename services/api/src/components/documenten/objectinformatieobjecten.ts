@@ -99,7 +99,7 @@ export function registerObjectinformatieobjecten(d: Documenten): Resource<OioDoc
 
 /** A new link: its object and objectType join the document's `_objecten` (the 1.7 list filters). */
 async function linked(d: Documenten, eio: Pick<Stored<EioDoc>, '_id'>, oio: Pick<OioDoc, 'object' | 'objectType'>): Promise<void> {
-  await d.informatieobjecten.store.raw.updateOne({ _id: eio._id, ...LIVE }, { $addToSet: { [OBJECTEN]: { $each: [oio.object, oio.objectType] } } });
+  await d.informatieobjecten.store.followUp({ _id: eio._id, ...LIVE }, { $addToSet: { [OBJECTEN]: { $each: [oio.object, oio.objectType] } } });
 }
 
 /** A link gone: its object leaves the document's `_objecten`, and its objectType when no other link has that type. */

@@ -134,7 +134,7 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
     // (what the registration import stores through: the zaak from the body, as the path would give it)
     prepare: async (data, _ctx, current) => prepare(await zaakOf(z, String(data.zaak)), data, current),
     afterWrite: def.link
-      ? async (stored) => void (await z.zaken.store.raw.updateOne({ _id: stored._zaakUuid }, { $addToSet: { [def.link!]: stored._id } }))
+      ? async (stored) => void (await z.zaken.store.followUp({ _id: stored._zaakUuid }, { $addToSet: { [def.link!]: stored._id } }))
       : undefined,
   });
   const zaakFor = async (caller: Caller, uuid: string, scopes: readonly string[]) => {

@@ -66,7 +66,7 @@ export function registerZaakinformatieobjecten(z: Zaken): Resource<ZaakInformati
     },
     afterWrite: async (stored, _zaak, ctx, previous) => {
       const statusId = stored.status ? z.statussen.uuidOf(stored.status) : undefined;
-      if (statusId) await z.statussen.store.raw.updateOne({ _id: statusId }, { $addToSet: { _zaakinformatieobjecten: stored._id } });
+      if (statusId) await z.statussen.store.followUp({ _id: statusId }, { $addToSet: { _zaakinformatieobjecten: stored._id } });
       // A document of this platform records the link as its objectinformatieobject.
       if (!previous) await z.api.deps.components.documenten?.link(stored.informatieobject, stored.zaak, 'zaak', ctx.caller);
     },

@@ -144,7 +144,7 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
       const zaak = gelezen.get(ctx) ?? (await zaakOfStored(stored));
       gelezen.delete(ctx);
       if (!zaak) return;
-      if (def.link && !previous) await z.zaken.store.raw.updateOne({ _id: zaak._id }, { $addToSet: { [def.link]: stored._id } });
+      if (def.link && !previous) await z.zaken.store.followUp({ _id: zaak._id }, { $addToSet: { [def.link]: stored._id } });
       await def.afterWrite?.(stored, zaak, ctx, previous);
     },
     behouden: def.behouden ?? ((source) => (source.registratiedatum ? { registratiedatum: source.registratiedatum } : {}) as Partial<D>),

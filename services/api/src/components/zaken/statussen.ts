@@ -62,20 +62,21 @@ export function registerStatussen(z: Zaken): Resource<StatusDoc> {
       return { ...doc, _eind: eind, indicatieLaatstGezetteStatus: true };
     },
     afterWrite: async (stored, zaak, ctx) => {
-      const zaken = z.zaken.store.raw;
       const current = zaak._status ? await z.statussen.store.get(zaak._status) : null;
       const latest = !current || stored.datumStatusGezet >= current.datumStatusGezet;
       if (!latest) {
-        await z.statussen.store.raw.updateOne({ _id: stored._id }, { $set: { indicatieLaatstGezetteStatus: false } });
+        await z.statussen.store.followUp({ _id: stored._id }, { $set: { indicatieLaatstGezetteStatus: false } });
         return;
       }
-      if (current) await z.statussen.store.raw.updateOne({ _id: current._id }, { $set: { indicatieLaatstGezetteStatus: false } });
+      // (run again after a crash, the zaak may name this status already: it stays the last one set)
+      if (current && current._id !== stored._id)
+        await z.statussen.store.followUp({ _id: current._id }, { $set: { indicatieLaatstGezetteStatus: false } });
       // history keeps the zaak's einddatum and archiving as its source has them
       const set: Partial<ZaakDoc> = { _status: stored._id, ...(ctx.historie ? {} : await eindeVan(z, stored, zaak)) };
-      await zaken.updateOne({ _id: zaak._id }, { $set: set });
+      await z.zaken.store.followUp({ _id: zaak._id }, { $set: set });
       if (stored.gezetdoor) {
         const rolId = z.rollen.uuidOf(stored.gezetdoor);
-        if (rolId) await z.rollen.store.raw.updateOne({ _id: rolId }, { $addToSet: { _statussen: stored._id } });
+        if (rolId) await z.rollen.store.followUp({ _id: rolId }, { $addToSet: { _statussen: stored._id } });
       }
     },
     render: (doc) => ({
@@ -104,7 +105,7 @@ export function registerResultaten(z: Zaken): Resource<ResultaatDoc> {
       return doc;
     },
     afterWrite: async (stored, zaak, _ctx, previous) => {
-      if (!previous) await z.zaken.store.raw.updateOne({ _id: zaak._id }, { $set: { _resultaat: stored._id } });
+      if (!previous) await z.zaken.store.followUp({ _id: zaak._id }, { $set: { _resultaat: stored._id } });
     },
     afterDestroy: async (current) => {
       await z.zaken.store.raw.updateOne({ _id: current._zaakUuid }, { $set: { _resultaat: null } });
