@@ -5,7 +5,7 @@ import * as A from '../antwoorden';
 import type { Run } from './run';
 
 /** Documents compared at once. */
-const PARALLEL = 8;
+const PARALLEL = 32;
 
 /**
  * Every version of every document of the source compared with ours, content read from both sides: the size and the

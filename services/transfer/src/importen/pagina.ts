@@ -39,7 +39,7 @@ const LINKS: ReadonlySet<string> = new Set(['zaakinformatieobjecten', 'besluitin
 /** At most this many objects go to the API in one batch. */
 const BATCH = 200;
 /** Requests to the source at once within a page (a zaak's eigenschappen, a document's versions). */
-const PARALLEL = 8;
+const PARALLEL = 32;
 
 /**
  * Where collection `soort` starts at the source: its list; in a limited run the zaken of each version of the chosen
@@ -67,29 +67,46 @@ export async function startPaginas(deps: Deps, o: ImportOpdracht, soort: number)
 
 /** Pages of one collection one activity brings (its retry brings them again: each replaces what it made). */
 const PAGES_PER_ACTIVITY = 5;
+/** Pages read beside the one being stored (their content streamed here already, their audit trails read). */
+const AHEAD = 2;
 
 /**
- * Brings pages of a collection of the source from `url` on, at most PAGES_PER_ACTIVITY: each is read with what belongs
- * to its objects (lees), and stored (schrijf) while the next one is read, so the source's answers and this platform's
- * writes overlap. Answers the page to go on from, or null after the last.
+ * Brings pages of a collection of the source from `url` on, at most PAGES_PER_ACTIVITY: the lists one after another
+ * (each names the next), what belongs to each page's objects read as soon as its list is there (lees), and each page
+ * stored (schrijf) while up to AHEAD pages after it are read, so the source's answers and this platform's writes
+ * overlap. Answers the page to go on from, or null after the last.
  */
 export async function importeerPagina(deps: Deps, o: ImportOpdracht, soort: number, url: string): Promise<{ next: string | null }> {
   const r = await openRun(deps, o);
-  let page = await lees(r, o, soort, url);
-  for (let n = 1; ; n++) {
-    const volgende = page.next && n < PAGES_PER_ACTIVITY ? lees(r, o, soort, page.next) : undefined;
-    // (a failed read-ahead fails the activity once this page is stored, not beside it)
-    volgende?.catch(() => undefined);
-    await schrijf(deps, r, page);
-    if (!volgende) return { next: page.next };
-    page = await volgende;
+  const onderweg: Promise<Gelezen>[] = [];
+  let next: string | null = url;
+  let begonnen = 0;
+  const vooruit = async () => {
+    while (next && onderweg.length < AHEAD && begonnen < PAGES_PER_ACTIVITY) {
+      const at: string = next;
+      begonnen++;
+      const lijst = await leesPagina(r.bron, at);
+      next = lijst.next;
+      const page = lees(r, o, soort, at, lijst.items);
+      // (a failed read fails the activity when its page's turn comes, not beside the page being stored)
+      page.catch(() => undefined);
+      onderweg.push(page);
+    }
+  };
+  await vooruit();
+  for (let page = onderweg.shift(); page; page = onderweg.shift()) {
+    const gelezen = await page;
+    const meer = vooruit();
+    meer.catch(() => undefined);
+    await schrijf(deps, r, gelezen);
+    await meer;
   }
+  return { next };
 }
 
 /** A page of the source as read: its objects with what belongs to them, to be stored. */
 interface Gelezen {
   soort: ImportSoort;
-  next: string | null;
   p: Pagina;
   main: ImportTelling;
   /** What is stored of the page's objects: a document's versions oldest first, each with its content here already. */
@@ -99,13 +116,12 @@ interface Gelezen {
 }
 
 /**
- * Reads one page of a collection (a list or a paginated page) and what belongs to its objects: a zaak's
+ * Reads what belongs to the objects of one page of a collection (a list or a paginated page, at `url`): a zaak's
  * zaakeigenschappen; a document's earlier versions, each version's content streamed here; the audit trails of zaken,
  * documents and besluiten.
  */
-async function lees(r: Run, o: ImportOpdracht, soort: number, url: string): Promise<Gelezen> {
+async function lees(r: Run, o: ImportOpdracht, soort: number, url: string, items: Obj[]): Promise<Gelezen> {
   const s = IMPORT_SOORTEN[soort]!;
-  const { items, next } = await leesPagina(r.bron, url);
   const p = new Pagina(r, o.run, url);
   const main = p.telling(soortKey(s), items.length);
   // a limited run brings only the besluiten of its zaken
@@ -122,7 +138,7 @@ async function lees(r: Run, o: ImportOpdracht, soort: number, url: string): Prom
       : [],
     TRAILS.has(s.collection) ? p.leesTrails(mee) : [],
   ]);
-  return { soort: s, next, p, main, objecten, eigenschappen, trails };
+  return { soort: s, p, main, objecten, eigenschappen, trails };
 }
 
 /**
