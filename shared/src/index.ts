@@ -21,3 +21,4 @@ export * from './temporal-codec';
 export * from './secrets';
 export * from './pii-keys';
 export * from './tenant';
+export * from './zij-aan-zij';

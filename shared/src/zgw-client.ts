@@ -4,7 +4,7 @@ import { scrub } from './logger';
 
 /**
  * A client of a ZGW system (this platform or another) over its standard APIs, as one registered client id: every
- * request carries a fresh ZGW JWT (HS256 with the client's secret). Used by ZSDMS transfers on both sides.
+ * request carries a ZGW JWT (HS256 with the client's secret) signed at most ten seconds before. Used by ZSDMS transfers on both sides.
  */
 export interface ZgwCredentials {
   clientId: string;
@@ -43,8 +43,12 @@ export interface ZgwRequest {
   accept?: number[];
 }
 
+/** How long a signed token is used again: its `iat` stays well within what any ZGW system accepts. */
+const TOKEN_REUSE_MS = 10_000;
+
 export class ZgwClient {
   private readonly sign: (payload: Record<string, unknown>) => string;
+  private signed?: { token: string; at: number };
 
   constructor(
     readonly credentials: ZgwCredentials,
@@ -58,13 +62,18 @@ export class ZgwClient {
     this.sign = createSigner({ key: credentials.secret, algorithm: 'HS256' });
   }
 
+  /** A ZGW JWT of this client: one signed at most TOKEN_REUSE_MS ago (signing each request costs more than it says). */
   token(): string {
-    return this.sign({
+    const now = Date.now();
+    if (this.signed && now - this.signed.at < TOKEN_REUSE_MS) return this.signed.token;
+    const token = this.sign({
       client_id: this.credentials.clientId,
       iss: this.credentials.clientId,
       user_id: this.credentials.clientId,
       user_representation: this.userRepresentation,
     });
+    this.signed = { token, at: now };
+    return token;
   }
 
   /** The raw response of an authenticated request (for streams); throws only when there is no answer. */

@@ -22,6 +22,7 @@ import {
   type ImportStatus,
   type ImportTelling,
   type StoredImport,
+  zijAanZij,
 } from '@zgw/shared';
 import type { Caller } from '../common/auth/auth';
 import { z } from 'zod';
@@ -254,16 +255,6 @@ function groepen(objecten: JsonObject[]): [number, JsonObject][][] {
     else out.set(r, [[i, o]]);
   });
   return [...out.values()];
-}
-
-/** Runs `fn` on every item, at most `limit` at a time. */
-async function zijAanZij<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
 }
 
 /** The resource of a component served under `/<collection>`. */

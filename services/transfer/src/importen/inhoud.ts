@@ -1,5 +1,4 @@
-import { heartbeat } from '@temporalio/activity';
-import { IMPORT_MAX_FOUTEN, bronApi, type InhoudVerificatie } from '@zgw/shared';
+import { IMPORT_MAX_FOUTEN, bronApi, zijAanZij, type InhoudVerificatie } from '@zgw/shared';
 import { omvangEnHash } from '../activities/inhoud';
 import * as A from '../antwoorden';
 import type { Run } from './run';
@@ -45,14 +44,9 @@ export async function vergelijkInhoud(r: Run): Promise<InhoudVerificatie> {
   for (let next: string | null = `${bronBase}/enkelvoudiginformatieobjecten`; next;) {
     const page: { results: A.Informatieobject[]; next?: string | null } = await r.bron.get(next, A.Lijst(A.Informatieobject));
     // PARALLEL documents at once, each one's versions one after another
-    let i = 0;
-    const doorloop = async () => {
-      for (let doc = page.results[i++]; doc; doc = page.results[i++]) {
-        for (let v = 1; v <= (doc.versie || 1); v++) await vergelijk(doc, v);
-        heartbeat(uit.versies);
-      }
-    };
-    await Promise.all(Array.from({ length: PARALLEL }, doorloop));
+    await zijAanZij(page.results, PARALLEL, async (doc) => {
+      for (let v = 1; v <= (doc.versie || 1); v++) await vergelijk(doc, v);
+    });
     next = page.next ?? null;
   }
   return uit;

@@ -1,4 +1,4 @@
-import { ApplicationFailure, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { z } from 'zod';
 import {
   IMPORT_PAGINAS,
@@ -11,6 +11,7 @@ import {
   platformDb,
   soortKey,
   zgwUrl,
+  zijAanZij,
   type ImportOpdracht,
   type ImportPagina,
   type ImportSoort,
@@ -221,7 +222,6 @@ export class Pagina {
         refused.push(res.url);
         this.fout(res.url, res.reden ?? '');
       }
-      heartbeat(t.nieuw + t.bijgewerkt);
     }
     return refused;
   }
@@ -242,12 +242,7 @@ export class Pagina {
 
   /** What the source lists at `listOf(object)` for each object (its zaakeigenschappen, its audit trail), together. */
   async perObject(objects: Obj[], listOf: (o: Obj) => string): Promise<Obj[]> {
-    const out: Obj[] = [];
-    for (const chunk of chunks(objects, PARALLEL)) {
-      out.push(...(await Promise.all(chunk.map((x) => this.r.bron.all(listOf(x), A.Ruw)))).flat());
-      heartbeat(out.length);
-    }
-    return out;
+    return (await zijAanZij(objects, PARALLEL, (x) => this.r.bron.all(listOf(x), A.Ruw))).flat();
   }
 
   /**
@@ -256,12 +251,7 @@ export class Pagina {
    * (IMPORT_MAX_INHOUD_BYTES) is left out, counted `mislukt` with why.
    */
   async metVersies(docs: Obj[], t: ImportTelling): Promise<Obj[]> {
-    const out: Obj[] = [];
-    for (const chunk of chunks(docs, PARALLEL)) {
-      for (const versies of await Promise.all(chunk.map((doc) => this.versiesVan(doc, t)))) out.push(...versies);
-      heartbeat(out.length);
-    }
-    return out;
+    return (await zijAanZij(docs, PARALLEL, (doc) => this.versiesVan(doc, t))).flat();
   }
 
   private async versiesVan(doc: Obj, t: ImportTelling): Promise<Obj[]> {
