@@ -165,16 +165,25 @@ export class ZgwClient {
   /** Every result of a paginated list (or of a plain array), following `next`, each parsed with `item`. */
   async all<S extends z.ZodType>(url: string, item: S): Promise<z.output<S>[]> {
     const out: z.output<S>[] = [];
-    let next: string | null = url;
-    while (next) {
-      const here: string = next;
-      const body = (await this.call('GET', here)).body;
-      const page = Array.isArray(body) ? { results: body, next: null } : (body as { results?: unknown; next?: unknown } | undefined);
-      if (!page || !Array.isArray(page.results)) throw new ZgwCallError('GET', here, 200, { detail: 'het antwoord is geen ZGW-lijst' });
-      for (const [i, x] of page.results.entries()) out.push(parsed(item, 'GET', here, x, `results.${i}.`));
-      next = typeof page.next === 'string' && page.next ? page.next : null;
+    for (let next: string | null = url; next;) {
+      const page: { results: z.output<S>[]; next: string | null } = await this.page(next, item);
+      out.push(...page.results);
+      next = page.next;
     }
     return out;
+  }
+
+  /**
+   * One page of the list at `url` (a page of a paginated list, or a list that has no pages): its objects, each parsed
+   * with `item`, and the next page's URL. An answer that is no list is a ZgwCallError with status 200, as one that
+   * does not fit.
+   */
+  async page<S extends z.ZodType>(url: string, item: S): Promise<{ results: z.output<S>[]; next: string | null }> {
+    const body = (await this.call('GET', url)).body;
+    const page = Array.isArray(body) ? { results: body, next: null } : (body as { results?: unknown; next?: unknown } | undefined);
+    if (!page || !Array.isArray(page.results)) throw new ZgwCallError('GET', url, 200, { detail: 'het antwoord is geen ZGW-lijst' });
+    const results = page.results.map((x, i) => parsed(item, 'GET', url, x, `results.${i}.`));
+    return { results, next: typeof page.next === 'string' && page.next ? page.next : null };
   }
 }
 

@@ -355,7 +355,7 @@ test('a source that answers what is no ZGW list ends the run mislukt with the re
   try {
     const run = await runTotHetEinde({ bron: `http://127.0.0.1:${(nep.address() as AddressInfo).port}`, clientId: 'x', secret: 'y' });
     expect(run.status).toBe('mislukt');
-    expect(run.fout).toMatch(/het antwoord is geen lijst van ZGW-objecten/);
+    expect(run.fout).toMatch(/het antwoord is geen ZGW-lijst/);
   } finally {
     nep.close();
   }

@@ -348,4 +348,15 @@ describe('a create interrupted between its document and the writes that follow i
     expect(after.einddatum).toBe('2024-03-05');
     expect(await z.rollen.settle(0)).toBe(0);
   });
+
+  it('a status finished again (stopped before its mark was cleared) stays the last status set', async () => {
+    const z = t.deps.components.zaken!;
+    const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
+    const status = await createZ(t, 'statussen', { zaak: zaak.url, statustype: s.statustypen.begin, datumStatusGezet: '2024-03-04T10:00:00Z' });
+    // its follow-up writes were done, but the process stopped before the mark that says so was cleared
+    await z.statussen.store.raw.updateOne({ _id: status.uuid }, { $set: { _follow: new Date(0) } });
+    expect(await z.statussen.settle(0)).toBe(1);
+    expect((await get(status.url)).json().indicatieLaatstGezetteStatus).toBe(true);
+    expect((await get(zaak.url)).json().status).toBe(status.url);
+  });
 });

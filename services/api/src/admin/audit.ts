@@ -7,7 +7,7 @@ import { ZgwError } from '../common/platform/errors';
 import { adminCaller } from './rights';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/platform/pagination';
 import { Store } from '../common/platform/store';
-import { parseOrThrow } from '../common/platform/validation';
+import { jsonObject, parseOrThrow } from '../common/platform/validation';
 
 /** At most this many exclusions, each at most this long (a client id is short; a list this long is a mistake). */
 const MAX_EXCLUSIONS = 500;
@@ -84,10 +84,7 @@ export async function registerAuditAdmin(app: FastifyInstance, deps: Deps): Prom
   });
   app.put('/admin/api/v1/audit/exclusions', async (req) => {
     const caller = await admin(req);
-    const body = req.body;
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
-    const { clientIds } = parseOrThrow(ExclusionsInput, body);
+    const { clientIds } = parseOrThrow(ExclusionsInput, jsonObject(req.body));
     const unique = [...new Set(clientIds)];
     const doc = { clientIds: unique, updatedAt: new Date().toISOString(), updatedBy: caller.clientId };
     await settings.updateOne({ _id: AUDIT_EXCLUSIONS_SETTING }, { $set: doc }, { upsert: true });

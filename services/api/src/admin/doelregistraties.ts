@@ -15,7 +15,7 @@ import type { Deps } from '../common/platform/component';
 import { ZgwError } from '../common/platform/errors';
 import { adminCaller } from './rights';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/platform/pagination';
-import { parseOrThrow } from '../common/platform/validation';
+import { jsonObject, parseOrThrow } from '../common/platform/validation';
 
 const PATH = '/admin/api/v1/doelregistraties';
 
@@ -64,11 +64,7 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
   // the list, by naam within the tenant
   await coll.createIndex({ _id: 1 });
   const admin = (req: FastifyRequest) => adminCaller(deps, req, 'doelregistraties beheren');
-  const body = (req: FastifyRequest) => {
-    if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body))
-      throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
-    return req.body as Record<string, unknown>;
-  };
+  const body = (req: FastifyRequest) => jsonObject(req.body);
   const needsSecret = (d: Doelregistratie, existing: StoredDoelregistratie | null) => {
     if (d.route === 'extern' && !d.secret && !existing?.secret) throw ZgwError.field('secret', 'required', 'Verplicht bij route extern.');
   };

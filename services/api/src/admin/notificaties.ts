@@ -22,7 +22,7 @@ import { adminCaller } from './rights';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/platform/pagination';
 import { Store, type Stored } from '../common/platform/store';
 import { UUID } from '../common/platform/urls';
-import { parseOrThrow } from '../common/platform/validation';
+import { jsonObject, parseOrThrow } from '../common/platform/validation';
 
 const BASE = '/admin/api/v1/notificaties';
 const HOUR = 3_600_000;
@@ -194,10 +194,7 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   app.post<WithUuid>(`${BASE}/abonnementen/:uuid/resend`, async (req, reply) => {
     const caller = await administrator(req);
     const a = await abonnementOr404(req.params.uuid);
-    const body = req.body ?? {};
-    if (typeof body !== 'object' || Array.isArray(body))
-      throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
-    const input = parseOrThrow(ResendInput, body);
+    const input = parseOrThrow(ResendInput, jsonObject(req.body ?? {}));
     if (input.vanaf && input.tot && input.vanaf > input.tot) throw ZgwError.field('tot', 'invalid', 'tot ligt voor vanaf.');
     if ((await statuses.findOne({ _id: a._id }))?.state === 'locked') {
       throw new ZgwError(

@@ -38,7 +38,7 @@ export async function kopieerOnderdelen(deps: Deps, o: OverdrachtOpdracht, plan:
   const make = async (path: string, body: Obj) => {
     gemaakt++;
     heartbeat(gemaakt);
-    return c.post(zgwUrl(doel.zaken, path), body, A.Rol.pick({ url: true }));
+    return c.post(zgwUrl(doel.zaken, path), body, A.ZgwObject);
   };
   const t = (url: string) => plan.typen[url]!;
 

@@ -40,7 +40,7 @@ const LINKS: ReadonlySet<string> = new Set(['zaakinformatieobjecten', 'besluitin
 /** At most this many objects go to the API in one batch. */
 const BATCH = 200;
 /** Requests to the source at once within a page (a zaak's eigenschappen, a document's versions). */
-const PARALLEL = 32;
+const PARALLEL = 16;
 
 /**
  * Where collection `soort` starts at the source: its list; in a limited run the zaken of each version of the chosen
@@ -178,13 +178,15 @@ export async function leesAlles(client: ZgwClient, url: string): Promise<Obj[]> 
   return out;
 }
 
-/** A page of the source: its objects and the next page (a plain list has none); anything else ends the run. */
+/** A page of the source: its objects and the next page (a plain list has none); an answer that is no list ends the run. */
 async function leesPagina(client: ZgwClient, url: string): Promise<{ items: Obj[]; next: string | null }> {
-  const lijst = A.Lijst(A.ZgwObject).safeParse((await client.call('GET', url)).body);
-  // (an answer that is no ZGW list is the source's fault: no retry mends it)
-  if (!lijst.success)
-    throw ApplicationFailure.create({ type: PERMANENT, nonRetryable: true, message: `GET ${url}: het antwoord is geen lijst van ZGW-objecten` });
-  return { items: lijst.data.results, next: lijst.data.next ?? null };
+  const page = await client.page(url, A.ZgwObject).catch((err: unknown) => {
+    // (an answer that is no ZGW list, or whose objects are not, is the source's fault: no retry mends it)
+    if (err instanceof ZgwCallError && err.status === 200)
+      throw ApplicationFailure.create({ type: PERMANENT, nonRetryable: true, message: err.message });
+    throw err;
+  });
+  return { items: page.results, next: page.next };
 }
 
 /** What one page brings, counted per collection (kept under the page's URL, one document per collection). */

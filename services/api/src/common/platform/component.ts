@@ -10,7 +10,7 @@ import { sendProblem, ZgwError, allowedMethods, notFound } from './errors';
 import { ComponentDocument } from '../contracts/openapi';
 import { inProef, Store } from './store';
 import { UUID } from './urls';
-import { knownParams, parseOrThrow } from './validation';
+import { jsonObject, knownParams, parseOrThrow } from './validation';
 
 export type { Deps };
 
@@ -387,11 +387,9 @@ export class ComponentApi {
       const query = querySchema ? parseOrThrow(querySchema, knownParams(querySchema, req.query ?? {})) : req.query;
       let body: unknown = req.body ?? (spec.optionalBody ? {} : undefined);
       if (bodySchema) {
-        if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-          throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
-        }
+        const object = jsonObject(body);
         // A `_zoek` body is a set of filters: an unknown one is refused, never dropped.
-        body = parseOrThrow(bodySchema, spec.operationId.endsWith('_zoek') ? knownParams(bodySchema, body) : body);
+        body = parseOrThrow(bodySchema, spec.operationId.endsWith('_zoek') ? knownParams(bodySchema, object) : object);
       }
       let result: unknown;
       try {

@@ -16,7 +16,7 @@ import {
 import { Caller } from '../auth/auth';
 import { UuidParams, type ComponentApi, type RouteSpec, type RouteVariant } from './component';
 import { ZgwError } from './errors';
-import { parseOrThrow } from './validation';
+import { jsonObject, parseOrThrow } from './validation';
 import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from './pagination';
 import type { JsonObject } from './schema-parts';
@@ -205,12 +205,15 @@ function auditClock(): string {
 /** A ZGW resource with its standard operations, notifications and OpenAPI entries. */
 export class Resource<D extends Document, I = JsonObject> {
   readonly store: Store<D>;
+  /** What the URLs of its objects start with (see uuidOf). */
+  private readonly prefix: string;
 
   constructor(
     readonly api: ComponentApi,
     readonly def: ResourceDef<D, I>,
   ) {
     this.store = api.store<D>(def.storeAs ?? def.collection);
+    this.prefix = api.deps.urls.prefix(api.def.name, def.collection);
     api.resources.push(this);
     if (api.def.audit) api.deps.reads?.know(api.def.name, def.collection, api.def.audit.bron, def.resource);
     const ops = new Set(def.operations ?? ALL_OPERATIONS);
@@ -226,8 +229,9 @@ export class Resource<D extends Document, I = JsonObject> {
     return this.api.url(this.def.collection, uuid);
   }
 
+  /** The uuid of a URL of this resource on this host, or undefined (it runs for every link an expansion follows). */
   uuidOf(url: string): string | undefined {
-    return this.api.deps.urls.uuidOf(url, this.api.def.name, this.def.collection);
+    return this.api.deps.urls.uuidIn(url, this.prefix);
   }
 
   async toApi(doc: Stored<D>, query?: JsonObject, req?: FastifyRequest): Promise<JsonObject> {
@@ -661,9 +665,8 @@ export class Resource<D extends Document, I = JsonObject> {
       params: UuidParams,
       body: parsedFirst ? body : undefined,
       response: this.shown,
-      handler: async ({ req, caller, params, body: data }) => {
-        if (!data || typeof data !== 'object' || Array.isArray(data))
-          throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
+      handler: async ({ req, caller, params, body }) => {
+        const data = jsonObject(body);
         const current = await this.getOr404(params.uuid, caller);
         const ctx = this.ctx(caller, current._id, req);
         const input = partial ? this.parseInput({ ...publicFields(current), ...data }, ctx) : (data as I);

@@ -10,19 +10,18 @@ export class Urls {
     return `${this.api(component)}/${collection}/${uuid}`;
   }
 
-  /** The uuid of a URL that points at `collection` of `component` on this host, or undefined. */
-  uuidOf(url: string, component: string, collection: string): string | undefined {
-    const key = `${component}/${collection}`;
-    let prefix = this.prefixes.get(key);
-    if (prefix === undefined) this.prefixes.set(key, (prefix = `${this.api(component)}/${collection}/`));
+  /** What every URL of `collection` of `component` on this host starts with (see uuidIn). */
+  prefix(component: string, collection: string): string {
+    return `${this.api(component)}/${collection}/`;
+  }
+
+  /** The uuid of a URL of the collection whose URLs start with `prefix`, or undefined. */
+  uuidIn(url: string, prefix: string): string | undefined {
     if (!url.startsWith(prefix)) return undefined;
     const end = url.endsWith('/') ? url.length - 1 : url.length;
     const rest = url.slice(prefix.length, end);
     return UUID.test(rest) ? rest : undefined;
   }
-
-  /** The URL prefix of each collection (uuidOf runs for every link an expansion follows). */
-  private readonly prefixes = new Map<string, string>();
 
   isLocal(url: string): boolean {
     return url.startsWith(`${this.base}/`);

@@ -67,6 +67,13 @@ export function invalidParams(error: z.ZodError, input: unknown): InvalidParam[]
   return error.issues.map((i) => toParam(i, input));
 }
 
+/** A request body that must be a JSON object: as it is, or the 400 a ZGW API answers for any other (none, an array). */
+export function jsonObject(body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw ZgwError.field('nonFieldErrors', 'invalid', 'De request body moet een JSON object zijn.');
+  return body as Record<string, unknown>;
+}
+
 /** Parses input with a zod schema or throws a 400 ZgwError naming every invalid field. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const r = schema.safeParse(input);
