@@ -291,7 +291,7 @@ class Bronkaart {
   }
 
   /** What is held under the UUIDs of a batch's objects, read per resource at once (Resource.gehouden). */
-  async gehouden(objecten: Record<string, unknown>[]): Promise<Map<Resource<JsonObject>, Gehouden>> {
+  async gehouden(objecten: ImportBatch['objecten']): Promise<Map<Resource<JsonObject>, Gehouden>> {
     const uuids = new Map<Resource<JsonObject>, string[]>();
     for (const o of objecten) {
       try {

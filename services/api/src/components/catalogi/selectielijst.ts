@@ -1,25 +1,19 @@
+import { z } from 'zod';
 import type { Deps } from '../../common/platform/component';
 import type { InvalidParam } from '../../common/platform/errors';
 
 /** What the Selectielijst (referentielijsten) API says about one URL. */
 export type Lookup<T> = { ok: true; value: T } | { ok: false; error: InvalidParam };
 
-export interface Procestype {
-  url: string;
-  nummer: number;
-  naam?: string;
-}
-export interface SelectielijstResultaat {
-  url: string;
-  procesType: string;
-  procestermijn?: string;
-  waardering?: string;
-  bewaartermijn?: string | null;
-}
-export interface Resultaattypeomschrijving {
-  url: string;
-  omschrijving: string;
-}
+/**
+ * The referentielijsten' resources as this API reads them, checked where they enter: the fields it decides on typed,
+ * what tells one kind from another required, the rest kept as it came.
+ */
+const Procestype = z.looseObject({ nummer: z.number(), naam: z.string().nullish() }).refine((b) => 'naam' in b && !('procesType' in b));
+const SelectielijstResultaat = z
+  .looseObject({ procesType: z.string(), procestermijn: z.string().nullish(), waardering: z.string().nullish(), bewaartermijn: z.string().nullish() })
+  .refine((b) => 'procestermijn' in b);
+const Resultaattypeomschrijving = z.looseObject({ omschrijving: z.string(), definitie: z.unknown() }).refine((b) => 'definitie' in b);
 
 /**
  * A small client for the configured referentielijsten API. A URL outside that API is `bad-url`; a URL that does not
@@ -32,30 +26,29 @@ export class SelectielijstClient {
     return this.deps.config.REFERENTIELIJSTEN_URL.replace(/\/$/, '');
   }
 
-  private async fetch<T>(name: string, url: string, looksRight: (body: Record<string, unknown>) => boolean): Promise<Lookup<T>> {
+  private async fetch<S extends z.ZodType>(name: string, url: string, schema: S): Promise<Lookup<z.output<S>>> {
     const res = await this.deps.fetchJson(url);
     if (res.status === 0) return { ok: false, error: { name, code: 'bad-url', reason: `De URL ${url} kon niet worden opgehaald.` } };
     if (res.status !== 200) return { ok: false, error: { name, code: 'bad-url', reason: `De URL ${url} gaf status ${res.status}.` } };
-    const body = res.body;
-    if (!body || typeof body !== 'object' || Array.isArray(body) || !looksRight(body as Record<string, unknown>)) {
+    const body = schema.safeParse(res.body);
+    if (!body.success)
       return { ok: false, error: { name, code: 'invalid-resource', reason: `De URL ${url} wijst niet naar het juiste soort resource.` } };
-    }
-    return { ok: true, value: body as T };
+    return { ok: true, value: body.data };
   }
 
   /** `selectielijstProcestype` of a zaaktype. */
-  procestype(name: string, url: string): Promise<Lookup<Procestype>> {
-    return this.fetch(name, url, (b) => typeof b.nummer === 'number' && 'naam' in b && !('procesType' in b));
+  procestype(name: string, url: string): Promise<Lookup<z.output<typeof Procestype>>> {
+    return this.fetch(name, url, Procestype);
   }
 
   /** `selectielijstklasse` of a resultaattype. */
-  resultaat(name: string, url: string): Promise<Lookup<SelectielijstResultaat>> {
-    return this.fetch(name, url, (b) => typeof b.procesType === 'string' && 'procestermijn' in b);
+  resultaat(name: string, url: string): Promise<Lookup<z.output<typeof SelectielijstResultaat>>> {
+    return this.fetch(name, url, SelectielijstResultaat);
   }
 
   /** `resultaattypeomschrijving` of a resultaattype. */
-  resultaattypeomschrijving(name: string, url: string): Promise<Lookup<Resultaattypeomschrijving>> {
-    return this.fetch(name, url, (b) => typeof b.omschrijving === 'string' && 'definitie' in b);
+  resultaattypeomschrijving(name: string, url: string): Promise<Lookup<z.output<typeof Resultaattypeomschrijving>>> {
+    return this.fetch(name, url, Resultaattypeomschrijving);
   }
 
   /** Whether the URL belongs to the configured referentielijsten API (informational; foreign URLs are still fetched). */
