@@ -42,12 +42,12 @@ export async function vergelijkInhoud(r: Run): Promise<InhoudVerificatie> {
     else if (a.sha256 !== b.sha256) afwijking(url, `SHA-256 ${a.sha256} in de bron, ${b.sha256} hier`);
   };
   for (let next: string | null = `${bronBase}/enkelvoudiginformatieobjecten`; next;) {
-    const page: { results: A.Informatieobject[]; next?: string | null } = await r.bron.get(next, A.Lijst(A.Informatieobject));
+    const page: { results: A.Informatieobject[]; next: string | null } = await r.bron.page(next, A.Informatieobject);
     // PARALLEL documents at once, each one's versions one after another
     await zijAanZij(page.results, PARALLEL, async (doc) => {
       for (let v = 1; v <= (doc.versie || 1); v++) await vergelijk(doc, v);
     });
-    next = page.next ?? null;
+    next = page.next;
   }
   return uit;
 }

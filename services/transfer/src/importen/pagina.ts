@@ -167,26 +167,22 @@ async function schrijf(deps: Deps, r: Run, g: Gelezen): Promise<void> {
   await p.bewaar(deps);
 }
 
-/** Every object of a list (of the source, or of this platform), page by page (as leesPagina reads each). */
-export async function leesAlles(client: ZgwClient, url: string): Promise<Obj[]> {
-  const out: Obj[] = [];
-  for (let next: string | null = url; next;) {
-    const page = await leesPagina(client, next);
-    out.push(...page.items);
-    next = page.next;
-  }
-  return out;
+/** Every object of a list (of the source, or of this platform), page by page; an answer that is no list ends the run. */
+export function leesAlles(client: ZgwClient, url: string): Promise<Obj[]> {
+  return client.all(url, A.ZgwObject).catch(geenLijst);
 }
 
 /** A page of the source: its objects and the next page (a plain list has none); an answer that is no list ends the run. */
 async function leesPagina(client: ZgwClient, url: string): Promise<{ items: Obj[]; next: string | null }> {
-  const page = await client.page(url, A.ZgwObject).catch((err: unknown) => {
-    // (an answer that is no ZGW list, or whose objects are not, is the source's fault: no retry mends it)
-    if (err instanceof ZgwCallError && err.status === 200)
-      throw ApplicationFailure.create({ type: PERMANENT, nonRetryable: true, message: err.message });
-    throw err;
-  });
+  const page = await client.page(url, A.ZgwObject).catch(geenLijst);
   return { items: page.results, next: page.next };
+}
+
+/** An answer that is no ZGW list, or whose objects are not (status 200), is the source's fault: no retry mends it. */
+function geenLijst(err: unknown): never {
+  if (err instanceof ZgwCallError && err.status === 200)
+    throw ApplicationFailure.create({ type: PERMANENT, nonRetryable: true, message: err.message });
+  throw err;
 }
 
 /** What one page brings, counted per collection (kept under the page's URL, one document per collection). */
