@@ -54,6 +54,7 @@ const { transferSuite } = require('./bench/transfer');
 const { piiSuite } = require('./bench/pii');
 const { tenantsSuite } = require('./bench/tenants');
 const { importSuite } = require('./bench/import');
+const { NODE_ARGS } = require('./node-args');
 
 const root = path.join(__dirname, '..');
 const option = (name) => {
@@ -173,8 +174,8 @@ async function measure(title, connections, { pid, settle, ...opts }) {
 
 function startApi(port, db, env = {}, dir = root) {
   const base = `http://127.0.0.1:${port}`;
-  // as npm start runs the API (scripts/start.js: NODE_ARGS)
-  const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'services/api/dist/main.js'], {
+  // as npm start runs the API (scripts/node-args.js)
+  const proc = spawn(process.execPath, [...NODE_ARGS.api, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'services/api/dist/main.js'], {
     cwd: dir, stdio: ['ignore', 'inherit', 'inherit'], // warnings and errors only (LOG_LEVEL)
     env: { ...process.env, PORT: String(port), PUBLIC_BASE_URL: base, MONGODB_DB: db, LOG_LEVEL: 'warn', ZGW_CLIENTS: 'bench:bench-secret:all', ...env },
   });

@@ -53,10 +53,7 @@ env.TRANSFER_SECRET ||= require('node:crypto').randomBytes(24).toString('base64u
 let stopping = false;
 const services = ['api', 'notifier', 'audit', 'transfer'].map((name) => ({ name, child: undefined, failures: [], lastError: '' }));
 
-// The API allocates a page's worth of short-lived objects per list request: semi-spaces of 64 MB (V8's default is
-// 16) let the young generation hold them, and it spends far less time collecting (list page 1 at 100,000 zaken 200 ->
-// 250 req/s; docs/benchmarks.md). The same flag is in the Dockerfile, docker-compose.yml and the bench.
-const NODE_ARGS = { api: ['--max-semi-space-size=64'] };
+const { NODE_ARGS } = require('./node-args');
 
 function launch(s) {
   const child = spawn(process.execPath, [...(NODE_ARGS[s.name] ?? []), path.join(root, 'services', s.name, 'dist', 'main.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });

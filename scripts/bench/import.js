@@ -8,6 +8,7 @@ const { execFileSync, spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const path = require('node:path');
+const { NODE_ARGS } = require('../node-args');
 
 const root = path.join(__dirname, '..', '..');
 const SECRET = 'bench-import-secret';
@@ -72,7 +73,7 @@ async function importSuite(h, db, { zaken }) {
     }));
     console.log(`import: loaded in ${h.seconds(Date.now() - loadStart)}`);
 
-    worker = spawn(process.execPath, ['services/transfer/dist/main.js'], {
+    worker = spawn(process.execPath, [...NODE_ARGS.transfer, 'services/transfer/dist/main.js'], {
       cwd: root, stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, TRANSFER_SECRET: SECRET, TRANSFER_TASK_QUEUE: queue, MONGODB_DB: db, PUBLIC_BASE_URL: api.base, LOG_LEVEL: 'warn', TRANSFER_METRICS_PORT: '0' },
     });

@@ -8,6 +8,7 @@
 // unset). Reported per route: transfers/minute, the median and p90 duration of a transfer, and of each step.
 const { randomBytes } = require('node:crypto');
 const { spawn, execFileSync } = require('node:child_process');
+const { NODE_ARGS } = require('../node-args');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..', '..');
@@ -127,7 +128,7 @@ async function transferSuite(h, db, { transfers, concurrent }) {
     }));
     console.log(`transfer: loaded in ${h.seconds(Date.now() - loadStart)}`);
 
-    worker = spawn(process.execPath, ['services/transfer/dist/main.js'], {
+    worker = spawn(process.execPath, [...NODE_ARGS.transfer, 'services/transfer/dist/main.js'], {
       cwd: root, stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, ...common, MONGODB_DB: db, PUBLIC_BASE_URL: a.base, LOG_LEVEL: 'warn', TRANSFER_METRICS_PORT: '0' },
     });

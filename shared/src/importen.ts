@@ -152,6 +152,23 @@ export interface InhoudVerificatie {
   afwijkend: { url: string; reden: string }[];
 }
 
+/**
+ * The content check's view of our side (`POST /admin/api/v1/importen/inhoud-controle`): for each document (by our
+ * URL; at most INHOUD_CONTROLE_MAX at once) every version here with the size and SHA-256 of its content (null without
+ * content). The hash is the one taken as the import stored the bytes, else taken now from the stored content.
+ */
+export const INHOUD_CONTROLE_MAX = 500;
+export const InhoudControleVraag = z.object({ documenten: z.array(z.string()).max(INHOUD_CONTROLE_MAX) });
+export const InhoudControle = z.object({
+  documenten: z.array(
+    z.object({
+      url: z.string(),
+      versies: z.array(z.object({ versie: z.number().int(), omvang: z.number().int().nullable(), sha256: z.string().nullable() })),
+    }),
+  ),
+});
+export type InhoudControle = z.infer<typeof InhoudControle>;
+
 /** The pages of a run already stored, each with what became of its objects (a page retried replaces its own). */
 export const IMPORT_PAGINAS = 'importen_paginas';
 

@@ -211,6 +211,44 @@ test('a document comes with every version, its content and its links to a zaak',
   expect((await get(doel, ours(doc.url))).versie).toBe(2);
 });
 
+test("the content check is told each version's size and SHA-256: the hash kept at import, else taken from the stored bytes", async () => {
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+  const doc = (await bron.call('POST', EIO, eioBody(typenBron.iot, { inhoud: Buffer.from('een').toString('base64') }))).json();
+  const zonder = (await bron.call('POST', EIO, eioBody(typenBron.iot, {}))).json();
+  const [een, leeg] = [await versie(doc.url, 1), await get(bron, zonder.url)];
+  expect((await batch([een, leeg])).json().resultaten.map((r: { uitkomst: string }) => r.uitkomst)).toEqual(['nieuw', 'nieuw']);
+  // a size that is not the stored file's is refused
+  const verkeerd = await batch([{ ...een, _bestand: { ...een._bestand, size: 99 } }], 'run-3');
+  expect(verkeerd.json().resultaten[0]).toMatchObject({ uitkomst: 'mislukt', reden: expect.stringContaining('99') });
+  const controle = (documenten: string[]) => doel.call('POST', '/admin/api/v1/importen/inhoud-controle', { documenten });
+  const vraag = [ours(doc.url), ours(zonder.url), `${BASE}/documenten/api/v1/enkelvoudiginformatieobjecten/${randomUUID()}`];
+  const res = await controle(vraag);
+  expect(res.statusCode).toBe(200);
+  expect(res.json().documenten).toEqual([
+    { url: ours(doc.url), versies: [{ versie: 1, omvang: 3, sha256: sha('een') }] },
+    { url: ours(zonder.url), versies: [{ versie: 1, omvang: null, sha256: null }] },
+  ]);
+  // without the kept hash (content not brought by the import): taken from the bytes stored, which are read for it
+  const versies = doel.mongo.db.collection('enkelvoudiginformatieobject_versies');
+  const id = `${doc.url.split('/').pop()}:1`;
+  expect((await versies.findOne({ _id: id } as never))?._sha256).toBe(sha('een'));
+  const ander = (
+    await doel.app.inject({
+      method: 'PUT',
+      url: '/admin/api/v1/importen/inhoud',
+      payload: Buffer.from('twee'),
+      headers: { 'content-type': 'application/octet-stream', authorization: `Bearer ${tokenOf()}` },
+    })
+  ).json();
+  await versies.updateOne({ _id: id } as never, { $set: { _inhoud: ander.id }, $unset: { _sha256: '' } });
+  expect((await controle([ours(doc.url)])).json().documenten).toEqual([
+    { url: ours(doc.url), versies: [{ versie: 1, omvang: 4, sha256: sha('twee') }] },
+  ]);
+  // more than a page of documents at once, or no list: a 400
+  expect((await controle(Array.from({ length: 501 }, () => ours(doc.url)))).statusCode).toBe(400);
+  expect((await doel.call('POST', '/admin/api/v1/importen/inhoud-controle', { documenten: 'x' })).statusCode).toBe(400);
+});
+
 test('a second run brings the changes and never a copy', async () => {
   const zaak = await createZ(bron, 'zaken', zaakBody(typenBron.zaaktype, { omschrijving: 'eerste' }));
   expect((await batch([await get(bron, zaak.url)])).json().resultaten[0].uitkomst).toBe('nieuw');
@@ -254,6 +292,13 @@ test('only platform administrators import; a batch that is no batch is a 400', a
     { token: tokenOf('beheer-org', 'beheer-org-secret') },
   );
   expect(refused.statusCode).toBe(403);
+  const controle = await doel.call(
+    'POST',
+    '/admin/api/v1/importen/inhoud-controle',
+    { documenten: [] },
+    { token: tokenOf('beheer-org', 'beheer-org-secret') },
+  );
+  expect(controle.statusCode).toBe(403);
   const bad = await doel.call('POST', OBJECTEN, { run: 'r', bron: 'geen url', objecten: 'nee' });
   expect(bad.statusCode).toBe(400);
   expect(

@@ -12,6 +12,8 @@ import {
   IMPORTEN_COLLECTION,
   ImportAanvraag,
   ImportApis,
+  InhoudControleVraag,
+  type InhoudControle,
   importWorkflowId,
   legeTelling,
   mapStrings,
@@ -109,6 +111,15 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
       const file = await documenten.bewaarInhoud(tenHoogste(body, max));
       return reply.code(201).send(file);
     });
+  });
+  // The content check's view of our side: `POST /admin/api/v1/importen/inhoud-controle` with our URLs of documents
+  // (InhoudControleVraag); answers each one's versions with the size and SHA-256 of their content (InhoudControle).
+  app.post('/admin/api/v1/importen/inhoud-controle', async (req) => {
+    await schrijver(req);
+    const { documenten } = parseOrThrow(InhoudControleVraag, req.body ?? {});
+    const links = deps.components.documenten;
+    if (!links) throw new ZgwError(503, 'unavailable', 'De Documenten API is niet geladen.');
+    return { documenten: await links.inhoudControle(documenten) } satisfies InhoudControle;
   });
   await registerRuns(app, deps, importeur);
   // A catalogus the source uses that is not here yet, brought first: `POST /admin/api/v1/importen/catalogus` with the
@@ -227,7 +238,7 @@ async function* tenHoogste(body: Readable, max: number): AsyncIterable<Buffer> {
 }
 
 /** Objects of one batch stored at once (groepen). */
-const IMPORT_PARALLEL = 64;
+const IMPORT_PARALLEL = 128;
 
 /**
  * A batch's objects by what they belong to, each with its place: objects that name one another (a status and its zaak,

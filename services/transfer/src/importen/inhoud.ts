@@ -1,15 +1,18 @@
-import { IMPORT_MAX_FOUTEN, bronApi, zijAanZij, type InhoudVerificatie } from '@zgw/shared';
+import { INHOUD_CONTROLE_MAX, IMPORT_MAX_FOUTEN, InhoudControle, bronApi, zijAanZij, type InhoudVerificatie } from '@zgw/shared';
 import { omvangEnHash } from '../activities/inhoud';
 import * as A from '../antwoorden';
 import type { Run } from './run';
 
-/** Documents compared at once. */
+/** Documents of the source compared at once. */
 const PARALLEL = 32;
 
+type Hier = InhoudControle['documenten'][number]['versies'][number];
+
 /**
- * Every version of every document of the source compared with ours, content read from both sides: the size and the
- * SHA-256 of the bytes must be equal (and a version without content here too). A limited run's documents are those
- * here.
+ * Every version of every document of the source compared with ours: the size and the SHA-256 of the content must be
+ * equal (and a version without content here too). The source's content is read and hashed here; ours is told by the
+ * API per page of documents (the hash taken as the import stored the bytes: see `/admin/api/v1/importen/inhoud-
+ * controle`), so our side's content is not downloaded again. A limited run's documents are those here.
  */
 export async function vergelijkInhoud(r: Run): Promise<InhoudVerificatie> {
   const bronBase = bronApi(r.run, 'documenten');
@@ -19,35 +22,53 @@ export async function vergelijkInhoud(r: Run): Promise<InhoudVerificatie> {
     uit.aantalAfwijkend++;
     if (uit.afwijkend.length < IMPORT_MAX_FOUTEN) uit.afwijkend.push({ url, reden });
   };
-  const vergelijk = async (doc: A.Informatieobject, v: number) => {
+  const vergelijk = async (doc: A.Informatieobject, v: number, hier: Hier | undefined) => {
     const url = `${doc.url}?versie=${v}`;
-    // (the list shows each document's newest version)
-    const [bron, hier] = await Promise.all([
-      v === doc.versie ? doc : r.bron.get(url, A.Informatieobject),
-      r.hier.find(ours(url), A.Informatieobject),
-    ]);
     if (!hier) {
       // (a limited run brings the documents of its zaken and besluiten only)
       if (!r.run.selectie) afwijking(url, 'ontbreekt hier');
       return;
     }
     uit.versies++;
-    if (!bron.inhoud !== !hier.inhoud) {
+    // (the list shows each document's newest version)
+    const bron = v === doc.versie ? doc : await r.bron.get(url, A.Informatieobject);
+    if (!bron.inhoud !== !hier.sha256) {
       afwijking(url, bron.inhoud ? 'de inhoud ontbreekt hier' : 'hier is inhoud die de bron niet heeft');
       return;
     }
     if (!bron.inhoud) return;
-    const [a, b] = await Promise.all([omvangEnHash(r.bron, bron.inhoud), omvangEnHash(r.hier, hier.inhoud!)]);
-    if (a.omvang !== b.omvang) afwijking(url, `${a.omvang} bytes in de bron, ${b.omvang} hier`);
-    else if (a.sha256 !== b.sha256) afwijking(url, `SHA-256 ${a.sha256} in de bron, ${b.sha256} hier`);
+    const a = await omvangEnHash(r.bron, bron.inhoud);
+    if (a.omvang !== hier.omvang) afwijking(url, `${a.omvang} bytes in de bron, ${hier.omvang} hier`);
+    else if (a.sha256 !== hier.sha256) afwijking(url, `SHA-256 ${a.sha256} in de bron, ${hier.sha256} hier`);
   };
   for (let next: string | null = `${bronBase}/enkelvoudiginformatieobjecten`; next;) {
     const page: { results: A.Informatieobject[]; next: string | null } = await r.bron.page(next, A.Informatieobject);
+    const hier = await versiesHier(
+      r,
+      page.results.map((doc) => ours(doc.url)),
+    );
     // PARALLEL documents at once, each one's versions one after another
     await zijAanZij(page.results, PARALLEL, async (doc) => {
-      for (let v = 1; v <= (doc.versie || 1); v++) await vergelijk(doc, v);
+      const versies = hier.get(ours(doc.url));
+      for (let v = 1; v <= (doc.versie || 1); v++)
+        await vergelijk(
+          doc,
+          v,
+          versies?.find((x) => x.versie === v),
+        );
     });
     next = page.next;
   }
   return uit;
+}
+
+/** Our versions of these documents (by our URL), with the size and SHA-256 of their content. */
+async function versiesHier(r: Run, urls: string[]): Promise<Map<string, Hier[]>> {
+  const out = new Map<string, Hier[]>();
+  for (let i = 0; i < urls.length; i += INHOUD_CONTROLE_MAX) {
+    const vraag = { documenten: urls.slice(i, i + INHOUD_CONTROLE_MAX) };
+    const { documenten } = await r.hier.post(`${r.base}/admin/api/v1/importen/inhoud-controle`, vraag, InhoudControle);
+    for (const doc of documenten) out.set(doc.url, doc.versies);
+  }
+  return out;
 }

@@ -2,6 +2,7 @@
 // component's files: it registers what it offers (`deps.components.<name> = ...`, typed by these interfaces) and the
 // others read it from `deps.components` (the Catalogi API, which they cannot do without, through `catalogiOf`). The
 // order in which components are mounted (components/index.ts) puts each after those it needs.
+import type { InhoudControle } from '@zgw/shared';
 import type { Caller } from '../auth/auth';
 import type { ComponentApi } from './component';
 import type { Resource } from './resource';
@@ -106,6 +107,11 @@ export interface DocumentLinks {
    * store, with its size and SHA-256. A file no document comes to point at is removed by the content sweep.
    */
   bewaarInhoud(bytes: AsyncIterable<Buffer>): Promise<{ id: string; size: number; sha256: string }>;
+  /**
+   * For the import's content check: every version of those documents (of these URLs, those here) with the size and
+   * SHA-256 of its content, the hash kept as the import stored it or else taken now from the stored bytes.
+   */
+  inhoudControle(urls: string[]): Promise<InhoudControle['documenten']>;
   /**
    * The documents (of those URLs that are ours) that `caller` may read, as the Documenten API's default version shows
    * them: by their informatieobjecttype and vertrouwelijkheid, and ready for publication when the caller's applicatie

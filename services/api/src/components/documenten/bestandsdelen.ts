@@ -76,7 +76,7 @@ export class Bestandsdelen implements Delen {
     const done = delen.every((p) => p.voltooid && p._inhoud);
     if (!done && !giveUp) throw nonField('incomplete-upload', 'Niet alle bestandsdelen zijn geüpload.');
     const files = done ? delen.map((p) => p._inhoud!) : null;
-    await this.d.versies.coll.updateOne({ _id: `${eio._id}:${eio.versie}` }, { $set: { _inhoud: files } });
+    await this.d.versies.coll.updateOne({ _id: `${eio._id}:${eio.versie}` }, { $set: { _inhoud: files }, $unset: { _sha256: '' } });
     await this.d.informatieobjecten.store.raw.updateOne({ _id: eio._id, ...LIVE }, { $set: { _inhoud: files }, $unset: { _delen: '' } });
     await this.coll.deleteMany({ _eio: eio._id });
     if (!done) await this.d.inhoud.delete(delen.map((p) => p._inhoud).filter((f): f is string => !!f));

@@ -201,6 +201,23 @@ async function prepare(d: Documenten, input: EioInput, ctx: WriteContext, curren
 }
 
 /**
+ * A version's stored content as the import names it (the answer of `PUT /admin/api/v1/importen/inhoud`): the file, and
+ * its size and the SHA-256 taken as it was stored (kept with the version: what the import's content check compares).
+ */
+const ImportBestand = z.object({
+  _bestand: z
+    .object({
+      id: z.string(),
+      size: z.number().int().optional(),
+      sha256: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .optional(),
+    })
+    .nullish(),
+});
+
+/**
  * One version of a document of another registration (the registration import sends each in turn, oldest first), its
  * content already stored (`_bestand`, see DocumentLinks.bewaarInhoud): kept among the versions with its own number,
  * registration time and size; the newest so far is the document. Null for an earlier version (kept, the document as
@@ -209,10 +226,12 @@ async function prepare(d: Documenten, input: EioInput, ctx: WriteContext, curren
 async function historisch(d: Documenten, source: JsonObject, ctx: WriteContext, current?: Stored<EioDoc>): Promise<EioDoc | null> {
   const input = parseOrThrow(EnkelvoudigInformatieObjectInput17, { ...source, inhoud: null }) as EioInput;
   const doc = await prepare(d, input, ctx, current);
-  const bestand = source._bestand as { id?: unknown } | undefined;
-  const inhoud = typeof bestand?.id === 'string' ? bestand.id : null;
+  const bestand = parseOrThrow(ImportBestand, source)._bestand;
+  const inhoud = bestand?.id ?? null;
   const size = inhoud ? await d.inhoud.size(inhoud) : undefined;
   if (inhoud && size === undefined) throw ZgwError.field('_bestand', 'bad-url', `De inhoud ${inhoud} is niet (meer) opgeslagen.`);
+  if (bestand?.size !== undefined && bestand.size !== size)
+    throw ZgwError.field('_bestand', 'file-size', `De inhoud ${inhoud} is ${size} bytes, niet ${bestand.size}.`);
   const versie = Number(source.versie);
   if (!Number.isInteger(versie) || versie < 1) throw ZgwError.field('versie', 'invalid', 'Elke versie heeft een versienummer vanaf 1.');
   Object.assign(doc, {
@@ -223,7 +242,7 @@ async function historisch(d: Documenten, source: JsonObject, ctx: WriteContext, 
     _inhoud: inhoud,
   });
   // (a dry run keeps nothing: Resource.importeer tells what would become of it)
-  if (!ctx.historie?.proef) await d.versies.keep(ctx.uuid, doc);
+  if (!ctx.historie?.proef) await d.versies.keep(ctx.uuid, doc, bestand?.sha256);
   return current && current.versie > versie ? null : doc;
 }
 

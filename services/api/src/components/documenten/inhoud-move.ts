@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { InhoudStore } from './inhoud';
+import { digestOf, hashing, type InhoudStore } from './inhoud';
 
 export interface MoveProgress {
   moved: number;
@@ -7,17 +6,6 @@ export interface MoveProgress {
   failed: number;
   /** The file just handled. */
   id: string;
-}
-
-/** The SHA-256 and size of a stream, read to its end. */
-async function digestOf(stream: AsyncIterable<Buffer>): Promise<{ sha256: string; size: number }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of stream) {
-    hash.update(chunk);
-    size += chunk.length;
-  }
-  return { sha256: hash.digest('hex'), size };
 }
 
 /**
@@ -37,16 +25,9 @@ export async function moveInhoud(
   let failed = 0;
   for await (const file of from.list(new Date(Date.now() + 60_000))) {
     await to.delete([file.id]); // a copy left by a run cut short
-    const hash = createHash('sha256');
-    const source = from.download(file.id);
-    const copy = async function* (): AsyncGenerator<Buffer> {
-      for await (const chunk of source as AsyncIterable<Buffer>) {
-        hash.update(chunk);
-        yield chunk;
-      }
-    };
-    const written = await to.fromStream(copy(), file.id);
-    const sent = hash.digest('hex');
+    const copy = hashing(from.download(file.id) as AsyncIterable<Buffer>);
+    const written = await to.fromStream(copy.bytes, file.id);
+    const sent = copy.digest();
     const back = await digestOf(to.download(file.id) as AsyncIterable<Buffer>);
     if (written.size !== file.size || back.size !== file.size || back.sha256 !== sent) {
       failed++;

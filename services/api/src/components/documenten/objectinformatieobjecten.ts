@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { zijAanZij, type InhoudControle } from '@zgw/shared';
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
 import type { DocumentLinks } from '../../common/platform/links';
@@ -8,6 +9,7 @@ import { LIVE, pull, type Stored } from '../../common/platform/store';
 import { hasKeys } from '../../common/platform/references';
 import { AANMAKEN, LEZEN, READ, VERWIJDEREN, mayOnDocument, nonField, partFacts, readyFilter, type Documenten } from './context';
 import { OBJECTEN } from './informatieobjecten';
+import { digestOf, hashing } from './inhoud';
 import { registerPart } from './parts';
 import {
   ObjectInformatieObject,
@@ -163,22 +165,36 @@ async function relationHeld(d: Documenten, objectType: string, object: string, i
   return list.length > 0;
 }
 
+/** Versions whose content the import's content check hashes at once (when no hash was kept with them). */
+const CONTROLE_PARALLEL = 8;
+
 /** The links the Zaken API keeps in step (see DocumentLinks). */
 export function documentLinks(d: Documenten): DocumentLinks {
   const eio = d.informatieobjecten;
   return {
     owns: (url) => !!eio.uuidOf(url),
     bewaarInhoud: async (bytes) => {
-      const hash = createHash('sha256');
-      const file = await d.inhoud.fromStream(
-        (async function* () {
-          for await (const chunk of bytes) {
-            hash.update(chunk);
-            yield chunk;
-          }
-        })(),
-      );
-      return { ...file, sha256: hash.digest('hex') };
+      const pass = hashing(bytes);
+      const file = await d.inhoud.fromStream(pass.bytes);
+      return { ...file, sha256: pass.digest() };
+    },
+    inhoudControle: async (urls) => {
+      const ours = new Map(urls.flatMap((url) => (eio.uuidOf(url) ? [[eio.uuidOf(url)!, url] as const] : [])));
+      const byDoc = new Map<string, InhoudControle['documenten'][number]>();
+      await zijAanZij(await d.versies.allOf([...ours.keys()]), CONTROLE_PARALLEL, async (v) => {
+        const files = (Array.isArray(v._inhoud) ? v._inhoud : [v._inhoud]).filter((f): f is string => !!f);
+        // (a version whose hash was not kept with it: taken now from the stored bytes)
+        const gemeten = !files.length
+          ? null
+          : v._sha256
+            ? { sha256: v._sha256, size: v.bestandsomvang ?? null }
+            : await digestOf(d.inhoud.download(files));
+        let doc = byDoc.get(v._eio);
+        if (!doc) byDoc.set(v._eio, (doc = { url: ours.get(v._eio)!, versies: [] }));
+        doc.versies.push({ versie: v.versie, omvang: gemeten?.size ?? null, sha256: gemeten?.sha256 ?? null });
+      });
+      for (const doc of byDoc.values()) doc.versies.sort((a, b) => a.versie - b.versie);
+      return [...byDoc.values()];
     },
     readable: async (urls, caller) => {
       const ids = [...new Set(urls.map((u) => eio.uuidOf(u)).filter((u): u is string => !!u))];

@@ -1,8 +1,11 @@
 import type { Collection, Db } from 'mongodb';
 import type { EioDoc } from './schemas';
 
-/** A version as kept: the document's fields then, without the internal ones but its content (`_inhoud`). */
-export type Versie = Omit<EioDoc, `_${string}`> & Pick<EioDoc, '_inhoud'> & { _id: string; _eio: string };
+/**
+ * A version as kept: the document's fields then, without the internal ones but its content (`_inhoud`); a version the
+ * import brought also keeps the SHA-256 of its content as stored (`_sha256`; versions never change, so it stays true).
+ */
+export type Versie = Omit<EioDoc, `_${string}`> & Pick<EioDoc, '_inhoud'> & { _id: string; _eio: string; _sha256?: string };
 
 /**
  * Every version of every document (`enkelvoudiginformatieobject_versies`), the current one included: what
@@ -20,10 +23,10 @@ export class Versies {
     await this.coll.createIndex({ _eio: 1, beginRegistratie: 1 });
   }
 
-  async keep(uuid: string, doc: EioDoc): Promise<void> {
+  async keep(uuid: string, doc: EioDoc, sha256?: string): Promise<void> {
     const id = `${uuid}:${doc.versie}`;
     const fields = Object.fromEntries(Object.entries(doc).filter(([k]) => !k.startsWith('_') || k === '_inhoud'));
-    await this.coll.replaceOne({ _id: id }, { ...fields, _eio: uuid } as Versie, { upsert: true });
+    await this.coll.replaceOne({ _id: id }, { ...fields, _eio: uuid, ...(sha256 ? { _sha256: sha256 } : {}) } as Versie, { upsert: true });
   }
 
   get(uuid: string, versie: number): Promise<Versie | null> {
@@ -39,6 +42,12 @@ export class Versies {
       .limit(1)
       .toArray();
     return v ?? null;
+  }
+
+  /** Every version of these documents: its number, size, content and the hash kept with it. */
+  allOf(uuids: string[]): Promise<Pick<Versie, '_eio' | 'versie' | 'bestandsomvang' | '_inhoud' | '_sha256'>[]> {
+    const projection = { _eio: 1, versie: 1, bestandsomvang: 1, _inhoud: 1, _sha256: 1 };
+    return this.coll.find({ _eio: { $in: uuids } }, { projection }).toArray();
   }
 
   /** The ids of every file the document's versions hold. */

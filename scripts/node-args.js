@@ -1,0 +1,13 @@
+// The Node.js flags each service runs with (npm start, the bench; the Dockerfile and docker-compose.yml say the same):
+// - the API allocates a page's worth of short-lived objects per list request: semi-spaces of 64 MB (V8's default is
+//   16) let the young generation hold them, and it spends far less time collecting (list page 1 at 100,000 zaken 200
+//   -> 250 req/s; docs/benchmarks.md);
+// - an old space bound for the API and the transfer worker: without one V8 lets the heap grow far beyond what is live
+//   under a steady allocation such as the registration import's (20,000 zaken: RSS +438 MB for the API, +531 for the
+//   worker; bounded: +210 and +136 at the same speed; docs/moving-in.md). What is live stays well within the bound.
+const NODE_ARGS = {
+  api: ['--max-semi-space-size=64', '--max-old-space-size=384'],
+  transfer: ['--max-old-space-size=256'],
+};
+
+module.exports = { NODE_ARGS };
