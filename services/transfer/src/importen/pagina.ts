@@ -31,6 +31,9 @@ const Resultaten = z.object({
   ),
 });
 
+/** What the API answers for content it stored (admin/importen.ts): the file a version's `_bestand` names. */
+const Opgeslagen = z.object({ id: z.string(), size: z.number().int(), sha256: z.string() });
+
 /** The collections whose objects have an audit trail of their own. */
 const TRAILS: ReadonlySet<string> = new Set(['zaken', 'enkelvoudiginformatieobjecten', 'besluiten']);
 
@@ -67,7 +70,7 @@ export async function startPaginas(deps: Deps, o: ImportOpdracht, soort: number)
 }
 
 /** Pages of one collection one activity brings (its retry brings them again: each replaces what it made). */
-const PAGES_PER_ACTIVITY = 8;
+const PAGES_PER_ACTIVITY = 24;
 /** Pages stored together: twice the objects side by side in the API (a page's groups are few: a zaak's statussen). */
 const SAMEN = 4;
 /** Pages read beside those being stored (their content streamed here already, their audit trails read). */
@@ -321,13 +324,14 @@ export class Pagina {
   }
 
   /** Streams content from the source into this platform's content store (never whole in memory); the stored file. */
-  private async overbrengen(url: string): Promise<{ id: string; size: number; sha256: string }> {
-    const body = await this.r.bron.download(url);
+  private async overbrengen(url: string): Promise<z.output<typeof Opgeslagen>> {
+    const bytes = await this.r.bron.download(url);
     const target = `${this.r.base}/admin/api/v1/importen/inhoud`;
-    const res = await this.r.hier.fetch('PUT', target, { body, headers: { 'content-type': 'application/octet-stream' }, duplex: 'half' });
-    const answer = (await res.json().catch(() => undefined)) as { id: string; size: number; sha256: string } | undefined;
-    if (!res.ok || !answer) throw new ZgwCallError('PUT', target, res.status, answer);
-    return answer;
+    const res = await this.r.hier.fetch('PUT', target, { body: bytes, headers: { 'content-type': 'application/octet-stream' }, duplex: 'half' });
+    const body: unknown = await res.json().catch(() => undefined);
+    const answer = Opgeslagen.safeParse(body);
+    if (!res.ok || !answer.success) throw new ZgwCallError('PUT', target, res.status, body);
+    return answer.data;
   }
 
   /** Keeps the counts (one document per collection, under the page's URL: a retried page replaces its own). */

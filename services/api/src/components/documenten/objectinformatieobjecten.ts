@@ -193,8 +193,9 @@ export function documentLinks(d: Documenten): DocumentLinks {
         if (!doc) byDoc.set(v._eio, (doc = { url: ours.get(v._eio)!, versies: [] }));
         doc.versies.push({ versie: v.versie, omvang: gemeten?.size ?? null, sha256: gemeten?.sha256 ?? null });
       });
+      // (in the order asked, each one's versions oldest first)
       for (const doc of byDoc.values()) doc.versies.sort((a, b) => a.versie - b.versie);
-      return [...byDoc.values()];
+      return [...ours.keys()].flatMap((uuid) => byDoc.get(uuid) ?? []);
     },
     readable: async (urls, caller) => {
       const ids = [...new Set(urls.map((u) => eio.uuidOf(u)).filter((u): u is string => !!u))];
