@@ -71,7 +71,7 @@ export async function startPaginas(deps: Deps, o: ImportOpdracht, soort: number)
 
 /** Pages of one collection one activity brings (its retry brings them again: each replaces what it made). */
 const PAGES_PER_ACTIVITY = 24;
-/** Pages stored together: twice the objects side by side in the API (a page's groups are few: a zaak's statussen). */
+/** Pages stored together: more zaken side by side in the API (a zaak's own objects, its statussen, come one by one). */
 const SAMEN = 4;
 /** Pages read beside those being stored (their content streamed here already, their audit trails read). */
 const AHEAD = 6;

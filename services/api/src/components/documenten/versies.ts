@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { batcherOf, laterWins } from '../../common/platform/write-batch';
 import type { EioDoc } from './schemas';
 
 /**
@@ -15,7 +16,7 @@ export type Versie = Omit<EioDoc, `_${string}`> & Pick<EioDoc, '_inhoud'> & { _i
 export class Versies {
   readonly coll: Collection<Versie>;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.coll = db.collection<Versie>('enkelvoudiginformatieobject_versies');
   }
 
@@ -26,7 +27,9 @@ export class Versies {
   async keep(uuid: string, doc: EioDoc, sha256?: string): Promise<void> {
     const id = `${uuid}:${doc.versie}`;
     const fields = Object.fromEntries(Object.entries(doc).filter(([k]) => !k.startsWith('_') || k === '_inhoud'));
-    await this.coll.replaceOne({ _id: id }, { ...fields, _eio: uuid, ...(sha256 ? { _sha256: sha256 } : {}) } as Versie, { upsert: true });
+    const replacement = { ...fields, _eio: uuid, ...(sha256 ? { _sha256: sha256 } : {}) };
+    // (with the versions concurrent writes keep: one round trip for many)
+    await batcherOf(this.db, this.coll.collectionName).write(id, { replaceOne: { filter: { _id: id }, replacement, upsert: true } }, laterWins);
   }
 
   get(uuid: string, versie: number): Promise<Versie | null> {

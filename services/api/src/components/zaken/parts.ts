@@ -144,8 +144,11 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
       const zaak = gelezen.get(ctx) ?? (await zaakOfStored(stored));
       gelezen.delete(ctx);
       if (!zaak) return;
-      if (def.link && !previous) await z.zaken.store.followUp({ _id: zaak._id }, { $addToSet: { [def.link]: stored._id } });
-      await def.afterWrite?.(stored, zaak, ctx, previous);
+      // (the link on the zaak and the part's own follow-up writes touch different fields: side by side)
+      await Promise.all([
+        def.link && !previous ? z.zaken.store.followUp({ _id: zaak._id }, { $addToSet: { [def.link]: stored._id } }) : undefined,
+        def.afterWrite?.(stored, zaak, ctx, previous),
+      ]);
     },
     behouden: def.behouden ?? ((source) => (source.registratiedatum ? { registratiedatum: source.registratiedatum } : {}) as Partial<D>),
     beforeDestroy: async (current, ctx) => {

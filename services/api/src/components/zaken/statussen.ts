@@ -68,16 +68,18 @@ export function registerStatussen(z: Zaken): Resource<StatusDoc> {
         await z.statussen.store.followUp({ _id: stored._id }, { $set: { indicatieLaatstGezetteStatus: false } });
         return;
       }
-      // (run again after a crash, the zaak may name this status already: it stays the last one set)
-      if (current && current._id !== stored._id)
-        await z.statussen.store.followUp({ _id: current._id }, { $set: { indicatieLaatstGezetteStatus: false } });
       // history keeps the zaak's einddatum and archiving as its source has them
       const set: Partial<ZaakDoc> = { _status: stored._id, ...(ctx.historie ? {} : await eindeVan(z, stored, zaak)) };
-      await z.zaken.store.followUp({ _id: zaak._id }, { $set: set });
-      if (stored.gezetdoor) {
-        const rolId = z.rollen.uuidOf(stored.gezetdoor);
-        if (rolId) await z.rollen.store.followUp({ _id: rolId }, { $addToSet: { _statussen: stored._id } });
-      }
+      const rolId = stored.gezetdoor ? z.rollen.uuidOf(stored.gezetdoor) : undefined;
+      // (three documents: side by side)
+      await Promise.all([
+        // (run again after a crash, the zaak may name this status already: it stays the last one set)
+        current && current._id !== stored._id
+          ? z.statussen.store.followUp({ _id: current._id }, { $set: { indicatieLaatstGezetteStatus: false } })
+          : undefined,
+        z.zaken.store.followUp({ _id: zaak._id }, { $set: set }),
+        rolId ? z.rollen.store.followUp({ _id: rolId }, { $addToSet: { _statussen: stored._id } }) : undefined,
+      ]);
     },
     render: (doc) => ({
       uuid: doc._id,
