@@ -22,3 +22,4 @@ export * from './secrets';
 export * from './pii-keys';
 export * from './tenant';
 export * from './zij-aan-zij';
+export * from './digest';

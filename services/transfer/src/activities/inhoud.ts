@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { ZgwCallError, type ZgwClient } from '@zgw/shared';
+import { randomUUID } from 'node:crypto';
+import { ZgwCallError, digestOf, type ZgwClient } from '@zgw/shared';
 import * as A from '../antwoorden';
 import type { Kant } from '../context';
 import type { Obj } from './bronzaak';
@@ -14,13 +14,8 @@ export async function bronInhoud(k: Kant, url: string): Promise<ReadableStreamDe
 
 /** The size and SHA-256 of the content at `url`, read as a stream. */
 export async function omvangEnHash(client: ZgwClient, url: string): Promise<{ omvang: number; sha256: string }> {
-  const hash = createHash('sha256');
-  let omvang = 0;
-  for await (const chunk of (await client.download(url)) as unknown as AsyncIterable<Uint8Array>) {
-    hash.update(chunk);
-    omvang += chunk.length;
-  }
-  return { omvang, sha256: hash.digest('hex') };
+  const { size, sha256 } = await digestOf((await client.download(url)) as unknown as AsyncIterable<Uint8Array>);
+  return { omvang: size, sha256 };
 }
 
 /** Reads a whole small stream (for inline content, at most INLINE_BYTES). */

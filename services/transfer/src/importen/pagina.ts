@@ -164,10 +164,10 @@ async function schrijf(deps: Deps, r: Run, gs: Gelezen[]): Promise<void> {
     gs.map((g) => ({ p: g.p, list: g.eigenschappen, t: g.p.telling('zaken/zaakeigenschappen', g.eigenschappen.length) })),
   );
   const { soort: s } = gs[0]!;
-  if (TRAILS.has(s.collection) && !r.run.dryRun)
-    await Pagina.schrijfSamen(
-      'audittrail',
-      gs.map((g) => ({ p: g.p, list: g.trails, t: g.p.telling(`${s.component}/audittrail`, g.trails.length) })),
+  if (TRAILS.has(s.collection))
+    await Pagina.schrijfTrailsSamen(
+      gs.map((g) => ({ p: g.p, trails: g.trails })),
+      s.component,
     );
   for (const g of gs) await g.p.bewaar(deps);
 }
@@ -266,9 +266,17 @@ export class Pagina {
   }
 
   /** Has the API store audit trail entries read by leesTrails (none in a dry run). */
-  async schrijfTrails(trails: Obj[], component: string): Promise<void> {
-    if (this.r.run.dryRun) return;
-    await this.schrijf('audittrail', trails, this.telling(`${component}/audittrail`, trails.length));
+  schrijfTrails(trails: Obj[], component: string): Promise<void> {
+    return Pagina.schrijfTrailsSamen([{ p: this, trails }], component);
+  }
+
+  /** The audit trail entries of one or more pages stored together (none in a dry run), each page counting its own. */
+  static async schrijfTrailsSamen(delen: { p: Pagina; trails: Obj[] }[], component: string): Promise<void> {
+    if (!delen.length || delen[0]!.p.r.run.dryRun) return;
+    await Pagina.schrijfSamen(
+      'audittrail',
+      delen.map(({ p, trails }) => ({ p, list: trails, t: p.telling(`${component}/audittrail`, trails.length) })),
+    );
   }
 
   /** What the source lists at `listOf(object)` for each object (its zaakeigenschappen, its audit trail), together. */

@@ -1,4 +1,5 @@
-import { digestOf, hashing, type InhoudStore } from './inhoud';
+import { digestOf, hashing } from '@zgw/shared';
+import type { InhoudStore } from './inhoud';
 
 export interface MoveProgress {
   moved: number;

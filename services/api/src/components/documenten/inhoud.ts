@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { ZgwError } from '../../common/platform/errors';
@@ -32,28 +31,6 @@ export interface Upload {
   finish(): Promise<Bestand>;
   /** Removes what was written (the whole file when it was finished); never throws. */
   abort(): Promise<void>;
-}
-
-/** The SHA-256 and size of a stream, read to its end. */
-export async function digestOf(stream: AsyncIterable<Buffer>): Promise<{ sha256: string; size: number }> {
-  const pass = hashing(stream);
-  let size = 0;
-  for await (const chunk of pass.bytes) size += chunk.length;
-  return { sha256: pass.digest(), size };
-}
-
-/** The bytes of a stream passed on as they come, their SHA-256 taken on the way (`digest()` once they ended). */
-export function hashing(stream: AsyncIterable<Buffer>): { bytes: AsyncIterable<Buffer>; digest: () => string } {
-  const hash = createHash('sha256');
-  return {
-    bytes: (async function* () {
-      for await (const chunk of stream) {
-        hash.update(chunk);
-        yield chunk;
-      }
-    })(),
-    digest: () => hash.digest('hex'),
-  };
 }
 
 /** A stored file as a listing sees it (the sweep, the migration). */

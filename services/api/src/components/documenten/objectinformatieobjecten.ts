@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { zijAanZij, type InhoudControle } from '@zgw/shared';
+import { digestOf, hashing, zijAanZij, type InhoudControle } from '@zgw/shared';
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
 import type { DocumentLinks } from '../../common/platform/links';
@@ -9,7 +9,6 @@ import { LIVE, pull, type Stored } from '../../common/platform/store';
 import { hasKeys } from '../../common/platform/references';
 import { AANMAKEN, LEZEN, READ, VERWIJDEREN, mayOnDocument, nonField, partFacts, readyFilter, type Documenten } from './context';
 import { OBJECTEN } from './informatieobjecten';
-import { digestOf, hashing } from './inhoud';
 import { registerPart } from './parts';
 import {
   ObjectInformatieObject,
@@ -179,7 +178,11 @@ export function documentLinks(d: Documenten): DocumentLinks {
       return { ...file, sha256: pass.digest() };
     },
     inhoudControle: async (urls) => {
-      const ours = new Map(urls.flatMap((url) => (eio.uuidOf(url) ? [[eio.uuidOf(url)!, url] as const] : [])));
+      const ours = new Map<string, string>();
+      for (const url of urls) {
+        const uuid = eio.uuidOf(url);
+        if (uuid) ours.set(uuid, url);
+      }
       const byDoc = new Map<string, InhoudControle['documenten'][number]>();
       await zijAanZij(await d.versies.allOf([...ours.keys()]), CONTROLE_PARALLEL, async (v) => {
         const files = (Array.isArray(v._inhoud) ? v._inhoud : [v._inhoud]).filter((f): f is string => !!f);
