@@ -204,6 +204,15 @@ export class Store<T extends Document> {
     await this.proef.replaceOne({ _id }, { run, doc: stored }, { upsert: true });
   }
 
+  /**
+   * The live documents whose `field` is `value` and that match `fixed` (fields with a value each), in no particular
+   * order: the same reads of concurrent requests go to the store together (an identificatie's uniqueness, a
+   * document's links), as `get` does by `_id`.
+   */
+  async findBy(field: string, value: string, fixed: Record<string, string> = {}): Promise<Stored<T>[]> {
+    return (await this.reads.by(field, value, fixed)) as Stored<T>[];
+  }
+
   async findOne(filter: Query): Promise<Stored<T> | null> {
     return (await this.raw.findOne(live(filter))) as Stored<T> | null;
   }

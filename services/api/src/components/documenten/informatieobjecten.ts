@@ -251,8 +251,8 @@ async function hasGebruiksrechten(d: Documenten, url: string): Promise<boolean> 
 }
 
 async function mustBeUnique(d: Documenten, bronorganisatie: string, identificatie: string, uuid: string): Promise<void> {
-  const taken = await d.informatieobjecten.store.findOne({ bronorganisatie, identificatie });
-  if (taken && taken._id !== uuid)
+  const taken = await d.informatieobjecten.store.findBy('identificatie', identificatie, { bronorganisatie });
+  if (taken.some((doc) => doc._id !== uuid))
     throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
 }
 

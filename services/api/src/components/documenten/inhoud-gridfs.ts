@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { GridFSBucket, type Db, type GridFSBucketWriteStream } from 'mongodb';
 import type { Logger } from '@zgw/shared';
+import { ReadBatcher } from '../../common/platform/read-batch';
 import { InhoudStore, type Bestand, type StoredFile, type Upload } from './inhoud';
 
 const BUCKET = 'inhoud';
@@ -15,6 +16,8 @@ const CHUNKS_PER_READ = 16;
 export class GridfsInhoud extends InhoudStore {
   readonly kind = 'gridfs';
   readonly bucket: GridFSBucket;
+  /** A file's entry, read together with the same reads of concurrent requests (an import's documents). */
+  private readonly files: ReadBatcher;
 
   constructor(
     private readonly db: Db,
@@ -22,6 +25,7 @@ export class GridfsInhoud extends InhoudStore {
   ) {
     super();
     this.bucket = new GridFSBucket(db, { bucketName: BUCKET, chunkSizeBytes: CHUNK_BYTES });
+    this.files = new ReadBatcher(db.collection(`${BUCKET}.files`), {});
   }
 
   /**
@@ -69,7 +73,8 @@ export class GridfsInhoud extends InhoudStore {
   }
 
   async size(ids: string | string[]): Promise<number | undefined> {
-    const list = typeof ids === 'string' ? [ids] : ids;
+    if (typeof ids === 'string') return ((await this.files.get(ids)) as { length: number } | null)?.length;
+    const list = ids;
     const files = await this.db
       .collection<{ _id: string; length: number }>(`${BUCKET}.files`)
       .find({ _id: { $in: list } })

@@ -132,7 +132,7 @@ export async function backfillObjecten(d: Documenten): Promise<number> {
 
 function linkOf(d: Documenten, informatieobject: string, object: string): Promise<Stored<OioDoc> | undefined> {
   // By document (few links each), then by object: one index-served lookup.
-  return d.objectinformatieobjecten.store.find({ informatieobject }).then((links) => links.find((l) => l.object === object));
+  return d.objectinformatieobjecten.store.findBy('informatieobject', informatieobject).then((links) => links.find((l) => l.object === object));
 }
 
 /** `bad-url` when the object does not answer, `invalid-resource` when it is not of its objectType. */

@@ -234,8 +234,8 @@ async function checkArchief(z: Zaken, doc: ZaakDoc, current?: ZaakDoc): Promise<
 }
 
 async function mustBeUnique(z: Zaken, doc: ZaakDoc): Promise<void> {
-  const taken = await z.zaken.store.findOne({ bronorganisatie: doc.bronorganisatie, identificatie: doc.identificatie });
-  if (taken) throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
+  const taken = await z.zaken.store.findBy('identificatie', doc.identificatie, { bronorganisatie: doc.bronorganisatie });
+  if (taken.length) throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
 }
 
 /**
