@@ -147,12 +147,14 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
     const herkomst = { run: batch.run, bron: batch.bron, proef: batch.proef };
     // (a dry run reads what it would have stored before, as the real run would read it: alsProef)
     const binnen = <T>(fn: () => Promise<T>) => alsHistorie(herkomst, () => (batch.proef ? alsProef(batch.run, fn) : fn()));
-    const gehouden = await kaart.gehouden(batch.objecten);
-    const importeer = async (source: JsonObject): Promise<ImportResultaat> => {
+    const plaatsen = kaart.plaatsen(batch.objecten);
+    const gehouden = await kaart.gehouden(plaatsen);
+    const importeer = async (source: JsonObject, plaats: Plaats): Promise<ImportResultaat> => {
       const url = String(source.url ?? '');
       const object = kaart.rewrite(source) as JsonObject;
       try {
-        const { resource, uuid } = kaart.resourceOf(url);
+        if ('fout' in plaats) throw plaats.fout;
+        const { resource, uuid } = plaats;
         const uitkomst = await resource.importeer(object, uuid, resource.ctx(caller, uuid), gehouden.get(resource));
         if (uitkomst !== 'bezet' && !batch.proef) touched.add(resource.api.def.name);
         return { url, uitkomst };
@@ -163,7 +165,7 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
     };
     await binnen(() =>
       zijAanZij(groepen(batch.objecten as JsonObject[]), IMPORT_PARALLEL, async (groep) => {
-        for (const [i, source] of groep) resultaten[i] = await importeer(source);
+        for (const [i, source] of groep) resultaten[i] = await importeer(source, plaatsen[i]!);
       }),
     );
     // as any write: the read caches of what changed go, here and in the other instances
@@ -273,6 +275,9 @@ function resourceIn(api: ComponentApi, collection: string | undefined): Resource
   return api.resources.find((r): r is Resource<JsonObject> => r instanceof Resource && r.def.collection === collection);
 }
 
+/** Where a source object goes: its resource and UUID here, or why the import does not know it. */
+type Plaats = { resource: Resource<JsonObject>; uuid: string } | { fout: unknown };
+
 /** How the source's URLs map onto this platform's: by the base of each component's API. */
 class Bronkaart {
   /** Source API base to this platform's, longest first (a base may lie under another). */
@@ -301,18 +306,25 @@ class Bronkaart {
     return { resource, uuid: uuid.toLowerCase() };
   }
 
-  /** What is held under the UUIDs of a batch's objects, read per resource at once (Resource.gehouden). */
-  async gehouden(objecten: ImportBatch['objecten']): Promise<Map<Resource<JsonObject>, Gehouden>> {
-    const uuids = new Map<Resource<JsonObject>, string[]>();
-    for (const o of objecten) {
+  /** Each object's resource and UUID (resourceOf), or why the import does not know it (reported in its turn). */
+  plaatsen(objecten: ImportBatch['objecten']): Plaats[] {
+    return objecten.map((o) => {
       try {
-        const { resource, uuid } = this.resourceOf(String(o.url ?? ''));
-        const list = uuids.get(resource);
-        if (list) list.push(uuid);
-        else uuids.set(resource, [uuid]);
-      } catch {
-        // (an object the import does not know is reported when its turn comes)
+        return this.resourceOf(String(o.url ?? ''));
+      } catch (fout) {
+        return { fout };
       }
+    });
+  }
+
+  /** What is held under the UUIDs of a batch's objects, read per resource at once (Resource.gehouden). */
+  async gehouden(plaatsen: Plaats[]): Promise<Map<Resource<JsonObject>, Gehouden>> {
+    const uuids = new Map<Resource<JsonObject>, string[]>();
+    for (const plaats of plaatsen) {
+      if ('fout' in plaats) continue;
+      const list = uuids.get(plaats.resource);
+      if (list) list.push(plaats.uuid);
+      else uuids.set(plaats.resource, [plaats.uuid]);
     }
     const reads = [...uuids].map(async ([resource, list]): Promise<[Resource<JsonObject>, Gehouden]> => [resource, await resource.gehouden(list)]);
     return new Map(await Promise.all(reads));

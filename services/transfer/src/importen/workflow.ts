@@ -62,8 +62,12 @@ export async function importeren(o: ImportOpdracht): Promise<string> {
   const soort = async (n: number) => {
     const id = `${importWorkflowId(o.run)}-${n}`;
     bezig.add(id);
-    await executeChild(importeerSoort, { workflowId: id, args: [o, n, null] });
-    bezig.delete(id);
+    try {
+      await executeChild(importeerSoort, { workflowId: id, args: [o, n, null] });
+    } finally {
+      // (a failed collection is no longer steered: a pause or resume after it goes to the others only)
+      bezig.delete(id);
+    }
   };
   try {
     await a.brengCatalogi(o);

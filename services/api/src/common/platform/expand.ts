@@ -27,10 +27,14 @@ const pathsOf = (raw: string) =>
  * Why a path cannot be expanded from a resource whose first level may name `allowed`, at most `max` levels deep;
  * undefined when it can.
  */
-function refusal(path: string, allowed: readonly string[], max = MAX_EXPAND_DEPTH): string | undefined {
+/** The link fields an expand may name first: a list, or a set (one a component keeps, not copied per request). */
+type Allowed = readonly string[] | ReadonlySet<string>;
+
+function refusal(path: string, allowed: Allowed, max = MAX_EXPAND_DEPTH): string | undefined {
   const parts = path.split('.');
   if (parts.length > max) return `"${path}" is dieper dan ${max} niveaus.`;
-  if (!allowed.includes(parts[0]!)) return `"${parts[0]}" is geen uit te klappen veld; kies uit ${allowed.join(', ')}.`;
+  const known = 'has' in allowed ? allowed.has(parts[0]!) : allowed.includes(parts[0]!);
+  if (!known) return `"${parts[0]}" is geen uit te klappen veld; kies uit ${[...allowed].join(', ')}.`;
   if (parts.some((p) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(p))) return `"${path}" is geen geldig expand-pad.`;
   return undefined;
 }
@@ -56,7 +60,7 @@ export function expandParam(allowed: readonly string[]) {
  * The tree of an `expand` value checked where the handler reads it (Zaken, whose answer to a bad path depends on the
  * version; Documenten): the first path that cannot be expanded throws `invalid(reason)`.
  */
-export function parseExpandTree(raw: unknown, allowed: readonly string[], max: number, invalid: (reason: string) => Error): ExpandTree | undefined {
+export function parseExpandTree(raw: unknown, allowed: Allowed, max: number, invalid: (reason: string) => Error): ExpandTree | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   if (typeof raw !== 'string') throw invalid('expand moet een tekst zijn met komma-gescheiden paden.');
   for (const path of pathsOf(raw)) {

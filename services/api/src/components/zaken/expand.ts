@@ -46,7 +46,7 @@ function invalid(reason: string, version = V151): ZgwError {
  * level may name (1.7: those of the resource's `...Embedded`).
  */
 export function parseExpand(raw: unknown, version = V151, allowed: ReadonlySet<string> = ZAAK_LINKS): ExpandTree | undefined {
-  return parseExpandTree(raw, [...allowed], version === V151 ? MAX_EXPAND_DEPTH : MAX_DEPTH_17, (reason) => invalid(reason, version));
+  return parseExpandTree(raw, allowed, version === V151 ? MAX_EXPAND_DEPTH : MAX_DEPTH_17, (reason) => invalid(reason, version));
 }
 
 /** Loads and renders objects by URL: one query per collection; Catalogi objects through the Catalogi cache. */
