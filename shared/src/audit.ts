@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -83,6 +84,56 @@ export const ReadEntry = z
   })
   .meta({ description: 'A read of the Zaken, Documenten or Besluiten API: who read which objects (BSNs masked)' });
 export type ReadEntry = z.infer<typeof ReadEntry>;
+
+/** The most a read entry weighs on Kafka (its JSON): a larger one goes as parts (readEntryParts). */
+export const READ_ENTRY_BYTES = 256 * 1024;
+
+/**
+ * A read entry as parts of at most about `maxBytes` each: a list without pages (all zaakinformatieobjecten of a
+ * registration) can show more objects than Kafka takes in one message. Each part is the same read (request, reader,
+ * result, count) with a share of the objects shown and their main objects, so each object's trail still shows it.
+ * The first part keeps the entry's uuid; the others have one derived from it, the same each time the entry is split
+ * (a part sent again is stored once). An entry within `maxBytes` is its own only part.
+ */
+export function readEntryParts(entry: ReadEntry, maxBytes = READ_ENTRY_BYTES): ReadEntry[] {
+  const hoofd = entry.hoofdObjecten ?? [];
+  const getoond = entry.getoond ?? [];
+  if (Buffer.byteLength(JSON.stringify(entry)) <= maxBytes || (!getoond.length && hoofd.length < 2)) return [entry];
+  // what is shown, each with its main object (an entry without `getoond` shares out its main objects alone)
+  const items: { shown?: [string, string]; main?: string }[] = getoond.length
+    ? getoond.map(([resource, url, i]) => ({ shown: [resource, url], main: hoofd[i] }))
+    : hoofd.map((main) => ({ main }));
+  const base = JSON.stringify({ ...entry, hoofdObjecten: [], getoond: [] }).length;
+  const parts: ReadEntry[] = [];
+  let shown: [string, string, number][] = [];
+  let mains = new Map<string, number>();
+  let size = base;
+  const close = () => {
+    const part: ReadEntry = { ...entry, uuid: partUuid(entry.uuid, parts.length), hoofdObjecten: [...mains.keys()] };
+    if (getoond.length) part.getoond = shown;
+    else delete part.getoond;
+    parts.push(part);
+    [shown, mains, size] = [[], new Map(), base];
+  };
+  for (const item of items) {
+    const weight = (item.shown ? item.shown[0].length + item.shown[1].length + 16 : 0) + (item.main ? item.main.length + 4 : 0);
+    if ((shown.length || mains.size) && size + weight > maxBytes) close();
+    let i = item.main === undefined ? -1 : (mains.get(item.main) ?? -1);
+    if (item.main !== undefined && i < 0) mains.set(item.main, (i = mains.size));
+    if (item.shown) shown.push([item.shown[0], item.shown[1], i]);
+    size += weight;
+  }
+  close();
+  return parts;
+}
+
+/** The uuid of part `n` of a read entry: its own for the first, else one derived from it (RFC 9562 version 8). */
+function partUuid(uuid: string, n: number): string {
+  if (n === 0) return uuid;
+  const h = createHash('sha256').update(`${uuid}/${n}`).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
 
 /**
  * Compiles an exclusion list (comma-separated; each entry an exact client id or a pattern with `*` wildcards) into a

@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import { Kafka, logLevel, type IHeaders, type Producer } from 'kafkajs';
 import { topicName } from './events';
 
 /**
@@ -57,4 +57,52 @@ export async function createProducer(kafka: Kafka): Promise<Producer> {
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
   await producer.connect();
   return producer;
+}
+
+/**
+ * The most bytes one send to Kafka carries. The broker refuses a record batch larger than its `message.max.bytes`
+ * (1 MB by default), and kafkajs sends the messages of one partition in one request as one batch: a refused batch
+ * would be sent again and again, holding up everything after it. Half the broker's default leaves room for each
+ * record's own framing.
+ */
+export const KAFKA_SEND_BYTES = 512 * 1024;
+
+/** A message as it is sent: its key, value and headers. */
+interface Sized {
+  key?: string | Buffer | null;
+  value: string | Buffer | null;
+  headers?: IHeaders;
+}
+
+const bytesOf = (v: string | Buffer | null | undefined) => (v == null ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.length);
+
+/** About what a message weighs in a record batch: key, value, headers, and the record's framing. */
+export function messageBytes(m: Sized): number {
+  let n = 64 + bytesOf(m.key) + bytesOf(m.value);
+  for (const [k, v] of Object.entries(m.headers ?? {})) {
+    for (const one of Array.isArray(v) ? v : [v]) n += 8 + Buffer.byteLength(k) + bytesOf(one);
+  }
+  return n;
+}
+
+/**
+ * Items to send in parts of at most `max` bytes each (by `bytes`), in their order: each part one send. An item over
+ * the limit goes alone (the broker decides).
+ */
+export function inSendParts<T>(items: readonly T[], bytes: (item: T) => number, max = KAFKA_SEND_BYTES): T[][] {
+  const parts: T[][] = [];
+  let part: T[] = [];
+  let size = 0;
+  for (const item of items) {
+    const n = bytes(item);
+    if (part.length && size + n > max) {
+      parts.push(part);
+      part = [];
+      size = 0;
+    }
+    part.push(item);
+    size += n;
+  }
+  if (part.length) parts.push(part);
+  return parts;
 }

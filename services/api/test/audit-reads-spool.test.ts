@@ -1,8 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Consumer } from 'kafkajs';
-import { AUDIT_READS_TOPIC, EVENT_ID_HEADER, createKafka, ensureTopics, topicName, type ReadEntry } from '@zgw/shared';
+import { AUDIT_READS_TOPIC, EVENT_ID_HEADER, createKafka, ensureTopics, readEntryParts, topicName, type ReadEntry } from '@zgw/shared';
 import { unsentBytes } from '../src/common/audit/audit-spool';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { eventually, startApp, type TestApp } from './harness';
@@ -11,7 +13,7 @@ import { CRS, createZ, zaakBody, zaaktypeMetOnderdelen } from './zaken.fixtures'
 // With Kafka unreachable the API keeps answering reads; their entries wait in the spool on disk, and the next
 // instance on the same spool directory sends them.
 let sl: Referentielijsten;
-let consumer: Consumer | undefined;
+const consumers: Consumer[] = [];
 const apps: TestApp[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'zgw-reads-spool-'));
 
@@ -19,7 +21,7 @@ beforeAll(async () => {
   sl = await startReferentielijsten();
 });
 afterAll(async () => {
-  await consumer?.disconnect();
+  for (const c of consumers) await c.disconnect();
   for (const a of apps) await a.close();
   await sl.close();
   rmSync(dir, { recursive: true, force: true });
@@ -42,6 +44,22 @@ function spooled(root: string): ReadEntry[] {
   return out;
 }
 
+/** The read entries that reach topic `audit-reads` under `prefix`, by their event id. */
+async function received(prefix: string): Promise<Map<string, ReadEntry>> {
+  const kafka = createKafka(process.env.KAFKA_BROKERS ?? '127.0.0.1:9092', 'reads-spool-test');
+  await ensureTopics(kafka, prefix, [AUDIT_READS_TOPIC]);
+  const got = new Map<string, ReadEntry>();
+  const consumer = kafka.consumer({ groupId: `${prefix}reads-spool` });
+  consumers.push(consumer);
+  await consumer.connect();
+  await consumer.subscribe({ topic: topicName(prefix, AUDIT_READS_TOPIC), fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message }) =>
+      void got.set(message.headers![EVENT_ID_HEADER]!.toString(), JSON.parse(message.value!.toString()) as ReadEntry),
+  });
+  return got;
+}
+
 it('keeps the entries of reads made while Kafka is unreachable and sends them from the next instance', async () => {
   const down = await startApp({ REFERENTIELIJSTEN_URL: sl.url, KAFKA_BROKERS: '127.0.0.1:1', AUDIT_SPOOL_DIR: dir });
   const s = await zaaktypeMetOnderdelen(down, sl);
@@ -56,16 +74,7 @@ it('keeps the entries of reads made while Kafka is unreachable and sends them fr
   await down.close(); // stops with the entries unsent: they stay on disk
   expect(spooled(dir).map((e) => e.uuid)).toEqual(expect.arrayContaining(waiting.map((e) => e.uuid)));
 
-  const kafka = createKafka(process.env.KAFKA_BROKERS ?? '127.0.0.1:9092', 'reads-spool-test');
-  await ensureTopics(kafka, down.topicPrefix, [AUDIT_READS_TOPIC]);
-  const got = new Map<string, ReadEntry>();
-  consumer = kafka.consumer({ groupId: `${down.topicPrefix}reads-spool` });
-  await consumer.connect();
-  await consumer.subscribe({ topic: topicName(down.topicPrefix, AUDIT_READS_TOPIC), fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ message }) =>
-      void got.set(message.headers![EVENT_ID_HEADER]!.toString(), JSON.parse(message.value!.toString()) as ReadEntry),
-  });
+  const got = await received(down.topicPrefix);
 
   // The next instance on this spool directory (Kafka reachable, the same topics) takes the spool over at start.
   const next = await startApp({ AUDIT_SPOOL_DIR: dir, KAFKA_TOPIC_PREFIX: down.topicPrefix });
@@ -78,4 +87,51 @@ it('keeps the entries of reads made while Kafka is unreachable and sends them fr
     true,
   );
   expect(readdirSync(dir)).toEqual([next.deps.reads!.spoolDir!.split('/').pop()]);
+}, 120_000);
+
+it('sends an entry larger than Kafka takes in one message as parts, and the entries after it', async () => {
+  // A stopped instance's spool: a list without pages that showed 8,000 objects (about 1.7 MB), then 2,000 detail reads.
+  const root = mkdtempSync(join(tmpdir(), 'zgw-reads-large-'));
+  const host = hostname().replace(/[^A-Za-z0-9._-]/g, '_') || 'host';
+  const dead = join(root, `${host}-4194303-0badcafe`);
+  mkdirSync(dead);
+  writeFileSync(join(dead, 'owner.json'), JSON.stringify({ host, pid: 4194303, started: new Date().toISOString() }));
+  const read = (fields: Partial<ReadEntry>): ReadEntry => ({
+    uuid: randomUUID(),
+    bron: 'ZRC',
+    clientId: 'importeur',
+    gebruikersId: 'importeur',
+    gebruikersWeergave: 'Import',
+    actie: 'retrieve',
+    resource: 'zaak',
+    request: '/zaken/api/v1/zaken',
+    resultaat: 200,
+    aanmaakdatum: new Date().toISOString(),
+    tenant: '000000000',
+    ...fields,
+  });
+  const zaken = Array.from({ length: 8_000 }, () => `http://zgw.example/zaken/api/v1/zaken/${randomUUID()}`);
+  const large = read({
+    actie: 'list',
+    resource: 'zaakinformatieobject',
+    request: '/zaken/api/v1/zaakinformatieobjecten',
+    hoofdObjecten: zaken,
+    getoond: zaken.map((_, i) => ['zaakinformatieobject', `http://zgw.example/zaken/api/v1/zaakinformatieobjecten/${randomUUID()}`, i]),
+    aantal: zaken.length,
+  });
+  const small = zaken.slice(0, 2_000).map((url) => read({ resourceUrl: url, hoofdObject: url, hoofdObjecten: [url], getoond: [['zaak', url, 0]] }));
+  writeFileSync(join(dead, '000000000001.jsonl'), [large, ...small].map((e) => `${JSON.stringify(e)}\n`).join(''));
+  const parts = readEntryParts(large);
+  expect(parts.length).toBeGreaterThan(5);
+
+  const prefix = `test-${randomUUID().slice(0, 8)}-`;
+  const got = await received(prefix);
+  const next = await startApp({ AUDIT_SPOOL_DIR: root, KAFKA_TOPIC_PREFIX: prefix });
+  apps.push(next);
+  const expected = [...parts, ...small];
+  expect((await next.call('GET', '/')).statusCode).toBe(200);
+  expect(await eventually(async () => expected.every((e) => got.has(e.uuid)), 60_000)).toBe(true);
+  for (const e of expected) expect(got.get(e.uuid)).toEqual(e);
+  expect(await eventually(async () => readdirSync(root).length === 1 && spooled(root).length === 0)).toBe(true);
+  rmSync(root, { recursive: true, force: true });
 }, 120_000);

@@ -11,7 +11,11 @@ import {
   ensureTopics,
   eventHeaders,
   exclusionList,
+  inSendParts,
+  messageBytes,
   PERSONAL_ID_NAME,
+  READ_ENTRY_BYTES,
+  readEntryParts,
   scrub,
   scrubUrl,
   topicName,
@@ -292,14 +296,13 @@ export class ReadAudit {
   private async send(batch: SpooledMessage[]): Promise<void> {
     try {
       this.producer ??= await this.connect();
-      await this.producer.send({
-        topic: topicName(this.config.KAFKA_TOPIC_PREFIX, AUDIT_READS_TOPIC),
-        acks: -1,
-        messages: batch.map((m) => {
-          const described = entryOf(m.value);
-          return { value: m.value, headers: eventHeaders(this.source, AUDIT_READS_TOPIC, m.id, described, undefined, described.tenant) };
-        }),
+      const messages = batch.flatMap(inParts).map((m) => {
+        const described = entryOf(m.value);
+        return { value: m.value, headers: eventHeaders(this.source, AUDIT_READS_TOPIC, m.id, described, undefined, described.tenant) };
       });
+      // (a spool chunk of small entries, each with its CloudEvents headers, can weigh more than the broker takes at once)
+      for (const part of inSendParts(messages, messageBytes))
+        await this.producer.send({ topic: topicName(this.config.KAFKA_TOPIC_PREFIX, AUDIT_READS_TOPIC), acks: -1, messages: part });
     } catch (err) {
       const producer = this.producer;
       this.producer = undefined;
@@ -312,6 +315,16 @@ export class ReadAudit {
     await ensureTopics(this.kafka, this.config.KAFKA_TOPIC_PREFIX, [AUDIT_READS_TOPIC]);
     return createProducer(this.kafka);
   }
+}
+
+/**
+ * A spooled entry as it goes to Kafka: as it is, or in parts when it weighs more than Kafka takes in one message (a
+ * list without pages showing thousands of objects; readEntryParts).
+ */
+function inParts(m: SpooledMessage): SpooledMessage[] {
+  if (m.value.length <= READ_ENTRY_BYTES) return [m];
+  const parts = readEntryParts(JSON.parse(m.value.toString('utf8')) as ReadEntry);
+  return parts.map((part) => ({ id: part.uuid, value: Buffer.from(JSON.stringify(part)) }));
 }
 
 const DESCRIBED = ['resource', 'actie', 'aanmaakdatum', 'resourceUrl', 'tenant'].map(

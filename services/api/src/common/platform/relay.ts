@@ -6,6 +6,8 @@ import {
   endSpans,
   ensureTopics,
   eventHeaders,
+  inSendParts,
+  messageBytes,
   startSendSpan,
   topicName,
   traceHeaders,
@@ -156,18 +158,24 @@ export class OutboxRelay {
     // Each message continues the trace of the write that stored its event (a PRODUCER span, `traceparent` header).
     const spans = events.map((e) => startSendSpan(e.topic, e.trace));
     const traced = new Map(events.map((e, i) => [e, traceHeaders(spans[i]!)]));
+    const messages = events.map((e) => ({
+      e,
+      m: {
+        key: e.key,
+        value: JSON.stringify(e.payload),
+        headers: { ...eventHeaders(this.source, e.topic, e.id, e.payload, e.createdAt, e.tenant), ...traced.get(e) },
+      },
+    }));
     try {
-      await producer.sendBatch({
-        acks: -1,
-        topicMessages: [...groupBy(events, (e) => e.topic)].map(([topic, evs]) => ({
-          topic: topicName(this.topicPrefix, topic),
-          messages: evs.map((e) => ({
-            key: e.key,
-            value: JSON.stringify(e.payload),
-            headers: { ...eventHeaders(this.source, topic, e.id, e.payload, e.createdAt, e.tenant), ...traced.get(e) },
+      // in parts the broker takes (each topic's events stay in their order: the parts go one after another)
+      for (const part of inSendParts(messages, ({ m }) => messageBytes(m)))
+        await producer.sendBatch({
+          acks: -1,
+          topicMessages: [...groupBy(part, ({ e }) => e.topic)].map(([topic, ms]) => ({
+            topic: topicName(this.topicPrefix, topic),
+            messages: ms.map(({ m }) => m),
           })),
-        })),
-      });
+        });
     } catch (err) {
       endSpans(spans, 'not published: Kafka unreachable');
       throw new KafkaFailure(err);
