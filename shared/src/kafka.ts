@@ -38,12 +38,24 @@ export function createKafka(brokers: string, clientId: string): Kafka {
   });
 }
 
-/** Creates the topics of these kanalen when missing (subscribing to a missing topic fails). */
+/**
+ * The largest message a topic of the platform takes (`max.message.bytes`, at creation). The broker's default of 1 MB
+ * is less than one event can weigh: an update's audit entry holds the object before and after, and an object may be
+ * a request body of BODY_LIMIT_BYTES (1 MB). A message the broker refuses would be sent again and again, holding up
+ * every event after it. Consumers fetch a larger message all the same (a fetch returns at least one whole batch).
+ */
+export const KAFKA_MESSAGE_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Creates the topics of these kanalen when missing (subscribing to a missing topic fails), each taking messages of
+ * up to KAFKA_MESSAGE_MAX_BYTES. A topic there already keeps its settings (docs/operating.md: raising it).
+ */
 export async function ensureTopics(kafka: Kafka, prefix: string, kanalen: readonly string[], config: Record<string, string> = {}): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const configEntries = Object.entries(config).map(([name, value]) => ({ name, value }));
+    const settings = { 'max.message.bytes': String(KAFKA_MESSAGE_MAX_BYTES), ...config };
+    const configEntries = Object.entries(settings).map(([name, value]) => ({ name, value }));
     await admin.createTopics({
       topics: kanalen.map((k) => ({ topic: topicName(prefix, k), numPartitions: 1, configEntries })),
       waitForLeaders: true,

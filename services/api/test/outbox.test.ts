@@ -60,6 +60,20 @@ it(
   }),
 );
 
+it(
+  'publishes events that together weigh more than Kafka takes in one request, and an event of over 1 MB',
+  asTenant(async () => {
+    const weighing = (kb: number) => newEvent('autorisaties', 'k', { naam: 'x'.repeat(kb * 1024) });
+    const uuids = Array.from({ length: 150 }, () => randomUUID());
+    await Promise.all(uuids.map((uuid) => store.insert(uuid, { naam: 'groot' }, [weighing(10)]))); // 1.5 MB together
+    const huge = randomUUID();
+    await store.insert(huge, { naam: 'zeer groot' }, [weighing(2048)]); // as an update's trail of a 1 MB object
+    expect(await relay.drain()).toBe(151);
+    expect(await pointers()).toEqual([]);
+    expect(await mongo.db.collection('dingen').countDocuments({ _id: { $in: [...uuids, huge] as never[] }, _pending: true })).toBe(0);
+  }),
+);
+
 it('drops a pointer whose document holds no events', async () => {
   await mongo.db
     .collection(OUTBOX_POINTERS)
