@@ -120,7 +120,9 @@ it('sends an entry larger than Kafka takes in one message as parts, and the entr
     aantal: zaken.length,
   });
   const small = zaken.slice(0, 2_000).map((url) => read({ resourceUrl: url, hoofdObject: url, hoofdObjecten: [url], getoond: [['zaak', url, 0]] }));
-  writeFileSync(join(dead, '000000000001.jsonl'), [large, ...small].map((e) => `${JSON.stringify(e)}\n`).join(''));
+  // a large line cut short (no entry): left out, as an unreadable line is, not sent again and again
+  const broken = `{"uuid":"${randomUUID()}","request":"${'x'.repeat(300_000)}`;
+  writeFileSync(join(dead, '000000000001.jsonl'), [broken, ...[large, ...small].map((e) => JSON.stringify(e))].map((l) => `${l}\n`).join(''));
   const parts = readEntryParts(large);
   expect(parts.length).toBeGreaterThan(5);
 
@@ -132,6 +134,7 @@ it('sends an entry larger than Kafka takes in one message as parts, and the entr
   expect((await next.call('GET', '/')).statusCode).toBe(200);
   expect(await eventually(async () => expected.every((e) => got.has(e.uuid)), 60_000)).toBe(true);
   for (const e of expected) expect(got.get(e.uuid)).toEqual(e);
+  expect(got.size).toBe(expected.length);
   expect(await eventually(async () => readdirSync(root).length === 1 && spooled(root).length === 0)).toBe(true);
   rmSync(root, { recursive: true, force: true });
 }, 120_000);

@@ -22,7 +22,7 @@ import {
   type AuditEntry,
   type Config,
   type Logger,
-  type ReadEntry,
+  ReadEntry,
 } from '@zgw/shared';
 import type { Caller } from '../auth/auth';
 import { Spool, SpoolPublisher, type SpooledMessage } from './audit-spool';
@@ -296,10 +296,12 @@ export class ReadAudit {
   private async send(batch: SpooledMessage[]): Promise<void> {
     try {
       this.producer ??= await this.connect();
-      const messages = batch.flatMap(inParts).map((m) => {
-        const described = entryOf(m.value);
-        return { value: m.value, headers: eventHeaders(this.source, AUDIT_READS_TOPIC, m.id, described, undefined, described.tenant) };
-      });
+      const messages = batch
+        .flatMap((m) => this.inParts(m))
+        .map((m) => {
+          const described = entryOf(m.value);
+          return { value: m.value, headers: eventHeaders(this.source, AUDIT_READS_TOPIC, m.id, described, undefined, described.tenant) };
+        });
       // (a spool chunk of small entries, each with its CloudEvents headers, can weigh more than the broker takes at once)
       for (const part of inSendParts(messages, messageBytes))
         await this.producer.send({ topic: topicName(this.config.KAFKA_TOPIC_PREFIX, AUDIT_READS_TOPIC), acks: -1, messages: part });
@@ -311,20 +313,35 @@ export class ReadAudit {
     }
   }
 
+  /**
+   * A spooled entry as it goes to Kafka: as it is, or in parts when it weighs more than Kafka takes in one message (a
+   * list without pages showing thousands of objects; readEntryParts). A large line that is no entry is left out, as
+   * the spool leaves out an unreadable line: sent, it would be refused again and again.
+   */
+  private inParts(m: SpooledMessage): SpooledMessage[] {
+    if (m.value.length <= READ_ENTRY_BYTES) return [m];
+    const line = parseJson(m.value);
+    if (!ReadEntry.safeParse(line).success) {
+      this.log.warn({ id: m.id, bytes: m.value.length }, 'skipping an unreadable large line in the audit spool');
+      return [];
+    }
+    // (the line's own object, not the parsed copy: its fields keep their order, aanmaakdatum before a nested zoek)
+    return readEntryParts(line as ReadEntry).map((part) => ({ id: part.uuid, value: Buffer.from(JSON.stringify(part)) }));
+  }
+
   private async connect(): Promise<Producer> {
     await ensureTopics(this.kafka, this.config.KAFKA_TOPIC_PREFIX, [AUDIT_READS_TOPIC]);
     return createProducer(this.kafka);
   }
 }
 
-/**
- * A spooled entry as it goes to Kafka: as it is, or in parts when it weighs more than Kafka takes in one message (a
- * list without pages showing thousands of objects; readEntryParts).
- */
-function inParts(m: SpooledMessage): SpooledMessage[] {
-  if (m.value.length <= READ_ENTRY_BYTES) return [m];
-  const parts = readEntryParts(JSON.parse(m.value.toString('utf8')) as ReadEntry);
-  return parts.map((part) => ({ id: part.uuid, value: Buffer.from(JSON.stringify(part)) }));
+/** The JSON in a line, or undefined when it is none. */
+function parseJson(line: Buffer): unknown {
+  try {
+    return JSON.parse(line.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 const DESCRIBED = ['resource', 'actie', 'aanmaakdatum', 'resourceUrl', 'tenant'].map(
