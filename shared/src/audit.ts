@@ -103,7 +103,7 @@ export function readEntryParts(entry: ReadEntry, maxBytes = READ_ENTRY_BYTES): R
   const items: { shown?: [string, string]; main?: string }[] = getoond.length
     ? getoond.map(([resource, url, i]) => ({ shown: [resource, url], main: hoofd[i] }))
     : hoofd.map((main) => ({ main }));
-  const base = JSON.stringify({ ...entry, hoofdObjecten: [], getoond: [] }).length;
+  const base = Buffer.byteLength(JSON.stringify({ ...entry, hoofdObjecten: [], getoond: [] }));
   const parts: ReadEntry[] = [];
   let shown: [string, string, number][] = [];
   let mains = new Map<string, number>();
@@ -116,7 +116,7 @@ export function readEntryParts(entry: ReadEntry, maxBytes = READ_ENTRY_BYTES): R
     [shown, mains, size] = [[], new Map(), base];
   };
   for (const item of items) {
-    const weight = (item.shown ? item.shown[0].length + item.shown[1].length + 16 : 0) + (item.main ? item.main.length + 4 : 0);
+    const weight = (item.shown ? bytes(item.shown[0]) + bytes(item.shown[1]) + 16 : 0) + (item.main ? bytes(item.main) + 4 : 0);
     if ((shown.length || mains.size) && size + weight > maxBytes) close();
     let i = item.main === undefined ? -1 : (mains.get(item.main) ?? -1);
     if (item.main !== undefined && i < 0) mains.set(item.main, (i = mains.size));
@@ -126,6 +126,8 @@ export function readEntryParts(entry: ReadEntry, maxBytes = READ_ENTRY_BYTES): R
   close();
   return parts;
 }
+
+const bytes = (s: string) => Buffer.byteLength(s);
 
 /** The uuid of part `n` of a read entry: its own for the first, else one derived from it (RFC 9562 version 8). */
 function partUuid(uuid: string, n: number): string {

@@ -23,13 +23,13 @@ const pathsOf = (raw: string) =>
     .map((p) => p.trim())
     .filter(Boolean);
 
+/** The link fields an expand may name first: a list, or a set (one a component keeps, not copied per request). */
+type Allowed = readonly string[] | ReadonlySet<string>;
+
 /**
  * Why a path cannot be expanded from a resource whose first level may name `allowed`, at most `max` levels deep;
  * undefined when it can.
  */
-/** The link fields an expand may name first: a list, or a set (one a component keeps, not copied per request). */
-type Allowed = readonly string[] | ReadonlySet<string>;
-
 function refusal(path: string, allowed: Allowed, max = MAX_EXPAND_DEPTH): string | undefined {
   const parts = path.split('.');
   if (parts.length > max) return `"${path}" is dieper dan ${max} niveaus.`;

@@ -74,14 +74,13 @@ export class GridfsInhoud extends InhoudStore {
 
   async size(ids: string | string[]): Promise<number | undefined> {
     if (typeof ids === 'string') return ((await this.files.get(ids)) as { length: number } | null)?.length;
-    const list = ids;
     const files = await this.db
       .collection<{ _id: string; length: number }>(`${BUCKET}.files`)
-      .find({ _id: { $in: list } })
+      .find({ _id: { $in: ids } })
       .toArray();
-    if (files.length !== new Set(list).size) return undefined;
+    if (files.length !== new Set(ids).size) return undefined;
     const byId = new Map(files.map((f) => [f._id, f.length]));
-    return list.reduce((n, id) => n + byId.get(id)!, 0);
+    return ids.reduce((n, id) => n + byId.get(id)!, 0);
   }
 
   async delete(ids: Iterable<string>): Promise<void> {
