@@ -37,8 +37,9 @@
 //        --zaken N --documents N --via-api N --large-mib M --parallel N --store gridfs|s3 --events N --receivers N --slow-ms MS --tenants N --per-tenant N --keep]
 //   --only TEXT  runs just the operations whose title contains TEXT (e.g. --only uuid)
 //   --keep       keeps the bench databases (dropped at the end by default)
+//   --source-db NAME  the import suite's source in this database, loaded once and kept (later runs import from it)
 // Environment: MONGODB_URL, KAFKA_BROKERS (as for the API; when unset, scripts/engines.sh starts the default engines),
-// BENCH_PORT (8100), BENCH_NODE_ARGS (e.g. --cpu-prof).
+// BENCH_PORT (8100), BENCH_NODE_ARGS (e.g. --cpu-prof), BENCH_WORKER_NODE_ARGS (the same for the import suite's worker).
 // Prints a table and writes reports/bench.json (one entry per suite; a suite not run keeps its previous entry).
 const { execFileSync, spawn } = require('node:child_process');
 const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
@@ -602,8 +603,9 @@ async function main() {
       suites.tenants = { at: new Date().toISOString(), ...(await tenantsSuite(helpers, dbs.at(-1), mongo, { tenants: num('tenants', 200), perTenant: num('per-tenant', 500) })) };
     }
     if (runs('import')) {
-      dbs.push(`zgw_bench_import_${stamp}`, `zgw_bench_import_${stamp}_bron`);
-      suites.import = { at: new Date().toISOString(), ...(await importSuite(helpers, dbs.at(-2), { zaken: num('zaken', 20000) })) };
+      const sourceDb = option('source-db');
+      dbs.push(`zgw_bench_import_${stamp}`, ...(sourceDb ? [] : [`zgw_bench_import_${stamp}_bron`]));
+      suites.import = { at: new Date().toISOString(), ...(await importSuite(helpers, `zgw_bench_import_${stamp}`, { zaken: num('zaken', 20000), sourceDb })) };
     }
     if (runs('documents-large')) {
       dbs.push(`zgw_bench_documents_large_${stamp}`);

@@ -54,26 +54,36 @@ async function zaak(h, base, t, i) {
   for (let s = 0; s < 3; s++) await h.post(`${zrc}/statussen`, { zaak: z.url, statustype: t.statustypen[s], datumStatusGezet: `2023-03-0${2 + s}T10:00:00Z` });
 }
 
-async function importSuite(h, db, { zaken }) {
+async function importSuite(h, db, { zaken, sourceDb }) {
   if (!process.env.TEMPORAL_ADDRESS) execFileSync('bash', ['scripts/engines.sh', 'start', 'temporal'], { cwd: root, stdio: 'inherit' });
   const stamp = Date.now();
   const queue = `bench-import-${stamp}`;
   const api = h.startApi(h.PORT, db, { TRANSFER_SECRET: SECRET, TRANSFER_TASK_QUEUE: queue, KAFKA_TOPIC_PREFIX: `bench-imp-${stamp}-` });
-  const bron = h.startApi(h.PORT + 1, `${db}_bron`, { TRANSFER_SECRET: SECRET, TRANSFER_TASK_QUEUE: `${queue}-bron`, KAFKA_TOPIC_PREFIX: `bench-impb-${stamp}-` });
+  const bron = h.startApi(h.PORT + 1, sourceDb ?? `${db}_bron`, { TRANSFER_SECRET: SECRET, TRANSFER_TASK_QUEUE: `${queue}-bron`, KAFKA_TOPIC_PREFIX: `bench-impb-${stamp}-` });
   let worker;
   try {
     await h.up(api.base);
     await h.up(bron.base);
-    const t = await typen(h, bron.base);
-    console.log(`import: loading ${zaken} zaken into the source (2 rollen, 3 statussen, a document of 20 KB each)`);
-    const loadStart = Date.now();
-    let next = 0;
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (next < zaken) await zaak(h, bron.base, t, next++);
-    }));
-    console.log(`import: loaded in ${h.seconds(Date.now() - loadStart)}`);
+    // (a source kept by an earlier run, --keep, is used as it is: --source-db <its database>)
+    const list = sourceDb && (await h.call('GET', `${bron.base}/zaken/api/v1/zaken`, undefined, h.CRS));
+    if (list && list.status !== 200) throw new Error(`the source's zaken: ${list.status} ${list.text.slice(0, 300)}`);
+    const held = list ? list.json().count : 0;
+    if (held) {
+      zaken = held;
+      console.log(`import: the source ${sourceDb} holds ${zaken} zaken`);
+    } else {
+      const t = await typen(h, bron.base);
+      console.log(`import: loading ${zaken} zaken into the source (2 rollen, 3 statussen, a document of 20 KB each)`);
+      const loadStart = Date.now();
+      let next = 0;
+      await Promise.all(Array.from({ length: 16 }, async () => {
+        while (next < zaken) await zaak(h, bron.base, t, next++);
+      }));
+      console.log(`import: loaded in ${h.seconds(Date.now() - loadStart)}`);
+    }
 
-    worker = spawn(process.execPath, [...NODE_ARGS.transfer, 'services/transfer/dist/main.js'], {
+    const workerArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    worker = spawn(process.execPath, [...NODE_ARGS.transfer, ...workerArgs, 'services/transfer/dist/main.js'], {
       cwd: root, stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, TRANSFER_SECRET: SECRET, TRANSFER_TASK_QUEUE: queue, MONGODB_DB: db, PUBLIC_BASE_URL: api.base, LOG_LEVEL: 'warn', TRANSFER_METRICS_PORT: '0' },
     });

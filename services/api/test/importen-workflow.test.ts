@@ -92,6 +92,14 @@ test('a registration of several pages comes over whole: zaken with parts, docume
     datumStatusGezet: '2020-01-02T10:00:00Z',
     gezetdoor: rol.url,
   });
+  // a later status, and one set after it with an earlier date: the source calls the later one its last
+  await createZ(bron, 'statussen', { zaak: zaken[0]!.url, statustype: s.statustypen.begin, datumStatusGezet: '2020-01-05T10:00:00Z' });
+  await createZ(bron, 'statussen', {
+    zaak: zaken[0]!.url,
+    statustype: s.statustypen.begin,
+    datumStatusGezet: '2020-01-03T10:00:00Z',
+    gezetdoor: rol.url,
+  });
   await createZ(bron, `zaken/${zaken[0]!.uuid}/zaakeigenschappen`, { zaak: zaken[0]!.url, eigenschap: s.eigenschap, waarde: 'blauw' });
   const doc = (await bron.call('POST', EIO, eioBody(s.iot, { inhoud: Buffer.from('de inhoud').toString('base64') }))).json();
   await createZ(bron, 'zaakinformatieobjecten', { zaak: zaken[0]!.url, informatieobject: doc.url });
@@ -115,6 +123,14 @@ test('a registration of several pages comes over whole: zaken with parts, docume
   expect(run.inhoudVerificatie).toEqual({ versies: 1, aantalAfwijkend: 0, afwijkend: [] });
   expect(await get(doel, ours(zaken[0]!.url))).toEqual(ours(await get(bron, zaken[0]!.url)));
   expect(await get(doel, ours(besluit.json().url))).toEqual(ours(besluit.json()));
+  // the statussen as their source has them: which one is the last, the rol that set two of them
+  const statussen = async (api: TestApp, zaak: string) =>
+    ((await get(api, `${ZRC}/statussen?zaak=${encodeURIComponent(zaak)}`)).results as { url: string; indicatieLaatstGezetteStatus: boolean }[]).sort(
+      (a, b) => a.url.localeCompare(b.url),
+    );
+  expect(await statussen(doel, ours(zaken[0]!.url))).toEqual(ours(await statussen(bron, zaken[0]!.url)));
+  expect((await statussen(doel, ours(zaken[0]!.url))).map((x) => x.indicatieLaatstGezetteStatus).sort()).toEqual([false, false, true]);
+  expect(await get(doel, ours(rol.url))).toEqual(ours(await get(bron, rol.url)));
   expect((await doel.call('GET', `${ours(doc.url)}/download`)).rawPayload.toString()).toBe('de inhoud');
   const eigenschappen = await get(doel, `${ours(zaken[0]!.url)}/zaakeigenschappen`);
   expect(eigenschappen.map((e: { waarde: string }) => e.waarde)).toEqual(['blauw']);
@@ -142,10 +158,14 @@ test('a registration of several pages comes over whole: zaken with parts, docume
 
   // a second run brings what changed and nothing twice
   expect((await bron.call('PATCH', zaken[2]!.url, { omschrijving: 'gewijzigd' }, { headers: CRS })).statusCode).toBe(200);
+  await createZ(bron, 'statussen', { zaak: zaken[0]!.url, statustype: s.statustypen.begin, datumStatusGezet: '2020-01-09T10:00:00Z' });
   const again = await runTotHetEinde({ clientId: 'verhuizer', secret: 'verhuizer-secret' });
   expect([again.status, again.fouten]).toEqual(['afgerond', []]);
   expect(again.tellingen['zaken/zaken']).toMatchObject({ gelezen: 105, nieuw: 0, bijgewerkt: 105 });
   expect((await get(doel, ours(zaken[2]!.url))).omschrijving).toBe('gewijzigd');
+  // the new last status: the zaak names it, the one before is no longer the last
+  expect(await statussen(doel, ours(zaken[0]!.url))).toEqual(ours(await statussen(bron, zaken[0]!.url)));
+  expect(await get(doel, ours(zaken[0]!.url))).toEqual(ours(await get(bron, zaken[0]!.url)));
   expect((await get(doel, `${ZRC}/zaken`)).count).toBe(105);
 }, 180_000);
 

@@ -111,6 +111,32 @@ describe('zaken', () => {
 });
 
 describe('statussen, resultaten and closing a zaak', () => {
+  it('a rol names the statussen it set, also one set after a later one', async () => {
+    const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
+    const rol = await createZ(t, 'rollen', {
+      zaak: zaak.url,
+      roltype: s.roltype,
+      betrokkeneType: 'medewerker',
+      roltoelichting: 'x',
+      betrokkene: 'https://x.example/m',
+    });
+    const later = await createZ(t, 'statussen', {
+      zaak: zaak.url,
+      statustype: s.statustypen.begin,
+      datumStatusGezet: '2024-03-05T10:00:00',
+      gezetdoor: rol.url,
+    });
+    const eerder = await createZ(t, 'statussen', {
+      zaak: zaak.url,
+      statustype: s.statustypen.begin,
+      datumStatusGezet: '2024-03-02T10:00:00',
+      gezetdoor: rol.url,
+    });
+    expect((await get(zaak.url)).json().status).toBe(later.url);
+    expect((await get(eerder.url)).json().indicatieLaatstGezetteStatus).toBe(false);
+    expect([...(await get(rol.url)).json().statussen].sort()).toEqual([later.url, eerder.url].sort());
+  });
+
   it('an eindstatus closes the zaak and derives the archiving fields; reopening needs zaken.heropenen', async () => {
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
     await createZ(t, 'resultaten', { zaak: zaak.url, resultaattype: s.resultaattype });

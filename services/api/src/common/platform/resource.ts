@@ -140,8 +140,11 @@ export interface ResourceDef<D extends Document, I = JsonObject> {
    * versions); null when the object is kept otherwise and the stored document stays as it is (an earlier version).
    */
   historisch?(source: JsonObject, ctx: WriteContext, current?: Stored<D>): Promise<D | null>;
-  /** Whether afterWrite has anything to do for this new document (default: always); when not, a create skips it. */
-  followsCreate?(doc: D): boolean;
+  /**
+   * Whether afterWrite has anything to do for this new document (default: always); when not, a create skips it (an
+   * imported one too).
+   */
+  followsCreate?(doc: D, ctx: WriteContext): boolean;
   beforeDestroy?(current: Stored<D>, ctx: WriteContext): Promise<void>;
   afterDestroy?(current: Stored<D>, ctx: WriteContext): Promise<void>;
   /** Whether the caller may see this object at all (type-level authorisations); hidden objects are 403 on detail. */
@@ -339,10 +342,15 @@ export class Resource<D extends Document, I = JsonObject> {
    * is marked (`_follow`, see settle), so a process that stops in between leaves nothing undone.
    */
   async insert(doc: D, ctx: WriteContext): Promise<Stored<D>> {
-    const follows = !!this.def.afterWrite && (this.def.followsCreate?.(doc) ?? true);
-    const marked = follows ? ({ ...doc, _follow: new Date() } as D) : doc;
     const audit = this.auditEntry(ctx, 'create', ctx.uuid, undefined, doc);
-    const stored = await this.store.insert(ctx.uuid, marked, this.events(doc, ctx.uuid, 'create', audit), () => this.keepAudit(audit));
+    return this.create(ctx.uuid, doc, ctx, this.events(doc, ctx.uuid, 'create', audit), audit);
+  }
+
+  /** A new document stored under `uuid` (marked until its afterWrite is done, where it has one: see insert). */
+  private async create(uuid: string, doc: D, ctx: WriteContext, events: OutboxEvent[], audit: AuditEntry | undefined): Promise<Stored<D>> {
+    const follows = !!this.def.afterWrite && (this.def.followsCreate?.(doc, ctx) ?? true);
+    const marked = follows ? ({ ...doc, _follow: new Date() } as D) : doc;
+    const stored = await this.store.insert(uuid, marked, events, () => this.keepAudit(audit));
     if (follows) await this.follow(stored, ctx);
     return stored;
   }
@@ -398,8 +406,7 @@ export class Resource<D extends Document, I = JsonObject> {
       Object.assign(audit, { actieWeergave: 'Object geïmporteerd', toelichting: `Geïmporteerd uit ${herkomst.bron} (import ${herkomst.run})` });
     const events = this.events(doc, uuid, 'create', audit);
     if (!current) {
-      const marked = this.def.afterWrite ? ({ ...doc, _follow: new Date() } as D) : doc;
-      await this.follow(await this.store.insert(uuid, marked, events, () => this.keepAudit(audit)), ctx);
+      await this.create(uuid, doc, ctx, events, audit);
       return 'nieuw';
     }
     // a create whose follow-up writes a crash left undone (its mark stays until they are done) is finished as a create

@@ -65,6 +65,8 @@ export interface PartDef<D extends ZaakPartDoc> {
   /** Rules of this part on its (validated, defaulted) fields; returns its fields to store (the zaak's facts are added after). */
   rules?: (doc: PartFields<D>, zaak: Stored<ZaakDoc>, ctx: WriteContext, current?: Stored<D>) => Promise<PartFields<D>>;
   afterWrite?: (stored: Stored<D>, zaak: Stored<ZaakDoc>, ctx: WriteContext, previous?: Stored<D>) => Promise<void>;
+  /** As ResourceDef.followsCreate, for a part without a link on its zaak (one with a link always follows). */
+  followsCreate?: ResourceDef<D>['followsCreate'];
   /** As ResourceDef.behouden; default the source's registratiedatum (a rol's, a zaakinformatieobject's). */
   behouden?: ResourceDef<D>['behouden'];
   beforeDestroy?: (current: Stored<D>, zaak: Stored<ZaakDoc> | undefined, ctx: WriteContext) => Promise<void>;
@@ -150,6 +152,7 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
         def.afterWrite?.(stored, zaak, ctx, previous),
       ]);
     },
+    followsCreate: def.link ? undefined : def.followsCreate,
     behouden: def.behouden ?? ((source) => (source.registratiedatum ? { registratiedatum: source.registratiedatum } : {}) as Partial<D>),
     beforeDestroy: async (current, ctx) => {
       const zaak = await zaakOfStored(current);

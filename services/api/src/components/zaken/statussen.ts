@@ -1,4 +1,4 @@
-import type { Resource } from '../../common/platform/resource';
+import type { Resource, WriteContext } from '../../common/platform/resource';
 import type { Stored } from '../../common/platform/store';
 import { ZgwError } from '../../common/platform/errors';
 import { archiveringBijAfsluiten } from './archief';
@@ -61,24 +61,16 @@ export function registerStatussen(z: Zaken): Resource<StatusDoc> {
       }
       return { ...doc, _eind: eind, indicatieLaatstGezetteStatus: true };
     },
+    // history keeps whether its source calls a status its zaak's last one: one it does not call so has nothing to follow
+    behouden: (source) =>
+      typeof source.indicatieLaatstGezetteStatus === 'boolean' ? { indicatieLaatstGezetteStatus: source.indicatieLaatstGezetteStatus } : {},
+    followsCreate: (doc, ctx) => !ctx.historie || doc.indicatieLaatstGezetteStatus || !!doc.gezetdoor,
     afterWrite: async (stored, zaak, ctx) => {
-      const current = zaak._status ? await z.statussen.store.get(zaak._status) : null;
-      const latest = !current || stored.datumStatusGezet >= current.datumStatusGezet;
-      if (!latest) {
-        await z.statussen.store.followUp({ _id: stored._id }, { $set: { indicatieLaatstGezetteStatus: false } });
-        return;
-      }
-      // history keeps the zaak's einddatum and archiving as its source has them
-      const set: Partial<ZaakDoc> = { _status: stored._id, ...(ctx.historie ? {} : await eindeVan(z, stored, zaak)) };
       const rolId = stored.gezetdoor ? z.rollen.uuidOf(stored.gezetdoor) : undefined;
-      // (three documents: side by side)
+      // (different documents: side by side)
       await Promise.all([
-        // (run again after a crash, the zaak may name this status already: it stays the last one set)
-        current && current._id !== stored._id
-          ? z.statussen.store.followUp({ _id: current._id }, { $set: { indicatieLaatstGezetteStatus: false } })
-          : undefined,
-        z.zaken.store.followUp({ _id: zaak._id }, { $set: set }),
         rolId ? z.rollen.store.followUp({ _id: rolId }, { $addToSet: { _statussen: stored._id } }) : undefined,
+        ctx.historie && !stored.indicatieLaatstGezetteStatus ? undefined : laatsteStatus(z, stored, zaak, ctx),
       ]);
     },
     render: (doc) => ({
@@ -114,6 +106,24 @@ export function registerResultaten(z: Zaken): Resource<ResultaatDoc> {
     },
     render: (doc) => ({ uuid: doc._id }),
   });
+}
+
+/** A new status its zaak's last one (the latest datumStatusGezet): the zaak names it, the one before it is no longer. */
+async function laatsteStatus(z: Zaken, stored: Stored<StatusDoc>, zaak: Stored<ZaakDoc>, ctx: WriteContext): Promise<void> {
+  const current = zaak._status ? await z.statussen.store.get(zaak._status) : null;
+  if (current && stored.datumStatusGezet < current.datumStatusGezet) {
+    await z.statussen.store.followUp({ _id: stored._id }, { $set: { indicatieLaatstGezetteStatus: false } });
+    return;
+  }
+  // history keeps the zaak's einddatum and archiving as its source has them
+  const set: Partial<ZaakDoc> = { _status: stored._id, ...(ctx.historie ? {} : await eindeVan(z, stored, zaak)) };
+  await Promise.all([
+    // (run again after a crash, the zaak may name this status already: it stays the last one set)
+    current && current._id !== stored._id
+      ? z.statussen.store.followUp({ _id: current._id }, { $set: { indicatieLaatstGezetteStatus: false } })
+      : undefined,
+    z.zaken.store.followUp({ _id: zaak._id }, { $set: set }),
+  ]);
 }
 
 /** What a new current status sets on its zaak: closed by the eindstatus (with its archiving), else open again. */
