@@ -47,7 +47,8 @@ async function bulkLoad(db, template, { count, from, batch = 1000, progress = ()
   const base = template.url.slice(0, -t._id.length);
   const bucket = [t.informatieobjecttype ?? null, t._vertrouwelijkheid ?? null];
   const year = String(t.creatiedatum).slice(0, 4);
-  const counterId = `${t.bronorganisatie}/${year}`;
+  // (the API's series: one per tenant, bronorganisatie and year)
+  const counterId = `${t._tenant ?? ''}/${t.bronorganisatie}/${year}`;
   const kept = [];
   let done = 0;
   while (done < count) {

@@ -131,6 +131,14 @@ async function documentsSuite(h, db, mongo, { documents, viaApi }) {
       throw new Error('the loaded documents are not what the API sees');
     }
 
+    // What the local store holds them in: its heap after a full collection (what is live), beside its limit and RSS
+    const memory = h.STORE.db && (await h.STORE.db.command({ zgwMemory: 1, gc: true }).catch(() => undefined));
+    const storeMemory = memory && {
+      liveHeapMb: Math.round(memory.heapUsedBytes / 1048576), heapMaxMb: Math.round(memory.heapMaxBytes / 1048576),
+      rssMb: memory.residentBytes === undefined ? null : Math.round(memory.residentBytes / 1048576),
+    };
+    if (storeMemory) console.log(`documents: the store holds ${storeMemory.liveHeapMb} MB live of the ${storeMemory.heapMaxMb} MB its heap may use, RSS ${storeMemory.rssMb} MB`);
+
     const paths = [...made.paths, ...loaded.map((u) => `${EIO}/${u}`)];
     const pid = api.pid;
     const results = [];
@@ -176,6 +184,7 @@ async function documentsSuite(h, db, mongo, { documents, viaApi }) {
     }
     return {
       documents, viaApi: first, bulkLoaded: rest, apiSeconds: made.seconds, loadSeconds, seconds: h.SECONDS, created, deepPage, firstDeep,
+      storeMemory: storeMemory ?? null,
       results: results.filter(Boolean),
     };
   } finally {

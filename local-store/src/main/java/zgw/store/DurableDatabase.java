@@ -121,6 +121,9 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
                 throw new MongoServerError(8000, "BackupFailed", "backup failed: " + e.getMessage());
             }
         }
+        if (command.equalsIgnoreCase("zgwMemory")) {
+            return HeapWatch.stats(Boolean.TRUE.equals(query.get("gc")));
+        }
         if (command.equalsIgnoreCase("zgwQueryStats")) {
             return QueryTimes.stats(Boolean.TRUE.equals(query.get("reset")), counters);
         }

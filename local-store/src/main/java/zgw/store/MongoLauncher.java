@@ -60,6 +60,7 @@ public final class MongoLauncher {
         }
         backend.version(ServerVersion.valueOf(serverVersion));
 
+        HeapWatch.start();
         final MongoServer server = new MongoServer(backend);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
