@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { inParts } from './in-parts';
 
 /**
  * The audit trail's contract between the API (producer) and services/audit (consumer).
@@ -104,27 +105,26 @@ export function readEntryParts(entry: ReadEntry, maxBytes = READ_ENTRY_BYTES): R
     ? getoond.map(([resource, url, i]) => ({ shown: [resource, url], main: hoofd[i] }))
     : hoofd.map((main) => ({ main }));
   const base = Buffer.byteLength(JSON.stringify({ ...entry, hoofdObjecten: [], getoond: [] }));
-  const parts: ReadEntry[] = [];
-  let shown: [string, string, number][] = [];
-  let mains = new Map<string, number>();
-  let size = base;
-  const close = () => {
-    const part: ReadEntry = { ...entry, uuid: partUuid(entry.uuid, parts.length), hoofdObjecten: [...mains.keys()] };
+  // (each item weighed with its main object, also where a part names that one already: a part may come out smaller)
+  const weight = (item: (typeof items)[number]) =>
+    (item.shown ? bytes(item.shown[0]) + bytes(item.shown[1]) + 16 : 0) + (item.main ? bytes(item.main) + 4 : 0);
+  return inParts(items, weight, maxBytes - base).map((share, n) => {
+    const mains = new Map<string, number>();
+    const shown: [string, string, number][] = [];
+    const indexOf = (main: string) => {
+      const at = mains.get(main) ?? mains.size;
+      mains.set(main, at);
+      return at;
+    };
+    for (const item of share) {
+      const i = item.main === undefined ? -1 : indexOf(item.main);
+      if (item.shown) shown.push([item.shown[0], item.shown[1], i]);
+    }
+    const part: ReadEntry = { ...entry, uuid: partUuid(entry.uuid, n), hoofdObjecten: [...mains.keys()] };
     if (getoond.length) part.getoond = shown;
     else delete part.getoond;
-    parts.push(part);
-    [shown, mains, size] = [[], new Map(), base];
-  };
-  for (const item of items) {
-    const weight = (item.shown ? bytes(item.shown[0]) + bytes(item.shown[1]) + 16 : 0) + (item.main ? bytes(item.main) + 4 : 0);
-    if ((shown.length || mains.size) && size + weight > maxBytes) close();
-    let i = item.main === undefined ? -1 : (mains.get(item.main) ?? -1);
-    if (item.main !== undefined && i < 0) mains.set(item.main, (i = mains.size));
-    if (item.shown) shown.push([item.shown[0], item.shown[1], i]);
-    size += weight;
-  }
-  close();
-  return parts;
+    return part;
+  });
 }
 
 const bytes = (s: string) => Buffer.byteLength(s);

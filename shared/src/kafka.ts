@@ -1,5 +1,6 @@
 import { Kafka, logLevel, type IHeaders, type Producer } from 'kafkajs';
 import { topicName } from './events';
+import { inParts } from './in-parts';
 
 /**
  * kafkajs 2.2.4 schedules its throttle check with a negative delay whenever it is not throttled; Node.js runs such a
@@ -97,24 +98,7 @@ export function messageBytes(m: Sized): number {
   return n;
 }
 
-/**
- * Items to send in parts of at most `max` bytes each (by `bytes`), in their order: each part one send. An item over
- * the limit goes alone (the broker decides).
- */
+/** Items to send in parts of at most `max` bytes each (by `bytes`), in their order: each part one send (inParts). */
 export function inSendParts<T>(items: readonly T[], bytes: (item: T) => number, max = KAFKA_SEND_BYTES): T[][] {
-  const parts: T[][] = [];
-  let part: T[] = [];
-  let size = 0;
-  for (const item of items) {
-    const n = bytes(item);
-    if (part.length && size + n > max) {
-      parts.push(part);
-      part = [];
-      size = 0;
-    }
-    part.push(item);
-    size += n;
-  }
-  if (part.length) parts.push(part);
-  return parts;
+  return inParts(items, bytes, max);
 }
