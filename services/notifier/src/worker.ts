@@ -236,16 +236,22 @@ function startWorker(c: WorkerContext): Worker {
   };
   const registry: Registry = new Registry(db, c.pii, deliverer, resubscribe);
   const intake = new Intake(c.kafka, prefix, log, intakeHandler({ db, defaultTenant: c.config.ZGW_DEFAULT_TENANT, registry, deliverer, clock, log }));
-  const refresh = async () => {
-    await registry.refresh();
-    await processResends(db, deliverer, (id) => deliverer.lane(id)?.target, clock, log);
+  // One refresh at a time: one asked for while the timer's runs waits for it and then runs itself, so what was
+  // requested before the call (a resend) has been taken up when it returns, not by the other one still under way.
+  let refreshing: Promise<void> | undefined;
+  const refresh = async (): Promise<void> => {
+    while (refreshing) await refreshing.catch(() => undefined);
+    refreshing = (async () => {
+      await registry.refresh();
+      await processResends(db, deliverer, (id) => deliverer.lane(id)?.target, clock, log);
+    })().finally(() => (refreshing = undefined));
+    return refreshing;
   };
   const retentionMs = config.NRC_RETENTION_DAYS * DAY;
   const doSweep = () => sweep(db, clock.now(), retentionMs);
 
   let stopped = false;
   let running = false;
-  let refreshing: Promise<void> | undefined;
   let refreshTimer: NodeJS.Timeout | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
   const ready = (async () => {
@@ -269,9 +275,7 @@ function startWorker(c: WorkerContext): Worker {
     log.info({ topics: registry.topics, prefix, group: groupId(prefix) }, 'notifier consuming');
     refreshTimer = setInterval(() => {
       if (refreshing || stopped) return;
-      refreshing = refresh()
-        .catch((err: Error) => log.warn({ err }, 'could not re-read abonnementen'))
-        .finally(() => (refreshing = undefined));
+      refresh().catch((err: Error) => log.warn({ err }, 'could not re-read abonnementen'));
     }, config.NRC_REFRESH_MS);
     const sweep = () =>
       void doSweep().catch((err: Error) => log.warn({ err, nextInMs: SWEEP_EVERY_MS }, 'retention sweep failed; tried again later'));
@@ -304,7 +308,7 @@ function startWorker(c: WorkerContext): Worker {
       // session timeout of a member that died): not waited for. It handles nothing once stopped.
       await Promise.all([started ? leaving : undefined, deliverer.stop()]);
       if (started) await ready.catch(() => undefined);
-      await refreshing;
+      await refreshing?.catch(() => undefined);
     },
   };
 }
