@@ -64,7 +64,7 @@ async function importSuite(h, db, { zaken, sourceDb }) {
   try {
     await h.up(api.base);
     await h.up(bron.base);
-    // (a source kept by an earlier run, --keep, is used as it is: --source-db <its database>)
+    // (a source loaded by an earlier run with --source-db is used as it is; an empty one is loaded and kept there)
     const list = sourceDb && (await h.call('GET', `${bron.base}/zaken/api/v1/zaken`, undefined, h.CRS));
     if (list && list.status !== 200) throw new Error(`the source's zaken: ${list.status} ${list.text.slice(0, 300)}`);
     const held = list ? list.json().count : 0;
