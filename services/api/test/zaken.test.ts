@@ -312,6 +312,31 @@ describe('autorisaties inside the query', () => {
   });
 });
 
+describe('reads by uuid', () => {
+  it('go to the store together when concurrent, each answer its own zaak, and see a write acknowledged before them', async () => {
+    const zaken = await Promise.all([1, 2, 3, 4].map((i) => createZ(t, 'zaken', zaakBody(s.zaaktype, { omschrijving: `samen ${i}` }))));
+    const finds: Record<string, unknown>[] = [];
+    const watch = (e: { commandName: string; command: Record<string, any> }) => {
+      if (e.commandName === 'find' && e.command.find === 'zaken' && e.command.filter?._id !== undefined) finds.push(e.command.filter);
+    };
+    t.mongo.client.on('commandStarted', watch);
+    try {
+      const missing = `${ZRC_URL}/zaken/${randomUUID()}`;
+      const answers = await Promise.all([...zaken.map((z) => z.url as string), missing].map((url) => get(url)));
+      expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 404]);
+      expect(answers.slice(0, 4).map((a) => a.json().omschrijving)).toEqual(['samen 1', 'samen 2', 'samen 3', 'samen 4']);
+      // the first read goes alone, those that came while it was under way as one $in
+      expect(finds.length).toBeLessThan(5);
+      expect(finds.some((f) => (f._id as { $in?: unknown[] }).$in !== undefined)).toBe(true);
+    } finally {
+      t.mongo.client.off('commandStarted', watch);
+    }
+    const patched = await send('PATCH', zaken[0]!.url, { omschrijving: 'daarna' });
+    expect(patched.statusCode).toBe(200);
+    expect((await get(zaken[0]!.url)).json().omschrijving).toBe('daarna');
+  });
+});
+
 describe('deleting a zaak', () => {
   it('removes its parts and its deelzaken', async () => {
     const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { Db, Document } from 'mongodb';
 import { z } from 'zod';
 import { AUDIT_READS_COLLECTION, AUDITTRAIL_COLLECTION, ensureAuditIndexes, type Pii, type ReadEntry } from '@zgw/shared';
 import type { Caller } from '../auth/auth';
 import type { ComponentApi } from '../platform/component';
 import { ZgwError } from '../platform/errors';
+import { nameUuid } from '../platform/urls';
 import type { Resource } from '../platform/resource';
 import type { Stored } from '../platform/store';
 import { openPii } from '../platform/pii-fields';
@@ -60,9 +60,7 @@ const READ_WEERGAVE: Record<ReadEntry['actie'], string> = {
 
 /** The uuid of the trail line of an object a read showed beside the first (a list's second result, an expand). */
 function shownUuid(read: string, url: string): string {
-  const h = createHash('sha1').update(`${read} ${url}`).digest('hex');
-  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return nameUuid(`${read} ${url}`);
 }
 
 /**

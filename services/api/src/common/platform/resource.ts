@@ -16,6 +16,7 @@ import {
 import { Caller } from '../auth/auth';
 import { UuidParams, type ComponentApi, type RouteSpec, type RouteVariant } from './component';
 import { ZgwError } from './errors';
+import { nameUuid } from './urls';
 import { jsonObject, parseOrThrow } from './validation';
 import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from './pagination';
@@ -257,7 +258,11 @@ export class Resource<D extends Document, I = JsonObject> {
 
   /** The object by uuid; with a caller, only if it exists for that caller (callerFilter) and is visible (else 403). */
   async getOr404(uuid: string, caller?: Caller, filter: Filter<Document> = {}): Promise<Stored<D>> {
-    const doc = await this.store.findOne({ _id: uuid, ...filter, ...this.callerCondition(caller) } as Filter<Document>);
+    const condition = { ...filter, ...this.callerCondition(caller) };
+    // (a read by _id alone goes to the store with those of concurrent requests: Store.get)
+    const doc = Object.keys(condition).length
+      ? await this.store.findOne({ _id: uuid, ...condition } as Filter<Document>)
+      : await this.store.get(uuid);
     if (!doc) throw ZgwError.notFound(`${this.def.resource} ${uuid} bestaat niet.`);
     if (caller) this.mustBeVisible(doc, caller);
     return doc;
@@ -327,14 +332,16 @@ export class Resource<D extends Document, I = JsonObject> {
   private async keepAudit(entry: AuditEntry | undefined): Promise<void> {
     if (!entry) return;
     try {
-      await batcherOf(this.api.deps.db, AUDITTRAIL_COLLECTION).write(
-        entry.uuid,
-        { updateOne: { filter: { _id: entry.uuid }, update: { $setOnInsert: entry }, upsert: true } },
-        laterWins,
-      );
+      await this.storeAudit(entry);
     } catch (err) {
       this.api.deps.log.warn({ err, entry: entry.uuid }, 'audit entry not stored at once; the audit service stores it from the outbox');
     }
+  }
+
+  /** Stores an audit entry unless one with its uuid is there (the writes of concurrent requests go together). */
+  private storeAudit(entry: AuditEntry): Promise<void> {
+    const op = { updateOne: { filter: { _id: entry.uuid }, update: { $setOnInsert: entry }, upsert: true } };
+    return batcherOf(this.api.deps.db, AUDITTRAIL_COLLECTION).write(entry.uuid, op, laterWins);
   }
 
   /**
@@ -371,7 +378,7 @@ export class Resource<D extends Document, I = JsonObject> {
    * Stores an object of another registration as it was there (the registration import): its UUID, its fields and the
    * dates its source gave it, through the resource's own rules in history mode (WriteContext.historie). No
    * notification goes out (old facts are not news to abonnementen); the audit trail gets one entry saying it was
-   * imported, from where and by which run. An object already here from the same source in the same tenant is
+   * imported, from where and by which run (once per run, also when a page is done again). An object already here from the same source in the same tenant is
    * replaced (a second run brings changes, never a copy); a UUID taken otherwise (in any tenant) is left alone:
    * `bezet`.
    */
@@ -401,17 +408,24 @@ export class Resource<D extends Document, I = JsonObject> {
       await this.store.proefBewaar(herkomst.run, uuid, doc);
       return current ? 'bijgewerkt' : 'nieuw';
     }
+    // The audit entry is stored first, straight into the trail (it notifies nobody, so nothing goes through the
+    // outbox), under a UUID of the run and the object: a page done again after a crash in between stores it once.
     const audit = this.auditEntry(ctx, 'create', uuid, current ?? undefined, doc);
-    if (audit)
-      Object.assign(audit, { actieWeergave: 'Object geïmporteerd', toelichting: `Geïmporteerd uit ${herkomst.bron} (import ${herkomst.run})` });
-    const events = this.events(doc, uuid, 'create', audit);
+    if (audit) {
+      Object.assign(audit, {
+        uuid: nameUuid(`import ${herkomst.run} ${this.store.name} ${uuid}`),
+        actieWeergave: 'Object geïmporteerd',
+        toelichting: `Geïmporteerd uit ${herkomst.bron} (import ${herkomst.run})`,
+      });
+      await this.storeAudit(audit);
+    }
     if (!current) {
-      await this.create(uuid, doc, ctx, events, audit);
+      await this.create(uuid, doc, ctx, [], undefined);
       return 'nieuw';
     }
     // a create whose follow-up writes a crash left undone (its mark stays until they are done) is finished as a create
     const unfinished = current._follow !== undefined;
-    const stored = await this.store.replace(current, doc, events, () => this.keepAudit(audit));
+    const stored = await this.store.replace(current, doc, []);
     if (stored) await (unfinished ? this.follow(stored, ctx) : this.def.afterWrite?.(stored, ctx, current));
     return 'bijgewerkt';
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /** Builds and recognises the full resource URLs that ZGW uses as identifiers. */
 export class Urls {
   constructor(readonly base: string) {}
@@ -29,3 +30,10 @@ export class Urls {
 }
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID made from a name (version 5 in form, from SHA-1): the same name always gives the same UUID. */
+export function nameUuid(name: string): string {
+  const h = createHash('sha1').update(name).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
