@@ -9,7 +9,6 @@ import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.BsonConstants;
 import de.bwaldvogel.mongo.wire.bson.BsonDecoder;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
@@ -84,21 +83,21 @@ final class BsonFields {
         return dot < 0 ? path : path.substring(0, dot);
     }
 
-    /** A document of the chosen fields of `bson` (in the order they appear there); null for null. */
-    Document read(byte[] bson) {
+    /** A document of the chosen fields of `bson` (in the order they appear there; `bson` is left as it is); null for null. */
+    Document read(ByteBuf bson) {
         if (bson == null) {
             return null;
         }
-        ByteBuf buf = Unpooled.wrappedBuffer(bson);
+        ByteBuf buf = bson.duplicate();
         Document out = new Document();
-        int end = buf.readIntLE();
+        int end = buf.readerIndex() + buf.readIntLE();
         while (buf.readerIndex() < end) {
             byte type = buf.readByte();
             if (type == BsonConstants.TERMINATING_BYTE) {
                 break;
             }
-            int nameEnd = buf.indexOf(buf.readerIndex(), bson.length, (byte) 0);
-            int name = nameAt(bson, buf.readerIndex(), nameEnd - buf.readerIndex());
+            int nameEnd = buf.indexOf(buf.readerIndex(), end, (byte) 0);
+            int name = nameAt(buf, buf.readerIndex(), nameEnd - buf.readerIndex());
             buf.readerIndex(nameEnd + 1);
             if (name >= 0) {
                 out.put(names[name], BsonDecoder.decodeValue(type, buf));
@@ -110,14 +109,23 @@ final class BsonFields {
     }
 
     /** Which chosen name the cstring of `length` bytes at `at` is, or -1 (only names of that length are compared). */
-    private int nameAt(byte[] bson, int at, int length) {
+    private int nameAt(ByteBuf bson, int at, int length) {
         for (int i = 0; i < utf8.length; i++) {
             byte[] n = utf8[i];
-            if (n.length == length && java.util.Arrays.equals(bson, at, at + length, n, 0, length)) {
+            if (n.length == length && sameBytes(bson, at, n)) {
                 return i;
             }
         }
         return -1;
+    }
+
+    private static boolean sameBytes(ByteBuf bson, int at, byte[] name) {
+        for (int j = 0; j < name.length; j++) {
+            if (bson.getByte(at + j) != name[j]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void skip(byte type, ByteBuf buf) {

@@ -2,9 +2,10 @@
 // backend) and every change of a slot is appended to the store's journal while the collection's lock is held, so the
 // journal order is the order of the changes. Slots freed by deletes are reused.
 //
-// A slot holds the document as BSON bytes (those of its journal record), decoded when it is read: a decoded document
-// takes about four times the memory of its BSON, and a read decodes only the few documents its index range selects.
-// The indexes hold the keys, so counts and the choice of a page read no document at all.
+// A slot holds where the document's BSON lies in the store's files (a locator: its record in the snapshot or the
+// journal, DurableStore.document), decoded when it is read: the heap holds eight bytes a document and the indexes, the
+// documents stay in the files (through memory maps, in the kernel's page cache), and a read decodes only the few
+// documents its index range selects. The indexes hold the keys, so counts and the choice of a page read no document.
 
 package zgw.store;
 
@@ -41,7 +42,7 @@ import java.util.stream.StreamSupport;
 
 final class DurableCollection extends AbstractSynchronizedMongoCollection<Integer> {
     private final DurableStore store;
-    private final ArrayList<byte[]> slots;
+    private final Slots slots;
     /** Indexes declared while the collection is being recovered, built together in one pass (finishRecovery). */
     private final List<OrderedIndex> deferred = new ArrayList<>();
     private boolean recovering;
@@ -50,13 +51,13 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     private final AtomicLong dataSize = new AtomicLong();
 
     DurableCollection(MongoDatabase database, String name, CollectionOptions options, CursorRegistry cursors,
-                      DurableStore store, ArrayList<byte[]> recovered) {
+                      DurableStore store, Slots recovered) {
         super(database, name, options, cursors);
         this.store = store;
-        this.slots = recovered != null ? recovered : new ArrayList<>();
+        this.slots = recovered != null ? recovered : new Slots();
         this.recovering = recovered != null;
         for (int i = 0; i < slots.size(); i++) {
-            if (slots.get(i) == null) {
+            if (slots.get(i) == 0) {
                 free.add(i);
             } else {
                 live++;
@@ -70,22 +71,17 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         Integer position = free.poll();
         if (position == null) {
             position = slots.size();
-            slots.add(bson);
-        } else {
-            slots.set(position, bson);
         }
+        slots.set(position, store.put(getFullName(), position, bson));
         live++;
         version++;
-        store.put(getFullName(), position, bson);
         return position;
     }
 
     @Override
     protected void handleUpdate(Integer position, Document oldDocument, Document newDocument) {
-        byte[] bson = encode(newDocument);
-        slots.set(position, bson);
+        slots.set(position, store.put(getFullName(), position, encode(newDocument)));
         version++;
-        store.put(getFullName(), position, bson);
     }
 
     static byte[] encode(Document document) {
@@ -100,8 +96,14 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         }
     }
 
-    static Document decode(byte[] bson) {
-        return bson == null ? null : BsonDecoder.decodeBson(Unpooled.wrappedBuffer(bson));
+    static Document decode(ByteBuf bson) {
+        return bson == null ? null : BsonDecoder.decodeBson(bson);
+    }
+
+    /** The BSON of the document in a slot (a view of the store's file), or null when the slot is free. */
+    private ByteBuf bson(int position) {
+        long locator = slots.get(position);
+        return locator == 0 ? null : store.document(locator);
     }
 
     /**
@@ -117,7 +119,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         // its own matcher: the one set for the read (`fast`) may be of a larger query than this part of it
         FastMatch own = FastMatch.of(query);
         return position -> {
-            byte[] bson = slots.get(position);
+            ByteBuf bson = bson(position);
             return bson != null && matches(own, reader.read(bson), query) ? decode(bson) : null;
         };
     }
@@ -130,7 +132,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     /** The documents at positions, each with just the fields the query names (whole, when it may read others). */
     private java.util.function.IntFunction<Document> fieldsOf(Document query) {
         BsonFields reader = readerOf(query);
-        return reader == null ? this::doc : position -> reader.read(slots.get(position));
+        return reader == null ? this::doc : position -> reader.read(bson(position));
     }
 
     /** A reader of the fields a query names; null when it may read others. */
@@ -141,12 +143,12 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
 
     /** The document in a slot, decoded (a new object on every call: changing it changes nothing stored); null if free. */
     private Document doc(int position) {
-        return decode(slots.get(position));
+        return decode(bson(position));
     }
 
     @Override
     protected void removeDocument(Integer position) {
-        slots.set(position, null);
+        slots.set(position, 0);
         free.add(position);
         live--;
         version++;
@@ -485,7 +487,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 needed.addAll(fields);
             }
         }
-        java.util.function.Function<byte[], Document> reader = whole ? DurableCollection::decode : new BsonFields(needed)::read;
+        java.util.function.Function<ByteBuf, Document> reader = whole ? DurableCollection::decode : new BsonFields(needed)::read;
         // indexes with equal partial filters (many share one): each filter is tried once per document
         java.util.Map<Document, Integer> filterIds = new java.util.HashMap<>();
         List<OrderedIndex> filters = new ArrayList<>();
@@ -504,7 +506,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 mine.add(new ArrayList<>(indexes.get(i).partialFilter() == null ? to - from : 16));
             }
             for (int position = from; position < to; position++) {
-                Document document = reader.apply(slots.get(position));
+                Document document = reader.apply(bson(position));
                 if (document != null) {
                     shareStrings(document);
                     Boolean[] matches = new Boolean[filters.size()];
@@ -567,7 +569,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         if (position == null) {
             position = findDocumentPosition(document);
         }
-        if (position == null || slots.get(position) == null) {
+        if (position == null || slots.get(position) == 0) {
             return;
         }
         for (Index<Integer> index : getIndexes()) {
@@ -593,14 +595,14 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     @Override
     protected Stream<DocumentWithPosition<Integer>> streamAllDocumentsWithPosition() {
         return IntStream.range(0, slots.size())
-            .filter(i -> slots.get(i) != null)
+            .filter(i -> slots.get(i) != 0)
             .mapToObj(i -> new DocumentWithPosition<>(doc(i), i));
     }
 
     @Override
     protected Integer findDocumentPosition(Document document) {
         for (int i = 0; i < slots.size(); i++) {
-            if (slots.get(i) != null && document.equals(doc(i))) {
+            if (slots.get(i) != 0 && document.equals(doc(i))) {
                 return i;
             }
         }

@@ -12,9 +12,13 @@
 // waiting). So a reply the client sees means its change is on disk; kill -9 or a power cut loses nothing acknowledged.
 // A torn record at the end of the journal (a crash during a write) is cut off at the next start.
 //
-// Start: snapshot + journal are read into memory (each document as the BSON bytes of its record); when the journal
-// has grown large it is folded into a new snapshot (written aside, fsynced, renamed over the old one), so a restart
-// never replays an ever-growing history.
+// Start: snapshot + journal are checked record by record; each document stays where its record is, in the file, and
+// the collections keep only where (a locator: which file, at which byte), so the heap holds the indexes and not the
+// documents. Both files are read through memory maps (MappedFile); a document appended but not yet written is read
+// from the buffer that holds it until it is. When the journal has grown large it is folded into a new snapshot
+// (written aside, fsynced, renamed over the old one), so a restart never replays an ever-growing history. The journal
+// is extended ahead of what is written (sparse: no disk is used for it), so its maps never reach past the file's end;
+// a clean stop cuts it back.
 
 package zgw.store;
 
@@ -55,6 +59,8 @@ final class DurableStore implements Closeable {
     private static final int MAX_RECORD = 64 << 20;
     /** A journal larger than this (and than half the snapshot) is folded into a new snapshot at start. */
     private static final long FOLD_MIN_BYTES = 64L << 20;
+    /** The locator's bit that says a document lies in the journal (else in the snapshot); 0 is no document. */
+    static final long IN_JOURNAL = 1L << 62;
     /**
      * ZGW_MONGO_FOLD=1: the journal is folded at this start whatever its size, so the records of documents since
      * rewritten leave the files (after an upgrade that sealed values stored in the clear; docs/personal-data.md).
@@ -65,14 +71,25 @@ final class DurableStore implements Closeable {
     private final boolean fsync;
     private final FileChannel lockChannel;
     private final FileLock lock;
-    /** namespace ("db.collection") -> documents by slot (as BSON), until the collection is opened (take). */
-    private final Map<String, ArrayList<byte[]>> recovered = new LinkedHashMap<>();
+    /** namespace ("db.collection") -> the locators of its documents by slot, until the collection is opened (take). */
+    private final Map<String, Slots> recovered = new LinkedHashMap<>();
 
     private FileChannel journal;
     private long generation;
+    private FileChannel snapshotChannel;
+    private MappedFile snapshotMap;
+    private MappedFile journalMap;
+    /** The journal's length: every record up to here is in the file (readable through its map). */
+    private volatile long writtenEnd;
+    /** How long the journal file is made (ahead of writtenEnd: see reserve); under flushLock. */
+    private long reserved;
 
-    // appended records not yet written; guarded by `this`
+    // appended records not yet written, and the file offset they will be written at; guarded by `this`
     private ByteBuf pending = Unpooled.buffer(1 << 16);
+    private long pendingStart;
+    // records being written by flush, and their offset; guarded by `this`
+    private ByteBuf inFlight;
+    private long inFlightStart;
     private long appended;
     // written and fsynced up to this sequence number; advanced under flushLock
     private volatile long durable;
@@ -116,9 +133,10 @@ final class DurableStore implements Closeable {
             snapshotBytes = Files.size(snapshot);
             try (DataInputStream in = input(snapshot)) {
                 generation = readHeader(in, SNAPSHOT_MAGIC, snapshot);
-                long[] read = replay(in, snapshot, true);
+                long[] read = replay(in, snapshot, true, 0);
                 documents = read[1];
             }
+            mapSnapshot(snapshot);
         }
         Path journalFile = journalPath(generation);
         long journalBytes = 0;
@@ -127,7 +145,7 @@ final class DurableStore implements Closeable {
             long valid = HEADER;
             try (DataInputStream in = input(journalFile)) {
                 if (readHeaderOrEmpty(in, journalFile) == generation) {
-                    long[] read = replay(in, journalFile, false);
+                    long[] read = replay(in, journalFile, false, IN_JOURNAL);
                     valid = HEADER + read[0];
                     changes = read[1];
                 } else {
@@ -136,7 +154,8 @@ final class DurableStore implements Closeable {
             }
             long size = Files.size(journalFile);
             if (valid < size) {
-                System.out.println("DurableStore: cutting " + (size - valid) + " bytes of an unfinished write off " + journalFile.getFileName());
+                System.out.println("DurableStore: cutting " + (size - valid) + " bytes after the last complete record off " + journalFile.getFileName()
+                    + " (the tail of a write a stop interrupted, and the space kept ahead)");
             }
             journalBytes = valid;
             if (valid < HEADER) {
@@ -146,6 +165,12 @@ final class DurableStore implements Closeable {
                     ch.truncate(valid);
                     ch.force(true);
                 }
+            }
+            if (valid >= HEADER) {
+                // (the fold reads the journal's documents where they are)
+                journalMap = new MappedFile(FileChannel.open(journalFile, StandardOpenOption.READ));
+                writtenEnd = valid;
+                pendingStart = valid;
             }
         }
         removeStrayFiles();
@@ -184,7 +209,7 @@ final class DurableStore implements Closeable {
      * Applies the records of in to the recovered state; returns {bytes of complete records, records}. In the journal a
      * short or corrupt record ends the replay (the tail of a write a crash interrupted); in a snapshot it is an error.
      */
-    private long[] replay(DataInputStream in, Path file, boolean strict) throws IOException {
+    private long[] replay(DataInputStream in, Path file, boolean strict, long inFile) throws IOException {
         long bytes = 0;
         long records = 0;
         CRC32 crc = new CRC32();
@@ -223,33 +248,27 @@ final class DurableStore implements Closeable {
                 }
                 break;
             }
-            apply(Unpooled.wrappedBuffer(buf, 0, length));
+            apply(Unpooled.wrappedBuffer(buf, 0, length), inFile | (HEADER + bytes + 8));
             bytes += 8 + length;
             records++;
         }
         return new long[] {bytes, records};
     }
 
-    private void apply(ByteBuf record) {
+    /** Applies one record whose payload starts at locator `at` (its file's bit and its offset there). */
+    private void apply(ByteBuf record, long at) {
         byte type = record.readByte();
         String ns = readString(record);
         int position = record.readInt();
         switch (type) {
-            case PUT: {
-                // kept as the BSON it is: decoded only when read (see DurableCollection)
-                byte[] document = new byte[record.readableBytes()];
-                record.readBytes(document);
-                ArrayList<byte[]> slots = recovered.computeIfAbsent(ns, k -> new ArrayList<>());
-                while (slots.size() <= position) {
-                    slots.add(null);
-                }
-                slots.set(position, document);
+            case PUT:
+                // where the document's BSON lies in the file: read from there when asked for (see DurableCollection)
+                recovered.computeIfAbsent(ns, k -> new Slots()).set(position, at + record.readerIndex());
                 break;
-            }
             case DELETE: {
-                ArrayList<byte[]> slots = recovered.get(ns);
+                Slots slots = recovered.get(ns);
                 if (slots != null && position < slots.size()) {
-                    slots.set(position, null);
+                    slots.set(position, 0);
                 }
                 break;
             }
@@ -258,7 +277,7 @@ final class DurableStore implements Closeable {
                 break;
             case RENAME: {
                 String to = readString(record);
-                ArrayList<byte[]> slots = recovered.remove(ns);
+                Slots slots = recovered.remove(ns);
                 if (slots != null) {
                     recovered.put(to, slots);
                 }
@@ -298,18 +317,22 @@ final class DurableStore implements Closeable {
         Path tmp = dir.resolve("snapshot.tmp");
         ByteBuf buf = Unpooled.buffer(1 << 16);
         long count = 0;
+        long offset = HEADER;
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
              OutputStream out = new BufferedOutputStream(java.nio.channels.Channels.newOutputStream(ch), 1 << 20)) {
             DataOutputStream data = new DataOutputStream(out);
             data.write(SNAPSHOT_MAGIC);
             data.writeLong(gen);
-            for (Map.Entry<String, ArrayList<byte[]>> entry : recovered.entrySet()) {
-                ArrayList<byte[]> slots = entry.getValue();
+            for (Map.Entry<String, Slots> entry : recovered.entrySet()) {
+                Slots slots = entry.getValue();
                 for (int position = 0; position < slots.size(); position++) {
-                    byte[] document = slots.get(position);
-                    if (document != null) {
+                    long locator = slots.get(position);
+                    if (locator != 0) {
                         buf.clear();
-                        encode(buf, PUT, entry.getKey(), position, document, null);
+                        int at = encode(buf, PUT, entry.getKey(), position, document(locator), null);
+                        // the document is read from the new snapshot from now on
+                        slots.set(position, offset + at);
+                        offset += buf.readableBytes();
                         buf.readBytes(out, buf.readableBytes());
                         count++;
                     }
@@ -326,6 +349,8 @@ final class DurableStore implements Closeable {
             throw new IOException("the store folder must allow atomic renames", e);
         }
         syncDirectory();
+        mapSnapshot(dir.resolve("snapshot"));
+        journalMap = null;
         Files.deleteIfExists(journalPath(generation));
         generation = gen;
         System.out.printf("DurableStore: folded the journal into snapshot %d (%d documents) in %d ms%n",
@@ -335,7 +360,7 @@ final class DurableStore implements Closeable {
     private void openJournal() throws IOException {
         Path file = journalPath(generation);
         boolean fresh = !Files.exists(file);
-        journal = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        journal = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         if (fresh) {
             ByteBuffer header = ByteBuffer.allocate(HEADER);
             header.put(JOURNAL_MAGIC).putLong(generation).flip();
@@ -345,7 +370,70 @@ final class DurableStore implements Closeable {
             journal.force(true);
             syncDirectory();
         }
-        journal.position(journal.size());
+        long end = journal.size();
+        journal.position(end);
+        reserved = end;
+        writtenEnd = end;
+        pendingStart = end;
+        journalMap = new MappedFile(journal);
+        reserve(end);
+    }
+
+    /** Maps the snapshot (its channel stays open while the store runs: the documents are read from it). */
+    private void mapSnapshot(Path file) throws IOException {
+        if (snapshotChannel != null) {
+            snapshotChannel.close();
+        }
+        snapshotChannel = FileChannel.open(file, StandardOpenOption.READ);
+        snapshotMap = new MappedFile(snapshotChannel);
+    }
+
+    /**
+     * Makes the journal file long enough for the map of the segment that holds `end` (MappedFile): one byte written at
+     * the far end, the rest a hole. The channel's position (where records go) does not move.
+     */
+    private void reserve(long end) throws IOException {
+        long need = (end / MappedFile.segment + 1) * MappedFile.segment + MappedFile.OVERLAP;
+        if (need > reserved) {
+            journal.write(ByteBuffer.allocate(1), need - 1);
+            reserved = need;
+        }
+    }
+
+    // ------------------------------------------------------------------ documents
+
+    /**
+     * The BSON of the document at `locator` (see apply and put): a view of the file where it is written, else a copy
+     * of the buffer that holds it until it is.
+     */
+    ByteBuf document(long locator) {
+        long offset = locator & ~IN_JOURNAL;
+        try {
+            if ((locator & IN_JOURNAL) == 0) {
+                return view(snapshotMap, offset);
+            }
+            if (offset >= writtenEnd) {
+                synchronized (this) {
+                    if (offset >= pendingStart) {
+                        return copyOut(pending, (int) (offset - pendingStart));
+                    }
+                    if (inFlight != null && offset >= inFlightStart) {
+                        return copyOut(inFlight, (int) (offset - inFlightStart));
+                    }
+                }
+            }
+            return view(journalMap, offset);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("the store cannot read its files", e);
+        }
+    }
+
+    private static ByteBuf view(MappedFile file, long offset) throws IOException {
+        return Unpooled.wrappedBuffer(file.slice(offset, file.intLE(offset)));
+    }
+
+    private static ByteBuf copyOut(ByteBuf buffer, int at) {
+        return Unpooled.copiedBuffer(buffer.slice(at, buffer.getIntLE(at)));
     }
 
     private void syncDirectory() throws IOException {
@@ -368,7 +456,7 @@ final class DurableStore implements Closeable {
     }
 
     /** The recovered slots of a namespace, handed over once to the collection that opens it (null if none). */
-    synchronized ArrayList<byte[]> take(String ns) {
+    synchronized Slots take(String ns) {
         return recovered.remove(ns);
     }
 
@@ -382,8 +470,10 @@ final class DurableStore implements Closeable {
 
     // ------------------------------------------------------------------ journal
 
-    synchronized void put(String ns, int position, byte[] document) {
-        append(PUT, ns, position, document, null);
+    /** Appends a document's new state; answers its locator, where it is read from from now on (document). */
+    synchronized long put(String ns, int position, byte[] document) {
+        int at = append(PUT, ns, position, Unpooled.wrappedBuffer(document), null);
+        return IN_JOURNAL | (pendingStart + at);
     }
 
     synchronized void delete(String ns, int position) {
@@ -398,20 +488,23 @@ final class DurableStore implements Closeable {
         append(RENAME, from, 0, null, to);
     }
 
-    private void append(byte type, String ns, int position, byte[] document, String to) {
-        encode(pending, type, ns, position, document, to);
+    private int append(byte type, String ns, int position, ByteBuf document, String to) {
+        int at = encode(pending, type, ns, position, document, to);
         appended++;
         lastOfThread.get()[0] = appended;
+        return at;
     }
 
-    private static void encode(ByteBuf out, byte type, String ns, int position, byte[] document, String to) {
+    /** Writes one record to `out`; answers where in `out` its document begins. */
+    private static int encode(ByteBuf out, byte type, String ns, int position, ByteBuf document, String to) {
         int start = out.writerIndex();
         out.writeInt(0).writeInt(0);
         out.writeByte(type);
         writeString(out, ns);
         out.writeInt(position);
+        int at = out.writerIndex();
         if (document != null) {
-            out.writeBytes(document);
+            out.writeBytes(document, document.readerIndex(), document.readableBytes());
         }
         if (to != null) {
             writeString(out, to);
@@ -421,6 +514,7 @@ final class DurableStore implements Closeable {
         crc.update(out.nioBuffer(start + 8, length));
         out.setInt(start, length);
         out.setInt(start + 4, (int) crc.getValue());
+        return at;
     }
 
     private static void writeString(ByteBuf out, String s) {
@@ -449,12 +543,20 @@ final class DurableStore implements Closeable {
         }
         ByteBuf batch;
         long upTo;
+        long start;
         synchronized (this) {
             batch = pending;
             upTo = appended;
+            start = pendingStart;
+            // (read from here while it is written: document)
+            inFlight = batch;
+            inFlightStart = start;
+            pendingStart = start + batch.readableBytes();
             pending = Unpooled.buffer(Math.max(1 << 16, Math.min(batch.capacity(), 1 << 22)));
         }
+        long end = start + batch.readableBytes();
         try {
+            reserve(end);
             for (ByteBuffer b : batch.nioBuffers()) {
                 while (b.hasRemaining()) {
                     journal.write(b);
@@ -464,11 +566,15 @@ final class DurableStore implements Closeable {
                 journal.force(false);
             }
         } catch (IOException e) {
+            // (the batch stays readable in memory; nothing is written after a failure)
             failure = e;
             throw e;
-        } finally {
-            batch.release();
         }
+        synchronized (this) {
+            writtenEnd = end;
+            inFlight = null;
+        }
+        batch.release();
         durable = upTo;
     }
 
@@ -484,7 +590,7 @@ final class DurableStore implements Closeable {
         long gen;
         synchronized (flushLock) {
             flush();
-            length = journal.size();
+            length = writtenEnd;
             gen = generation;
         }
         Files.createDirectories(target);
@@ -536,8 +642,16 @@ final class DurableStore implements Closeable {
         }
         try {
             commitThread();
+            synchronized (flushLock) {
+                // the space kept ahead goes (what a crash leaves of it is cut at the next start)
+                journal.truncate(writtenEnd);
+                journal.force(true);
+            }
         } finally {
             journal.close();
+            if (snapshotChannel != null) {
+                snapshotChannel.close();
+            }
             lock.release();
             lockChannel.close();
         }
