@@ -100,15 +100,45 @@ export async function importeerPagina(deps: Deps, o: ImportOpdracht, soort: numb
     }
   };
   await vooruit();
+  // (the pages stored before those under way: at most two writes at once)
+  let vorige: Promise<void> = Promise.resolve();
   while (onderweg.length) {
     const pages = onderweg.splice(0, SAMEN);
     const gelezen = await Promise.all(pages);
     const meer = vooruit();
     meer.catch(() => undefined);
-    await schrijf(deps, r, gelezen);
+    if (
+      !r.run.selectie &&
+      naastElkaar(
+        gelezen[0]!.soort.collection,
+        gelezen.flatMap((g) => g.objecten),
+      )
+    ) {
+      const deze = schrijf(deps, r, gelezen);
+      deze.catch(() => undefined);
+      await vorige;
+      vorige = deze;
+    } else {
+      await vorige;
+      await schrijf(deps, r, gelezen);
+    }
     await meer;
   }
+  await vorige;
   return { next };
+}
+
+/**
+ * Whether pages of `collection` with `objecten` may be stored beside the pages before them (two writes under way, so this platform's API and store
+ * both have work): when no object needs one of an earlier page stored first. Zaken and documents may name one another
+ * (a deelzaak its hoofdzaak; their stage keeps both cores busy as it is); the statussen of a zaak come in order, unless
+ * the source says which one is its last (ZRC 1.1 and later), which then alone updates the zaak. The other parts of a
+ * zaak each name objects of an earlier stage only. (A limited run brings the documents its links name with them, one
+ * page at a time: two pages naming one document would bring it twice at once.)
+ */
+export function naastElkaar(collection: string, objecten: Obj[]): boolean {
+  if (collection === 'zaken' || collection === 'enkelvoudiginformatieobjecten') return false;
+  return collection !== 'statussen' || objecten.every((st) => typeof st.indicatieLaatstGezetteStatus === 'boolean');
 }
 
 /** A page of the source as read: its objects with what belongs to them, to be stored. */
