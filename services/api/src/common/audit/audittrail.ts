@@ -5,6 +5,7 @@ import type { Caller } from '../auth/auth';
 import type { ComponentApi } from '../platform/component';
 import { ZgwError } from '../platform/errors';
 import { nameUuid } from '../platform/urls';
+import { ReadBatcher } from '../platform/read-batch';
 import type { Resource } from '../platform/resource';
 import type { Stored } from '../platform/store';
 import { openPii } from '../platform/pii-fields';
@@ -102,6 +103,12 @@ function readLines(read: StoredRead, hoofdObject: string, weergave: string): Aud
 }
 
 /** Two trails in time order merged into one (each is oldest first; at the same moment, writes first). */
+/** The order of two strings (entries' aanmaakdatum, ISO, and their uuids). */
+function cmp(x: unknown, y: unknown): number {
+  const [a, b] = [String(x), String(y)];
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function merged(writes: AuditTrailView[], reads: AuditTrailView[]): AuditTrailView[] {
   const out: AuditTrailView[] = [];
   let i = 0;
@@ -131,6 +138,8 @@ export function registerAudittrail<D extends Document>(
   mayRead?: (doc: Stored<D>, caller: Caller) => boolean,
 ): void {
   const coll = api.deps.db.collection<Entry>(AUDITTRAIL_COLLECTION);
+  // (one main object's writes, read together with those of concurrent requests: an import reads a trail per object)
+  const trails = new ReadBatcher(api.deps.db.collection(AUDITTRAIL_COLLECTION), {});
   const reads = api.deps.db.collection<StoredRead>(AUDIT_READS_COLLECTION);
   const Params = z.object({ [param]: z.string() });
   const DetailParams = Params.extend({ uuid: z.string() });
@@ -154,11 +163,13 @@ export function registerAudittrail<D extends Document>(
     handler: async ({ params, caller }) => {
       const { url: hoofdObject, weergave } = await ownerOf(params as Record<string, string>, caller);
       const [writes, read] = await Promise.all([
-        coll.find({ hoofdObject }).sort({ hoofdObject: 1, aanmaakdatum: 1, _id: 1 }).toArray(),
+        trails.by('hoofdObject', hoofdObject),
         reads.find({ hoofdObjecten: hoofdObject }).sort({ aanmaakdatum: 1, _id: 1 }).toArray(),
       ]);
+      // oldest first, as the index holds them (aanmaakdatum is an ISO string)
+      const ordered = writes.sort((a, b) => cmp(a.aanmaakdatum, b.aanmaakdatum) || cmp(a._id, b._id));
       return merged(
-        writes.map((w) => view(api.deps.pii, w)),
+        ordered.map((w) => view(api.deps.pii, w)),
         read.flatMap((r) => readLines(r, hoofdObject, weergave)),
       );
     },

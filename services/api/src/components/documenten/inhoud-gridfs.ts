@@ -12,12 +12,21 @@ const CHUNK_BYTES = 255 * 1024;
 /** How many chunks a download reads at once (about 4 MB). */
 const CHUNKS_PER_READ = 16;
 
+/** A GridFS chunk as stored. */
+interface Chunk {
+  files_id: string;
+  n: number;
+  data: { buffer: Uint8Array };
+}
+
 /** The content of documents in GridFS (bucket `inhoud`) in the platform's MongoDB (INHOUD_STORE=gridfs, the default). */
 export class GridfsInhoud extends InhoudStore {
   readonly kind = 'gridfs';
   readonly bucket: GridFSBucket;
   /** A file's entry, read together with the same reads of concurrent requests (an import's documents). */
   private readonly files: ReadBatcher;
+  /** The chunks of a small file (one read's worth), read together with those of concurrent downloads. */
+  private readonly chunks: ReadBatcher;
 
   constructor(
     private readonly db: Db,
@@ -26,6 +35,7 @@ export class GridfsInhoud extends InhoudStore {
     super();
     this.bucket = new GridFSBucket(db, { bucketName: BUCKET, chunkSizeBytes: CHUNK_BYTES });
     this.files = new ReadBatcher(db.collection(`${BUCKET}.files`), {});
+    this.chunks = new ReadBatcher(db.collection(`${BUCKET}.chunks`), {});
   }
 
   /**
@@ -47,20 +57,24 @@ export class GridfsInhoud extends InhoudStore {
   /**
    * Chunks are read CHUNKS_PER_READ at a time by `files_id` and their numbers (all fields of the chunks' unique index), each
    * read only when the consumer wants more: at most that many chunks are in memory, whatever batches the store would
-   * send for an open cursor (a MongoDB-compatible store may send a whole file in one).
+   * send for an open cursor (a MongoDB-compatible store may send a whole file in one). A file's entry, and the chunks
+   * of a file of at most that many, are read together with those of concurrent downloads (ReadBatcher).
    */
   download(ids: string | string[]): Readable {
     const list = typeof ids === 'string' ? [ids] : ids;
-    const files = this.db.collection<{ _id: string; length: number; chunkSize: number }>(`${BUCKET}.files`);
-    const chunks = this.db.collection<{ files_id: string; n: number; data: { buffer: Uint8Array } }>(`${BUCKET}.chunks`);
+    const chunks = this.db.collection<Chunk>(`${BUCKET}.chunks`);
+    const { files, chunks: small } = this;
     async function* read(): AsyncGenerator<Buffer> {
       for (const id of list) {
-        const file = await files.findOne({ _id: id });
+        const file = (await files.get(id)) as { length: number; chunkSize: number } | null;
         if (!file) throw new Error(`inhoud ${id}: no such file`);
         const count = Math.ceil(file.length / file.chunkSize);
         for (let first = 0; first < count; first += CHUNKS_PER_READ) {
           const numbers = Array.from({ length: Math.min(CHUNKS_PER_READ, count - first) }, (_, i) => first + i);
-          const docs = await chunks.find({ files_id: id, n: { $in: numbers } }).toArray();
+          const docs =
+            count <= CHUNKS_PER_READ
+              ? (await small.by('files_id', id)).map((d): Chunk => ({ files_id: id, n: Number(d.n), data: d.data }))
+              : await chunks.find({ files_id: id, n: { $in: numbers } }).toArray();
           docs.sort((a, b) => a.n - b.n);
           if (docs.length !== numbers.length || docs.some((d, i) => d.n !== numbers[i]))
             throw new Error(`inhoud ${id}: chunks missing from ${first}`);
