@@ -29,6 +29,36 @@ const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 const download = (url: string, query = '', opts: { token?: string } = {}) => t.call('GET', `${url}/download${query}`, undefined, opts);
 const files = () => storedFiles(t);
 
+describe('concurrent downloads and audit trails', () => {
+  it("read the files, small files' chunks and trails together, each request its own bytes and entries", async () => {
+    const contents = [1, 2, 3, 4].map((i) => randomBytes(1000 + i));
+    const eios = await Promise.all(contents.map((c) => createEio(t, eioBody(iot, { inhoud: b64(c) }))));
+    const finds: { coll: string; filter: Record<string, unknown> }[] = [];
+    const watch = (e: { commandName: string; command: Record<string, any> }) => {
+      if (e.commandName === 'find') finds.push({ coll: String(e.command.find), filter: e.command.filter ?? {} });
+    };
+    t.mongo.client.on('commandStarted', watch);
+    try {
+      const got = await Promise.all(eios.map((e) => download(e.url)));
+      expect(got.map((g) => g.rawPayload.equals(contents[got.indexOf(g)]!))).toEqual([true, true, true, true]);
+      const trails = await Promise.all(eios.map((e) => t.call('GET', `${e.url}/audittrail`)));
+      for (const [i, trail] of trails.entries()) {
+        expect(trail.statusCode).toBe(200);
+        expect(trail.json().map((entry: { hoofdObject: string }) => entry.hoofdObject)).toEqual([eios[i]!.url]);
+      }
+    } finally {
+      t.mongo.client.off('commandStarted', watch);
+    }
+    // (the first read of each kind goes alone, those that came meanwhile as one $in)
+    const batched = (coll: string, field: string) =>
+      finds.some((f) => f.coll === coll && (f.filter[field] as { $in?: unknown[] } | undefined)?.$in !== undefined);
+    expect(batched('inhoud.files', '_id')).toBe(true);
+    expect(batched('inhoud.chunks', 'files_id')).toBe(true);
+    expect(batched('audittrail', 'hoofdObject')).toBe(true);
+    expect(finds.filter((f) => f.coll === 'inhoud.chunks').length).toBeLessThan(4);
+  });
+});
+
 describe('enkelvoudiginformatieobjecten: create and download', () => {
   it('stores the base64 content and serves it back as a stream of bytes', async () => {
     const eio = await createEio(t, eioBody(iot, { inhoud: b64('hallo wereld'), bestandsnaam: 'brief.txt' }));
