@@ -477,15 +477,16 @@ start_mongo() {
   [[ ! -f "$DATA_DIR/mongo/mongo.mv" ]] ||
     note "mongo: $DATA_DIR/mongo/mongo.mv is a store of the former H2 backend and is not read; the data is in $DATA_DIR/mongo/store (delete mongo.mv)"
   # Parallel young collections on every core (unless ZGW_MONGO_JAVA_OPTS chooses another collector), and a first heap
-  # sized for what the start loads (about 3.5 times the store's files: the BSON and the indexes built from it), so
-  # loading is not a series of full collections while the heap grows; a small store starts small.
+  # sized for what the start builds (the indexes: the documents stay in the files, read through memory maps; about 1.5
+  # times the store's files leaves room for building them), so loading is not a series of full collections while the
+  # heap grows; a small store starts small.
   local gc=(-XX:+UseParallelGC)
   [[ ! "${ZGW_MONGO_JAVA_OPTS:-}" =~ -XX:\+Use[A-Za-z0-9]*GC ]] || gc=()
   local store_mb heap_mb xms_mb
   store_mb=0
   [[ ! -d "$DATA_DIR/mongo/store" ]] || store_mb=$(du -sm "$DATA_DIR/mongo/store" | awk '{ print $1 }')
   heap_mb=$(awk -v h="$MONGO_HEAP" 'BEGIN { n = h + 0; u = tolower(substr(h, length(h))); print (u == "g" ? n * 1024 : u == "m" ? n : u == "k" ? int(n / 1024) : int(n / 1048576)) }')
-  xms_mb=$(awk -v s="$store_mb" -v h="$heap_mb" 'BEGIN { x = int(s * 3.5); if (x < 64) x = 64; if (x > h) x = h; print x }')
+  xms_mb=$(awk -v s="$store_mb" -v h="$heap_mb" 'BEGIN { x = int(s * 1.5); if (x < 64) x = 64; if (x > h) x = h; print x }')
   launch mongo java "$(marker_of mongo)" -Xms"${xms_mb}m" -Xmx"$MONGO_HEAP" "${gc[@]}" \
     -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true "${MONGO_JAVA_OPTS[@]}" \
     -Dorg.slf4j.simpleLogger.defaultLogLevel="$MONGO_LOG_LEVEL" -Dorg.slf4j.simpleLogger.showDateTime=true \
