@@ -52,9 +52,11 @@ describe('concurrent downloads and audit trails', () => {
     // (the first read of each kind goes alone, those that came meanwhile as one $in)
     const batched = (coll: string, field: string) =>
       finds.some((f) => f.coll === coll && (f.filter[field] as { $in?: unknown[] } | undefined)?.$in !== undefined);
+    expect(batched('audittrail', 'hoofdObject')).toBe(true);
+    // (the content in GridFS, the default; on S3 (INHOUD_STORE=s3) each download is a request of its own)
+    if (t.config.INHOUD_STORE !== 'gridfs') return;
     expect(batched('inhoud.files', '_id')).toBe(true);
     expect(batched('inhoud.chunks', 'files_id')).toBe(true);
-    expect(batched('audittrail', 'hoofdObject')).toBe(true);
     expect(finds.filter((f) => f.coll === 'inhoud.chunks').length).toBeLessThan(4);
   });
 });

@@ -100,41 +100,43 @@ export async function importeerPagina(deps: Deps, o: ImportOpdracht, soort: numb
     }
   };
   await vooruit();
-  // (the pages stored before those under way: at most two writes at once)
+  // (the pages stored before those under way: at most two writes at once; a failure waits for the other to end, so
+  // a retry of the activity never writes beside a write of this attempt)
   let vorige: Promise<void> = Promise.resolve();
-  while (onderweg.length) {
-    const pages = onderweg.splice(0, SAMEN);
-    const gelezen = await Promise.all(pages);
-    const meer = vooruit();
-    meer.catch(() => undefined);
-    if (
-      !r.run.selectie &&
-      naastElkaar(
-        gelezen[0]!.soort.collection,
-        gelezen.flatMap((g) => g.objecten),
-      )
-    ) {
-      const deze = schrijf(deps, r, gelezen);
-      deze.catch(() => undefined);
-      await vorige;
-      vorige = deze;
-    } else {
-      await vorige;
-      await schrijf(deps, r, gelezen);
+  try {
+    while (onderweg.length) {
+      const pages = onderweg.splice(0, SAMEN);
+      const gelezen = await Promise.all(pages);
+      const meer = vooruit();
+      meer.catch(() => undefined);
+      const eerder = vorige;
+      const objecten = gelezen.flatMap((g) => g.objecten);
+      if (!r.run.selectie && naastElkaar(gelezen[0]!.soort.collection, objecten)) {
+        vorige = schrijf(deps, r, gelezen);
+        vorige.catch(() => undefined);
+        await eerder;
+      } else {
+        await eerder;
+        await (vorige = schrijf(deps, r, gelezen));
+      }
+      await meer;
     }
-    await meer;
+    await vorige;
+  } catch (err) {
+    await vorige.catch(() => undefined);
+    throw err;
   }
-  await vorige;
   return { next };
 }
 
 /**
- * Whether pages of `collection` with `objecten` may be stored beside the pages before them (two writes under way, so this platform's API and store
- * both have work): when no object needs one of an earlier page stored first. Zaken and documents may name one another
- * (a deelzaak its hoofdzaak; their stage keeps both cores busy as it is); the statussen of a zaak come in order, unless
- * the source says which one is its last (ZRC 1.1 and later), which then alone updates the zaak. The other parts of a
- * zaak each name objects of an earlier stage only. (A limited run brings the documents its links name with them, one
- * page at a time: two pages naming one document would bring it twice at once.)
+ * Whether pages of `collection` holding `objecten` may be stored beside the pages before them (two writes under way,
+ * so this platform's API and store both have work): when no object needs one of an earlier page stored first. Zaken
+ * and documents may name one another (a deelzaak its hoofdzaak; their stage keeps both cores busy as it is); the
+ * statussen of a zaak come in order, unless the source says which one is its last (ZRC 1.1 and later), which then
+ * alone updates the zaak. The other parts of a zaak each name objects of an earlier stage only. (A limited run brings
+ * the documents its links name with them, one page at a time: two pages naming one document would bring it twice at
+ * once.)
  */
 export function naastElkaar(collection: string, objecten: Obj[]): boolean {
   if (collection === 'zaken' || collection === 'enkelvoudiginformatieobjecten') return false;

@@ -102,13 +102,13 @@ function readLines(read: StoredRead, hoofdObject: string, weergave: string): Aud
   return lines;
 }
 
-/** Two trails in time order merged into one (each is oldest first; at the same moment, writes first). */
 /** The order of two strings (entries' aanmaakdatum, ISO, and their uuids). */
 function cmp(x: unknown, y: unknown): number {
   const [a, b] = [String(x), String(y)];
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Two trails in time order merged into one (each is oldest first; at the same moment, writes first). */
 function merged(writes: AuditTrailView[], reads: AuditTrailView[]): AuditTrailView[] {
   const out: AuditTrailView[] = [];
   let i = 0;

@@ -378,9 +378,9 @@ export class Resource<D extends Document, I = JsonObject> {
    * Stores an object of another registration as it was there (the registration import): its UUID, its fields and the
    * dates its source gave it, through the resource's own rules in history mode (WriteContext.historie). No
    * notification goes out (old facts are not news to abonnementen); the audit trail gets one entry saying it was
-   * imported, from where and by which run (once per run, also when a page is done again). An object already here from the same source in the same tenant is
-   * replaced (a second run brings changes, never a copy); a UUID taken otherwise (in any tenant) is left alone:
-   * `bezet`.
+   * imported, from where and by which run (once per run, also when a page is done again). An object already here from
+   * the same source in the same tenant is replaced (a second run brings changes, never a copy); a UUID taken otherwise
+   * (in any tenant) is left alone: `bezet`.
    */
   async importeer(source: JsonObject, uuid: string, ctx: WriteContext, vooraf?: Gehouden): Promise<ImportUitkomst> {
     const herkomst = ctx.historie;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 /** Builds and recognises the full resource URLs that ZGW uses as identifiers. */
 export class Urls {
   constructor(readonly base: string) {}

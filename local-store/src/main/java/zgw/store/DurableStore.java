@@ -79,6 +79,8 @@ final class DurableStore implements Closeable {
     private FileChannel snapshotChannel;
     private MappedFile snapshotMap;
     private MappedFile journalMap;
+    /** The journal as read at start, until it is opened for writing (openJournal). */
+    private FileChannel recoveredJournal;
     /** The journal's length: every record up to here is in the file (readable through its map). */
     private volatile long writtenEnd;
     /** How long the journal file is made (ahead of writtenEnd: see reserve); under flushLock. */
@@ -167,8 +169,9 @@ final class DurableStore implements Closeable {
                 }
             }
             if (valid >= HEADER) {
-                // (the fold reads the journal's documents where they are)
-                journalMap = new MappedFile(FileChannel.open(journalFile, StandardOpenOption.READ));
+                // (the fold reads the journal's documents where they are; openJournal maps it anew)
+                recoveredJournal = FileChannel.open(journalFile, StandardOpenOption.READ);
+                journalMap = new MappedFile(recoveredJournal);
                 writtenEnd = valid;
                 pendingStart = valid;
             }
@@ -369,6 +372,10 @@ final class DurableStore implements Closeable {
             }
             journal.force(true);
             syncDirectory();
+        }
+        if (recoveredJournal != null) {
+            recoveredJournal.close();
+            recoveredJournal = null;
         }
         long end = journal.size();
         journal.position(end);
