@@ -67,12 +67,11 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
 
     @Override
     protected Integer addDocumentInternal(Document document) {
-        byte[] bson = encode(document);
         Integer position = free.poll();
         if (position == null) {
             position = slots.size();
         }
-        slots.set(position, store.put(getFullName(), position, bson));
+        keep(position, document);
         live++;
         version++;
         return position;
@@ -80,19 +79,18 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
 
     @Override
     protected void handleUpdate(Integer position, Document oldDocument, Document newDocument) {
-        slots.set(position, store.put(getFullName(), position, encode(newDocument)));
+        keep(position, newDocument);
         version++;
     }
 
-    static byte[] encode(Document document) {
-        ByteBuf buf = Unpooled.buffer(256);
+    /** Appends the document's BSON to the journal and keeps in its slot where it is read from from now on. */
+    private void keep(int position, Document document) {
+        ByteBuf bson = Unpooled.buffer(256);
         try {
-            BsonEncoder.encodeDocument(document, buf);
-            byte[] bytes = new byte[buf.readableBytes()];
-            buf.readBytes(bytes);
-            return bytes;
+            BsonEncoder.encodeDocument(document, bson);
+            slots.set(position, store.put(getFullName(), position, bson));
         } finally {
-            buf.release();
+            bson.release();
         }
     }
 

@@ -478,8 +478,8 @@ final class DurableStore implements Closeable {
     // ------------------------------------------------------------------ journal
 
     /** Appends a document's new state; answers its locator, where it is read from from now on (document). */
-    synchronized long put(String ns, int position, byte[] document) {
-        int at = append(PUT, ns, position, Unpooled.wrappedBuffer(document), null);
+    synchronized long put(String ns, int position, ByteBuf document) {
+        int at = append(PUT, ns, position, document, null);
         return IN_JOURNAL | (pendingStart + at);
     }
 

@@ -63,14 +63,14 @@ class JournalTest {
         byte[] b2 = bson(new Document("_id", 2).append("x", "b, changed"));
         try (DurableStore store = DurableStore.open(dir, true)) {
             store.endRecovery();
-            store.put("zgw.zaken", 0, a);
-            store.put("zgw.zaken", 1, b);
-            store.put("zgw.zaken", 3, a);
+            store.put("zgw.zaken", 0, Unpooled.wrappedBuffer(a));
+            store.put("zgw.zaken", 1, Unpooled.wrappedBuffer(b));
+            store.put("zgw.zaken", 3, Unpooled.wrappedBuffer(a));
             store.delete("zgw.zaken", 3);
-            store.put("zgw.zaken", 1, b2);
-            store.put("zgw.tmp", 0, a);
+            store.put("zgw.zaken", 1, Unpooled.wrappedBuffer(b2));
+            store.put("zgw.tmp", 0, Unpooled.wrappedBuffer(a));
             store.rename("zgw.tmp", "zgw.rollen");
-            store.put("zgw.weg", 0, a);
+            store.put("zgw.weg", 0, Unpooled.wrappedBuffer(a));
             store.drop("zgw.weg");
             store.commitThread();
         }
@@ -93,7 +93,7 @@ class JournalTest {
         byte[] a = bson(new Document("_id", 1));
         try (DurableStore store = DurableStore.open(dir, true)) {
             store.endRecovery();
-            store.put("zgw.zaken", 0, a);
+            store.put("zgw.zaken", 0, Unpooled.wrappedBuffer(a));
             store.commitThread();
         }
         Path journal = journal();
@@ -112,14 +112,14 @@ class JournalTest {
         byte[] b = bson(new Document("_id", 2));
         try (DurableStore store = DurableStore.open(dir, true)) {
             store.endRecovery();
-            store.put("zgw.zaken", 0, a);
+            store.put("zgw.zaken", 0, Unpooled.wrappedBuffer(a));
             store.commitThread();
         }
         long first = Files.size(journal());
         try (DurableStore store = DurableStore.open(dir, true)) {
             store.take("zgw.zaken");
             store.endRecovery();
-            store.put("zgw.zaken", 1, b);
+            store.put("zgw.zaken", 1, Unpooled.wrappedBuffer(b));
             store.commitThread();
         }
         try (RandomAccessFile f = new RandomAccessFile(journal().toFile(), "rw")) {
@@ -162,7 +162,7 @@ class JournalTest {
                 store.endRecovery();
                 for (int i = 0; i < docs.length; i++) {
                     docs[i] = bson(new Document("_id", i).append("x", "y".repeat(300 + 97 * i)));
-                    locators[i] = store.put("zgw.zaken", i, docs[i]);
+                    locators[i] = store.put("zgw.zaken", i, Unpooled.wrappedBuffer(docs[i]));
                     assertArrayEquals(docs[i], at(store, slotsOf(locators, i + 1), i), "read while only appended");
                     if (i % 7 == 0) {
                         store.commitThread();
@@ -195,7 +195,7 @@ class JournalTest {
                 for (int slot = 0; slot < 3; slot++) {
                     String data = String.valueOf((char) ('A' + round)).repeat(1 << 20);
                     last[slot] = bson(new Document("_id", slot).append("round", round).append("data", data));
-                    store.put("zgw.documenten", slot, last[slot]);
+                    store.put("zgw.documenten", slot, Unpooled.wrappedBuffer(last[slot]));
                 }
             }
             store.commitThread();
