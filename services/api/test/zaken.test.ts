@@ -200,6 +200,21 @@ describe('statussen, resultaten and closing a zaak', () => {
     expect(eig.url).toBe(`${zaak.url}/zaakeigenschappen/${eig.uuid}`);
     expect((await get(zaak.url)).json().eigenschappen).toEqual([eig.url]);
   });
+
+  it('a PATCH of a zaakeigenschap is checked once, merged onto the stored one; one that does not exist is a 404', async () => {
+    const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
+    const eig = await createZ(t, `${zaak.url}/zaakeigenschappen`, { zaak: zaak.url, eigenschap: s.eigenschap, waarde: 'rood' });
+    const patched = await send('PATCH', eig.url, { waarde: 'blauw' });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json()).toMatchObject({ url: eig.url, zaak: zaak.url, eigenschap: s.eigenschap, naam: 'kleur', waarde: 'blauw' });
+    const bad = await send('PATCH', eig.url, { waarde: 5 });
+    expect(bad.statusCode).toBe(400);
+    expect(param(bad)).toMatchObject({ name: 'waarde' });
+    expect((await send('PATCH', eig.url, { eigenschap: `${s.eigenschap}x` })).statusCode).toBe(400);
+    // (the body of an object that does not exist is not looked at: 404, as for every resource)
+    expect((await send('PATCH', `${zaak.url}/zaakeigenschappen/${randomUUID()}`, { waarde: 5 })).statusCode).toBe(404);
+    expect((await get(eig.url)).json()).toMatchObject({ waarde: 'blauw' });
+  });
 });
 
 describe('the seed rules', () => {

@@ -4,7 +4,6 @@ import { UuidParams } from '../../common/platform/component';
 import { ZgwError } from '../../common/platform/errors';
 import { Resource } from '../../common/platform/resource';
 import { publicFields, type Stored } from '../../common/platform/store';
-import { parseOrThrow } from '../../common/platform/validation';
 import { hasKeys } from '../../common/platform/references';
 import {
   AANMAKEN,
@@ -189,10 +188,7 @@ function registerUpdates(b: Besluiten, bios: Resource<BioDoc>): void {
       handler: async ({ req, caller, params, body }) => {
         const current = await bios.getOr404(params.uuid, caller);
         mustMayOnBesluittype(caller, current[PART_AUTH_FIELD], [BIJWERKEN]);
-        mustBeUnchanged(current, parseOrThrow(partial ? BesluitInformatieObjectInput.partial() : BesluitInformatieObjectInput, body), [
-          'besluit',
-          'informatieobject',
-        ]);
+        mustBeUnchanged(current, body, ['besluit', 'informatieobject']);
         return bios.toApi(current, undefined, req);
       },
     });

@@ -201,10 +201,11 @@ async function prepare(d: Documenten, input: EioInput, ctx: WriteContext, curren
 }
 
 /**
- * A version's stored content as the import names it (the answer of `PUT /admin/api/v1/importen/inhoud`): the file, and
- * its size and the SHA-256 taken as it was stored (kept with the version: what the import's content check compares).
+ * A version of a document as the import sends it: its fields, and its stored content as the import names it (the
+ * answer of `PUT /admin/api/v1/importen/inhoud`): the file, and its size and the SHA-256 taken as it was stored (kept
+ * with the version: what the import's content check compares).
  */
-const ImportBestand = z.object({
+const ImportVersie = EnkelvoudigInformatieObjectInput17.extend({
   _bestand: z
     .object({
       id: z.string(),
@@ -224,9 +225,8 @@ const ImportBestand = z.object({
  * it is).
  */
 async function historisch(d: Documenten, source: JsonObject, ctx: WriteContext, current?: Stored<EioDoc>): Promise<EioDoc | null> {
-  const input = parseOrThrow(EnkelvoudigInformatieObjectInput17, { ...source, inhoud: null }) as EioInput;
+  const { _bestand: bestand, ...input } = parseOrThrow(ImportVersie, { ...source, inhoud: null });
   const doc = await prepare(d, input, ctx, current);
-  const bestand = parseOrThrow(ImportBestand, source)._bestand;
   const inhoud = bestand?.id ?? null;
   const size = inhoud ? await d.inhoud.size(inhoud) : undefined;
   if (inhoud && size === undefined) throw ZgwError.field('_bestand', 'bad-url', `De inhoud ${inhoud} is niet (meer) opgeslagen.`);
@@ -237,8 +237,8 @@ async function historisch(d: Documenten, source: JsonObject, ctx: WriteContext, 
   Object.assign(doc, {
     versie,
     beginRegistratie: String(source.beginRegistratie ?? doc.beginRegistratie),
-    bestandsomvang: size ?? (source.bestandsomvang as number | null | undefined) ?? null,
-    indicatieGebruiksrecht: (source.indicatieGebruiksrecht as boolean | null | undefined) ?? null,
+    bestandsomvang: size ?? input.bestandsomvang ?? null,
+    indicatieGebruiksrecht: input.indicatieGebruiksrecht ?? null,
     _inhoud: inhoud,
   });
   // (a dry run keeps nothing: Resource.importeer tells what would become of it)

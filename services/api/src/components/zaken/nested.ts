@@ -8,7 +8,7 @@ import { ZgwError } from '../../common/platform/errors';
 import { Resource, type WriteActie } from '../../common/platform/resource';
 import { publicFields, pull, type Stored } from '../../common/platform/store';
 import type { ZaakBesluitLinks } from '../../common/platform/links';
-import { parseOrThrow } from '../../common/platform/validation';
+import { jsonObject, parseOrThrow } from '../../common/platform/validation';
 import { expand, parseExpand } from './expand';
 import { zaakOf } from './parts';
 import {
@@ -44,7 +44,7 @@ import type { JsonObject } from '../../common/platform/schema-parts';
  * Resources that live under one zaak's URL: `/zaken/{zaak_uuid}/zaakeigenschappen/{uuid}` and
  * `/zaken/{zaak_uuid}/besluiten/{uuid}`. Their URL carries the zaak, so rendering and notifications use it.
  */
-export class NestedResource<D extends NestedDoc> extends Resource<D> {
+export class NestedResource<D extends NestedDoc, I = JsonObject> extends Resource<D, I> {
   urlOf(doc: { _zaakUuid: string; _id: string }): string {
     return `${this.api.url('zaken', doc._zaakUuid)}/${this.def.collection}/${doc._id}`;
   }
@@ -61,7 +61,7 @@ export class NestedResource<D extends NestedDoc> extends Resource<D> {
   }
 
   /** The audit entry of a write names the nested URL and belongs to the zaak's trail. */
-  override auditEntry(...args: Parameters<Resource<D>['auditEntry']>): AuditEntry | undefined {
+  override auditEntry(...args: Parameters<Resource<D, I>['auditEntry']>): AuditEntry | undefined {
     const entry = super.auditEntry(...args);
     if (!entry) return undefined;
     const [, , uuid, oud, nieuw] = args;
@@ -84,12 +84,15 @@ const ZaakPartParams = zod.object({ zaak_uuid: zod.string(), uuid: zod.string() 
 /** What every resource nested under a zaak has. */
 type NestedDoc = { zaak: string } & NestedFacts;
 
-interface NestedDef<D extends NestedDoc> {
+/** What a nested resource's input schema gives, with the zaak of the path. */
+type WithZaak<S extends zod.ZodObject> = zod.output<S> & { zaak: string };
+
+interface NestedDef<D extends NestedDoc, S extends zod.ZodObject> {
   path: string;
   storeAs: string;
   resource: string;
   schema: zod.ZodType;
-  input: zod.ZodObject;
+  input: S;
   scopes: { create: readonly string[]; update?: readonly string[]; destroy: readonly string[] };
   update?: boolean;
   link?: string;
@@ -98,7 +101,7 @@ interface NestedDef<D extends NestedDoc> {
   auditHeaders?: readonly WriteActie[];
   /** The body the document declares on create and update, where the file requires more than the path gives. */
   declaredInput?: zod.ZodObject;
-  rules: (doc: Omit<D, keyof NestedFacts>, zaak: Stored<ZaakDoc>) => Promise<Omit<D, keyof NestedFacts>>;
+  rules: (input: WithZaak<S>, zaak: Stored<ZaakDoc>) => Promise<Omit<D, keyof NestedFacts>>;
   /** A rule of the DELETE operation (not of removals the platform makes itself). */
   beforeDestroy?: (current: Stored<D>, zaak: Stored<ZaakDoc>) => Promise<void>;
   /** Its name in the 1.7 file (its list and detail answer `...Expanded`), and whether they take `expand` there. */
@@ -115,8 +118,9 @@ function nestedFacts(zaak: Stored<ZaakDoc>): NestedFacts {
   };
 }
 
-function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): NestedResource<D> {
-  const r = new NestedResource<D>(z.api, {
+function registerNested<D extends NestedDoc, S extends zod.ZodObject>(z: Zaken, def: NestedDef<D, S>): NestedResource<D, zod.output<S>> {
+  type I = zod.output<S>;
+  const r = new NestedResource<D, I>(z.api, {
     collection: def.path,
     storeAs: def.storeAs,
     resource: def.resource,
@@ -131,8 +135,9 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
       zaaktype: doc._zaaktype,
       vertrouwelijkheidaanduiding: doc._vertrouwelijkheidaanduiding ?? '',
     }),
-    // (what the registration import stores through: the zaak from the body, as the path would give it)
-    prepare: async (data, _ctx, current) => prepare(await zaakOf(z, String(data.zaak)), data, current),
+    // (what the registration import stores through, parsed by Resource.parseInput: the zaak from the body, as the
+    // path would give it)
+    prepare: async (input, _ctx, current) => prepare(await zaakOf(z, String(input.zaak)), input, current),
     afterWrite: def.link
       ? async (stored) => void (await z.zaken.store.followUp({ _id: stored._zaakUuid }, { $addToSet: { [def.link!]: stored._id } }))
       : undefined,
@@ -147,9 +152,9 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
     if (!doc) throw ZgwError.notFound(`${def.resource} ${uuid} bestaat niet bij deze zaak.`);
     return doc;
   };
-  const prepare = async (zaak: Stored<ZaakDoc>, data: JsonObject, current?: Stored<D>): Promise<D> => {
+  /** The rules of a write, on its input parsed once (by the route, or after a PATCH's merge). */
+  const prepare = async (zaak: Stored<ZaakDoc>, input: I, current?: Stored<D>): Promise<D> => {
     const zaakUrl = z.zaken.url(zaak._id);
-    const input = parseOrThrow(def.input, data) as Omit<D, keyof NestedFacts>;
     if (input.zaak !== undefined && input.zaak !== zaakUrl)
       throw ZgwError.field('zaak', 'wijzigen-niet-toegelaten', 'zaak moet de zaak uit het pad zijn.');
     mustBeUnchanged(current, input, ['eigenschap', 'besluit']);
@@ -222,18 +227,19 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
         path: `${base}/:uuid`,
         operationId: `${def.resource}_${partial ? 'partial_update' : 'update'}`,
         ...r.headersOf(partial ? 'partial_update' : 'update'),
-        declared: { body: partial ? undefined : def.declaredInput },
+        // A PATCH body is parsed once, merged onto the stored object; the document declares the partial input.
+        declared: { body: partial ? def.input.partial() : def.declaredInput },
         summary: `Werk een ${def.resource} bij.`,
         scopes: def.scopes.update ?? UPDATE,
         params: ZaakPartParams,
-        body: partial ? def.input.partial() : def.input,
+        body: partial ? undefined : def.input,
         response: def.schema,
         handler: async ({ req, caller, params, body }) => {
           const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.update ?? UPDATE);
           mustMayChangeClosed(caller, zaak);
           const current = await partFor(zaak, params.uuid);
-          const merged = partial ? { ...publicFields(current), ...body } : body;
-          const doc = await prepare(zaak, merged, current);
+          const input = partial ? parseOrThrow(def.input, { ...publicFields(current), ...jsonObject(body) }) : body;
+          const doc = await prepare(zaak, input, current);
           const stored = await r.update(current, doc, r.ctx(caller, current._id, req), partial ? 'partial_update' : 'update');
           if (!stored) throw ZgwError.notFound();
           return r.toApi(stored);
@@ -262,8 +268,8 @@ function registerNested<D extends NestedDoc>(z: Zaken, def: NestedDef<D>): Neste
   return r;
 }
 
-export function registerZaakeigenschappen(z: Zaken): NestedResource<ZaakEigenschapDoc> {
-  return registerNested<ZaakEigenschapDoc>(z, {
+export function registerZaakeigenschappen(z: Zaken): NestedResource<ZaakEigenschapDoc, zod.output<typeof ZaakEigenschapInput>> {
+  return registerNested<ZaakEigenschapDoc, typeof ZaakEigenschapInput>(z, {
     in17: { name: 'ZaakEigenschap', expand: false },
     path: 'zaakeigenschappen',
     storeAs: 'zaakeigenschappen',
@@ -285,8 +291,8 @@ export function registerZaakeigenschappen(z: Zaken): NestedResource<ZaakEigensch
   });
 }
 
-export function registerZaakbesluiten(z: Zaken): NestedResource<ZaakBesluitDoc> {
-  return registerNested<ZaakBesluitDoc>(z, {
+export function registerZaakbesluiten(z: Zaken): NestedResource<ZaakBesluitDoc, zod.output<typeof ZaakBesluitInput>> {
+  return registerNested<ZaakBesluitDoc, typeof ZaakBesluitInput>(z, {
     in17: { name: 'ZaakBesluit', expand: true },
     path: 'besluiten',
     storeAs: 'zaakbesluiten',
