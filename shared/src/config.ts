@@ -48,6 +48,7 @@ const schema = z.object({
     .default(1024 * 1024),
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(2000),
   CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  RENDER_CACHE_MB: z.coerce.number().int().min(0).default(64),
   PAGE_SKIP_LIMIT: z.coerce.number().int().min(100).default(10_000),
   DRC_BESTANDSDEEL_BYTES: z.coerce
     .number()

@@ -9,6 +9,7 @@ import type { Deps } from './deps';
 import { sendProblem, ZgwError, allowedMethods, notFound } from './errors';
 import { ComponentDocument } from '../contracts/openapi';
 import { inProef, Store } from './store';
+import { WrittenAnswer } from './render-cache';
 import { UUID } from './urls';
 import { jsonObject, knownParams, parseOrThrow } from './validation';
 
@@ -400,6 +401,8 @@ export class ComponentApi {
         // Components that keep none (Zaken, Documenten, ...) send nothing: a create costs no cache message.
         if (spec.method !== 'GET' && this.deps.caches.has(this.def.name)) this.deps.caches.clear(this.def.name);
       }
+      // (an answer written from rendered texts: see RenderCache)
+      const written = result instanceof WrittenAnswer ? result : undefined;
       // The read entry is in the spool before the response leaves (a download's stream has started by then).
       const recordRead = (code: number) => {
         if (reading && req.method !== 'HEAD')
@@ -409,7 +412,7 @@ export class ComponentApi {
             operationId: spec.operationId,
             req,
             caller,
-            result,
+            result: written ? written.shown : result,
             body,
             status: code,
             base: this.deps.urls.base,
@@ -420,7 +423,7 @@ export class ComponentApi {
         return reply;
       }
       if (status === 204) return reply.code(204).send();
-      const payload = JSON.stringify(result);
+      const payload = written ? written.payload : JSON.stringify(result);
       if (spec.etag) {
         const etag = `"${createHash('sha1').update(payload).digest('hex')}"`;
         reply.header('ETag', etag);

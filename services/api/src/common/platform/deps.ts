@@ -8,6 +8,7 @@ import { RateLimiter, parseRateLimit } from '../auth/rate-limit';
 import { Caches } from './cache';
 import { ExternalSystems } from './external-systems';
 import type { OutboxRelay } from './relay';
+import { RenderCache } from './render-cache';
 import { Tenants } from './tenants';
 import { Urls } from './urls';
 
@@ -28,6 +29,8 @@ export interface Deps {
   /** The organisations this installation serves (common/platform/tenants.ts). */
   tenants: Tenants;
   caches: Caches;
+  /** The JSON texts of objects as the API shows them, by their stored bytes (common/platform/render-cache.ts). */
+  renders: RenderCache;
   /** Seals and opens personal identifiers at rest, and gives their search hashes (common/platform/pii-fields.ts). */
   pii: Pii;
   relay?: OutboxRelay;
@@ -84,6 +87,7 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
   return {
     config,
     caches,
+    renders: new RenderCache(config.RENDER_CACHE_MB * 1024 * 1024),
     pii,
     db,
     log,

@@ -103,6 +103,29 @@ export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Regi
     });
   }
 
+  for (const [what, field] of [
+    ['hits', 'hits'],
+    ['misses', 'misses'],
+  ] as const) {
+    new Counter({
+      name: `zgw_render_cache_${what}_total`,
+      help: `Objects of list pages ${what === 'hits' ? 'written from their kept JSON text' : 'rendered (not kept, or changed since)'} (render cache)`,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(deps.renders[field]);
+      },
+    });
+  }
+  new Gauge({
+    name: 'zgw_render_cache_bytes',
+    help: 'Bytes the render cache holds (stored objects and their texts; bounded by RENDER_CACHE_MB)',
+    registers: [registry],
+    collect() {
+      this.set(deps.renders.heldBytes);
+    },
+  });
+
   new Counter({
     name: 'zgw_rate_limited_total',
     help: 'Requests refused with 429 because their client went over its rate limit (this instance)',

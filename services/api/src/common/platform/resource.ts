@@ -6,6 +6,7 @@ import { z } from 'zod';
 import {
   AUDIT_TOPIC,
   AUDITTRAIL_COLLECTION,
+  currentTenant,
   inTenant,
   platformDb,
   TENANT_FIELD,
@@ -21,7 +22,8 @@ import { jsonObject, parseOrThrow } from './validation';
 import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from './pagination';
 import type { JsonObject } from './schema-parts';
-import { copyPublic, newEvent, publicFields, type RawDoc, type Store, type Stored } from './store';
+import { storedId, type Rendered } from './render-cache';
+import { copyPublic, inProef, newEvent, publicFields, type RawDoc, type Store, type Stored } from './store';
 
 export type Operation = 'list' | 'create' | 'read' | 'update' | 'partial_update' | 'destroy';
 const ALL_OPERATIONS: Operation[] = ['list', 'create', 'read', 'update', 'partial_update', 'destroy'];
@@ -171,6 +173,11 @@ export interface ResourceDef<D extends Document, I = JsonObject> {
   since?: Partial<Record<Operation, string>>;
   /** Fills in the `_expand` of the answered objects (a list page, a detail) as the query's `expand` asks. */
   expand?(bodies: JsonObject[], query: JsonObject, req: FastifyRequest): Promise<void>;
+  /**
+   * Its answer is its stored object's alone (with the version and the base URL): `render` reads nothing else, not
+   * the query, the caller or other objects. Its pages may then be written from texts kept by the render cache.
+   */
+  renderCache?: boolean;
 }
 
 /**
@@ -243,6 +250,24 @@ export class Resource<D extends Document, I = JsonObject> {
     const extra = this.def.render ? await this.def.render(doc, url, query, req) : {};
     const body = Object.assign(copyPublic(doc, { url }), extra);
     return this.def.present ? this.def.present(body, req) : body;
+  }
+
+  /**
+   * Stored documents (their bytes: Store.pageStored) as this resource shows them to `req`, each as its JSON text;
+   * kept by the render cache (see RenderCache) when ResourceDef.renderCache says its answer is the object's alone.
+   */
+  renderStored(stored: Buffer[], req?: FastifyRequest): Promise<Rendered[]> {
+    const { renders } = this.api.deps;
+    // (what a dry run of an import would store is no one's: never kept)
+    const prefix =
+      this.def.renderCache && renders.enabled && !inProef() && `${currentTenant() ?? ''}\0${this.name}\0${req ? this.api.version(req) : ''}\0`;
+    const render = (doc: Document) => this.toApi(doc as Stored<D>, undefined, req);
+    return Promise.all(
+      stored.map((b) => {
+        const id = prefix ? storedId(b) : undefined;
+        return renders.get(id === undefined ? undefined : `${prefix}${id}`, b, render);
+      }),
+    );
   }
 
   /** The stored resource a URL points at, or undefined. */

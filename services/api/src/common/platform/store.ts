@@ -1,6 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { Collection, Db, Document, Filter, IndexSpecification, Sort, UpdateFilter } from 'mongodb';
+import {
+  BSON,
+  type Collection,
+  type Db,
+  type Document,
+  type Filter,
+  type FindOptions,
+  type IndexSpecification,
+  type Sort,
+  type UpdateFilter,
+} from 'mongodb';
 import { currentTenant, currentTrace, IMPORT_PROEF, platformDb, TENANT_FIELD, type OutboxEvent } from '@zgw/shared';
 import { ReadBatcher } from './read-batch';
 import { batcherOf, incrementsAdd, laterWins } from './write-batch';
@@ -119,6 +129,12 @@ export interface PageResult<T> {
 
 const DEFAULT_SORT: Sort = { _created: 1, _id: 1 };
 
+/** How a page reads its documents (decoded, or as stored bytes) and sees one's fields (for its sort keys). */
+interface Rows<R> {
+  find(filter: Filter<Document>, opts: Partial<ListOptions>): Promise<R[]>;
+  doc(row: R): Document;
+}
+
 /**
  * A stored document as the follow-up writes address it: by its string `_id`, any other field by name (dotted paths,
  * the platform's own `_` fields, array operators) without the resource's type.
@@ -218,11 +234,20 @@ export class Store<T extends Document> {
   }
 
   async find(filter: Query, opts?: Partial<ListOptions> & { projection?: Document }): Promise<Stored<T>[]> {
-    let cursor = this.raw.find(live(filter), opts?.projection ? { projection: opts.projection } : {});
+    return (await this.cursor(filter, opts, opts?.projection ? { projection: opts.projection } : {}).toArray()) as Stored<T>[];
+  }
+
+  /** As find, each document as its stored bytes (BSON), not decoded (see RenderCache). */
+  async findStored(filter: Query, opts?: Partial<ListOptions>): Promise<Buffer[]> {
+    return (await this.cursor(filter, opts, { raw: true }).toArray()) as unknown as Buffer[];
+  }
+
+  private cursor(filter: Query, opts: Partial<ListOptions> | undefined, options: FindOptions) {
+    let cursor = this.raw.find(live(filter), options);
     cursor = cursor.sort(opts?.sort ?? DEFAULT_SORT);
     if (opts?.skip) cursor = cursor.skip(opts.skip);
     if (opts?.limit) cursor = cursor.limit(opts.limit);
-    return (await cursor.toArray()) as Stored<T>[];
+    return cursor;
   }
 
   /**
@@ -231,35 +256,44 @@ export class Store<T extends Document> {
    * boundary this store has served for the same query, walking (sort keys only) from there when it has none near.
    */
   async page(query: Query, req: PageRequest): Promise<PageResult<Stored<T>>> {
+    return this.pageOf(query, req, { find: (filter, opts) => this.find(filter, opts), doc: (d) => d });
+  }
+
+  /** As page, each document as its stored bytes (see findStored). */
+  async pageStored(query: Query, req: PageRequest): Promise<PageResult<Buffer>> {
+    return this.pageOf(query, req, { find: (filter, opts) => this.findStored(filter, opts), doc: (b) => BSON.deserialize(b) });
+  }
+
+  private async pageOf<R>(query: Query, req: PageRequest, rows: Rows<R>): Promise<PageResult<R>> {
     // (the two kinds of query are one at run time; the page helpers combine it with key conditions)
     const filter = query as Filter<Document>;
     const sort = req.sort ?? DEFAULT_SORT;
     const counting = req.count ?? (() => this.count(filter));
     // A later page counts first, so no query reads past the end (`?page=999` reads nothing). A first page that is
     // not full is the whole answer and its own count (a `_zoek` by BSN is one query, not two).
-    const first = req.page === 1 ? await this.find(filter, { sort, limit: req.size }) : undefined;
+    const first = req.page === 1 ? await rows.find(filter, { sort, limit: req.size }) : undefined;
     const count = first && first.length < req.size ? first.length : await counting();
     let items = first;
     const sig = querySignature(this.name, filter, sort);
     const cursor = decodeCursor(req.cursor, sort);
-    if (!items && cursor) items = await this.seek(filter, sort, cursor, req.size);
+    if (!items && cursor) items = await this.seek(rows, filter, sort, cursor, req.size);
     else if (!items && (req.page - 1) * req.size >= count) items = [];
-    else if (!items) items = await this.jump(filter, sort, sig, req.page, req.size);
+    else if (!items) items = await this.jump(rows, filter, sort, sig, req.page, req.size);
     if (!items.length) return { count, items };
-    const last = keyOf(items[items.length - 1]!, sort);
+    const last = keyOf(rows.doc(items[items.length - 1]!), sort);
     this.anchors.set(sig, req.page + 1, last);
     return {
       count,
       items,
       next: encodeCursor({ dir: 'after', key: last }),
-      previous: encodeCursor({ dir: 'before', key: keyOf(items[0]!, sort) }),
+      previous: encodeCursor({ dir: 'before', key: keyOf(rows.doc(items[0]!), sort) }),
     };
   }
 
-  private async seek(filter: Filter<Document>, sort: Sort, cursor: Cursor, limit: number): Promise<Stored<T>[]> {
-    if (cursor.dir === 'after') return this.find({ $and: [filter, afterKey(sort, cursor.key)] }, { sort, limit });
+  private async seek<R>(rows: Rows<R>, filter: Filter<Document>, sort: Sort, cursor: Cursor, limit: number): Promise<R[]> {
+    if (cursor.dir === 'after') return rows.find({ $and: [filter, afterKey(sort, cursor.key)] }, { sort, limit });
     const back = reverse(sort);
-    return (await this.find({ $and: [filter, afterKey(back, cursor.key)] }, { sort: back, limit })).reverse();
+    return (await rows.find({ $and: [filter, afterKey(back, cursor.key)] }, { sort: back, limit })).reverse();
   }
 
   /**
@@ -268,10 +302,10 @@ export class Store<T extends Document> {
    * remembering every boundary on the way, then a seek: the next request for any page up to here is a seek. Only a
    * client that jumps far without ever following `next` pays a walk, once per region.
    */
-  private async jump(filter: Filter<Document>, sort: Sort, sig: string, page: number, size: number): Promise<Stored<T>[]> {
+  private async jump<R>(rows: Rows<R>, filter: Filter<Document>, sort: Sort, sig: string, page: number, size: number): Promise<R[]> {
     const offset = (page - 1) * size;
     const from = this.anchors.nearest(sig, page);
-    if (offset <= this.maxSkip && (!from || (page - from.page) * size >= offset)) return this.find(filter, { sort, skip: offset, limit: size });
+    if (offset <= this.maxSkip && (!from || (page - from.page) * size >= offset)) return rows.find(filter, { sort, skip: offset, limit: size });
     const id = `${sig}\u0000${page}`;
     let walking = this.walks.get(id);
     if (!walking) {
@@ -280,7 +314,7 @@ export class Store<T extends Document> {
     }
     const key = await walking;
     if (key === null) return [];
-    return this.find(key ? { $and: [filter, afterKey(sort, key)] } : filter, { sort, limit: size });
+    return rows.find(key ? { $and: [filter, afterKey(sort, key)] } : filter, { sort, limit: size });
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Document, Filter, Sort } from 'mongodb';
+import { BSON, type Document, type Filter, type Sort } from 'mongodb';
 import { z as zod } from 'zod';
 import type { Caller } from '../../common/auth/auth';
 import { UuidParams } from '../../common/platform/component';
@@ -7,6 +7,7 @@ import { ZgwError } from '../../common/platform/errors';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/platform/pagination';
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import { live, publicFields, type Stored } from '../../common/platform/store';
+import { writtenPage } from '../../common/platform/render-cache';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
   AANMAKEN,
@@ -125,6 +126,7 @@ export function registerZaken(z: Zaken): Resource<ZaakDoc> {
     },
     afterDestroy: async (current, ctx) => removeParts(z, current, ctx),
     render: (doc, url) => renderLinks(z, doc, url),
+    renderCache: true,
   });
   registerReads(z, zaken);
   return zaken;
@@ -344,7 +346,7 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
       const filter = await zaakFilter(z, q, caller);
       // Only the autorisaties restrict the list: its count is the sum of the maintained counts of their buckets.
       const authOnly = !caller.all && sameFilter(filter, authFilter(caller, ZAAK_AUTH_FIELDS));
-      return zaken.store.page(filter, authOnly ? { ...request, count: () => zaken.store.countBuckets(authBuckets(caller)) } : request);
+      return zaken.store.pageStored(filter, authOnly ? { ...request, count: () => zaken.store.countBuckets(authBuckets(caller)) } : request);
     };
     const area = (q.zaakgeometrie as JsonObject | undefined)?.within;
     // A store without $geoWithin (the local stand-in): the area is applied here, to the zaken the other filters find.
@@ -352,7 +354,7 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
       const candidates = await zaken.store.raw
         .find(live(await zaakFilter(z, q, caller, false)), { projection: { zaakgeometrie: 1 }, sort: { _created: 1, _id: 1 } })
         .toArray();
-      return zaken.store.page(idsIn(candidates.filter((d) => within(d.zaakgeometrie, area)).map((d) => d._id)), request);
+      return zaken.store.pageStored(idsIn(candidates.filter((d) => within(d.zaakgeometrie, area)).map((d) => d._id)), request);
     };
     let result;
     try {
@@ -363,9 +365,12 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
       result = await inArea();
     }
     const { count, items, ...cont } = result;
-    const results = await Promise.all(items.map((d) => zaken.toApi(d)));
+    const requestUrl = `${z.api.deps.urls.base}${req.url}`;
+    // A page without expand or fields is written from the zaken's texts (see RenderCache).
+    if (!tree && !fields) return writtenPage(envelope(requestUrl, p, count, await zaken.renderStored(items), cont));
+    const results = await Promise.all(items.map((d) => zaken.toApi(BSON.deserialize(d) as Stored<ZaakDoc>)));
     await expand(z, caller, results, tree, version);
-    return envelope(`${z.api.deps.urls.base}${req.url}`, p, count, fields ? results.map((r) => chooseFields(r, fields)) : results, cont);
+    return envelope(requestUrl, p, count, fields ? results.map((r) => chooseFields(r, fields)) : results, cont);
   };
   const Page = pageOf(Zaak);
   const Page17 = pageOf(Expanded17.Zaak);

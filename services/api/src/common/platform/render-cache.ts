@@ -1,0 +1,166 @@
+import { BSON } from 'mongodb';
+import type { Document } from 'mongodb';
+import type { JsonObject } from './schema-parts';
+
+/** What the read audit sees of an object a written page shows: its `url` and the field naming its main object. */
+export type Shown = Record<string, unknown>;
+
+/** An object as a version of the API shows it: its JSON text (UTF-8), and what the read audit sees of it. */
+export interface Rendered {
+  text: Buffer;
+  shown: Shown;
+}
+
+interface Entry extends Rendered {
+  /** The stored bytes (BSON) it was rendered from. */
+  stored: Buffer;
+}
+
+/** The fields of an API object the read audit reads (see audit-reads: `url` and each component's main field). */
+const SHOWN_FIELDS = ['url', 'zaak', 'informatieobject', 'besluit'];
+
+/**
+ * The JSON text of objects as a version of the API shows them, each kept beside the stored bytes it was rendered
+ * from: a page whose objects did not change since they were last shown is written from their texts, without decoding
+ * them, copying them into API shapes or `JSON.stringify`. An entry serves only while the object's stored bytes are
+ * the same, byte for byte, so a change made by any instance (or by a tool beside the API) is shown at once: there is
+ * nothing to invalidate and no window of staleness. Which objects a caller sees is decided by the page's query, as
+ * without the cache; only resources whose answer depends on the stored object, the version and the base URL alone
+ * use it (ResourceDef.renderCache). Bounded by bytes (RENDER_CACHE_MB); the entries stored longest ago go first.
+ */
+export class RenderCache {
+  private entries = new Map<string, Entry>();
+  private bytes = 0;
+  /** Objects written from their kept text, and objects rendered (for the metrics). */
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get enabled(): boolean {
+    return this.maxBytes > 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
+  /**
+   * The object whose stored bytes are `stored`, as `render` shows it. `key` names the object within its resource,
+   * version and tenant: without one, nothing is looked up or kept. `stored` may be a slice of the driver's reply:
+   * what is kept is a copy.
+   */
+  async get(key: string | undefined, stored: Buffer, render: (doc: Document) => Promise<JsonObject>): Promise<Rendered> {
+    const hit = key === undefined ? undefined : this.entries.get(key);
+    if (hit && hit.stored.equals(stored)) {
+      this.hits++;
+      return hit;
+    }
+    this.misses++;
+    const body = await render(BSON.deserialize(stored));
+    const shown: Shown = {};
+    for (const f of SHOWN_FIELDS) if (typeof body[f] === 'string') shown[f] = body[f];
+    const text = Buffer.from(JSON.stringify(body));
+    if (key !== undefined && this.enabled) this.keep(key, { stored: Buffer.from(stored), text, shown }, hit);
+    return { text, shown };
+  }
+
+  private keep(key: string, entry: Entry, old: Entry | undefined): void {
+    const size = entry.stored.length + entry.text.length + key.length;
+    if (size > this.maxBytes / 16) return;
+    if (old) {
+      this.entries.delete(key);
+      this.bytes -= old.stored.length + old.text.length + key.length;
+    }
+    while (this.bytes + size > this.maxBytes) {
+      const [oldestKey, oldest] = this.entries.entries().next().value!;
+      this.entries.delete(oldestKey);
+      this.bytes -= oldest.stored.length + oldest.text.length + oldestKey.length;
+    }
+    this.entries.set(key, entry);
+    this.bytes += size;
+  }
+}
+
+/** The `_id` of a stored document (BSON) when it is a string, or undefined; its other fields are skipped, not read. */
+export function storedId(stored: Buffer): string | undefined {
+  let at = 4;
+  while (at < stored.length - 1) {
+    const type = stored[at]!;
+    const nameEnd = stored.indexOf(0, at + 1);
+    if (type === 0 || nameEnd < 0) return undefined;
+    const isId = nameEnd === at + 4 && stored[at + 1] === 0x5f && stored[at + 2] === 0x69 && stored[at + 3] === 0x64;
+    at = nameEnd + 1;
+    if (isId) return type === 0x02 ? stored.toString('utf8', at + 4, at + 4 + stored.readInt32LE(at) - 1) : undefined;
+    const size = valueSize(stored, type, at);
+    if (size === undefined) return undefined;
+    at += size;
+  }
+  return undefined;
+}
+
+/** The size of a BSON value of `type` at `at` (undefined for a type this does not skip). */
+function valueSize(b: Buffer, type: number, at: number): number | undefined {
+  switch (type) {
+    case 0x01: // double
+    case 0x09: // datetime
+    case 0x11: // timestamp
+    case 0x12: // int64
+      return 8;
+    case 0x02: // string
+    case 0x0d: // code
+    case 0x0e: // symbol
+      return 4 + b.readInt32LE(at);
+    case 0x03: // document
+    case 0x04: // array
+    case 0x0f: // code with scope
+      return b.readInt32LE(at);
+    case 0x05: // binary: length, subtype, bytes
+      return 5 + b.readInt32LE(at);
+    case 0x07: // ObjectId
+      return 12;
+    case 0x08: // boolean
+      return 1;
+    case 0x06: // undefined
+    case 0x0a: // null
+    case 0x7f: // max key
+    case 0xff: // min key
+      return 0;
+    case 0x10: // int32
+      return 4;
+    case 0x13: // decimal128
+      return 16;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A page answer written from rendered texts: `{count, next, previous, results}` in the order every page has, the
+ * results' texts put in as they are kept; the read audit sees the page with what it reads of each result.
+ */
+export function writtenPage(page: { count: number; next: string | null; previous: string | null; results: Rendered[] }): WrittenAnswer {
+  const { count, next, previous, results } = page;
+  const parts: Buffer[] = [Buffer.from(`{"count":${count},"next":${JSON.stringify(next)},"previous":${JSON.stringify(previous)},"results":[`)];
+  results.forEach((r, i) => {
+    if (i) parts.push(COMMA);
+    parts.push(r.text);
+  });
+  parts.push(END);
+  return new WrittenAnswer(Buffer.concat(parts), { count, next, previous, results: results.map((r) => r.shown) });
+}
+
+const COMMA = Buffer.from(',');
+const END = Buffer.from(']}');
+
+/** An answer already written as JSON: the route wrapper sends `payload` as it is; the read audit sees `shown`. */
+export class WrittenAnswer {
+  constructor(
+    readonly payload: Buffer,
+    readonly shown: unknown,
+  ) {}
+}
