@@ -1,6 +1,7 @@
 import { BSON } from 'mongodb';
 import { storedId } from '../src/common/platform/render-cache';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
+import { EIO, eioBody, informatieobjecttype, putBestandsdeel } from './documenten.fixtures';
 import { startApp, token, type TestApp } from './harness';
 import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';
 
@@ -29,10 +30,20 @@ const list = async (t: TestApp, query = '', tok?: string) => {
   return res;
 };
 
+/**
+ * Until the relay has taken the events out of the stored objects (their bytes change then, once): a count of the
+ * cache's hits means something only after that.
+ */
+async function settled(collection: string): Promise<void> {
+  for (let i = 0; i < 200 && (await a.mongo.db.collection(collection).countDocuments({ _outbox: { $exists: true } })); i++)
+    await new Promise((r) => setTimeout(r, 50));
+}
+
 describe('the render cache', () => {
   it('writes a page as the API renders it, from texts kept while the zaken stay the same', async () => {
     const zaken = [];
     for (let i = 0; i < 3; i++) zaken.push(await createZ(a, 'zaken', zaakBody(s.zaaktype, { omschrijving: `zaak ${i}` })));
+    await settled('zaken');
     const first = await list(a);
     const { hits } = a.deps.renders;
     const again = await list(a);
@@ -62,6 +73,7 @@ describe('the render cache', () => {
     const hidden = await createZ(a, 'zaken', zaakBody(other.zaaktype, { omschrijving: 'niet voor iedereen' }));
     const visible = await createZ(a, 'zaken', zaakBody(s.zaaktype, { omschrijving: 'voor iedereen' }));
     // both kept, by a caller who sees everything
+    await settled('zaken');
     const all = (await list(a)).json().results.map((z: { url: string }) => z.url);
     expect(all).toEqual(expect.arrayContaining([hidden.url, visible.url]));
     await a.client('rc-beperkt', 'rc-beperkt-secret');
@@ -78,6 +90,39 @@ describe('the render cache', () => {
     expect(urls).not.toContain(hidden.url);
     expect(page.count).toBe(urls.length);
     expect(a.deps.renders.hits).toBeGreaterThan(hits);
+  });
+});
+
+describe('the render cache for documents', () => {
+  const documents = async (t: TestApp, query: string, version?: string) => {
+    const res = await t.call('GET', `${EIO}${query}`, undefined, version ? { headers: { 'Api-Version': version } } : {});
+    expect(res.statusCode).toBe(200);
+    return res;
+  };
+
+  it('keeps a document per served version, and never one whose bestandsdelen are being uploaded', async () => {
+    const iot = await informatieobjecttype(a);
+    const doc = (await a.call('POST', EIO, eioBody(iot, { identificatie: 'RC-DOC-1' }))).json();
+    const q = '?identificatie=RC-DOC-1';
+    await settled('enkelvoudiginformatieobjecten');
+    const v15 = await documents(a, q, '1.5.0');
+    const v17 = await documents(a, q, '1.7.0');
+    expect(v15.json().results[0]).toMatchObject({ url: doc.url });
+    expect(v15.body).not.toBe(v17.body);
+    const { hits } = a.deps.renders;
+    expect((await documents(a, q, '1.5.0')).body).toBe(v15.body);
+    expect((await documents(a, q, '1.7.0')).body).toBe(v17.body);
+    expect(a.deps.renders.hits - hits).toBe(2);
+    expect((await documents(a, q, '1.7.0')).body).toBe((await documents(off, q, '1.7.0')).body);
+
+    // Bestandsdelen live in their own collection: their progress shows while the document's bytes stay the same.
+    const big = (await a.call('POST', EIO, eioBody(iot, { identificatie: 'RC-DOC-2', inhoud: null, bestandsomvang: 3 }))).json();
+    const shownParts = async () =>
+      (await documents(a, '?identificatie=RC-DOC-2')).json().results[0].bestandsdelen.map((p: { voltooid: boolean }) => p.voltooid);
+    expect(await shownParts()).toEqual([false]);
+    const put = await putBestandsdeel(a, big.bestandsdelen[0].url, { lock: big.lock }, Buffer.from('abc'));
+    expect(put.statusCode).toBe(200);
+    expect(await shownParts()).toEqual([true]);
   });
 });
 

@@ -51,21 +51,27 @@ export class RenderCache {
 
   /**
    * The object whose stored bytes are `stored`, as `render` shows it. `key` names the object within its resource,
-   * version and tenant: without one, nothing is looked up or kept. `stored` may be a slice of the driver's reply:
-   * what is kept is a copy.
+   * version and tenant: without one, nothing is looked up or kept; nor is it when `keeps` says its answer reads
+   * more than its stored bytes. `stored` may be a slice of the driver's reply: what is kept is a copy.
    */
-  async get(key: string | undefined, stored: Buffer, render: (doc: Document) => Promise<JsonObject>): Promise<Rendered> {
+  async get(
+    key: string | undefined,
+    stored: Buffer,
+    render: (doc: Document) => Promise<JsonObject>,
+    keeps: (doc: Document) => boolean = () => true,
+  ): Promise<Rendered> {
     const hit = key === undefined ? undefined : this.entries.get(key);
     if (hit && hit.stored.equals(stored)) {
       this.hits++;
       return hit;
     }
     this.misses++;
-    const body = await render(BSON.deserialize(stored));
+    const doc = BSON.deserialize(stored);
+    const body = await render(doc);
     const shown: Shown = {};
     for (const f of SHOWN_FIELDS) if (typeof body[f] === 'string') shown[f] = body[f];
     const text = Buffer.from(JSON.stringify(body));
-    if (key !== undefined && this.enabled) this.keep(key, { stored: Buffer.from(stored), text, shown }, hit);
+    if (key !== undefined && this.enabled && keeps(doc)) this.keep(key, { stored: Buffer.from(stored), text, shown }, hit);
     return { text, shown };
   }
 
@@ -86,58 +92,21 @@ export class RenderCache {
   }
 }
 
-/** The `_id` of a stored document (BSON) when it is a string, or undefined; its other fields are skipped, not read. */
+/**
+ * The `_id` of a stored document (BSON) when it is a string, or undefined: the first string element named `_id` in
+ * its bytes, found by a byte search, not by reading its fields. What the search finds cannot make the cache show
+ * another object (an entry serves only the same stored bytes): at worst two documents share a key and keep each
+ * other's text from being reused.
+ */
 export function storedId(stored: Buffer): string | undefined {
-  let at = 4;
-  while (at < stored.length - 1) {
-    const type = stored[at]!;
-    const nameEnd = stored.indexOf(0, at + 1);
-    if (type === 0 || nameEnd < 0) return undefined;
-    const isId = nameEnd === at + 4 && stored[at + 1] === 0x5f && stored[at + 2] === 0x69 && stored[at + 3] === 0x64;
-    at = nameEnd + 1;
-    if (isId) return type === 0x02 ? stored.toString('utf8', at + 4, at + 4 + stored.readInt32LE(at) - 1) : undefined;
-    const size = valueSize(stored, type, at);
-    if (size === undefined) return undefined;
-    at += size;
-  }
-  return undefined;
+  const at = stored.indexOf(ID_ELEMENT, 4);
+  if (at < 0 || at + 9 > stored.length) return undefined;
+  const length = stored.readInt32LE(at + 5);
+  return length > 0 && at + 9 + length <= stored.length ? stored.toString('utf8', at + 9, at + 9 + length - 1) : undefined;
 }
 
-/** The size of a BSON value of `type` at `at` (undefined for a type this does not skip). */
-function valueSize(b: Buffer, type: number, at: number): number | undefined {
-  switch (type) {
-    case 0x01: // double
-    case 0x09: // datetime
-    case 0x11: // timestamp
-    case 0x12: // int64
-      return 8;
-    case 0x02: // string
-    case 0x0d: // code
-    case 0x0e: // symbol
-      return 4 + b.readInt32LE(at);
-    case 0x03: // document
-    case 0x04: // array
-    case 0x0f: // code with scope
-      return b.readInt32LE(at);
-    case 0x05: // binary: length, subtype, bytes
-      return 5 + b.readInt32LE(at);
-    case 0x07: // ObjectId
-      return 12;
-    case 0x08: // boolean
-      return 1;
-    case 0x06: // undefined
-    case 0x0a: // null
-    case 0x7f: // max key
-    case 0xff: // min key
-      return 0;
-    case 0x10: // int32
-      return 4;
-    case 0x13: // decimal128
-      return 16;
-    default:
-      return undefined;
-  }
-}
+/** A string element named `_id`: type 0x02, then the name and its NUL. */
+const ID_ELEMENT = Buffer.from([0x02, 0x5f, 0x69, 0x64, 0x00]);
 
 /**
  * A page answer written from rendered texts: `{count, next, previous, results}` in the order every page has, the

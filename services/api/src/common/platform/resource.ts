@@ -178,6 +178,8 @@ export interface ResourceDef<D extends Document, I = JsonObject> {
    * the query, the caller or other objects. Its pages may then be written from texts kept by the render cache.
    */
   renderCache?: boolean;
+  /** With renderCache: whether this object's answer is its own alone (default: every object's is). */
+  rendersAlone?(doc: Stored<D>): boolean;
 }
 
 /**
@@ -262,10 +264,12 @@ export class Resource<D extends Document, I = JsonObject> {
     const prefix =
       this.def.renderCache && renders.enabled && !inProef() && `${currentTenant() ?? ''}\0${this.name}\0${req ? this.api.version(req) : ''}\0`;
     const render = (doc: Document) => this.toApi(doc as Stored<D>, undefined, req);
+    const { def } = this;
+    const keeps = def.rendersAlone ? (doc: Document) => def.rendersAlone!(doc as Stored<D>) : undefined;
     return Promise.all(
       stored.map((b) => {
         const id = prefix ? storedId(b) : undefined;
-        return renders.get(id === undefined ? undefined : `${prefix}${id}`, b, render);
+        return renders.get(id === undefined ? undefined : `${prefix}${id}`, b, render, keeps);
       }),
     );
   }

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Document, Filter } from 'mongodb';
+import { BSON, type Document, type Filter } from 'mongodb';
 import { z } from 'zod';
 import type { Caller } from '../../common/auth/auth';
 import { UuidParams } from '../../common/platform/component';
@@ -8,6 +8,7 @@ import { ZgwError } from '../../common/platform/errors';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/platform/pagination';
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import { LIVE, copyPublic, publicFields, type Stored } from '../../common/platform/store';
+import { writtenPage } from '../../common/platform/render-cache';
 import { parseOrThrow } from '../../common/platform/validation';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
@@ -131,6 +132,9 @@ export function registerInformatieobjecten(d: Documenten): Resource<EioDoc> {
     visible: (doc, caller) => mayOnDocument(caller, doc, ANY_DOCUMENT_SCOPE),
     callerFilter: readyFilter,
     render: (doc, url) => render(d, doc, url, doc),
+    renderCache: true,
+    // (bestandsdelen being uploaded are read from their own collection)
+    rendersAlone: (doc) => !doc._delen,
     present: (body, req) => present(body, req ? d.api.version(req) : d.api.defaultVersion),
     historisch: (source, ctx, current) => historisch(d, source, ctx, current),
   });
@@ -546,16 +550,19 @@ function registerReads(d: Documenten, eio: Resource<EioDoc>): void {
     const fields = parseFields(q.fields, tree, DOCUMENT_FIELDS);
     const page = parsePage(rawPage);
     const filter = listFilter(q, caller);
-    const { count, items, ...cont } = await eio.store.page(filter, {
+    const { count, items, ...cont } = await eio.store.pageStored(filter, {
       page,
       size: PAGE_SIZE,
       cursor: typeof cursor === 'string' ? cursor : undefined,
       // Only the autorisaties restrict the list: its count is the sum of the maintained counts of their buckets.
       count: countableByBuckets(caller, filter, EIO_AUTH_FIELDS) ? () => eio.store.countBuckets(authBuckets(caller)) : undefined,
     });
-    const results = await Promise.all(items.map((doc) => eio.toApi(doc, undefined, req)));
+    const requestUrl = `${api.deps.urls.base}${req.url}`;
+    // A page without expand or fields is written from the documents' texts (see RenderCache).
+    if (!tree && !fields) return writtenPage(envelope(requestUrl, page, count, await eio.renderStored(items, req), cont));
+    const results = await Promise.all(items.map((doc) => eio.toApi(BSON.deserialize(doc) as Stored<EioDoc>, undefined, req)));
     await expandDocuments(d, caller, results, tree);
-    return envelope(`${api.deps.urls.base}${req.url}`, page, count, fields ? results.map((r) => chooseFields(r, fields)) : results, cont);
+    return envelope(requestUrl, page, count, fields ? results.map((r) => chooseFields(r, fields)) : results, cont);
   };
   api.route({
     method: 'GET',
