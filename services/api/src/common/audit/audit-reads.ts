@@ -40,6 +40,9 @@ export interface ExclusionsSetting {
 /** The field of a part that names its main object, per component (a status names its zaak). */
 const MAIN_FIELD: Partial<Record<AuditEntry['bron'], string>> = { ZRC: 'zaak', DRC: 'informatieobject', BRC: 'besluit' };
 
+/** The fields of an answered object that describeRead reads: its `url` and the main-object field of each component. */
+export const READ_FIELDS: readonly string[] = ['url', ...Object.values(MAIN_FIELD)];
+
 /** How a route's reads are recorded, from its operationId (`zaak_retrieve`, `zaak_list`, `zaak__zoek`, ...). */
 export function readActie(operationId: string): ReadEntry['actie'] | undefined {
   if (operationId.startsWith('audittrail_')) return undefined;

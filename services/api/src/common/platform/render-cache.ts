@@ -1,5 +1,6 @@
 import { BSON } from 'mongodb';
 import type { Document } from 'mongodb';
+import { READ_FIELDS } from '../audit/audit-reads';
 import type { JsonObject } from './schema-parts';
 
 /** What the read audit sees of an object a written page shows: its `url` and the field naming its main object. */
@@ -15,9 +16,6 @@ interface Entry extends Rendered {
   /** The stored bytes (BSON) it was rendered from. */
   stored: Buffer;
 }
-
-/** The fields of an API object the read audit reads (see audit-reads: `url` and each component's main field). */
-const SHOWN_FIELDS = ['url', 'zaak', 'informatieobject', 'besluit'];
 
 /**
  * The JSON text of objects as a version of the API shows them, each kept beside the stored bytes it was rendered
@@ -69,7 +67,7 @@ export class RenderCache {
     const doc = BSON.deserialize(stored);
     const body = await render(doc);
     const shown: Shown = {};
-    for (const f of SHOWN_FIELDS) if (typeof body[f] === 'string') shown[f] = body[f];
+    for (const f of READ_FIELDS) if (typeof body[f] === 'string') shown[f] = body[f];
     const text = Buffer.from(JSON.stringify(body));
     if (key !== undefined && this.enabled && keeps(doc)) this.keep(key, { stored: Buffer.from(stored), text, shown }, hit);
     return { text, shown };
