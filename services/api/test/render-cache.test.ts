@@ -31,11 +31,11 @@ const list = async (t: TestApp, query = '', tok?: string) => {
 };
 
 /**
- * Until the relay has taken the events out of the stored objects (their bytes change then, once): a count of the
- * cache's hits means something only after that.
+ * Until the relay has published the events of the stored objects (their bytes change then: the events and the
+ * `_pending` flag go): a count of the cache's hits means something only after that.
  */
 async function settled(collection: string): Promise<void> {
-  for (let i = 0; i < 200 && (await a.mongo.db.collection(collection).countDocuments({ _outbox: { $exists: true } })); i++)
+  for (let i = 0; i < 200 && (await a.mongo.db.collection(collection).countDocuments({ _pending: { $exists: true } })); i++)
     await new Promise((r) => setTimeout(r, 50));
 }
 

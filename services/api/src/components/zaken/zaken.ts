@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { BSON, type Document, type Filter, type Sort } from 'mongodb';
+import type { Document, Filter, Sort } from 'mongodb';
 import { z as zod } from 'zod';
 import type { Caller } from '../../common/auth/auth';
 import { UuidParams } from '../../common/platform/component';
@@ -366,9 +366,10 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     }
     const { count, items, ...cont } = result;
     const requestUrl = `${z.api.deps.urls.base}${req.url}`;
-    // A page without expand or fields is written from the zaken's texts (see RenderCache).
-    if (!tree && !fields) return writtenPage(envelope(requestUrl, p, count, await zaken.renderStored(items), cont));
-    const results = await Promise.all(items.map((d) => zaken.toApi(BSON.deserialize(d) as Stored<ZaakDoc>)));
+    // A page is written from the zaken's texts (see RenderCache); with expand or fields, from objects read back from them.
+    const rendered = await zaken.renderStored(items);
+    if (!tree && !fields) return writtenPage(envelope(requestUrl, p, count, rendered, cont));
+    const results = rendered.map((r) => JSON.parse(r.text.toString()) as JsonObject);
     await expand(z, caller, results, tree, version);
     return envelope(requestUrl, p, count, fields ? results.map((r) => chooseFields(r, fields)) : results, cont);
   };
