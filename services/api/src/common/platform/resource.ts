@@ -259,12 +259,12 @@ export class Resource<D extends Document, I = JsonObject> {
    * kept by the render cache (see RenderCache) when ResourceDef.renderCache says its answer is the object's alone.
    */
   renderStored(stored: Buffer[], req?: FastifyRequest): Promise<Rendered[]> {
+    const { def } = this;
     const { renders } = this.api.deps;
     // (what a dry run of an import would store is no one's: never kept)
     const prefix =
-      this.def.renderCache && renders.enabled && !inProef() && `${currentTenant() ?? ''}\0${this.name}\0${req ? this.api.version(req) : ''}\0`;
+      def.renderCache && renders.enabled && !inProef() && `${currentTenant() ?? ''}\0${this.name}\0${req ? this.api.version(req) : ''}\0`;
     const render = (doc: Document) => this.toApi(doc as Stored<D>, undefined, req);
-    const { def } = this;
     const keeps = def.rendersAlone ? (doc: Document) => def.rendersAlone!(doc as Stored<D>) : undefined;
     return Promise.all(
       stored.map((b) => {
