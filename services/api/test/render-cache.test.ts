@@ -1,5 +1,5 @@
 import { BSON } from 'mongodb';
-import { storedId } from '../src/common/platform/render-cache';
+import { RenderCache, storedId } from '../src/common/platform/render-cache';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { EIO, eioBody, informatieobjecttype, putBestandsdeel } from './documenten.fixtures';
 import { startApp, token, type TestApp } from './harness';
@@ -123,6 +123,31 @@ describe('the render cache for documents', () => {
     const put = await putBestandsdeel(a, big.bestandsdelen[0].url, { lock: big.lock }, Buffer.from('abc'));
     expect(put.statusCode).toBe(200);
     expect(await shownParts()).toEqual([true]);
+  });
+});
+
+describe('RenderCache', () => {
+  it('holds at most its bound, dropping the entries stored longest ago, and renders a changed object again', async () => {
+    const stored = (n: number, x = 'a') => Buffer.from(BSON.serialize({ _id: `id-${n}`, x: x.repeat(200) }));
+    const size = stored(0).length + Buffer.from(JSON.stringify({ n: 0, x: 'a'.repeat(200) })).length + 'k0'.length;
+    // (room for about 16 such entries; one more than a sixteenth of the bound would not be kept at all)
+    const bound = (size + 8) * 16;
+    const cache = new RenderCache(bound);
+    let rendered = 0;
+    const render = async (doc: Record<string, unknown>) => {
+      rendered++;
+      return { n: Number(String(doc._id).slice(3)), x: doc.x };
+    };
+    for (let n = 0; n < 20; n++) await cache.get(`k${n}`, stored(n), render);
+    expect(cache.heldBytes).toBeLessThanOrEqual(bound);
+    expect(rendered).toBe(20);
+    await cache.get('k19', stored(19), render);
+    expect(rendered).toBe(20);
+    await cache.get('k0', stored(0), render);
+    expect(rendered).toBe(21);
+    expect((await cache.get('k19', stored(19, 'b'), render)).text.toString()).toContain('b'.repeat(200));
+    expect(rendered).toBe(22);
+    expect(cache.heldBytes).toBeLessThanOrEqual(bound);
   });
 });
 

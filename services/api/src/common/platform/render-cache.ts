@@ -39,10 +39,6 @@ export class RenderCache {
     return this.maxBytes > 0;
   }
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   get heldBytes(): number {
     return this.bytes;
   }
@@ -69,25 +65,34 @@ export class RenderCache {
     const shown: Shown = {};
     for (const f of READ_FIELDS) if (typeof body[f] === 'string') shown[f] = body[f];
     const text = Buffer.from(JSON.stringify(body));
-    if (key !== undefined && this.enabled && keeps(doc)) this.keep(key, { stored: Buffer.from(stored), text, shown }, hit);
+    if (key !== undefined && keeps(doc)) this.keep(key, { stored: Buffer.from(stored), text, shown }, hit);
     return { text, shown };
   }
 
+  /** Keeps `entry` under `key` in place of `old`, making room; one larger than a sixteenth of the bound is not kept. */
   private keep(key: string, entry: Entry, old: Entry | undefined): void {
-    const size = entry.stored.length + entry.text.length + key.length;
+    const size = weight(key, entry);
     if (size > this.maxBytes / 16) return;
-    if (old) {
-      this.entries.delete(key);
-      this.bytes -= old.stored.length + old.text.length + key.length;
-    }
-    while (this.bytes + size > this.maxBytes) {
-      const [oldestKey, oldest] = this.entries.entries().next().value!;
-      this.entries.delete(oldestKey);
-      this.bytes -= oldest.stored.length + oldest.text.length + oldestKey.length;
-    }
+    if (old) this.drop(key, old);
+    while (this.bytes + size > this.maxBytes) this.drop(...this.entries.entries().next().value!);
     this.entries.set(key, entry);
     this.bytes += size;
   }
+
+  private drop(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= weight(key, entry);
+  }
+}
+
+/** What an entry holds of the bound: its stored bytes, its text and its key. */
+function weight(key: string, entry: Entry): number {
+  return entry.stored.length + entry.text.length + key.length;
+}
+
+/** The objects of rendered texts, for an answer that expands them or chooses their fields. */
+export function readBack(rendered: Rendered[]): JsonObject[] {
+  return rendered.map((r) => JSON.parse(r.text.toString()) as JsonObject);
 }
 
 /**

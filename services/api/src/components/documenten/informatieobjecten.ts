@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BSON, type Document, type Filter } from 'mongodb';
+import type { Document, Filter } from 'mongodb';
 import { z } from 'zod';
 import type { Caller } from '../../common/auth/auth';
 import { UuidParams } from '../../common/platform/component';
@@ -8,7 +8,7 @@ import { ZgwError } from '../../common/platform/errors';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/platform/pagination';
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import { LIVE, copyPublic, publicFields, type Stored } from '../../common/platform/store';
-import { writtenPage } from '../../common/platform/render-cache';
+import { readBack, writtenPage } from '../../common/platform/render-cache';
 import { parseOrThrow } from '../../common/platform/validation';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
@@ -558,9 +558,10 @@ function registerReads(d: Documenten, eio: Resource<EioDoc>): void {
       count: countableByBuckets(caller, filter, EIO_AUTH_FIELDS) ? () => eio.store.countBuckets(authBuckets(caller)) : undefined,
     });
     const requestUrl = `${api.deps.urls.base}${req.url}`;
-    // A page without expand or fields is written from the documents' texts (see RenderCache).
-    if (!tree && !fields) return writtenPage(envelope(requestUrl, page, count, await eio.renderStored(items, req), cont));
-    const results = await Promise.all(items.map((doc) => eio.toApi(BSON.deserialize(doc) as Stored<EioDoc>, undefined, req)));
+    // A page is written from the documents' texts (see RenderCache); with expand or fields, from objects read back from them.
+    const rendered = await eio.renderStored(items, req);
+    if (!tree && !fields) return writtenPage(envelope(requestUrl, page, count, rendered, cont));
+    const results = readBack(rendered);
     await expandDocuments(d, caller, results, tree);
     return envelope(requestUrl, page, count, fields ? results.map((r) => chooseFields(r, fields)) : results, cont);
   };

@@ -7,7 +7,7 @@ import { ZgwError } from '../../common/platform/errors';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/platform/pagination';
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import { live, publicFields, type Stored } from '../../common/platform/store';
-import { writtenPage } from '../../common/platform/render-cache';
+import { readBack, writtenPage } from '../../common/platform/render-cache';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
   AANMAKEN,
@@ -369,7 +369,7 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     // A page is written from the zaken's texts (see RenderCache); with expand or fields, from objects read back from them.
     const rendered = await zaken.renderStored(items);
     if (!tree && !fields) return writtenPage(envelope(requestUrl, p, count, rendered, cont));
-    const results = rendered.map((r) => JSON.parse(r.text.toString()) as JsonObject);
+    const results = readBack(rendered);
     await expand(z, caller, results, tree, version);
     return envelope(requestUrl, p, count, fields ? results.map((r) => chooseFields(r, fields)) : results, cont);
   };
