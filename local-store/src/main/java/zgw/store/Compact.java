@@ -14,6 +14,11 @@ final class Compact {
     private static final int MAX_LENGTH = 256;
     /** Sized for all it may hold at once: a table that grows while several threads build indexes slows every lookup. */
     private static final ConcurrentHashMap<String, String> STRINGS = new ConcurrentHashMap<>(2 * MAX_STRINGS);
+    /**
+     * Whether the table holds MAX_STRINGS (read on every string not in it: the table's own size() sums its counter cells,
+     * and at start that was 7 % of building the indexes).
+     */
+    private static volatile boolean full;
 
     private Compact() {
     }
@@ -26,10 +31,13 @@ final class Compact {
         if (kept != null) {
             return kept;
         }
-        if (STRINGS.size() >= MAX_STRINGS) {
+        if (full) {
             return s;
         }
         kept = STRINGS.putIfAbsent(s, s);
+        if (kept == null && STRINGS.size() >= MAX_STRINGS) {
+            full = true;
+        }
         return kept != null ? kept : s;
     }
 }

@@ -1,8 +1,8 @@
-// The store's heap, watched. The whole data set lives in the heap (ZGW_MONGO_HEAP); a store near that limit does not
-// fail, it slows down: full collections one after another, each freeing little, take the cores every command needs.
-// So the store says so in its log (at most every WARN_EVERY_MS) when its old generation is still more than
-// THRESHOLD of its maximum after a collection, and {zgwMemory: 1} reports the heap (with {gc: true}, after a full
-// collection: what is live) and the process's resident memory, for the benchmarks and an administrator.
+// The store's heap, watched. The indexes live in the heap (ZGW_MONGO_HEAP; the documents stay in the store's files); a
+// store near that limit does not fail, it slows down: collections one after another, each freeing little, take the
+// cores every command needs. So the store says so in its log (at most every WARN_EVERY_MS) when its old generation is
+// still more than THRESHOLD of its maximum after a collection, and {zgwMemory: 1} reports the heap (with {gc: true},
+// after a full collection: what is live) and the process's resident memory, for the benchmarks and an administrator.
 
 package zgw.store;
 
