@@ -63,18 +63,17 @@ class RecoveryTest {
         DurableBackend first = new DurableBackend(DurableStore.open(dir, false));
         try {
             for (int c = 0; c < collections.length; c++) {
-                DurableBackend backend = first;
-                fill(backend, collections[c], 7 + c);
-                before.add(codes(find(backend, collections[c], new Document("group", 3), new Document("code", -1), 5)));
+                fill(first, collections[c], 7 + c);
+                before.add(codes(find(first, collections[c], new Document("group", 3), new Document("code", -1), 5)));
             }
         } finally {
             first.close();
         }
         DurableBackend backend = new DurableBackend(DurableStore.open(dir, false));
         try {
+            QueryPlanner.Counters counters = ((DurableDatabase) backend.resolveDatabase("db")).counters;
             for (int c = 0; c < collections.length; c++) {
                 String name = collections[c];
-                QueryPlanner.Counters counters = ((DurableDatabase) backend.resolveDatabase("db")).counters;
                 long scans = counters.scanned.get();
                 assertEquals(before.get(c), codes(find(backend, name, new Document("group", 3), new Document("code", -1), 5)));
                 assertEquals(List.of(name + "-24999"), codes(find(backend, name, new Document("code", name + "-24999"), new Document(), 1)));
