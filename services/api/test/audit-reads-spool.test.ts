@@ -27,7 +27,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Every entry in the spool files under `root`, adopted spools included. */
+/**
+ * Every entry in the spool files under `root`, adopted spools included. Only lines that end in a newline count: the API
+ * may be appending the last one while this reads.
+ */
 function spooled(root: string): ReadEntry[] {
   const out: ReadEntry[] = [];
   for (const name of readdirSync(root)) {
@@ -37,6 +40,7 @@ function spooled(root: string): ReadEntry[] {
       out.push(
         ...readFileSync(path, 'utf8')
           .split('\n')
+          .slice(0, -1)
           .filter(Boolean)
           .map((l) => JSON.parse(l) as ReadEntry),
       );
