@@ -90,6 +90,12 @@ export function tenantFilter<F extends object>(filter: F | undefined, tenant: st
   return { ...(filter ?? {}), [TENANT_FIELD]: tenant } as F;
 }
 
+/** The filter a query of collection `name` runs with here, as a `tenantDb` handle scopes it (for a command sent whole). */
+export function scopedFilter<F extends object>(name: string, filter: F): F {
+  const tenant = currentTenant();
+  return tenant && isTenantCollection(name) ? tenantFilter(filter, tenant) : filter;
+}
+
 const withTenant = <D extends object>(doc: D, tenant: string): D => ({ ...doc, [TENANT_FIELD]: tenant });
 
 /** One bulk write operation as `tenant`'s: its filter restricted, what it inserts stamped. */

@@ -1,5 +1,6 @@
 import { BSON } from 'mongodb';
-import { RenderCache, storedId } from '../src/common/platform/render-cache';
+import { RenderCache } from '../src/common/platform/render-cache';
+import { storedFields, storedId } from '../src/common/platform/stored-bytes';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { EIO, eioBody, informatieobjecttype, putBestandsdeel } from './documenten.fixtures';
 import { startApp, token, type TestApp } from './harness';
@@ -160,5 +161,34 @@ describe('storedId', () => {
     expect(storedId(Buffer.from(BSON.serialize({ ...before, ...more, _id: id, z: 1 })))).toBe(id);
     expect(storedId(Buffer.from(BSON.serialize({ _id: new BSON.ObjectId() })))).toBeUndefined();
     expect(storedId(Buffer.from(BSON.serialize({ a: 1 })))).toBeUndefined();
+  });
+});
+
+describe('storedFields', () => {
+  it('decodes the named top-level fields of a stored document, whatever is stored around them', () => {
+    const at = new Date('2026-01-02T03:04:05Z');
+    const all = {
+      _id: 'e7b1c2d4-aaaa-4bbb-8ccc-000000000002',
+      d: 1.5,
+      o: { p: [1, 'q'], _created: 'nested, not this one' },
+      nul: null,
+      t: true,
+      re: new BSON.BSONRegExp('a.c', 'i'),
+      bin: new BSON.Binary(Buffer.from('xy')),
+      oid: new BSON.ObjectId(),
+      dec: BSON.Decimal128.fromString('1.2'),
+      l: BSON.Long.fromNumber(3),
+      ts: new BSON.Timestamp({ t: 1, i: 2 }),
+      _created: at,
+      startdatum: '2024-05-06',
+      i: 5,
+      z: 'after',
+    };
+    const stored = Buffer.from(BSON.serialize(all));
+    const whole = BSON.deserialize(stored);
+    expect(storedFields(stored, ['_created', '_id'])).toEqual({ _id: all._id, _created: at });
+    expect(storedFields(stored, ['startdatum', 'z', 'nul', 'absent'])).toEqual({ startdatum: '2024-05-06', nul: null, z: 'after' });
+    for (const f of Object.keys(all)) expect(storedFields(stored, [f])).toEqual({ [f]: whole[f] });
+    expect(storedFields(stored, ['_crea'])).toEqual({});
   });
 });

@@ -351,12 +351,16 @@ const DESCRIBED = ['resource', 'actie', 'aanmaakdatum', 'resourceUrl', 'tenant']
   (f) => [f, new RegExp(`"${f}":"((?:[^"\\\\]|\\\\.)*)"`)] as const,
 );
 
+/** Where the fields of an entry that its headers do not need start (the nested search, the objects shown). */
+const UNDESCRIBED = [Buffer.from(',"zoek":'), Buffer.from(',"hoofdObjecten":')];
+
 /**
- * What a spooled line's CloudEvents headers need of its entry: read from the line's text (the top-level fields come
- * before `zoek`, the only nested object that could repeat a name), not parsed whole: this runs for every read.
+ * What a spooled line's CloudEvents headers need of its entry: read from the line's text before `zoek` (the only
+ * nested object that could repeat a name) and the objects shown, not parsed whole: this runs for every read.
  */
 function entryOf(line: Buffer): Record<string, string> {
-  const text = line.toString('utf8');
+  const cut = Math.min(...UNDESCRIBED.map((b) => line.indexOf(b)).filter((i) => i >= 0), line.length);
+  const text = line.toString('utf8', 0, cut);
   const out: Record<string, string> = {};
   for (const [field, re] of DESCRIBED) {
     const m = re.exec(text);

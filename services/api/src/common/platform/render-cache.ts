@@ -54,11 +54,24 @@ export class RenderCache {
     render: (doc: Document) => Promise<JsonObject>,
     keeps: (doc: Document) => boolean = () => true,
   ): Promise<Rendered> {
+    return this.kept(key, stored) ?? this.render(key, stored, render, keeps);
+  }
+
+  /** The kept rendering of the object whose stored bytes are `stored`, if there is one (no promise: a page of hits needs none). */
+  kept(key: string | undefined, stored: Buffer): Rendered | undefined {
     const hit = key === undefined ? undefined : this.entries.get(key);
-    if (hit && hit.stored.equals(stored)) {
-      this.hits++;
-      return hit;
-    }
+    if (!hit || !hit.stored.equals(stored)) return undefined;
+    this.hits++;
+    return hit;
+  }
+
+  private async render(
+    key: string | undefined,
+    stored: Buffer,
+    render: (doc: Document) => Promise<JsonObject>,
+    keeps: (doc: Document) => boolean,
+  ): Promise<Rendered> {
+    const hit = key === undefined ? undefined : this.entries.get(key);
     this.misses++;
     const doc = BSON.deserialize(stored);
     const body = await render(doc);
@@ -94,22 +107,6 @@ function weight(key: string, entry: Entry): number {
 export function readBack(rendered: Rendered[]): JsonObject[] {
   return rendered.map((r) => JSON.parse(r.text.toString()) as JsonObject);
 }
-
-/**
- * The `_id` of a stored document (BSON) when it is a string, or undefined: the first string element named `_id` in
- * its bytes, found by a byte search, not by reading its fields. What the search finds cannot make the cache show
- * another object (an entry serves only the same stored bytes): at worst two documents share a key and keep each
- * other's text from being reused.
- */
-export function storedId(stored: Buffer): string | undefined {
-  const at = stored.indexOf(ID_ELEMENT, 4);
-  if (at < 0 || at + 9 > stored.length) return undefined;
-  const length = stored.readInt32LE(at + 5);
-  return length > 0 && at + 9 + length <= stored.length ? stored.toString('utf8', at + 9, at + 9 + length - 1) : undefined;
-}
-
-/** A string element named `_id`: type 0x02, then the name and its NUL. */
-const ID_ELEMENT = Buffer.from([0x02, 0x5f, 0x69, 0x64, 0x00]);
 
 /**
  * A page answer written from rendered texts: `{count, next, previous, results}` in the order every page has, the

@@ -22,7 +22,8 @@ import { jsonObject, parseOrThrow } from './validation';
 import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from './pagination';
 import type { JsonObject } from './schema-parts';
-import { storedId, type Rendered } from './render-cache';
+import { type Rendered } from './render-cache';
+import { storedId } from './stored-bytes';
 import { copyPublic, inProef, newEvent, publicFields, type RawDoc, type Store, type Stored } from './store';
 
 export type Operation = 'list' | 'create' | 'read' | 'update' | 'partial_update' | 'destroy';
@@ -258,7 +259,7 @@ export class Resource<D extends Document, I = JsonObject> {
    * Stored documents (their bytes: Store.pageStored) as this resource shows them to `req`, each as its JSON text;
    * kept by the render cache (see RenderCache) when ResourceDef.renderCache says its answer is the object's alone.
    */
-  renderStored(stored: Buffer[], req?: FastifyRequest): Promise<Rendered[]> {
+  async renderStored(stored: Buffer[], req?: FastifyRequest): Promise<Rendered[]> {
     const { def } = this;
     const { renders } = this.api.deps;
     // (what a dry run of an import would store is no one's: never kept)
@@ -266,12 +267,17 @@ export class Resource<D extends Document, I = JsonObject> {
       def.renderCache && renders.enabled && !inProef() && `${currentTenant() ?? ''}\0${this.name}\0${req ? this.api.version(req) : ''}\0`;
     const render = (doc: Document) => this.toApi(doc as Stored<D>, undefined, req);
     const keeps = def.rendersAlone ? (doc: Document) => def.rendersAlone!(doc as Stored<D>) : undefined;
-    return Promise.all(
-      stored.map((b) => {
-        const id = prefix ? storedId(b) : undefined;
-        return renders.get(id === undefined ? undefined : `${prefix}${id}`, b, render, keeps);
-      }),
-    );
+    const out: Rendered[] = [];
+    const misses: Promise<void>[] = [];
+    stored.forEach((b, i) => {
+      const id = prefix ? storedId(b) : undefined;
+      const key = id === undefined ? undefined : `${prefix}${id}`;
+      const kept = renders.kept(key, b);
+      if (kept) out[i] = kept;
+      else misses.push(renders.get(key, b, render, keeps).then((r) => void (out[i] = r)));
+    });
+    if (misses.length) await Promise.all(misses);
+    return out;
   }
 
   /** The stored resource a URL points at, or undefined. */
