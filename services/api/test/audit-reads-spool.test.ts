@@ -28,25 +28,37 @@ afterAll(async () => {
 });
 
 /**
- * Every entry in the spool files under `root`, adopted spools included. Only lines that end in a newline count: the API
- * may be appending the last one while this reads.
+ * Every entry in the spool files under `root`, adopted spools included, as they are now. A line that is no entry is
+ * left out, as the spool's own reader leaves it out: one cut short on purpose below, or the last one while the API is
+ * appending it.
  */
 function spooled(root: string): ReadEntry[] {
   const out: ReadEntry[] = [];
-  for (const name of readdirSync(root)) {
+  for (const name of present(() => readdirSync(root)) ?? []) {
     const path = join(root, name);
-    if (statSync(path).isDirectory()) out.push(...spooled(path));
-    else if (name.endsWith('.jsonl'))
-      out.push(
-        ...readFileSync(path, 'utf8')
-          .split('\n')
-          .slice(0, -1)
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as ReadEntry),
-      );
+    if (present(() => statSync(path).isDirectory())) out.push(...spooled(path));
+    else if (name.endsWith('.jsonl')) for (const line of (present(() => readFileSync(path, 'utf8')) ?? '').split('\n')) out.push(...entryIn(line));
   }
   return out;
 }
+
+/** What `read` gives, or undefined when its file went meanwhile (the publisher removes the segments it sent). */
+function present<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+const entryIn = (line: string): ReadEntry[] => {
+  try {
+    return [JSON.parse(line) as ReadEntry];
+  } catch {
+    return [];
+  }
+};
 
 /** The read entries that reach topic `audit-reads` under `prefix`, by their event id. */
 async function received(prefix: string): Promise<Map<string, ReadEntry>> {

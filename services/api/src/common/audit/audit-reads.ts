@@ -131,12 +131,14 @@ class Shown {
   readonly hoofdObjecten: string[] = [];
   readonly getoond: [string, string, number][] = [];
   private readonly seen = new Set<string>();
+  /** The index of each main object in hoofdObjecten. */
+  private readonly mains = new Map<string, number>();
 
   add(resource: string, url: string, hoofdObject: string): void {
     if (this.seen.has(url)) return;
     this.seen.add(url);
-    let i = this.hoofdObjecten.indexOf(hoofdObject);
-    if (i < 0) i = this.hoofdObjecten.push(hoofdObject) - 1;
+    let i = this.mains.get(hoofdObject);
+    if (i === undefined) this.mains.set(hoofdObject, (i = this.hoofdObjecten.push(hoofdObject) - 1));
     this.getoond.push([resource, url, i]);
   }
 
@@ -351,16 +353,19 @@ const DESCRIBED = ['resource', 'actie', 'aanmaakdatum', 'resourceUrl', 'tenant']
   (f) => [f, new RegExp(`"${f}":"((?:[^"\\\\]|\\\\.)*)"`)] as const,
 );
 
-/** Where the fields of an entry that its headers do not need start (the nested search, the objects shown). */
-const UNDESCRIBED = [Buffer.from(',"zoek":'), Buffer.from(',"hoofdObjecten":')];
+const SHOWN = Buffer.from(',"hoofdObjecten":');
+const ZOEK = Buffer.from(',"zoek":');
 
 /**
  * What a spooled line's CloudEvents headers need of its entry: read from the line's text before `zoek` (the only
- * nested object that could repeat a name) and the objects shown, not parsed whole: this runs for every read.
+ * nested object that could repeat a name, written before the objects shown) and the objects shown, not parsed
+ * whole: this runs for every read.
  */
 function entryOf(line: Buffer): Record<string, string> {
-  const cut = Math.min(...UNDESCRIBED.map((b) => line.indexOf(b)).filter((i) => i >= 0), line.length);
-  const text = line.toString('utf8', 0, cut);
+  const shown = line.indexOf(SHOWN);
+  const head = shown < 0 ? line : line.subarray(0, shown);
+  const zoek = head.indexOf(ZOEK);
+  const text = head.toString('utf8', 0, zoek < 0 ? head.length : zoek);
   const out: Record<string, string> = {};
   for (const [field, re] of DESCRIBED) {
     const m = re.exec(text);
