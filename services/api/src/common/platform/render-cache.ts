@@ -54,7 +54,7 @@ export class RenderCache {
     render: (doc: Document) => Promise<JsonObject>,
     keeps: (doc: Document) => boolean = () => true,
   ): Promise<Rendered> {
-    return this.kept(key, stored) ?? this.render(key, stored, render, keeps);
+    return this.kept(key, stored) ?? this.renderAndKeep(key, stored, render, keeps);
   }
 
   /** The kept rendering of the object whose stored bytes are `stored`, if there is one (no promise: a page of hits needs none). */
@@ -65,11 +65,12 @@ export class RenderCache {
     return hit;
   }
 
-  private async render(
+  /** As get, for an object `kept` has just not found (its stored bytes are not compared again). */
+  async renderAndKeep(
     key: string | undefined,
     stored: Buffer,
     render: (doc: Document) => Promise<JsonObject>,
-    keeps: (doc: Document) => boolean,
+    keeps: (doc: Document) => boolean = () => true,
   ): Promise<Rendered> {
     const hit = key === undefined ? undefined : this.entries.get(key);
     this.misses++;

@@ -274,7 +274,7 @@ export class Resource<D extends Document, I = JsonObject> {
       const key = id === undefined ? undefined : `${prefix}${id}`;
       const kept = renders.kept(key, b);
       if (kept) out[i] = kept;
-      else misses.push(renders.get(key, b, render, keeps).then((r) => void (out[i] = r)));
+      else misses.push(renders.renderAndKeep(key, b, render, keeps).then((r) => void (out[i] = r)));
     });
     if (misses.length) await Promise.all(misses);
     return out;

@@ -96,6 +96,9 @@ export interface BucketCount {
 
 const bucketId = (values: unknown[]): string => JSON.stringify(values);
 
+/** The documents counted in these buckets (a count an adjustment left below zero counts as none). */
+const bucketSum = (buckets: Pick<BucketCount, 'n'>[]): number => buckets.reduce((n, d) => n + Math.max(0, d.n), 0);
+
 /** An index a resource declares; a partial one holds only the documents its filter matches. */
 export interface IndexDef {
   key: IndexSpecification;
@@ -246,8 +249,9 @@ export class Store<T extends Document> {
    * every document's fields to hand it out, which was half of what a list request allocated.
    */
   async findStored(filter: Query, opts?: Partial<ListOptions>): Promise<Buffer[]> {
+    const throughCursor = async () => (await this.cursor(filter, opts, { raw: true }).toArray()) as unknown as Buffer[];
     const limit = opts?.limit;
-    if (!limit) return (await this.cursor(filter, opts, { raw: true }).toArray()) as unknown as Buffer[];
+    if (!limit) return throughCursor();
     const find = {
       find: this.name,
       // (as the tenant's handle scopes the queries it sends: see tenantDb)
@@ -266,7 +270,7 @@ export class Store<T extends Document> {
     if (id.isZero()) return firstBatch;
     // The page did not fit in one reply (16 MB): the cursor the store left open goes, the driver's cursor reads it.
     await this.raw.db.command({ killCursors: this.name, cursors: [id] }).catch(() => undefined);
-    return (await this.cursor(filter, opts, { raw: true }).toArray()) as unknown as Buffer[];
+    return throughCursor();
   }
 
   private cursor(filter: Query, opts: Partial<ListOptions> | undefined, options: FindOptions) {
@@ -379,11 +383,8 @@ export class Store<T extends Document> {
    * would walk all of it (for a tenant: all of its index entries).
    */
   async count(filter: Query): Promise<number> {
-    if (!Object.keys(filter).length && this.counts) {
-      const buckets = await this.counts.coll.find({}, { projection: { n: 1 } }).toArray();
-      return buckets.reduce((n, d) => n + Math.max(0, d.n), 0);
-    }
     if (!Object.keys(filter).length) {
+      if (this.counts) return bucketSum(await this.counts.coll.find({}, { projection: { n: 1 } }).toArray());
       const [all, tombstones] = await Promise.all([this.raw.estimatedDocumentCount(), this.raw.countDocuments({ _tombstone: true })]);
       return Math.max(0, all - tombstones);
     }
@@ -395,8 +396,7 @@ export class Store<T extends Document> {
     if (!this.counts) throw new Error(`${this.name}: no maintained counts`);
     if (!buckets.length) return 0;
     const tenant = currentTenant() ?? null;
-    const docs = await this.counts.coll.find({ _id: { $in: buckets.map((b) => bucketId([tenant, ...b])) } }).toArray();
-    return docs.reduce((n, d) => n + Math.max(0, d.n), 0);
+    return bucketSum(await this.counts.coll.find({ _id: { $in: buckets.map((b) => bucketId([tenant, ...b])) } }).toArray());
   }
 
   /**
