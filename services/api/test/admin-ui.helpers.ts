@@ -91,12 +91,14 @@ export class AdminBrowser {
     if (enrolling) factors.set(key, { secret: enrolling, step: 0 });
     const factor = factors.get(key);
     if (!factor) throw new Error(`the test does not know the second factor of ${name}`);
-    let step = Math.max(stepNow() - 1, factor.step + 1);
+    // The code of the current step, or of the next: both stay valid when the clock passes a step's end before the
+    // platform checks it (a code of the step before would then be two steps old and refused).
+    let step = Math.max(stepNow(), factor.step + 1);
     if (step > stepNow() + 1) {
-      // The three codes valid now (a step each side) are used: as if half a minute passed, the administrator's last
-      // used step goes back by two (the platform refuses a code of a step not later than it; tested on its own).
-      await this.t.mongo.db.collection<{ _id: string }>('adminusers').updateOne({ _id: name }, { $set: { totpStep: stepNow() - 2 } });
-      step = stepNow() - 1;
+      // Both are used: as if half a minute passed, the administrator's last used step goes back (the platform refuses
+      // a code of a step not later than it; tested on its own).
+      await this.t.mongo.db.collection<{ _id: string }>('adminusers').updateOne({ _id: name }, { $set: { totpStep: stepNow() - 1 } });
+      step = stepNow();
     }
     factor.step = step;
     return this.code(page, totpCode(factor.secret, step));
