@@ -49,6 +49,10 @@ export const AuditEntry = z
   .meta({ description: 'A write in the audit trail, as the AuditTrail schema of the Zaken, Documenten and Besluiten APIs shows it' });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
+/** An object a read showed: its resource, its URL and the index of its main object in `hoofdObjecten`. */
+const Getoond = z.tuple([z.string(), z.string(), z.number().int()]);
+export type Getoond = z.infer<typeof Getoond>;
+
 /** A read: who read what (the payload of topic `audit-reads`). A query that held a BSN is recorded with the BSN masked. */
 export const ReadEntry = z
   .object({
@@ -70,10 +74,11 @@ export const ReadEntry = z
     /**
      * Every zaak, document and besluit whose own trail shows this read (the main objects of what it showed), for the
      * trails' index; `getoond` names each object shown: `[resource, resourceUrl, index into hoofdObjecten]` (the
-     * object read first, then what a list returned and what an expand added).
+     * object read first, then what a list returned and what an expand added), or only that index where the object is
+     * that main object itself and of the entry's `resource` (each zaak of a list of zaken: its URL once in the entry).
      */
     hoofdObjecten: z.array(z.string()).optional(),
-    getoond: z.array(z.tuple([z.string(), z.string(), z.number().int()])).optional(),
+    getoond: z.array(z.union([z.number().int().min(0), Getoond])).optional(),
     /** Lists and `_zoek`: the number of results the query matched. */
     aantal: z.number().int().optional(),
     /** `_zoek`: the search filters of the request body (BSNs masked). */
@@ -85,6 +90,28 @@ export const ReadEntry = z
   })
   .meta({ description: 'A read of the Zaken, Documenten or Besluiten API: who read which objects (BSNs masked)' });
 export type ReadEntry = z.infer<typeof ReadEntry>;
+
+/** A read entry as the audit worker stores it: each object shown written out whole. */
+export type StoredReadEntry = Omit<ReadEntry, 'getoond'> & { _id: string; getoond?: Getoond[] };
+
+/**
+ * The objects a read entry showed, each written out whole (an index alone stands for its main object, of the entry's
+ * resource), or undefined when an index points past `hoofdObjecten`.
+ */
+export function shownObjects(entry: Pick<ReadEntry, 'resource' | 'hoofdObjecten' | 'getoond'>): Getoond[] | undefined {
+  const mains = entry.hoofdObjecten ?? [];
+  const shown: Getoond[] = [];
+  for (const g of entry.getoond ?? []) {
+    const i = typeof g === 'number' ? g : g[2];
+    if (!(i >= 0 && i < mains.length)) return undefined;
+    shown.push(typeof g === 'number' ? [entry.resource, mains[g]!, g] : g);
+  }
+  return shown;
+}
+
+/** An object shown as the entry names it: by its main object's index alone where it is that object, of `resource`. */
+export const compactShown = (resource: string, [r, url, i]: Getoond, main: string | undefined): Getoond | number =>
+  r === resource && url === main ? i : [r, url, i];
 
 /** The most a read entry weighs on Kafka (its JSON): a larger one goes as parts (readEntryParts). */
 export const READ_ENTRY_BYTES = 256 * 1024;
@@ -98,7 +125,7 @@ export const READ_ENTRY_BYTES = 256 * 1024;
  */
 export function readEntryParts(entry: ReadEntry, maxBytes = READ_ENTRY_BYTES): ReadEntry[] {
   const hoofd = entry.hoofdObjecten ?? [];
-  const getoond = entry.getoond ?? [];
+  const getoond = shownObjects(entry) ?? [];
   if (Buffer.byteLength(JSON.stringify(entry)) <= maxBytes || (!getoond.length && hoofd.length < 2)) return [entry];
   // what is shown, each with its main object (an entry without `getoond` shares out its main objects alone)
   const items: { shown?: [string, string]; main?: string }[] = getoond.length
@@ -110,7 +137,7 @@ export function readEntryParts(entry: ReadEntry, maxBytes = READ_ENTRY_BYTES): R
     (item.shown ? bytes(item.shown[0]) + bytes(item.shown[1]) + 16 : 0) + (item.main ? bytes(item.main) + 4 : 0);
   return inParts(items, weight, maxBytes - base).map((share, n) => {
     const mains = new Map<string, number>();
-    const shown: [string, string, number][] = [];
+    const shown: (Getoond | number)[] = [];
     const indexOf = (main: string) => {
       const at = mains.get(main) ?? mains.size;
       mains.set(main, at);
@@ -118,7 +145,7 @@ export function readEntryParts(entry: ReadEntry, maxBytes = READ_ENTRY_BYTES): R
     };
     for (const item of share) {
       const i = item.main === undefined ? -1 : indexOf(item.main);
-      if (item.shown) shown.push([item.shown[0], item.shown[1], i]);
+      if (item.shown) shown.push(compactShown(entry.resource, [item.shown[0], item.shown[1], i], item.main));
     }
     const part: ReadEntry = { ...entry, uuid: partUuid(entry.uuid, n), hoofdObjecten: [...mains.keys()] };
     if (getoond.length) part.getoond = shown;

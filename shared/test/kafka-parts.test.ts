@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { inSendParts, KAFKA_SEND_BYTES, messageBytes, READ_ENTRY_BYTES, readEntryParts, ReadEntry } from '../src';
+import { inSendParts, KAFKA_SEND_BYTES, messageBytes, READ_ENTRY_BYTES, readEntryParts, ReadEntry, shownObjects } from '../src';
 
 /** A list read that showed `n` zaakinformatieobjecten, each of its own zaak (a list without pages). */
 function listRead(n: number): ReadEntry {
@@ -25,20 +25,38 @@ function listRead(n: number): ReadEntry {
   };
 }
 
+/** A `_zoek` of `n` zaken with `expand=rollen`: each zaak named by its index alone (its own main object), then its rol. */
+function zoekRead(n: number): ReadEntry {
+  const entry = listRead(n);
+  return {
+    ...entry,
+    actie: 'zoek',
+    resource: 'zaak',
+    request: '/zaken/api/v1/zaken/_zoek',
+    getoond: entry.hoofdObjecten!.flatMap((_, i) => [
+      i,
+      ['rol', `http://zgw.example/zaken/api/v1/rollen/${randomUUID()}`, i] as [string, string, number],
+    ]),
+  };
+}
+
 /** Every object an entry shows with its main object. */
-const shownWithMain = (e: ReadEntry) => (e.getoond ?? []).map(([resource, url, i]) => `${resource} ${url} ${e.hoofdObjecten?.[i]}`);
+const shownWithMain = (e: ReadEntry) => shownObjects(e)!.map(([resource, url, i]) => `${resource} ${url} ${e.hoofdObjecten?.[i]}`);
 
 describe('read entries larger than Kafka takes', () => {
-  it('go as parts within the limit that together show every object with its main object, the same read in each', () => {
-    const entry = listRead(20_000); // about 4 MB
+  it.each([
+    ['a list of parts of zaken', listRead(20_000)], // about 4 MB
+    ['a _zoek of zaken with their rollen, the zaken by index', zoekRead(12_000)],
+  ])('go as parts within the limit that together show every object with its main object, the same read in each: %s', (_, entry) => {
     const parts = readEntryParts(entry);
     expect(parts.length).toBeGreaterThan(10);
     for (const p of parts) {
       expect(Buffer.byteLength(JSON.stringify(p))).toBeLessThanOrEqual(READ_ENTRY_BYTES);
       expect(ReadEntry.parse(p)).toEqual(p);
       expect({ ...p, uuid: '', hoofdObjecten: [], getoond: [] }).toEqual({ ...entry, uuid: '', hoofdObjecten: [], getoond: [] });
-      // each part names only the main objects of what it shows
-      expect(new Set(p.getoond!.map(([, , i]) => i)).size).toBe(p.hoofdObjecten!.length);
+      // each part names only the main objects of what it shows, an object that is its main object by index alone
+      expect(new Set(shownObjects(p)!.map(([, , i]) => i)).size).toBe(p.hoofdObjecten!.length);
+      expect(p.getoond!.filter((g) => typeof g === 'number').length).toBe(entry.resource === 'zaak' ? p.hoofdObjecten!.length : 0);
     }
     expect(parts.flatMap(shownWithMain)).toEqual(shownWithMain(entry));
     expect(parts.flatMap((p) => p.hoofdObjecten)).toEqual(entry.hoofdObjecten);

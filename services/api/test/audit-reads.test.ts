@@ -8,6 +8,7 @@ import {
   EVENT_ID_HEADER,
   createKafka,
   ensureTopics,
+  shownObjects,
   topicName,
   type ReadEntry,
 } from '@zgw/shared';
@@ -120,7 +121,8 @@ describe('read entries', () => {
       resourceUrl: url,
       hoofdObject: zaak.url,
       hoofdObjecten: [zaak.url],
-      getoond: [[resource, url, 0]],
+      // the zaak is its own main object: named by its index alone
+      getoond: [url === zaak.url ? 0 : [resource, url, 0]],
     });
     expect(entries).toEqual([
       {
@@ -184,8 +186,10 @@ describe('read entries', () => {
     expect(entries[0]!.request).toBe(`${ZRC}/zaken?zaaktype=${encodeURIComponent(s.zaaktype)}&ordering=-startdatum`);
     expect(entries[1]).not.toHaveProperty('resourceUrl');
     // every object a list showed, each under its main object (the trail that shows the read)
-    const shown = (e: ReadEntry) => (e.getoond ?? []).map(([resource, url, i]) => [resource, url, e.hoofdObjecten![i]]);
+    const shown = (e: ReadEntry) => shownObjects(e)!.map(([resource, url, i]) => [resource, url, e.hoofdObjecten![i]]);
     expect(shown(entries[0]!)).toEqual(zaken.json().results.map((z: { url: string }) => ['zaak', z.url, z.url]));
+    // each zaak of the list is its own main object: its URL is in the entry once, in hoofdObjecten
+    expect(entries[0]!.getoond).toEqual(entries[0]!.hoofdObjecten!.map((_, i) => i));
     expect(shown(entries[1]!)).toEqual(statussen.json().results.map((x: { url: string }) => ['status', x.url, zaak.url]));
     expect(entries[1]!.hoofdObjecten).toEqual([zaak.url]);
   });
@@ -221,14 +225,9 @@ describe('read entries', () => {
     expect(entries[0]).toMatchObject({ request: `${ZRC}/zaken/_zoek`, zoek: { [filter]: '*********', zaaktype: s.zaaktype, expand: 'rollen' } });
     // what the expand showed is in the entry too: the zaak, then its rol
     const rol = zoek.json().results[0]._expand.rollen[0].url;
-    expect(entries[0]!.getoond).toEqual([
-      ['zaak', zaak.url, 0],
-      ['rol', rol, 0],
-    ]);
-    expect(entries[3]!.getoond).toEqual([
-      ['zaak', zaak.url, 0],
-      ['rol', rol, 0],
-    ]);
+    expect(entries[0]!.getoond).toEqual([0, ['rol', rol, 0]]);
+    expect(entries[3]!.getoond).toEqual([0, ['rol', rol, 0]]);
+    expect(entries[0]!.hoofdObjecten).toEqual([zaak.url]);
     expect(entries[1]!.request).toBe(`${ZRC}/zaken?${filter}=*********`);
     expect(entries[2]!.request).toMatch(/inpBsn=\*+$/);
     expect(entries[4]!.request).toMatch(/inpA_nummer=\*+$/);

@@ -36,6 +36,21 @@ function sink() {
 const segmentsIn = (dir: string) => readdirSync(dir).filter((n) => n.endsWith('.jsonl'));
 
 describe('Spool and drainDir', () => {
+  it('writes each line whole as UTF-8, whatever its size and characters, the one after a large line too', () => {
+    const spool = new Spool(newRoot(), { segmentBytes: 64 * 1024 * 1024 });
+    spool.open();
+    const lines = [
+      line('kort'),
+      JSON.stringify({ uuid: 'tekens', naam: 'Zoë Ærøskøbing 😀 ✓'.repeat(200) }),
+      JSON.stringify({ uuid: 'groot', x: 'ä'.repeat(1_500_000) }), // 3 MB: past the buffer a spool keeps
+      line('daarna'),
+      JSON.stringify({ uuid: 'weer', naam: '€'.repeat(10) }),
+    ];
+    for (const l of lines) spool.append(l);
+    expect(readFileSync(join(spool.dir, segmentsIn(spool.dir)[0]!), 'utf8')).toBe(lines.map((l) => `${l}\n`).join(''));
+    spool.close();
+  });
+
   it('sends the lines in order with their uuid as id, once, and moves the offset only after a send', async () => {
     const spool = new Spool(newRoot());
     spool.open();

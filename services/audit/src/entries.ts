@@ -1,21 +1,30 @@
 import type { z } from 'zod';
-import { AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION, AuditEntry, READ_EXPIRY_FIELD, ReadEntry } from '@zgw/shared';
+import {
+  AUDIT_READS_COLLECTION,
+  AUDIT_READS_TOPIC,
+  AUDIT_TOPIC,
+  AUDITTRAIL_COLLECTION,
+  AuditEntry,
+  READ_EXPIRY_FIELD,
+  ReadEntry,
+  shownObjects,
+} from '@zgw/shared';
 
 /** An entry as stored: the message's entry with `_id` = its uuid (as the API stores the entries it writes itself). */
 export type StoredEntry = { _id: string; uuid: string } & Record<string, unknown>;
 
 /**
  * A read entry as stored: with its aanmaakdatum as a date (which the TTL index of AUDIT_READS_RETENTION_DAYS expires
- * it by), and with the objects it showed. An entry of an older API names one main object (`hoofdObject`) at most:
+ * it by), and with the objects it showed, each written out whole (`[resource, url, index]`, where the message may name
+ * one by its index alone). An entry of an older API names one main object (`hoofdObject`) at most:
  * that object is the one it showed.
  */
 function storedRead(entry: StoredEntry): StoredEntry | string {
   if (entry.hoofdObjecten !== undefined) {
-    const mains = entry.hoofdObjecten as string[]; // a list of strings: the schema checked it (REQUIRED)
-    const shown = entry.getoond;
-    const valid = (g: unknown) =>
-      Array.isArray(g) && typeof g[0] === 'string' && typeof g[1] === 'string' && Number.isInteger(g[2]) && g[2] >= 0 && g[2] < mains.length;
-    if (!Array.isArray(shown) || !shown.every(valid)) return 'getoond does not match hoofdObjecten';
+    // (both of the form the schema gives them: REQUIRED checked that)
+    const shown = entry.getoond === undefined ? undefined : shownObjects(entry as unknown as ReadEntry);
+    if (!shown) return 'getoond does not match hoofdObjecten';
+    entry.getoond = shown;
   } else if (typeof entry.hoofdObject === 'string') {
     entry.hoofdObjecten = [entry.hoofdObject];
     entry.getoond = [[entry.resource, typeof entry.resourceUrl === 'string' ? entry.resourceUrl : entry.hoofdObject, 0]];
@@ -55,6 +64,7 @@ const REQUIRED: Readonly<Record<string, z.ZodType<Record<string, unknown>>>> = {
     resource: true,
     hoofdObject: true,
     hoofdObjecten: true,
+    getoond: true,
     resourceUrl: true,
   }).loose(),
 };

@@ -276,9 +276,12 @@ describe('audit batch handler', () => {
     expect(parseEntry('audit-reads', Buffer.from(JSON.stringify(readEntry()))).entry).toBeDefined();
     expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), clientId: undefined }))).reason).toBe('no clientId');
     expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObject: 5 }))).reason).toBe('hoofdObject is not a string');
-    expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObjecten: ['a'], getoond: [['zaak', 'a', 1]] }))).reason).toBe(
-      'getoond does not match hoofdObjecten',
-    );
+    const shown = (getoond: unknown) => parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObjecten: ['a'], getoond })));
+    for (const getoond of [[['zaak', 'a', 1]], [0, 1], undefined]) expect(shown(getoond).reason).toBe('getoond does not match hoofdObjecten');
+    for (const getoond of [[-1], ['a'], [['zaak', 'a']]]) expect(shown(getoond).reason).toBe('getoond is not valid');
+    expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObjecten: ['a'], getoond: [0] }))).entry?.getoond).toEqual([
+      ['zaak', 'a', 0],
+    ]);
     expect(parseEntry('audit-reads', Buffer.from(JSON.stringify({ ...readEntry(), hoofdObjecten: 'a' }))).reason).toBe(
       'hoofdObjecten is not a list of strings',
     );

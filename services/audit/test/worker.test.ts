@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AUDIT_READS_COLLECTION, AUDIT_READS_TOPIC, AUDIT_TOPIC, AUDITTRAIL_COLLECTION, DEFAULT_TENANT } from '@zgw/shared';
 import type { AuditCollection, StoredEntry } from '../src/entries';
 import { MongoEntryStore } from '../src/store';
@@ -58,10 +59,26 @@ describe('audit worker', () => {
   it('stores read entries in auditreads, each once', async () => {
     const list = readEntry({ actie: 'list', resourceUrl: undefined, hoofdObject: undefined, aantal: 12, request: '/zaken/api/v1/zaken?page=1' });
     const detail = readEntry();
-    await w.publish(AUDIT_READS_TOPIC, [list, detail, detail]);
+    // a page of zaken as the API sends it: a zaak that is its own main object named by its index alone
+    const [z1, z2] = [readEntry().hoofdObject!, readEntry().hoofdObject!];
+    const rol = `http://127.0.0.1:8000/zaken/api/v1/rollen/${randomUUID()}`;
+    const page = readEntry({
+      actie: 'zoek',
+      resourceUrl: undefined,
+      hoofdObject: undefined,
+      hoofdObjecten: [z1, z2],
+      getoond: [0, ['rol', rol, 0], 1],
+    });
+    await w.publish(AUDIT_READS_TOPIC, [list, detail, detail, page]);
     await start();
     expect(await eventually(() => w.caughtUp(AUDIT_READS_TOPIC))).toBe(true);
-    expect(await counts(reads(), [list.uuid, detail.uuid])).toEqual([1, 1]);
+    expect(await counts(reads(), [list.uuid, detail.uuid, page.uuid])).toEqual([1, 1, 1]);
+    // stored with each object written out whole (the trails and the auditor's screens read that form)
+    expect((await reads().findOne({ _id: page.uuid }))!.getoond).toEqual([
+      ['zaak', z1, 0],
+      ['rol', rol, 0],
+      ['zaak', z2, 1],
+    ]);
     // stored as sent, with the moment as a date for the TTL index; a detail read of an older API (no hoofdObjecten)
     // is in the trail of its one object
     expect(await reads().findOne({ _id: list.uuid })).toEqual({

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AUDIT_EXCLUSIONS_SETTING, AUDIT_READS_COLLECTION, ensureAuditIndexes, exclusionList, type ReadEntry } from '@zgw/shared';
+import { AUDIT_EXCLUSIONS_SETTING, AUDIT_READS_COLLECTION, ensureAuditIndexes, exclusionList, type StoredReadEntry } from '@zgw/shared';
 import { SETTINGS_COLLECTION, type ExclusionsSetting } from '../common/audit/audit-reads';
 import type { Deps } from '../common/platform/component';
 import { ZgwError } from '../common/platform/errors';
@@ -47,7 +47,6 @@ const ReadsQuery = z
   .extend(PageQuery.shape);
 
 /** A stored read entry as the auditor sees it. */
-type StoredRead = ReadEntry & { _id: string };
 const view = ({ _id, ...rest }: Record<string, unknown>) => ({
   uuid: _id,
   ...Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('_') && k !== 'uuid')),
@@ -67,7 +66,7 @@ export async function ensureAuditReadsIndexes(deps: Deps): Promise<void> {
  */
 export async function registerAuditAdmin(app: FastifyInstance, deps: Deps): Promise<void> {
   const settings = deps.db.collection<ExclusionsSetting>(SETTINGS_COLLECTION);
-  const reads = new Store<StoredRead>(deps.db, AUDIT_READS_COLLECTION, () => undefined);
+  const reads = new Store<StoredReadEntry>(deps.db, AUDIT_READS_COLLECTION, () => undefined);
   reads.maxSkip = deps.config.PAGE_SKIP_LIMIT;
   await ensureAuditReadsIndexes(deps);
 

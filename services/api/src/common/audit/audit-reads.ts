@@ -7,6 +7,7 @@ import {
   AUDIT_READS_TOPIC,
   ceSource,
   clientIdMatcher,
+  compactShown,
   createProducer,
   ensureTopics,
   eventHeaders,
@@ -21,6 +22,7 @@ import {
   topicName,
   type AuditEntry,
   type Config,
+  type Getoond,
   type Logger,
   ReadEntry,
 } from '@zgw/shared';
@@ -95,7 +97,7 @@ export function describeRead(f: ReadFacts, kind: ObjectKind = () => undefined): 
     request: scrubUrl(f.req.url),
     resultaat: f.status,
   };
-  const shown = new Shown();
+  const shown = new Shown(entry.resource);
   const result = (f.result ?? undefined) as Record<string, unknown> | unknown[] | undefined;
   let items: unknown[];
   if (f.actie === 'retrieve' || f.actie === 'download') {
@@ -109,9 +111,9 @@ export function describeRead(f: ReadFacts, kind: ObjectKind = () => undefined): 
     items = Array.isArray(result) ? result : Array.isArray(result?.results) ? (result.results as unknown[]) : [];
     entry.aantal = !Array.isArray(result) && typeof result?.count === 'number' ? result.count : items.length;
     // The main object when every result belongs to the same one (the parts of one zaak).
-    const mains = new Set(items.map((i) => (field && i && typeof i === 'object' ? str((i as Record<string, unknown>)[field]) : undefined)));
-    const [only] = mains;
-    if (items.length && mains.size === 1 && only) entry.hoofdObject = only;
+    const mainOf = (i: unknown) => (field && i && typeof i === 'object' ? str((i as Record<string, unknown>)[field]) : undefined);
+    const only = items.length ? mainOf(items[0]) : undefined;
+    if (only && items.every((i) => mainOf(i) === only)) entry.hoofdObject = only;
     if (f.actie === 'zoek' && f.body && typeof f.body === 'object') entry.zoek = maskBsns(f.body) as Record<string, unknown>;
     for (const item of items) {
       const url = item && typeof item === 'object' ? str((item as Record<string, unknown>).url) : undefined;
@@ -129,17 +131,20 @@ export function describeRead(f: ReadFacts, kind: ObjectKind = () => undefined): 
 /** The objects a read showed, each with its main object (whose trail shows the read), each object once. */
 class Shown {
   readonly hoofdObjecten: string[] = [];
-  readonly getoond: [string, string, number][] = [];
+  readonly getoond: (Getoond | number)[] = [];
   private readonly seen = new Set<string>();
   /** The index of each main object in hoofdObjecten. */
   private readonly mains = new Map<string, number>();
+
+  /** `resource`: the entry's (an object of it that is its own main object is named by that object's index alone). */
+  constructor(private readonly resource: string) {}
 
   add(resource: string, url: string, hoofdObject: string): void {
     if (this.seen.has(url)) return;
     this.seen.add(url);
     let i = this.mains.get(hoofdObject);
     if (i === undefined) this.mains.set(hoofdObject, (i = this.hoofdObjecten.push(hoofdObject) - 1));
-    this.getoond.push([resource, url, i]);
+    this.getoond.push(compactShown(this.resource, [resource, url, i], hoofdObject));
   }
 
   /** The objects an expand added (`_expand`, at any depth) that belong to an audited component. */

@@ -57,6 +57,9 @@ export const ADOPTED = 'adopted';
 const segmentName = (n: number) => `${String(n).padStart(12, '0')}.jsonl`;
 const hostLabel = () => hostname().replace(/[^A-Za-z0-9._-]/g, '_') || 'host';
 
+/** The largest buffer a spool keeps for encoding its lines (a larger line gets one of its own). */
+const MAX_SCRATCH = 1024 * 1024;
+
 /** Spool directories open in this process: their pid is ours, so only this set tells them from a dead process's. */
 const OPEN = new Set<string>();
 
@@ -67,6 +70,7 @@ export class Spool {
   private segment = 0;
   private size = 0;
   private readonly segmentBytes: number;
+  private scratch = Buffer.allocUnsafe(0);
   readonly staleMs: number;
 
   constructor(root: string, opts: SpoolOptions = {}) {
@@ -110,10 +114,17 @@ export class Spool {
   /** Appends one line; it is in the file when this returns. */
   append(line: string): void {
     if (this.fd === undefined) this.open();
-    const buf = Buffer.from(`${line}\n`, 'utf8');
+    // encoded into a buffer kept for it (a line is written in one go: no copy of the line with its newline, no new
+    // buffer per line); one that outgrows it is encoded on its own
+    const most = line.length * 3 + 1;
+    if (most > this.scratch.length) this.scratch = Buffer.allocUnsafe(most <= MAX_SCRATCH ? most : Buffer.byteLength(line) + 1);
+    const buf = this.scratch;
+    const length = buf.write(line, 0) + 1;
+    buf[length - 1] = 0x0a;
     let done = 0;
-    while (done < buf.length) done += writeSync(this.fd!, buf, done, buf.length - done);
-    this.size += buf.length;
+    while (done < length) done += writeSync(this.fd!, buf, done, length - done);
+    this.size += length;
+    if (buf.length > MAX_SCRATCH) this.scratch = Buffer.allocUnsafe(0);
     if (this.size >= this.segmentBytes) this.openSegment(this.segment + 1);
   }
 

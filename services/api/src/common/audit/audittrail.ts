@@ -1,6 +1,6 @@
 import type { Db, Document } from 'mongodb';
 import { z } from 'zod';
-import { AUDIT_READS_COLLECTION, AUDITTRAIL_COLLECTION, ensureAuditIndexes, type Pii, type ReadEntry } from '@zgw/shared';
+import { AUDIT_READS_COLLECTION, AUDITTRAIL_COLLECTION, ensureAuditIndexes, type Pii, type ReadEntry, type StoredReadEntry } from '@zgw/shared';
 import type { Caller } from '../auth/auth';
 import type { ComponentApi } from '../platform/component';
 import { ZgwError } from '../platform/errors';
@@ -34,7 +34,6 @@ export const AuditTrail = z
 
 type Entry = Document & { _id: string };
 type AuditTrailView = z.infer<typeof AuditTrail>;
-type StoredRead = ReadEntry & { _id: string };
 
 /**
  * A write entry as the standard shows it: `bron` in its lower-case code (`zrc`), of `wijzigingen` only the sides
@@ -69,7 +68,7 @@ function shownUuid(read: string, url: string): string {
  * showed that belongs to that main object. A detail read or download is `retrieve`; what a list, a `_zoek` or an
  * expand showed is `list`. A read changes nothing: `wijzigingen` is empty.
  */
-function readLines(read: StoredRead, hoofdObject: string, weergave: string): AuditTrailView[] {
+function readLines(read: StoredReadEntry, hoofdObject: string, weergave: string): AuditTrailView[] {
   const main = read.hoofdObjecten?.indexOf(hoofdObject) ?? -1;
   if (main < 0) return [];
   const lines: AuditTrailView[] = [];
@@ -140,7 +139,7 @@ export function registerAudittrail<D extends Document>(
   const coll = api.deps.db.collection<Entry>(AUDITTRAIL_COLLECTION);
   // (one main object's writes, read together with those of concurrent requests: an import reads a trail per object)
   const trails = new ReadBatcher(api.deps.db.collection(AUDITTRAIL_COLLECTION), {});
-  const reads = api.deps.db.collection<StoredRead>(AUDIT_READS_COLLECTION);
+  const reads = api.deps.db.collection<StoredReadEntry>(AUDIT_READS_COLLECTION);
   const Params = z.object({ [param]: z.string() });
   const DetailParams = Params.extend({ uuid: z.string() });
   const base = `/${owner.def.collection}/:${param}/audittrail`;
@@ -199,7 +198,7 @@ export function registerAudittrail<D extends Document>(
 }
 
 async function lineAmongReads(
-  cursor: AsyncIterable<StoredRead>,
+  cursor: AsyncIterable<StoredReadEntry>,
   uuid: string,
   hoofdObject: string,
   weergave: string,

@@ -81,6 +81,14 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.
   return r.data;
 }
 
+/** The names a schema knows by their lower case (made once per schema). */
+const lowerNames = new WeakMap<z.ZodObject, Map<string, string>>();
+function namesOf(schema: z.ZodObject): Map<string, string> {
+  let names = lowerNames.get(schema);
+  if (!names) lowerNames.set(schema, (names = new Map(Object.keys(schema.shape).map((k) => [k.toLowerCase(), k]))));
+  return names;
+}
+
 /**
  * The parameters a list (or a `_zoek` body) was given, each under the name its schema knows, matched
  * case-insensitively (clients of other implementations send `ClientIds` for `clientIds`). A name the schema does not
@@ -88,16 +96,16 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.
  */
 export function knownParams(schema: z.ZodType, input: unknown): unknown {
   if (!(schema instanceof z.ZodObject) || !input || typeof input !== 'object' || Array.isArray(input)) return input;
-  const known = Object.keys(schema.shape);
-  const byLower = new Map(known.map((k) => [k.toLowerCase(), k]));
   const out: Record<string, unknown> = {};
   const unknown: string[] = [];
-  for (const [k, v] of Object.entries(input)) {
-    const name = Object.hasOwn(schema.shape, k) ? k : byLower.get(k.toLowerCase());
-    if (name) out[name] = v;
+  for (const k in input) {
+    if (!Object.hasOwn(input, k)) continue;
+    const name = Object.hasOwn(schema.shape, k) ? k : namesOf(schema).get(k.toLowerCase());
+    if (name) out[name] = (input as Record<string, unknown>)[k];
     else unknown.push(k);
   }
   if (unknown.length) {
+    const known = Object.keys(schema.shape);
     const kent = known.length <= 30 ? ` Bekend: ${known.join(', ')}.` : '';
     throw ZgwError.validation(
       unknown.map((name) => ({ name: name.slice(0, 100), code: 'unknown-parameters', reason: `Onbekende parameter.${kent}` })),

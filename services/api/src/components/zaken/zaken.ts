@@ -272,6 +272,13 @@ async function removeParts(z: Zaken, zaak: Stored<ZaakDoc>, ctx: WriteContext): 
 const DATE_OPS: Record<string, string> = { gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' };
 const SIMPLE = ['identificatie', 'bronorganisatie', 'zaaktype', 'archiefnominatie', 'archiefstatus'];
 const DATES = ['archiefactiedatum', 'startdatum', 'registratiedatum', 'einddatum', 'einddatumGepland', 'uiterlijkeEinddatumAfdoening'];
+/** The parameters of each date (`startdatum__gte`, `startdatum__isnull`) and of each `__in`, named once. */
+const DATE_PARAMS = DATES.map((field) => ({
+  field,
+  ops: Object.entries(DATE_OPS).map(([suffix, op]) => [`${field}__${suffix}`, op] as const),
+  isnull: `${field}__isnull`,
+}));
+const IN_PARAMS = ['bronorganisatie', 'archiefnominatie', 'archiefstatus', 'zaaktype'].map((field) => [field, `${field}__in`] as const);
 
 /** `field` equal to one of `values`: a `$or` of equalities (up to 50 values; more is an `$in`). */
 function anyOf(field: string, values: string[]): Filter<Document> {
@@ -294,19 +301,20 @@ export async function zaakFilter(z: Zaken, q: JsonObject, caller: Caller, withAr
   const f: JsonObject = {};
   for (const k of SIMPLE) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
   // `__in` as one equality per value: each is served by the field's index in list order (an $in with a sort is not).
-  for (const k of ['bronorganisatie', 'archiefnominatie', 'archiefstatus', 'zaaktype']) {
+  for (const [k, param] of IN_PARAMS) {
     // An empty list (`?archiefstatus__in=`) filters nothing, as an empty filter value does.
-    const values = q[`${k}__in`] === undefined ? [] : listOf(q[`${k}__in`]);
+    const values = q[param] === undefined ? [] : listOf(q[param]);
     if (values.length) parts.push(anyOf(k, values));
   }
-  for (const field of DATES) {
-    const cond: JsonObject = {};
+  for (const { field, ops, isnull: isnullParam } of DATE_PARAMS) {
     if (q[field] !== undefined) f[field] = q[field];
-    for (const [suffix, op] of Object.entries(DATE_OPS)) if (q[`${field}__${suffix}`] !== undefined) cond[op] = q[`${field}__${suffix}`];
-    const isnull = q[`${field}__isnull`];
+    let cond: JsonObject | undefined;
+    for (const [param, op] of ops) if (q[param] !== undefined) (cond ??= {})[op] = q[param];
+    const isnull = q[isnullParam];
     // isnull=false as "any date" (dates are strings), a range an index bounds, unlike `$ne: null`
-    if (isnull !== undefined) Object.assign(cond, isnull === true || ['true', 'True', '1'].includes(String(isnull)) ? { $eq: null } : { $gte: '' });
-    if (Object.keys(cond).length) f[field] = cond;
+    if (isnull !== undefined)
+      cond = Object.assign(cond ?? {}, isnull === true || ['true', 'True', '1'].includes(String(isnull)) ? { $eq: null } : { $gte: '' });
+    if (cond) f[field] = cond;
   }
   if (q.maximaleVertrouwelijkheidaanduiding) f._vertrouwelijkheid = { $lte: vertrouwelijkheidRank(String(q.maximaleVertrouwelijkheidaanduiding)) };
   if (q.uuid__in) f._id = { $in: listOf(q.uuid__in) };
