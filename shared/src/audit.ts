@@ -109,9 +109,12 @@ export function shownObjects(entry: Pick<ReadEntry, 'resource' | 'hoofdObjecten'
   return shown;
 }
 
-/** An object shown as the entry names it: by its main object's index alone where it is that object, of `resource`. */
-export const compactShown = (resource: string, [r, url, i]: Getoond, main: string | undefined): Getoond | number =>
-  r === resource && url === main ? i : [r, url, i];
+/**
+ * An object shown (`resource`, `url`, its main object `main` at index `i`) as an entry of `entryResource` names it: by
+ * `i` alone where it is that main object itself, of the entry's resource.
+ */
+export const compactShown = (entryResource: string, resource: string, url: string, i: number, main: string | undefined): Getoond | number =>
+  resource === entryResource && url === main ? i : [resource, url, i];
 
 /** The most a read entry weighs on Kafka (its JSON): a larger one goes as parts (readEntryParts). */
 export const READ_ENTRY_BYTES = 256 * 1024;
@@ -145,7 +148,7 @@ export function readEntryParts(entry: ReadEntry, maxBytes = READ_ENTRY_BYTES): R
     };
     for (const item of share) {
       const i = item.main === undefined ? -1 : indexOf(item.main);
-      if (item.shown) shown.push(compactShown(entry.resource, [item.shown[0], item.shown[1], i], item.main));
+      if (item.shown) shown.push(compactShown(entry.resource, item.shown[0], item.shown[1], i, item.main));
     }
     const part: ReadEntry = { ...entry, uuid: partUuid(entry.uuid, n), hoofdObjecten: [...mains.keys()] };
     if (getoond.length) part.getoond = shown;

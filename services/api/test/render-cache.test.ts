@@ -130,7 +130,7 @@ describe('the render cache for documents', () => {
 describe('RenderCache', () => {
   it('holds at most its bound, dropping the entries stored longest ago, and renders a changed object again', async () => {
     const stored = (n: number, x = 'a') => Buffer.from(BSON.serialize({ _id: `id-${n}`, x: x.repeat(200) }));
-    const size = stored(0).length + Buffer.from(JSON.stringify({ n: 0, x: 'a'.repeat(200) })).length + 'k0'.length;
+    const size = stored(0).length + Buffer.from(JSON.stringify({ n: 0, x: 'a'.repeat(200) })).length + 'k0'.length + 's'.length;
     // (room for about 16 such entries; one more than a sixteenth of the bound would not be kept at all)
     const bound = (size + 8) * 16;
     const cache = new RenderCache(bound);
@@ -139,16 +139,32 @@ describe('RenderCache', () => {
       rendered++;
       return { n: Number(String(doc._id).slice(3)), x: doc.x };
     };
-    for (let n = 0; n < 20; n++) await cache.get(`k${n}`, stored(n), render);
+    for (let n = 0; n < 20; n++) await cache.get('s', `k${n}`, stored(n), render);
     expect(cache.heldBytes).toBeLessThanOrEqual(bound);
     expect(rendered).toBe(20);
-    await cache.get('k19', stored(19), render);
+    await cache.get('s', 'k19', stored(19), render);
     expect(rendered).toBe(20);
-    await cache.get('k0', stored(0), render);
+    await cache.get('s', 'k0', stored(0), render);
     expect(rendered).toBe(21);
-    expect((await cache.get('k19', stored(19, 'b'), render)).text.toString()).toContain('b'.repeat(200));
+    expect((await cache.get('s', 'k19', stored(19, 'b'), render)).text.toString()).toContain('b'.repeat(200));
     expect(rendered).toBe(22);
     expect(cache.heldBytes).toBeLessThanOrEqual(bound);
+  });
+
+  it('keeps an object apart per scope (tenant, resource, version): one is never served for another', async () => {
+    const cache = new RenderCache(1024 * 1024);
+    const stored = Buffer.from(BSON.serialize({ _id: 'z1', x: 1 }));
+    const as = (version: string) => async (doc: Record<string, unknown>) => ({ id: doc._id, version });
+    expect((await cache.get('t|zaak|1.5', 'z1', stored, as('1.5'))).text.toString()).toBe('{"id":"z1","version":"1.5"}');
+    expect((await cache.get('t|zaak|1.7', 'z1', stored, as('1.7'))).text.toString()).toBe('{"id":"z1","version":"1.7"}');
+    const unused = async () => {
+      throw new Error('rendered again');
+    };
+    expect((await cache.get('t|zaak|1.5', 'z1', stored, unused)).text.toString()).toBe('{"id":"z1","version":"1.5"}');
+    expect((await cache.get('t|zaak|1.7', 'z1', stored, unused)).text.toString()).toBe('{"id":"z1","version":"1.7"}');
+    expect(cache.kept('u|zaak|1.5', 'z1', stored)).toBeUndefined();
+    expect(cache.kept(undefined, 'z1', stored)).toBeUndefined();
+    expect(cache.hits).toBe(2);
   });
 });
 
@@ -190,5 +206,9 @@ describe('storedFields', () => {
     expect(storedFields(stored, ['startdatum', 'z', 'nul', 'absent'])).toEqual({ startdatum: '2024-05-06', nul: null, z: 'after' });
     for (const f of Object.keys(all)) expect(storedFields(stored, [f])).toEqual({ [f]: whole[f] });
     expect(storedFields(stored, ['_crea'])).toEqual({});
+    expect(storedFields(stored, ['_createdX', 'startdatu'])).toEqual({});
+    // a name that is not ASCII is found too (the document is decoded whole for it, as one the walk cannot follow)
+    const named = Buffer.from(BSON.serialize({ a: 1, één: 'x', ß: 2 }));
+    expect(storedFields(named, ['één', 'a'])).toMatchObject({ a: 1, één: 'x' });
   });
 });

@@ -144,7 +144,7 @@ class Shown {
     this.seen.add(url);
     let i = this.mains.get(hoofdObject);
     if (i === undefined) this.mains.set(hoofdObject, (i = this.hoofdObjecten.push(hoofdObject) - 1));
-    this.getoond.push(compactShown(this.resource, [resource, url, i], hoofdObject));
+    this.getoond.push(compactShown(this.resource, resource, url, i, hoofdObject));
   }
 
   /** The objects an expand added (`_expand`, at any depth) that belong to an audited component. */

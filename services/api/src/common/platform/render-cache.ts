@@ -15,6 +15,8 @@ export interface Rendered {
 interface Entry extends Rendered {
   /** The stored bytes (BSON) it was rendered from. */
   stored: Buffer;
+  /** Whose rendering it is: tenant, resource and API version (one object has an entry per scope that read it). */
+  scope: string;
 }
 
 /**
@@ -24,10 +26,11 @@ interface Entry extends Rendered {
  * the same, byte for byte, so a change made by any instance (or by a tool beside the API) is shown at once: there is
  * nothing to invalidate and no window of staleness. Which objects a caller sees is decided by the page's query, as
  * without the cache; only resources whose answer depends on the stored object, the version and the base URL alone
- * use it (ResourceDef.renderCache). Bounded by bytes (RENDER_CACHE_MB); the entries stored longest ago go first.
+ * use it (ResourceDef.renderCache). Bounded by bytes (RENDER_CACHE_MB); the objects stored longest ago go first.
+ * Entries are found by the object's id, then its scope (no key string made per object of a page).
  */
 export class RenderCache {
-  private entries = new Map<string, Entry>();
+  private entries = new Map<string, Entry[]>();
   private bytes = 0;
   /** Objects written from their kept text, and objects rendered (for the metrics). */
   hits = 0;
@@ -44,64 +47,79 @@ export class RenderCache {
   }
 
   /**
-   * The object whose stored bytes are `stored`, as `render` shows it. `key` names the object within its resource,
-   * version and tenant: without one, nothing is looked up or kept; nor is it when `keeps` says its answer reads
-   * more than its stored bytes. `stored` may be a slice of the driver's reply: what is kept is a copy.
+   * The object `id` whose stored bytes are `stored`, as `render` shows it in `scope` (tenant, resource and version):
+   * without both, nothing is looked up or kept; nor is it when `keeps` says its answer reads more than its stored
+   * bytes. `stored` may be a slice of the driver's reply: what is kept is a copy.
    */
   async get(
-    key: string | undefined,
+    scope: string | undefined,
+    id: string | undefined,
     stored: Buffer,
     render: (doc: Document) => Promise<JsonObject>,
     keeps: (doc: Document) => boolean = () => true,
   ): Promise<Rendered> {
-    return this.kept(key, stored) ?? this.renderAndKeep(key, stored, render, keeps);
+    return this.kept(scope, id, stored) ?? this.renderAndKeep(scope, id, stored, render, keeps);
   }
 
   /** The kept rendering of the object whose stored bytes are `stored`, if there is one (no promise: a page of hits needs none). */
-  kept(key: string | undefined, stored: Buffer): Rendered | undefined {
-    const hit = key === undefined ? undefined : this.entries.get(key);
-    if (!hit || !hit.stored.equals(stored)) return undefined;
-    this.hits++;
-    return hit;
+  kept(scope: string | undefined, id: string | undefined, stored: Buffer): Rendered | undefined {
+    const held = scope === undefined || id === undefined ? undefined : this.entries.get(id);
+    if (!held) return undefined;
+    for (let i = 0; i < held.length; i++) {
+      const e = held[i]!;
+      if (e.scope !== scope) continue;
+      if (!e.stored.equals(stored)) return undefined;
+      this.hits++;
+      return e;
+    }
+    return undefined;
   }
 
   /** As get, for an object `kept` has just not found (its stored bytes are not compared again). */
   async renderAndKeep(
-    key: string | undefined,
+    scope: string | undefined,
+    id: string | undefined,
     stored: Buffer,
     render: (doc: Document) => Promise<JsonObject>,
     keeps: (doc: Document) => boolean = () => true,
   ): Promise<Rendered> {
-    const hit = key === undefined ? undefined : this.entries.get(key);
     this.misses++;
     const doc = BSON.deserialize(stored);
     const body = await render(doc);
     const shown: Shown = {};
     for (const f of READ_FIELDS) if (typeof body[f] === 'string') shown[f] = body[f];
     const text = Buffer.from(JSON.stringify(body));
-    if (key !== undefined && keeps(doc)) this.keep(key, { stored: Buffer.from(stored), text, shown }, hit);
+    if (scope !== undefined && id !== undefined && keeps(doc)) this.keep(id, { stored: Buffer.from(stored), text, shown, scope });
     return { text, shown };
   }
 
-  /** Keeps `entry` under `key` in place of `old`, making room; one larger than a sixteenth of the bound is not kept. */
-  private keep(key: string, entry: Entry, old: Entry | undefined): void {
-    const size = weight(key, entry);
+  /** Keeps `entry` for object `id` in place of the one of its scope, making room; one larger than a sixteenth of the bound is not kept. */
+  private keep(id: string, entry: Entry): void {
+    const size = weight(id, entry);
     if (size > this.maxBytes / 16) return;
-    if (old) this.drop(key, old);
-    while (this.bytes + size > this.maxBytes) this.drop(...this.entries.entries().next().value!);
-    this.entries.set(key, entry);
+    const held = this.entries.get(id) ?? [];
+    this.entries.delete(id); // (back in last: the object's entries go with the newest of them)
+    const old = held.findIndex((e) => e.scope === entry.scope);
+    if (old >= 0) this.bytes -= weight(id, held.splice(old, 1)[0]!);
+    while (this.bytes + size > this.maxBytes) {
+      const oldest = this.entries.entries().next().value;
+      if (oldest) this.drop(...oldest);
+      else this.bytes -= held.splice(0).reduce((n, e) => n + weight(id, e), 0);
+    }
+    held.push(entry);
+    this.entries.set(id, held);
     this.bytes += size;
   }
 
-  private drop(key: string, entry: Entry): void {
-    this.entries.delete(key);
-    this.bytes -= weight(key, entry);
+  private drop(id: string, held: Entry[]): void {
+    this.entries.delete(id);
+    for (const e of held) this.bytes -= weight(id, e);
   }
 }
 
-/** What an entry holds of the bound: its stored bytes, its text and its key. */
-function weight(key: string, entry: Entry): number {
-  return entry.stored.length + entry.text.length + key.length;
+/** What an entry holds of the bound: its stored bytes, its text, its id and scope. */
+function weight(id: string, entry: Entry): number {
+  return entry.stored.length + entry.text.length + id.length + entry.scope.length;
 }
 
 /** The objects of rendered texts, for an answer that expands them or chooses their fields. */

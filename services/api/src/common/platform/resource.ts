@@ -263,19 +263,19 @@ export class Resource<D extends Document, I = JsonObject> {
     const { def } = this;
     const { renders } = this.api.deps;
     // (what a dry run of an import would store is no one's: never kept)
-    const prefix =
-      def.renderCache && renders.enabled && !inProef() && `${currentTenant() ?? ''}\0${this.name}\0${req ? this.api.version(req) : ''}\0`;
+    const scope =
+      def.renderCache && renders.enabled && !inProef() ? `${currentTenant() ?? ''}\0${this.name}\0${req ? this.api.version(req) : ''}` : undefined;
     const render = (doc: Document) => this.toApi(doc as Stored<D>, undefined, req);
     const keeps = def.rendersAlone ? (doc: Document) => def.rendersAlone!(doc as Stored<D>) : undefined;
     const out: Rendered[] = [];
     const misses: Promise<void>[] = [];
-    stored.forEach((b, i) => {
-      const id = prefix ? storedId(b) : undefined;
-      const key = id === undefined ? undefined : `${prefix}${id}`;
-      const kept = renders.kept(key, b);
+    for (let i = 0; i < stored.length; i++) {
+      const b = stored[i]!;
+      const id = scope === undefined ? undefined : storedId(b);
+      const kept = renders.kept(scope, id, b);
       if (kept) out[i] = kept;
-      else misses.push(renders.renderAndKeep(key, b, render, keeps).then((r) => void (out[i] = r)));
-    });
+      else misses.push(renders.renderAndKeep(scope, id, b, render, keeps).then((r) => void (out[i] = r)));
+    }
     if (misses.length) await Promise.all(misses);
     return out;
   }

@@ -23,16 +23,20 @@ const ID_ELEMENT = Buffer.from([0x02, 0x5f, 0x69, 0x64, 0x00]);
  * last document give only their sort keys). A document this walk cannot follow is decoded whole.
  */
 export function storedFields(stored: Buffer, names: readonly string[]): Document {
-  const wanted = names.map((n) => Buffer.from(n));
+  for (const name of names) if (NOT_ASCII.test(name)) return BSON.deserialize(stored); // (compared by char code below)
   const parts: Buffer[] = [];
   const end = stored.readInt32LE(0) - 1;
-  for (let at = 4; at < end && parts.length < wanted.length;) {
+  for (let at = 4; at < end && parts.length < names.length;) {
     const nameEnd = stored.indexOf(0, at + 1);
     const size = nameEnd < 0 ? -1 : valueSize(stored, stored[at]!, nameEnd + 1);
     if (size < 0) return BSON.deserialize(stored);
     const next = nameEnd + 1 + size;
-    if (wanted.some((w) => w.length === nameEnd - at - 1 && stored.compare(w, 0, w.length, at + 1, nameEnd) === 0))
-      parts.push(stored.subarray(at, next));
+    for (const name of names) {
+      if (isName(stored, at + 1, nameEnd, name)) {
+        parts.push(stored.subarray(at, next));
+        break;
+      }
+    }
     at = next;
   }
   const doc = Buffer.alloc(5 + parts.reduce((n, p) => n + p.length, 0));
@@ -40,6 +44,15 @@ export function storedFields(stored: Buffer, names: readonly string[]): Document
   let at = 4;
   for (const p of parts) at += p.copy(doc, at);
   return BSON.deserialize(doc);
+}
+
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+/** Whether the bytes from `start` to `end` are `name` (an ASCII name: its UTF-8 bytes are its char codes). */
+function isName(b: Buffer, start: number, end: number, name: string): boolean {
+  if (end - start !== name.length) return false;
+  for (let i = 0; i < name.length; i++) if (b[start + i] !== name.charCodeAt(i)) return false;
+  return true;
 }
 
 /** The byte length of an element's value of BSON type `type` that starts at `at`; -1 for a type not known here. */
