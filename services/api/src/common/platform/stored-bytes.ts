@@ -46,7 +46,8 @@ export function storedFields(stored: Buffer, names: readonly string[]): Document
   return BSON.deserialize(doc);
 }
 
-const NOT_ASCII = /[^\x00-\x7f]/;
+/** A character other than printable ASCII (a name with one is found by decoding the document whole). */
+const NOT_ASCII = /[^ -~]/;
 
 /** Whether the bytes from `start` to `end` are `name` (an ASCII name: its UTF-8 bytes are its char codes). */
 function isName(b: Buffer, start: number, end: number, name: string): boolean {
