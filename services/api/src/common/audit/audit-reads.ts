@@ -132,19 +132,25 @@ export function describeRead(f: ReadFacts, kind: ObjectKind = () => undefined): 
 class Shown {
   readonly hoofdObjecten: string[] = [];
   readonly getoond: (Getoond | number)[] = [];
-  private readonly seen = new Set<string>();
-  /** The index of each main object in hoofdObjecten. */
+  /** Each main object's index in hoofdObjecten times two, plus one once it was shown itself. */
   private readonly mains = new Map<string, number>();
+  /** The objects shown that are not their own main object. */
+  private readonly parts = new Set<string>();
 
   /** `resource`: the entry's (an object of it that is its own main object is named by that object's index alone). */
   constructor(private readonly resource: string) {}
 
   add(resource: string, url: string, hoofdObject: string): void {
-    if (this.seen.has(url)) return;
-    this.seen.add(url);
-    let i = this.mains.get(hoofdObject);
-    if (i === undefined) this.mains.set(hoofdObject, (i = this.hoofdObjecten.push(hoofdObject) - 1));
-    this.getoond.push(compactShown(this.resource, resource, url, i, hoofdObject));
+    const itself = url === hoofdObject;
+    const known = this.mains.get(hoofdObject);
+    if (itself ? known !== undefined && known % 2 === 1 : this.parts.has(url)) return;
+    const m = known ?? (this.hoofdObjecten.push(hoofdObject) - 1) * 2;
+    if (itself) this.mains.set(hoofdObject, m + 1);
+    else {
+      this.parts.add(url);
+      if (known === undefined) this.mains.set(hoofdObject, m);
+    }
+    this.getoond.push(compactShown(this.resource, resource, url, m >> 1, hoofdObject));
   }
 
   /** The objects an expand added (`_expand`, at any depth) that belong to an audited component. */

@@ -9,7 +9,9 @@ import { BSON, type Document } from 'mongodb';
  * other's text from being reused.
  */
 export function storedId(stored: Buffer): string | undefined {
-  const at = stored.indexOf(ID_ELEMENT, 4);
+  // (looked at first where the platform's documents have it: their first element)
+  const first = stored[4] === 0x02 && stored[5] === 0x5f && stored[6] === 0x69 && stored[7] === 0x64 && stored[8] === 0x00;
+  const at = first ? 4 : stored.indexOf(ID_ELEMENT, 4);
   if (at < 0 || at + 9 > stored.length) return undefined;
   const length = stored.readInt32LE(at + 5);
   return length > 0 && at + 9 + length <= stored.length ? stored.toString('utf8', at + 9, at + 9 + length - 1) : undefined;
