@@ -10,7 +10,7 @@ import { BSON, type Document } from 'mongodb';
  */
 export function storedId(stored: Buffer): string | undefined {
   // (looked at first where the platform's documents have it: their first element)
-  const first = stored[4] === 0x02 && stored[5] === 0x5f && stored[6] === 0x69 && stored[7] === 0x64 && stored[8] === 0x00;
+  const first = stored[4] === 0x02 && stored[8] === 0x00 && isName(stored, 5, 8, '_id');
   const at = first ? 4 : stored.indexOf(ID_ELEMENT, 4);
   if (at < 0 || at + 9 > stored.length) return undefined;
   const length = stored.readInt32LE(at + 5);
