@@ -11,4 +11,4 @@ COPY shared shared
 COPY services services
 RUN npx tsc -b && npm prune --omit=dev
 ENV NODE_ENV=production HOST=0.0.0.0
-CMD ["node", "--max-semi-space-size=64", "--max-old-space-size=320", "services/api/dist/main.js"]
+CMD ["node", "--external-memory-accounted-in-global-limit", "--max-semi-space-size=16", "--max-old-space-size=320", "services/api/dist/main.js"]

@@ -6,7 +6,9 @@
 //   - every configuration key the services read (CONFIG_KEYS of shared/src/config.ts) is a row of
 //     docs/configuration.md, and every row there names a key that is read (a configuration key, one a service reads
 //     itself, such as OTEL_EXPORTER_OTLP_ENDPOINT, or one a library reads: AWS_*);
-//   - the README stays one screen (at most README_MAX_LINES lines).
+//   - the README stays one screen (at most README_MAX_LINES lines);
+//   - docker-compose.yml and the Dockerfile start each service with the Node.js flags scripts/node-args.js gives it (as
+//     `npm start` and the bench do).
 // Prints each problem and `docs: N passed, N failed` (one check per link, key and rule); exits 1 on any problem.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -96,6 +98,21 @@ for (const key of documented) {
 
 const readmeLines = fs.readFileSync(path.join(root, 'README.md'), 'utf8').split('\n').length - 1;
 check(readmeLines <= README_MAX_LINES, `README.md: ${readmeLines} lines, more than one screen (${README_MAX_LINES})`);
+
+const { NODE_ARGS } = require('./node-args');
+/** The `node ... services/<name>/dist/main.js` command lines of a file, by service. */
+const nodeCommands = (text) =>
+  new Map([...text.matchAll(/\[\s*'node',([^\]]*?)'services\/(\w+)\/dist\/main\.js'\s*\]|\["node",([^\]]*?)"services\/(\w+)\/dist\/main\.js"\]/g)].map((m) => [
+    m[2] ?? m[4],
+    [...(m[1] ?? m[3]).matchAll(/['"]([^'"]+)['"]/g)].map((f) => f[1]).join(' '),
+  ]));
+const compose = nodeCommands(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'));
+const dockerfile = nodeCommands(fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8'));
+for (const name of ['api', 'notifier', 'audit', 'transfer']) {
+  const flags = (NODE_ARGS[name] ?? []).join(' ');
+  check(compose.get(name) === flags, `docker-compose.yml: the ${name} service runs with "${compose.get(name) ?? '(no node command)'}", scripts/node-args.js says "${flags}"`);
+}
+check(dockerfile.get('api') === (NODE_ARGS.api ?? []).join(' '), `Dockerfile: the API runs with "${dockerfile.get('api') ?? '(no node command)'}", scripts/node-args.js says "${(NODE_ARGS.api ?? []).join(' ')}"`);
 
 for (const p of problems) console.log(p);
 console.log(`docs: ${passed} passed, ${problems.length} failed`);
