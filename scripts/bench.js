@@ -31,9 +31,12 @@
 //   import    the registration import end to end from a second instance holding --zaken (20,000) zaken of 2 rollen, 3
 //             statussen and a document of 20 KB each: zaken/s, and the RSS growth of the API and the worker (bench/import.js).
 //             Needs Temporal (started when TEMPORAL_ADDRESS is unset).
-//   `all` runs catalogi and zaken; the documents, notifier, transfer, pii, tenants and import suites run when named.
+//   platform  the whole platform as `npm start` runs it (workers, read trail, Temporal), --zaken (here 20,000) zaken: GET
+//             zaak, list page 1, the range page 1, `_zoek` by BSN with expand=rollen and creates at 16 clients, each
+//             process's CPU per request (bench/platform.js).
+//   `all` runs catalogi and zaken; the documents, notifier, transfer, pii, tenants, import and platform suites run when named.
 //
-// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|transfer|pii|tenants|import|all --plain-ref REF --transfers N --concurrent N --only TEXT --seconds S --zaaktypen N
+// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|transfer|pii|tenants|import|platform|all --plain-ref REF --transfers N --concurrent N --only TEXT --seconds S --zaaktypen N
 //        --zaken N --documents N --via-api N --large-mib M --parallel N --store gridfs|s3 --events N --receivers N --slow-ms MS --tenants N --per-tenant N --keep]
 //   --only TEXT  runs just the operations whose title contains TEXT (e.g. --only uuid)
 //   --keep       keeps the bench databases (dropped at the end by default)
@@ -55,6 +58,7 @@ const { transferSuite } = require('./bench/transfer');
 const { piiSuite } = require('./bench/pii');
 const { tenantsSuite } = require('./bench/tenants');
 const { importSuite } = require('./bench/import');
+const { platformSuite } = require('./bench/platform');
 const { NODE_ARGS } = require('./node-args');
 
 const root = path.join(__dirname, '..');
@@ -64,7 +68,7 @@ const option = (name) => {
 };
 const num = (name, dflt) => (option(name) === undefined ? dflt : Number(option(name)));
 const SUITE = option('suite') ?? 'all';
-const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier', 'transfer', 'pii', 'tenants', 'import'];
+const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier', 'transfer', 'pii', 'tenants', 'import', 'platform'];
 if (![...SUITES, 'all'].includes(SUITE)) throw new Error(`--suite ${SUITE}: use ${SUITES.join(', ')} or all`);
 /** `all` runs every suite but the long ones (documents: a million documents; documents-large: 1 GiB). */
 const runs = (name) => SUITE === name || (SUITE === 'all' && ['catalogi', 'zaken'].includes(name));
@@ -198,6 +202,18 @@ function stopApi(api) {
     api.proc.once('exit', resolve);
     api.proc.kill('SIGTERM');
   });
+}
+
+/**
+ * Waits until a process is idle (under 5% of a core over two seconds, at most a minute): what a load leaves behind (the
+ * relay, the read trail's spool, maintained counts, a worker's backlog) must not run during a measurement.
+ */
+async function quiet(pid) {
+  for (let i = 0; i < 30; i++) {
+    const before = cpuSeconds(pid);
+    await new Promise((r) => setTimeout(r, 2000));
+    if (cpuSeconds(pid) - before < 0.1) return;
+  }
 }
 
 /** Reads every path once (16 at a time), e.g. so the read cache holds them all: the steady state of a running API. */
@@ -580,7 +596,7 @@ async function main() {
     }
     const helpers = {
       call, post, measure, startApi, up, stopApi, drained, randomOf, pathOf, seconds, zaaktype, headers, PORT, ONLY, SECONDS, cpuSeconds,
-      bsnPool, zaaktypeForZaken, loadZaken, zrcHeaders, CRS, STORE,
+      bsnPool, zaaktypeForZaken, loadZaken, zaakBody, zrcHeaders, CRS, STORE, quiet,
     };
     if (runs('documents')) {
       dbs.push(`zgw_bench_documents_${stamp}`);
@@ -606,6 +622,10 @@ async function main() {
       const sourceDb = option('source-db');
       dbs.push(`zgw_bench_import_${stamp}`, ...(sourceDb ? [] : [`zgw_bench_import_${stamp}_bron`]));
       suites.import = { at: new Date().toISOString(), ...(await importSuite(helpers, `zgw_bench_import_${stamp}`, { zaken: num('zaken', 20000), sourceDb })) };
+    }
+    if (runs('platform')) {
+      dbs.push(`zgw_bench_platform_${stamp}`);
+      suites.platform = { at: new Date().toISOString(), ...(await platformSuite(helpers, dbs.at(-1), mongo, { zaken: num('zaken', 20000) })) };
     }
     if (runs('documents-large')) {
       dbs.push(`zgw_bench_documents_large_${stamp}`);
@@ -640,6 +660,10 @@ async function main() {
     if (suites.import) {
       const i = suites.import;
       console.log(`\nimport of ${i.zaken} zaken: ${i.zakenPerSecond} zaken/s (target 100: ${i.target.atLeast100ZakenPerSecond ? 'met' : 'NOT met'}); RSS growth API +${i.rssMb.apiGrowth} MB, worker +${i.rssMb.workerGrowth} MB (target <= 300: ${i.target.rssGrowthAtMost300Mb ? 'met' : 'NOT met'})`);
+    }
+    if (suites.platform) {
+      const t = suites.platform.targets;
+      console.log(`\nplatform (npm start, ${suites.platform.zaken} zaken) at 16 clients: ${Object.entries(t).map(([op, x]) => `${op} ${x.requestsPerSecond ?? '-'} req/s (>= ${x.atLeast}: ${x.met === null ? 'not measured' : x.met ? 'met' : 'NOT met'})`).join('; ')}`);
     }
     if (suites.zaken) {
       const t = suites.zaken.targets;

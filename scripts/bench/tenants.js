@@ -20,18 +20,6 @@ function rsins(count) {
   return out;
 }
 
-/**
- * Waits until the API is idle (under 5% of a core over two seconds, at most a minute): what a load leaves behind (the
- * relay, the read trail's spool, maintained counts) must not run during a measurement.
- */
-async function quiet(h, pid) {
-  for (let i = 0; i < 30; i++) {
-    const before = h.cpuSeconds(pid);
-    await new Promise((r) => setTimeout(r, 2000));
-    if (h.cpuSeconds(pid) - before < 0.1) return;
-  }
-}
-
 async function tenantsSuite(h, db, mongo, { tenants, perTenant }) {
   const ids = rsins(tenants);
   const secret = (i) => `bench-tenant-${i}-secret`;
@@ -71,7 +59,7 @@ async function tenantsSuite(h, db, mongo, { tenants, perTenant }) {
     console.log(`tenants: tenant 1 of ${tenants}, ${perTenant} zaken, alone in the store`);
     await load(0, false);
     await h.drained(outbox);
-    await quiet(h, api.pid);
+    await h.quiet(api.pid);
     const zaken = (await h.call('GET', `${zrc}/zaken`, undefined, { ...h.zrcHeaders, ...as[0] })).json().count;
     if (zaken !== perTenant) throw new Error(`tenants: tenant 1 lists ${zaken} zaken, not ${perTenant}`);
     const alone = await measureAll('alone');
@@ -87,7 +75,7 @@ async function tenantsSuite(h, db, mongo, { tenants, perTenant }) {
       }
     }));
     await h.drained(outbox);
-    await quiet(h, api.pid);
+    await h.quiet(api.pid);
     const own = (await h.call('GET', `${zrc}/zaken`, undefined, { ...h.zrcHeaders, ...as[0] })).json().count;
     if (own !== perTenant) throw new Error(`tenants: among the others tenant 1 lists ${own} zaken, not ${perTenant}`);
     const among = await measureAll(`among ${tenants}`);
