@@ -133,15 +133,22 @@ async function findStore(mongo) {
   const stats = await mongo.db('zgw_bench_stats').command({ zgwQueryStats: 1 }).catch(() => undefined);
   if (!stats) return;
   STORE.db = mongo.db('zgw_bench_stats');
-  const { readdirSync } = require('node:fs');
-  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const cmdline = readFileSync(`/proc/${p}/cmdline`, 'utf8');
-      if (cmdline.includes('-Dzgw.engine=mongo@') && cmdline.includes(`--port\0${new URL(MONGODB_URL).port || 27017}\0`)) STORE.pid = Number(p);
-    } catch {
-      // a process that ended meanwhile
-    }
+  STORE.pid = pidWhere((cmdline) => cmdline.includes('-Dzgw.engine=mongo@') && cmdline.includes(`--port\0${new URL(MONGODB_URL).port || 27017}\0`));
+}
+
+/** A process's command line (its arguments separated by NUL), or '' for one that ended meanwhile. */
+function cmdlineOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
   }
+}
+
+/** The first running process whose command line passes `test`, or undefined. */
+function pidWhere(test) {
+  const { readdirSync } = require('node:fs');
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).find((p) => test(cmdlineOf(p)));
 }
 
 /**
@@ -596,7 +603,7 @@ async function main() {
     }
     const helpers = {
       call, post, measure, startApi, up, stopApi, drained, randomOf, pathOf, seconds, zaaktype, headers, PORT, ONLY, SECONDS, cpuSeconds,
-      bsnPool, zaaktypeForZaken, loadZaken, zaakBody, zrcHeaders, CRS, STORE, quiet,
+      bsnPool, zaaktypeForZaken, loadZaken, zaakBody, zrcHeaders, CRS, STORE, quiet, cmdlineOf, pidWhere,
     };
     if (runs('documents')) {
       dbs.push(`zgw_bench_documents_${stamp}`);

@@ -102,9 +102,9 @@ check(readmeLines <= README_MAX_LINES, `README.md: ${readmeLines} lines, more th
 const { NODE_ARGS } = require('./node-args');
 /** The `node ... services/<name>/dist/main.js` command lines of a file, by service. */
 const nodeCommands = (text) =>
-  new Map([...text.matchAll(/\[\s*'node',([^\]]*?)'services\/(\w+)\/dist\/main\.js'\s*\]|\["node",([^\]]*?)"services\/(\w+)\/dist\/main\.js"\]/g)].map((m) => [
-    m[2] ?? m[4],
-    [...(m[1] ?? m[3]).matchAll(/['"]([^'"]+)['"]/g)].map((f) => f[1]).join(' '),
+  new Map([...text.matchAll(/\[\s*(['"])node\1,([^\]]*?)\1services\/(\w+)\/dist\/main\.js\1\s*\]/g)].map((m) => [
+    m[3],
+    [...m[2].matchAll(/['"]([^'"]+)['"]/g)].map((f) => f[1]).join(' '),
   ]));
 const compose = nodeCommands(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'));
 const dockerfile = nodeCommands(fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8'));

@@ -6,7 +6,7 @@
 // (the read trail, the notifications). Targets: GET zaak >= 2,000 req/s, and at least 70% of the zaken suite's: list
 // page 1 >= 350, the range page 1 >= 280, `_zoek` by BSN with expand=rollen >= 630.
 const { spawn } = require('node:child_process');
-const { readdirSync, readFileSync } = require('node:fs');
+const { readFileSync } = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
 
@@ -19,29 +19,21 @@ const TARGETS = {
   'POST /zaken/_zoek (BSN, expand=rollen)': 630,
 };
 
-const cmdline = (pid) => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return ''; // ended meanwhile
-  }
-};
-
 /** The processes to count: the platform's services (children of the supervisor) and the engines, by name. */
-function processes(supervisor, storePid) {
+function processes(h, supervisor) {
   const children = readFileSync(`/proc/${supervisor}/task/${supervisor}/children`, 'utf8').trim().split(/\s+/).map(Number);
   const out = {};
   for (const name of ['api', ...WORKERS]) {
-    const pid = children.find((p) => cmdline(p).includes(path.join('services', name, 'dist', 'main.js')));
+    const pid = children.find((p) => h.cmdlineOf(p).includes(path.join('services', name, 'dist', 'main.js')));
     if (!pid) throw new Error(`platform: no ${name} process under the supervisor (pid ${supervisor})`);
     out[name] = pid;
   }
-  if (storePid) out.store = storePid;
-  const all = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
-  const kafka = all.find((p) => cmdline(p).includes('-Dzgw.engine=kafka@'));
-  if (kafka) out.kafka = kafka;
-  const temporal = all.find((p) => /temporal\0server\0start-dev/.test(cmdline(p)));
-  if (temporal) out.temporal = temporal;
+  const engines = {
+    store: h.STORE.pid,
+    kafka: h.pidWhere((cmdline) => cmdline.includes('-Dzgw.engine=kafka@')),
+    temporal: h.pidWhere((cmdline) => /temporal\0server\0start-dev/.test(cmdline)),
+  };
+  for (const [name, pid] of Object.entries(engines)) if (pid) out[name] = pid;
   return out;
 }
 
@@ -60,7 +52,7 @@ async function platformSuite(h, db, mongo, { zaken }) {
   const outbox = () => mongo.db(db).collection('outbox').countDocuments({});
   try {
     await h.up(platform.base);
-    const pids = processes(platform.pid, h.STORE.pid);
+    const pids = processes(h, platform.pid);
     console.log(`platform: running as npm start runs it (${Object.entries(pids).map(([n, p]) => `${n} ${p}`).join(', ')})`);
     const types = await h.zaaktypeForZaken(`${platform.base}/catalogi/api/v1`);
     const pool = h.bsnPool(Math.max(1, Math.round(zaken / 5)));
@@ -106,12 +98,8 @@ async function platformSuite(h, db, mongo, { zaken }) {
     }));
     return { zaken, loadSeconds: loaded.loadSeconds, seconds: h.SECONDS, processes: Object.keys(pids), results, targets };
   } finally {
-    if (platform.proc.exitCode === null) {
-      await new Promise((resolve) => {
-        platform.proc.once('exit', resolve);
-        platform.proc.kill('SIGTERM');
-      });
-    }
+    // (the supervisor stops its services, then the engines it started)
+    await h.stopApi(platform);
   }
 }
 
