@@ -58,3 +58,19 @@ it('reads the whole page through a cursor when the reply holds only part of it, 
   }
   expect(sent.map((c) => Object.keys(c)[0])).toEqual(['find', 'killCursors']);
 });
+
+it('reads more small documents than one call takes as arguments (150,000): as objects and as stored bytes', async () => {
+  const many = new Store<{ n: number }>(mongo.db, 'veel', () => undefined);
+  await many.ensureIndexes();
+  const N = 150_000;
+  const now = new Date();
+  await inTenant(DEFAULT_TENANT, async () => {
+    for (let i = 0; i < N; i += 10_000)
+      await many.raw.insertMany(Array.from({ length: Math.min(10_000, N - i) }, (_, j) => ({ _id: `d${i + j}`, _created: now, n: i + j })));
+  });
+  const all = await inTenant(DEFAULT_TENANT, () => many.find({}, { projection: { _id: 1 } }));
+  expect(all.length).toBe(N);
+  expect(new Set(all.map((d) => d._id)).size).toBe(N);
+  const stored = await inTenant(DEFAULT_TENANT, () => many.findStored({}));
+  expect(stored.length).toBe(N);
+});

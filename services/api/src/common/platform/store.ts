@@ -5,6 +5,7 @@ import {
   type Db,
   type Document,
   type Filter,
+  type FindCursor,
   type FindOptions,
   type IndexSpecification,
   type Long,
@@ -35,6 +36,18 @@ export type StoredMeta = {
 };
 
 export type Stored<T> = T & StoredMeta;
+
+/** The most documents a read without a limit takes a batch (see readAll). */
+export const READ_BATCH = 10_000;
+
+/**
+ * Every document of a cursor, READ_BATCH a batch. Unasked, a batch holds up to 16 MB, which is more than 120,000 small
+ * (projected) documents, and the driver's toArray spreads a batch into the arguments of one call: past that many it
+ * throws a RangeError.
+ */
+export function readAll<T>(cursor: FindCursor<T>): Promise<T[]> {
+  return cursor.batchSize(READ_BATCH).toArray();
+}
 
 /** What a dry run of the registration import would have stored (IMPORT_PROEF), by run, collection and UUID. */
 interface ProefDoc {
@@ -240,7 +253,7 @@ export class Store<T extends Document> {
   }
 
   async find(filter: Query, opts?: Partial<ListOptions> & { projection?: Document }): Promise<Stored<T>[]> {
-    return (await this.cursor(filter, opts, opts?.projection ? { projection: opts.projection } : {}).toArray()) as Stored<T>[];
+    return (await readAll(this.cursor(filter, opts, opts?.projection ? { projection: opts.projection } : {}))) as Stored<T>[];
   }
 
   /**
@@ -249,7 +262,7 @@ export class Store<T extends Document> {
    * every document's fields to hand it out, which was half of what a list request allocated.
    */
   async findStored(filter: Query, opts?: Partial<ListOptions>): Promise<Buffer[]> {
-    const throughCursor = async () => (await this.cursor(filter, opts, { raw: true }).toArray()) as unknown as Buffer[];
+    const throughCursor = async () => (await readAll(this.cursor(filter, opts, { raw: true }))) as unknown as Buffer[];
     const limit = opts?.limit;
     if (!limit) return throughCursor();
     const find = {

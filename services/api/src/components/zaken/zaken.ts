@@ -6,7 +6,7 @@ import { UuidParams } from '../../common/platform/component';
 import { ZgwError } from '../../common/platform/errors';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/platform/pagination';
 import { Resource, type WriteContext } from '../../common/platform/resource';
-import { live, publicFields, type Stored } from '../../common/platform/store';
+import { live, publicFields, readAll, type Stored } from '../../common/platform/store';
 import { readBack, writtenPage } from '../../common/platform/render-cache';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
@@ -323,7 +323,7 @@ export async function zaakFilter(z: Zaken, q: JsonObject, caller: Caller, withAr
   parts.push(f);
   const rolFilter = rolFilterOfZaakQuery(z.api.deps.pii, q);
   if (rolFilter) {
-    const rollen = await z.rollen.store.raw.find(live(rolFilter), { projection: { _zaakUuid: 1 } }).toArray();
+    const rollen = await readAll(z.rollen.store.raw.find(live(rolFilter), { projection: { _zaakUuid: 1 } }));
     parts.push(idsIn([...new Set(rollen.map((r) => String(r._zaakUuid)))]));
   }
   const real = parts.filter((p) => Object.keys(p).length);
@@ -359,9 +359,8 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     const area = (q.zaakgeometrie as JsonObject | undefined)?.within;
     // A store without $geoWithin (the local stand-in): the area is applied here, to the zaken the other filters find.
     const inArea = async () => {
-      const candidates = await zaken.store.raw
-        .find(live(await zaakFilter(z, q, caller, false)), { projection: { zaakgeometrie: 1 }, sort: { _created: 1, _id: 1 } })
-        .toArray();
+      const filter = live(await zaakFilter(z, q, caller, false));
+      const candidates = await readAll(zaken.store.raw.find(filter, { projection: { zaakgeometrie: 1 }, sort: { _created: 1, _id: 1 } }));
       return zaken.store.pageStored(idsIn(candidates.filter((d) => within(d.zaakgeometrie, area)).map((d) => d._id)), request);
     };
     let result;
