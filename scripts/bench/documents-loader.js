@@ -14,7 +14,7 @@
 //     and nothing it measures reads them;
 //   - its identificatie numbered from the API's own counter (`document_identificaties`, one `$inc` per batch, as the
 //     API reserves numbers for concurrent creates);
-//   - the maintained count of its (informatieobjecttype, vertrouwelijkheid) bucket (`<collection>_counts`, one `$inc`
+//   - the maintained count of its (tenant, informatieobjecttype, vertrouwelijkheid) bucket (`<collection>_counts`, one `$inc`
 //     per batch, after the batch's documents, as Store.insert adjusts it after the document).
 const { randomUUID } = require('node:crypto');
 const { ObjectId } = require('mongodb');
@@ -45,7 +45,9 @@ async function templateOf(db, uuid) {
 async function bulkLoad(db, template, { count, from, batch = 1000, progress = () => undefined, keep = 2000, audit = true }) {
   const { doc: t, versie: tv, audit: ta, file: tf } = template;
   const base = template.url.slice(0, -t._id.length);
-  const bucket = [t.informatieobjecttype ?? null, t._vertrouwelijkheid ?? null];
+  // (a bucket of the tenant's: led by it, as the API keeps them)
+  const bucket = [t._tenant ?? null, t.informatieobjecttype ?? null, t._vertrouwelijkheid ?? null];
+  const tenant = t._tenant === undefined ? {} : { _tenant: t._tenant };
   const year = String(t.creatiedatum).slice(0, 4);
   // (the API's series: one per tenant, bronorganisatie and year)
   const counterId = `${t._tenant ?? ''}/${t.bronorganisatie}/${year}`;
@@ -89,7 +91,7 @@ async function bulkLoad(db, template, { count, from, batch = 1000, progress = ()
     await db.collection(COLLECTION).insertMany(docs, { ordered: false });
     await Promise.all([
       audits.length ? db.collection(AUDITTRAIL).insertMany(audits, { ordered: false }) : undefined,
-      db.collection(`${COLLECTION}_counts`).updateOne({ _id: JSON.stringify(bucket) }, { $inc: { n }, $setOnInsert: { values: bucket } }, { upsert: true }),
+      db.collection(`${COLLECTION}_counts`).updateOne({ _id: JSON.stringify(bucket) }, { $inc: { n }, $setOnInsert: { values: bucket, ...tenant } }, { upsert: true }),
     ]);
     done += n;
     await progress(done);

@@ -94,6 +94,14 @@ final class DurableBackend extends AbstractMongoBackend {
     @Override
     public Document handleMessage(MongoMessage message) {
         try {
+            // (an OP_MSG reply is written by WireEncoder, which sends documents answered as stored as they are)
+            Document query = message.getDocument();
+            if ("find".equals(query.keySet().iterator().next())) {
+                Document reply = ((DurableDatabase) resolveDatabase(message.getDatabaseName())).findStored(query);
+                if (reply != null) {
+                    return reply;
+                }
+            }
             return super.handleMessage(message);
         } finally {
             commit();

@@ -5,7 +5,8 @@
 // A slot holds where the document's BSON lies in the store's files (a locator: its record in the snapshot or the
 // journal, DurableStore.document), decoded when it is read: the heap holds eight bytes a document and the indexes, the
 // documents stay in the files (through memory maps, in the kernel's page cache), and a read decodes only the few
-// documents its index range selects. The indexes hold the keys, so counts and the choice of a page read no document.
+// documents its index range selects (a find answered as stored, none: storedDocuments). The indexes hold the keys, so
+// counts and the choice of a page read no document.
 
 package zgw.store;
 
@@ -219,6 +220,67 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 QueryPlanner.verify(getFullName(), query, orderBy, plan, result, scanned);
             }
             return createQueryResult(result, batchSize);
+        } finally {
+            QueryTimes.record(System.nanoTime() - started);
+        }
+    }
+
+    /**
+     * The documents a find selects, skipped and limited (0: all), each as its stored BSON copied out of the store's files,
+     * for a reply that writes them as they are (DurableDatabase.findStored): of each candidate the index yields in the
+     * sort's order only the fields the query names are read to match it, and nothing is decoded. Null when the library's
+     * path must answer: no index serves the query in its order, a condition may read fields it does not name, or the
+     * documents would hold more than `maxBytes`.
+     */
+    synchronized List<StoredBson> storedDocuments(Document filter, Document orderBy, int skip, int limit, int maxBytes) {
+        long started = System.nanoTime();
+        try {
+            QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), filter, orderBy, limit > 0 ? skip + limit : 0);
+            if (plan == null || !plan.sorted) {
+                return null;
+            }
+            Document residual = MatchRules.rewrite(QueryPlanner.residual(plan, filter));
+            java.util.function.Predicate<Object[]> keys = QueryPlanner.keyTest(plan, residual);
+            Document query = MatchRules.rewrite(filter);
+            // (the whole query, as the library's path checks it after the residual: a document matching it matches both)
+            BsonFields reader = readerOf(query);
+            if (reader == null) {
+                return null;
+            }
+            // (null when the quicker matcher cannot judge the query: the library's matcher then reads the fields)
+            FastMatch match = FastMatch.of(query);
+            Iterator<Integer> positions = plan.sortFields.length > 0 ? QueryPlanner.sortedPositions(plan, keys)
+                : IntStream.of(QueryPlanner.naturalPositions(plan, isNaturalDescending(orderBy), keys)).iterator();
+            List<StoredBson> out = new ArrayList<>();
+            long bytes = 0;
+            int skipped = 0;
+            while ((limit == 0 || out.size() < limit) && positions.hasNext()) {
+                ByteBuf bson = bson(positions.next());
+                if (bson == null || (!reader.isEmpty() && !matches(match, reader.read(bson), query))) {
+                    continue;
+                }
+                if (skipped < skip) {
+                    skipped++;
+                    continue;
+                }
+                bytes += bson.readableBytes();
+                if (bytes > maxBytes) {
+                    return null;
+                }
+                byte[] copy = new byte[bson.readableBytes()];
+                bson.getBytes(bson.readerIndex(), copy);
+                out.add(new StoredBson(copy));
+            }
+            QueryPlanner.count(((DurableDatabase) getDatabase()).counters, true);
+            if (QueryPlanner.VERIFY) {
+                List<Document> indexed = new ArrayList<>();
+                for (StoredBson d : out) {
+                    indexed.add(decode(Unpooled.wrappedBuffer(d.bytes)));
+                }
+                List<Document> scanned = matchDocuments(query, orderBy, skip, limit, 0, null).collectDocuments();
+                QueryPlanner.verify(getFullName(), query, orderBy, plan, indexed, scanned);
+            }
+            return out;
         } finally {
             QueryTimes.record(System.nanoTime() - started);
         }

@@ -147,6 +147,51 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
         }
     }
 
+    /** The fields of a find command findStored answers; any other (a projection, a hint, a collation...) goes to the library. */
+    private static final java.util.Set<String> STORED_FIND_FIELDS = java.util.Set.of("find", "filter", "sort", "skip", "limit", "batchSize",
+        "singleBatch", "$db", "lsid", "$clusterTime", "$readPreference", "readConcern", "comment", "maxTimeMS");
+
+    /** The most a reply's documents may hold: one batch, as MongoDB bounds it (a larger answer goes to the library). */
+    private static final int MAX_BATCH_BYTES = 16 * 1024 * 1024;
+
+    /**
+     * A find that an index serves in its order, without a projection, answered in one batch from the documents' stored
+     * bytes (DurableCollection.storedDocuments): they are written into the reply as they are (WireEncoder), not decoded
+     * and encoded again. Null when the library answers it: any other find, or one whose answer would not fit one batch.
+     */
+    Document findStored(Document command) {
+        if (!STORED_FIND_FIELDS.containsAll(command.keySet()) || !(command.get("find") instanceof String)) {
+            return null;
+        }
+        Object filter = command.getOrDefault("filter", new Document());
+        Object sort = command.get("sort");
+        int skip = intOf(command.get("skip"));
+        int limit = intOf(command.get("limit"));
+        int batchSize = intOf(command.get("batchSize"));
+        if (!(filter instanceof Document) || (sort != null && !(sort instanceof Document)) || skip < 0 || limit < 0 || batchSize < 0
+            || (batchSize > 0 && (limit == 0 || batchSize < limit))) {
+            return null;
+        }
+        MongoCollection<Integer> collection = resolveCollection((String) command.get("find"), false);
+        if (!(collection instanceof DurableCollection)) {
+            return null;
+        }
+        List<StoredBson> documents = ((DurableCollection) collection).storedDocuments((Document) filter, (Document) sort, skip, limit, MAX_BATCH_BYTES);
+        if (documents == null) {
+            return null;
+        }
+        return Replies.cursor(collection.getFullName(), documents);
+    }
+
+    /** A whole number of a command (absent: 0); -1 when it is none. */
+    private static int intOf(Object value) {
+        if (value == null) {
+            return 0;
+        }
+        return value instanceof Integer || value instanceof Long || (value instanceof Double && (Double) value == Math.rint((Double) value))
+            ? ((Number) value).intValue() : -1;
+    }
+
     /**
      * An aggregation that starts with $match: the match (with a $sort, $skip and $limit that follow it) is read through
      * the planner, and only the documents it selects go through the rest of the pipeline.

@@ -12,7 +12,6 @@
 package zgw.store;
 
 import de.bwaldvogel.mongo.MongoBackend;
-import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.ServerVersion;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 
@@ -61,7 +60,7 @@ public final class MongoLauncher {
         backend.version(ServerVersion.valueOf(serverVersion));
 
         HeapWatch.start();
-        final MongoServer server = new MongoServer(backend);
+        final WireServer server = new WireServer(backend);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("MongoLauncher: shutting down");

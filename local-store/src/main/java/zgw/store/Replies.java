@@ -27,8 +27,11 @@ final class Replies {
         }
     }
 
-    /** A whole result as the first (and only) batch of a cursor: {cursor: {id: 0, ns, firstBatch}, ok: 1}. */
-    static Document cursor(String namespace, List<Document> documents) {
+    /**
+     * A whole result as the first (and only) batch of a cursor: {cursor: {id: 0, ns, firstBatch}, ok: 1}; its documents
+     * decoded (Document) or as stored (StoredBson).
+     */
+    static Document cursor(String namespace, List<?> documents) {
         Document cursor = new Document();
         cursor.put("id", 0L);
         cursor.put("ns", namespace);
