@@ -229,10 +229,10 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
      * The documents a find selects, skipped and limited (0: all), each as its stored BSON copied out of the store's files,
      * for a reply that writes them as they are (DurableDatabase.findStored): of each candidate the index yields in the
      * sort's order only the fields the query names are read to match it, and nothing is decoded. Null when the library's
-     * path must answer: no index serves the query in its order, a condition may read fields it does not name, or the
-     * documents would hold more than `maxBytes`.
+     * path must answer: no index serves the query in its order, a condition may read fields it does not name, or there
+     * would be more than `most` documents or they would hold more than `maxBytes`.
      */
-    synchronized List<StoredBson> storedDocuments(Document filter, Document orderBy, int skip, int limit, int maxBytes) {
+    synchronized List<StoredBson> storedDocuments(Document filter, Document orderBy, int skip, int limit, int most, int maxBytes) {
         long started = System.nanoTime();
         try {
             QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), filter, orderBy, limit > 0 ? skip + limit : 0);
@@ -264,7 +264,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                     continue;
                 }
                 bytes += bson.readableBytes();
-                if (bytes > maxBytes) {
+                if (bytes > maxBytes || out.size() == most) {
                     return null;
                 }
                 byte[] copy = new byte[bson.readableBytes()];

@@ -157,7 +157,8 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
     /**
      * A find that an index serves in its order, without a projection, answered in one batch from the documents' stored
      * bytes (DurableCollection.storedDocuments): they are written into the reply as they are (WireEncoder), not decoded
-     * and encoded again. Null when the library answers it: any other find, or one whose answer would not fit one batch.
+     * and encoded again. Null when the library answers it: any other find, or one whose answer would not fit one batch
+     * (its batch size, or 16 MB).
      */
     Document findStored(Document command) {
         if (!STORED_FIND_FIELDS.containsAll(command.keySet()) || !(command.get("find") instanceof String)) {
@@ -168,15 +169,16 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
         int skip = intOf(command.get("skip"));
         int limit = intOf(command.get("limit"));
         int batchSize = intOf(command.get("batchSize"));
-        if (!(filter instanceof Document) || (sort != null && !(sort instanceof Document)) || skip < 0 || limit < 0 || batchSize < 0
-            || (batchSize > 0 && (limit == 0 || batchSize < limit))) {
+        if (!(filter instanceof Document) || (sort != null && !(sort instanceof Document)) || skip < 0 || limit < 0 || batchSize < 0) {
             return null;
         }
         MongoCollection<Integer> collection = resolveCollection((String) command.get("find"), false);
         if (!(collection instanceof DurableCollection)) {
             return null;
         }
-        List<StoredBson> documents = ((DurableCollection) collection).storedDocuments((Document) filter, (Document) sort, skip, limit, MAX_BATCH_BYTES);
+        // (a batch size below what the find selects needs a cursor: the library's)
+        int most = batchSize > 0 && (limit == 0 || batchSize < limit) ? batchSize : Integer.MAX_VALUE;
+        List<StoredBson> documents = ((DurableCollection) collection).storedDocuments((Document) filter, (Document) sort, skip, limit, most, MAX_BATCH_BYTES);
         if (documents == null) {
             return null;
         }

@@ -102,11 +102,21 @@ class StoredFindTest {
         Document group = new Document("group", 1);
         assertNull(db.findStored(find(group, sort, 0, 10).append("projection", new Document("naam", 1))), "a projection");
         assertNull(db.findStored(find(group, sort, 0, 10).append("batchSize", 2)), "more than one batch");
+        assertNull(db.findStored(find(group, sort, 0, 0).append("batchSize", 50)), "more than one batch, no limit");
         assertNull(db.findStored(find(new Document("naam", "ë-4"), new Document("naam", 1), 0, 10)), "no index serves it");
         assertNull(db.findStored(find(group, new Document("naam", 1), 0, 10)), "an order the index does not give");
         assertNull(db.findStored(find(group.append("$expr", new Document("$gt", List.of("$n", 0))), sort, 0, 10)), "a condition on other fields");
         assertNull(db.findStored(find(group, sort, 0, 10).append("hint", new Document("$natural", 1))), "a hint");
         assertNull(db.findStored(find(group, sort, 0, -5)), "a negative limit");
+    }
+
+    @Test
+    void aFindWhoseBatchSizeHoldsAllItSelectsIsAnsweredAsStored() {
+        Document command = find(new Document("group", 1), new Document("at", 1), 0, 0).append("batchSize", 100);
+        Document stored = db.findStored(command);
+        assertNotNull(stored);
+        assertEquals(100, ((List<?>) ((Document) stored.get("cursor")).get("firstBatch")).size());
+        assertArrayEquals(written(backend.handleCommand(CHANNEL, "db", "find", command)), written(stored));
     }
 
     @Test
