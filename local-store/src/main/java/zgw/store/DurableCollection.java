@@ -228,7 +228,8 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     /**
      * The documents a find selects, skipped and limited (0: all), each as its stored BSON copied out of the store's files,
      * for a reply that writes them as they are (DurableDatabase.findStored): of each candidate the index yields in the
-     * sort's order only the fields the query names are read to match it, and nothing is decoded. Null when the library's
+     * sort's order, only the fields of the conditions its key and the sparse indexes do not decide are read to match
+     * it, and nothing is decoded. Null when the library's
      * path must answer: no index serves the query in its order, a condition may read fields it does not name, or there
      * would be more than `most` documents or they would hold more than `maxBytes`.
      */
@@ -240,23 +241,38 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 return null;
             }
             Document residual = MatchRules.rewrite(QueryPlanner.residual(plan, filter));
-            java.util.function.Predicate<Object[]> keys = QueryPlanner.keyTest(plan, residual);
-            Document query = MatchRules.rewrite(filter);
-            // (the whole query, as the library's path checks it after the residual: a document matching it matches both)
-            BsonFields reader = readerOf(query);
+            java.util.function.Predicate<Object[]> keys = QueryPlanner.keyTest(plan, residual); // takes what it decides out of residual
+            // {field: {$exists: false}} decided by the field's sparse index (the live documents: no `_tombstone`), as counts are
+            java.util.BitSet failing = null;
+            for (String field : new ArrayList<>(residual.keySet())) {
+                java.util.BitSet present = absentFrom(new Document(field, residual.get(field)));
+                if (present != null) {
+                    if (failing == null) {
+                        failing = present;
+                    } else {
+                        failing.or(present);
+                    }
+                    residual.remove(field);
+                }
+            }
+            BsonFields reader = readerOf(residual);
             if (reader == null) {
                 return null;
             }
-            // (null when the quicker matcher cannot judge the query: the library's matcher then reads the fields)
-            FastMatch match = FastMatch.of(query);
+            // (null when the quicker matcher cannot judge the rest: the library's matcher then reads the fields)
+            FastMatch match = FastMatch.of(residual);
             Iterator<Integer> positions = plan.sortFields.length > 0 ? QueryPlanner.sortedPositions(plan, keys)
                 : IntStream.of(QueryPlanner.naturalPositions(plan, isNaturalDescending(orderBy), keys)).iterator();
             List<StoredBson> out = new ArrayList<>();
             long bytes = 0;
             int skipped = 0;
             while ((limit == 0 || out.size() < limit) && positions.hasNext()) {
-                ByteBuf bson = bson(positions.next());
-                if (bson == null || (!reader.isEmpty() && !matches(match, reader.read(bson), query))) {
+                int position = positions.next();
+                if (failing != null && failing.get(position)) {
+                    continue;
+                }
+                ByteBuf bson = bson(position);
+                if (bson == null || (!reader.isEmpty() && !matches(match, reader.read(bson), residual))) {
                     continue;
                 }
                 if (skipped < skip) {
@@ -273,6 +289,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             }
             QueryPlanner.count(((DurableDatabase) getDatabase()).counters, true);
             if (QueryPlanner.VERIFY) {
+                Document query = MatchRules.rewrite(filter);
                 List<Document> indexed = new ArrayList<>();
                 for (StoredBson d : out) {
                     indexed.add(decode(Unpooled.wrappedBuffer(d.bytes)));
