@@ -681,11 +681,32 @@ final class QueryPlanner {
      * The residual conditions that the index key decides alone, as a test of an entry's key, removed from `residual`
      * (null when there are none): on a field of the index that never held an array, a plain value, `$eq`, `$in` of
      * plain values, or a range of one type (a range matches only values of its bound's type, as in MongoDB); and an
-     * `$or` whose branches hold only such conditions. A key holds null for a missing field, which none of these match.
+     * `$or` whose branches hold only such conditions; within an `$and`, each branch's such conditions (a range is an
+     * `$and` of its two ends once rewritten). A key holds null for a missing field, which none of these match.
      */
     static java.util.function.Predicate<Object[]> keyTest(Plan plan, Document residual) {
         List<java.util.function.Predicate<Object[]>> tests = new ArrayList<>();
         for (String name : new ArrayList<>(residual.keySet())) {
+            if (name.equals("$and") && residual.get(name) instanceof List) {
+                List<Object> left = new ArrayList<>();
+                for (Object branch : (List<?>) residual.get(name)) {
+                    // (a copy: the branch may be the query's own)
+                    Document rest = branch instanceof Document ? new Document((Document) branch) : null;
+                    java.util.function.Predicate<Object[]> test = rest == null ? null : keyTest(plan, rest);
+                    if (test != null) {
+                        tests.add(test);
+                    }
+                    if (rest == null || !rest.isEmpty()) {
+                        left.add(rest == null ? branch : rest);
+                    }
+                }
+                if (left.isEmpty()) {
+                    residual.remove(name);
+                } else {
+                    residual.put(name, left);
+                }
+                continue;
+            }
             java.util.function.Predicate<Object[]> test = name.equals("$or") ? anyBranch(plan.index, residual.get(name))
                 : fieldTest(plan.index, name, residual.get(name));
             if (test != null) {

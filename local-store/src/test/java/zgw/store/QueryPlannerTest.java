@@ -135,4 +135,25 @@ class QueryPlannerTest {
         QueryPlanner.Plan plan = QueryPlanner.plan(indexes, query, null, 0);
         assertEquals(new Document("d", 1), QueryPlanner.residual(plan, query));
     }
+
+    @Test
+    void aRangeOnALaterFieldOfTheIndexWithinAnAndIsDecidedByTheKey() {
+        // a = x sorted by b (a_1_b_-1): a range of b written as an $and of its two ends (as MatchRules writes ranges) is
+        // decided by the entry's key, and the query's own conditions are left as they are
+        List<Document> ends = List.of(new Document("b", new Document("$gte", 1)), new Document("b", new Document("$lte", 2)));
+        Document query = new Document("a", "x").append("$and", ends).append("d", new Document("$exists", false));
+        QueryPlanner.Plan plan = QueryPlanner.plan(indexes, query, new Document("b", -1), 0);
+        assertEquals("a_1_b_-1", plan.index.getName());
+        Document residual = new Document("$and", ends).append("d", new Document("$exists", false));
+        java.util.function.Predicate<Object[]> keys = QueryPlanner.keyTest(plan, residual);
+        assertEquals(new Document("d", new Document("$exists", false)), residual);
+        assertEquals(new Document("b", new Document("$gte", 1)), ends.get(0));
+        assertEquals(new Document("b", new Document("$lte", 2)), ends.get(1));
+        List<Integer> passing = new ArrayList<>();
+        for (Iterator<OrderedIndex.Entry> e = QueryPlanner.entries(plan, keys); e.hasNext();) {
+            passing.add(e.next().position);
+        }
+        // a = x: positions 0 (b 0), 2 (b 2), 4 (b 1): b within [1, 2]
+        assertEquals(List.of(2, 4), passing);
+    }
 }
