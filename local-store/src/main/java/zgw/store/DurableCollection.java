@@ -444,9 +444,10 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     }
 
     /**
-     * When the only condition left is {field: {$exists: false}} and a sparse index holds exactly the documents that have
-     * the field (the platform's live documents: no `_tombstone`), the positions that fail it: few, and no document
-     * needs to be read to count the others. Null otherwise.
+     * When the only condition left is {field: {$exists: false}} and an index holds exactly the documents that have the
+     * field (sparse on it alone, or partial on {field: {$exists: true}}, as the tenant-led one is: the platform's live
+     * documents have no `_tombstone`), the positions that fail it: few, and no document needs to be read for the others.
+     * Null otherwise.
      */
     private java.util.BitSet absentFrom(Document residual) {
         if (residual.size() != 1) {
@@ -457,7 +458,8 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             return null;
         }
         for (OrderedIndex index : orderedIndexes()) {
-            if (index.sparse() && index.partialFilter() == null && index.fields().length == 1 && index.fields()[0].equals(field)) {
+            boolean sparseOnIt = index.sparse() && index.partialFilter() == null && index.fields().length == 1 && index.fields()[0].equals(field);
+            if (sparseOnIt || new Document(field, new Document("$exists", true)).equals(index.partialFilter())) {
                 java.util.BitSet present = new java.util.BitSet();
                 for (OrderedIndex.Entry e : index.all(false)) {
                     present.set(e.position);
