@@ -87,6 +87,8 @@ final class QueryPlanner {
         /** Index fields that give the sort order, in sort order. */
         final int[] sortFields;
         final int score;
+        /** How many of the fields the query names the index's entries hold (set by plan). */
+        int holds;
         /** The query matches nothing (an empty $in). */
         final boolean empty;
 
@@ -122,12 +124,16 @@ final class QueryPlanner {
         }
         Bounds bounds = Bounds.of(query);
         List<String[]> sort = sortOf(orderBy);
+        java.util.Set<String> named = BsonFields.ofQuery(query);
         Plan best = null, bestSorted = null;
         for (OrderedIndex index : indexes) {
             if (!eligible(index, bounds)) {
                 continue;
             }
             Plan p = planFor(index, bounds, sort);
+            if (p != null) {
+                p.holds = named == null ? 0 : (int) java.util.Arrays.stream(index.fields()).filter(named::contains).count();
+            }
             if (p != null && better(p, best)) {
                 best = p;
             }
@@ -149,8 +155,15 @@ final class QueryPlanner {
     /** Bounds holding more entries than this make a page cheaper to read in sort order. */
     private static final int MANY = 1000;
 
+    /**
+     * The higher score; between equal ones, the index whose entries hold more of the fields the query names (its key
+     * then decides those conditions without reading the documents), then the shorter one.
+     */
     private static boolean better(Plan p, Plan than) {
-        return than == null || p.score > than.score || (p.score == than.score && p.index.fields().length < than.index.fields().length);
+        if (than == null || p.score != than.score) {
+            return than == null || p.score > than.score;
+        }
+        return p.holds > than.holds || (p.holds == than.holds && p.index.fields().length < than.index.fields().length);
     }
 
     /** Whether the plan's bounds hold more than `limit` entries (reading at most that many). */

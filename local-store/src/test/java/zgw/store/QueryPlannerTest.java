@@ -156,4 +156,15 @@ class QueryPlannerTest {
         // a = x: positions 0 (b 0), 2 (b 2), 4 (b 1): b within [1, 2]
         assertEquals(List.of(2, 4), passing);
     }
+
+    @Test
+    void betweenIndexesEquallyGoodTheOneWhoseEntriesHoldMoreOfTheQuerysFieldsIsChosen() {
+        // a = x sorted by b, and c >= 15: both serve a and the order alike; only the second's entries hold c
+        OrderedIndex withD = index("a_1_b_1_d_1", new IndexKey("a", true), new IndexKey("b", true), new IndexKey("d", true));
+        OrderedIndex withC = index("a_1_b_1_c_1", new IndexKey("a", true), new IndexKey("b", true), new IndexKey("c", true));
+        Document query = new Document("a", "x").append("c", new Document("$gte", 15));
+        QueryPlanner.Plan plan = QueryPlanner.plan(List.of(withD, withC), query, new Document("b", 1), 0);
+        assertEquals("a_1_b_1_c_1", plan.index.getName());
+        assertEquals("a_1_b_1_c_1", QueryPlanner.plan(List.of(withC, withD), query, new Document("b", 1), 0).index.getName());
+    }
 }
