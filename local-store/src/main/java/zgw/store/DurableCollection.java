@@ -228,10 +228,9 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     /**
      * The documents a find selects, skipped and limited (0: all), each as its stored BSON copied out of the store's files,
      * for a reply that writes them as they are (DurableDatabase.findStored): of each candidate the index yields in the
-     * sort's order, only the fields of the conditions its key and the sparse indexes do not decide are read to match
-     * it, and nothing is decoded. Null when the library's
-     * path must answer: no index serves the query in its order, a condition may read fields it does not name, or there
-     * would be more than `most` documents or they would hold more than `maxBytes`.
+     * sort's order, only the fields of the conditions that neither its key nor absentFrom decides are read to match it,
+     * and nothing is decoded. Null when the library's path must answer: no index serves the query in its order, a
+     * condition may read fields it does not name, or there would be more than `most` documents or more than `maxBytes`.
      */
     synchronized List<StoredBson> storedDocuments(Document filter, Document orderBy, int skip, int limit, int most, int maxBytes) {
         long started = System.nanoTime();
@@ -242,7 +241,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             }
             Document residual = MatchRules.rewrite(QueryPlanner.residual(plan, filter));
             java.util.function.Predicate<Object[]> keys = QueryPlanner.keyTest(plan, residual); // takes what it decides out of residual
-            // {field: {$exists: false}} decided by the field's sparse index (the live documents: no `_tombstone`), as counts are
+            // {field: {$exists: false}} decided by an index of the documents that have the field (no `_tombstone`), as counts are
             java.util.BitSet failing = null;
             for (String field : new ArrayList<>(residual.keySet())) {
                 java.util.BitSet present = absentFrom(new Document(field, residual.get(field)));
