@@ -88,3 +88,33 @@ it('fails every waiting read of a round trip that fails, and reads again afterwa
   down = false;
   expect(await inTenant(T1, () => Promise.all([r.get('a'), r.get('b')].map((p) => p.then((d) => d?._id))))).toEqual(['a', 'b']);
 });
+
+it('batches reads by a field of an embedded document, each caller the documents whose field holds its value', async () => {
+  const coll = mongo.db.collection<Document & { _id: string }>('rollen');
+  await inTenant(T1, () =>
+    coll.insertMany([
+      { _id: 'r1', betrokkeneType: 'natuurlijk_persoon', _pii: { inpBsn: 'h:1' } },
+      { _id: 'r2', betrokkeneType: 'natuurlijk_persoon', _pii: { inpBsn: 'h:2' } },
+      { _id: 'r3', betrokkeneType: 'natuurlijk_persoon', _pii: { inpBsn: 'h:2' } },
+      { _id: 'r4', betrokkeneType: 'vestiging', _pii: { inpBsn: 'h:1' } },
+    ]),
+  );
+  const r = new ReadBatcher(coll, {});
+  commands.length = 0;
+  const fixed = { betrokkeneType: 'natuurlijk_persoon' };
+  const found = await inTenant(T1, () => Promise.all(['h:1', 'h:2', 'h:3', 'h:2'].map((h) => r.by('_pii.inpBsn', h, fixed))));
+  expect(found.map(ids)).toEqual([['r1'], ['r2', 'r3'], [], ['r2', 'r3']]);
+  expect(findsOf('rollen').map((c) => c.command.filter['_pii.inpBsn'])).toEqual(['h:1', { $in: ['h:2', 'h:3'] }]);
+});
+
+it('reads many by _id with the concurrent reads by _id: in one query after the one under way, and at platform level in one of its own', async () => {
+  const r = new ReadBatcher(mongo.db.collection('zaken'), { _tombstone: { $exists: false } });
+  commands.length = 0;
+  const [one, many, more] = await inTenant(T1, () => Promise.all([r.get('a'), r.getMany(['b', 'c', 'd', 'x', 'b']), r.getMany(['e', 'c'])]));
+  // the live documents there are, each once (`d` is a tombstone, `x` is not there)
+  expect([one?._id, ids(many), ids(more)]).toEqual(['a', ['b', 'c'], ['c', 'e']]);
+  expect(findsOf('zaken').map((c) => c.command.filter._id)).toEqual(['a', { $in: ['b', 'c', 'd', 'x', 'e'] }]);
+  commands.length = 0;
+  expect(ids(await r.getMany(['a', 'g']))).toEqual(['a', 'g']);
+  expect(findsOf('zaken').map((c) => c.command.filter)).toEqual([{ _id: { $in: ['a', 'g'] }, _tombstone: { $exists: false } }]);
+});

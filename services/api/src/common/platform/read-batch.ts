@@ -39,7 +39,16 @@ export class ReadBatcher {
     return this.by('_id', id).then((docs) => docs[0] ?? null);
   }
 
-  /** The documents whose `field` is `value` and that match `fixed` (fields with a value each, no operators). */
+  /** The documents with these `_id`s that there are, in no particular order (one read, or one round trip's part). */
+  async getMany(ids: string[]): Promise<Keyed[]> {
+    if (currentTenant() === undefined) return this.coll.find(this.query({}, '_id', ids)).toArray();
+    return (await Promise.all([...new Set(ids)].map((id) => this.by('_id', id)))).flat();
+  }
+
+  /**
+   * The documents whose `field` (a dotted path reaches into an embedded document) is `value` and that match `fixed`
+   * (fields with a value each, no operators).
+   */
   by(field: string, value: string, fixed: Filter<Keyed> = {}): Promise<Keyed[]> {
     const tenant = currentTenant();
     if (tenant === undefined) return this.coll.find(this.query(fixed, field, [value])).toArray();
@@ -78,7 +87,7 @@ export class ReadBatcher {
       const docs = await this.coll.find(this.query(fixed, field, [...values.keys()])).toArray();
       const byValue = new Map<string, Keyed[]>();
       for (const doc of docs) {
-        const value = String(doc[field]);
+        const value = String(valueAt(doc, field));
         const list = byValue.get(value);
         if (list) list.push(doc);
         else byValue.set(value, [doc]);
@@ -88,4 +97,11 @@ export class ReadBatcher {
       for (const waiting of values.values()) for (const w of waiting) w.reject(err);
     }
   }
+}
+
+/** The value at a dotted path of a document (`_pii.inpBsn`). */
+function valueAt(doc: Document, path: string): unknown {
+  let at: unknown = doc;
+  for (const part of path.split('.')) at = at && typeof at === 'object' ? (at as Document)[part] : undefined;
+  return at;
 }

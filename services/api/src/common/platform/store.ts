@@ -248,6 +248,11 @@ export class Store<T extends Document> {
     return (await this.reads.by(field, value, fixed)) as Stored<T>[];
   }
 
+  /** The live documents with these uuids that there are, in no particular order: read as `get` reads (together). */
+  async getMany(uuids: string[]): Promise<Stored<T>[]> {
+    return (await this.reads.getMany(uuids)) as Stored<T>[];
+  }
+
   async findOne(filter: Query): Promise<Stored<T> | null> {
     return (await this.raw.findOne(live(filter))) as Stored<T> | null;
   }

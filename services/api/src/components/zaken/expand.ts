@@ -118,7 +118,7 @@ class Loader {
       documents.length ? documenten!.readable(documents, this.caller).then((found) => found.forEach((doc, u) => out.set(u, doc))) : undefined,
       ...[...byResource].map(async ([r, ids]) => {
         const isCatalogi = r.api !== this.z.api;
-        for (const doc of await r.store.find({ _id: { $in: ids } })) {
+        for (const doc of await r.store.getMany(ids)) {
           if (!isCatalogi && !this.readable(r, doc)) continue;
           const rendered = isCatalogi ? await this.catalogi(r, doc) : await r.toApi(doc);
           if (isCatalogi) this.raw.set(String(rendered.url), { r, doc });

@@ -1,6 +1,7 @@
 import type { Document, Filter } from 'mongodb';
 import type { z as zod } from 'zod';
 import { ZgwError } from '../../common/platform/errors';
+import { live, readAll } from '../../common/platform/store';
 import type { Resource } from '../../common/platform/resource';
 import { invalidParams } from '../../common/platform/validation';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
@@ -61,6 +62,26 @@ export function rolFilter(pii: Pii, q: JsonObject, prefix: string): Filter<Docum
 
 export function rolFilterOfZaakQuery(pii: Pii, q: JsonObject): Filter<Document> | undefined {
   return rolFilter(pii, q, 'rol__');
+}
+
+/**
+ * The uuids of the zaken with a rol that matches `filter` (rolFilterOfZaakQuery). A natural person's identifier (its
+ * search hash under one key, plain fields beside it: a `_zoek` by BSN) is read as `Store.findBy` reads, together with
+ * the same reads of concurrent requests; any other filter is a query of its own for the zaak uuids alone.
+ */
+export async function zakenWithRol(z: Zaken, filter: Filter<Document>): Promise<string[]> {
+  const fields = Object.entries(filter);
+  const plain = fields.every(([k, v]) => !k.startsWith('$') && typeof v === 'string');
+  const hashes = plain ? fields.filter(([k]) => k.startsWith(`${PII_HASHES}.`)) : [];
+  const rollen: Document[] =
+    hashes.length === 1
+      ? await z.rollen.store.findBy(
+          hashes[0]![0],
+          String(hashes[0]![1]),
+          Object.fromEntries(fields.filter(([k]) => k !== hashes[0]![0])) as Record<string, string>,
+        )
+      : await readAll(z.rollen.store.raw.find(live(filter), { projection: { _zaakUuid: 1 } }));
+  return [...new Set(rollen.map((r) => String(r._zaakUuid)))];
 }
 
 /**

@@ -56,7 +56,7 @@ import {
 } from './schemas';
 import type { JsonObject } from '../../common/platform/schema-parts';
 import { unlinkDocument } from './onderdelen';
-import { rolFilterOfZaakQuery } from './rollen';
+import { rolFilterOfZaakQuery, zakenWithRol } from './rollen';
 
 const DEFAULTS = {
   omschrijving: '',
@@ -323,8 +323,7 @@ export async function zaakFilter(z: Zaken, q: JsonObject, caller: Caller, withAr
   parts.push(f);
   const rolFilter = rolFilterOfZaakQuery(z.api.deps.pii, q);
   if (rolFilter) {
-    const rollen = await readAll(z.rollen.store.raw.find(live(rolFilter), { projection: { _zaakUuid: 1 } }));
-    parts.push(idsIn([...new Set(rollen.map((r) => String(r._zaakUuid)))]));
+    parts.push(idsIn(await zakenWithRol(z, rolFilter)));
   }
   const real = parts.filter((p) => Object.keys(p).length);
   return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };

@@ -228,15 +228,17 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
     /**
      * The documents a find selects, skipped and limited (0: all), each as its stored BSON copied out of the store's files,
      * for a reply that writes them as they are (DurableDatabase.findStored): of each candidate the index yields in the
-     * sort's order, only the fields of the conditions that neither its key nor absentFrom decides are read to match it,
-     * and nothing is decoded. Null when the library's path must answer: no index serves the query in its order, a
+     * sort's order (without a sort: in their natural order), only the fields of the conditions that neither its key nor
+     * absentFrom decides are read to match it, and nothing is decoded. Null when the library's path must answer: no
+     * index serves the query (in its order, when it has a sort), a
      * condition may read fields it does not name, or there would be more than `most` documents or more than `maxBytes`.
      */
     synchronized List<StoredBson> storedDocuments(Document filter, Document orderBy, int skip, int limit, int most, int maxBytes) {
         long started = System.nanoTime();
         try {
             QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), filter, orderBy, limit > 0 ? skip + limit : 0);
-            if (plan == null || !plan.sorted) {
+            // (without a sort the documents come in their natural order, as queryDocuments gives them)
+            if (plan == null || !(plan.sorted || orderBy == null || orderBy.isEmpty())) {
                 return null;
             }
             Document residual = MatchRules.rewrite(QueryPlanner.residual(plan, filter));

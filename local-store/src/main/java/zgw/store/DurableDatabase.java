@@ -155,9 +155,9 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
     private static final int MAX_BATCH_BYTES = 16 * 1024 * 1024;
 
     /**
-     * A find that an index serves in its order, without a projection, answered in one batch from the documents' stored
-     * bytes (DurableCollection.storedDocuments): they are written into the reply as they are (WireEncoder), not decoded
-     * and encoded again. Null when the library answers it: any other find, or one whose answer would not fit one batch
+     * A find that an index serves (in its order, when it has a sort), without a projection, answered in one batch from
+     * the documents' stored bytes (DurableCollection.storedDocuments): they are written into the reply as they are
+     * (WireEncoder), not decoded and encoded again. Null when the library answers it: any other find, or one whose answer would not fit one batch
      * (its batch size, or 16 MB).
      */
     Document findStored(Document command) {

@@ -112,6 +112,11 @@ final class QueryPlanner {
         boolean bounded() {
             return empty || prefix() > 0 || range != null;
         }
+
+        /** Whether the plan looks up points of a unique index, every field fixed: one entry at most per combination. */
+        boolean pointsOfUnique() {
+            return !empty && index.isUnique() && prefix() == index.fields().length;
+        }
     }
 
     private QueryPlanner() {
@@ -125,7 +130,7 @@ final class QueryPlanner {
         Bounds bounds = Bounds.of(query);
         List<String[]> sort = sortOf(orderBy);
         java.util.Set<String> named = BsonFields.ofQuery(query);
-        Plan best = null, bestSorted = null;
+        Plan best = null, bestSorted = null, points = null;
         for (OrderedIndex index : indexes) {
             if (!eligible(index, bounds)) {
                 continue;
@@ -140,9 +145,17 @@ final class QueryPlanner {
             if (p != null && p.sorted && better(p, bestSorted)) {
                 bestSorted = p;
             }
+            if (p != null && p.pointsOfUnique() && (points == null || p.combinations.size() < points.combinations.size())) {
+                points = p;
+            }
         }
         if (best == null || (!best.bounded() && !best.sorted)) {
             return null;
+        }
+        // Lookups in a unique index (more than score first: `_id` $in of many) read one entry each: fewer than other
+        // bounds that hold more entries, even in sort order (the lookups' few documents are then sorted).
+        if (points != null && best != points && larger(best, points.combinations.size())) {
+            return points;
         }
         // A page (a limit) of a sorted query whose best bounds do not give the order: when those bounds hold many
         // entries, walking an index in sort order and stopping at the limit reads fewer.

@@ -167,4 +167,29 @@ class QueryPlannerTest {
         assertEquals("a_1_b_1_c_1", plan.index.getName());
         assertEquals("a_1_b_1_c_1", QueryPlanner.plan(List.of(withC, withD), query, new Document("b", 1), 0).index.getName());
     }
+
+    @Test
+    void manyLookupsInAUniqueIndexAreReadAsLookupsNotThroughWiderBounds() {
+        // `_id` $in of more values than score first, beside a fixed field that leads another index (as a tenant leads
+        // `_tenant, _created, _id`), whose entries hold `_id` too
+        OrderedIndex byId = new OrderedIndex("_id_", List.of(new IndexKey("_id", true)), true, false, null, null);
+        OrderedIndex byABId = index("a_1_b_1__id_1", new IndexKey("a", true), new IndexKey("b", true), new IndexKey("_id", true));
+        List<OrderedIndex> both = List.of(byId, byABId);
+        for (int i = 0; i < 400; i++) {
+            Document d = new Document("_id", i).append("a", "x").append("b", i % 7);
+            byId.add(d, i, null);
+            byABId.add(d, i, null);
+        }
+        List<Object> ids = new ArrayList<>();
+        for (int i = 0; i < 40; i += 2) {
+            ids.add(i);
+        }
+        Document query = new Document("a", "x").append("_id", new Document("$in", ids));
+        QueryPlanner.Plan plan = QueryPlanner.plan(both, query, null, 0);
+        assertEquals("_id_", plan.index.getName());
+        assertEquals(20, positions(plan).size());
+        // with few values the lookups score first anyway; with a sort too, they read fewer than the sorted walk
+        assertEquals("_id_", QueryPlanner.plan(both, new Document("a", "x").append("_id", new Document("$in", ids.subList(0, 3))), null, 0).index.getName());
+        assertEquals("_id_", QueryPlanner.plan(both, query, new Document("b", 1).append("_id", 1), 10).index.getName());
+    }
 }

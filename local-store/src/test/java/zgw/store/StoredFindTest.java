@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A find an index serves in its order is answered from the documents' stored bytes: the reply written is byte for byte
- * the one the library writes for it; any other find is left to the library.
+ * A find an index serves in its order (or one without a sort) is answered from the documents' stored bytes: the reply
+ * written is byte for byte the one the library writes for it; any other find is left to the library.
  */
 class StoredFindTest {
     @TempDir
@@ -71,6 +71,10 @@ class StoredFindTest {
         return new Document("find", "c").append("filter", filter).append("sort", sort).append("skip", skip).append("limit", limit).append("$db", "db");
     }
 
+    private static Document unsorted(Document filter) {
+        return new Document("find", "c").append("filter", filter).append("$db", "db");
+    }
+
     private static byte[] written(Document reply) {
         ByteBuf out = Unpooled.buffer();
         WireEncoder.encodeDocument(reply, out);
@@ -87,7 +91,10 @@ class StoredFindTest {
             find(new Document("group", 2), new Document("at", -1).append("_id", -1), 5, 20),
             find(new Document("group", 0).append("at", new Document("$gte", Instant.ofEpochMilli(1_700_000_100_000L))), new Document("at", 1), 0, 0),
             find(new Document("group", new Document("$in", List.of(0, 2))).append("naam", new Document("$regex", "-1")), new Document("group", 1).append("at", 1), 3, 7),
-            find(new Document("$and", List.of(new Document("group", 1), live)), new Document("group", 1).append("at", 1), 0, 1));
+            find(new Document("$and", List.of(new Document("group", 1), live)), new Document("group", 1).append("at", 1), 0, 1),
+            // without a sort, in their natural order (the index gives another: group 0's, then group 2's)
+            unsorted(new Document("group", new Document("$in", List.of(2, 0))).append("_tombstone", new Document("$exists", false))),
+            unsorted(new Document("_id", new Document("$in", List.of("d150", "d005", "d001", "d404")))));
         for (Document command : finds) {
             Document stored = db.findStored(command);
             assertNotNull(stored, command.toString());
