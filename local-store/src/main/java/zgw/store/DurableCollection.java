@@ -192,21 +192,12 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 }
                 return matchDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
             }
-            Stream<Document> documents;
-            Comparator<Document> comparator = null;
             // an entry whose key fails is never read; a document is read for the rest of the conditions, then decoded
             java.util.function.IntFunction<Document> read = matching(residual);
-            if (plan.sorted && plan.sortFields.length > 0) {
-                Iterator<Integer> positions = QueryPlanner.sortedPositions(plan, keys);
-                documents = StreamSupport.stream(Spliterators.spliteratorUnknownSize(positions, Spliterator.ORDERED), false)
-                    .map(read::apply).filter(d -> d != null);
-            } else {
-                int[] positions = QueryPlanner.naturalPositions(plan, isNaturalDescending(orderBy), keys);
-                documents = IntStream.of(positions).mapToObj(read).filter(d -> d != null);
-                if (!plan.sorted) {
-                    comparator = deriveComparator(orderBy);
-                }
-            }
+            Iterator<Integer> positions = positions(plan, keys, orderBy);
+            Stream<Document> documents = StreamSupport.stream(Spliterators.spliteratorUnknownSize(positions, Spliterator.ORDERED), false)
+                .map(read::apply).filter(d -> d != null);
+            Comparator<Document> comparator = plan.sorted ? null : deriveComparator(orderBy);
             List<Document> result;
             fast.set(FastMatch.of(query));
             try {
@@ -223,6 +214,15 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         } finally {
             QueryTimes.record(System.nanoTime() - started);
         }
+    }
+
+    /**
+     * The positions of a plan's candidates whose keys pass: in the index's order when it gives the sort, else in their
+     * natural order (a sort the index does not give is then the matcher's).
+     */
+    private Iterator<Integer> positions(QueryPlanner.Plan plan, java.util.function.Predicate<Object[]> keys, Document orderBy) {
+        return plan.sortFields.length > 0 ? QueryPlanner.sortedPositions(plan, keys)
+            : IntStream.of(QueryPlanner.naturalPositions(plan, isNaturalDescending(orderBy), keys)).iterator();
     }
 
     /**
@@ -262,8 +262,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
             }
             // (null when the quicker matcher cannot judge the rest: the library's matcher then reads the fields)
             FastMatch match = FastMatch.of(residual);
-            Iterator<Integer> positions = plan.sortFields.length > 0 ? QueryPlanner.sortedPositions(plan, keys)
-                : IntStream.of(QueryPlanner.naturalPositions(plan, isNaturalDescending(orderBy), keys)).iterator();
+            Iterator<Integer> positions = positions(plan, keys, orderBy);
             List<StoredBson> out = new ArrayList<>();
             long bytes = 0;
             int skipped = 0;
