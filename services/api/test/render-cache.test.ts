@@ -55,6 +55,30 @@ describe('the render cache', () => {
     expect(again.json().results.map((z: { url: string }) => z.url)).toEqual(expect.arrayContaining(zaken.map((z) => z.url)));
   });
 
+  it('puts an expansion into the kept texts: each zaak as the page without it shows it, its `_expand` last', async () => {
+    const zaak = await createZ(a, 'zaken', zaakBody(s.zaaktype, { omschrijving: 'uitgeklapt' }));
+    const rol = await createZ(a, 'rollen', {
+      zaak: zaak.url,
+      roltype: s.roltype,
+      betrokkeneType: 'natuurlijk_persoon',
+      roltoelichting: 't',
+      betrokkeneIdentificatie: { inpBsn: '111222333', geslachtsnaam: 'Jansen' },
+    });
+    await settled('zaken');
+    const q = `?identificatie=${zaak.identificatie}`;
+    const plain = (await list(a, q)).json().results[0];
+    const { hits } = a.deps.renders;
+    const expanded = await list(a, `${q}&expand=rollen`);
+    expect(a.deps.renders.hits - hits).toBe(1);
+    // written as JSON.stringify writes the whole answer: the zaak's kept text, then its `_expand`
+    expect(expanded.body).toBe(JSON.stringify(expanded.json()));
+    const { _expand, ...rest } = expanded.json().results[0];
+    expect(Object.keys(expanded.json().results[0]).at(-1)).toBe('_expand');
+    expect(rest).toEqual(plain);
+    expect(_expand).toEqual({ rollen: [(await a.call('GET', rol.url, undefined, { headers: CRS })).json()] });
+    expect(expanded.body).toBe((await list(off, `${q}&expand=rollen`)).body);
+  });
+
   it('never serves a kept text after its zaak changed, also when another instance changed it', async () => {
     const zaak = await createZ(a, 'zaken', zaakBody(s.zaaktype, { omschrijving: 'voor' }));
     const shown = async (t: TestApp) => (await list(t, `?identificatie=${zaak.identificatie}`)).json().results[0];

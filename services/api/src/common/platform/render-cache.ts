@@ -1,6 +1,7 @@
 import { BSON } from 'mongodb';
 import type { Document } from 'mongodb';
 import { READ_FIELDS } from '../audit/audit-reads';
+import type { Page } from './pagination';
 import type { JsonObject } from './schema-parts';
 
 /** What the read audit sees of an object a written page shows: its `url` and the field naming its main object. */
@@ -122,16 +123,35 @@ function weight(id: string, entry: Entry): number {
   return entry.stored.length + entry.text.length + id.length + entry.scope.length;
 }
 
-/** The objects of rendered texts, for an answer that expands them or chooses their fields. */
-export function readBack(rendered: Rendered[]): JsonObject[] {
-  return rendered.map((r) => JSON.parse(r.text.toString()) as JsonObject);
+/**
+ * A page of rendered objects as answered: written from their texts; when the request expands them, each text with the
+ * `_expand` its object (read back from the text) was given put in before its closing brace, where `JSON.stringify`
+ * of the object would put it (the read audit sees the expanded objects too); when it chooses `fields`, those of the
+ * objects read back.
+ */
+export async function answerPage(
+  page: Page<Rendered>,
+  expand?: (objects: JsonObject[]) => Promise<void>,
+  choose?: (object: JsonObject) => JsonObject,
+): Promise<WrittenAnswer | Page<JsonObject>> {
+  if (!expand && !choose) return writtenPage(page);
+  const objects = page.results.map((r) => JSON.parse(r.text.toString()) as JsonObject);
+  if (expand) await expand(objects);
+  if (choose) return { ...page, results: objects.map(choose) };
+  const results = page.results.map((r, i) => {
+    const expansion = objects[i]!._expand;
+    if (expansion === undefined) return r;
+    const tail = Buffer.from(`${r.text.length > 2 ? ',' : ''}"_expand":${JSON.stringify(expansion)}}`);
+    return { text: Buffer.concat([r.text.subarray(0, r.text.length - 1), tail]), shown: { ...r.shown, _expand: expansion } };
+  });
+  return writtenPage({ ...page, results });
 }
 
 /**
  * A page answer written from rendered texts: `{count, next, previous, results}` in the order every page has, the
  * results' texts put in as they are kept; the read audit sees the page with what it reads of each result.
  */
-export function writtenPage(page: { count: number; next: string | null; previous: string | null; results: Rendered[] }): WrittenAnswer {
+function writtenPage(page: Page<Rendered>): WrittenAnswer {
   const { count, next, previous, results } = page;
   const parts: Buffer[] = [Buffer.from(`{"count":${count},"next":${JSON.stringify(next)},"previous":${JSON.stringify(previous)},"results":[`)];
   results.forEach((r, i) => {

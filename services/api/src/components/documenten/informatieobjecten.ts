@@ -8,7 +8,7 @@ import { ZgwError } from '../../common/platform/errors';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/platform/pagination';
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import { LIVE, copyPublic, publicFields, type Stored } from '../../common/platform/store';
-import { readBack, writtenPage } from '../../common/platform/render-cache';
+import { answerPage } from '../../common/platform/render-cache';
 import { parseOrThrow } from '../../common/platform/validation';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
@@ -558,12 +558,12 @@ function registerReads(d: Documenten, eio: Resource<EioDoc>): void {
       count: countableByBuckets(caller, filter, EIO_AUTH_FIELDS) ? () => eio.store.countBuckets(authBuckets(caller)) : undefined,
     });
     const requestUrl = `${api.deps.urls.base}${req.url}`;
-    // A page is written from the documents' texts (see RenderCache); with expand or fields, from objects read back from them.
-    const rendered = await eio.renderStored(items, req);
-    if (!tree && !fields) return writtenPage(envelope(requestUrl, page, count, rendered, cont));
-    const results = readBack(rendered);
-    await expandDocuments(d, caller, results, tree);
-    return envelope(requestUrl, page, count, fields ? results.map((r) => chooseFields(r, fields)) : results, cont);
+    // A page is written from the documents' texts (see RenderCache), an expansion put into them.
+    return answerPage(
+      envelope(requestUrl, page, count, await eio.renderStored(items, req), cont),
+      tree && ((objects) => expandDocuments(d, caller, objects, tree)),
+      fields && ((r) => chooseFields(r, fields)),
+    );
   };
   api.route({
     method: 'GET',

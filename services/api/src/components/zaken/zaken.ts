@@ -7,7 +7,7 @@ import { ZgwError } from '../../common/platform/errors';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/platform/pagination';
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import { live, publicFields, readAll, type Stored } from '../../common/platform/store';
-import { readBack, writtenPage } from '../../common/platform/render-cache';
+import { answerPage } from '../../common/platform/render-cache';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
   AANMAKEN,
@@ -372,12 +372,12 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     }
     const { count, items, ...cont } = result;
     const requestUrl = `${z.api.deps.urls.base}${req.url}`;
-    // A page is written from the zaken's texts (see RenderCache); with expand or fields, from objects read back from them.
-    const rendered = await zaken.renderStored(items);
-    if (!tree && !fields) return writtenPage(envelope(requestUrl, p, count, rendered, cont));
-    const results = readBack(rendered);
-    await expand(z, caller, results, tree, version);
-    return envelope(requestUrl, p, count, fields ? results.map((r) => chooseFields(r, fields)) : results, cont);
+    // A page is written from the zaken's texts (see RenderCache), an expansion put into them.
+    return answerPage(
+      envelope(requestUrl, p, count, await zaken.renderStored(items), cont),
+      tree && ((objects) => expand(z, caller, objects, tree, version)),
+      fields && ((r) => chooseFields(r, fields)),
+    );
   };
   const Page = pageOf(Zaak);
   const Page17 = pageOf(Expanded17.Zaak);
