@@ -107,13 +107,17 @@ it('batches reads by a field of an embedded document, each caller the documents 
   expect(findsOf('rollen').map((c) => c.command.filter['_pii.inpBsn'])).toEqual(['h:1', { $in: ['h:2', 'h:3'] }]);
 });
 
-it('reads many by _id with the concurrent reads by _id: in one query after the one under way, and at platform level in one of its own', async () => {
+it('reads many by _id with the concurrent reads by _id (in one query after the one under way), alone in one query, and at platform level in one of its own', async () => {
   const r = new ReadBatcher(mongo.db.collection('zaken'), { _tombstone: { $exists: false } });
   commands.length = 0;
   const [one, many, more] = await inTenant(T1, () => Promise.all([r.get('a'), r.getMany(['b', 'c', 'd', 'x', 'b']), r.getMany(['e', 'c'])]));
   // the live documents there are, each once (`d` is a tombstone, `x` is not there)
   expect([one?._id, ids(many), ids(more)]).toEqual(['a', ['b', 'c'], ['c', 'e']]);
   expect(findsOf('zaken').map((c) => c.command.filter._id)).toEqual(['a', { $in: ['b', 'c', 'd', 'x', 'e'] }]);
+  // alone: all of them in one query
+  commands.length = 0;
+  expect(ids(await inTenant(T1, () => r.getMany(['e', 'a', 'b'])))).toEqual(['a', 'b', 'e']);
+  expect(findsOf('zaken').map((c) => c.command.filter._id)).toEqual([{ $in: ['e', 'a', 'b'] }]);
   commands.length = 0;
   expect(ids(await r.getMany(['a', 'g']))).toEqual(['a', 'g']);
   expect(findsOf('zaken').map((c) => c.command.filter)).toEqual([{ _id: { $in: ['a', 'g'] }, _tombstone: { $exists: false } }]);

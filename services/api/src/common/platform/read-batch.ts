@@ -39,10 +39,16 @@ export class ReadBatcher {
     return this.by('_id', id).then((docs) => docs[0] ?? null);
   }
 
-  /** The documents with these `_id`s that there are, in no particular order (one read, or one round trip's part). */
+  /**
+   * The documents with these `_id`s that there are, in no particular order: alone, one query for all of them; else
+   * part of the next round trip.
+   */
   async getMany(ids: string[]): Promise<Keyed[]> {
-    if (currentTenant() === undefined) return this.coll.find(this.query({}, '_id', ids)).toArray();
-    return (await Promise.all([...new Set(ids)].map((id) => this.by('_id', id)))).flat();
+    const tenant = currentTenant();
+    if (tenant === undefined) return this.coll.find(this.query({}, '_id', ids)).toArray();
+    const reads = [...new Set(ids)].map((id) => this.wait(tenant, '_id', id, {}));
+    if (!this.busy) void this.flush();
+    return (await Promise.all(reads)).flat();
   }
 
   /**
@@ -52,6 +58,13 @@ export class ReadBatcher {
   by(field: string, value: string, fixed: Filter<Keyed> = {}): Promise<Keyed[]> {
     const tenant = currentTenant();
     if (tenant === undefined) return this.coll.find(this.query(fixed, field, [value])).toArray();
+    const read = this.wait(tenant, field, value, fixed);
+    if (!this.busy) void this.flush();
+    return read;
+  }
+
+  /** A read put in the queue, for the next round trip. */
+  private wait(tenant: string, field: string, value: string, fixed: Filter<Keyed>): Promise<Keyed[]> {
     return new Promise((resolve, reject) => {
       let shapes = this.queue.get(tenant);
       if (!shapes) this.queue.set(tenant, (shapes = new Map()));
@@ -61,7 +74,6 @@ export class ReadBatcher {
       const waiting = shape.values.get(value);
       if (waiting) waiting.push({ resolve, reject });
       else shape.values.set(value, [{ resolve, reject }]);
-      if (!this.busy) void this.flush();
     });
   }
 

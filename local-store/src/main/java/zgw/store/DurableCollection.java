@@ -230,8 +230,8 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
      * for a reply that writes them as they are (DurableDatabase.findStored): of each candidate the index yields in the
      * sort's order (without a sort: in their natural order), only the fields of the conditions that neither its key nor
      * absentFrom decides are read to match it, and nothing is decoded. Null when the library's path must answer: no
-     * index serves the query (in its order, when it has a sort), a
-     * condition may read fields it does not name, or there would be more than `most` documents or more than `maxBytes`.
+     * index serves the query (in its order, when it has a sort), a condition may read fields it does not name, or there
+     * would be more than `most` documents or more than `maxBytes`.
      */
     synchronized List<StoredBson> storedDocuments(Document filter, Document orderBy, int skip, int limit, int most, int maxBytes) {
         long started = System.nanoTime();

@@ -157,8 +157,8 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
     /**
      * A find that an index serves (in its order, when it has a sort), without a projection, answered in one batch from
      * the documents' stored bytes (DurableCollection.storedDocuments): they are written into the reply as they are
-     * (WireEncoder), not decoded and encoded again. Null when the library answers it: any other find, or one whose answer would not fit one batch
-     * (its batch size, or 16 MB).
+     * (WireEncoder), not decoded and encoded again. Null when the library answers it: any other find, or one whose
+     * answer would not fit one batch (its batch size, or 16 MB).
      */
     Document findStored(Document command) {
         if (!STORED_FIND_FIELDS.containsAll(command.keySet()) || !(command.get("find") instanceof String)) {
