@@ -232,6 +232,42 @@ describe('SpoolPublisher', () => {
     expect(later.ids()).toEqual(['waiting']);
     await next.stop();
   });
+
+  it('sends nothing after its last flush: a send under way at the deadline is the last, the rest waits for the next instance', async () => {
+    const root = newRoot();
+    const spool = new Spool(root);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const got: SpooledMessage[] = [];
+    let calls = 0;
+    const send = async (batch: SpooledMessage[]) => {
+      if (++calls === 1) await held; // a broker slow to take a large backlog
+      got.push(...batch);
+    };
+    const publisher = new SpoolPublisher(spool, send, log, { delayMs: 10 });
+    publisher.start();
+    const pad = 'x'.repeat(200);
+    for (let i = 0; i < 3000; i++) spool.append(JSON.stringify({ uuid: `u${i}`, clientId: 'c', pad })); // several batches
+    await until(() => calls === 1);
+    const outcome = await Promise.race([
+      publisher.stop(100).then(() => 'stopped'),
+      new Promise((r) => setTimeout(() => r('still waiting'), 2000).unref()),
+    ]);
+    expect(outcome).toBe('stopped');
+    release();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(calls).toBe(1);
+    const first = got.length;
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThan(3000);
+
+    const later = sink();
+    const next = new SpoolPublisher(new Spool(root), later.send, log, { delayMs: 10 });
+    next.start();
+    await until(() => later.got.length >= 3000 - first);
+    expect(new Set([...got, ...later.got].map((m) => m.id)).size).toBe(3000);
+    await next.stop();
+  });
 });
 
 async function until(cond: () => boolean, ms = 10_000): Promise<void> {

@@ -190,6 +190,7 @@ export class ReadAudit {
   private spool?: Spool;
   private publisher?: SpoolPublisher;
   private producer?: Producer;
+  private stopped = false;
   private poll?: NodeJS.Timeout;
   private started = false;
   /** `<component>/<collection>` of every audited resource: which resource an object URL of this host is. */
@@ -285,6 +286,7 @@ export class ReadAudit {
   async stop(): Promise<void> {
     if (this.poll) clearInterval(this.poll);
     await this.publisher?.stop();
+    this.stopped = true;
     await this.producer?.disconnect().catch(() => undefined);
     this.producer = undefined;
   }
@@ -312,6 +314,7 @@ export class ReadAudit {
   private async send(batch: SpooledMessage[]): Promise<void> {
     try {
       this.producer ??= await this.connect();
+      if (this.stopped) throw new Error('the audit reads publisher has stopped'); // (connected after stop: let go below)
       const messages = batch
         .flatMap((m) => this.inParts(m))
         .map((m) => {

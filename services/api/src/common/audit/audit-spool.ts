@@ -422,6 +422,8 @@ export class SpoolPublisher {
   private running?: Promise<void>;
   private again = false;
   private stopped = false;
+  /** Past the last flush: a batch not sent by then stays in the spool (a send still under way may end). */
+  private closed = false;
   private failures = 0;
   private readonly delayMs: number;
   private readonly retryMs: number;
@@ -429,7 +431,7 @@ export class SpoolPublisher {
 
   constructor(
     private readonly spool: Spool,
-    private readonly send: (batch: SpooledMessage[]) => Promise<void>,
+    private readonly sendTo: (batch: SpooledMessage[]) => Promise<void>,
     private readonly log: Logger,
     opts: { delayMs?: number; retryMs?: number; maintenanceMs?: number } = {},
   ) {
@@ -476,26 +478,32 @@ export class SpoolPublisher {
   }
 
   /**
-   * Stops sending; tries a last time (for at most `flushMs`) to send what is left. Everything sent: the directory
-   * goes; otherwise it stays, and the next instance on this spool root sends it.
+   * Stops sending: the round under way and a last one send what they can within `flushMs`, no batch is sent after
+   * that. Everything sent: the directory goes; otherwise it stays, and the next instance on this spool root sends it.
    */
   async stop(flushMs = 3000): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.maintenance) clearInterval(this.maintenance);
-    await this.running;
+    const deadline = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), flushMs).unref());
+    const last = (async () => {
+      await this.running;
+      if (this.spool.isOpen && this.failures === 0 && flushMs > 0) await this.drain();
+    })().then(
+      () => 'done' as const,
+      () => 'failed' as const,
+    );
+    const outcome = await Promise.race([last, deadline]);
+    this.closed = true;
     if (!this.spool.isOpen) return;
-    if (this.failures === 0 && flushMs > 0) {
-      const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), flushMs).unref());
-      const last = this.drain().then(
-        () => 'done' as const,
-        () => 'failed' as const,
+    if (outcome === 'timeout') {
+      this.log.info(
+        { dir: this.spool.dir, flushMs },
+        'stopped before the audit read trail was sent whole: the next instance on this spool root sends the rest',
       );
-      if ((await Promise.race([last, timeout])) === 'timeout') {
-        this.spool.close();
-        return;
-      }
+      this.spool.close();
+      return;
     }
     const dir = this.spool.dir;
     if ((await unsentBytes(dir)) === 0) this.spool.remove();
@@ -506,6 +514,12 @@ export class SpoolPublisher {
     const names = this.spool.adoptAbandoned();
     if (names.length) this.log.info({ spools: names }, 'sending the audit spool left by stopped instances');
   }
+
+  /** Sends a batch, unless the publisher is past its last flush (then the batch stays in the spool). */
+  private readonly send = async (batch: SpooledMessage[]): Promise<void> => {
+    if (this.closed) throw new Error('the audit spool publisher has stopped');
+    await this.sendTo(batch);
+  };
 
   private async drainAdopted(dir: string): Promise<number> {
     let sent = 0;
@@ -541,6 +555,7 @@ export class SpoolPublisher {
       this.failures = 0;
       return undefined;
     } catch (err) {
+      if (this.closed) return undefined;
       this.failures++;
       if (this.failures === 1) this.log.warn({ err }, 'audit reads publisher cannot send to Kafka; read entries wait in the spool');
       else this.log.debug({ err, failures: this.failures }, 'audit reads publisher still failing');
