@@ -18,15 +18,11 @@ import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.CannotIndexParallelArraysError;
 import de.bwaldvogel.mongo.exception.DuplicateKeyError;
 
-import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.Iterator;
 import java.util.List;
-import java.util.NavigableSet;
-import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
@@ -57,7 +53,7 @@ final class OrderedIndex extends Index<Integer> {
     /** Per field: some document held an array there (never reset, as in MongoDB). */
     private final boolean[] multikey;
     private final Comparator<Entry> order;
-    private final TreeSet<Entry> entries;
+    private final ChunkedSortedSet<Entry> entries;
     /** Declared, to be built with the other indexes of its collection (see defer). */
     private boolean deferred;
     private final DefaultQueryMatcher matcher = new DefaultQueryMatcher();
@@ -80,7 +76,7 @@ final class OrderedIndex extends Index<Integer> {
             int c = compareKeys(a.key, b.key);
             return c != 0 ? c : Integer.compare(a.position, b.position);
         };
-        this.entries = new TreeSet<>(order);
+        this.entries = new ChunkedSortedSet<>(order);
     }
 
     void documents(IntFunction<Document> documents) {
@@ -299,7 +295,7 @@ final class OrderedIndex extends Index<Integer> {
             return;
         }
         for (Object[] key : keysOf(document, null)) {
-            for (Entry e : entries.subSet(new Entry(key, Integer.MIN_VALUE), true, new Entry(key, Integer.MAX_VALUE), true)) {
+            for (Entry e : entries.range(new Entry(key, Integer.MIN_VALUE), new Entry(key, Integer.MAX_VALUE), false)) {
                 Document holder = documents.apply(e.position);
                 if (updating && holder != null && ValueComparator.asc().compare(holder.get("_id"), self) == 0) {
                     continue;
@@ -421,8 +417,7 @@ final class OrderedIndex extends Index<Integer> {
                 }
             }
         }
-        entries.clear();
-        entries.addAll(new SortedView(sorted)); // TreeSet loads a sorted set of its own order in linear time
+        entries.load(sorted);
         deferred = false;
     }
 
@@ -449,68 +444,18 @@ final class OrderedIndex extends Index<Integer> {
         return key;
     }
 
-    /** A read-only sorted set over a sorted array, for TreeSet's linear-time load. */
-    private final class SortedView extends AbstractSet<Entry> implements SortedSet<Entry> {
-        private final Entry[] sorted;
-
-        SortedView(Entry[] sorted) {
-            this.sorted = sorted;
-        }
-
-        @Override
-        public Iterator<Entry> iterator() {
-            return Arrays.asList(sorted).iterator();
-        }
-
-        @Override
-        public int size() {
-            return sorted.length;
-        }
-
-        @Override
-        public Comparator<? super Entry> comparator() {
-            return order;
-        }
-
-        @Override
-        public SortedSet<Entry> subSet(Entry from, Entry to) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public SortedSet<Entry> headSet(Entry to) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public SortedSet<Entry> tailSet(Entry from) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Entry first() {
-            return sorted[0];
-        }
-
-        @Override
-        public Entry last() {
-            return sorted[sorted.length - 1];
-        }
-    }
-
     /** The entries from `from` to `to` (keys with LOW/HIGH where a field is open), in index order or reversed. */
-    NavigableSet<Entry> range(Object[] from, boolean fromInclusive, Object[] to, boolean toInclusive, boolean reverse) {
+    Iterable<Entry> range(Object[] from, boolean fromInclusive, Object[] to, boolean toInclusive, boolean reverse) {
         Entry lo = new Entry(from, fromInclusive ? Integer.MIN_VALUE : Integer.MAX_VALUE);
         Entry hi = new Entry(to, toInclusive ? Integer.MAX_VALUE : Integer.MIN_VALUE);
         if (order.compare(lo, hi) > 0) {
-            return new TreeSet<>(order);
+            return List.of();
         }
-        NavigableSet<Entry> set = entries.subSet(lo, true, hi, true);
-        return reverse ? set.descendingSet() : set;
+        return entries.range(lo, hi, reverse);
     }
 
-    NavigableSet<Entry> all(boolean reverse) {
-        return reverse ? entries.descendingSet() : entries;
+    Iterable<Entry> all(boolean reverse) {
+        return entries.all(reverse);
     }
 
     @Override
@@ -530,7 +475,7 @@ final class OrderedIndex extends Index<Integer> {
 
     @Override
     public long getDataSize() {
-        return (long) entries.size() * (64 + 8L * fields.length);
+        return (long) entries.size() * (48 + 4L * fields.length);
     }
 
     @Override

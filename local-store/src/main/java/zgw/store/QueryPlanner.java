@@ -21,7 +21,6 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableSet;
 import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
 import java.util.Set;
@@ -356,7 +355,7 @@ final class QueryPlanner {
         }
         List<Iterator<OrderedIndex.Entry>> runs = new ArrayList<>();
         for (Object[] c : combinations) {
-            List<NavigableSet<OrderedIndex.Entry>> parts = new ArrayList<>();
+            List<Iterable<OrderedIndex.Entry>> parts = new ArrayList<>();
             if (k == n) {
                 parts.add(index.range(c, true, c, true, plan.reverse));
             } else {
@@ -401,8 +400,8 @@ final class QueryPlanner {
         return v == OrderedIndex.LOW ? OrderedIndex.HIGH : v == OrderedIndex.HIGH ? OrderedIndex.LOW : v;
     }
 
-    private static Iterator<OrderedIndex.Entry> concat(List<NavigableSet<OrderedIndex.Entry>> parts) {
-        Iterator<NavigableSet<OrderedIndex.Entry>> outer = parts.iterator();
+    private static Iterator<OrderedIndex.Entry> concat(List<Iterable<OrderedIndex.Entry>> parts) {
+        Iterator<Iterable<OrderedIndex.Entry>> outer = parts.iterator();
         return new Iterator<>() {
             Iterator<OrderedIndex.Entry> current = Collections.emptyIterator();
 
