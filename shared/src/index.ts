@@ -23,3 +23,4 @@ export * from './pii-keys';
 export * from './tenant';
 export * from './zij-aan-zij';
 export * from './digest';
+export * from './paths';

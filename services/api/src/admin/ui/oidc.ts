@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { custom, errors, generators, Issuer, type BaseClient, type TokenSet } from 'openid-client';
-import { isRsin, type Config, type Logger } from '@zgw/shared';
+import { isRsin, valueAtPath, type Config, type Logger } from '@zgw/shared';
 import { tokenDigest } from './sessions';
 
 /**
@@ -33,15 +33,6 @@ export type OidcResult =
   | { ok: false; status: number; reason: string; log: Record<string, unknown> };
 
 /** The value at a dotted path of the claims (`roles`, `realm_access.roles`). */
-function claimAt(claims: Record<string, unknown>, path: string): unknown {
-  let at: unknown = claims;
-  for (const part of path.split('.')) {
-    if (!at || typeof at !== 'object') return undefined;
-    at = (at as Record<string, unknown>)[part];
-  }
-  return at;
-}
-
 const listOf = (value: string): Set<string> =>
   new Set(
     value
@@ -169,11 +160,11 @@ export class AdminOidc {
       throw err;
     }
     const claims = tokens.claims() as Record<string, unknown>;
-    let roles = rolesOf(claimAt(claims, this.config.ADMIN_OIDC_ROLE_CLAIM));
+    let roles = rolesOf(valueAtPath(claims, this.config.ADMIN_OIDC_ROLE_CLAIM));
     let info: Record<string, unknown> = {};
     if (roles === undefined && client.issuer.metadata.userinfo_endpoint && tokens.access_token) {
       info = (await client.userinfo(tokens)) as Record<string, unknown>;
-      roles = rolesOf(claimAt(info, this.config.ADMIN_OIDC_ROLE_CLAIM));
+      roles = rolesOf(valueAtPath(info, this.config.ADMIN_OIDC_ROLE_CLAIM));
     }
     const name = [claims.preferred_username, claims.email, claims.sub].find((v): v is string => typeof v === 'string' && v !== '')!;
     const user = `${OIDC_USER_PREFIX}${name.slice(0, 100)}`;
@@ -188,7 +179,7 @@ export class AdminOidc {
       };
     }
     // An organisation's administrator: of the organisation in the tenant claim (none: the default tenant's).
-    const named = claimAt(claims, this.config.ADMIN_OIDC_TENANT_CLAIM) ?? claimAt(info, this.config.ADMIN_OIDC_TENANT_CLAIM);
+    const named = valueAtPath(claims, this.config.ADMIN_OIDC_TENANT_CLAIM) ?? valueAtPath(info, this.config.ADMIN_OIDC_TENANT_CLAIM);
     if (named === undefined) return { ...done, tenant: this.config.ZGW_DEFAULT_TENANT };
     if (!isRsin(named)) {
       return {

@@ -1,5 +1,5 @@
 import type { Collection, Document, Filter } from 'mongodb';
-import { currentTenant, inTenant } from '@zgw/shared';
+import { currentTenant, inTenant, valueAtPath } from '@zgw/shared';
 
 type Keyed = Document & { _id: string };
 
@@ -99,7 +99,7 @@ export class ReadBatcher {
       const docs = await this.coll.find(this.query(fixed, field, [...values.keys()])).toArray();
       const byValue = new Map<string, Keyed[]>();
       for (const doc of docs) {
-        const value = String(valueAt(doc, field));
+        const value = String(valueAtPath(doc, field));
         const list = byValue.get(value);
         if (list) list.push(doc);
         else byValue.set(value, [doc]);
@@ -109,11 +109,4 @@ export class ReadBatcher {
       for (const waiting of values.values()) for (const w of waiting) w.reject(err);
     }
   }
-}
-
-/** The value at a dotted path of a document (`_pii.inpBsn`). */
-function valueAt(doc: Document, path: string): unknown {
-  let at: unknown = doc;
-  for (const part of path.split('.')) at = at && typeof at === 'object' ? (at as Document)[part] : undefined;
-  return at;
 }
