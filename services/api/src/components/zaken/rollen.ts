@@ -73,13 +73,10 @@ export async function zakenWithRol(z: Zaken, filter: Filter<Document>): Promise<
   const fields = Object.entries(filter);
   const plain = fields.every(([k, v]) => !k.startsWith('$') && typeof v === 'string');
   const hashes = plain ? fields.filter(([k]) => k.startsWith(`${PII_HASHES}.`)) : [];
+  const [field, hash] = hashes.length === 1 ? hashes[0]! : [];
   const rollen: Document[] =
-    hashes.length === 1
-      ? await z.rollen.store.findBy(
-          hashes[0]![0],
-          String(hashes[0]![1]),
-          Object.fromEntries(fields.filter(([k]) => k !== hashes[0]![0])) as Record<string, string>,
-        )
+    field !== undefined
+      ? await z.rollen.store.findBy(field, String(hash), Object.fromEntries(fields.filter(([k]) => k !== field)) as Record<string, string>)
       : await readAll(z.rollen.store.raw.find(live(filter), { projection: { _zaakUuid: 1 } }));
   return [...new Set(rollen.map((r) => String(r._zaakUuid)))];
 }

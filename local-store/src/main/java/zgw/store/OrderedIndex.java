@@ -53,7 +53,7 @@ final class OrderedIndex extends Index<Integer> {
     /** Per field: some document held an array there (never reset, as in MongoDB). */
     private final boolean[] multikey;
     private final Comparator<Entry> order;
-    private final ChunkedSortedSet<Entry> entries;
+    private final EntryChunks entries;
     /** Declared, to be built with the other indexes of its collection (see defer). */
     private boolean deferred;
     private final DefaultQueryMatcher matcher = new DefaultQueryMatcher();
@@ -76,7 +76,7 @@ final class OrderedIndex extends Index<Integer> {
             int c = compareKeys(a.key, b.key);
             return c != 0 ? c : Integer.compare(a.position, b.position);
         };
-        this.entries = new ChunkedSortedSet<>(order);
+        this.entries = new EntryChunks(this::compareKeys);
     }
 
     void documents(IntFunction<Document> documents) {
@@ -223,7 +223,8 @@ final class OrderedIndex extends Index<Integer> {
         int arrayField = -1;
         List<String> arrayPaths = null;
         for (int i = 0; i < fields.length; i++) {
-            Object value = valueOf(document, fields[i]);
+            // (a key holds null for a missing field: a top-level one needs no second lookup to tell which)
+            Object value = fields[i].indexOf('.') >= 0 ? valueOf(document, fields[i]) : document.get(fields[i]);
             if (value instanceof Missing) {
                 value = null;
             }
@@ -282,7 +283,7 @@ final class OrderedIndex extends Index<Integer> {
     }
 
     private Entry first(Object[] key) {
-        Entry e = entries.ceiling(new Entry(key, Integer.MIN_VALUE));
+        Entry e = entries.ceiling(key, Integer.MIN_VALUE);
         return e != null && compareKeys(e.key, key) == 0 ? e : null;
     }
 
@@ -295,7 +296,7 @@ final class OrderedIndex extends Index<Integer> {
             return;
         }
         for (Object[] key : keysOf(document, null)) {
-            for (Entry e : entries.range(new Entry(key, Integer.MIN_VALUE), new Entry(key, Integer.MAX_VALUE), false)) {
+            for (Entry e : entries.range(key, Integer.MIN_VALUE, key, Integer.MAX_VALUE, false)) {
                 Document holder = documents.apply(e.position);
                 if (updating && holder != null && ValueComparator.asc().compare(holder.get("_id"), self) == 0) {
                     continue;
@@ -323,7 +324,7 @@ final class OrderedIndex extends Index<Integer> {
     public void add(Document document, Integer position, MongoCollection<Integer> collection) {
         boolean[] arrays = new boolean[fields.length];
         for (Object[] key : keysOf(document, arrays)) {
-            entries.add(new Entry(shared(key), position));
+            entries.add(shared(key), position);
         }
         mark(arrays);
     }
@@ -337,7 +338,7 @@ final class OrderedIndex extends Index<Integer> {
     /** Removes the document's entries (it is at `position`); the library's remove(document) is not used. */
     void remove(Document document, int position) {
         for (Object[] key : keysOf(document, null)) {
-            entries.remove(new Entry(key, position));
+            entries.remove(key, position);
         }
     }
 
@@ -365,10 +366,10 @@ final class OrderedIndex extends Index<Integer> {
             return;
         }
         for (Object[] key : before) {
-            entries.remove(new Entry(key, position));
+            entries.remove(key, position);
         }
         for (Object[] key : after) {
-            entries.add(new Entry(shared(key), position));
+            entries.add(shared(key), position);
         }
         mark(arrays);
     }
@@ -451,7 +452,7 @@ final class OrderedIndex extends Index<Integer> {
         if (order.compare(lo, hi) > 0) {
             return List.of();
         }
-        return entries.range(lo, hi, reverse);
+        return entries.range(lo.key, lo.position, hi.key, hi.position, reverse);
     }
 
     Iterable<Entry> all(boolean reverse) {
