@@ -107,12 +107,21 @@ function fromFastify(err: FastifyError): ZgwError | undefined {
   return undefined;
 }
 
+/** The client went away while its request was read (its socket closed): nothing can be answered, and no fault here. */
+function abandoned(error: FastifyError, req: FastifyRequest): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ECONNRESET' && req.raw.destroyed;
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, req, reply) => {
     const zgw = error instanceof ZgwError ? error : fromFastify(error);
     if (zgw) {
       if (zgw.status >= 500) req.log.error({ err: error }, 'request failed');
       return sendProblem(req, reply, zgw);
+    }
+    if (abandoned(error, req)) {
+      req.log.info({ reason: error.message }, 'the client closed the connection before its request was read whole');
+      return sendProblem(req, reply, new ZgwError(400, 'aborted', 'De verbinding werd gesloten voordat het verzoek volledig was ontvangen.'));
     }
     req.log.error({ err: error }, 'unhandled error');
     return sendProblem(req, reply, new ZgwError(500, 'error', 'Er is een onverwachte fout opgetreden; zie de serverlog bij deze instance.'));
