@@ -32,7 +32,6 @@ export type OidcResult =
   | { ok: true; user: string; tenant: string | undefined; idToken: string; next?: string }
   | { ok: false; status: number; reason: string; log: Record<string, unknown> };
 
-/** The value at a dotted path of the claims (`roles`, `realm_access.roles`). */
 const listOf = (value: string): Set<string> =>
   new Set(
     value
