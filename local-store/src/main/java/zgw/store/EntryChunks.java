@@ -11,6 +11,7 @@ package zgw.store;
 
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.ConcurrentModificationException;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
@@ -18,12 +19,8 @@ import java.util.NoSuchElementException;
 final class EntryChunks {
     static final int CHUNK = 128;
 
-    /** The order of keys (the index's fields and directions). */
-    interface KeyOrder {
-        int compare(Object[] a, Object[] b);
-    }
-
-    private final KeyOrder order;
+    /** The order of keys (the index's fields and directions); equal keys go by position. */
+    private final Comparator<Object[]> order;
     private Object[][][] keys = new Object[4][][];
     private int[][] positions = new int[4][];
     private int[] sizes = new int[4];
@@ -32,7 +29,7 @@ final class EntryChunks {
     private int size;
     private int changes;
 
-    EntryChunks(KeyOrder order) {
+    EntryChunks(Comparator<Object[]> order) {
         this.order = order;
     }
 

@@ -560,7 +560,8 @@ final class OrderedIndex extends Index<Integer> {
 
     @Override
     public long getDataSize() {
-        return (long) entries.size() * (48 + 4L * fields.length);
+        // an entry: its key array (16, and 4 a field) and its key and position in a chunk (8)
+        return (long) entries.size() * (24 + 4L * fields.length);
     }
 
     @Override

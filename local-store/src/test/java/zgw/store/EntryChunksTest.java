@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * splits, appends at the end, removals down to nothing and a load.
  */
 class EntryChunksTest {
-    private static final EntryChunks.KeyOrder KEYS = (a, b) -> Integer.compare((Integer) a[0], (Integer) b[0]);
+    private static final Comparator<Object[]> KEYS = (a, b) -> Integer.compare((Integer) a[0], (Integer) b[0]);
     private static final Comparator<OrderedIndex.Entry> ORDER = (a, b) -> {
         int c = KEYS.compare(a.key, b.key);
         return c != 0 ? c : Integer.compare(a.position, b.position);
