@@ -116,6 +116,39 @@ it('finds zaken and rollen by BSN, A-nummer and anpIdentificatie through their s
   expect(urls((await t.call('GET', `${ZRC}/zaken?${FILTER}=123456782`, undefined, { headers: CRS })).json())).toEqual([]);
 });
 
+it('a _zoek by BSN with expand=rollen reads the rollen it found once: the expansion takes them, and reads only the others', async () => {
+  const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
+  const rol = await createZ(t, 'rollen', rolBody(zaak.url, BSN));
+  const other = await createZ(t, 'rollen', rolBody(zaak.url, OTHER_BSN));
+  const idOf = (url: string) => url.split('/').pop()!;
+  const finds: Record<string, unknown>[] = [];
+  const watch = (e: { commandName: string; command: Record<string, any> }) => {
+    // (the outbox relay's reads of the events it published aside)
+    if (e.commandName === 'find' && e.command.find === 'rollen' && !e.command.projection?._outbox) finds.push(e.command.filter);
+  };
+  t.mongo.client.on('commandStarted', watch);
+  let answer;
+  try {
+    answer = await t.call('POST', `${ZRC}/zaken/_zoek`, { [FILTER]: BSN, uuid__in: [idOf(zaak.url)], expand: 'rollen' }, { headers: CRS });
+  } finally {
+    t.mongo.client.off('commandStarted', watch);
+  }
+  expect(answer.statusCode).toBe(200);
+  const [found] = answer.json().results;
+  expect(found.url).toBe(zaak.url);
+  const expanded = found._expand.rollen as { url: string; betrokkeneIdentificatie: { inpBsn: string } }[];
+  expect(expanded.map((r) => [r.url, r.betrokkeneIdentificatie.inpBsn]).sort()).toEqual(
+    [
+      [rol.url, BSN],
+      [other.url, OTHER_BSN],
+    ].sort(),
+  );
+  // one read by the search hash; the expansion reads the rol that the filter did not find, and only that one
+  const byId = finds.filter((f) => f._id !== undefined).map((f) => JSON.stringify(f._id));
+  expect(finds.filter((f) => f._id === undefined)).toHaveLength(1);
+  expect(byId).toEqual([JSON.stringify(idOf(other.url))]);
+});
+
 it('keeps the audit trail sealed at rest and shows it open to the auditor', async () => {
   const zaak = await createZ(t, 'zaken', zaakBody(s.zaaktype));
   const rol = await createZ(t, 'rollen', rolBody(zaak.url, BSN));

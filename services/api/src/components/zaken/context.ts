@@ -4,6 +4,7 @@ import type { ComponentApi } from '../../common/platform/component';
 import type { CatalogiLinks, ZaakBesluitLinks, ZakenLinks } from '../../common/platform/links';
 import type { References } from '../../common/platform/references';
 import type { Resource } from '../../common/platform/resource';
+import type { Stored } from '../../common/platform/store';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import { COMPONENT, GEFORCEERD, LEZEN } from '../../common/auth/zaak-rechten';
 import type { BrondatumSources } from './archief';
@@ -36,6 +37,9 @@ export const READ = [LEZEN];
 export const UPDATE = [BIJWERKEN, GEFORCEERD];
 
 /** Every Zaken resource, so that the rules of one can read and update the others. Filled in by `register`. */
+/** Rollen read whole while answering one request, by uuid: an expansion of the same answer takes them from there. */
+export type RollenRead = Map<string, Stored<RolDoc>>;
+
 export interface Zaken extends ZakenLinks {
   api: ComponentApi;
   catalogi: CatalogiLinks;

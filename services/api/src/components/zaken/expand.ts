@@ -3,7 +3,7 @@ import { MAX_EXPAND_DEPTH, parseExpandTree, urlsIn, type ExpandTree } from '../.
 import { ZgwError } from '../../common/platform/errors';
 import type { Resource } from '../../common/platform/resource';
 import type { Stored } from '../../common/platform/store';
-import { mayOnZaak, LEZEN, zaakOfPart, type Zaken } from './context';
+import { mayOnZaak, LEZEN, zaakOfPart, type RollenRead, type Zaken } from './context';
 import { V151 } from './schemas';
 import type { JsonObject } from '../../common/platform/schema-parts';
 
@@ -58,6 +58,7 @@ class Loader {
     private readonly z: Zaken,
     private readonly caller: Caller,
     readonly version: string,
+    private readonly rollenRead?: RollenRead,
   ) {
     const c = z.catalogi;
     this.resources = [
@@ -118,7 +119,7 @@ class Loader {
       documents.length ? documenten!.readable(documents, this.caller).then((found) => found.forEach((doc, u) => out.set(u, doc))) : undefined,
       ...[...byResource].map(async ([r, ids]) => {
         const isCatalogi = r.api !== this.z.api;
-        for (const doc of await r.store.getMany(ids)) {
+        for (const doc of await this.read(r, ids)) {
           if (!isCatalogi && !this.readable(r, doc)) continue;
           const rendered = isCatalogi ? await this.catalogi(r, doc) : await r.toApi(doc);
           if (isCatalogi) this.raw.set(String(rendered.url), { r, doc });
@@ -139,6 +140,20 @@ class Loader {
     return out;
   }
 
+  /** The live objects of `r` with these uuids: rollen this request read before (a `_zoek` by BSN) are not read again. */
+  private async read(r: Resource<JsonObject>, ids: string[]): Promise<Stored<JsonObject>[]> {
+    const known = r === this.z.rollen ? this.rollenRead : undefined;
+    if (!known?.size) return r.store.getMany(ids);
+    const found: Stored<JsonObject>[] = [];
+    const missing: string[] = [];
+    for (const id of ids) {
+      const rol = known.get(id);
+      if (rol) found.push(rol);
+      else missing.push(id);
+    }
+    return missing.length ? found.concat(await r.store.getMany(missing)) : found;
+  }
+
   /** A Catalogi object loaded before, as it shows on `datum` (its relations resolved on that date). */
   at(url: string, datum: string): Promise<JsonObject> | undefined {
     const raw = this.raw.get(url);
@@ -156,10 +171,20 @@ class Loader {
   }
 }
 
-/** Adds `_expand` to every object (zaken; in 1.7 also their parts) in place, following `tree`. */
-export async function expand(z: Zaken, caller: Caller, objects: JsonObject[], tree: ExpandTree | undefined, version = V151): Promise<void> {
+/**
+ * Adds `_expand` to every object (zaken; in 1.7 also their parts) in place, following `tree`. `rollenRead`: rollen the
+ * request read whole before (its filter's), taken as they are instead of read again.
+ */
+export async function expand(
+  z: Zaken,
+  caller: Caller,
+  objects: JsonObject[],
+  tree: ExpandTree | undefined,
+  version = V151,
+  rollenRead?: RollenRead,
+): Promise<void> {
   if (!tree || !objects.length) return;
-  await expandLevel(new Loader(z, caller, version), objects, tree, 1);
+  await expandLevel(new Loader(z, caller, version, rollenRead), objects, tree, 1);
 }
 
 async function expandLevel(loader: Loader, objects: JsonObject[], tree: ExpandTree, depth: number): Promise<void> {

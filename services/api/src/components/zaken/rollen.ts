@@ -1,10 +1,10 @@
 import type { Document, Filter } from 'mongodb';
 import type { z as zod } from 'zod';
 import { ZgwError } from '../../common/platform/errors';
-import { live, readAll } from '../../common/platform/store';
+import { live, readAll, type Stored } from '../../common/platform/store';
 import type { Resource } from '../../common/platform/resource';
 import { invalidParams } from '../../common/platform/validation';
-import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
+import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type RollenRead, type Zaken } from './context';
 import { betrokkeneIdentificatie, objectIdentificatieIn, type BetrokkeneType } from './identificaties';
 import { registerPart } from './parts';
 import {
@@ -67,17 +67,20 @@ export function rolFilterOfZaakQuery(pii: Pii, q: JsonObject): Filter<Document> 
 /**
  * The uuids of the zaken with a rol that matches `filter` (rolFilterOfZaakQuery). A natural person's identifier (its
  * search hash under one key, plain fields beside it: a `_zoek` by BSN) is read as `Store.findBy` reads, together with
- * the same reads of concurrent requests; any other filter is a query of its own for the zaak uuids alone.
+ * the same reads of concurrent requests, and the rollen found go into `read`; any other filter is a query of its own
+ * for the zaak uuids alone.
  */
-export async function zakenWithRol(z: Zaken, filter: Filter<Document>): Promise<string[]> {
+export async function zakenWithRol(z: Zaken, filter: Filter<Document>, read?: RollenRead): Promise<string[]> {
   const fields = Object.entries(filter);
   const plain = fields.every(([k, v]) => !k.startsWith('$') && typeof v === 'string');
   const hashes = plain ? fields.filter(([k]) => k.startsWith(`${PII_HASHES}.`)) : [];
   const [field, hash] = hashes.length === 1 ? hashes[0]! : [];
-  const rollen: Document[] =
-    field !== undefined
-      ? await z.rollen.store.findBy(field, String(hash), Object.fromEntries(fields.filter(([k]) => k !== field)) as Record<string, string>)
-      : await readAll(z.rollen.store.raw.find(live(filter), { projection: { _zaakUuid: 1 } }));
+  if (field === undefined) {
+    const rollen = await readAll(z.rollen.store.raw.find(live(filter), { projection: { _zaakUuid: 1 } }));
+    return [...new Set(rollen.map((r) => String(r._zaakUuid)))];
+  }
+  const rollen = await z.rollen.store.findBy(field, String(hash), Object.fromEntries(fields.filter(([k]) => k !== field)) as Record<string, string>);
+  for (const rol of rollen) read?.set(rol._id, rol as Stored<RolDoc>);
   return [...new Set(rollen.map((r) => String(r._zaakUuid)))];
 }
 

@@ -32,6 +32,7 @@ import {
   nonField,
   partsOf,
   withDefaults,
+  type RollenRead,
   type Zaken,
 } from './context';
 import { chooseFields, expansionOf, parseFields, type FieldChoice } from '../../common/platform/fields';
@@ -296,7 +297,7 @@ function listOf(v: unknown): string[] {
 }
 
 /** The MongoDB filter of the /zaken list filters and the `_zoek` body (which also has uuid__in, zaaktype__in, zaakgeometrie). */
-export async function zaakFilter(z: Zaken, q: JsonObject, caller: Caller, withArea = true): Promise<Filter<Document>> {
+export async function zaakFilter(z: Zaken, q: JsonObject, caller: Caller, withArea = true, rollenRead?: RollenRead): Promise<Filter<Document>> {
   const parts: Filter<Document>[] = [authFilter(caller, ZAAK_AUTH_FIELDS)];
   const f: JsonObject = {};
   for (const k of SIMPLE) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
@@ -323,7 +324,7 @@ export async function zaakFilter(z: Zaken, q: JsonObject, caller: Caller, withAr
   parts.push(f);
   const rolFilter = rolFilterOfZaakQuery(z.api.deps.pii, q);
   if (rolFilter) {
-    parts.push(idsIn(await zakenWithRol(z, rolFilter)));
+    parts.push(idsIn(await zakenWithRol(z, rolFilter, rollenRead)));
   }
   const real = parts.filter((p) => Object.keys(p).length);
   return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };
@@ -349,8 +350,10 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     const fields = parseFields(q.fields, tree, ZAAK_FIELDS);
     const p = parsePage(rawPage);
     const request = { page: p, size: PAGE_SIZE, sort: sortOf(q.ordering), cursor: typeof cursor === 'string' ? cursor : undefined };
+    // The rollen a search by BSN reads, for an expansion into the rollen of the zaken it finds.
+    const rollenRead: RollenRead | undefined = tree ? new Map() : undefined;
     const query = async () => {
-      const filter = await zaakFilter(z, q, caller);
+      const filter = await zaakFilter(z, q, caller, true, rollenRead);
       // Only the autorisaties restrict the list: its count is the sum of the maintained counts of their buckets.
       const authOnly = !caller.all && sameFilter(filter, authFilter(caller, ZAAK_AUTH_FIELDS));
       return zaken.store.pageStored(filter, authOnly ? { ...request, count: () => zaken.store.countBuckets(authBuckets(caller)) } : request);
@@ -358,7 +361,7 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     const area = (q.zaakgeometrie as JsonObject | undefined)?.within;
     // A store without $geoWithin (the local stand-in): the area is applied here, to the zaken the other filters find.
     const inArea = async () => {
-      const filter = live(await zaakFilter(z, q, caller, false));
+      const filter = live(await zaakFilter(z, q, caller, false, rollenRead));
       const candidates = await readAll(zaken.store.raw.find(filter, { projection: { zaakgeometrie: 1 }, sort: { _created: 1, _id: 1 } }));
       return zaken.store.pageStored(idsIn(candidates.filter((d) => within(d.zaakgeometrie, area)).map((d) => d._id)), request);
     };
@@ -375,7 +378,7 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
     // A page is written from the zaken's texts (see RenderCache), an expansion put into them.
     return answerPage(
       envelope(requestUrl, p, count, await zaken.renderStored(items), cont),
-      tree && ((objects) => expand(z, caller, objects, tree, version)),
+      tree && ((objects) => expand(z, caller, objects, tree, version, rollenRead)),
       fields && ((r) => chooseFields(r, fields)),
     );
   };
