@@ -175,6 +175,32 @@ describe('RenderCache', () => {
     expect(cache.heldBytes).toBeLessThanOrEqual(bound);
   });
 
+  it("holds no more memory than its bound: what it keeps is cut from blocks of its own, not from Node's shared slabs", async () => {
+    const bound = 8 * 1024 * 1024;
+    const cache = new RenderCache(bound);
+    const stored = (n: number) => Buffer.from(BSON.serialize({ _id: `id-${n}`, x: `${n}`.repeat(300) }));
+    const render = async (doc: Record<string, unknown>) => ({ id: doc._id, x: doc.x });
+    const transient: Buffer[] = [];
+    const total = 10_000; // entries of about 3 KB: about four times what the bound holds
+    for (let n = 0; n < total; n++) {
+      await cache.get('s', `k${n}`, stored(n), render);
+      transient.push(Buffer.from('t'.repeat(3000))); // (what a request cuts from the shared slabs beside)
+      if (transient.length > 100) transient.shift();
+    }
+    const held = new Set<ArrayBufferLike>();
+    let kept = 0;
+    for (let n = total - 1; n >= 0; n--) {
+      const entry = cache.kept('s', `k${n}`, stored(n));
+      if (!entry) break;
+      kept++;
+      held.add(entry.text.buffer);
+    }
+    expect(kept).toBeGreaterThan(2_000);
+    expect(cache.heldBytes).toBeLessThanOrEqual(bound);
+    // the memory behind the kept entries: the bound, and at most one block more (the one being filled)
+    expect([...held].reduce((n, b) => n + b.byteLength, 0)).toBeLessThanOrEqual(bound + 256 * 1024);
+  });
+
   it('keeps an object apart per scope (tenant, resource, version): one is never served for another', async () => {
     const cache = new RenderCache(1024 * 1024);
     const stored = Buffer.from(BSON.serialize({ _id: 'z1', x: 1 }));

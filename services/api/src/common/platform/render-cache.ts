@@ -18,7 +18,19 @@ interface Entry extends Rendered {
   stored: Buffer;
   /** Whose rendering it is: tenant, resource and API version (one object has an entry per scope that read it). */
   scope: string;
+  /** The block its bytes (stored, then text) were cut from; none when they have one of their own. */
+  slab?: Slab;
 }
+
+/** A block the cache cuts entries from, one after the other; it is held while one of them is. */
+interface Slab {
+  bytes: Buffer;
+  used: number;
+  live: number;
+}
+
+/** The largest block the cache cuts entries from. */
+const SLAB_BYTES = 256 * 1024;
 
 /**
  * The JSON text of objects as a version of the API shows them, each kept beside the stored bytes it was rendered
@@ -28,16 +40,24 @@ interface Entry extends Rendered {
  * nothing to invalidate and no window of staleness. Which objects a caller sees is decided by the page's query, as
  * without the cache; only resources whose answer depends on the stored object, the version and the base URL alone
  * use it (ResourceDef.renderCache). Bounded by bytes (RENDER_CACHE_MB); the objects stored longest ago go first.
- * Entries are found by the object's id, then its scope (no key string made per object of a page).
+ * Entries are found by the object's id, then its scope (no key string made per object of a page). What an entry
+ * keeps is cut from blocks of the cache's own, counted whole while any entry cut from them stays: copies made with
+ * `Buffer.from` are slices of Node's shared 8 KB slabs, each holding its whole slab (and whatever else was cut from
+ * it) while it is kept, which made 64 MB of entries hold about 300 MB.
  */
 export class RenderCache {
   private entries = new Map<string, Entry[]>();
   private bytes = 0;
+  /** The block entries are cut from now, and its size: a sixteenth of the bound at most. */
+  private slab?: Slab;
+  private readonly slabBytes: number;
   /** Objects written from their kept text, and objects rendered (for the metrics). */
   hits = 0;
   misses = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private readonly maxBytes: number) {
+    this.slabBytes = Math.min(SLAB_BYTES, Math.floor(maxBytes / 16));
+  }
 
   get enabled(): boolean {
     return this.maxBytes > 0;
@@ -89,38 +109,68 @@ export class RenderCache {
     const body = await render(doc);
     const shown: Shown = {};
     for (const f of READ_FIELDS) if (typeof body[f] === 'string') shown[f] = body[f];
-    const text = Buffer.from(JSON.stringify(body));
-    if (scope !== undefined && id !== undefined && keeps(doc)) this.keep(id, { stored: Buffer.from(stored), text, shown, scope });
-    return { text, shown };
+    const json = JSON.stringify(body);
+    const kept = scope !== undefined && id !== undefined && keeps(doc) ? this.keep(id, scope, stored, json, shown) : undefined;
+    return kept ?? { text: Buffer.from(json), shown };
   }
 
-  /** Keeps `entry` for object `id` in place of the one of its scope, making room; one larger than a sixteenth of the bound is not kept. */
-  private keep(id: string, entry: Entry): void {
-    const size = weight(id, entry);
-    if (size > this.maxBytes / 16) return;
+  /**
+   * Keeps the rendering `json` of object `id` from `stored` in place of the one of its scope, making room; one larger
+   * than a sixteenth of the bound is not kept.
+   */
+  private keep(id: string, scope: string, stored: Buffer, json: string, shown: Shown): Entry | undefined {
+    const length = stored.length + Buffer.byteLength(json);
+    const size = length + id.length + scope.length;
+    if (size > this.maxBytes / 16) return undefined;
     const held = this.entries.get(id) ?? [];
     this.entries.delete(id); // (back in last: the object's entries go with the newest of them)
-    const old = held.findIndex((e) => e.scope === entry.scope);
-    if (old >= 0) this.bytes -= weight(id, held.splice(old, 1)[0]!);
-    while (this.bytes + size > this.maxBytes) {
+    const old = held.findIndex((e) => e.scope === scope);
+    if (old >= 0) this.release(id, held.splice(old, 1)[0]!);
+    // An entry of more than an eighth of a block gets one of its own; a block that cannot take it is followed by a new one.
+    const own = length > this.slabBytes / 8;
+    const next = !own && (!this.slab || this.slab.used + length > this.slabBytes);
+    const needed = size - (own ? 0 : length) + (next ? this.slabBytes : 0);
+    while (this.bytes + needed > this.maxBytes) {
       const oldest = this.entries.entries().next().value;
       if (oldest) this.drop(...oldest);
-      else this.bytes -= held.splice(0).reduce((n, e) => n + weight(id, e), 0);
+      else if (held.length) held.splice(0).forEach((e) => this.release(id, e));
+      else break; // (only the current block is left)
     }
+    let block: Buffer;
+    let slab: Slab | undefined;
+    if (own) block = Buffer.allocUnsafeSlow(length);
+    else {
+      if (next) {
+        if (this.slab?.live === 0) this.bytes -= this.slab.bytes.length;
+        this.slab = { bytes: Buffer.allocUnsafeSlow(this.slabBytes), used: 0, live: 0 };
+        this.bytes += this.slabBytes;
+      }
+      slab = this.slab!;
+      block = slab.bytes.subarray(slab.used, slab.used + length);
+      slab.used += length;
+      slab.live++;
+    }
+    stored.copy(block);
+    block.write(json, stored.length);
+    const entry: Entry = { stored: block.subarray(0, stored.length), text: block.subarray(stored.length), shown, scope, slab };
     held.push(entry);
     this.entries.set(id, held);
-    this.bytes += size;
+    this.bytes += needed - (next ? this.slabBytes : 0);
+    return entry;
   }
 
   private drop(id: string, held: Entry[]): void {
     this.entries.delete(id);
-    for (const e of held) this.bytes -= weight(id, e);
+    for (const e of held) this.release(id, e);
   }
-}
 
-/** What an entry holds of the bound: its stored bytes, its text, its id and scope. */
-function weight(id: string, entry: Entry): number {
-  return entry.stored.length + entry.text.length + id.length + entry.scope.length;
+  /** Gives back what an entry held: its id and scope, and its bytes or its share of its block (the block when it was the last). */
+  private release(id: string, entry: Entry): void {
+    this.bytes -= id.length + entry.scope.length;
+    const slab = entry.slab;
+    if (!slab) this.bytes -= entry.stored.length + entry.text.length;
+    else if (--slab.live === 0 && slab !== this.slab) this.bytes -= slab.bytes.length;
+  }
 }
 
 /**
