@@ -36,10 +36,10 @@ export const VERWIJDEREN = 'zaken.verwijderen';
 export const READ = [LEZEN];
 export const UPDATE = [BIJWERKEN, GEFORCEERD];
 
-/** Every Zaken resource, so that the rules of one can read and update the others. Filled in by `register`. */
 /** Rollen read whole while answering one request, by uuid: an expansion of the same answer takes them from there. */
 export type RollenRead = Map<string, Stored<RolDoc>>;
 
+/** Every Zaken resource, so that the rules of one can read and update the others. Filled in by `register`. */
 export interface Zaken extends ZakenLinks {
   api: ComponentApi;
   catalogi: CatalogiLinks;

@@ -75,12 +75,11 @@ export async function zakenWithRol(z: Zaken, filter: Filter<Document>, read?: Ro
   const plain = fields.every(([k, v]) => !k.startsWith('$') && typeof v === 'string');
   const hashes = plain ? fields.filter(([k]) => k.startsWith(`${PII_HASHES}.`)) : [];
   const [field, hash] = hashes.length === 1 ? hashes[0]! : [];
-  if (field === undefined) {
-    const rollen = await readAll(z.rollen.store.raw.find(live(filter), { projection: { _zaakUuid: 1 } }));
-    return [...new Set(rollen.map((r) => String(r._zaakUuid)))];
-  }
-  const rollen = await z.rollen.store.findBy(field, String(hash), Object.fromEntries(fields.filter(([k]) => k !== field)) as Record<string, string>);
-  for (const rol of rollen) read?.set(rol._id, rol as Stored<RolDoc>);
+  const whole = field !== undefined;
+  const rollen: Document[] = whole
+    ? await z.rollen.store.findBy(field, String(hash), Object.fromEntries(fields.filter(([k]) => k !== field)) as Record<string, string>)
+    : await readAll(z.rollen.store.raw.find(live(filter), { projection: { _zaakUuid: 1 } }));
+  if (whole) for (const rol of rollen) read?.set(String(rol._id), rol as Stored<RolDoc>);
   return [...new Set(rollen.map((r) => String(r._zaakUuid)))];
 }
 
