@@ -129,8 +129,9 @@ export class RenderCache {
     // An entry of more than an eighth of a block gets one of its own; a block that cannot take it is followed by a new one.
     const own = length > this.slabBytes / 8;
     const next = !own && (!this.slab || this.slab.used + length > this.slabBytes);
-    const needed = size - (own ? 0 : length) + (next ? this.slabBytes : 0);
-    while (this.bytes + needed > this.maxBytes) {
+    // What the entry adds to the bound besides a new block: its id and scope, and its bytes when they have their own.
+    const charge = own ? size : size - length;
+    while (this.bytes + charge + (next ? this.slabBytes : 0) > this.maxBytes) {
       const oldest = this.entries.entries().next().value;
       if (oldest) this.drop(...oldest);
       else if (held.length) held.splice(0).forEach((e) => this.release(id, e));
@@ -155,7 +156,7 @@ export class RenderCache {
     const entry: Entry = { stored: block.subarray(0, stored.length), text: block.subarray(stored.length), shown, scope, slab };
     held.push(entry);
     this.entries.set(id, held);
-    this.bytes += needed - (next ? this.slabBytes : 0);
+    this.bytes += charge;
     return entry;
   }
 
