@@ -24,3 +24,4 @@ export * from './tenant';
 export * from './zij-aan-zij';
 export * from './digest';
 export * from './paths';
+export * from './bounded';

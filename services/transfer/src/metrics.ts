@@ -1,4 +1,4 @@
-import { Counter, Histogram, type ImportTelling, type Registry, type Voortgang } from '@zgw/shared';
+import { Counter, Histogram, makeRoom, type ImportTelling, type Registry, type Voortgang } from '@zgw/shared';
 
 /** Changes of a transfer's status reported by this worker, by the new status (`afgerond`, `mislukt`, ...). */
 const transfers = new Counter({
@@ -69,7 +69,7 @@ export function observe(overdracht: string, v: Voortgang): void {
   if (!v.stap) return;
   const key = `${overdracht}/${v.stap}`;
   if (v.fase === 'start') {
-    if (begun.size >= MAX_BEGUN) begun.delete(begun.keys().next().value!);
+    makeRoom(begun, MAX_BEGUN);
     begun.set(key, performance.now());
   } else if (v.fase === 'einde') {
     const at = begun.get(key);

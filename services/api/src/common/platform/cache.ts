@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
 import { z } from 'zod';
-import { consumeTopics, createProducer, ensureTopics, eventHeaders, topicName, type Logger, type RunningConsumer } from '@zgw/shared';
+import { consumeTopics, createProducer, ensureTopics, eventHeaders, makeRoom, topicName, type Logger, type RunningConsumer } from '@zgw/shared';
 
 /** The Kafka topic (after the prefix) on which API instances tell each other which cache regions to clear. */
 export const CACHE_TOPIC = 'api-cache';
@@ -49,7 +49,7 @@ export class CacheRegion<V = unknown> {
     const generation = this.generation;
     const value = await load();
     if (generation === this.generation && keep(value)) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+      makeRoom(this.entries, MAX_ENTRIES);
       this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
     }
     return value;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BSON, type Document, type Filter, type Sort } from 'mongodb';
+import { makeRoom } from '@zgw/shared';
 
 const { EJSON } = BSON;
 
@@ -99,10 +100,10 @@ export class PageAnchors {
     let pages = this.queries.get(sig);
     if (pages) this.queries.delete(sig);
     else pages = new Map();
+    makeRoom(this.queries, this.maxQueries);
     this.queries.set(sig, pages);
-    if (this.queries.size > this.maxQueries) this.queries.delete(this.queries.keys().next().value!);
+    if (!pages.has(page)) makeRoom(pages, this.maxPerQuery);
     pages.set(page, key);
-    if (pages.size > this.maxPerQuery) pages.delete(pages.keys().next().value!);
   }
 
   /** The nearest remembered boundary at or below `page`. */
