@@ -51,7 +51,7 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { createSigner } = require('fast-jwt');
 const { MongoClient } = require('mongodb');
-const { Kafka, logLevel } = require('kafkajs');
+const { createKafka } = require('../shared/dist');
 const { documentsSuite, largeSuite } = require('./bench/documents');
 const { notifierSuite } = require('./bench/notifier');
 const { transferSuite } = require('./bench/transfer');
@@ -545,7 +545,7 @@ async function zakenSuite(db, mongo) {
     // zaak, rol, zaakinformatieobject, zaakbesluit and zaakobject created (documents and besluiten have their own topics).
     const finalLagMs = await drained(outboxWaiting);
     const pendingDocs = (await Promise.all(['zaken', 'rollen', 'zaakobjecten', 'zaakinformatieobjecten'].map((c) => database.collection(c).countDocuments({ _pending: true })))).reduce((a, b) => a + b, 0);
-    const kafka = new Kafka({ brokers: KAFKA_BROKERS.split(','), clientId: 'zgw-bench', logLevel: logLevel.NOTHING });
+    const kafka = createKafka(KAFKA_BROKERS, 'zgw-bench');
     const admin = kafka.admin();
     await admin.connect();
     const offsets = await admin.fetchTopicOffsets(`${prefix}zaken`);

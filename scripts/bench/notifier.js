@@ -12,7 +12,7 @@ const { randomUUID } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { Kafka, logLevel } = require('kafkajs');
+const { createKafka } = require('../../shared/dist');
 
 const root = path.join(__dirname, '..', '..');
 const ORG = '002220647';
@@ -58,7 +58,7 @@ async function notifierSuite(h, db, { events, receivers, slowMs, ticks }) {
   const api = h.startApi(h.PORT, db, { KAFKA_TOPIC_PREFIX: prefix });
   const rs = await startReceivers(receivers, slowMs);
   let notifier;
-  const kafka = new Kafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), clientId: 'zgw-bench-nrc', logLevel: logLevel.NOTHING });
+  const kafka = createKafka(process.env.KAFKA_BROKERS ?? '127.0.0.1:9092', 'zgw-bench-nrc');
   const admin = kafka.admin();
   try {
     await h.up(api.base);
