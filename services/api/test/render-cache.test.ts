@@ -181,14 +181,14 @@ describe('RenderCache', () => {
     const cache = new RenderCache((size + 8) * 16); // (room for about 16 such entries)
     const render = async (doc: Record<string, unknown>) => ({ id: doc._id, v: doc.v, x: doc.x });
     for (let n = 0; n < 10; n++) await cache.get('s', `k${n}`, stored(n), render);
-    // k0 changed many times (each a new rendering kept in place of the last): its earlier places in the order are passed over
+    // k0 changed many times (each a new rendering kept in place of the last, back in last): it goes with the newest
     for (let v = 1; v <= 1000; v++) await cache.get('s', 'k0', stored(0, v), render);
     for (let n = 10; n < 21; n++) await cache.get('s', `k${n}`, stored(n), render);
     const kept = (n: number, v = 0) => cache.kept('s', `k${n}`, stored(n, v)) !== undefined;
     expect(kept(0, 1000)).toBe(true);
     expect([1, 2, 3, 4, 5].map((n) => kept(n))).toEqual([false, false, false, false, false]);
     expect([6, 7, 8, 9, 20].map((n) => kept(n))).toEqual([true, true, true, true, true]);
-    // so often that the order is cut down to the objects' last places, which keep their order
+    // k6 so often that the map rehashes while the walk that finds the oldest goes on: the others keep their order
     for (let v = 1; v <= 3000; v++) await cache.get('s', 'k6', stored(6, v), render);
     for (let n = 21; n < 26; n++) await cache.get('s', `k${n}`, stored(n), render);
     expect([7, 8, 9, 10].map((n) => kept(n))).toEqual([false, false, false, false]);

@@ -29,12 +29,6 @@ interface Slab {
   live: number;
 }
 
-/** An object's place in the order of keeping: its id and the list of its entries kept then. */
-interface Kept {
-  id: string;
-  held: Entry[];
-}
-
 /** The largest block the cache cuts entries from. */
 const SLAB_BYTES = 256 * 1024;
 
@@ -49,15 +43,14 @@ const SLAB_BYTES = 256 * 1024;
  * Entries are found by the object's id, then its scope (no key string made per object of a page). What an entry
  * keeps is cut from blocks of the cache's own, counted whole while any entry cut from them stays: copies made with
  * `Buffer.from` are slices of Node's shared 8 KB slabs, each holding its whole slab (and whatever else was cut from
- * it) while it is kept, which made 64 MB of entries hold about 300 MB. The order objects were kept in is a queue of
- * its own: finding the oldest as the first of the map's entries walks past every entry deleted since the map last
- * rehashed (about 15 µs an eviction at 18,000 objects).
+ * it) while it is kept, which made 64 MB of entries hold about 300 MB. The oldest entries are found by one walk of
+ * the map kept from eviction to eviction: a new walk from the start each time passed every entry deleted since the
+ * map last rehashed (about 15 µs an eviction at 18,000 objects).
  */
 export class RenderCache {
   private entries = new Map<string, Entry[]>();
-  /** The objects in the order they were kept, oldest from `head` on; one kept again since (a new list in `entries`) is passed over. */
-  private order: Kept[] = [];
-  private head = 0;
+  /** The walk that finds the oldest entries: everything before it has been dropped, what is kept again is met again at the end. */
+  private walk = this.entries.entries();
   private bytes = 0;
   /** The block entries are cut from now, and its size: a sixteenth of the bound at most. */
   private slab?: Slab;
@@ -133,13 +126,10 @@ export class RenderCache {
     const length = stored.length + Buffer.byteLength(json);
     const size = length + id.length + scope.length;
     if (size > this.maxBytes / 16) return undefined;
-    // A new list in place of the object's (back in last: its entries go with the newest of them), without the scope's.
-    const held: Entry[] = [];
-    for (const e of this.entries.get(id) ?? []) {
-      if (e.scope === scope) this.release(id, e);
-      else held.push(e);
-    }
-    this.entries.delete(id);
+    const held = this.entries.get(id) ?? [];
+    this.entries.delete(id); // (back in last: the object's entries go with the newest of them)
+    const old = held.findIndex((e) => e.scope === scope);
+    if (old >= 0) this.release(id, held.splice(old, 1)[0]!);
     // An entry of more than an eighth of a block gets one of its own; a block that cannot take it is followed by a new one.
     const own = length > this.slabBytes / 8;
     const next = !own && (!this.slab || this.slab.used + length > this.slabBytes);
@@ -147,7 +137,7 @@ export class RenderCache {
     const charge = own ? size : size - length;
     while (this.bytes + charge + (next ? this.slabBytes : 0) > this.maxBytes) {
       const oldest = this.oldest();
-      if (oldest) this.drop(oldest);
+      if (oldest) this.drop(...oldest);
       else if (held.length) held.splice(0).forEach((e) => this.release(id, e));
       else break; // (only the current block is left)
     }
@@ -170,30 +160,18 @@ export class RenderCache {
     const entry: Entry = { stored: block.subarray(0, stored.length), text: block.subarray(stored.length), shown, scope, slab };
     held.push(entry);
     this.entries.set(id, held);
-    this.order.push({ id, held });
-    // Objects kept again leave their earlier places behind: when those are most of the queue, it keeps the others only.
-    if (this.order.length - this.head > 2 * this.entries.size + 1024) {
-      this.order = this.order.slice(this.head).filter((k) => this.entries.get(k.id) === k.held);
-      this.head = 0;
-    }
     this.bytes += charge;
     return entry;
   }
 
-  /** The object kept longest ago, taken off the queue. */
-  private oldest(): Kept | undefined {
-    while (this.head < this.order.length) {
-      const k = this.order[this.head++]!;
-      if (this.head > 1024 && this.head * 2 > this.order.length) {
-        this.order = this.order.slice(this.head);
-        this.head = 0;
-      }
-      if (this.entries.get(k.id) === k.held) return k;
-    }
-    return undefined;
+  /** The object kept longest ago (a walk that has ended begins again, at what was kept since). */
+  private oldest(): [string, Entry[]] | undefined {
+    let next = this.walk.next();
+    if (next.done) next = (this.walk = this.entries.entries()).next();
+    return next.value;
   }
 
-  private drop({ id, held }: Kept): void {
+  private drop(id: string, held: Entry[]): void {
     this.entries.delete(id);
     for (const e of held) this.release(id, e);
   }
