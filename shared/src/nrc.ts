@@ -151,7 +151,8 @@ export const STATUS_ATTEMPTS = 10;
  * - deliveries: the pending ones in due order (the notifier's start), one abonnement's pending ones in due order
  *   (its queue, its count), one abonnement's deliveries newest first, by state or not (the admin screen), the done
  *   ones by age (retention);
- * - kept notifications: one kanaal's in a period (resend), all by age (retention);
+ * - kept notifications: one tenant's on one kanaal in a period (resend: kanalen are shared, what they carry is a
+ *   tenant's), all by age (retention);
  * - resend requests: the open ones oldest first, one abonnement's newest first.
  */
 export const NRC_INDEXES: Readonly<Record<string, readonly { key: Record<string, 1 | -1>; sparse?: boolean }[]>> = {
@@ -163,13 +164,34 @@ export const NRC_INDEXES: Readonly<Record<string, readonly { key: Record<string,
     // Only finished deliveries have doneAt.
     { key: { doneAt: 1 }, sparse: true },
   ],
-  [NRC_NOTIFICATIES]: [{ key: { kanaal: 1, receivedAt: 1, _id: 1 } }, { key: { receivedAt: 1 } }],
+  [NRC_NOTIFICATIES]: [{ key: { _tenant: 1, kanaal: 1, receivedAt: 1, _id: 1 } }, { key: { receivedAt: 1 } }],
   [NRC_RESENDS]: [{ key: { state: 1, requestedAt: 1, _id: 1 } }, { key: { abonnement: 1, requestedAt: -1, _id: -1 } }],
+};
+
+const INDEX_NOT_FOUND = 27;
+
+/** Indexes of earlier versions that a declared one replaced, by collection: dropped where they exist. */
+const NRC_REPLACED_INDEXES: Readonly<Record<string, readonly string[]>> = {
+  // a resend reads one tenant's kept notifications of a kanaal (the index led by kanaal served every tenant's)
+  [NRC_NOTIFICATIES]: ['kanaal_1_receivedAt_1__id_1'],
 };
 
 export async function ensureNrcIndexes(db: Db): Promise<void> {
   for (const [coll, specs] of Object.entries(NRC_INDEXES)) {
     for (const spec of specs) await db.collection(coll).createIndex(spec.key, spec.sparse ? { sparse: true } : {});
+  }
+  for (const [coll, names] of Object.entries(NRC_REPLACED_INDEXES)) {
+    const present = new Set((await db.collection(coll).indexes()).map((ix) => ix.name));
+    for (const name of names) {
+      // (another instance starting at the same time may have dropped it first)
+      if (present.has(name))
+        await db
+          .collection(coll)
+          .dropIndex(name)
+          .catch((err: { code?: number }) => {
+            if (err.code !== INDEX_NOT_FOUND) throw err;
+          });
+    }
   }
 }
 

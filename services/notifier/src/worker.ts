@@ -243,7 +243,7 @@ function startWorker(c: WorkerContext): Worker {
     while (refreshing) await refreshing.catch(() => undefined);
     refreshing = (async () => {
       await registry.refresh();
-      await processResends(db, deliverer, (id) => deliverer.lane(id)?.target, clock, log);
+      await processResends(db, deliverer, (id) => deliverer.lane(id)?.target, clock, log, config.ZGW_DEFAULT_TENANT);
     })().finally(() => (refreshing = undefined));
     return refreshing;
   };

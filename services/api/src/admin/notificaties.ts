@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Document } from 'mongodb';
+import type { Document, Filter } from 'mongodb';
 import { z } from 'zod';
 import {
   NRC_ABONNEMENTEN,
@@ -8,6 +8,7 @@ import {
   NRC_NOTIFICATIES,
   NRC_RESENDS,
   NRC_STATUS,
+  TENANT_FIELD,
   ensureNrcIndexes,
   parseBackoff,
   type AbonnementDoc,
@@ -114,6 +115,9 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
     if (!a) throw ZgwError.notFound(`Abonnement ${uuid} bestaat niet.`);
     return a;
   };
+  /** The kept notifications of a tenant (the default tenant's include those kept before tenants, without one). */
+  const keptOf = (tenant: string): Filter<KeptNotificatie> =>
+    (tenant === deps.tenants.defaultTenant ? { [TENANT_FIELD]: { $in: [tenant, null] } } : { [TENANT_FIELD]: tenant }) as Filter<KeptNotificatie>;
   type WithUuid = { Params: { uuid: string } };
   /** Every endpoint here is for an administrator (or a client with all rights). */
   const administrator = (req: FastifyRequest) => adminCaller(deps, req, 'notificaties beheren');
@@ -145,13 +149,16 @@ export async function registerNotificatiesAdmin(app: FastifyInstance, deps: Deps
   });
 
   app.get<WithUuid>(`${BASE}/abonnementen/:uuid/deliveries`, async (req) => {
-    await administrator(req);
+    const caller = await administrator(req);
     const a = await abonnementOr404(req.params.uuid);
     const q = parseOrThrow(DeliveriesQuery, req.query ?? {});
     const page = parsePage(q.page);
     const filter = { abonnement: a._id, ...(q.state ? { state: q.state } : {}) };
     const { count, items, ...cont } = await deliveries.page(filter, { page, size: PAGE_SIZE, sort: { createdAt: -1, _id: -1 }, cursor: q.cursor });
-    const messages = new Map((await kept.find({ _id: { $in: items.map((d) => d.notificatie) } }).toArray()).map((k) => [k._id, k]));
+    // Kept notifications are kept at platform level: only the tenant's own are shown (a delivery of another tenant's,
+    // as a resend across tenants once made, shows its id and kanaal alone).
+    const ids = items.map((d) => d.notificatie);
+    const messages = new Map((await kept.find({ _id: { $in: ids }, ...keptOf(caller.tenant) }).toArray()).map((k) => [k._id, k]));
     const results = items.map((d) => {
       const m = messages.get(d.notificatie);
       return {
