@@ -21,8 +21,10 @@ export const AUDIT_READS_TOPIC = 'audit-reads';
 export const AUDITTRAIL_COLLECTION = 'audittrail';
 /** Collection of read entries; `_id` is the entry uuid. */
 export const AUDIT_READS_COLLECTION = 'auditreads';
-/** Settings document (collection `settings`) that holds the exclusions set by an administrator. */
+/** Settings document (collection `settings`) that holds the platform's exclusions set by a platform administrator. */
 export const AUDIT_EXCLUSIONS_SETTING = 'audit.excludeClientIds';
+/** The settings document of a tenant's own exclusions (for the reads made in that tenant only). */
+export const tenantExclusionsId = (tenant: string): string => `${AUDIT_EXCLUSIONS_SETTING}@${tenant}`;
 
 const Bron = z.enum(['ZRC', 'DRC', 'BRC', 'ZTC', 'AC', 'NRC']);
 

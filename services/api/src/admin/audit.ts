@@ -1,7 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AUDIT_EXCLUSIONS_SETTING, AUDIT_READS_COLLECTION, ensureAuditIndexes, exclusionList, type StoredReadEntry } from '@zgw/shared';
+import {
+  AUDIT_EXCLUSIONS_SETTING,
+  AUDIT_READS_COLLECTION,
+  ensureAuditIndexes,
+  exclusionList,
+  tenantExclusionsId,
+  type StoredReadEntry,
+} from '@zgw/shared';
 import { SETTINGS_COLLECTION, type ExclusionsSetting } from '../common/audit/audit-reads';
+import type { Caller } from '../common/auth/auth';
 import type { Deps } from '../common/platform/component';
 import { ZgwError } from '../common/platform/errors';
 import { adminCaller } from './rights';
@@ -59,9 +67,13 @@ export async function ensureAuditReadsIndexes(deps: Deps): Promise<void> {
 
 /**
  * Administration of the audit trail of reads (only callers that may change autorisaties):
- * - `GET/PUT/DELETE /admin/api/v1/audit/exclusions`: the client ids whose reads are not recorded. A stored list
- *   replaces AUDIT_EXCLUDE_CLIENT_IDS for every instance (each re-reads it every AUDIT_SETTINGS_POLL_MS; this one at
- *   once) and holds across restarts; DELETE returns to the environment's list.
+ * - `GET/PUT/DELETE /admin/api/v1/audit/exclusions`: the client ids whose reads are not recorded, the list of the
+ *   tenant the request acts in. A platform administrator acting in the default tenant (the provider's own) manages
+ *   the platform's list, for the reads in every tenant: a stored one replaces AUDIT_EXCLUDE_CLIENT_IDS, DELETE
+ *   returns to the environment's. In any other tenant the list is that tenant's own, for the reads made in it only
+ *   (so an organisation's administrator excludes its own clients' reads, never another's); its answer shows the
+ *   platform's list beside it, read-only. Every instance re-reads the lists every AUDIT_SETTINGS_POLL_MS (this one
+ *   applies a change at once); they hold across restarts.
  * - `GET /admin/api/v1/audit/reads?clientId=|hoofdObject=&vanaf=&tot=`: the recorded reads, oldest first, paginated.
  */
 export async function registerAuditAdmin(app: FastifyInstance, deps: Deps): Promise<void> {
@@ -71,31 +83,46 @@ export async function registerAuditAdmin(app: FastifyInstance, deps: Deps): Prom
   await ensureAuditReadsIndexes(deps);
 
   const admin = (req: FastifyRequest) => adminCaller(deps, req, 'de audit trail van het lezen beheren en inzien');
-  const current = async () => {
+  /** The tenant whose own list the caller manages; undefined: the platform's (a platform administrator in the default tenant). */
+  const ownListOf = (caller: Caller): string | undefined =>
+    caller.platformAdmin && caller.tenant === deps.tenants.defaultTenant ? undefined : caller.tenant;
+  const platformList = async () => {
     const doc = await settings.findOne({ _id: AUDIT_EXCLUSIONS_SETTING });
     if (doc) return { clientIds: doc.clientIds, bron: 'beheer', updatedAt: doc.updatedAt, updatedBy: doc.updatedBy };
     return { clientIds: exclusionsFromEnv(deps), bron: 'AUDIT_EXCLUDE_CLIENT_IDS', updatedAt: null, updatedBy: null };
   };
+  /** The list the caller manages; a tenant's with the platform's beside it (read-only, for information). */
+  const current = async (caller: Caller) => {
+    const tenant = ownListOf(caller);
+    if (tenant === undefined) return platformList();
+    const doc = await settings.findOne({ _id: tenantExclusionsId(tenant) });
+    const own = doc
+      ? { clientIds: doc.clientIds, bron: 'beheer', updatedAt: doc.updatedAt, updatedBy: doc.updatedBy }
+      : { clientIds: [], bron: 'geen', updatedAt: null, updatedBy: null };
+    return { ...own, tenant, platform: await platformList() };
+  };
 
-  app.get('/admin/api/v1/audit/exclusions', async (req) => {
-    await admin(req);
-    return current();
-  });
+  app.get('/admin/api/v1/audit/exclusions', async (req) => current(await admin(req)));
   app.put('/admin/api/v1/audit/exclusions', async (req) => {
     const caller = await admin(req);
     const { clientIds } = parseOrThrow(ExclusionsInput, jsonObject(req.body));
     const unique = [...new Set(clientIds)];
-    const doc = { clientIds: unique, updatedAt: new Date().toISOString(), updatedBy: caller.clientId };
-    await settings.updateOne({ _id: AUDIT_EXCLUSIONS_SETTING }, { $set: doc }, { upsert: true });
-    deps.reads?.applyExclusions(unique);
-    req.log.info({ exclusions: unique.length, by: caller.clientId }, 'audit read exclusions changed');
-    return { ...doc, bron: 'beheer' };
+    const tenant = ownListOf(caller);
+    const doc = { clientIds: unique, updatedAt: new Date().toISOString(), updatedBy: caller.clientId, ...(tenant === undefined ? {} : { tenant }) };
+    await settings.updateOne({ _id: tenant === undefined ? AUDIT_EXCLUSIONS_SETTING : tenantExclusionsId(tenant) }, { $set: doc }, { upsert: true });
+    deps.reads?.applyExclusions(unique, tenant);
+    req.log.info({ exclusions: unique.length, by: caller.clientId, tenant: tenant ?? 'platform' }, 'audit read exclusions changed');
+    return current(caller);
   });
   app.delete('/admin/api/v1/audit/exclusions', async (req, reply) => {
     const caller = await admin(req);
-    await settings.deleteOne({ _id: AUDIT_EXCLUSIONS_SETTING });
-    deps.reads?.applyExclusions(undefined);
-    req.log.info({ by: caller.clientId }, "audit read exclusions reset to the environment's");
+    const tenant = ownListOf(caller);
+    await settings.deleteOne({ _id: tenant === undefined ? AUDIT_EXCLUSIONS_SETTING : tenantExclusionsId(tenant) });
+    deps.reads?.applyExclusions(undefined, tenant);
+    req.log.info(
+      { by: caller.clientId, tenant: tenant ?? 'platform' },
+      tenant === undefined ? "audit read exclusions reset to the environment's" : "a tenant's audit read exclusions removed",
+    );
     return reply.code(204).send();
   });
 

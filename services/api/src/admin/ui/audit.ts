@@ -11,16 +11,22 @@ interface Exclusions {
   bron: string;
   updatedAt: string | null;
   updatedBy: string | null;
+  /** An organisation's own list (for the reads within it): its RSIN, and the platform's list beside it. */
+  tenant?: string;
+  platform?: Exclusions;
 }
 
 const NOTICES: Record<string, string> = {
   opgeslagen: 'De uitzonderingen zijn opgeslagen; elke instantie past ze toe.',
   hersteld: 'De lijst uit AUDIT_EXCLUDE_CLIENT_IDS geldt weer.',
+  verwijderd: 'De lijst van deze organisatie is verwijderd.',
 };
 
 /**
  * The audit exclusions: client ids (exact or with `*`) whose reads leave no audit entry. Read and changed through
- * the audit admin endpoints (admin/audit.ts), so the screen follows the same rules.
+ * the audit admin endpoints (admin/audit.ts), so the screen follows the same rules: in the default tenant a platform
+ * administrator manages the platform's list (for every organisation), in any other the organisation's own list (for
+ * the reads within it), with the platform's shown beside it.
  */
 export function registerAuditScreens(scope: FastifyInstance, ui: AdminUi): void {
   const show = async (
@@ -37,6 +43,7 @@ export function registerAuditScreens(scope: FastifyInstance, ui: AdminUi): void 
         html``,
       );
     const current = answer.body as Exclusions;
+    if (current.platform) return showOwn(req, reply, current, current.platform, extra);
     const fromEnv = current.bron !== 'beheer';
     const text = extra.text ?? current.clientIds.join('\n');
     return sendPage(
@@ -70,6 +77,51 @@ ${
     );
   };
 
+  /** An organisation's own list, with the platform's beside it (read-only). */
+  const showOwn = (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    current: Exclusions,
+    platform: Exclusions,
+    extra: { errors?: string[]; text?: string; notice?: string; status?: number },
+  ) => {
+    const session = sessionOf(req);
+    const text = extra.text ?? current.clientIds.join('\n');
+    const stored = current.bron === 'beheer';
+    return sendPage(
+      reply,
+      {
+        title: 'Audit: uitzonderingen op het lezen',
+        user: session.user,
+        csrf: session.csrf,
+        nav: 'audit',
+        errors: extra.errors,
+        notice: extra.notice,
+        status: extra.status,
+      },
+      html`<p>Het lezen van zaken, documenten en besluiten binnen organisatie <strong>${current.tenant ?? ''}</strong> komt in de audit trail, behalve door de client ids hieronder. Een regel is een client id, exact of met <code>*</code> als joker (<code>batch.*</code>, <code>*-sync</code>); hoofdletters tellen niet. Schrijven komt altijd in de audit trail.</p>
+<p id="bron">${
+        stored
+          ? html`Vastgelegd door <strong>${current.updatedBy ?? ''}</strong> op ${formatTime(current.updatedAt)}.`
+          : html`Deze organisatie heeft nog geen eigen lijst vastgelegd.`
+      }</p>
+<p id="platform">Daarnaast geldt de lijst van het platform (alleen door beheerders van het platform te wijzigen): ${
+        platform.clientIds.length ? html`<code>${platform.clientIds.join(', ')}</code>` : html`geen`
+      }.</p>
+<form method="post" action="${UI}/audit">${csrfField(session.csrf)}
+  <label for="clientIds">Uitgezonderde client ids (${current.clientIds.length}), één per regel</label>
+  <textarea id="clientIds" name="clientIds" spellcheck="false">${text}</textarea>
+  <div class="actions"><button type="submit">Opslaan</button></div>
+</form>
+${
+  stored
+    ? html`<form method="post" action="${UI}/audit/herstel" data-confirm="De lijst van deze organisatie verwijderen?">${csrfField(session.csrf)}
+  <button type="submit" class="secondary">Lijst verwijderen</button></form>`
+    : ''
+}`,
+    );
+  };
+
   scope.get<{ Querystring: { gedaan?: string } }>('/audit', async (req, reply) => show(req, reply, { notice: NOTICES[req.query.gedaan ?? ''] }));
 
   scope.post('/audit', async (req, reply) => {
@@ -88,9 +140,10 @@ ${
   });
 
   scope.post('/audit/herstel', async (req, reply) => {
+    const own = (await callAdminApi(ui, req, 'GET', EXCLUSIONS)).body as Partial<Exclusions> | undefined;
     const answer = await callAdminApi(ui, req, 'DELETE', EXCLUSIONS);
     if (answer.status !== 204) return show(req, reply, { errors: problemMessages(answer), status: answer.status });
-    return redirect(reply, `${UI}/audit?gedaan=hersteld`);
+    return redirect(reply, `${UI}/audit?gedaan=${own?.platform ? 'verwijderd' : 'hersteld'}`);
   });
 }
 

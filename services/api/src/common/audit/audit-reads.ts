@@ -6,6 +6,7 @@ import {
   AUDIT_EXCLUSIONS_SETTING,
   AUDIT_READS_TOPIC,
   ceSource,
+  tenantExclusionsId,
   clientIdMatcher,
   compactShown,
   createProducer,
@@ -31,13 +32,29 @@ import { Spool, SpoolPublisher, type SpooledMessage } from './audit-spool';
 
 export const SETTINGS_COLLECTION = 'settings';
 
-/** The exclusions an administrator stored (collection `settings`, `_id` AUDIT_EXCLUSIONS_SETTING). */
+/**
+ * The exclusions an administrator stored (collection `settings`): the platform's (`_id` AUDIT_EXCLUSIONS_SETTING), in
+ * place of AUDIT_EXCLUDE_CLIENT_IDS for the reads in every tenant, set by platform administrators; or an
+ * organisation's (`_id` tenantExclusionsId(rsin), naming its `tenant`), for the reads made in that tenant only.
+ */
 export interface ExclusionsSetting {
   _id: string;
   clientIds: string[];
   updatedAt: string;
   updatedBy: string;
+  tenant?: string;
 }
+
+/** Every stored exclusion list, the platform's and the tenants' (a prefix of `_id`: a range of its index). */
+const ALL_EXCLUSIONS = { $regex: `^${AUDIT_EXCLUSIONS_SETTING.replace(/\./g, '\\.')}` };
+
+/** A list of exclusions with its matcher. */
+interface Exclusions {
+  clientIds: string[];
+  matches: (clientId: string) => boolean;
+}
+
+const compiled = (clientIds: readonly string[]): Exclusions => ({ clientIds: [...clientIds], matches: clientIdMatcher(clientIds) });
 
 /** The field of a part that names its main object, per component (a status names its zaak). */
 const MAIN_FIELD: Partial<Record<AuditEntry['bron'], string>> = { ZRC: 'zaak', DRC: 'informatieobject', BRC: 'besluit' };
@@ -177,9 +194,10 @@ class Shown {
  * The audit trail of reads: every successful read of an audited component becomes a ReadEntry appended to this
  * instance's local spool (a synchronous file write: no database round trip, nothing lost when the process is
  * killed), which a background publisher sends to Kafka topic `audit-reads` (event id = entry uuid) for
- * services/audit to store. Reads by client ids on the exclusion list leave no entry. The list is
- * AUDIT_EXCLUDE_CLIENT_IDS until an administrator stores one (settings `audit.excludeClientIds`); every instance
- * reads that setting every AUDIT_SETTINGS_POLL_MS.
+ * services/audit to store. Reads by client ids on an exclusion list leave no entry: the platform's, for the reads in
+ * every tenant (AUDIT_EXCLUDE_CLIENT_IDS until a platform administrator stores one, settings `audit.excludeClientIds`),
+ * and a tenant's own, for the reads made in that tenant only (an organisation's administrator excludes its own
+ * clients' reads, never another organisation's). Every instance reads the settings every AUDIT_SETTINGS_POLL_MS.
  */
 export class ReadAudit {
   readonly enabled: boolean;
@@ -187,6 +205,8 @@ export class ReadAudit {
   private list: string[];
   private fromSetting = false;
   private matches: (clientId: string) => boolean;
+  /** The tenants' own lists, by tenant (only tenants that stored one). */
+  private tenantLists = new Map<string, Exclusions>();
   private spool?: Spool;
   private publisher?: SpoolPublisher;
   private producer?: Producer;
@@ -208,9 +228,14 @@ export class ReadAudit {
     this.matches = clientIdMatcher(this.list);
   }
 
-  /** The exclusions in force here, and whether an administrator set them (else they are the environment's). */
+  /** The platform's exclusions in force here, and whether an administrator set them (else they are the environment's). */
   get exclusions(): { clientIds: string[]; fromSetting: boolean } {
     return { clientIds: [...this.list], fromSetting: this.fromSetting };
+  }
+
+  /** A tenant's own exclusions in force here (beside the platform's): empty when it stored none. */
+  tenantExclusions(tenant: string): string[] {
+    return [...(this.tenantLists.get(tenant)?.clientIds ?? [])];
   }
 
   /** The list from the environment variable (in force while no administrator has stored one). */
@@ -231,12 +256,26 @@ export class ReadAudit {
     return parts.length >= 5 ? this.kinds.get(`${parts[0]}/${parts[parts.length - 2]}`) : undefined;
   };
 
-  excluded(clientId: string): boolean {
-    return this.matches(clientId);
+  /** Whether a read by `clientId` made in `tenant` leaves no entry (without a tenant: the platform's list alone). */
+  excluded(clientId: string, tenant?: string): boolean {
+    return this.matches(clientId) || (tenant !== undefined && !!this.tenantLists.get(tenant)?.matches(clientId));
   }
 
-  /** Puts a list in force at once (undefined: back to the environment's). */
-  applyExclusions(clientIds: string[] | undefined): void {
+  /**
+   * Puts a list in force at once: the platform's (undefined: back to the environment's), or with `tenant` that
+   * tenant's own (undefined: none).
+   */
+  applyExclusions(clientIds: string[] | undefined, tenant?: string): void {
+    if (tenant !== undefined) {
+      const before = this.tenantLists.get(tenant);
+      if ((before?.clientIds ?? []).join('\n') === (clientIds ?? []).join('\n')) return;
+      const lists = new Map(this.tenantLists);
+      if (clientIds?.length) lists.set(tenant, compiled(clientIds));
+      else lists.delete(tenant);
+      this.tenantLists = lists;
+      this.log.info({ tenant, exclusions: clientIds?.length ?? 0 }, "a tenant's audit read exclusions in force");
+      return;
+    }
     const next = clientIds ?? this.envList;
     this.fromSetting = clientIds !== undefined;
     if (next.join('\n') === this.list.join('\n')) return;
@@ -245,15 +284,18 @@ export class ReadAudit {
     this.log.info({ exclusions: this.list.length, fromSetting: this.fromSetting }, 'audit read exclusions in force');
   }
 
-  /** Re-reads the administrator's list. */
+  /** Re-reads the administrators' lists: the platform's and every tenant's. */
   async refresh(): Promise<void> {
-    const doc = await this.db.collection<ExclusionsSetting>(SETTINGS_COLLECTION).findOne({ _id: AUDIT_EXCLUSIONS_SETTING });
-    this.applyExclusions(doc ? doc.clientIds : undefined);
+    const docs = await this.db.collection<ExclusionsSetting>(SETTINGS_COLLECTION).find({ _id: ALL_EXCLUSIONS }).toArray();
+    this.applyExclusions(docs.find((d) => d._id === AUDIT_EXCLUSIONS_SETTING)?.clientIds);
+    const stored = new Map<string, string[]>();
+    for (const d of docs) if (d.tenant !== undefined && d._id === tenantExclusionsId(d.tenant)) stored.set(d.tenant, d.clientIds);
+    for (const tenant of new Set([...this.tenantLists.keys(), ...stored.keys()])) this.applyExclusions(stored.get(tenant), tenant);
   }
 
   /** Records a read (unless reads are off or the client is excluded). Synchronous: the entry is on disk on return. */
   record(facts: ReadFacts): ReadEntry | undefined {
-    if (!this.enabled || this.excluded(facts.caller.clientId)) return undefined;
+    if (!this.enabled || this.excluded(facts.caller.clientId, facts.caller.tenant)) return undefined;
     // aanmaakdatum before the nested `zoek`: the CloudEvents headers read the top-level fields from the line (entryOf)
     const tenant = facts.caller.tenant;
     const entry: ReadEntry = {

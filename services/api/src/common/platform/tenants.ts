@@ -7,6 +7,7 @@ import {
   isTenantCollection,
   platformDb,
   TENANT_FIELD,
+  tenantExclusionsId,
   tenantIndexKey,
   type Logger,
 } from '@zgw/shared';
@@ -80,6 +81,14 @@ export class Tenants {
     // its administrators of the screens (and their sessions) go along
     for (const name of [ADMIN_USERS_COLLECTION, ADMIN_SESSIONS_COLLECTION])
       await raw.collection(name).updateMany({ tenant: from }, { $set: { tenant: to } });
+    // and its own audit read exclusions (settings are the platform's, each tenant's under an id naming it)
+    const settings = raw.collection<{ _id: string; tenant?: string }>('settings');
+    const exclusions = await settings.findOne({ _id: tenantExclusionsId(from) });
+    if (exclusions) {
+      const { _id: _from, ...kept } = exclusions;
+      await settings.replaceOne({ _id: tenantExclusionsId(to) }, { ...kept, tenant: to }, { upsert: true });
+      await settings.deleteOne({ _id: tenantExclusionsId(from) });
+    }
     await this.coll.deleteOne({ _id: from });
     return { from, to, documents, clients };
   }
