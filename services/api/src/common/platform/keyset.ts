@@ -79,14 +79,18 @@ export function afterKey(sort: Sort, key: SortKey): Filter<Document> {
   return branches.length === 1 ? branches[0]! : { $or: branches };
 }
 
-/** A stable short identity of a list query (collection, filter, sort), for remembering its page boundaries. */
+/**
+ * A stable short identity of a list query (collection, filter, sort), for remembering its page boundaries. The filter
+ * is the one sent, with the tenant of a tenant's collection in it (scopedFilter): boundaries are a tenant's.
+ */
 export function querySignature(collection: string, filter: Filter<Document>, sort: Sort): string {
   return createHash('sha1').update(collection).update(EJSON.stringify(filter)).update(JSON.stringify(sort)).digest('base64url');
 }
 
 /**
- * Page boundaries seen recently, per list query: page p -> the key of the last document of page p - 1. A direct
- * `?page=N` beyond the skip bound seeks from the nearest boundary at or below N. Bounded (least recently used out).
+ * Page boundaries seen recently, per list query (querySignature: with the tenant): page p -> the key of the last
+ * document of page p - 1. A direct `?page=N` beyond the skip bound seeks from the nearest boundary at or below N.
+ * Bounded (least recently used out).
  */
 export class PageAnchors {
   private readonly queries = new Map<string, Map<number, SortKey>>();

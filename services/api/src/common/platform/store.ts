@@ -324,7 +324,9 @@ export class Store<T extends Document> {
     const first = req.page === 1 ? await rows.find(filter, { sort, limit: req.size }) : undefined;
     const count = first && first.length < req.size ? first.length : await counting();
     let items = first;
-    const sig = querySignature(this.name, filter, sort);
+    // The query as it is sent: a tenant's collection is read with the tenant added (tenantDb), so each tenant's page
+    // positions (and walks to a page) are its own; those of another tenant's same list would seek in the wrong place.
+    const sig = querySignature(this.name, scopedFilter(this.name, filter), sort);
     const cursor = decodeCursor(req.cursor, sort);
     if (!items && cursor) items = await this.seek(rows, filter, sort, cursor, req.size);
     else if (!items && (req.page - 1) * req.size >= count) items = [];
