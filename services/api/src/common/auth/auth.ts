@@ -190,10 +190,11 @@ export class Authenticator {
       ))
     )
       throw ZgwError.forbidden(`De client hoort bij geen bekende organisatie (tenant ${tenant}).`, 'tenant-unknown');
+    // A client's rights and its rate-limit window are its tenant's (an identity provider's client may serve several).
     const rights = acting
       ? { label: this.worker.label, heeftAlleAutorisaties: true }
-      : await this.applicaties.getOrLoad(clientId, () => inTenant(tenant, () => this.rightsOf(clientId)));
-    const state = this.limiter?.take(clientId, rights.rateRule);
+      : await this.applicaties.getOrLoad(`${tenant} ${clientId}`, () => inTenant(tenant, () => this.rightsOf(clientId)));
+    const state = this.limiter?.take(`${tenant} ${clientId}`, rights.rateRule);
     if (state) {
       req.rateHeaders = rateHeaders(state);
       if (!state.allowed) {

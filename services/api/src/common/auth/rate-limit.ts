@@ -37,7 +37,8 @@ export interface RateLimitOverride {
 const SWEEP_MS = 60_000;
 
 /**
- * Rate limits per client id, in fixed windows counted in this instance's memory: RATE_LIMIT, or the client's
+ * Rate limits per client (keyed by the authenticator with its tenant: an identity provider's client serving several
+ * organisations has a window in each), in fixed windows counted in this instance's memory: RATE_LIMIT, or the client's
  * applicatie's own limit. Several instances each take their share (the limit divided by RATE_LIMIT_INSTANCES, at
  * least 1): behind a load balancer that spreads a client's requests, the platform as a whole holds the limit without
  * a shared counter on every request.
