@@ -1,4 +1,5 @@
 import type { Document, Filter, Sort } from 'mongodb';
+import { atPlatformLevel, currentTenant, inTenant } from '@zgw/shared';
 import type { InvalidParam } from '../../common/platform/errors';
 import { groupBy } from '../../common/platform/group';
 import type { Resource } from '../../common/platform/resource';
@@ -176,13 +177,19 @@ export function distinct(values: readonly unknown[]): string[] {
 
 type Waiter<V> = { resolve: (v: V) => void; reject: (e: unknown) => void };
 
+/** The key of the platform level (no tenant) among a GroupLoader's waiting keys. */
+const PLATFORM = '';
+
 /**
  * Loads, per key, the objects of `target` whose `field` equals that key (and that meet `where`), batching the keys
  * asked for in the same tick into one `$in` query: a list page renders 100 objects at once, and each asks for its
- * parts. With `sort` null the objects come unordered.
+ * parts. With `sort` null the objects come unordered. The keys of a tick may come from requests of several tenants:
+ * each tenant's are read as that tenant's, in a query of their own (as ReadBatcher does), never in the tenant of
+ * whichever request asked first.
  */
 export class GroupLoader {
-  private queue = new Map<string, Waiter<Document[]>[]>();
+  /** Waiting keys by tenant (PLATFORM: asked at platform level), then by key. */
+  private queue = new Map<string, Map<string, Waiter<Document[]>[]>>();
   private scheduled = false;
 
   constructor(
@@ -195,9 +202,12 @@ export class GroupLoader {
 
   load(key: string): Promise<Document[]> {
     return new Promise((resolve, reject) => {
-      const waiting = this.queue.get(key);
+      const tenant = currentTenant() ?? PLATFORM;
+      let keys = this.queue.get(tenant);
+      if (!keys) this.queue.set(tenant, (keys = new Map()));
+      const waiting = keys.get(key);
       if (waiting) waiting.push({ resolve, reject });
-      else this.queue.set(key, [{ resolve, reject }]);
+      else keys.set(key, [{ resolve, reject }]);
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => void this.flush());
@@ -211,9 +221,18 @@ export class GroupLoader {
   }
 
   private async flush(): Promise<void> {
-    const batch = this.queue;
+    const batches = this.queue;
     this.queue = new Map();
     this.scheduled = false;
+    await Promise.all(
+      [...batches].map(([tenant, batch]) =>
+        tenant === PLATFORM ? atPlatformLevel(() => this.send(batch)) : inTenant(tenant, () => this.send(batch)),
+      ),
+    );
+  }
+
+  /** One query for the keys of one tenant (within it: the store adds the tenant), answering each key's waiters. */
+  private async send(batch: Map<string, Waiter<Document[]>[]>): Promise<void> {
     try {
       const fields = ['_id', this.field, 'beginGeldigheid', 'eindeGeldigheid', ...this.projection];
       const projection = Object.fromEntries(fields.map((f) => [f, 1]));
