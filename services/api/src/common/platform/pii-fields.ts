@@ -2,7 +2,7 @@
 // the identification of a natural person (a rol's betrokkeneIdentificatie, a zaakobject's objectIdentificatie, and the
 // natuurlijkPersoon a zakelijk_recht names) is stored with these fields encrypted, wherever they are nested, and with
 // a search hash of each beside it (`_pii`), which the filters look up. Reads open them again.
-import type { Db, Document, Sort } from 'mongodb';
+import type { AnyBulkWriteOperation, Db, Document, Sort } from 'mongodb';
 import { AUDITTRAIL_COLLECTION, Pii, SECRET_FIELDS, openSecret, sealSecret, type Logger, type SecretKind } from '@zgw/shared';
 import type { JsonObject } from './schema-parts';
 import { LIVE } from './store';
@@ -125,13 +125,17 @@ const HOLDERS: Holder[] = [
   secret('importBron'),
 ];
 
+/** Updates sent to the store together: one journal write (and fsync) for each batch instead of each document. */
+const RESEAL_BATCH = 500;
+
 /**
  * Seals with the newest key every identifier that is in the clear (stored by an earlier version) or sealed with an
  * older key, in the rollen, the zaakobjecten and the audit trail, with the search hashes of the newest key, and every
  * secret the platform reads back (client secrets, transfer targets' secrets, abonnementen's Authorization headers). Each
  * document is one update, made only if it is still as it was read: a run cut short is taken up by the next, and two
- * at once do no harm. Returns how many documents it found to reseal and how many it changed (a document changed
- * meanwhile is left to the next run); `progress` hears of every 1,000.
+ * at once do no harm. The updates go in unordered batches (one at a time, each waited for, by document a write of 2 to
+ * 8 ms: 6,000 rollen took 12 to 45 s). Returns how many documents it found to reseal and how many it changed (a
+ * document changed meanwhile is left to the next run); `progress` hears of every 1,000.
  */
 export async function resealValues(db: Db, pii: Pii, progress: (n: number) => void = () => undefined): Promise<{ found: number; changed: number }> {
   let n = 0;
@@ -139,6 +143,14 @@ export async function resealValues(db: Db, pii: Pii, progress: (n: number) => vo
   for (const h of HOLDERS) {
     const { collection, field } = h;
     const coll = db.collection<Document>(collection);
+    let batch: AnyBulkWriteOperation<Document>[] = [];
+    const flush = async () => {
+      if (!batch.length) return;
+      const before = n;
+      n += (await coll.bulkWrite(batch, { ordered: false })).modifiedCount;
+      batch = [];
+      if (Math.floor(n / 1000) > Math.floor(before / 1000)) progress(n - (n % 1000));
+    };
     for await (const doc of coll.find(h.query, { projection: { [field]: 1, [PII_HASHES]: 1 } }).sort(h.sort)) {
       const versions = h.versions(doc[field]);
       const stale = [...versions].some((v) => v !== pii.current) || (h.hashes && doc[PII_HASHES] === undefined);
@@ -147,10 +159,10 @@ export async function resealValues(db: Db, pii: Pii, progress: (n: number) => vo
       const plain = h.open(pii, doc[field]);
       const set: Document = { [field]: h.seal(pii, plain) };
       if (h.hashes) set[PII_HASHES] = h.hashes(pii, plain);
-      const r = await coll.updateOne({ _id: doc._id, [field]: doc[field] }, { $set: set });
-      n += r.modifiedCount;
-      if (r.modifiedCount && n % 1000 === 0) progress(n);
+      batch.push({ updateOne: { filter: { _id: doc._id, [field]: doc[field] }, update: { $set: set } } });
+      if (batch.length === RESEAL_BATCH) await flush();
     }
+    await flush();
   }
   return { found, changed: n };
 }

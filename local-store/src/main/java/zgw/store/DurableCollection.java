@@ -206,7 +206,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 fast.remove();
             }
             QueryPlanner.count(counters, true);
-            if (QueryPlanner.VERIFY) {
+            if (verifies()) {
                 List<Document> scanned = matchDocuments(query, orderBy, numberToSkip, limit, 0, fieldSelector).collectDocuments();
                 QueryPlanner.verify(getFullName(), query, orderBy, plan, result, scanned);
             }
@@ -288,7 +288,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 out.add(new StoredBson(copy));
             }
             QueryPlanner.count(((DurableDatabase) getDatabase()).counters, true);
-            if (QueryPlanner.VERIFY) {
+            if (verifies()) {
                 Document query = MatchRules.rewrite(filter);
                 List<Document> indexed = new ArrayList<>();
                 for (StoredBson d : out) {
@@ -301,6 +301,13 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         } finally {
             QueryTimes.record(System.nanoTime() - started);
         }
+    }
+
+    private final VerifySampler sampler = new VerifySampler();
+
+    /** Under ZGW_MONGO_VERIFY: whether this query served from an index is also answered by a scan (VerifySampler). */
+    boolean verifies() {
+        return QueryPlanner.VERIFY && sampler.take(live);
     }
 
     /** Changes with every write to the collection: a remembered count holds while it has not changed. */
@@ -326,7 +333,8 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
         try {
             long at = version;
             long[] cached = counts.get(query);
-            if (cached != null && cached[0] == at && !QueryPlanner.VERIFY) {
+            boolean verify = verifies();
+            if (cached != null && cached[0] == at && !verify) {
                 return cached[1];
             }
             QueryPlanner.Plan plan = QueryPlanner.plan(orderedIndexes(), query, null, 0);
@@ -343,7 +351,7 @@ final class DurableCollection extends AbstractSynchronizedMongoCollection<Intege
                 fast.remove();
             }
             QueryPlanner.count(((DurableDatabase) getDatabase()).counters, true);
-            if (QueryPlanner.VERIFY) {
+            if (verify) {
                 long scanned = matchDocuments(MatchRules.rewrite(query), null, 0, 0, 0, null).collectDocuments().size();
                 QueryPlanner.verifyCount(getFullName(), query, plan, n, scanned);
                 if (cached != null && cached[0] == at && cached[1] != n) {

@@ -248,7 +248,7 @@ final class DurableDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
         // [$match, $sort?, {$group: {_id: {<name>: "$<field>", ...}}}]: the distinct keys of an index (no document read)
         Document id = skip == 0 && limit == 0 && i == pipeline.size() - 1 ? groupOfFields(pipeline.get(i)) : null;
         List<Document> groups = id == null ? null : ((DurableCollection) collection).groupsFromIndex(match, sort, id);
-        if (groups != null && !QueryPlanner.VERIFY) {
+        if (groups != null && !((DurableCollection) collection).verifies()) {
             return Replies.cursor(collection.getFullName(), groups);
         }
         List<Document> selected = ((DurableCollection) collection).select(match, sort, skip, limit);
