@@ -4,6 +4,7 @@ import { ZgwError, type InvalidParam } from '../../common/platform/errors';
 import { Resource } from '../../common/platform/resource';
 import type { Stored } from '../../common/platform/store';
 import { CONSUMEREN, READ, type Notificaties } from './context';
+import { visibleKanalen } from './kanalen';
 import { Abonnement, AbonnementInput, AbonnementPatch, type AbonnementDoc, type AbonnementIn } from './schemas';
 
 /**
@@ -23,11 +24,11 @@ export function registerAbonnementen(n: Notificaties): Resource<AbonnementDoc> {
     patchInput: AbonnementPatch,
     plainList: true,
     scopes: { read: READ, create: [CONSUMEREN], update: [CONSUMEREN], destroy: [CONSUMEREN] },
-    prepare: async (data, _ctx, current) => {
+    prepare: async (data, ctx, current) => {
       // the Authorization header is stored sealed: a PATCH without it carries the stored one, read in the clear here
       const storedAuth = current && openSecret(deps.pii, 'abonnement', current.auth);
       const input = current && storedAuth !== undefined && data.auth === current.auth ? { ...data, auth: storedAuth } : data;
-      const errors = await checkKanalen(n, input.kanalen);
+      const errors = await checkKanalen(n, input.kanalen, ctx.caller.tenant);
       if (errors.length) throw ZgwError.validation(errors);
       const changed = !current || current.callbackUrl !== input.callbackUrl || storedAuth !== input.auth;
       if (changed && deps.config.NRC_CALLBACK_CHECK === 'on') await checkCallback(input.callbackUrl, input.auth, deps.config.NRC_DELIVERY_TIMEOUT_MS);
@@ -44,11 +45,11 @@ export function registerAbonnementen(n: Notificaties): Resource<AbonnementDoc> {
   });
 }
 
-/** Each kanaal of an abonnement exists, and its filters name only that kanaal's kenmerken. */
-async function checkKanalen(n: Notificaties, groups: AbonnementDoc['kanalen']): Promise<InvalidParam[]> {
+/** Each kanaal of an abonnement exists for its tenant, and its filters name only that kanaal's kenmerken. */
+async function checkKanalen(n: Notificaties, groups: AbonnementDoc['kanalen'], tenant: string): Promise<InvalidParam[]> {
   const errors: InvalidParam[] = [];
   const names = [...new Set(groups.map((g) => g.naam))];
-  const found = new Map((await n.kanalen.store.find({ naam: { $in: names } })).map((k) => [k.naam, k]));
+  const found = new Map((await n.kanalen.store.find({ naam: { $in: names }, ...visibleKanalen(tenant) })).map((k) => [k.naam, k]));
   groups.forEach((g, i) => {
     const kanaal = found.get(g.naam);
     if (!kanaal) {

@@ -25,7 +25,8 @@ export const notificaties: ComponentDef = {
     n.abonnementen = registerAbonnementen(n);
     const outbox = registerNotificaties(n);
 
-    await n.kanalen.store.ensureIndexes([{ key: { naam: 1 }, unique: true }]);
+    // (a name is unique on the platform; a tenant's list: the platform's kanalen and its own, in creation order)
+    await n.kanalen.store.ensureIndexes([{ key: { naam: 1 }, unique: true }, { key: { _tenant: 1, _created: 1, _id: 1 } }]);
     await n.abonnementen.store.ensureIndexes();
     await outbox.ensureIndexes();
     // The notifier's collections, which the admin endpoints read and the deletion of an abonnement clears.

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { KANAAL_KENMERKEN, KANALEN, NRC_KANALEN } from '@zgw/shared';
+import type { Document, Filter } from 'mongodb';
+import { KANAAL_KENMERKEN, KANALEN, NRC_KANALEN, TENANT_FIELD } from '@zgw/shared';
 import { ZgwError } from '../../common/platform/errors';
 import { Resource } from '../../common/platform/resource';
 import { PUBLICEREN, READ, type Notificaties } from './context';
@@ -12,8 +13,19 @@ const DOCUMENTATIE = 'https://vng-realisatie.github.io/gemma-zaken/standaard/';
 const DUPLICATE_KEY = 11000;
 
 /**
- * KANAAL: unique by naam (a producer checks whether one exists before registering it); created, listed and read,
- * never changed or removed (the standard has no such operations). The platform's own kanalen exist from the start.
+ * The kanalen a tenant sees: the platform's own (the standard's, without a tenant, as are those registered before
+ * kanalen were kept per organisation) and those it registered itself. Kanalen are kept at platform level (a name is
+ * unique on the platform, and the notifier consumes every kanaal's topic), so the store does not add the tenant here.
+ */
+export function visibleKanalen(tenant: string): Filter<Document> {
+  return { $or: [{ [TENANT_FIELD]: null }, { [TENANT_FIELD]: tenant }] };
+}
+
+/**
+ * KANAAL: unique by naam on the platform (a producer checks whether one exists before registering it); created,
+ * listed and read, never changed or removed (the standard has no such operations). The platform's own kanalen exist
+ * from the start and are every organisation's; a kanaal a client registers is its organisation's own (listed, read,
+ * published on and subscribed to by it alone). A name another organisation took is refused as any taken name is.
  */
 export function registerKanalen(n: Notificaties): Resource<KanaalDoc> {
   const kanalen: Resource<KanaalDoc, KanaalIn> = new Resource<KanaalDoc, KanaalIn>(n.api, {
@@ -23,13 +35,16 @@ export function registerKanalen(n: Notificaties): Resource<KanaalDoc> {
     schema: Kanaal,
     input: KanaalInput,
     query: KanaalQuery,
-    filter: (q) => (q.naam !== undefined ? { naam: q.naam } : {}),
+    filter: (q, caller) => ({ ...(q.naam !== undefined ? { naam: q.naam } : {}), ...visibleKanalen(caller.tenant) }),
+    callerFilter: (caller) => visibleKanalen(caller.tenant),
     plainList: true,
     operations: ['list', 'create', 'read'],
     scopes: { read: READ, create: [PUBLICEREN], update: [PUBLICEREN], destroy: [PUBLICEREN] },
-    prepare: async (input) => {
+    prepare: async (input, ctx) => {
+      // (any kanaal of that name, whoever's: names are the platform's)
       if (await kanalen.store.findOne({ naam: input.naam })) throw taken(input.naam);
-      return { naam: input.naam, documentatieLink: input.documentatieLink ?? '', filters: [...new Set(input.filters)] };
+      const doc = { naam: input.naam, documentatieLink: input.documentatieLink ?? '', filters: [...new Set(input.filters)] };
+      return { ...doc, [TENANT_FIELD]: ctx.caller.tenant } as KanaalDoc;
     },
   });
   // Two creates of one naam at once: the unique index refuses the second, which gets the same 400.

@@ -4,6 +4,7 @@ import { kanaalTopic } from '@zgw/shared';
 import { ZgwError } from '../../common/platform/errors';
 import { OUTBOX_POINTERS, newEvent, type OutboxPointer, type Store } from '../../common/platform/store';
 import { PUBLICEREN, type Notificaties } from './context';
+import { visibleKanalen } from './kanalen';
 import { Message, type MessageBody } from './schemas';
 
 /** The collection of notifications from producers that wait for the relay (each a tombstone holding only its event). */
@@ -27,9 +28,10 @@ export function registerNotificaties(n: Notificaties): Store<Record<string, unkn
     body: Message,
     response: Message,
     status: 201,
-    handler: async ({ body }) => {
+    handler: async ({ body, caller }) => {
       const message = body as MessageBody;
-      if (!(await n.kanalen.store.findOne({ naam: message.kanaal }))) {
+      // (another organisation's kanaal does not exist for the caller)
+      if (!(await n.kanalen.store.findOne({ naam: message.kanaal, ...visibleKanalen(caller.tenant) }))) {
         throw ZgwError.field('kanaal', 'does_not_exist', `Kanaal met naam "${message.kanaal}" bestaat niet.`);
       }
       await enqueue(outbox, n.api.deps.db.collection<OutboxPointer>(OUTBOX_POINTERS), message);
