@@ -17,12 +17,13 @@ export const DEFAULT_TENANT_NAAM = 'standaard';
 
 /**
  * Collections of the platform itself, shared by all tenants: the tenants and credentials (client ids are unique across
- * the installation), the outbox pointers the relay works from, the standard's kanalen, settings, the administrators'
- * sessions, the markers of one-time migrations, the documents' content files in GridFS (named by random uuids and
- * reached only through a document version, which is its tenant's; moved between stores and swept at platform level),
- * and the notifier's working state (leases, deliveries, kept notifications, lock states and resend requests: keyed by
- * abonnement, which is a tenant's; deliveries and kept notifications name their tenant in `_tenant` too). Everything
- * else belongs to a tenant.
+ * the installation), the outbox pointers the relay works from, the kanalen (names unique on the platform: the
+ * standard's shared, one a client registered its tenant's, naming it in `_tenant`), settings (the platform's, and
+ * each tenant's under an id naming it), the administrators' sessions, the markers of one-time migrations, the
+ * documents' content files in GridFS (named by random uuids and reached only through a document version, which is its
+ * tenant's; moved between stores and swept at platform level), and the notifier's working state (leases, deliveries,
+ * kept notifications, lock states and resend requests: keyed by abonnement, which is a tenant's; deliveries and kept
+ * notifications name their tenant in `_tenant` too). Everything else belongs to a tenant.
  */
 export const PLATFORM_COLLECTIONS: ReadonlySet<string> = new Set([
   'tenants',
