@@ -1,6 +1,7 @@
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import {
   KEPT_ATTEMPTS,
+  DEFAULT_TENANT,
   NRC_DELIVERIES,
   NRC_NOTIFICATIES,
   NRC_STATUS,
@@ -36,6 +37,8 @@ export interface DelivererOptions {
    * before every start; while it says no, nothing starts and nothing is locked.
    */
   allowed?: () => boolean;
+  /** The tenant of abonnementen and notifications kept without one (before tenants): ZGW_DEFAULT_TENANT. */
+  defaultTenant?: string;
 }
 
 /** The longest a timer sleeps, so a clock that jumps (tests) is noticed. */
@@ -170,7 +173,8 @@ export class Deliverer {
 
   /**
    * Loads a lane's pending deliveries from MongoDB, due first, up to the queue limit, leaving out those it holds.
-   * A delivery whose notification is no longer kept cannot be sent: it is given up.
+   * A delivery whose notification is no longer kept cannot be sent: it is given up; so is one whose notification is
+   * another tenant's than the abonnement's (as a resend across tenants recorded before resends kept to the tenant).
    */
   reload(lane: Lane): Promise<void> {
     lane.reloading ??= (async () => {
@@ -188,9 +192,11 @@ export class Deliverer {
         }
         const lost: string[] = [];
         const payloads = new Map<string, ReturnType<typeof payload>>();
+        const tenantOf = (t: string | undefined) => t ?? this.o.defaultTenant ?? DEFAULT_TENANT;
+        const own = tenantOf(lane.target._tenant);
         for (const d of fresh) {
           const k = messages.get(d.notificatie);
-          if (!k) {
+          if (!k || tenantOf(k._tenant) !== own) {
             lost.push(d._id);
             continue;
           }
@@ -213,7 +219,10 @@ export class Deliverer {
             { _id: { $in: lost }, state: 'pending' },
             { $set: { state: 'failed', doneAt: now }, $unset: { nextAt: '' } },
           );
-          this.o.log.warn({ abonnement: lane.id, deliveries: lost.length }, 'deliveries given up: their notification is no longer kept');
+          this.o.log.warn(
+            { abonnement: lane.id, deliveries: lost.length },
+            "deliveries given up: their notification is no longer kept (or is another tenant's)",
+          );
         }
         lane.overflow = docs.length >= this.o.queueLimit;
       } finally {

@@ -219,6 +219,7 @@ function startWorker(c: WorkerContext): Worker {
     backoffMs: parseBackoff(config.NRC_BACKOFF_SECONDS),
     queueLimit: config.NRC_QUEUE_LIMIT,
     allowed: c.allowed,
+    defaultTenant: config.ZGW_DEFAULT_TENANT,
   });
   const prefix = config.KAFKA_TOPIC_PREFIX;
   let consuming = false;

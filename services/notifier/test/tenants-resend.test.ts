@@ -121,3 +121,34 @@ it('replaces the index of kept notifications led by the kanaal with one led by t
   // once gone, a next start has nothing to drop
   await ensureNrcIndexes(w.t.mongo.db);
 });
+
+it("gives up a pending delivery of another tenant's notification instead of sending it", async () => {
+  const theirs = await receivers.start();
+  const made = await w.t.call('POST', `${NRC}/abonnement`, { callbackUrl: theirs.url, auth: 'Bearer b', kanalen: [{ naam: 'zaken' }] }, { token: b });
+  expect(made.statusCode).toBe(201);
+  await w.notifier.refresh();
+  const secret = await publish(b);
+  expect(await eventually(async () => urlsOf(theirs).includes(secret))).toBe(true);
+  const kept = await w.t.mongo.db.collection<{ _id: string }>(NRC_NOTIFICATIES).findOne({ 'message.resourceUrl': secret });
+
+  // A pending delivery of B's notification for A's abonnement (as a resend across tenants once queued them).
+  const mine = await receivers.start();
+  const url = await w.abonnement(mine, [{ naam: 'zaken', filters: { bronorganisatie: 'niemand-anders' } }]);
+  const now = new Date(w.clock.now());
+  const id = deliveryId(uuidOf(url), kept!._id);
+  await w.t.mongo.db.collection(NRC_DELIVERIES).insertOne({
+    _id: id,
+    abonnement: uuidOf(url),
+    notificatie: kept!._id,
+    kanaal: 'zaken',
+    state: 'pending',
+    createdAt: now,
+    nextAt: now,
+    tries: 0,
+    attempts: [],
+  } as never);
+  await w.notifier.deliverer.reload(w.notifier.deliverer.lane(uuidOf(url))!);
+  await w.notifier.deliverer.settle();
+  expect(urlsOf(mine)).toEqual([]);
+  expect(await w.t.mongo.db.collection(NRC_DELIVERIES).findOne({ _id: id as never })).toMatchObject({ state: 'failed' });
+});
