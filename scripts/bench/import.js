@@ -11,7 +11,7 @@ const path = require('node:path');
 const { NODE_ARGS } = require('../node-args');
 
 const root = path.join(__dirname, '..', '..');
-const SECRET = 'bench-import-secret';
+const SECRET = 'the transfer worker secret of the import bench';
 const DOC_BYTES = 20 * 1024;
 
 /** The resident memory of a process, in MB. */

@@ -12,7 +12,7 @@ const { NODE_ARGS } = require('../node-args');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..', '..');
-const SECRET = 'bench-transfer-secret';
+const SECRET = 'the transfer worker secret of the transfer bench';
 const DOC_BYTES = 100 * 1024;
 
 /** A catalogus of `rsin` with a published zaaktype: 11 statustypen, a roltype, an informatieobjecttype and a besluittype. */

@@ -27,7 +27,11 @@ const schema = z.object({
   ZGW_DOELREGISTRATIES: z.string().default(''),
   /** ZSDMS: the transfer worker's own client on this platform (registered by the API at start with all rights). */
   TRANSFER_CLIENT_ID: z.string().min(1).default('zgw-transfer'),
-  TRANSFER_SECRET: z.string().default(''),
+  /** Its secret: whoever holds it acts for every organisation, so never a short or guessable one (empty: no transfers). */
+  TRANSFER_SECRET: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || v.length >= 32, 'at least 32 characters, random (openssl rand -base64 32), or empty (no transfers)'),
   /** Where the transfer worker reaches this platform's APIs (default PUBLIC_BASE_URL). */
   TRANSFER_API_URL: z.string().url().optional(),
   /** The Temporal task queue of the transfer workflows (one per platform instance that shares a Temporal namespace). */

@@ -3,6 +3,7 @@ import { ceSource, connectMongo, createKafka, createLogger, KafkaProbe, exitOnSt
 import { buildApp } from './app';
 import { bootstrapDoelregistraties } from './admin/doelregistraties';
 import { bootstrapClients, bootstrapTransferClient } from './bootstrap';
+import { reservedClientIds } from './common/auth/credentials';
 import { CacheBroadcast } from './common/platform/cache';
 import { createApiMetrics } from './common/platform/metrics';
 import { OutboxRelay } from './common/platform/relay';
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
     log,
     ceSource(config),
   );
-  if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, deps.pii, config.ZGW_CLIENTS, log, deps.tenants);
+  if (config.ZGW_CLIENTS) await bootstrapClients(mongo.db, deps.pii, config.ZGW_CLIENTS, log, deps.tenants, reservedClientIds(config));
   await bootstrapTransferClient(mongo.db, deps.pii, config, log);
   if (config.ZGW_DOELREGISTRATIES) await bootstrapDoelregistraties(mongo.db, deps.pii, config.ZGW_DOELREGISTRATIES, log, config.ZGW_DEFAULT_TENANT);
   const kafka = new KafkaProbe(createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-probe`));

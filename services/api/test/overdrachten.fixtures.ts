@@ -9,7 +9,7 @@ import { bootstrapTransferClient } from '../src/bootstrap';
 import { createLogger } from '@zgw/shared';
 
 export const OVERDRACHTEN = '/overdrachten/api/v1/overdrachten';
-export const TRANSFER_SECRET = 'transfer-test-secret';
+export const TRANSFER_SECRET = 'the transfer worker secret of the tests';
 
 /** A free TCP port on 127.0.0.1 (the worker reaches the API over real HTTP). */
 export { freePort };

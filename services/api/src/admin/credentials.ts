@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CREDENTIALS_CACHE } from '../common/auth/auth';
 import type { Deps } from '../common/platform/component';
-import { ClientOfOtherTenant, Credentials } from '../common/auth/credentials';
+import { ClientOfOtherTenant, Credentials, reservedClientIds } from '../common/auth/credentials';
 import { ZgwError } from '../common/platform/errors';
 import { adminCaller } from './rights';
 import { isRsin } from '@zgw/shared';
@@ -20,7 +20,7 @@ const CredentialInput = z.object({
  * secret to the platform here). Only callers that may change autorisaties may use it; secrets are never returned.
  */
 export async function registerCredentialAdmin(app: FastifyInstance, deps: Deps): Promise<void> {
-  const creds = new Credentials(deps.db, deps.pii, deps.tenants.defaultTenant);
+  const creds = new Credentials(deps.db, deps.pii, deps.tenants.defaultTenant, reservedClientIds(deps.config));
   const admin = (req: FastifyRequest) => adminCaller(deps, req, 'credentials beheren');
   app.post('/admin/api/v1/credentials', async (req, reply) => {
     const caller = await admin(req);

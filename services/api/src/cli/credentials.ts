@@ -3,7 +3,7 @@ import { ensureAllRights } from '../bootstrap';
 import { flag } from './args';
 import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../common/auth/auth';
 import { announceClear } from '../common/platform/cache';
-import { Credentials } from '../common/auth/credentials';
+import { Credentials, reservedClientIds } from '../common/auth/credentials';
 import { Tenants } from '../common/platform/tenants';
 
 const USAGE = `usage: npm run credentials -- <command>
@@ -25,7 +25,7 @@ async function main(args: string[]): Promise<number> {
     // secrets are stored sealed, with the key the API uses (refused when it is not the one values here were sealed with)
     const pii = piiFromConfig(config, createLogger('credentials'));
     await checkPiiKeys(mongo.db, pii);
-    const creds = new Credentials(mongo.db, pii, config.ZGW_DEFAULT_TENANT);
+    const creds = new Credentials(mongo.db, pii, config.ZGW_DEFAULT_TENANT, reservedClientIds(config));
     if (cmd === 'add') {
       const named = flag(args, '--tenant');
       const tenant = named ?? config.ZGW_DEFAULT_TENANT;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../../common/auth/auth';
-import { Credentials } from '../../common/auth/credentials';
+import { Credentials, reservedClientIds } from '../../common/auth/credentials';
 import { ZgwError } from '../../common/platform/errors';
 import { parsePage } from '../../common/platform/pagination';
 import { RATE_LIMITS_COLLECTION, parseRateLimit, type RateLimitOverride } from '../../common/auth/rate-limit';
@@ -57,7 +57,7 @@ const NOTICES: Record<string, string> = {
  */
 export function registerApplicatieScreens(scope: FastifyInstance, ui: AdminUi): void {
   const { deps } = ui;
-  const creds = new Credentials(deps.db, deps.pii, deps.tenants.defaultTenant);
+  const creds = new Credentials(deps.db, deps.pii, deps.tenants.defaultTenant, reservedClientIds(deps.config));
   const resource = () => {
     const ac = deps.components.autorisaties;
     if (!ac) throw new ZgwError(503, 'unavailable', 'De Autorisaties API is niet geladen.');

@@ -131,6 +131,8 @@ export class Authenticator {
   private readonly verifiers: CacheRegion<Known | null>;
   private readonly applicaties: CacheRegion<ApplicatieRights>;
   private readonly known: CacheRegion<boolean>;
+  /** The worker's verifier (TRANSFER_SECRET); none without the secret. */
+  private readonly workerVerify?: Verify;
 
   constructor(
     private readonly db: Db,
@@ -140,9 +142,10 @@ export class Authenticator {
     private readonly tenantClaim: string,
     /**
      * The platform's own worker (TRANSFER_CLIENT_ID): it names the tenant it acts for on each call (TENANT_HEADER) and
-     * has all rights within that tenant only.
+     * has all rights within that tenant only. Its tokens are signed with TRANSFER_SECRET (`secret`) and nothing else,
+     * whatever the credential store holds; without a secret no token is the worker's.
      */
-    private readonly worker: { clientId: string; label: string },
+    private readonly worker: { clientId: string; label: string; secret: string },
     private readonly leewaySeconds: number,
     caches: Caches,
     /** API tokens of the organisation's identity provider (OIDC_API_ISSUER), when configured. */
@@ -153,6 +156,9 @@ export class Authenticator {
     this.verifiers = caches.region(CREDENTIALS_CACHE);
     this.applicaties = caches.region(AUTORISATIES_CACHE);
     this.known = caches.region(TENANTS_CACHE);
+    this.workerVerify = worker.secret
+      ? (createVerifier({ key: worker.secret, algorithms: ['HS256'], clockTolerance: leewaySeconds * 1000 }) as Verify)
+      : undefined;
   }
 
   async authenticate(req: FastifyRequest): Promise<Caller> {
@@ -173,7 +179,7 @@ export class Authenticator {
     const byProvider = !!this.oidc && OIDC_ALGORITHMS.includes(String(jose.alg));
     const verified = byProvider ? await this.verifyOidc(token) : await this.verifyHs256(token, claims, jose);
     const { clientId, payload } = verified;
-    // Only the worker's own HS256 token (signed with TRANSFER_SECRET) may name the tenant it acts for.
+    // Only the worker's own HS256 token (signed with TRANSFER_SECRET: verifyHs256) may name the tenant it acts for.
     const named = req.headers[TENANT_HEADER];
     const acting = !byProvider && clientId === this.worker.clientId && typeof named === 'string' && named !== '';
     const tenant = acting ? named : verified.tenant;
@@ -226,9 +232,13 @@ export class Authenticator {
     return { ...found, ...(override ? { rateRule: parseRateLimit(override.rule) } : {}) } as ApplicatieRights;
   }
 
-  /** An identity provider's token: its tenant is the one its claim names (OIDC_API_TENANT_CLAIM), else the default. */
+  /**
+   * An identity provider's token: its tenant is the one its claim names (OIDC_API_TENANT_CLAIM), else the default.
+   * The worker's client id is never the provider's to give.
+   */
   private async verifyOidc(token: string): Promise<{ clientId: string; payload: Record<string, unknown>; tenant: string }> {
     const { clientId, payload } = await this.oidc!.verify(token);
+    if (clientId === this.worker.clientId) throw unknownClient(clientId);
     const claim = payload[this.tenantClaim];
     if (claim !== undefined && !isRsin(claim)) throw ZgwError.forbidden(`De claim ${this.tenantClaim} is geen RSIN.`, 'tenant-unknown');
     return { clientId, payload, tenant: claim ?? this.tenants.defaultTenant };
@@ -242,8 +252,12 @@ export class Authenticator {
   ): Promise<{ clientId: string; payload: Record<string, unknown>; tenant: string }> {
     const clientId = String(claims.client_id ?? header.client_identifier ?? claims.iss ?? '');
     if (!clientId) throw ZgwError.unauthorized('Het JWT bevat geen client_id claim.', 'jwt-missing-client-id');
-    const known = await this.verifierFor(clientId);
-    if (!known) throw ZgwError.forbidden(`Client id "${clientId}" is onbekend.`, 'missing-credentials');
+    // The worker's client id: TRANSFER_SECRET alone signs its tokens (the default tenant's client); without it, unknown.
+    const known =
+      clientId === this.worker.clientId
+        ? this.workerVerify && { verify: this.workerVerify, tenant: this.tenants.defaultTenant }
+        : await this.verifierFor(clientId);
+    if (!known) throw unknownClient(clientId);
     try {
       return { clientId, payload: known.verify(token), tenant: known.tenant };
     } catch (err) {
@@ -266,3 +280,5 @@ export class Authenticator {
     );
   }
 }
+
+const unknownClient = (clientId: string) => ZgwError.forbidden(`Client id "${clientId}" is onbekend.`, 'missing-credentials');

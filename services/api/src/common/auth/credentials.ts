@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db, Filter } from 'mongodb';
-import { isRsin, openSecret, sealSecret, type Pii } from '@zgw/shared';
+import { isRsin, openSecret, sealSecret, type Config, type Pii } from '@zgw/shared';
 
 export interface Credential {
   _id: string; // client_id, unique across the installation (a ZGW token carries only the client id)
@@ -22,6 +22,11 @@ export class Credentials {
     private readonly pii: Pii,
     /** ZGW_DEFAULT_TENANT: the tenant of credentials stored without one. */
     private readonly defaultTenant: string,
+    /**
+     * Client ids the platform keeps for itself (the transfer worker's, TRANSFER_CLIENT_ID: see reservedClientIds):
+     * registering one is refused as a client id another tenant holds is, so the answer does not say whose it is.
+     */
+    private readonly reserved: readonly string[] = [],
   ) {
     this.coll = db.collection<Credential>('credentials');
   }
@@ -57,6 +62,7 @@ export class Credentials {
    * belongs to one tenant: re-keying another tenant's client is refused (client ids are unique across the installation).
    */
   async set(clientId: string, tenant: string, secret?: string): Promise<string> {
+    if (this.reserved.includes(clientId)) throw new ClientOfOtherTenant(clientId);
     const value = secret ?? randomBytes(24).toString('base64url');
     const current = await this.tenantOf(clientId);
     if (current !== undefined && current !== tenant) throw new ClientOfOtherTenant(clientId);
@@ -89,7 +95,8 @@ export class Credentials {
   async heldElsewhere(clientIds: readonly string[], tenant: string): Promise<string[]> {
     if (!clientIds.length) return [];
     const found = await this.coll.find({ _id: { $in: [...clientIds] } }, { projection: { tenant: 1 } }).toArray();
-    return found.filter((c) => this.tenantIn(c) !== tenant).map((c) => c._id);
+    const held = found.filter((c) => this.tenantIn(c) !== tenant).map((c) => c._id);
+    return [...new Set([...held, ...clientIds.filter((id) => this.reserved.includes(id))])];
   }
 
   /** The clients (of one tenant, or of all), without their secrets. */
@@ -102,12 +109,15 @@ export class Credentials {
   }
 }
 
-/** Re-keying or registering a client id another tenant holds. */
+/** Re-keying or registering a client id another tenant holds, or one the platform keeps (said alike: not whose it is). */
 export class ClientOfOtherTenant extends Error {
   constructor(readonly clientId: string) {
-    super(`client id "${clientId}" belongs to another tenant: client ids are unique across the installation`);
+    super(`client id "${clientId}" is already registered: client ids are unique across the installation`);
   }
 }
+
+/** The client ids no one registers a credential under: the transfer worker's (its secret is TRANSFER_SECRET alone). */
+export const reservedClientIds = (config: Pick<Config, 'TRANSFER_CLIENT_ID'>): readonly string[] => [config.TRANSFER_CLIENT_ID];
 
 /**
  * Parses `ZGW_CLIENTS` ("id:secret[:all][@rsin],..."): credentials registered at start, `all` adds an all-rights

@@ -99,7 +99,7 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
       new Credentials(db, pii, config.ZGW_DEFAULT_TENANT),
       tenants,
       config.OIDC_API_TENANT_CLAIM,
-      { clientId: config.TRANSFER_CLIENT_ID, label: TRANSFER_LABEL },
+      { clientId: config.TRANSFER_CLIENT_ID, label: TRANSFER_LABEL, secret: config.TRANSFER_SECRET },
       config.JWT_LEEWAY_SECONDS,
       caches,
       config.OIDC_API_ISSUER ? new OidcTokens(config.OIDC_API_ISSUER, config.OIDC_API_AUDIENCE, config.OIDC_API_LEEWAY_SECONDS) : undefined,
