@@ -144,6 +144,8 @@ const schema = z.object({
   OIDC_API_LEEWAY_SECONDS: z.coerce.number().int().min(0).default(60),
   /** The claim of an identity provider's API token that names the client's tenant (an RSIN). */
   OIDC_API_TENANT_CLAIM: z.string().trim().min(1).default('rsin'),
+  /** `true`: a token without that claim is refused (403 tenant-unknown) instead of acting in the default tenant. */
+  OIDC_API_TENANT_REQUIRED: z.enum(['true', 'false']).default('false'),
   /** Requests per client id (`<requests>/<window>`, window in s, m or h: `40/1s`, `600/1m`); empty: no limit. */
   RATE_LIMIT: z.string().trim().default(''),
   /** How many API instances share RATE_LIMIT: each enforces its part (the limit divided by this). */
@@ -168,6 +170,11 @@ const schema = z.object({
   ADMIN_OIDC_PLATFORM_ROLES: z.string().trim().min(1).default('zgw-platform-admin'),
   /** The ID token's claim naming the organisation (tenant RSIN) of an administrator with a role of ADMIN_OIDC_ROLES. */
   ADMIN_OIDC_TENANT_CLAIM: z.string().trim().min(1).default('rsin'),
+  /**
+   * `true`: a login with a role of ADMIN_OIDC_ROLES and without that claim is refused, and one naming the default
+   * tenant manages that organisation only (platform administrators only by ADMIN_OIDC_PLATFORM_ROLES).
+   */
+  ADMIN_OIDC_TENANT_REQUIRED: z.enum(['true', 'false']).default('false'),
   /** `false`: no local names and passwords on the login page (only the provider). */
   ADMIN_LOCAL_LOGIN: z.enum(['true', 'false']).default('true'),
   /** Where document content is kept: GridFS in MongoDB, or an S3-compatible object store (docs/production.md). */

@@ -294,3 +294,61 @@ it('an administrator with ADMIN_OIDC_ROLES and the tenant claim manages that org
   expect(await t.mongo.db.collection('adminsessions').findOne({ user: 'oidc:platform-pim' })).toMatchObject({ platform: true });
   await platform.context.close();
 });
+
+it('with ADMIN_OIDC_TENANT_REQUIRED refuses a login without the tenant claim, and makes a platform administrator only by the platform role', async () => {
+  const rsin = t.config.ZGW_DEFAULT_TENANT;
+  // without it (one organisation): an administrator of the default tenant runs the platform, as before
+  const before = await viaProvider(`org-${rsin}-dirk`);
+  await before.page.waitForURL(`${base}/admin/`);
+  expect(await t.mongo.db.collection('adminsessions').findOne({ user: `oidc:org-${rsin}-dirk` })).toMatchObject({ tenant: rsin, platform: true });
+  await before.context.close();
+
+  const { at, shared, app } = await onFreePort(async (port) => {
+    const at = `http://127.0.0.1:${port}`;
+    const shared = await startProvider(at);
+    const app = await startApp({
+      PUBLIC_BASE_URL: at,
+      ADMIN_OIDC_ISSUER: shared.issuer,
+      ADMIN_OIDC_CLIENT_ID: CLIENT_ID,
+      ADMIN_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      ADMIN_OIDC_TENANT_REQUIRED: 'true',
+    });
+    try {
+      await app.app.listen({ host: '127.0.0.1', port });
+    } catch (err) {
+      await app.close();
+      shared.child.kill();
+      throw err;
+    }
+    return { at, shared, app };
+  });
+  const to = { base: at, issuer: shared.issuer };
+  const sessionOf = (user: string) => app.mongo.db.collection('adminsessions').findOne({ user: `oidc:${user}` });
+  try {
+    // the admin role without the claim: refused, no session (not the default tenant's administrator)
+    const refused = await viaProvider('beheerder-bea', undefined, to);
+    expect(refused.page.url()).toContain('/admin/oidc/callback');
+    expect(await refused.page.textContent('h1')).toBe('Geen toegang');
+    expect(await refused.page.textContent('.errors')).toContain('de claim rsin noemt geen organisatie');
+    expect((await refused.context.cookies()).find((c) => c.name === 'zgw_beheer')).toBeUndefined();
+    expect(await sessionOf('beheerder-bea')).toBeNull();
+    await refused.context.close();
+
+    // the admin role naming the default tenant: that organisation's administrator, not the platform's
+    const dora = await viaProvider(`org-${rsin}-dora`, undefined, to);
+    await dora.page.waitForURL(`${at}/admin/`);
+    expect(await sessionOf(`org-${rsin}-dora`)).toMatchObject({ tenant: rsin, platform: false });
+    expect(await dora.page.locator('nav a:has-text("Organisaties")').count()).toBe(0);
+    expect((await dora.page.goto(`${at}/admin/organisaties`))?.status()).toBe(403);
+    await dora.context.close();
+
+    // the platform role: a platform administrator, no claim needed
+    const pia = await viaProvider('platform-pia', undefined, to);
+    await pia.page.waitForURL(`${at}/admin/`);
+    expect(await sessionOf('platform-pia')).toMatchObject({ platform: true });
+    await pia.context.close();
+  } finally {
+    await app.close();
+    shared.child.kill();
+  }
+});

@@ -68,7 +68,7 @@ function sign(k: Key, claims: Record<string, unknown> = { client_id: CLIENT }, e
     .setExpirationTime('5m');
   return edit(jwt).sign(k.privateKey);
 }
-const get = (token: string) => t.call('GET', LIST, undefined, { token, headers: CRS });
+const get = (token: string, app = t) => app.call('GET', LIST, undefined, { token, headers: CRS });
 const now = () => Math.floor(Date.now() / 1000);
 
 it('takes RS256 and ES256 tokens of the provider; the client (client_id or azp) has the rights of its applicatie', async () => {
@@ -154,4 +154,37 @@ it('refuses an issuer over plain HTTP elsewhere than on this machine, and an iss
   expect(loadConfig({ OIDC_API_ISSUER: 'https://idp.gemeente.example', OIDC_API_AUDIENCE: AUDIENCE }).OIDC_API_ISSUER).toBe(
     'https://idp.gemeente.example',
   );
+});
+
+it('with OIDC_API_TENANT_REQUIRED refuses a token without the tenant claim (403 tenant-unknown), never the default tenant administrator', async () => {
+  // CLIENT has all rights in the default tenant: without the claim its token is that tenant's, a platform administrator
+  const platformAdmin = (app: TestApp, tok: string) => app.call('GET', '/admin/api/v1/tenants', undefined, { token: tok });
+  expect((await platformAdmin(t, await sign(rsa))).statusCode).toBe(200);
+  const shared = await startApp({ OIDC_API_ISSUER: issuer, OIDC_API_AUDIENCE: AUDIENCE, OIDC_API_TENANT_REQUIRED: 'true' }, { shareWith: t });
+  try {
+    for (const res of [await get(await sign(rsa), shared), await platformAdmin(shared, await sign(ec, { azp: CLIENT }))]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({
+        status: 403,
+        code: 'tenant-unknown',
+        title: expect.any(String),
+        instance: expect.stringMatching(/^urn:uuid:/),
+      });
+      expect(res.json().detail).toMatch(/rsin/);
+    }
+    // naming its tenant it is served, as before
+    expect((await get(await sign(rsa, { client_id: CLIENT, rsin: t.config.ZGW_DEFAULT_TENANT }), shared)).statusCode).toBe(200);
+    // the ZGW tokens carry their tenant in their credential: unchanged
+    expect((await shared.call('GET', LIST, undefined, { headers: CRS })).statusCode).toBe(200);
+  } finally {
+    await shared.close();
+  }
+  expect(() => loadConfig({ OIDC_API_TENANT_REQUIRED: 'ja' })).toThrow(/OIDC_API_TENANT_REQUIRED/);
+});
+
+it("never takes the platform's transfer worker from the identity provider", async () => {
+  await ensureAllRights(t.deps.db, t.config.TRANSFER_CLIENT_ID, t.config.ZGW_DEFAULT_TENANT);
+  const res = await t.call('GET', '/admin/api/v1/tenants', undefined, { token: await sign(rsa, { client_id: t.config.TRANSFER_CLIENT_ID }) });
+  expect(res.statusCode).toBe(403);
+  expect(res.json()).toMatchObject({ status: 403, code: 'missing-credentials' });
 });

@@ -33,10 +33,11 @@ export function sessionCaller(session: Session): Caller {
 
 /**
  * The role of an administrator of `tenant` (undefined: of the platform). The default tenant is the provider's own
- * organisation: its administrators run the platform, as its API clients do.
+ * organisation: its administrators run the platform, as its API clients do; unless `organisationOnly` (a login through
+ * the identity provider with ADMIN_OIDC_TENANT_REQUIRED, where only the platform role makes a platform administrator).
  */
-export function roleOf(tenant: string | undefined, defaultTenant: string): SessionRole {
-  return { tenant: tenant ?? defaultTenant, platform: tenant === undefined || tenant === defaultTenant };
+export function roleOf(tenant: string | undefined, defaultTenant: string, organisationOnly = false): SessionRole {
+  return { tenant: tenant ?? defaultTenant, platform: tenant === undefined || (!organisationOnly && tenant === defaultTenant) };
 }
 
 export function sessionOf(req: FastifyRequest): Session {

@@ -88,7 +88,7 @@ Nog geen beheerder? Zie docs/admin.md: ADMIN_INITIAL_PASSWORD of <code>npm run a
   const signIn = async (
     req: FastifyRequest,
     reply: FastifyReply,
-    who: { user: string; tenant: string | undefined },
+    who: { user: string; tenant: string | undefined; organisationOnly?: boolean },
     next: string | undefined,
     how: string,
     idToken?: string,
@@ -109,7 +109,7 @@ Nog geen beheerder? Zie docs/admin.md: ADMIN_INITIAL_PASSWORD of <code>npm run a
     }
     await sessions.purge();
     await sessions.destroy(parseCookies(req.headers.cookie)[SESSION_COOKIE]);
-    const role = roleOf(tenant, deps.tenants.defaultTenant);
+    const role = roleOf(tenant, deps.tenants.defaultTenant, who.organisationOnly);
     const session = await sessions.create(user, role, idToken);
     req.log.info({ user, how, tenant: role.tenant, platform: role.platform }, 'administrator logged in');
     reply.header('Set-Cookie', [

@@ -28,8 +28,12 @@ interface FlowDoc {
 }
 
 export type OidcResult =
-  /** `tenant`: the administrator's organisation; undefined for a platform administrator (ADMIN_OIDC_PLATFORM_ROLES). */
-  | { ok: true; user: string; tenant: string | undefined; idToken: string; next?: string }
+  /**
+   * `tenant`: the administrator's organisation; undefined for a platform administrator (ADMIN_OIDC_PLATFORM_ROLES).
+   * `organisationOnly`: an administrator of that organisation alone, even when it is the default tenant
+   * (ADMIN_OIDC_TENANT_REQUIRED: the platform only by the platform role).
+   */
+  | { ok: true; user: string; tenant: string | undefined; organisationOnly?: boolean; idToken: string; next?: string }
   | { ok: false; status: number; reason: string; log: Record<string, unknown> };
 
 const listOf = (value: string): Set<string> =>
@@ -177,8 +181,18 @@ export class AdminOidc {
         log: { why: 'no admin role', sub: claims.sub },
       };
     }
-    // An organisation's administrator: of the organisation in the tenant claim (none: the default tenant's).
+    // An organisation's administrator: of the organisation in the tenant claim (none: the default tenant's, unless
+    // ADMIN_OIDC_TENANT_REQUIRED: an installation shared by organisations, where the default tenant runs the platform).
+    const required = this.config.ADMIN_OIDC_TENANT_REQUIRED === 'true';
     const named = valueAtPath(claims, this.config.ADMIN_OIDC_TENANT_CLAIM) ?? valueAtPath(info, this.config.ADMIN_OIDC_TENANT_CLAIM);
+    if (named === undefined && required) {
+      return {
+        ok: false,
+        status: 403,
+        reason: `U bent aangemeld als ${name}, maar de claim ${this.config.ADMIN_OIDC_TENANT_CLAIM} noemt geen organisatie, en dit platform bedient er meer dan één. Vraag de beheerder van de identity provider die in te vullen.`,
+        log: { why: 'no tenant claim', code: 'tenant-unknown', sub: claims.sub },
+      };
+    }
     if (named === undefined) return { ...done, tenant: this.config.ZGW_DEFAULT_TENANT };
     if (!isRsin(named)) {
       return {
@@ -188,7 +202,7 @@ export class AdminOidc {
         log: { why: 'tenant claim is no RSIN', sub: claims.sub },
       };
     }
-    return { ...done, tenant: named };
+    return { ...done, tenant: named, ...(required ? { organisationOnly: true } : {}) };
   }
 
   /** Where the browser goes to sign out at the provider too, when it offers that (else undefined). */

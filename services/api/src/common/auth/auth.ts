@@ -138,8 +138,11 @@ export class Authenticator {
     private readonly db: Db,
     private readonly credentials: Credentials,
     private readonly tenants: Tenants,
-    /** The claim of an identity provider's token that names the tenant (OIDC_API_TENANT_CLAIM). */
-    private readonly tenantClaim: string,
+    /**
+     * The claim of an identity provider's token that names the tenant (OIDC_API_TENANT_CLAIM), and whether a token
+     * without it is refused (OIDC_API_TENANT_REQUIRED) rather than the default tenant's.
+     */
+    private readonly tenantClaim: { name: string; required: boolean },
     /**
      * The platform's own worker (TRANSFER_CLIENT_ID): it names the tenant it acts for on each call (TENANT_HEADER) and
      * has all rights within that tenant only. Its tokens are signed with TRANSFER_SECRET (`secret`) and nothing else,
@@ -233,14 +236,17 @@ export class Authenticator {
   }
 
   /**
-   * An identity provider's token: its tenant is the one its claim names (OIDC_API_TENANT_CLAIM), else the default.
-   * The worker's client id is never the provider's to give.
+   * An identity provider's token: its tenant is the one its claim names (OIDC_API_TENANT_CLAIM); without the claim the
+   * default tenant's, or refused when OIDC_API_TENANT_REQUIRED (an installation shared by organisations, where the
+   * default tenant's clients run the platform). The worker's client id is never the provider's to give.
    */
   private async verifyOidc(token: string): Promise<{ clientId: string; payload: Record<string, unknown>; tenant: string }> {
     const { clientId, payload } = await this.oidc!.verify(token);
     if (clientId === this.worker.clientId) throw unknownClient(clientId);
-    const claim = payload[this.tenantClaim];
-    if (claim !== undefined && !isRsin(claim)) throw ZgwError.forbidden(`De claim ${this.tenantClaim} is geen RSIN.`, 'tenant-unknown');
+    const { name, required } = this.tenantClaim;
+    const claim = payload[name];
+    if (claim === undefined && required) throw ZgwError.forbidden(`Het JWT noemt geen organisatie (claim ${name}).`, 'tenant-unknown');
+    if (claim !== undefined && !isRsin(claim)) throw ZgwError.forbidden(`De claim ${name} is geen RSIN.`, 'tenant-unknown');
     return { clientId, payload, tenant: claim ?? this.tenants.defaultTenant };
   }
 

@@ -98,7 +98,7 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
       db,
       new Credentials(db, pii, config.ZGW_DEFAULT_TENANT),
       tenants,
-      config.OIDC_API_TENANT_CLAIM,
+      { name: config.OIDC_API_TENANT_CLAIM, required: config.OIDC_API_TENANT_REQUIRED === 'true' },
       { clientId: config.TRANSFER_CLIENT_ID, label: TRANSFER_LABEL, secret: config.TRANSFER_SECRET },
       config.JWT_LEEWAY_SECONDS,
       caches,
