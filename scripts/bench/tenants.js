@@ -25,7 +25,8 @@ async function tenantsSuite(h, db, mongo, { tenants, perTenant }) {
   const secret = (i) => `bench-tenant-${i}-secret`;
   // every tenant's client, made with its tenant at start (ZGW_CLIENTS id:secret:all@rsin)
   const clients = ids.map((rsin, i) => `tenant${i}:${secret(i)}:all@${rsin}`).join(',');
-  const api = h.startApi(h.PORT, db, { KAFKA_TOPIC_PREFIX: `benchtenants${Date.now()}.`, ZGW_CLIENTS: `bench:bench-secret:all,${clients}` });
+  // (an API of several tenants starts only with /metrics behind a token)
+  const api = h.startApi(h.PORT, db, { KAFKA_TOPIC_PREFIX: `benchtenants${Date.now()}.`, ZGW_CLIENTS: `bench:bench-secret:all,${clients}`, METRICS_TOKEN: 'the metrics token of the tenants bench' });
   const as = ids.map((_, i) => ({ authorization: `Bearer ${createSigner({ key: secret(i) })({ client_id: `tenant${i}`, user_id: 'bench', user_representation: 'Bench' })}` }));
   const outbox = () => mongo.db(db).collection('outbox').countDocuments({});
   const zrc = `${api.base}/zaken/api/v1`;

@@ -108,6 +108,11 @@ const schema = z.object({
   ),
   /** `/metrics` of the API and the workers asks for `Authorization: Bearer <METRICS_TOKEN>` when set (else it is open). */
   METRICS_TOKEN: z.string().default(''),
+  /**
+   * `true`: the API's `/metrics` stays open without METRICS_TOKEN while it serves more than one tenant (without it: the
+   * start refuses, and `/metrics` answers 401, since the per-tenant series tell one organisation about the others).
+   */
+  METRICS_PUBLIC: z.enum(['true', 'false']).default('false'),
   /** Each worker's own port for /metrics, /health and /ready (0: any free port). */
   NOTIFIER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   AUDIT_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),

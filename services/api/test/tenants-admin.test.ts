@@ -14,6 +14,7 @@ import { startApp, token, type TestApp } from './harness';
 const A = '123456782';
 const B = '111222333';
 const ABONNEMENTEN = '/admin/api/v1/notificaties/abonnementen';
+const METRICS = 'the token of the metrics';
 
 let t: TestApp;
 /** The receiver of the abonnementen (answers every call 204); each tenant's callback has its own path. */
@@ -25,7 +26,8 @@ beforeAll(async () => {
   receiver = createServer((_req, res) => res.writeHead(204).end());
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   callback = (rsin) => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/${rsin}`;
-  t = await startApp({ ADMIN_INITIAL_USER: 'platform', ADMIN_INITIAL_PASSWORD: PASSWORD });
+  // (serving several organisations, /metrics wants its token)
+  t = await startApp({ ADMIN_INITIAL_USER: 'platform', ADMIN_INITIAL_PASSWORD: PASSWORD, METRICS_TOKEN: METRICS });
   for (const rsin of [A, B]) {
     expect((await t.call('POST', '/admin/api/v1/tenants', { rsin, naam: `Gemeente ${rsin}` })).statusCode).toBe(201);
     const client = `client-${rsin}`;
@@ -172,7 +174,7 @@ describe('admin endpoints per tenant', () => {
 
   it('counts requests per tenant in the metrics (one series per tenant and status class, no ids)', async () => {
     const count = async (tenant: string, cls: string) => {
-      const text = (await t.call('GET', '/metrics')).body;
+      const text = (await t.call('GET', '/metrics', undefined, { token: METRICS })).body;
       const line = text.split('\n').find((l) => l.startsWith(`zgw_tenant_requests_total{tenant="${tenant}",status_class="${cls}"}`));
       return Number(line?.split(' ')[1] ?? 0);
     };

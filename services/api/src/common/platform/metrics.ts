@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import {
   check,
+  ConfigError,
   Counter,
   createMetrics,
   Gauge,
@@ -22,11 +23,14 @@ export function createApiMetrics(): Registry {
 const seconds = (since: Date | undefined) => (since ? Math.max(0, (Date.now() - since.getTime()) / 1000) : 0);
 
 /**
- * `GET /metrics` (Prometheus text; a bearer token when METRICS_TOKEN is set) and `GET /ready` (MongoDB and Kafka
- * reachable, the outbox not stuck), with the API's metrics: every request by route template, method and status, the
- * authenticated requests per tenant, the outbox, the read-audit spool and the read caches. `/health` stays liveness.
+ * `GET /metrics` (Prometheus text; a bearer token when METRICS_TOKEN is set, and none to be had while more than one
+ * tenant exists without it, unless METRICS_PUBLIC=true) and `GET /ready` (MongoDB and Kafka reachable, the outbox not
+ * stuck), with the API's metrics: every request by route template, method and status, the authenticated requests per
+ * tenant (counts only), the outbox, the read-audit spool and the read caches. `/health` stays liveness.
  */
 export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Registry, kafka?: KafkaProbe): void {
+  // The start is refused while more than one tenant exists and /metrics would be open to whoever reaches it.
+  app.addHook('onReady', async () => refuseOpenMetrics(deps));
   const requests = new Histogram({
     name: 'zgw_http_request_duration_seconds',
     help: 'Time to answer an HTTP request, by route template (never a URL with ids), method and status',
@@ -140,8 +144,23 @@ export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Regi
     if (request.rateHeaders && !reply.hasHeader('ratelimit-limit')) reply.headers(request.rateHeaders);
   });
 
+  /** A second tenant, once seen, stays (tenants are not removed while the API runs); until then each scrape looks. */
+  let several = false;
+  let saidAt = 0;
+  const open = async (): Promise<boolean> => {
+    if (deps.config.METRICS_PUBLIC === 'true') return true;
+    several ||= await deps.tenants.several();
+    if (several && Date.now() - saidAt > 3_600_000) {
+      saidAt = Date.now();
+      deps.log.error(
+        'GET /metrics refused: this installation serves more than one tenant and METRICS_TOKEN is not set (set it, and give it to Prometheus; or METRICS_PUBLIC=true)',
+      );
+    }
+    return !several;
+  };
   app.get('/metrics', async (request, reply) => {
-    if (!metricsAllowed(request.headers.authorization, deps.config.METRICS_TOKEN)) {
+    const token = deps.config.METRICS_TOKEN;
+    if (token ? !metricsAllowed(request.headers.authorization, token) : !(await open())) {
       return reply.code(401).send({ title: 'A bearer token is required (METRICS_TOKEN).', status: 401 });
     }
     return reply.type(registry.contentType).send(await registry.metrics());
@@ -158,4 +177,17 @@ export function registerMetrics(app: FastifyInstance, deps: Deps, registry: Regi
     const answer = readyAnswer(checks);
     return reply.code(answer.status).send(answer.body);
   });
+}
+
+/**
+ * An installation of several organisations shows each one's requests in `/metrics` (zgw_tenant_requests_total): its
+ * start is refused while more than one tenant exists and `/metrics` would be open (no METRICS_TOKEN, no
+ * METRICS_PUBLIC=true). Tenants are added while it runs: the scrape is refused then (registerMetrics).
+ */
+async function refuseOpenMetrics(deps: Pick<Deps, 'config' | 'tenants'>): Promise<void> {
+  const { METRICS_TOKEN, METRICS_PUBLIC } = deps.config;
+  if (METRICS_TOKEN || METRICS_PUBLIC === 'true' || !(await deps.tenants.several())) return;
+  throw new ConfigError([
+    'METRICS_TOKEN: required when the installation serves more than one tenant (its /metrics counts the requests of each); or METRICS_PUBLIC=true to serve /metrics without a token',
+  ]);
 }

@@ -42,6 +42,12 @@ export class Tenants {
     return this.coll.find({}).sort({ _id: 1 }).toArray();
   }
 
+  /** Whether the installation serves more than one tenant (reads two ids at most). */
+  async several(): Promise<boolean> {
+    const two = await this.coll.find({}, { projection: { _id: 1 }, sort: { _id: 1 }, limit: 2 }).toArray();
+    return two.length > 1;
+  }
+
   /** Creates a tenant; a 400 for an RSIN that is not one, a 409 when it exists. */
   async add(rsin: unknown, naam: unknown): Promise<Tenant> {
     if (!isRsin(rsin)) throw ZgwError.field('rsin', 'invalid', 'Een RSIN is negen cijfers die de elfproef doorstaan.');
