@@ -1,10 +1,12 @@
 import { Writable } from 'node:stream';
 import { newPiiKey } from '@zgw/shared';
+import { ensureAllRights } from '../src/bootstrap';
 import { startApp, token, type TestApp } from './harness';
 
 /**
  * The codec endpoint of Temporal's web UI and CLI (`POST .../encode`, `.../decode`, Temporal's codec-server protocol):
- * an administrator reads the sealed payloads of a transfer's history in the clear; nobody else; the UI's origin only.
+ * a platform administrator reads the sealed payloads of a transfer's history in the clear; nobody else (not an
+ * organisation's administrator); the UI's origin only.
  */
 const PATH = '/admin/api/v1/temporal-codec';
 const BSN = '999993653';
@@ -88,4 +90,31 @@ it('without a web UI (TEMPORAL_UI_URL empty) the API starts and the codec serves
     await headless.close();
   }
   await expect(startApp({ TEMPORAL_UI_URL: 'not a url' })).rejects.toThrow(/TEMPORAL_UI_URL/);
+});
+
+it("is for platform administrators only: an organisation's administrator opens no payload of any organisation (403 platform-admin)", async () => {
+  // a payload does not say whose it is (activity results and failures carry no tenant), so none is an organisation's
+  const A = '123456782';
+  expect((await t.call('POST', '/admin/api/v1/tenants', { rsin: A, naam: 'Gemeente A' })).statusCode).toBe(201);
+  expect((await t.call('POST', '/admin/api/v1/credentials', { identifier: 'beheer-a', secret: 'beheer-a-secret', tenant: A })).statusCode).toBe(201);
+  await ensureAllRights(t.deps.db, 'beheer-a', A);
+  const orgAdmin = token('beheer-a', 'beheer-a-secret');
+  expect((await t.call('GET', '/admin/api/v1/credentials', undefined, { token: orgAdmin })).statusCode).toBe(200); // an administrator
+  const sealed = (await t.call('POST', `${PATH}/encode`, { payloads: [plain] })).json() as Payloads;
+  const before = lines.length;
+  for (const op of ['decode', 'encode']) {
+    const res = await t.call('POST', `${PATH}/${op}`, op === 'decode' ? sealed : { payloads: [plain] }, { token: orgAdmin });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({
+      status: 403,
+      code: 'platform-admin',
+      title: expect.any(String),
+      instance: expect.stringMatching(/^urn:uuid:/),
+    });
+    expect(res.body).not.toContain(BSN);
+    expect(res.body).not.toContain(b64(JSON.stringify({ inpBsn: BSN, zaak: 'ZAAK-1' })));
+  }
+  expect(lines.slice(before).some((l) => l.includes('temporal payloads opened'))).toBe(false);
+  // the platform's administrators still open them
+  expect((await t.call('POST', `${PATH}/decode`, sealed)).json()).toEqual({ payloads: [plain] });
 });

@@ -8,7 +8,9 @@ import { adminCaller } from './rights';
 
 /**
  * Temporal's codec server (its documented protocol): `POST <path>/decode` opens the sealed payloads of a transfer's
- * history for an administrator, `POST <path>/encode` seals payloads (what a signal or query sent from the UI needs).
+ * history for a platform administrator, `POST <path>/encode` seals payloads (what a signal or query sent from the UI
+ * needs). Not for an organisation's administrator: the namespace is the platform's, and a sealed payload does not say
+ * whose it is (an activity's result or failure carries no tenant), so no payload can be shown as one's own.
  * For `temporal workflow show --codec-endpoint <API>/admin/api/v1/temporal-codec --codec-auth "Bearer <token>"`, and
  * for Temporal's web UI at TEMPORAL_UI_URL (CORS for that origin only). Every decode is logged with who asked.
  */
@@ -49,6 +51,8 @@ export function registerTemporalCodec(app: FastifyInstance, deps: Deps): void {
     app.post(`${CODEC_PATH}/${op}`, async (req, reply) => {
       cors(reply);
       const caller = await adminCaller(deps, req, 'payloads van Temporal lezen');
+      if (!caller.platformAdmin)
+        throw ZgwError.forbidden('Alleen beheerders van het platform lezen payloads van Temporal: die zijn van alle organisaties.', 'platform-admin');
       const namespace = req.headers['x-namespace'];
       if (namespace !== undefined && namespace !== deps.config.TEMPORAL_NAMESPACE) {
         throw ZgwError.field('X-Namespace', 'invalid', `Deze codec hoort bij namespace "${deps.config.TEMPORAL_NAMESPACE}".`);
