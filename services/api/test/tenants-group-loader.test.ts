@@ -6,7 +6,7 @@ import { GroupLoader } from '../src/components/catalogi/relations';
 import type { CatalogiDoc } from '../src/components/catalogi/schemas';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { startApp, token, type TestApp } from './harness';
-import { zaaktypeMetOnderdelen } from './zaken.fixtures';
+import { zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';
 
 // The batched reads of a zaaktype's parts (GroupLoader) gather the keys concurrent requests ask for in one tick: a
 // batch of two organisations' requests is read per tenant, each request getting its own organisation's parts.
@@ -38,7 +38,7 @@ afterAll(async () => {
 it("reads a batch that holds two tenants' keys per tenant: each read gets its own tenant's objects", async () => {
   const coll = t.deps.db.collection<{ _id: string; zaaktype: string; _created: Date }>('statustypen');
   const target = { store: { raw: coll }, url: (id: string) => `${t.config.PUBLIC_BASE_URL}/statustypen/${id}` } as unknown as Resource<CatalogiDoc>;
-  const ids = { [A]: randomUUID(), [B]: randomUUID() };
+  const ids: Record<string, string> = { [A]: randomUUID(), [B]: randomUUID() };
   for (const rsin of [A, B]) await inTenant(rsin, () => coll.insertOne({ _id: ids[rsin]!, zaaktype: `zt-${rsin}`, _created: new Date() }));
   const loader = new GroupLoader(target, 'zaaktype');
   // asked in the same tick, by requests of A and of B
@@ -52,7 +52,7 @@ it("reads a batch that holds two tenants' keys per tenant: each read gets its ow
 });
 
 it("shows each organisation's zaaktypen with their own parts when both read at the same time", async () => {
-  const setups = { [A]: await zaaktypeMetOnderdelen(as(tok(A)), sl), [B]: await zaaktypeMetOnderdelen(as(tok(B)), sl) };
+  const setups: Record<string, ZaakSetup> = { [A]: await zaaktypeMetOnderdelen(as(tok(A)), sl), [B]: await zaaktypeMetOnderdelen(as(tok(B)), sl) };
   for (let round = 0; round < 5; round++) {
     const answers = await Promise.all(
       [A, B, A, B].map((rsin) => t.call('GET', setups[rsin]!.zaaktype, undefined, { token: tok(rsin) }).then((res) => ({ rsin, res }))),
