@@ -132,7 +132,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
 /** The methods a path may answer to, for the `Allow` header of a 405. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const ROUTES = Symbol('zgw.routes');
-type WithRoutes = FastifyInstance & { [ROUTES]?: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> };
+const TABLE = Symbol('zgw.route-table');
+export interface RouteEntry {
+  method: string;
+  url: string;
+}
+type WithRoutes = FastifyInstance & { [ROUTES]?: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>; [TABLE]?: RouteEntry[] };
 
 /**
  * Keeps every route's method and path (from every scope), so a request to a path that exists with a method it does
@@ -140,7 +145,9 @@ type WithRoutes = FastifyInstance & { [ROUTES]?: FindMyWay.Instance<FindMyWay.HT
  */
 export function registerMethodRegistry(app: FastifyInstance): void {
   const routes = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 16 * 1024 });
+  const table: RouteEntry[] = [];
   (app as WithRoutes)[ROUTES] = routes;
+  (app as WithRoutes)[TABLE] = table;
   // Answered before any body is read (a body of a type no route parses would be a 415 first): a method no route has
   // (TRACE, QUERY, ...), 404 or 405; a path that exists with other methods, 405. Other unknown paths go on to the
   // not-found handler of their scope (an admin screen answers with a page).
@@ -152,8 +159,14 @@ export function registerMethodRegistry(app: FastifyInstance): void {
       // the same method and path may come twice (a second scope, the HEAD Fastify adds to a GET): keep it once
       if (!(METHODS as readonly string[]).includes(method) || routes.hasRoute(method as FindMyWay.HTTPMethod, route.url)) continue;
       routes.on(method as FindMyWay.HTTPMethod, route.url, () => undefined);
+      table.push({ method, url: route.url });
     }
   });
+}
+
+/** Every route of the app as it was registered (method and path template), for tools that must cover every route. */
+export function routeTable(app: FastifyInstance): RouteEntry[] {
+  return [...((app as WithRoutes)[TABLE] ?? [])];
 }
 
 /** The methods the request's path answers to (none for an unknown path). */
