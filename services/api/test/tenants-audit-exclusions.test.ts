@@ -82,7 +82,11 @@ it("keeps an organisation's exclusions to the reads made within it: another orga
   expect((await get()).json()).toEqual(platform);
 
   // another instance follows A's list within its poll, for A's reads only
-  const other = await startApp({ AUDIT_EXCLUDE_CLIENT_IDS: 'batch.*', AUDIT_SETTINGS_POLL_MS: '200' }, { shareWith: t });
+  // (an API of several organisations starts with /metrics behind a token)
+  const other = await startApp(
+    { AUDIT_EXCLUDE_CLIENT_IDS: 'batch.*', AUDIT_SETTINGS_POLL_MS: '200', METRICS_TOKEN: 'a token for prometheus' },
+    { shareWith: t },
+  );
   others.push(other);
   expect((await other.call('GET', '/')).statusCode).toBe(200);
   expect(await eventually(async () => other.deps.reads!.excluded(`beheer-${A}`, A))).toBe(true);

@@ -78,7 +78,8 @@ describe("the worker's client id", () => {
   });
 
   it('with TRANSFER_SECRET acts for another organisation only with a token signed with that secret', async () => {
-    const withSecret = await startApp({ TRANSFER_SECRET: WORKER_SECRET }, { shareWith: t });
+    // (an API of several organisations starts with /metrics behind a token)
+    const withSecret = await startApp({ TRANSFER_SECRET: WORKER_SECRET, METRICS_TOKEN: 'a token for prometheus' }, { shareWith: t });
     try {
       // the start takes the worker's id back from the organisation that held it
       await bootstrapTransferClient(withSecret.mongo.db, withSecret.deps.pii, withSecret.config, createLogger('test', 'silent'));
