@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
 import { z } from 'zod';
+import { inTenant, isRsin } from './tenant';
 
 /**
  * ZSDMS: the registrations a zaak can be transferred to (doelregistraties), configured by administrators through
@@ -90,13 +93,70 @@ export const Doelregistratie = DoelregistratieFields.superRefine((d, ctx) => {
 
 export type Doelregistratie = z.infer<typeof Doelregistratie>;
 
-/** As stored: keyed by naam; the secret stays in the store and leaves it only for the transfer worker. */
-export type StoredDoelregistratie = Omit<Doelregistratie, 'naam'> & { _id: string; _created: Date; _updated: Date };
+/**
+ * As stored: keyed by naam; the secret stays in the store and leaves it only for the transfer worker. `uuid` is its
+ * id within its tenant: a transfer names it by that id (a name can be deleted and made again, by another tenant too);
+ * one stored before ids were given gets one on first use (doelregistratieId).
+ */
+export type StoredDoelregistratie = Omit<Doelregistratie, 'naam'> & { _id: string; uuid?: string; _created: Date; _updated: Date };
+
+const RSIN = z.string().refine(isRsin, 'Een RSIN is negen cijfers die de elfproef doorstaan.');
+
+/**
+ * The id of a stored doelregistratie (its `uuid`), given now to one stored before ids were (run within its tenant):
+ * the first to give one wins, every caller answers that one.
+ */
+export async function doelregistratieId(coll: Collection<StoredDoelregistratie>, reg: StoredDoelregistratie): Promise<string> {
+  if (reg.uuid) return reg.uuid;
+  await coll.updateOne({ _id: reg._id, uuid: { $exists: false } }, { $set: { uuid: randomUUID() } });
+  const now = await coll.findOne({ _id: reg._id }, { projection: { uuid: 1 } });
+  if (!now?.uuid) throw new Error(`doelregistratie ${reg._id} bestaat niet (meer)`);
+  return now.uuid;
+}
+
+/**
+ * A tenant's doelregistratie: by its id (a transfer's own reference) or, for a transfer that names only its naam
+ * (started before ids were given), by naam; always within `tenant`, never another tenant's.
+ */
+export function findDoelregistratie(db: Db, tenant: string, ref: { id?: string; naam: string }): Promise<StoredDoelregistratie | null> {
+  const coll = db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION);
+  return inTenant(tenant, () => (ref.id ? coll.findOne({ uuid: ref.id }) : coll.findOne({ _id: ref.naam })));
+}
+
+/**
+ * Consent between tenants (ZSDMS internal route): an organisation takes transfers only from the organisations it
+ * names, its own setting (`/admin/api/v1/overdrachten/instellingen`), one document per tenant in this collection.
+ */
+export const OVERDRACHT_INSTELLINGEN_COLLECTION = 'zsdms_instellingen';
+/** The kind of setting a document of OVERDRACHT_INSTELLINGEN_COLLECTION holds (one of each per tenant). */
+export const OVERDRACHTEN_SOORT = 'overdrachten';
+
+export const OverdrachtInstellingen = z
+  .object({
+    accepteertVan: z.array(RSIN).max(1000).describe('De organisaties (RSIN) van dit platform waarvan deze organisatie overdrachten aanneemt.'),
+  })
+  .strict();
+export type OverdrachtInstellingen = z.infer<typeof OverdrachtInstellingen>;
+export type StoredOverdrachtInstellingen = OverdrachtInstellingen & { _id: string; soort: string; _updated: Date };
+
+/** Whether tenant `doel` takes transfers from tenant `bron` (its own always; another only when it names it). */
+export async function accepteertOverdrachten(db: Db, doel: string, bron: string): Promise<boolean> {
+  if (doel === bron) return true;
+  const coll = db.collection<StoredOverdrachtInstellingen>(OVERDRACHT_INSTELLINGEN_COLLECTION);
+  const instellingen = await inTenant(doel, () => coll.findOne({ soort: OVERDRACHTEN_SOORT }));
+  return !!instellingen?.accepteertVan.includes(bron);
+}
+
+/**
+ * The one answer to a transfer (or an internal route) naming an organisation that does not take transfers from the
+ * sender: the same whether that organisation exists or not.
+ */
+export const NIET_GEACCEPTEERD = 'De doelorganisatie neemt geen overdrachten van deze organisatie aan (of is op dit platform niet bekend).';
 
 /** What an administrator sees: never the secret, only whether one is stored. */
 export function doelregistratieView(d: StoredDoelregistratie): Omit<Doelregistratie, 'secret'> & { secretOpgeslagen: boolean } {
-  const { _id, secret, ...rest } = d;
-  // the store's own fields (`_created`, `_updated`, `_tenant`) stay out
+  const { _id, secret, uuid: _uuid, ...rest } = d;
+  // the store's own fields (`_created`, `_updated`, `_tenant`) and its id stay out
   const fields = Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('_'))) as Omit<Doelregistratie, 'secret' | 'naam'>;
   return { naam: _id, ...fields, secretOpgeslagen: Boolean(secret) };
 }

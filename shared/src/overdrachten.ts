@@ -31,6 +31,7 @@ export const WEIGERCODES = [
   'doelzaaktype_ongeldig',
   'document_vergrendeld',
   'bron_onleesbaar',
+  'niet_geaccepteerd',
 ] as const;
 export type Weigercode = (typeof WEIGERCODES)[number];
 
@@ -80,7 +81,14 @@ export interface OverdrachtOpdracht {
   url: string;
   zaak: string;
   zaakIdentificatie: string;
+  /** The doelregistratie's naam (as the overdracht shows it). */
   doelregistratie: string;
+  /**
+   * The doelregistratie's id within the tenant (StoredDoelregistratie.uuid): every step finds it by this, never by its
+   * naam (which can be deleted and made again, by another tenant too). A workflow started before ids were given has
+   * only the naam: its first step finds it by naam within the tenant and the later steps get the id (Plan).
+   */
+  doelregistratieId?: string;
   richting: Richting;
   antwoordUrl?: string;
   /** Technical failures: the activities' retry policy (see docs/transfers.md). */

@@ -47,7 +47,7 @@ export const PLATFORM_QUERY_SITES: readonly (readonly [RegExp, string])[] = [
   [/resealValues|sealEarlierValues/, "sealing personal identifiers with the newest key: every tenant's, by _id"],
   [/backfillObjecten/, "a one-time migration of the documents' links, every tenant's, by _id"],
   [/WriteBatcher\.send/, "the write batcher's round trips: each write was made its tenant's when it was queued"],
-  [/services\/transfer\//, 'the transfer worker reads its doelregistratie by naam (unique across the installation)'],
+  [/services\/transfer\/[^ ]*importen\//, "the registration import's worker: the type mappings of its runs (importen_typen), by run or _id"],
   [/CatalogusUitwisseling\.plan\b/, 'an import checks whether its UUIDs are taken in any tenant (UUIDs are global), by _id'],
   [/Resource\.(importeer|gehouden)\b/, 'the registration import checks whether a UUID is held in any tenant (UUIDs are global), by _id'],
 ];

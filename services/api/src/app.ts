@@ -7,6 +7,7 @@ import { registerCredentialAdmin } from './admin/credentials';
 import { registerTenantsAdmin } from './admin/tenants';
 import { actingWithin } from './admin/rights';
 import { registerDoelregistratiesAdmin } from './admin/doelregistraties';
+import { registerOverdrachtInstellingenAdmin } from './admin/overdracht-instellingen';
 import { registerCatalogiAdmin } from './admin/catalogi';
 import { registerNotificatiesAdmin } from './admin/notificaties';
 import { registerImportenAdmin } from './admin/importen';
@@ -94,6 +95,7 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
   await registerCredentialAdmin(app, deps);
   await registerTenantsAdmin(app, deps);
   await registerDoelregistratiesAdmin(app, deps);
+  await registerOverdrachtInstellingenAdmin(app, deps);
   await registerCatalogiAdmin(app, deps);
   await registerAuditAdmin(app, deps);
   await registerNotificatiesAdmin(app, deps);

@@ -30,6 +30,8 @@ beforeAll(async () => {
   };
   bron = await typen(t, sl, '000000000', 'BRON-1');
   doel = await typen(b, sl, B, 'DOEL-1');
+  // B takes transfers from the source tenant (its own setting), so the source may name it as target
+  expect((await b.call('PUT', '/admin/api/v1/overdrachten/instellingen', { accepteertVan: ['000000000'] })).statusCode).toBe(200);
   const reg = await t.call('POST', '/admin/api/v1/doelregistraties', {
     naam: 'naar-b',
     route: 'intern',

@@ -119,7 +119,7 @@ describe('admin screens per tenant', () => {
     expect(abonnementen.body).toContain(callback(B));
     expect(abonnementen.body).not.toContain(callback(A));
   });
-  it("names an internal route's target organisation on the doelregistratie screen, refusing an unknown one", async () => {
+  it("names an internal route's target organisation on the doelregistratie screen, only one that takes transfers from it", async () => {
     const b = await loggedIn('beheer-a');
     await b.get('/admin/overdrachten/doelregistraties/nieuw');
     const form = {
@@ -131,9 +131,16 @@ describe('admin screens per tenant', () => {
       bron: 'openlaten',
       zaaktypen: 'ZT-A; ZT-B',
     };
+    // an unknown organisation, and B until it takes transfers from A: one answer, which does not tell them apart
+    const refusal = 'De doelorganisatie neemt geen overdrachten van deze organisatie aan (of is op dit platform niet bekend).';
     const unknown = await b.post('/admin/overdrachten/doelregistraties/nieuw', { ...form, tenant: '100000010' });
     expect(unknown.statusCode).toBe(400);
-    expect(unknown.body).toContain('Er is geen organisatie 100000010 op dit platform.');
+    expect(unknown.body).toContain(refusal);
+    const withoutConsent = await b.post('/admin/overdrachten/doelregistraties/nieuw', form);
+    expect(withoutConsent.statusCode).toBe(400);
+    expect(withoutConsent.body).toContain(refusal);
+    const consent = await t.call('PUT', '/admin/api/v1/overdrachten/instellingen', { accepteertVan: [A] }, { token: tokenOf(B) });
+    expect(consent.statusCode).toBe(200);
     expect((await b.post('/admin/overdrachten/doelregistraties/nieuw', form)).statusCode).toBe(303);
     const stored = await t.call('GET', '/admin/api/v1/doelregistraties/naar-b', undefined, { token: tokenOf(A) });
     expect(stored.json()).toMatchObject({ route: 'intern', tenant: B });

@@ -1,9 +1,12 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from 'mongodb';
 import {
   DOELREGISTRATIES_COLLECTION,
   TENANT_HEADER,
   ZgwClient,
+  doelregistratieId,
+  findDoelregistratie,
+  inTenant,
   openSecret,
   traced,
   type Config,
@@ -35,6 +38,10 @@ export interface Route {
   bron: Kant;
   doel: Kant;
   registratie: Omit<StoredDoelregistratie, 'secret'> & { naam: string };
+  /** The doelregistratie's id within the overdracht's tenant (the later steps find it by this: Plan). */
+  doelregistratieId: string;
+  /** The tenant (RSIN) whose overdracht it is. */
+  tenant: string;
   /**
    * An internal route to another tenant: each side sees only its own half, so neither zaak names the other (a URL of
    * another tenant does not resolve); the copy carries the overdracht's kenmerk.
@@ -84,17 +91,26 @@ function kant(client: ZgwClient, r: Pick<StoredDoelregistratie, 'zakenApi' | 'ca
   return { client, zaken: trim(r.zakenApi), catalogi: trim(r.catalogiApi), documenten: trim(r.documentenApi), besluiten: trim(r.besluitenApi) };
 }
 
-/** The route of a transfer: internal (platform to platform), outgoing (platform to the doelregistratie) or incoming. */
+/**
+ * The route of a transfer: internal (platform to platform), outgoing (platform to the doelregistratie) or incoming.
+ * Its doelregistratie is the overdracht tenant's, found by its id (or, in a workflow started before ids were given,
+ * by naam within that tenant, which gives the id the later steps use): never another tenant's that has the same
+ * naam. Gone (deleted since): a permanent failure.
+ */
 export async function routeOf(deps: Deps, o: OverdrachtOpdracht): Promise<Route> {
-  const reg = await deps.db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION).findOne({ _id: o.doelregistratie });
-  if (!reg) throw new Error(`doelregistratie ${o.doelregistratie} bestaat niet (meer)`);
+  const tenant = o.tenant ?? deps.config.ZGW_DEFAULT_TENANT;
+  const reg = await findDoelregistratie(deps.db, tenant, { id: o.doelregistratieId, naam: o.doelregistratie });
+  if (!reg)
+    throw ApplicationFailure.create({ type: PERMANENT, message: `doelregistratie ${o.doelregistratie} bestaat niet (meer)`, nonRetryable: true });
+  const id = await inTenant(tenant, () => doelregistratieId(deps.db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION), reg));
   const { secret, ...rest } = reg;
   const registratie = { ...rest, naam: reg._id };
+  const ids = { doelregistratieId: id, tenant };
   // this platform as the overdracht's tenant; an internal route's other side as its doelregistratie's tenant
   const hier = platform(deps.config, o.tenant);
   if (o.richting === 'intern') {
-    const apart = !!reg.tenant && reg.tenant !== o.tenant;
-    return { bron: hier, doel: apart ? platform(deps.config, reg.tenant) : hier, registratie, apart };
+    const apart = !!reg.tenant && reg.tenant !== tenant;
+    return { bron: hier, doel: apart ? platform(deps.config, reg.tenant) : hier, registratie, apart, ...ids };
   }
   const daar = kant(
     new ZgwClient(
@@ -105,7 +121,9 @@ export async function routeOf(deps: Deps, o: OverdrachtOpdracht): Promise<Route>
     ),
     reg,
   );
-  return o.richting === 'uit' ? { bron: hier, doel: daar, registratie, apart: false } : { bron: daar, doel: hier, registratie, apart: false };
+  return o.richting === 'uit'
+    ? { bron: hier, doel: daar, registratie, apart: false, ...ids }
+    : { bron: daar, doel: hier, registratie, apart: false, ...ids };
 }
 
 /** The log fields of every line about one transfer (see docs/transfers.md: logging). */

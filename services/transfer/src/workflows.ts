@@ -58,6 +58,9 @@ export async function overdracht(o: OverdrachtOpdracht): Promise<string> {
   };
 
   let plan: Plan | undefined;
+  // The steps after validation find the doelregistratie by its id: an input that names only its naam (a workflow
+  // started before ids were given) gets the id validation found (only the activities' input changes, not a command).
+  let opdracht = o;
   try {
     await meld(o, { status: 'bezig' });
     plan = await stap(
@@ -69,40 +72,41 @@ export async function overdracht(o: OverdrachtOpdracht): Promise<string> {
           .join(', '),
     );
     const p = plan;
+    if (!o.doelregistratieId && p.doelregistratieId) opdracht = { ...o, doelregistratieId: p.doelregistratieId };
     const doelZaak = await stap(
       'doelzaak_aangemaakt',
-      () => a.maakDoelzaak(o, p),
+      () => a.maakDoelzaak(opdracht, p),
       (url) => url,
     );
     await meld(o, { doelZaak });
     const { rollen } = await stap(
       'onderdelen_gekopieerd',
-      () => a.kopieerOnderdelen(o, p, doelZaak),
+      () => a.kopieerOnderdelen(opdracht, p, doelZaak),
       (r) => `${r.gemaakt} gemaakt`,
     );
     const documenten = await stap(
       'documenten_gekopieerd',
-      () => a.kopieerDocumenten(o, p, doelZaak),
+      () => a.kopieerDocumenten(opdracht, p, doelZaak),
       (d) => `${Object.keys(d).length} documenten`,
     );
     await stap(
       'besluiten_gekopieerd',
       async () => {
-        const n = await a.kopieerBesluiten(o, p, doelZaak, documenten);
-        const gesloten = await a.sluitDoelzaak(o, p, doelZaak, rollen);
+        const n = await a.kopieerBesluiten(opdracht, p, doelZaak, documenten);
+        const gesloten = await a.sluitDoelzaak(opdracht, p, doelZaak, rollen);
         return `${n} besluiten${gesloten ? '; eindstatus gezet' : ''}`;
       },
       (t) => t,
     );
     await stap(
       'geverifieerd',
-      () => a.verifieer(o, doelZaak, documenten),
+      () => a.verifieer(opdracht, doelZaak, documenten),
       (t) => t,
     );
-    await stap('bron_gekoppeld', () => a.koppelBron(o, doelZaak));
+    await stap('bron_gekoppeld', () => a.koppelBron(opdracht, doelZaak));
     await stap(
       'bron_afgesloten',
-      () => a.sluitBron(o),
+      () => a.sluitBron(opdracht),
       (t) => t,
     );
     return await eind({ status: 'afgerond' });
@@ -121,7 +125,7 @@ export async function overdracht(o: OverdrachtOpdracht): Promise<string> {
           if (patched('compensatie-na-hartslag')) await sleep(`${o.hartslagSeconden}s`);
           await stap(
             'gecompenseerd',
-            () => compenseer(o, p),
+            () => compenseer(opdracht, p),
             (t) => t,
           );
         } catch (e) {

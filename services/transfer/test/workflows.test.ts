@@ -202,3 +202,49 @@ test('technical failures beyond the retry limit compensate and end mislukt', asy
   expect(calls).toContain('compenseer');
   expect(reports.find((r) => r.status === 'mislukt')?.fout).toContain('doel onbereikbaar');
 }, 60_000);
+
+test("an input naming only its doelregistratie's naam: every step after validation gets the id validation found", async () => {
+  const ID = '6f1c8f1e-2b7a-4a53-9d0e-6b1d9c7f4a21';
+  const gezien: Record<string, string | undefined> = {};
+  const met = (name: string) => async (o: OverdrachtOpdracht) => void (gezien[name] = o.doelregistratieId);
+  const { activities } = fakes({
+    valideer: async (o) => {
+      gezien.valideer = o.doelregistratieId;
+      return { ...PLAN, doelregistratieId: ID };
+    },
+    maakDoelzaak: async (o) => (await met('maakDoelzaak')(o), DOELZAAK),
+    kopieerOnderdelen: async (o) => (await met('kopieerOnderdelen')(o), { gemaakt: 0, rollen: {} }),
+    kopieerDocumenten: async (o) => (await met('kopieerDocumenten')(o), {}),
+    kopieerBesluiten: async (o) => (await met('kopieerBesluiten')(o), 0),
+    sluitDoelzaak: async (o) => (await met('sluitDoelzaak')(o), false),
+    verifieer: async (o) => (await met('verifieer')(o), 'gelijk'),
+    koppelBron: async (o) => met('koppelBron')(o),
+    sluitBron: async (o) => (await met('sluitBron')(o), 'open gelaten'),
+  });
+  expect(await run('met-id', activities)).toBe('afgerond');
+  expect(gezien).toEqual({
+    valideer: undefined,
+    maakDoelzaak: ID,
+    kopieerOnderdelen: ID,
+    kopieerDocumenten: ID,
+    kopieerBesluiten: ID,
+    sluitDoelzaak: ID,
+    verifieer: ID,
+    koppelBron: ID,
+    sluitBron: ID,
+  });
+}, 60_000);
+
+test('a compensation after validation finds the doelregistratie by the id validation found too', async () => {
+  const ID = '0b8e7d52-4c1f-4f0e-8a55-2f0a1c3e9b77';
+  let gecompenseerd: string | undefined;
+  const { activities } = fakes({
+    valideer: async () => ({ ...PLAN, doelregistratieId: ID }),
+    kopieerOnderdelen: async () => {
+      throw ApplicationFailure.create({ type: 'Permanent', message: 'doel antwoordt 400', nonRetryable: true });
+    },
+    compenseer: async (o) => ((gecompenseerd = o.doelregistratieId), 'verwijderd'),
+  });
+  expect(await run('met-id-gecompenseerd', activities)).toBe('mislukt');
+  expect(gecompenseerd).toBe(ID);
+}, 60_000);

@@ -1,10 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Collection, Db } from 'mongodb';
 import {
   DOELREGISTRATIES_COLLECTION,
   Doelregistratie,
+  NIET_GEACCEPTEERD,
+  accepteertOverdrachten,
   doelregistratieView,
   inTenant,
+  requireTenant,
   parseDoelregistratiesEnv,
   sealSecret,
   type Logger,
@@ -23,7 +27,13 @@ function collection(db: Db): Collection<StoredDoelregistratie> {
   return db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION);
 }
 
-/** Stores a doelregistratie by its naam, its secret sealed; a secret left out keeps the stored one. */
+/** A name taken, here or in another tenant: one answer, which does not say where. */
+const nameTaken = (naam: string) => ZgwError.field('naam', 'unique', `De naam "${naam}" is al in gebruik; kies een andere.`);
+
+/**
+ * Stores a doelregistratie by its naam, its secret sealed; a secret left out keeps the stored one. A new one gets its
+ * id (uuid), a changed one keeps it.
+ */
 async function save(
   coll: Collection<StoredDoelregistratie>,
   pii: Pii,
@@ -33,23 +43,34 @@ async function save(
   const { naam, ...fields } = d;
   const now = new Date();
   const secret = fields.secret ? sealSecret(pii, 'doelregistratie', fields.secret) : fields.route === 'extern' ? existing?.secret : undefined;
-  const doc: StoredDoelregistratie = { ...fields, ...(secret ? { secret } : {}), _id: naam, _created: existing?._created ?? now, _updated: now };
+  const doc: StoredDoelregistratie = {
+    ...fields,
+    ...(secret ? { secret } : {}),
+    _id: naam,
+    uuid: existing?.uuid ?? randomUUID(),
+    _created: existing?._created ?? now,
+    _updated: now,
+  };
   if (!doc.secret) delete doc.secret;
   try {
     await coll.replaceOne({ _id: naam }, doc, { upsert: true });
   } catch (err) {
-    // the name is another tenant's: names are unique across the installation (the transfer worker finds them by name)
-    if ((err as { code?: number }).code === 11000)
-      throw ZgwError.field('naam', 'unique', `De naam "${naam}" is op dit platform al in gebruik; kies een andere.`);
+    // the name is another tenant's (names are unique across the installation): answered as one of this tenant's
+    if ((err as { code?: number }).code === 11000) throw nameTaken(naam);
     throw err;
   }
   return doc;
 }
 
-/** An internal route's target tenant must exist on this platform. */
-async function withKnownTenant(deps: Deps, d: Doelregistratie): Promise<Doelregistratie> {
-  if (d.tenant && !(await deps.tenants.get(d.tenant)))
-    throw ZgwError.field('tenant', 'does_not_exist', `Er is geen organisatie ${d.tenant} op dit platform.`);
+/**
+ * An internal route to another tenant only with its consent: that tenant must exist and take transfers from this one
+ * (its setting `accepteertVan`). Refused with one answer either way: it does not tell whether the organisation exists.
+ */
+async function withConsentingTenant(deps: Deps, d: Doelregistratie): Promise<Doelregistratie> {
+  if (!d.tenant) return d;
+  const bron = requireTenant();
+  if (!(await deps.tenants.get(d.tenant)) || !(await accepteertOverdrachten(deps.db, d.tenant, bron)))
+    throw ZgwError.field('tenant', 'not_accepted', NIET_GEACCEPTEERD);
   return d;
 }
 
@@ -63,6 +84,8 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
   await coll.createIndex({ route: 1 });
   // the list, by naam within the tenant
   await coll.createIndex({ _id: 1 });
+  // a transfer's doelregistratie, by its id within the tenant (those stored before ids were given have none yet)
+  await coll.createIndex({ uuid: 1 }, { unique: true, sparse: true });
   const admin = (req: FastifyRequest) => adminCaller(deps, req, 'doelregistraties beheren');
   const body = (req: FastifyRequest) => jsonObject(req.body);
   const needsSecret = (d: Doelregistratie, existing: StoredDoelregistratie | null) => {
@@ -76,8 +99,8 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
 
   app.post(PATH, async (req, reply) => {
     const caller = await admin(req);
-    const d = await withKnownTenant(deps, parseOrThrow(Doelregistratie, body(req)));
-    if (await coll.findOne({ _id: d.naam })) throw ZgwError.field('naam', 'unique', `Er is al een doelregistratie "${d.naam}".`);
+    const d = await withConsentingTenant(deps, parseOrThrow(Doelregistratie, body(req)));
+    if (await coll.findOne({ _id: d.naam })) throw nameTaken(d.naam);
     needsSecret(d, null);
     const saved = await save(coll, deps.pii, d, null);
     req.log.info({ doelregistratie: d.naam, route: d.route, by: caller.clientId }, 'doelregistratie created');
@@ -111,7 +134,7 @@ export async function registerDoelregistratiesAdmin(app: FastifyInstance, deps: 
   app.put<{ Params: { naam: string } }>(`${PATH}/:naam`, async (req) => {
     const caller = await admin(req);
     const existing = await found(req.params.naam);
-    const d = await withKnownTenant(deps, parseOrThrow(Doelregistratie, body(req)));
+    const d = await withConsentingTenant(deps, parseOrThrow(Doelregistratie, body(req)));
     if (d.naam !== req.params.naam) throw ZgwError.field('naam', 'invalid', 'De naam van een doelregistratie verandert niet (maak een nieuwe).');
     needsSecret(d, existing);
     const saved = await save(coll, deps.pii, d, existing);

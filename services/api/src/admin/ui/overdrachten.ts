@@ -4,10 +4,12 @@ import { html, type Html } from '../../common/web/html';
 import { UUID } from '../../common/platform/urls';
 import { formatTime } from './audit';
 import { callAdminApi, problemMessages, sessionOf, type AdminUi } from './context';
+import { formOf, lines } from './forms';
 import { apiPager, csrfField, redirect, sendPage, UI, type PageOf } from './layout';
 
 const API = '/admin/api/v1/overdrachten';
 const CONFIG_API = '/admin/api/v1/doelregistraties';
+const INSTELLINGEN_API = '/admin/api/v1/overdrachten/instellingen';
 const BASE = `${UI}/overdrachten`;
 
 interface Overdracht {
@@ -54,14 +56,16 @@ const NOTICES: Record<string, string> = {
   verwijderd: 'De doelregistratie is verwijderd.',
   geannuleerd: 'Annuleren is gevraagd: de workflow verwijdert wat hij in het doel maakte en eindigt als geannuleerd.',
   opnieuw: 'De overdracht is opnieuw gestart; elke stap vindt terug wat een eerdere poging al maakte.',
+  instellingen: 'Opgeslagen: van welke organisaties deze organisatie overdrachten aanneemt.',
 };
 
 const pill = (s: OverdrachtStatus): Html => html`<span class="pill ${STATUS_CLASS[s] ?? ''}" data-status="${s}">${s}</span>`;
 
 /**
  * Transfers (ZSDMS): every overdracht with its steps, refusal, failure and reply, linked to its workflow in the
- * Temporal web UI; cancel a running one, retry a failed one; and the doelregistraties they go to. Everything goes
- * through the admin endpoints (admin/overdrachten.ts, admin/doelregistraties.ts).
+ * Temporal web UI; cancel a running one, retry a failed one; the doelregistraties they go to; and the organisations
+ * this one takes transfers from. Everything goes through the admin endpoints (admin/overdrachten.ts,
+ * admin/doelregistraties.ts, admin/overdracht-instellingen.ts).
  */
 export function registerOverdrachtScreens(scope: FastifyInstance, ui: AdminUi): void {
   const failed = (req: FastifyRequest, reply: FastifyReply, errors: string[], status: number) => {
@@ -79,13 +83,15 @@ export function registerOverdrachtScreens(scope: FastifyInstance, ui: AdminUi): 
     const q = new URLSearchParams(
       Object.entries({ status, page: req.query.page, cursor: req.query.cursor }).filter((e): e is [string, string] => !!e[1]),
     );
-    const [answer, config] = await Promise.all([
+    const [answer, config, instellingen] = await Promise.all([
       callAdminApi(ui, req, 'GET', `${API}${q.size ? `?${q}` : ''}`),
       callAdminApi(ui, req, 'GET', CONFIG_API),
+      callAdminApi(ui, req, 'GET', INSTELLINGEN_API),
     ]);
     if (answer.status !== 200) return failed(req, reply, problemMessages(answer), 502);
     const list = answer.body as PageOf<Overdracht>;
     const regs = config.status === 200 ? (config.body as PageOf<Doelregistratie>).results : [];
+    const accepteertVan = instellingen.status === 200 ? (instellingen.body as { accepteertVan: string[] }).accepteertVan : [];
     const rows = list.results.map(
       (o) => html`<tr>
   <td><a href="${BASE}/${o.uuid}">${o.zaakIdentificatie}</a></td>
@@ -122,8 +128,24 @@ ${apiPager(BASE, list, req.query.page, status ? { status } : {})}
             )
           : html`<tr><td colspan="6" class="muted">Nog geen doelregistraties.</td></tr>`
       }</tbody>
-</table>`,
+</table>
+<h2>Overdrachten aannemen</h2>
+<p>Andere organisaties op dit platform kunnen een zaak alleen aan deze organisatie overdragen als zij hier staan (RSIN, één per regel). Ook via <code>${INSTELLINGEN_API}</code>.</p>
+<form method="post" action="${BASE}/instellingen" id="overdrachtinstellingen">${csrfField(session.csrf)}
+<label for="accepteertVan">Neemt overdrachten aan van</label>
+<textarea id="accepteertVan" name="accepteertVan" rows="4">${accepteertVan.join('\n')}</textarea>
+<div class="actions"><button type="submit">Opslaan</button></div>
+</form>`,
     );
+  });
+
+  scope.post('/overdrachten/instellingen', async (req, reply) => {
+    const tekst = formOf(req.body).accepteertVan;
+    const accepteertVan = lines(typeof tekst === 'string' ? tekst : '');
+    const answer = await callAdminApi(ui, req, 'PUT', INSTELLINGEN_API, { accepteertVan });
+    if (answer.status !== 200) return failed(req, reply, problemMessages(answer), answer.status === 403 ? 403 : 400);
+    req.log.info({ accepteertVan, by: sessionOf(req).user }, 'overdrachtinstellingen changed on the admin screen');
+    return redirect(reply, `${BASE}?gedaan=instellingen`);
   });
 
   scope.get<{ Params: { uuid: string }; Querystring: { gedaan?: string } }>('/overdrachten/:uuid', async (req, reply) => {

@@ -1,7 +1,10 @@
 import {
   DOELREGISTRATIES_COLLECTION,
   EINDSTATUSSEN,
+  NIET_GEACCEPTEERD,
+  accepteertOverdrachten,
   currentTenant,
+  doelregistratieId,
   Voortgang,
   traced,
   type OverdrachtOpdracht,
@@ -68,8 +71,10 @@ function mayRead(caller: Caller, doc: OverdrachtDoc): boolean {
 
 /**
  * `POST /overdrachten`: who may ask is answered at once (a zaak URL that is not one of ours: 400 `bad-url`; no
- * `zaken.overdragen` for its zaaktype: 403; an unknown doelregistratie: 400); everything that depends on the data
- * and the target is the workflow's, which ends `geweigerd` with a code when it refuses.
+ * `zaken.overdragen` for its zaaktype: 403; an unknown doelregistratie: 400; an internal route to another organisation
+ * that does not take transfers from this one: 400 `not_accepted`); everything that depends on the data and the target
+ * is the workflow's, which ends `geweigerd` with a code when it refuses. The overdracht keeps the doelregistratie's id:
+ * the workflow finds it by that, within this tenant.
  */
 function registerCreate(o: Overdrachten, overdrachten: Resource<OverdrachtDoc>): void {
   const log = o.api.deps.log;
@@ -94,14 +99,23 @@ function registerCreate(o: Overdrachten, overdrachten: Resource<OverdrachtDoc>):
         log.info({ ...traced(identificatie), clientId: caller.clientId }, 'overdracht geweigerd: de client mag deze zaak niet overdragen (403)');
         throw ZgwError.forbidden(`Overdragen vereist de scope ${OVERDRAGEN} voor het zaaktype van de zaak.`);
       }
-      const doel = await o.api.deps.db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION).findOne({ _id: body.doelregistratie });
+      const registraties = o.api.deps.db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION);
+      const doel = await registraties.findOne({ _id: body.doelregistratie });
       if (!doel) {
         log.info({ ...traced(identificatie), clientId: caller.clientId }, 'overdracht geweigerd: onbekende doelregistratie (400)');
         throw ZgwError.field('doelregistratie', 'does_not_exist', `Er is geen doelregistratie "${body.doelregistratie}".`);
       }
+      const tenant = currentTenant() ?? o.api.deps.tenants.defaultTenant;
+      if (doel.route === 'intern' && doel.tenant && !(await accepteertOverdrachten(o.api.deps.db, doel.tenant, tenant))) {
+        log.info(
+          { ...traced(identificatie), clientId: caller.clientId },
+          'overdracht geweigerd: de doelorganisatie neemt geen overdrachten van deze organisatie aan (400)',
+        );
+        throw ZgwError.field('doelregistratie', 'not_accepted', NIET_GEACCEPTEERD);
+      }
       const richting: Richting = doel.route === 'intern' ? 'intern' : 'uit';
       const doc = newOverdracht(
-        { ...body, zaakIdentificatie: identificatie, richting },
+        { ...body, zaakIdentificatie: identificatie, richting, doelregistratieId: await doelregistratieId(registraties, doel) },
         {
           _zaaktype: String(zaak.zaaktype),
           _vertrouwelijkheid: vertrouwelijkheidRank(String(zaak.vertrouwelijkheidaanduiding)),
@@ -117,6 +131,8 @@ export interface NieuweOverdracht {
   zaak: string;
   zaakIdentificatie: string;
   doelregistratie: string;
+  /** The doelregistratie's id within the tenant (StoredDoelregistratie.uuid). */
+  doelregistratieId: string;
   richting: Richting;
   toelichting?: string;
   antwoordUrl?: string;
@@ -140,6 +156,7 @@ export function newOverdracht(n: NieuweOverdracht, auth: OverdrachtAuth): Overdr
     workflowId: '',
     aanmaakdatum: now,
     _gestart: false,
+    _doelregistratie: n.doelregistratieId,
     ...auth,
   };
 }
@@ -154,6 +171,8 @@ export function opdrachtOf(o: Overdrachten, doc: Stored<OverdrachtDoc>, url: str
     zaak: doc.zaak,
     zaakIdentificatie: doc.zaakIdentificatie,
     doelregistratie: doc.doelregistratie,
+    // (an overdracht stored before ids were given has none: the workflow's first step finds it by naam, in this tenant)
+    ...(doc._doelregistratie ? { doelregistratieId: doc._doelregistratie } : {}),
     richting: doc.richting,
     ...(doc.antwoordUrl ? { antwoordUrl: doc.antwoordUrl } : {}),
     pogingen: c.TRANSFER_ATTEMPTS,

@@ -52,8 +52,11 @@ export type OverdrachtAuth = {
   _bronorganisatie?: string;
 };
 
-/** An overdracht as stored: its `uuid` is the `_id`; `_gestart` is false until Temporal has its workflow. */
-export type OverdrachtDoc = StoredFields<typeof Overdracht, 'uuid'> & OverdrachtAuth & { _gestart: boolean };
+/**
+ * An overdracht as stored: its `uuid` is the `_id`; `_gestart` is false until Temporal has its workflow;
+ * `_doelregistratie` the id of its doelregistratie within the tenant (absent in those stored before ids were given).
+ */
+export type OverdrachtDoc = StoredFields<typeof Overdracht, 'uuid'> & OverdrachtAuth & { _gestart: boolean; _doelregistratie?: string };
 
 export const OverdrachtQuery = z.object({
   status: z.enum(OVERDRACHT_STATUSSEN).optional(),

@@ -1,4 +1,13 @@
-import { DOELREGISTRATIES_COLLECTION, ZgwClient, openSecret, scrubUrl, traced, type Logger, type StoredDoelregistratie } from '@zgw/shared';
+import {
+  DOELREGISTRATIES_COLLECTION,
+  ZgwClient,
+  doelregistratieId,
+  openSecret,
+  scrubUrl,
+  traced,
+  type Logger,
+  type StoredDoelregistratie,
+} from '@zgw/shared';
 import { z } from 'zod';
 import { ZgwError } from '../../common/platform/errors';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
@@ -27,7 +36,8 @@ export function registerVerzoeken(o: Overdrachten): void {
     body: VerzoekInput,
     response: Overdracht,
     handler: async ({ req, caller, body }) => {
-      const doel = await o.api.deps.db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION).findOne({ _id: body.bronSysteem });
+      const registraties = o.api.deps.db.collection<StoredDoelregistratie>(DOELREGISTRATIES_COLLECTION);
+      const doel = await registraties.findOne({ _id: body.bronSysteem });
       if (!doel || doel.route !== 'extern' || !doel.clientId || !doel.secret) {
         log.info({ ...traced(body.bronZaak), clientId: caller.clientId }, 'overdrachtverzoek geweigerd: onbekend bronsysteem (400)');
         throw ZgwError.field('bronSysteem', 'does_not_exist', `Er is geen extern systeem (doelregistratie met route extern) "${body.bronSysteem}".`);
@@ -57,6 +67,7 @@ export function registerVerzoeken(o: Overdrachten): void {
           zaak: body.bronZaak,
           zaakIdentificatie: bron?.identificatie ?? body.bronZaak,
           doelregistratie: body.bronSysteem,
+          doelregistratieId: await doelregistratieId(registraties, doel),
           richting: 'in',
           toelichting: body.toelichting,
           antwoordUrl: body.antwoordUrl,
