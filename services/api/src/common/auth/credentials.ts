@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Collection, Db, Filter } from 'mongodb';
 import { isRsin, openSecret, sealSecret, type Config, type Pii } from '@zgw/shared';
 
+const DUPLICATE_KEY = 11000;
+
 export interface Credential {
   _id: string; // client_id, unique across the installation (a ZGW token carries only the client id)
   secret: string;
@@ -64,14 +66,20 @@ export class Credentials {
   async set(clientId: string, tenant: string, secret?: string): Promise<string> {
     if (this.reserved.includes(clientId)) throw new ClientOfOtherTenant(clientId);
     const value = secret ?? randomBytes(24).toString('base64url');
-    const current = await this.tenantOf(clientId);
-    if (current !== undefined && current !== tenant) throw new ClientOfOtherTenant(clientId);
-    await this.coll.updateOne(
-      { _id: clientId },
-      { $set: { secret: sealSecret(this.pii, 'credential', value), tenant }, $setOnInsert: { createdAt: new Date() } },
-      { upsert: true },
-    );
-    return value;
+    const sealed = sealSecret(this.pii, 'credential', value);
+    // A re-key changes only a credential of this tenant; a new one is an insert, which the _id index lets only one
+    // of two tenants registering the same id at once make (an upsert on the id alone let the later take it over).
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if ((await this.coll.updateOne({ _id: clientId, ...this.of(tenant) }, { $set: { secret: sealed, tenant } })).matchedCount) return value;
+      if ((await this.tenantOf(clientId)) !== undefined) throw new ClientOfOtherTenant(clientId);
+      try {
+        await this.coll.insertOne({ _id: clientId, secret: sealed, tenant, createdAt: new Date() });
+        return value;
+      } catch (err) {
+        if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err;
+      }
+    }
+    throw new ClientOfOtherTenant(clientId);
   }
 
   /** The number of clients of a tenant. */
