@@ -7,7 +7,7 @@
 // started; engines that were already running keep running. An invalid configuration is no crash to retry: it is said
 // (one line per key) and the platform does not start, or stops when a service finds it (exit code 78, EX_CONFIG).
 const { execFileSync, spawn, spawnSync } = require('node:child_process');
-const { mkdirSync, rmSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
@@ -49,6 +49,14 @@ writeFileSync(runFile, JSON.stringify({ pid: process.pid, engines: started }));
 
 // The transfer worker reaches the API as its own client; without a configured secret, one is made for this run.
 env.TRANSFER_SECRET ||= require('node:crypto').randomBytes(24).toString('base64url');
+// /metrics asks for a token once the platform serves more than one organisation (the API refuses to start without one
+// then): without a configured METRICS_TOKEN, one kept in the data folder (readable by this user only) serves every run.
+if (!env.METRICS_TOKEN && !/^true$/i.test(env.METRICS_PUBLIC ?? '')) {
+  const tokenFile = path.join(path.dirname(path.dirname(runFile)), 'metrics-token');
+  if (!existsSync(tokenFile)) writeFileSync(tokenFile, require('node:crypto').randomBytes(24).toString('base64url'), { mode: 0o600 });
+  env.METRICS_TOKEN = readFileSync(tokenFile, 'utf8').trim();
+  say(`/metrics asks for the token in ${tokenFile} (Authorization: Bearer <token>)`);
+}
 
 let stopping = false;
 const services = ['api', 'notifier', 'audit', 'transfer'].map((name) => ({ name, child: undefined, failures: [], lastError: '' }));
