@@ -50,6 +50,7 @@ export const PLATFORM_QUERY_SITES: readonly (readonly [RegExp, string])[] = [
   [/services\/transfer\/[^ ]*importen\//, "the registration import's worker: the type mappings of its runs (importen_typen), by run or _id"],
   [/CatalogusUitwisseling\.plan\b/, 'an import checks whether its UUIDs are taken in any tenant (UUIDs are global), by _id'],
   [/Resource\.(importeer|gehouden)\b/, 'the registration import checks whether a UUID is held in any tenant (UUIDs are global), by _id'],
+  [/TenantRemoval\.remove\b/, 'removing an organisation: what its import runs kept in importen_typen, which names the run, not the tenant (by run)'],
 ];
 
 /**
@@ -59,6 +60,10 @@ export const PLATFORM_QUERY_SITES: readonly (readonly [RegExp, string])[] = [
 export const PLATFORM_SCANS: readonly (readonly [RegExp, string])[] = [
   [/upgradeToTenants/, 'the upgrade to tenants adopts the objects without a tenant, once'],
   [/Tenants\.rename/, 'renaming a tenant (npm run admin -- tenant-rename, with the API stopped)'],
+  [
+    /TenantRemoval\.scanByTenant\b/,
+    "removing an organisation (tenant-remove, once): its administrators' sessions and pending logins and the notifier's deliveries to its abonnementen, in platform collections that retention keeps small",
+  ],
 ];
 
 const fromOnly = (sites: string[], allowed: readonly (readonly [RegExp, string])[]) =>

@@ -1,5 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Db } from 'mongodb';
 import {
   ceSource,
@@ -27,6 +27,7 @@ import { inhoudStoreOf } from '../components/documenten/inhoud-store';
 import { generatePassword } from '../admin/ui/passwords';
 import { AdminSessions } from '../admin/ui/sessions';
 import { AdminUsers } from '../admin/ui/users';
+import { TenantRemoval } from '../admin/tenant-removal';
 
 const USAGE = `usage: npm run admin -- <command>
   add <name> [--tenant <rsin>] [--password-stdin]
@@ -62,6 +63,11 @@ const USAGE = `usage: npm run admin -- <command>
   tenant-list                          list the tenants with their numbers of zaken, documents and clients
   tenant-rename <old rsin> <new rsin>  give a tenant (e.g. the default tenant of an upgraded installation) its real
                                        RSIN: its data, clients and counts move along. Stop the API first
+  tenant-remove <rsin> [--export <dir>] [--ja]
+                                       an organisation leaves: with --export, first each of its catalogussen as a ZIP
+                                       in <dir>; then, only with --ja, erase everything of it (clients, objects,
+                                       content, audit trails, abonnementen, workflows, the tenant) and print what went
+                                       per collection. Without --ja it prints what would go and erases nothing
   pii-rekey                            seal every personal identifier and secret with the newest PII key (ZGW_PII_KEYS), with
                                        progress; resumable; then says which older keys no value needs any more`;
 
@@ -244,6 +250,66 @@ async function importCommand(db: Db, config: Config, args: string[]): Promise<nu
   }
 }
 
+/**
+ * tenant-remove (see USAGE): exports first (a failed export erases nothing), then, confirmed, the removal; one JSON
+ * line. Exit 2 for an unknown RSIN, the default tenant, or no --ja.
+ */
+async function tenantRemoveCommand(db: Db, config: Config, args: string[]): Promise<number> {
+  const [rsin] = args;
+  const dir = args.includes('--export') ? flag(args, '--export') : undefined;
+  if (args.includes('--export') && (!dir || dir.startsWith('--'))) {
+    console.error('admin: --export wants the directory to write the catalogus ZIPs to');
+    return 2;
+  }
+  const deps = cliDeps(db, config);
+  const clearCaches = async (regions: string[]) => {
+    const kafka = createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-cli`);
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 10_000).unref());
+    await Promise.race([announceClear(kafka, config.KAFKA_TOPIC_PREFIX, ceSource(config), regions), timeout]).catch((err: Error) =>
+      console.error(`admin: the running instances were not told (${err.message}); they forget the organisation within CACHE_TTL_MS`),
+    );
+  };
+  const removal = new TenantRemoval({ ...deps, clearCaches });
+  let tenant;
+  try {
+    tenant = await removal.tenant(rsin);
+  } catch (err) {
+    console.error(`admin: ${(err as Error).message}`);
+    return 2;
+  }
+  const exports: { catalogus: string; file: string; bytes: number }[] = [];
+  if (dir) {
+    const app = await buildApp({ deps });
+    try {
+      mkdirSync(dir, { recursive: true });
+      const exchange = deps.components.catalogi!.uitwisseling;
+      for (const uuid of await removal.catalogussen(tenant._id)) {
+        const zip = await inTenant(tenant._id, () => exchange.export(uuid));
+        const file = resolve(join(dir, `catalogus-${uuid}.zip`));
+        writeFileSync(file, zip);
+        exports.push({ catalogus: uuid, file, bytes: zip.length });
+      }
+    } catch (err) {
+      console.error(`admin: the export failed (${(err as Error).message}): nothing of ${tenant._id} is erased`);
+      return 1;
+    } finally {
+      await app.close();
+    }
+  }
+  if (!args.includes('--ja')) {
+    console.log(JSON.stringify({ rsin: tenant._id, naam: tenant.naam, exports, teVerwijderen: await removal.plan(tenant._id) }));
+    console.error(`admin: nothing is erased: add --ja to erase organisation ${tenant._id} (${tenant.naam}) for good`);
+    return 2;
+  }
+  try {
+    console.log(JSON.stringify({ ...(await removal.remove(tenant._id)), exports }));
+    return 0;
+  } catch (err) {
+    console.error(`admin: ${(err as Error).message}`);
+    return 1;
+  }
+}
+
 /** tenant-add, tenant-list and tenant-rename (see USAGE). */
 async function tenantCommand(db: Db, config: Config, cmd: string, args: string[]): Promise<number> {
   const tenants = new Tenants(db, config.ZGW_DEFAULT_TENANT);
@@ -285,6 +351,7 @@ async function main(args: string[]): Promise<number> {
       'tenant-add',
       'tenant-list',
       'tenant-rename',
+      'tenant-remove',
       'catalogus-export',
       'catalogus-import',
       'importeren',
@@ -299,6 +366,7 @@ async function main(args: string[]): Promise<number> {
     if (cmd === 'backup') return await backup(mongo.db, name!);
     if (cmd === 'pii-rekey') return await rekey(mongo.db);
     if (cmd === 'inhoud-migreren') return await migrate(mongo.db, config, name);
+    if (cmd === 'tenant-remove') return await tenantRemoveCommand(mongo.db, config, args.slice(1));
     if (cmd.startsWith('tenant-')) return await tenantCommand(mongo.db, config, cmd, args.slice(1));
     if (cmd.startsWith('catalogus-')) return await catalogusCommand(mongo.db, config, cmd, args.slice(1));
     if (cmd === 'importeren') return await importCommand(mongo.db, config, args.slice(1));
