@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { inTenant } from '@zgw/shared';
 import type { Resource } from '../src/common/platform/resource';
-import { ensureAllRights } from '../src/bootstrap';
 import { GroupLoader } from '../src/components/catalogi/relations';
 import type { CatalogiDoc } from '../src/components/catalogi/schemas';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
-import { startApp, token, type TestApp } from './harness';
+import { startApp, type TestApp } from './harness';
+import { adminOf, as as asHolder, organisation } from './tenants.fixtures';
 import { zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';
 
 // The batched reads of a zaaktype's parts (GroupLoader) gather the keys concurrent requests ask for in one tick: a
@@ -15,20 +15,13 @@ const B = '111222333';
 let t: TestApp;
 let sl: Referentielijsten;
 
-function as(tok: string): TestApp {
-  return { ...t, call: (method, url, body, opts = {}) => t.call(method, url, body, { ...opts, token: opts.token === undefined ? tok : opts.token }) };
-}
-const tok = (rsin: string) => token(`client-${rsin}`, `client-${rsin}-secret`);
+const as = (tok: string): TestApp => asHolder(t, tok);
+const tok = adminOf;
 
 beforeAll(async () => {
   sl = await startReferentielijsten();
   t = await startApp({ REFERENTIELIJSTEN_URL: sl.url });
-  for (const rsin of [A, B]) {
-    expect((await t.call('POST', '/admin/api/v1/tenants', { rsin, naam: `Gemeente ${rsin}` })).statusCode).toBe(201);
-    const made = await t.call('POST', '/admin/api/v1/credentials', { identifier: `client-${rsin}`, secret: `client-${rsin}-secret`, tenant: rsin });
-    expect(made.statusCode).toBe(201);
-    await ensureAllRights(t.deps.db, `client-${rsin}`, rsin);
-  }
+  for (const rsin of [A, B]) await organisation(t, rsin);
 });
 afterAll(async () => {
   await t?.close();

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KANALEN } from '@zgw/shared';
-import { ensureAllRights } from '../src/bootstrap';
-import { startApp, token, type TestApp } from './harness';
+import { startApp, type TestApp } from './harness';
+import { adminOf, organisation } from './tenants.fixtures';
 
 // The standard's kanalen are shared by every organisation; a kanaal an organisation registers is its own: listed,
 // read, published on and subscribed to by it alone. Names stay unique on the platform: one taken by another
@@ -14,7 +14,7 @@ const B = '111222333';
 let t: TestApp;
 let receiver: Server;
 let callbackUrl: string;
-const tok = (rsin: string) => token(`client-${rsin}`, `client-${rsin}-secret`);
+const tok = adminOf;
 const as = (rsin: string, method: string, path: string, body?: unknown) => t.call(method, `${NRC}${path}`, body, { token: tok(rsin) });
 
 beforeAll(async () => {
@@ -22,12 +22,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback`;
   t = await startApp();
-  for (const rsin of [A, B]) {
-    expect((await t.call('POST', '/admin/api/v1/tenants', { rsin, naam: `Gemeente ${rsin}` })).statusCode).toBe(201);
-    const made = await t.call('POST', '/admin/api/v1/credentials', { identifier: `client-${rsin}`, secret: `client-${rsin}-secret`, tenant: rsin });
-    expect(made.statusCode).toBe(201);
-    await ensureAllRights(t.deps.db, `client-${rsin}`, rsin);
-  }
+  for (const rsin of [A, B]) await organisation(t, rsin);
 });
 afterAll(async () => {
   await t?.close();

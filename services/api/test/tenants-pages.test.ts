@@ -1,6 +1,6 @@
-import { ensureAllRights } from '../src/bootstrap';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
-import { startApp, token, type TestApp } from './harness';
+import { startApp, type TestApp } from './harness';
+import { adminOf, as as asHolder, organisation } from './tenants.fixtures';
 import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen } from './zaken.fixtures';
 
 // The page positions a store remembers for `?page=N` beyond the skip bound (PAGE_SKIP_LIMIT=100 makes page 3 "deep")
@@ -12,20 +12,14 @@ const ZAKEN = 210;
 let t: TestApp;
 let sl: Referentielijsten;
 
-function as(tok: string): TestApp {
-  return { ...t, call: (method, url, body, opts = {}) => t.call(method, url, body, { ...opts, token: opts.token === undefined ? tok : opts.token }) };
-}
-const tok = (rsin: string) => token(`client-${rsin}`, `client-${rsin}-secret`);
+const as = (tok: string): TestApp => asHolder(t, tok);
+const tok = adminOf;
 
 beforeAll(async () => {
   sl = await startReferentielijsten();
   t = await startApp({ REFERENTIELIJSTEN_URL: sl.url, PAGE_SKIP_LIMIT: '100' });
   for (const rsin of [B, A]) {
-    expect((await t.call('POST', '/admin/api/v1/tenants', { rsin, naam: `Gemeente ${rsin}` })).statusCode).toBe(201);
-    const made = await t.call('POST', '/admin/api/v1/credentials', { identifier: `client-${rsin}`, secret: `client-${rsin}-secret`, tenant: rsin });
-    expect(made.statusCode).toBe(201);
-    await ensureAllRights(t.deps.db, `client-${rsin}`, rsin);
-    const app = as(tok(rsin));
+    const app = as(await organisation(t, rsin));
     const s = await zaaktypeMetOnderdelen(app, sl);
     for (let i = 0; i < ZAKEN; i++) await createZ(app, 'zaken', zaakBody(s.zaaktype));
   }
