@@ -25,8 +25,11 @@ export const DEFAULT_TENANT_NAAM = 'standaard';
  * kept notifications, lock states and resend requests: keyed by abonnement, which is a tenant's; deliveries and kept
  * notifications name their tenant in `_tenant` too). Everything else belongs to a tenant.
  */
+/** The organisations of the installation, one record each by RSIN. */
+export const TENANTS_COLLECTION = 'tenants';
+
 export const PLATFORM_COLLECTIONS: ReadonlySet<string> = new Set([
-  'tenants',
+  TENANTS_COLLECTION,
   'credentials',
   'outbox',
   'kanalen',

@@ -11,6 +11,12 @@ export interface BatchOptions {
   prefix: string;
   /** The tenant of entries whose message names none (sent before tenants): ZGW_DEFAULT_TENANT. */
   defaultTenant: string;
+  /**
+   * Whether an organisation exists (its record in `tenants`). The entries of one that does not (removed with
+   * `tenant-remove` while its entries still waited in Kafka or a spool) are dropped, never stored again. Without it
+   * every entry is stored.
+   */
+  tenantExists?: (tenant: string) => Promise<boolean>;
   /** Entries per insert (a Kafka batch can hold thousands). */
   chunkSize?: number;
   /** Backoff while the database cannot be reached: first wait, longest wait (ms). */
@@ -34,6 +40,19 @@ export function batchHandler(opts: BatchOptions): (payload: BatchPayload) => Pro
   const wait = opts.sleep ?? sleep;
   // One warning per outage, however many batches and retries it spans; one line when it is over.
   let unreachableSince: number | undefined;
+  // Organisations seen to exist (one is never made again under its RSIN once removed: a miss is asked each chunk).
+  const existing = new Set([opts.defaultTenant]);
+  /** The entries of organisations that exist; the others dropped with a line (a count: an RSIN reads as a BSN). */
+  const ofExisting = async (entries: StoredEntry[], where: object): Promise<StoredEntry[]> => {
+    if (!opts.tenantExists) return entries;
+    for (const tenant of new Set(entries.map((e) => e[TENANT_FIELD] as string))) {
+      if (!existing.has(tenant) && (await opts.tenantExists(tenant))) existing.add(tenant);
+    }
+    const kept = entries.filter((e) => existing.has(e[TENANT_FIELD] as string));
+    if (kept.length < entries.length)
+      log.info({ ...where, dropped: entries.length - kept.length }, 'audit entries of a removed organisation dropped');
+    return kept;
+  };
 
   return async (payload) => {
     const { batch } = payload;
@@ -59,7 +78,7 @@ export function batchHandler(opts: BatchOptions): (payload: BatchPayload) => Pro
         if (collection && entries.length) {
           for (let delay = retry.initialMs; ; delay = Math.min(delay * 2, retry.maxMs)) {
             try {
-              const r = await store.insertAbsent(collection, entries);
+              const r = await store.insertAbsent(collection, await ofExisting(entries, where));
               if (unreachableSince !== undefined) {
                 log.info({ ...where, downMs: Date.now() - unreachableSince }, 'audit store reachable again');
                 unreachableSince = undefined;

@@ -13,6 +13,7 @@ import {
   type Config,
   type Logger,
   type Mongo,
+  TENANTS_COLLECTION,
 } from '@zgw/shared';
 import { batchHandler, type BatchOptions } from './batch';
 import { MongoEntryStore, type EntryStore } from './store';
@@ -64,9 +65,18 @@ export async function startAuditWorker(config: Config, log: Logger, opts: Worker
     });
     await consumer.subscribe({ topics: [AUDIT_TOPIC, AUDIT_READS_TOPIC].map((t) => topicName(prefix, t)), fromBeginning: true });
     const store = opts.store ? opts.store(mongo) : new MongoEntryStore(mongo.db);
+    const tenants = mongo.db.collection<{ _id: string }>(TENANTS_COLLECTION);
     await consumer.run({
       eachBatchAutoResolve: false,
-      eachBatch: batchHandler({ store, log, prefix, defaultTenant: config.ZGW_DEFAULT_TENANT, chunkSize: opts.chunkSize, retry: opts.retry }),
+      eachBatch: batchHandler({
+        store,
+        log,
+        prefix,
+        defaultTenant: config.ZGW_DEFAULT_TENANT,
+        tenantExists: async (tenant) => !!(await tenants.findOne({ _id: tenant }, { projection: { _id: 1 } })),
+        chunkSize: opts.chunkSize,
+        retry: opts.retry,
+      }),
     });
   } catch (err) {
     await consumer.disconnect().catch(() => undefined);

@@ -99,6 +99,30 @@ describe('audit batch handler', () => {
     expect(store.docs.get(AUDITTRAIL_COLLECTION)!.get(b.uuid)!._tenant).toBe('111222333');
   });
 
+  it('drops the entries of an organisation that no longer exists (removed while they waited), and asks once a chunk', async () => {
+    const events: string[] = [];
+    const store = new MemoryStore(0, events);
+    const [kept, gone, gone2, old] = [auditEntry(), auditEntry(), auditEntry(), auditEntry()];
+    const p = payload(
+      'audit',
+      [kept, gone, gone2, old].map((e) => JSON.stringify(e)),
+      events,
+    );
+    p.batch.messages[0]!.headers = { [CE_TENANT]: Buffer.from('123456782') };
+    p.batch.messages[1]!.headers = { [CE_TENANT]: Buffer.from('111222333') };
+    p.batch.messages[2]!.headers = { [CE_TENANT]: Buffer.from('111222333') };
+    const asked: string[] = [];
+    const tenantExists = async (tenant: string) => (asked.push(tenant), tenant === '123456782');
+    const { log, lines } = capture();
+    await batchHandler({ store, log, prefix: '', defaultTenant: DEFAULT_TENANT, tenantExists, sleep: noWait })(p);
+    // the default tenant's (a message naming none) is never asked about
+    expect(store.ids(AUDITTRAIL_COLLECTION).sort()).toEqual([kept.uuid, old.uuid].sort());
+    expect(asked.sort()).toEqual(['111222333', '123456782']);
+    expect(lines.filter((l) => l.dropped === 2)).toHaveLength(1);
+    // and the offsets go on: the dropped entries are done with
+    expect(p.committed()).toBe(104);
+  });
+
   it('stores the entries of a batch by uuid and commits after the store, chunk by chunk', async () => {
     const events: string[] = [];
     const store = new MemoryStore(0, events);

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import {
+  TENANTS_COLLECTION,
   ADMIN_SESSIONS_COLLECTION,
   ADMIN_USERS_COLLECTION,
   DEFAULT_TENANT_NAAM,
@@ -20,7 +21,7 @@ export interface Tenant {
   createdAt: Date;
 }
 
-export const TENANTS_COLLECTION = 'tenants';
+export { TENANTS_COLLECTION };
 
 /** The tenants of the installation (a platform collection: only platform administrators list them all). */
 export class Tenants {
