@@ -22,7 +22,7 @@ const COMMON = path.join(API, 'common') + path.sep;
 const isCommon = (f) => f.startsWith(COMMON);
 /** What a component or common/ may not import: the application around them. */
 const isApplication = (f) => f.startsWith(API) && !isCommon(f) && !f.startsWith(COMPONENTS);
-const options = { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10, allowJs: false };
+const options = { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10, allowJs: false, resolveJsonModule: true };
 
 function filesOf(dir) {
   if (!fs.existsSync(dir)) return [];

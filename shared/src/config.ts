@@ -44,7 +44,19 @@ const schema = z.object({
   TRANSFER_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).default(30),
   /** The Temporal web UI, for links from the admin screen (empty: no links). */
   TEMPORAL_UI_URL: z.union([z.literal(''), z.string().url()]).default('http://127.0.0.1:8233'),
-  REFERENTIELIJSTEN_URL: z.string().url().default('https://selectielijst.openzaak.nl/api/v1'),
+  /**
+   * The Referentielijsten (selectielijst) API that catalogi name; default the platform's own
+   * (`<PUBLIC_BASE_URL>/referentielijsten/api/v1`, set by loadConfig), which is read in process.
+   */
+  REFERENTIELIJSTEN_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+  /**
+   * Further bases whose referentielijsten URLs resolve, by UUID, to the platform's own objects (beside
+   * https://selectielijst.openzaak.nl/api/v1, always one): comma-separated URLs.
+   */
+  REFERENTIELIJSTEN_ALIASSEN: z
+    .string()
+    .default('')
+    .refine((v) => splitList(v).every((u) => URL.canParse(u)), 'URLs separated by commas'),
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -198,7 +210,7 @@ const schema = z.object({
     .default(4 * 1024 ** 3),
 });
 
-export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };
+export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string; REFERENTIELIJSTEN_URL: string };
 
 /** Every environment variable the services read through loadConfig (docs/configuration.md documents each: docs-check). */
 export const CONFIG_KEYS: readonly string[] = Object.keys(schema.shape);
@@ -244,7 +256,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success || problems.length) throw new ConfigError(problems);
   const c = parsed.data;
   const base = (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, '');
-  return { ...c, PUBLIC_BASE_URL: base };
+  return { ...c, PUBLIC_BASE_URL: base, REFERENTIELIJSTEN_URL: (c.REFERENTIELIJSTEN_URL ?? `${base}/referentielijsten/api/v1`).replace(/\/+$/, '') };
+}
+
+/** The entries of a comma-separated setting, trimmed, without empty ones. */
+export function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** An https URL, or an http one on this machine (tests, development): what an identity provider may be reached at. */

@@ -5,7 +5,8 @@ import { catalogi } from './catalogi';
 import { documenten } from './documenten';
 import { notificaties } from './notificaties';
 import { overdrachten } from './overdrachten';
+import { referentielijsten } from './referentielijsten';
 import { zaken } from './zaken';
 
 /** Every ZGW component this service serves, in the order they are mounted. */
-export const COMPONENTS: ComponentDef[] = [autorisaties, catalogi, zaken, documenten, besluiten, notificaties, overdrachten];
+export const COMPONENTS: ComponentDef[] = [autorisaties, referentielijsten, catalogi, zaken, documenten, besluiten, notificaties, overdrachten];

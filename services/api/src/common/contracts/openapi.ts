@@ -23,6 +23,9 @@ const ERRORS: readonly (readonly [string, string])[] = [
   ['500', 'Internal server error'],
 ];
 
+/** What an open component never answers: it asks no token (so no rate limit per client either). */
+const OPEN_NEVER = ['401', '403', '429'];
+
 /** The OpenAPI document of one component, built from the same zod schemas that validate its requests. */
 export class ComponentDocument {
   readonly registry = new OpenAPIRegistry();
@@ -33,8 +36,10 @@ export class ComponentDocument {
     private readonly version: string,
     private readonly serverUrl: string,
     private readonly description?: string,
+    /** Read without authorisation: no security scheme, and no 401, 403 or 429 (see ComponentDef.open). */
+    private readonly open = false,
   ) {
-    this.registry.registerComponent('securitySchemes', 'JWT-Claims', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    if (!open) this.registry.registerComponent('securitySchemes', 'JWT-Claims', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   }
 
   add(route: RouteConfig & { scopes?: readonly string[] | null }): void {
@@ -43,7 +48,7 @@ export class ComponentDocument {
     // 404 on lists too: a page beyond the last one), plus 413 where a body is sent.
     const responses = { ...config.responses };
     responses['400'] ??= problem(ValidatieFout, 'Bad request');
-    for (const [status, description] of ERRORS) responses[status] ??= problem(Fout, description);
+    for (const [status, description] of ERRORS) if (!this.open || !OPEN_NEVER.includes(status)) responses[status] ??= problem(Fout, description);
     if (config.request?.body) responses['413'] ??= problem(Fout, 'Request body too large');
     this.registry.registerPath({
       ...config,
@@ -59,7 +64,7 @@ export class ComponentDocument {
         openapi: '3.0.3',
         info: { title: this.title, version: this.version, ...(this.description ? { description: this.description } : {}) },
         servers: [{ url: this.serverUrl }],
-        security: [{ 'JWT-Claims': [] }],
+        ...(this.open ? {} : { security: [{ 'JWT-Claims': [] }] }),
       });
       unversionNames(doc as unknown as Record<string, unknown>);
       this.cache = { json: JSON.stringify(doc), yaml: stringify(doc) };

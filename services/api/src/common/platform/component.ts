@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { currentTenant, inTenant, type AuditEntry, type Config } from '@zgw/shared';
 import { readActie } from '../audit/audit-reads';
-import type { Caller } from '../auth/auth';
+import { Caller } from '../auth/auth';
 import type { CacheRegion } from './cache';
 import type { Deps } from './deps';
 import { sendProblem, ZgwError, allowedMethods, notFound } from './errors';
@@ -35,6 +35,11 @@ export interface ComponentDef {
    * reference data whose responses do not depend on who asks beyond the scopes (Catalogi).
    */
   cacheReads?: boolean;
+  /**
+   * Read without authorisation (the Referentielijsten API: public reference data, no tenant's): no token is asked or
+   * checked, its document declares no security, and its routes act as an anonymous caller without rights.
+   */
+  open?: boolean;
   /** Audited components (Zaken, Documenten, Besluiten): every write and every read produces an audit entry. */
   audit?: { bron: AuditEntry['bron'] };
   /**
@@ -208,7 +213,8 @@ export class ComponentApi {
   ) {
     this.base = deps.urls.api(def.name);
     this.defaultVersion = def.defaultVersion?.(deps.config) ?? def.version;
-    for (const v of def.versions ?? [def.version]) this.docs.set(v, new ComponentDocument(def.title, v, this.base, this.schemaLinks(v)));
+    for (const v of def.versions ?? [def.version])
+      this.docs.set(v, new ComponentDocument(def.title, v, this.base, this.schemaLinks(v), def.open === true));
     this.doc = this.docs.get(this.defaultVersion)!;
     if (def.cacheReads) this.cache = deps.caches.region(def.name);
   }
@@ -368,7 +374,7 @@ export class ComponentApi {
             { Allow: allow.join(', ') },
           );
         }
-        const caller = await this.deps.auth.authenticate(req);
+        const caller = this.def.open ? anonymous(this.deps.config.ZGW_DEFAULT_TENANT) : await this.deps.auth.authenticate(req);
         req.caller = caller;
         // the request's log lines (its completion line too) name the tenant
         req.log = req.log.child({ tenant: caller.tenant });
@@ -437,6 +443,11 @@ export class ComponentApi {
       return reply.code(status).type('application/json').send(payload);
     };
   }
+}
+
+/** The caller of an open component's routes (ComponentDef.open): no client, no rights. */
+function anonymous(tenant: string): Caller {
+  return new Caller('', '', '', { autorisaties: [] }, tenant);
 }
 
 /**

@@ -84,6 +84,8 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
   const caches = new Caches(config.CACHE_TTL_MS);
   const pii = piiFromConfig(config, log);
   const tenants = new Tenants(db, config.ZGW_DEFAULT_TENANT);
+  const components: Partial<Components> = {};
+  const fetched = jsonFetcher(new ExternalSystems(db, pii), log);
   return {
     config,
     caches,
@@ -106,7 +108,8 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
       new RateLimiter(parseRateLimit(config.RATE_LIMIT), config.RATE_LIMIT_INSTANCES),
     ),
     reads: new ReadAudit(config, db, log, createKafka(config.KAFKA_BROKERS, `${config.KAFKA_CLIENT_ID}-api-reads`)),
-    fetchJson: jsonFetcher(new ExternalSystems(db, pii), log),
-    components: {},
+    // The referentielijsten this platform serves (its own base and the aliases) answer in process; the rest is fetched.
+    fetchJson: async (url) => components.referentielijsten?.answer(url) ?? fetched(url),
+    components,
   };
 }

@@ -135,8 +135,22 @@ export interface BesluitLinks {
   besluitinformatieobjecten: Resource<LinkedDoc>;
 }
 
+/**
+ * What the platform reads of the Referentielijsten API it serves itself: the answer to a detail URL of its own base or
+ * of an alias (https://selectielijst.openzaak.nl/api/v1, REFERENTIELIJSTEN_ALIASSEN), given in process, so a
+ * selectielijst URL checks without a network and without a request to itself.
+ */
+export interface ReferentielijstenLinks {
+  /**
+   * The answer as the API would give it (200 with the object, 404 for an unknown one of the platform's own base);
+   * undefined for a URL that is none of these, or an alias's object the platform does not know (fetched).
+   */
+  answer(url: string): { status: number; body: unknown } | undefined;
+}
+
 declare module './deps' {
   interface Components {
+    referentielijsten: ReferentielijstenLinks;
     catalogi: CatalogiLinks;
     zaken: ZakenLinks;
     documenten: DocumentLinks;

@@ -32,6 +32,12 @@ export class Urls {
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The UUID a URL ends in (lower case; a query or a trailing slash left out), or undefined when it ends in none. */
+export function uuidAtEnd(url: string): string | undefined {
+  const last = url.split(/[?#]/)[0]!.replace(/\/+$/, '').split('/').pop() ?? '';
+  return UUID.test(last) ? last.toLowerCase() : undefined;
+}
+
 /** A UUID made from a name (version 5 in form, from SHA-1): the same name always gives the same UUID. */
 export function nameUuid(name: string): string {
   const h = createHash('sha1').update(name).digest('hex');

@@ -1,6 +1,7 @@
 import { ZgwError, type InvalidParam } from '../../common/platform/errors';
 import type { Stored } from '../../common/platform/store';
 import type { Catalogi } from './context';
+import { sameObject } from './selectielijst';
 import { namesFromInput } from './relations';
 import type { ResultaatTypeDoc, StoredBrondatum, ZaakTypeDoc } from './schemas';
 
@@ -76,7 +77,7 @@ export async function resultaattypeRules(
   // Field errors of the brondatumArchiefprocedure come before the errors about the combination.
   const brondatum = doc.brondatumArchiefprocedure;
   const errors: InvalidParam[] = brondatum ? checkBrondatum(brondatum) : [];
-  if (zaaktype.selectielijstProcestype && resultaat && resultaat.procesType !== zaaktype.selectielijstProcestype) {
+  if (zaaktype.selectielijstProcestype && resultaat && !sameObject(resultaat.procesType, zaaktype.selectielijstProcestype)) {
     errors.push({
       name: 'nonFieldErrors',
       code: 'procestype-mismatch',

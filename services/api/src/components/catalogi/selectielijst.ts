@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../../common/platform/component';
 import type { InvalidParam } from '../../common/platform/errors';
+import { uuidAtEnd } from '../../common/platform/urls';
 
 /** What the Selectielijst (referentielijsten) API says about one URL. */
 export type Lookup<T> = { ok: true; value: T } | { ok: false; error: InvalidParam };
@@ -16,8 +17,20 @@ const SelectielijstResultaat = z
 const Resultaattypeomschrijving = z.looseObject({ omschrijving: z.string(), definitie: z.unknown() }).refine((b) => 'definitie' in b);
 
 /**
- * A small client for the configured referentielijsten API. A URL outside that API is `bad-url`; a URL that does not
- * answer with the expected resource is `invalid-resource` (the codes the VNG tests expect).
+ * Whether two referentielijsten URLs name the same object: by the UUID they end in, so the platform's own
+ * `/referentielijsten/api/v1/procestypen/<uuid>` and selectielijst.openzaak.nl's (or another alias's) are one procestype;
+ * URLs without a UUID only when equal.
+ */
+export function sameObject(a: string, b: string): boolean {
+  const ua = uuidAtEnd(a);
+  const ub = uuidAtEnd(b);
+  return ua && ub ? ua === ub : a === b;
+}
+
+/**
+ * A small client for the referentielijsten. The platform's own (the default REFERENTIELIJSTEN_URL) and its aliases
+ * answer in process (Deps.fetchJson), any other URL is fetched. A URL that does not answer is `bad-url`; one that does
+ * not answer with the expected resource is `invalid-resource` (the codes the VNG tests expect).
  */
 export class SelectielijstClient {
   constructor(private readonly deps: Deps) {}
