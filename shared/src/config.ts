@@ -12,6 +12,12 @@ const schema = z.object({
   KAFKA_BROKERS: z.string().default('127.0.0.1:9092'),
   KAFKA_CLIENT_ID: z.string().default('zgw-platform'),
   KAFKA_TOPIC_PREFIX: z.string().default(''),
+  /**
+   * `true`: every notification (the kanaal topics and those of registered kanalen) is also published to a topic of its
+   * organisation alone, `tenant.<rsin>.<kanaal>`, for outside consumers that may see their own organisation's events
+   * only (a broker ACL per topic); the platform's own workers keep reading the shared topics.
+   */
+  KAFKA_TENANT_TOPICS: z.enum(['true', 'false']).default('false'),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   /** Clock leeway on the `iat` of ZGW HS256 tokens (a client's clock ahead of ours by up to this much). */

@@ -47,3 +47,13 @@ export const EVENT_ID_HEADER = 'event-id';
 export function topicName(prefix: string, kanaal: string): string {
   return `${prefix}${kanaal}`;
 }
+
+/** The topic of one organisation's notifications of a kanaal (KAFKA_TENANT_TOPICS), without the prefix. */
+export function tenantTopic(tenant: string, kanaal: string): string {
+  return `tenant.${tenant}.${kanaal}`;
+}
+
+/** Whether a topic (without the prefix) carries notifications: a kanaal of the standard's, or one a client registered. */
+export function isKanaalTopic(topic: string): boolean {
+  return (KANALEN as readonly string[]).includes(topic) || topic.startsWith('nrc.');
+}

@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     config.OUTBOX_POLL_MS,
     log,
     ceSource(config),
+    config.KAFKA_TENANT_TOPICS === 'true',
   );
   const deps = createDeps(config, mongo.db, log, relay);
   const cacheBroadcast = new CacheBroadcast(

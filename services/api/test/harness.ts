@@ -75,7 +75,14 @@ export async function startApp(env: Record<string, string> = {}, opts: StartOpti
   });
   const log = createLogger('test', config.LOG_LEVEL, opts.logTo);
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
-  const relay = new OutboxRelay(createKafka(config.KAFKA_BROKERS, `test-${id}`), topicPrefix, config.OUTBOX_POLL_MS, log, ceSource(config));
+  const relay = new OutboxRelay(
+    createKafka(config.KAFKA_BROKERS, `test-${id}`),
+    topicPrefix,
+    config.OUTBOX_POLL_MS,
+    log,
+    ceSource(config),
+    config.KAFKA_TENANT_TOPICS === 'true',
+  );
   const deps = createDeps(config, mongo.db, log, relay);
   const app = await buildApp({ deps });
   const broadcast = opts.broadcast

@@ -12,6 +12,7 @@ import {
   Notificatie,
   ReadEntry,
   releaseLabel,
+  tenantTopic,
   type Config,
 } from '@zgw/shared';
 import { CACHE_TOPIC, CacheClear } from '../common/platform/cache';
@@ -20,8 +21,10 @@ import { CACHE_TOPIC, CacheClear } from '../common/platform/cache';
 interface Topic {
   /** The channel's id; its address too (after the prefix) unless `address` says otherwise. */
   name: string;
-  /** An address with a parameter (`{kanaal}`), for the topics of the kanalen clients register. */
+  /** An address with parameters (`{kanaal}`, `{tenant}`), for the topics of the kanalen clients register. */
   address?: string;
+  /** The topic part of `ce_type`, when it is not the address's (a copy on another topic keeps its kanaal's type). */
+  typeTopic?: string;
   description: string;
   message: string;
   payload: z.ZodType;
@@ -89,10 +92,30 @@ export const TOPICS: readonly Topic[] = [
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** The topics of each organisation's own notifications, published with KAFKA_TENANT_TOPICS. */
+export const TENANT_TOPIC: Topic = {
+  name: 'tenant-kanaal',
+  address: tenantTopic('{tenant}', '{kanaal}'),
+  typeTopic: '{kanaal}',
+  description:
+    "Every notification of a kanaal (of the standard's, or `nrc.<naam>` of one a client registered) once more, as it is, on a topic of its organisation alone: `tenant.<rsin>.<kanaal>` (only with KAFKA_TENANT_TOPICS=true).",
+  message: 'Notificatie',
+  payload: Notificatie,
+  typeSuffix: '<resource>.<actie>',
+  subject: true,
+  key: 'the hoofdObject URL',
+};
+
+const PARAMETERS: Record<string, string> = {
+  kanaal: 'The naam of the kanaal as registered (or `h.<sha-256>` of it).',
+  tenant: 'The RSIN of the organisation.',
+};
+
 /** The CloudEvents headers of the messages of a topic, as a schema (values are strings, as Kafka headers are). */
 function headers(t: Topic): Record<string, unknown> {
   // the topic part of the type: the topic with characters other than letters, digits, `_` and `-` as `_`
-  const topic = t.address ? escape(t.address.replace(/[^A-Za-z0-9_{}-]/g, '_')).replace('\\{kanaal\\}', '[A-Za-z0-9_-]+') : escape(t.name);
+  const typeTopic = t.typeTopic ?? t.address;
+  const topic = typeTopic ? escape(typeTopic.replace(/[^A-Za-z0-9_{}-]/g, '_')).replace(/\\\{[a-z]+\\\}/g, '[A-Za-z0-9_-]+') : escape(t.name);
   const type = `^${escape(`${CE_TYPE_PREFIX}.`)}${topic}\\.${t.typeSuffix === 'clear' ? 'clear' : '[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+'}$`;
   return {
     type: 'object',
@@ -110,7 +133,7 @@ function headers(t: Topic): Record<string, unknown> {
       ce_type: {
         type: 'string',
         pattern: type,
-        description: `CloudEvents \`type\`: \`${CE_TYPE_PREFIX}.${t.address ? t.address.replace('.', '_') : t.name}.${t.typeSuffix}\`.`,
+        description: `CloudEvents \`type\`: \`${CE_TYPE_PREFIX}.${typeTopic ? typeTopic.replace('.', '_') : t.name}.${t.typeSuffix}\`.`,
       },
       ce_time: { type: 'string', format: 'date-time', description: "CloudEvents `time`: when it happened (the payload's aanmaakdatum)." },
       ce_subject: { type: 'string', format: 'uri', description: 'CloudEvents `subject`: the URL of the resource the event is about.' },
@@ -146,7 +169,7 @@ export function asyncApiDocument(config: Config): Record<string, unknown> {
   const operations: Record<string, unknown> = {};
   const messages: Record<string, unknown> = {};
   const schemas: Record<string, unknown> = {};
-  for (const t of TOPICS) {
+  for (const t of config.KAFKA_TENANT_TOPICS === 'true' ? [...TOPICS, TENANT_TOPIC] : TOPICS) {
     schemas[t.message] ??= jsonSchema(t.payload);
     const id = `${t.name}.${t.message}`;
     messages[id] = {
@@ -161,7 +184,9 @@ export function asyncApiDocument(config: Config): Record<string, unknown> {
       address: `${config.KAFKA_TOPIC_PREFIX}${t.address ?? t.name}`,
       description: t.description,
       messages: { [t.message]: { $ref: `#/components/messages/${id}` } },
-      ...(t.address ? { parameters: { kanaal: { description: 'The naam of the kanaal as registered (or `h.<sha-256>` of it).' } } } : {}),
+      ...(t.address
+        ? { parameters: Object.fromEntries([...t.address.matchAll(/\{([a-z]+)\}/g)].map(([, p]) => [p, { description: PARAMETERS[p!] }])) }
+        : {}),
     };
     operations[`publish-${t.name}`] = {
       action: 'send',

@@ -5,6 +5,8 @@ import {
   createProducer,
   endSpans,
   ensureTopics,
+  isKanaalTopic,
+  tenantTopic,
   eventHeaders,
   inSendParts,
   messageBytes,
@@ -48,6 +50,8 @@ export class OutboxRelay {
   private again = false;
   private stopped = false;
   private failures = 0;
+  /** The organisations' own topics made by this process (KAFKA_TENANT_TOPICS). */
+  private readonly tenantTopicsMade = new Set<string>();
   /** The engine of the last failure, named in the log. */
   private failing: 'Kafka' | 'MongoDB' = 'Kafka';
 
@@ -58,6 +62,8 @@ export class OutboxRelay {
     private readonly log: Logger,
     /** The CloudEvents `source` of the events (see ceSource). */
     private readonly source: string,
+    /** KAFKA_TENANT_TOPICS: each notification also on its organisation's own topic (see tenantTopic). */
+    private readonly tenantTopics = false,
   ) {}
 
   register(store: Store<Document>): void {
@@ -159,19 +165,24 @@ export class OutboxRelay {
     const spans = events.map((e) => startSendSpan(e.topic, e.trace));
     const traced = new Map(events.map((e, i) => [e, traceHeaders(spans[i]!)]));
     const messages = events.map((e) => ({
-      e,
+      topic: e.topic,
       m: {
         key: e.key,
         value: JSON.stringify(e.payload),
         headers: { ...eventHeaders(this.source, e.topic, e.id, e.payload, e.createdAt, e.tenant), ...traced.get(e) },
       },
     }));
+    // (with KAFKA_TENANT_TOPICS: each notification once more, as it is, on its organisation's own topic)
+    const copies = this.tenantTopics
+      ? events.flatMap((e, i) => (e.tenant && isKanaalTopic(e.topic) ? [{ topic: tenantTopic(e.tenant, e.topic), m: messages[i]!.m }] : []))
+      : [];
     try {
+      await this.ensureTenantTopics(copies.map((c) => c.topic));
       // in parts the broker takes (each topic's events stay in their order: the parts go one after another)
-      for (const part of inSendParts(messages, ({ m }) => messageBytes(m)))
+      for (const part of inSendParts([...messages, ...copies], ({ m }) => messageBytes(m)))
         await producer.sendBatch({
           acks: -1,
-          topicMessages: [...groupBy(part, ({ e }) => e.topic)].map(([topic, ms]) => ({
+          topicMessages: [...groupBy(part, ({ topic }) => topic)].map(([topic, ms]) => ({
             topic: topicName(this.topicPrefix, topic),
             messages: ms.map(({ m }) => m),
           })),
@@ -183,6 +194,14 @@ export class OutboxRelay {
     endSpans(spans);
     await store.published(docs);
     return events.length;
+  }
+
+  /** Makes the organisations' own topics this batch needs that this process has not made yet. */
+  private async ensureTenantTopics(topics: string[]): Promise<void> {
+    const missing = [...new Set(topics)].filter((t) => !this.tenantTopicsMade.has(t));
+    if (!missing.length) return;
+    await ensureTopics(this.kafka, this.topicPrefix, missing);
+    for (const t of missing) this.tenantTopicsMade.add(t);
   }
 
   private async connect(): Promise<Producer> {
