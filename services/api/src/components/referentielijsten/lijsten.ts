@@ -77,25 +77,27 @@ export class Referentielijsten implements ReferentielijstenLinks {
 
     for (const { id, ...o } of rows('Resultaat_type_omschrijvingen_data.json', OmschrijvingData, omschrijvingenData))
       this.omschrijvingen.set(id.toLowerCase(), { uuid: id.toLowerCase(), ...o });
-    for (const k of rows('Communicatie_kanalen_data.json', CommunicatieKanaalData, kanalenData))
-      this.kanalen.set(uuidAtEnd(k.url) ?? '', withUuid('Communicatie_kanalen_data.json', k));
+    for (const k of rows('Communicatie_kanalen_data.json', CommunicatieKanaalData, kanalenData)) {
+      const kanaal = withUuid('Communicatie_kanalen_data.json', k);
+      this.kanalen.set(kanaal.uuid, kanaal);
+    }
   }
 
-  procestypenLijst(jaar?: number, base = this.base): ProcesType[] {
-    return [...this.procestypen.values()].filter((p) => jaar === undefined || p.jaar === jaar).map((p) => this.procestype(p, base));
+  procestypenLijst(jaar?: number): ProcesType[] {
+    return [...this.procestypen.values()].filter((p) => jaar === undefined || p.jaar === jaar).map((p) => this.procestype(p, this.base));
   }
 
-  /** The resultaten of the procestypen with these UUIDs (every one when none is given). */
-  resultatenLijst(procesTypeUuids: readonly string[], base = this.base): Resultaat[] {
-    return [...this.resultaten.values()].filter((r) => procesTypeUuids.every((u) => r.procesTypeUuid === u)).map((r) => this.resultaat(r, base));
+  /** The resultaten of the procestype each of these UUIDs names (all resultaten when none is given). */
+  resultatenLijst(procesTypeUuids: readonly string[]): Resultaat[] {
+    return [...this.resultaten.values()].filter((r) => procesTypeUuids.every((u) => r.procesTypeUuid === u)).map((r) => this.resultaat(r, this.base));
   }
 
-  omschrijvingenLijst(base = this.base): ResultaattypeOmschrijvingGeneriek[] {
-    return [...this.omschrijvingen.values()].map((o) => this.omschrijving(o, base));
+  omschrijvingenLijst(): ResultaattypeOmschrijvingGeneriek[] {
+    return [...this.omschrijvingen.values()].map((o) => this.omschrijving(o, this.base));
   }
 
-  kanalenLijst(base = this.base): CommunicatieKanaal[] {
-    return [...this.kanalen.values()].map((k) => this.kanaal(k, base));
+  kanalenLijst(): CommunicatieKanaal[] {
+    return [...this.kanalen.values()].map((k) => this.kanaal(k, this.base));
   }
 
   /**
