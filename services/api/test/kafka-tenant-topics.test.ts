@@ -34,7 +34,7 @@ async function read(topic: string): Promise<{ url: string; tenant: string }[]> {
 
 it("publishes each organisation's notifications on its own topic too, and only its own", async () => {
   t = await startApp({ KAFKA_TENANT_TOPICS: 'true', METRICS_PUBLIC: 'true' });
-  const tokens = { [A]: await organisation(t, A), [B]: await organisation(t, B) };
+  const tokens: Record<string, string> = { [A]: await organisation(t, A), [B]: await organisation(t, B) };
   const sent: Record<string, string[]> = { [A]: [], [B]: [] };
   for (const rsin of [A, B, A, B, A]) {
     const resourceUrl = `https://example.com/zaken/${randomUUID()}`;
