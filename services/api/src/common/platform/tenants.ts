@@ -1,6 +1,12 @@
 import type { Collection, Db } from 'mongodb';
 import {
   TENANTS_COLLECTION,
+  DOELREGISTRATIES_COLLECTION,
+  IMPORTEN_COLLECTION,
+  NRC_DELIVERIES,
+  NRC_KANALEN,
+  NRC_NOTIFICATIES,
+  OVERDRACHT_INSTELLINGEN_COLLECTION,
   ADMIN_SESSIONS_COLLECTION,
   ADMIN_USERS_COLLECTION,
   DEFAULT_TENANT_NAAM,
@@ -80,7 +86,21 @@ export class Tenants {
       const coll = raw.collection(name);
       if (name.endsWith('_counts')) await coll.deleteMany({ [TENANT_FIELD]: from });
       else documents += (await coll.updateMany({ [TENANT_FIELD]: from }, { $set: { [TENANT_FIELD]: to } })).modifiedCount;
+      // events still waiting in an outbox name the tenant too: published after the rename, they carry the new RSIN
+      // (under the old one the audit worker drops them, as of a removed organisation, and the notifier finds no one)
+      for await (const doc of coll.find({ [TENANT_FIELD]: to, '_outbox.tenant': from }, { projection: { _outbox: 1 } })) {
+        const events = (doc._outbox as { tenant?: string }[]).map((e) => (e.tenant === from ? { ...e, tenant: to } : e));
+        await coll.updateOne({ _id: doc._id, _outbox: doc._outbox }, { $set: { _outbox: events } });
+      }
     }
+    // the platform's collections that keep a tenant's objects under its RSIN: its own kanalen, the notifications kept
+    // for its abonnementen and their deliveries (the notifier gives up a delivery of another tenant's notification)
+    for (const name of [NRC_KANALEN, NRC_NOTIFICATIES, NRC_DELIVERIES])
+      await raw.collection(name).updateMany({ [TENANT_FIELD]: from }, { $set: { [TENANT_FIELD]: to } });
+    await raw.collection(IMPORTEN_COLLECTION).updateMany({ tenant: from }, { $set: { tenant: to } });
+    // other organisations' doelregistraties of the internal route that name it, and their consent lists
+    await raw.collection(DOELREGISTRATIES_COLLECTION).updateMany({ tenant: from }, { $set: { tenant: to } });
+    await raw.collection(OVERDRACHT_INSTELLINGEN_COLLECTION).updateMany({ accepteertVan: from }, { $set: { 'accepteertVan.$': to } });
     const credentials = raw.collection('credentials');
     // clients registered without a tenant were the default tenant's: they now name theirs
     const unnamed = from === this.defaultTenant ? [{ tenant: { $exists: false } }] : [];
