@@ -1,5 +1,5 @@
 import { tracing } from './tracing';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import {
   check,
   checkPiiKeys,
@@ -14,18 +14,16 @@ import {
 } from '@zgw/shared';
 import { createActivities } from './activities';
 import { registerTransferMetrics } from './metrics';
+import { temporalLogger } from './temporal-log';
 import { tracedWorker } from './workflow-spans';
 
 /** Temporal worker for ZSDMS transfers: workflow `overdracht` and its activities, on task queue TRANSFER_TASK_QUEUE. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('transfer', config.LOG_LEVEL);
-  // The Temporal runtime's own lines (worker state, failed attempts) as JSON lines of this service's log.
-  const forward = (e: LogEntry) => {
-    const level = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[e.level];
-    log[level]({ temporal: true, ...e.meta }, e.message);
-  };
-  Runtime.install({ logger: new DefaultLogger('INFO', forward) });
+  // The Temporal runtime's own lines (worker state, failed attempts) as JSON lines of this service's log; webpack's
+  // listing of the workflow bundle at debug.
+  Runtime.install({ logger: temporalLogger(log) });
   if (!config.TRANSFER_SECRET)
     log.warn({ clientId: config.TRANSFER_CLIENT_ID }, 'TRANSFER_SECRET is not set: every transfer will fail to reach this platform');
   const mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
