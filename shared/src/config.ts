@@ -214,6 +214,11 @@ const schema = z.object({
     .int()
     .min(1)
     .default(4 * 1024 ** 3),
+  /**
+   * The registration import: how long one request to the source is tried again (with backoff) before it fails; an
+   * object whose read fails so is that object's failure, a source that has answered nothing for this long ends the run.
+   */
+  IMPORT_BRON_RETRY_SECONDS: z.coerce.number().positive().default(300),
 });
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string; REFERENTIELIJSTEN_URL: string };

@@ -19,6 +19,9 @@ export const ImportApis = z.object({
 });
 export type ImportApis = z.infer<typeof ImportApis>;
 
+/** Requests to the source under way at once in a run, unless it says otherwise (`--gelijktijdig`): a small source's. */
+export const IMPORT_GELIJKTIJDIG = 4;
+
 /** What an administrator asks for. */
 export const ImportAanvraag = z.object({
   bron: url.describe('De basis-URL waaronder de bron /zaken/api/v1, /documenten/api/v1 ... dient.'),
@@ -38,6 +41,9 @@ export const ImportAanvraag = z.object({
     .regex(/^\d{9}$/, 'een RSIN: negen cijfers')
     .optional()
     .describe('Alleen de zaken van deze bronorganisatie.'),
+  /** The source's pace: requests to it under way at once, and how long one may take (else from its latencies). */
+  gelijktijdig: z.number().int().min(1).max(64).default(IMPORT_GELIJKTIJDIG).describe('Verzoeken aan de bron tegelijk.'),
+  timeout: z.number().int().min(1).max(3600).optional().describe('Seconden die een verzoek aan de bron mag duren.'),
 });
 export type ImportAanvraag = z.infer<typeof ImportAanvraag>;
 
@@ -132,6 +138,11 @@ export interface StoredImport {
   dryRun: boolean;
   /** A limited run: the zaken it brings (see ImportAanvraag), with their parts, documents and besluiten only. */
   selectie?: { zaaktypen: string[]; vanaf?: string; tot?: string; bronorganisatie?: string };
+  /** Requests to the source at once (IMPORT_GELIJKTIJDIG when not set), and a fixed timeout of one (seconds). */
+  gelijktijdig?: number;
+  timeoutSeconden?: number;
+  /** How the source answers, as the worker last saw it (the progress shows it). */
+  tempo?: BronTempo;
   status: ImportStatus;
   aangemaakt: Date;
   bijgewerkt: Date;
@@ -141,6 +152,21 @@ export interface StoredImport {
   /** And every document version's content, read from both sides: size and SHA-256. */
   inhoudVerificatie?: InhoudVerificatie;
   fout?: string;
+}
+
+/**
+ * The pace of the source in a run: the requests sent, those answered per second (the last ten seconds), the 95th
+ * percentile of their latencies (the last 500), the timeout of a request that follows from it (min(120 s, max(10 s, 5
+ * x p95)), or the run's own), the requests allowed at once and those waiting for their turn.
+ */
+export interface BronTempo {
+  verzoeken: number;
+  verzoekenPerSeconde: number;
+  p95Ms: number | null;
+  timeoutMs: number;
+  gelijktijdig: number;
+  wachtend: number;
+  bijgewerkt: Date;
 }
 
 export const IMPORT_MAX_FOUTEN = 200;
@@ -179,6 +205,8 @@ export interface ImportPagina {
   soort: string;
   telling: ImportTelling;
   fouten: { url: string; reden: string }[];
+  /** A limited run's links to documents: the documents (source URLs) they name, for the verification. */
+  documenten?: string[];
 }
 
 /**

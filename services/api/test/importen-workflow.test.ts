@@ -243,7 +243,8 @@ test('a limited run brings the chosen zaken with their parts, documents and besl
   expect([await here(bijZaak.url), await here(bijBesluit.url), await here(los.url), await here(besluit.url)]).toEqual([200, 200, 404, 200]);
   expect((await doel.call('GET', `${ours(bijBesluit.url)}/download`)).rawPayload.toString()).toBe('bij het besluit');
   expect(run.tellingen['zaken/zaken']).toMatchObject({ gelezen: 1, nieuw: 1 });
-  expect(run.tellingen['zaken/rollen'].overgeslagen).toBeGreaterThanOrEqual(1);
+  // (the rollen of its zaken asked for by zaak: the rol of a zaak it does not bring is not even read)
+  expect(run.tellingen['zaken/rollen']).toMatchObject({ gelezen: 0, overgeslagen: 0 });
   expect(run.inhoudVerificatie).toMatchObject({ aantalAfwijkend: 0 });
   expect(run.inhoudVerificatie.versies).toBeGreaterThanOrEqual(2);
 }, 120_000);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ZgwClient, type InhoudControle, type StoredImport } from '@zgw/shared';
 import type { z } from 'zod';
 import { vergelijkInhoud } from '../src/importen/inhoud';
+import type { Bron } from '../src/importen/bron';
 import type { Run } from '../src/importen/run';
 
 // The import's content check: each version of each source document against what this platform says it holds (size
@@ -46,14 +47,17 @@ const hier: InhoudControle['documenten'] = [
 
 function clients() {
   const asked: string[][] = [];
+  const bronAsked: string[] = [];
   const bron = {
     page: async (url: string, schema: z.ZodType) => {
       expect(url).toBe(`${BRON}/documenten/api/v1/enkelvoudiginformatieobjecten`);
       return { results: bronDocs.map((d) => schema.parse(rep(d.uuid, d.versies.length))), next: null };
     },
     get: async (url: string, schema: z.ZodType) => {
-      const [, uuid, versie] = /\/([a-z])\?versie=(\d+)$/.exec(url)!;
-      return schema.parse(rep(uuid!, Number(versie)));
+      bronAsked.push(url);
+      const [, uuid, versie] = /\/([a-z])(?:\?versie=(\d+))?$/.exec(url)!;
+      const doc = bronDocs.find((d) => d.uuid === uuid)!;
+      return schema.parse(rep(uuid!, Number(versie ?? doc.versies.length)));
     },
     download: async (url: string) => {
       const [, uuid, versie] = /\/([a-z])\/download\?versie=(\d+)$/.exec(url)!;
@@ -67,7 +71,7 @@ function clients() {
       return schema.parse({ documenten: hier.filter((d) => body.documenten.includes(d.url)) });
     },
   };
-  return { bron: bron as unknown as ZgwClient, hier: ours as unknown as ZgwClient, asked };
+  return { bron: bron as unknown as Bron, hier: ours as unknown as ZgwClient, asked, bronAsked };
 }
 
 const run = (selectie?: StoredImport['selectie']) =>
@@ -96,4 +100,14 @@ test('a limited run does not miss the documents it did not bring', async () => {
   const uit = await vergelijkInhoud({ ...run({ zaaktypen: [] }), bron: c.bron, hier: c.hier });
   expect(uit.afwijkend.map((a) => a.reden)).not.toContain('ontbreekt hier');
   expect(uit.aantalAfwijkend).toBe(3);
+});
+
+test('a limited run given the documents its links named reads only those, by URL, and only those here', async () => {
+  const c = clients();
+  const named = ['a', 'c', 'f'].map((uuid) => docUrl(BRON, uuid));
+  const uit = await vergelijkInhoud({ ...run({ zaaktypen: ['X'] }), bron: c.bron, hier: c.hier }, named);
+  // (no list of the source's documents: its page() would have been asked; f is not here, so not read)
+  expect(c.bronAsked).toEqual([docUrl(BRON, 'a'), docUrl(BRON, 'c')]);
+  expect(uit.versies).toBe(2);
+  expect(uit.afwijkend.map((a) => a.url)).toEqual([`${docUrl(BRON, 'c')}?versie=1`]);
 });

@@ -36,7 +36,7 @@ import type { JsonObject } from '../common/platform/schema-parts';
 import { TemporalClient } from '../common/platform/temporal';
 import { UUID } from '../common/platform/urls';
 import { sealPii } from '../common/platform/pii-fields';
-import { parseOrThrow } from '../common/platform/validation';
+import { parseLiberal, parseOrThrow } from '../common/platform/validation';
 import { adminCaller } from './rights';
 
 /** The source's APIs a run reads or refers to (its Catalogi came before, as a catalogus: see uitwisseling). */
@@ -194,7 +194,7 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
         // (a trail shows only the sides a write has: a create has no `oud`)
         const w = (view.wijzigingen ?? {}) as { oud?: unknown; nieuw?: unknown };
         const wijzigingen = { oud: w.oud ?? null, nieuw: w.nieuw ?? null };
-        const entry = parseOrThrow(AuditEntry, { ...view, wijzigingen, bron: String(source.bron ?? '').toUpperCase() });
+        const entry = parseLiberal(AuditEntry, { ...view, wijzigingen, bron: String(source.bron ?? '').toUpperCase() });
         entries.push({ i, doc: { ...entry, wijzigingen: sealPii(deps.pii, entry.wijzigingen) } });
         resultaten[i] = { url, uitkomst: 'bijgewerkt' };
       } catch (err) {
@@ -343,11 +343,14 @@ class Bronkaart {
     return !!resource && !(await resource.byUrl(url));
   }
 
-  /** The object with every URL of the source replaced by ours. */
+  /**
+   * The object with every URL of the source replaced by ours, in our form: without a trailing slash (a source may
+   * name its objects either way).
+   */
   rewrite(value: unknown): unknown {
     return mapStrings(value, (s) => {
       const hit = this.bases.find(([base]) => s === base || s.startsWith(`${base}/`));
-      return hit ? `${hit[1].base}${s.slice(hit[0].length)}` : s;
+      return hit ? `${hit[1].base}${s.slice(hit[0].length).replace(/\/+$/, '')}` : s;
     });
   }
 }
@@ -376,6 +379,10 @@ export interface ImportView {
   tellingen: Record<string, ImportTelling>;
   fouten: { url: string; reden: string }[];
   selectie?: StoredImport['selectie'];
+  gelijktijdig?: number;
+  timeoutSeconden?: number;
+  /** How the source answers (requests per second, p95 latency): see BronTempo. */
+  tempo?: StoredImport['tempo'];
   verificatie?: StoredImport['verificatie'];
   inhoudVerificatie?: StoredImport['inhoudVerificatie'];
   fout?: string;
@@ -427,6 +434,8 @@ export class ImportRuns {
       secret: sealSecret(this.deps.pii, 'importBron', aanvraag.secret),
       dryRun: aanvraag.dryRun,
       ...selectieVan(aanvraag),
+      gelijktijdig: aanvraag.gelijktijdig,
+      ...(aanvraag.timeout ? { timeoutSeconden: aanvraag.timeout } : {}),
       status: 'bezig',
       aangemaakt: now,
       bijgewerkt: now,

@@ -53,12 +53,15 @@ const USAGE = `usage: npm run admin -- <command>
   importeren --bron <url> --client-id <id> --secret <secret> [--tenant <rsin>] [--dry-run]
              [--zaaktype <identificatie>]... [--vanaf <datum>] [--tot <datum>] [--bronorganisatie <rsin>]
              [--zaken-url <url>] [--documenten-url <url>] [--besluiten-url <url>] [--catalogi-url <url>]
+             [--gelijktijdig <n>] [--timeout <seconden>]
                                        import another ZGW registration (its zaken, documents, besluiten) into a tenant
                                        (default: the default tenant) with its UUIDs and dates, run by the transfer
                                        worker; prints progress until it ends (docs/moving-in.md). A catalogus of the
                                        source that is not here comes first. --dry-run: what would be stored and what
                                        would fail, nothing written. --zaaktype, --vanaf, --tot, --bronorganisatie:
-                                       only those zaken (by startdatum) with what is theirs
+                                       only those zaken (by startdatum) with what is theirs, asked for with the
+                                       source's filters. --gelijktijdig: requests to the source at once (default 4);
+                                       --timeout: of one request (default from the source's latencies)
   tenant-add <rsin> <naam>             create a tenant: an organisation this installation serves (its RSIN)
   tenant-list                          list the tenants with their numbers of zaken, documents and clients
   tenant-rename <old rsin> <new rsin>  give a tenant (e.g. the default tenant of an upgraded installation) its real
@@ -205,7 +208,8 @@ async function catalogusCommand(db: Db, config: Config, cmd: string, args: strin
 
 /**
  * importeren (see USAGE): starts a run as a platform administrator, then prints its progress (one JSON line every
- * five seconds) until it ends; 0 when it ended `afgerond` without failures.
+ * five seconds: the counts, and the source's requests per second and p95 latency) until it ends; 0 when it ended
+ * `afgerond` without failures.
  */
 async function importCommand(db: Db, config: Config, args: string[]): Promise<number> {
   const tenant = flag(args, '--tenant') ?? config.ZGW_DEFAULT_TENANT;
@@ -229,14 +233,18 @@ async function importCommand(db: Db, config: Config, args: string[]): Promise<nu
       vanaf: flag(args, '--vanaf'),
       tot: flag(args, '--tot'),
       bronorganisatie: flag(args, '--bronorganisatie'),
+      ...(flag(args, '--gelijktijdig') ? { gelijktijdig: Number(flag(args, '--gelijktijdig')) } : {}),
+      ...(flag(args, '--timeout') ? { timeout: Number(flag(args, '--timeout')) } : {}),
     };
     let run = await runs.start(aanvraag, caller);
     console.log(JSON.stringify({ import: run._id, tenant, bron: run.bron, dryRun: run.dryRun }));
     while (run.status === 'bezig' || run.status === 'gepauzeerd') {
       await new Promise((r) => setTimeout(r, 5000));
       run = await runs.get(run._id);
-      const { status, tellingen } = await runs.view(run);
-      console.log(JSON.stringify({ status, tellingen }));
+      const { status, tellingen, tempo } = await runs.view(run);
+      // (the source's pace: whether it or this platform is the bottleneck)
+      const bron = tempo && { verzoekenPerSeconde: tempo.verzoekenPerSeconde, p95Ms: tempo.p95Ms, wachtend: tempo.wachtend };
+      console.log(JSON.stringify({ status, ...(bron ? { bron } : {}), tellingen }));
     }
     const view = await runs.view(run);
     console.log(JSON.stringify(view));

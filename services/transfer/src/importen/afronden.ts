@@ -1,4 +1,5 @@
 import {
+  IMPORT_PAGINAS,
   IMPORT_PROEF,
   IMPORT_TYPEN,
   IMPORT_SOORTEN,
@@ -7,6 +8,7 @@ import {
   platformDb,
   soortKey,
   type ImportOpdracht,
+  type ImportPagina,
   type ImportStatus,
   type StoredImport,
   type ZgwClient,
@@ -14,13 +16,27 @@ import {
 import * as A from '../antwoorden';
 import type { Deps } from '../context';
 import { observeImportEnd } from '../metrics';
+import type { Bron } from './bron';
 import { vergelijkInhoud } from './inhoud';
 import { openRun } from './run';
 
-/** How many objects a list holds: its `count`, or the length of a plain list. */
+/** How many objects a list of this platform holds: its `count`, or the length of a plain list. */
 async function aantal(client: ZgwClient, url: string): Promise<number> {
   const lijst = await client.get(url, A.Lijst(A.ZgwObject));
   return lijst.count ?? lijst.results.length;
+}
+
+/** How many objects a list of the source holds: its `count`, else counted page by page (a source may send no count). */
+async function aantalBron(bron: Bron, url: string): Promise<number> {
+  const eerste = await bron.get(url, A.Lijst(A.ZgwObject));
+  if (eerste.count !== undefined) return eerste.count;
+  let n = eerste.results.length;
+  for (let next = eerste.next ?? null; next;) {
+    const page = await bron.pagina(next);
+    n += page.items.length + page.onleesbaar.length;
+    next = page.next;
+  }
+  return n;
 }
 
 /**
@@ -34,12 +50,16 @@ export async function verifieer(deps: Deps, o: ImportOpdracht): Promise<string[]
   // (a limited run brings part of each collection: its counts say nothing; its documents' content is compared)
   const tellen = (r.run.selectie ? [] : IMPORT_SOORTEN).map(async (s) => {
     const [bron, hier] = await Promise.all([
-      aantal(r.bron, `${bronApi(r.run, s.component)}/${s.collection}`),
+      aantalBron(r.bron, `${bronApi(r.run, s.component)}/${s.collection}`),
       aantal(r.hier, `${r.base}/${s.component}/api/v1/${s.collection}`),
     ]);
     return [soortKey(s), { bron, hier }] as const;
   });
-  const [inhoudVerificatie, ...tellingen] = await Promise.all([vergelijkInhoud(r), ...tellen]);
+  const [inhoudVerificatie, ...tellingen] = await Promise.all([
+    vergelijkInhoud(r, r.run.selectie ? await gekoppeld(deps, o.run) : undefined),
+    ...tellen,
+  ]);
+  await r.bron.bewaarTempo();
   const verificatie: NonNullable<StoredImport['verificatie']> = Object.fromEntries(tellingen);
   await platformDb(deps.db)
     .collection<StoredImport>(IMPORTEN_COLLECTION)
@@ -50,6 +70,19 @@ export async function verifieer(deps: Deps, o: ImportOpdracht): Promise<string[]
   if (inhoudVerificatie.aantalAfwijkend) anders.push(`${inhoudVerificatie.aantalAfwijkend} documentversies met andere inhoud`);
   deps.log.info({ run: o.run, verschillen: anders.length }, 'import verified');
   return anders;
+}
+
+/** The documents a limited run's links named (kept with their pages: see Pagina.documenten), each once. */
+async function gekoppeld(deps: Deps, run: string): Promise<string[]> {
+  const soorten = IMPORT_SOORTEN.filter((s) => s.collection === 'zaakinformatieobjecten' || s.collection === 'besluitinformatieobjecten').map(
+    soortKey,
+  );
+  const pages = platformDb(deps.db)
+    .collection<ImportPagina>(IMPORT_PAGINAS)
+    .find({ run, soort: { $in: soorten } }, { projection: { documenten: 1 } });
+  const out = new Set<string>();
+  for await (const p of pages) for (const d of p.documenten ?? []) out.add(d);
+  return [...out];
 }
 
 /** Sets the run's status (and the reason it failed), as the workflow reaches it; what the run kept aside goes. */

@@ -111,7 +111,7 @@ async function koppel(
 }
 
 /** A catalogus with every version of its types and their parts, as a catalogus ZIP holds them (read at `api`). */
-async function bestanden(client: ZgwClient, api: string, catalogus: Obj): Promise<Record<string, Obj[]>> {
+async function bestanden(client: Pick<ZgwClient, 'all'>, api: string, catalogus: Obj): Promise<Record<string, Obj[]>> {
   const lees = (collection: string, q: Record<string, string>) => leesAlles(client, zgwUrl(api, collection, q));
   const van = { catalogus: String(catalogus.url) };
   const alles = { ...van, status: 'alles' };

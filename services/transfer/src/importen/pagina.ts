@@ -20,6 +20,7 @@ import {
 import * as A from '../antwoorden';
 import { PERMANENT, uuidOf, type Deps } from '../context';
 import { observeImport } from '../metrics';
+import { BronFout, type BronPagina } from './bron';
 import { openRun, type Run } from './run';
 
 type Obj = Record<string, unknown>;
@@ -42,13 +43,20 @@ const LINKS: ReadonlySet<string> = new Set(['zaakinformatieobjecten', 'besluitin
 
 /** At most this many objects go to the API in one batch. */
 const BATCH = 400;
-/** Requests to the source at once within a page (a zaak's eigenschappen, a document's versions). */
+/**
+ * Reads of the source started at once within a page (a zaak's eigenschappen, a document's versions); the run's own
+ * bound on requests under way at the source (Bron, `--gelijktijdig`) holds them to its pace.
+ */
 const PARALLEL = 16;
+/** A document version's content read from its start at most this often when its stream breaks off (Pagina.overbrengen). */
+const INHOUD_POGINGEN = 3;
 
 /**
- * Where collection `soort` starts at the source: its list; in a limited run the zaken of each version of the chosen
- * zaaktypen within the date range, and no documents of their own (a limited run brings the documents its zaken and
- * besluiten link, with those links).
+ * Where collection `soort` starts at the source: its list. A limited run asks the source for what it brings with the
+ * source's own filters: its zaken by zaaktype (each version's URL), startdatum and bronorganisatie, and for the parts
+ * of a zaak, its besluiten and their documents' gebruiksrechten and verzendingen those same lists of zaken, each page
+ * of zaken read again for the parts of its zaken (delenVanZaken); no documents of their own (a limited run brings the
+ * documents its zaken and besluiten link, with those links).
  */
 export async function startPaginas(deps: Deps, o: ImportOpdracht, soort: number): Promise<string[]> {
   const { run, bron } = await openRun(deps, o);
@@ -56,7 +64,6 @@ export async function startPaginas(deps: Deps, o: ImportOpdracht, soort: number)
   const lijst = `${bronApi(run, s.component)}/${s.collection}`;
   if (!run.selectie) return [lijst];
   if (s.collection === 'enkelvoudiginformatieobjecten') return [];
-  if (s.collection !== 'zaken') return [lijst];
   const { zaaktypen, vanaf, tot, bronorganisatie } = run.selectie;
   const range = { startdatum__gte: vanaf, startdatum__lte: tot, bronorganisatie };
   const zaken = (q: Record<string, string | undefined>) => zgwUrl(bronApi(run, 'zaken'), 'zaken', q);
@@ -66,7 +73,74 @@ export async function startPaginas(deps: Deps, o: ImportOpdracht, soort: number)
     const versies = await bron.all(zgwUrl(bronApi(run, 'catalogi'), 'zaaktypen', { identificatie, status: 'alles' }), A.ZgwObject);
     for (const zt of versies) urls.push(zaken({ zaaktype: zt.url, ...range }));
   }
+  await bron.bewaarTempo();
   return urls;
+}
+
+/** What a limited run reads of its zaken per collection: the list, and the field that names the zaak. */
+const PER_ZAAK: ReadonlySet<string> = new Set([
+  'rollen',
+  'statussen',
+  'resultaten',
+  'zaakobjecten',
+  'klantcontacten',
+  'zaakcontactmomenten',
+  'zaakverzoeken',
+  'zaakinformatieobjecten',
+  'besluiten',
+]);
+
+/** Whether `url` is a list of the source's zaken (a limited run's page of zaken, whose parts a page of another collection brings). */
+const isZakenLijst = (url: string): boolean => {
+  try {
+    return /\/zaken\/?$/.test(new URL(url).pathname);
+  } catch {
+    return false;
+  }
+};
+
+/** The same URL in either form (with or without a trailing slash). */
+const zelfde = (a: unknown, b: string): boolean => typeof a === 'string' && a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
+/**
+ * A limited run's page of collection `s`: the objects of the zaken on the page of zaken at `url`, each list asked
+ * for with the source's filter (the parts of a zaak and its besluiten by `zaak`, a besluit's documents by `besluit`,
+ * the gebruiksrechten and verzendingen of the documents the zaak and its besluiten link by `informatieobject`). An
+ * object the source lists that is not of the one asked for is left out (a source that does not know a filter lists
+ * everything); a list that cannot be read is reported as that list's failure.
+ */
+async function delenVanZaken(r: Run, s: ImportSoort, url: string): Promise<BronPagina> {
+  const zaken = await r.bron.pagina(url);
+  const onleesbaar: BronPagina['onleesbaar'] = [];
+  const per = async (component: ImportSoort['component'], collection: string, veld: string, waarden: string[]): Promise<Obj[]> => {
+    const lijsten = await zijAanZij(waarden, PARALLEL, async (waarde) => {
+      const lijst = zgwUrl(bronApi(r.run, component), collection, { [veld]: waarde });
+      try {
+        return (await r.bron.lijstVan(lijst)).filter((o) => typeof o.url === 'string' && zelfde(o[veld], waarde));
+      } catch (err) {
+        if (!(err instanceof BronFout)) throw err;
+        onleesbaar.push({ url: lijst, reden: err.message });
+        return [];
+      }
+    });
+    const uniek = new Map<string, Obj>();
+    for (const o of lijsten.flat()) uniek.set(String(o.url).replace(/\/+$/, ''), o);
+    return [...uniek.values()];
+  };
+  const zaakUrls = zaken.items.map((z) => String(z.url));
+  const urls = (list: Obj[], veld: string) => [...new Set(list.map((o) => o[veld]).filter((u): u is string => typeof u === 'string' && !!u))];
+  const besluiten = () => per('besluiten', 'besluiten', 'zaak', zaakUrls);
+  let items: Obj[];
+  if (PER_ZAAK.has(s.collection)) items = await per(s.component, s.collection, 'zaak', zaakUrls);
+  else if (s.collection === 'besluitinformatieobjecten') items = await per('besluiten', s.collection, 'besluit', urls(await besluiten(), 'url'));
+  else {
+    const [zios, bios] = await Promise.all([
+      per('zaken', 'zaakinformatieobjecten', 'zaak', zaakUrls),
+      besluiten().then((b) => per('besluiten', 'besluitinformatieobjecten', 'besluit', urls(b, 'url'))),
+    ]);
+    items = await per(s.component, s.collection, 'informatieobject', urls([...zios, ...bios], 'informatieobject'));
+  }
+  return { items, next: zaken.next, onleesbaar };
 }
 
 /** Pages of one collection one activity brings (its retry brings them again: each replaces what it made). */
@@ -91,9 +165,12 @@ export async function importeerPagina(deps: Deps, o: ImportOpdracht, soort: numb
     while (next && onderweg.length < AHEAD && begonnen < PAGES_PER_ACTIVITY) {
       const at: string = next;
       begonnen++;
-      const lijst = await leesPagina(r.bron, at);
+      // (a limited run's page of another collection than zaken is a page of its zaken: delenVanZaken)
+      const s = IMPORT_SOORTEN[soort]!;
+      const perZaak = !!r.run.selectie && s.collection !== 'zaken' && isZakenLijst(at);
+      const lijst = await (perZaak ? delenVanZaken(r, s, at) : r.bron.pagina(at));
       next = lijst.next;
-      const page = lees(r, o, soort, at, lijst.items);
+      const page = lees(r, o, soort, perZaak ? `${s.collection} ${at}` : at, lijst);
       // (a failed read fails the activity when its page's turn comes, not beside the page being stored)
       page.catch(() => undefined);
       onderweg.push(page);
@@ -125,6 +202,8 @@ export async function importeerPagina(deps: Deps, o: ImportOpdracht, soort: numb
   } catch (err) {
     await vorige.catch(() => undefined);
     throw err;
+  } finally {
+    await r.bron.bewaarTempo();
   }
   return { next };
 }
@@ -155,17 +234,25 @@ interface Gelezen {
 }
 
 /**
- * Reads what belongs to the objects of one page of a collection (a list or a paginated page, at `url`): a zaak's
- * zaakeigenschappen; a document's earlier versions, each version's content streamed here; the audit trails of zaken,
- * documents and besluiten.
+ * Reads what belongs to the objects of one page of a collection (a list or a paginated page, kept under `url`): a
+ * zaak's zaakeigenschappen; a document's earlier versions, each version's content streamed here; the audit trails of
+ * zaken, documents and besluiten. What cannot be read of one object is that object's failure (see Pagina); an entry of
+ * the list that is no object is reported as one.
  */
-async function lees(r: Run, o: ImportOpdracht, soort: number, url: string, items: Obj[]): Promise<Gelezen> {
+async function lees(r: Run, o: ImportOpdracht, soort: number, url: string, lijst: BronPagina): Promise<Gelezen> {
   const s = IMPORT_SOORTEN[soort]!;
   const p = new Pagina(r, o.run, url);
-  const main = p.telling(soortKey(s), items.length);
+  const { items } = lijst;
+  const main = p.telling(soortKey(s), items.length + lijst.onleesbaar.length);
+  for (const f of lijst.onleesbaar) {
+    main.mislukt++;
+    p.fout(f.url, f.reden);
+  }
   // a limited run brings only the besluiten of its zaken
   const mee = r.run.selectie && s.collection === 'besluiten' ? items.filter((b) => b.zaak) : items;
   main.overgeslagen += items.length - mee.length;
+  // (the documents a limited run's links name: its verification compares those)
+  if (r.run.selectie && LINKS.has(s.collection)) p.documenten = [...new Set(mee.map((l) => String(l.informatieobject)))];
   const [objecten, eigenschappen, trails] = await Promise.all([
     s.collection === 'enkelvoudiginformatieobjecten' ? p.metVersies(mee, main) : mee,
     // (a zaak that lists no eigenschappen has none to read)
@@ -173,9 +260,10 @@ async function lees(r: Run, o: ImportOpdracht, soort: number, url: string, items
       ? p.perObject(
           mee.filter((z) => !Array.isArray(z.eigenschappen) || z.eigenschappen.length),
           (z) => `${bronApi(r.run, 'zaken')}/zaken/${uuidOf(String(z.url))}/zaakeigenschappen`,
+          'zaken/zaakeigenschappen',
         )
       : [],
-    TRAILS.has(s.collection) ? p.leesTrails(mee) : [],
+    TRAILS.has(s.collection) ? p.leesTrails(mee, s.component) : [],
   ]);
   return { soort: s, p, main, objecten, eigenschappen, trails };
 }
@@ -211,9 +299,10 @@ async function koppelingenOpnieuw(r: Run, g: Gelezen, geweigerd: string[]): Prom
     const links = objecten.filter((l) => geweigerd.includes(String(l.url)));
     const docs = [...new Set(links.map((l) => String(l.informatieobject)))].map((u) => ({ url: u }));
     const documenten = p.telling('documenten/enkelvoudiginformatieobjecten', docs.length);
-    const gelezen = await Promise.all(docs.map((d) => r.bron.get(d.url, A.ZgwObject)));
+    // (each read in its turn; one that cannot be read is that document's failure, and its links are refused again)
+    const gelezen = (await zijAanZij(docs, PARALLEL, (d) => p.leesObject(d.url, documenten))).filter((d): d is Obj => !!d);
     await p.schrijf('objecten', await p.metVersies(gelezen, documenten), documenten);
-    await p.schrijfTrails(await p.leesTrails(gelezen), 'documenten');
+    await p.schrijfTrails(await p.leesTrails(gelezen, 'documenten'), 'documenten');
     main.mislukt -= links.length;
     p.fouten = p.fouten.filter((f) => !geweigerd.includes(f.url));
     await p.schrijf('objecten', links, main);
@@ -221,14 +310,8 @@ async function koppelingenOpnieuw(r: Run, g: Gelezen, geweigerd: string[]): Prom
 }
 
 /** Every object of a list (of the source, or of this platform), page by page; an answer that is no list ends the run. */
-export function leesAlles(client: ZgwClient, url: string): Promise<Obj[]> {
+export function leesAlles(client: Pick<ZgwClient, 'all'>, url: string): Promise<Obj[]> {
   return client.all(url, A.ZgwObject).catch(geenLijst);
-}
-
-/** A page of the source: its objects and the next page (a plain list has none); an answer that is no list ends the run. */
-async function leesPagina(client: ZgwClient, url: string): Promise<{ items: Obj[]; next: string | null }> {
-  const page = await client.page(url, A.ZgwObject).catch(geenLijst);
-  return { items: page.results, next: page.next };
 }
 
 /** An answer that is no ZGW list, or whose objects are not (status 200), is the source's fault: no retry mends it. */
@@ -238,10 +321,15 @@ function geenLijst(err: unknown): never {
   throw err;
 }
 
+/** Why a read of the source failed, for the run's failures. */
+const reden = (err: BronFout): string => err.message;
+
 /** What one page brings, counted per collection (kept under the page's URL, one document per collection). */
 export class Pagina {
   private readonly tellingen = new Map<string, ImportTelling>();
   fouten: { url: string; reden: string }[] = [];
+  /** A limited run's links: the documents they name (kept with the page, for the verification). */
+  documenten?: string[];
 
   constructor(
     private readonly r: Run,
@@ -293,8 +381,9 @@ export class Pagina {
    * The audit trails of zaken, documents or besluiten (a zaak's holds those of its parts), listed per object; none in
    * a dry run (an entry is kept as the source has it: nothing to check).
    */
-  leesTrails(objects: Obj[]): Promise<Obj[]> {
-    return this.r.run.dryRun ? Promise.resolve([]) : this.perObject(objects, (x) => `${String(x.url)}/audittrail`);
+  leesTrails(objects: Obj[], component: string): Promise<Obj[]> {
+    if (this.r.run.dryRun) return Promise.resolve([]);
+    return this.perObject(objects, (x) => `${String(x.url).replace(/\/+$/, '')}/audittrail`, `${component}/audittrail`);
   }
 
   /** Has the API store audit trail entries read by leesTrails (none in a dry run). */
@@ -311,9 +400,36 @@ export class Pagina {
     );
   }
 
-  /** What the source lists at `listOf(object)` for each object (its zaakeigenschappen, its audit trail), together. */
-  async perObject(objects: Obj[], listOf: (o: Obj) => string): Promise<Obj[]> {
-    return (await zijAanZij(objects, PARALLEL, (x) => this.r.bron.all(listOf(x), A.Ruw))).flat();
+  /**
+   * What the source lists at `listOf(object)` for each object (its zaakeigenschappen, its audit trail), together; a
+   * 404 is an empty list (Open Zaak's answer for an empty trail), a list that cannot be read is counted `mislukt` in
+   * `soort` with why (the object itself is stored).
+   */
+  async perObject(objects: Obj[], listOf: (o: Obj) => string, soort: string): Promise<Obj[]> {
+    const lists = await zijAanZij(objects, PARALLEL, async (x) => {
+      const url = listOf(x);
+      try {
+        return await this.r.bron.lijstVan(url);
+      } catch (err) {
+        if (!(err instanceof BronFout)) throw err;
+        this.telling(soort, 1).mislukt++;
+        this.fout(url, reden(err));
+        return [];
+      }
+    });
+    return lists.flat();
+  }
+
+  /** The object at `url` of the source, or null when it cannot be read (counted `mislukt` in `t` with why). */
+  async leesObject(url: string, t: ImportTelling): Promise<Obj | null> {
+    try {
+      return await this.r.bron.get(url, A.ZgwObject);
+    } catch (err) {
+      if (!(err instanceof BronFout)) throw err;
+      t.mislukt++;
+      this.fout(url, reden(err));
+      return null;
+    }
   }
 
   /**
@@ -325,7 +441,19 @@ export class Pagina {
     return (await zijAanZij(docs, PARALLEL, (doc) => this.versiesVan(doc, t))).flat();
   }
 
+  /** A document's versions (versiesUit); one that cannot be read whole from the source is that document's failure. */
   private async versiesVan(doc: Obj, t: ImportTelling): Promise<Obj[]> {
+    try {
+      return await this.versiesUit(doc, t);
+    } catch (err) {
+      if (!(err instanceof BronFout)) throw err;
+      t.mislukt++;
+      this.fout(String(doc.url), reden(err));
+      return [];
+    }
+  }
+
+  private async versiesUit(doc: Obj, t: ImportTelling): Promise<Obj[]> {
     const reps: Obj[] = [];
     for (let v = 1; v < (Number(doc.versie) || 1); v++) reps.push(await this.r.bron.get(`${String(doc.url)}?versie=${v}`, A.ZgwObject));
     reps.push(doc);
@@ -363,15 +491,39 @@ export class Pagina {
     if (this.fouten.length < 100) this.fouten.push({ url, reden });
   }
 
-  /** Streams content from the source into this platform's content store (never whole in memory); the stored file. */
+  /**
+   * Streams content from the source into this platform's content store (never whole in memory); the stored file. A
+   * stream that breaks off is read again from its start, at most INHOUD_POGINGEN times in all (Bron's retries are per
+   * request, and a stream cannot go on where it broke); then it is a BronFout (the document's failure).
+   */
   private async overbrengen(url: string): Promise<z.output<typeof Opgeslagen>> {
-    const bytes = await this.r.bron.download(url);
     const target = `${this.r.base}/admin/api/v1/importen/inhoud`;
-    const res = await this.r.hier.fetch('PUT', target, { body: bytes, headers: { 'content-type': 'application/octet-stream' }, duplex: 'half' });
-    const body: unknown = await res.json().catch(() => undefined);
-    const answer = Opgeslagen.safeParse(body);
-    if (!res.ok || !answer.success) throw new ZgwCallError('PUT', target, res.status, body);
-    return answer.data;
+    for (let poging = 1; ; poging++) {
+      let gebroken: BronFout | undefined;
+      const bron = (await this.r.bron.download(url)).getReader();
+      const body = new ReadableStream<Uint8Array>({
+        pull: async (c) => {
+          try {
+            const part = await bron.read();
+            if (part.done) c.close();
+            else c.enqueue(part.value);
+          } catch (err) {
+            gebroken = err instanceof BronFout ? err : new BronFout('GET', url, 0, { detail: String((err as Error).message) });
+            c.error(gebroken);
+          }
+        },
+        cancel: (reason) => bron.cancel(reason),
+      });
+      try {
+        const res = await this.r.hier.fetch('PUT', target, { body, headers: { 'content-type': 'application/octet-stream' }, duplex: 'half' });
+        const answer = Opgeslagen.safeParse(await res.json().catch(() => undefined));
+        if (!gebroken && res.ok && answer.success) return answer.data;
+        if (!gebroken) throw new ZgwCallError('PUT', target, res.status, answer.success ? undefined : answer.error.message);
+      } catch (err) {
+        if (!gebroken) throw err;
+      }
+      if (poging >= INHOUD_POGINGEN) throw gebroken;
+    }
   }
 
   /** Keeps the counts (one document per collection, under the page's URL: a retried page replaces its own). */
@@ -380,6 +532,7 @@ export class Pagina {
     let first = true;
     for (const [soort, telling] of this.tellingen) {
       const page: ImportPagina = { _id: `${this.run} ${this.url} ${soort}`, run: this.run, soort, telling, fouten: first ? this.fouten : [] };
+      if (first && this.documenten) page.documenten = this.documenten;
       first = false;
       await coll.replaceOne({ _id: page._id }, page, { upsert: true });
     }

@@ -9,11 +9,13 @@ import {
   type StoredImport,
 } from '@zgw/shared';
 import { attemptSignal, platform, platformBase, type Deps } from '../context';
+import { Bron } from './bron';
 
 /** A run with the clients it reads and writes with: the source (its own credentials) and this platform in its tenant. */
 export interface Run {
   run: StoredImport;
-  bron: ZgwClient;
+  /** The source, read at its own pace (Bron). */
+  bron: Bron;
   hier: ZgwClient;
   /** This platform's base URL (its admin endpoints). */
   base: string;
@@ -28,7 +30,7 @@ export async function openRun(deps: Deps, o: ImportOpdracht): Promise<Run> {
   const run = await platformDb(deps.db).collection<StoredImport>(IMPORTEN_COLLECTION).findOne({ _id: o.run });
   if (!run) throw new Error(`import ${o.run} bestaat niet (meer)`);
   const secret = openSecret(deps.pii, 'importBron', run.secret);
-  const bron = new ZgwClient({ clientId: run.clientId, secret }, 60_000, 'Import', attemptSignal);
+  const bron = new Bron(deps, run, new ZgwClient({ clientId: run.clientId, secret }, 60_000, 'Import', attemptSignal));
   const hier = platform(deps.config, o.tenant).client;
   const gekoppeld = await platformDb(deps.db).collection<ImportType>(IMPORT_TYPEN).find({ run: o.run }).toArray();
   const typen = new Map(gekoppeld.map((t) => [t.bron, t.hier]));

@@ -18,7 +18,7 @@ import { Caller } from '../auth/auth';
 import { UuidParams, type ComponentApi, type RouteSpec, type RouteVariant } from './component';
 import { ZgwError } from './errors';
 import { nameUuid } from './urls';
-import { jsonObject, parseOrThrow } from './validation';
+import { jsonObject, parseLiberal, parseOrThrow } from './validation';
 import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from './pagination';
 import type { JsonObject } from './schema-parts';
@@ -536,7 +536,8 @@ export class Resource<D extends Document, I = JsonObject> {
    * resource declares `I` as what its input schemas give.)
    */
   parseInput(data: unknown, ctx: WriteContext): I {
-    return parseOrThrow(this.inputIn(ctx.version), data) as I;
+    // (an imported object is read as its source means it: parseLiberal)
+    return (ctx.historie ? parseLiberal : parseOrThrow)(this.inputIn(ctx.version), data) as I;
   }
 
   /** The resource as its document shows it (see ResourceDef.declared). */

@@ -81,6 +81,35 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.
   return r.data;
 }
 
+/**
+ * Parses what another registration sends (the registration import: docs/moving-in.md) by what it means, not by the
+ * standard's letter, then as parseOrThrow: a field that is `null` where the schema takes no null is absent (Open Zaak
+ * sends `null` for every empty field of its models, `gezetdoor` of a status among them), and a field the schema does
+ * not know is left out. A field the schema takes as null keeps its null. The input is not changed.
+ */
+export function parseLiberal<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  let data = input;
+  let copied = false;
+  for (let round = 0; round < 8; round++) {
+    const r = schema.safeParse(data);
+    if (r.success) return r.data;
+    const drop: { path: readonly PropertyKey[]; keys: string[] }[] = [];
+    for (const issue of r.error.issues) {
+      if (issue.code === 'unrecognized_keys') drop.push({ path: issue.path, keys: issue.keys });
+      else if (issue.path.length && valueAt(data, issue.path).value === null)
+        drop.push({ path: issue.path.slice(0, -1), keys: [String(issue.path[issue.path.length - 1])] });
+    }
+    if (!drop.length) break;
+    if (!copied) data = structuredClone(data);
+    copied = true;
+    for (const { path, keys } of drop) {
+      const at = valueAt(data, path).value;
+      if (at && typeof at === 'object' && !Array.isArray(at)) for (const k of keys) delete (at as Record<string, unknown>)[k];
+    }
+  }
+  return parseOrThrow(schema, data);
+}
+
 /** The names a schema knows by their lower case (made once per schema). */
 const lowerNames = new WeakMap<z.ZodObject, Map<string, string>>();
 function namesOf(schema: z.ZodObject): Map<string, string> {

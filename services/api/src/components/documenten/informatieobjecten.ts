@@ -9,7 +9,7 @@ import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/
 import { Resource, type WriteContext } from '../../common/platform/resource';
 import { LIVE, copyPublic, publicFields, type Stored } from '../../common/platform/store';
 import { answerPage } from '../../common/platform/render-cache';
-import { parseOrThrow } from '../../common/platform/validation';
+import { parseLiberal } from '../../common/platform/validation';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
   AANMAKEN,
@@ -229,7 +229,7 @@ const ImportVersie = EnkelvoudigInformatieObjectInput17.extend({
  * it is).
  */
 async function historisch(d: Documenten, source: JsonObject, ctx: WriteContext, current?: Stored<EioDoc>): Promise<EioDoc | null> {
-  const { _bestand: bestand, ...input } = parseOrThrow(ImportVersie, { ...source, inhoud: null });
+  const { _bestand: bestand, ...input } = parseLiberal(ImportVersie, { ...source, inhoud: null });
   const doc = await prepare(d, input, ctx, current);
   const inhoud = bestand?.id ?? null;
   const size = inhoud ? await d.inhoud.size(inhoud) : undefined;
