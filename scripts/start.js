@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Starts the whole platform on this machine: builds, starts the engines that are not running yet
-// (scripts/engines.sh), then the API and the three workers, with their output prefixed, and keeps them running as a
+// (scripts/engines.sh), then the API and the three workers, with their output shown (scripts/console-format.js: one
+// readable line per event on a terminal, the JSON lines after the service's name otherwise), and keeps them running as a
 // process supervisor would: a service that exits on its own is started again after a growing delay (1 s, 2 s, 4 s,
 // ... 30 s), with a line saying why; one that fails MAX_FAILURES times within FAILURE_WINDOW_MS stops the platform,
 // naming it and its last error. Ctrl-C or SIGTERM (or `npm run stop`) stops the services, then the engines this run
@@ -17,7 +18,15 @@ const MAX_FAILURES = 5;
 const FAILURE_WINDOW_MS = 60_000;
 const MAX_DELAY_MS = 30_000;
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit' });
-const say = (line) => process.stdout.write(`${'start'.padEnd(8)} | ${line}\n`);
+// On a terminal one readable line per event, else (and with LOG_FORMAT=json) the services' JSON lines as they are
+// (scripts/console-format.js); the services write JSON either way.
+const { consoleFormat, formatLine, summary } = require('./console-format');
+const shown = consoleFormat(process.env, process.stdout);
+/** A line of this supervisor's own (`level` for a readable line). */
+function say(line, level = 'info') {
+  const own = shown.pretty ? JSON.stringify({ level, time: Date.now(), msg: line }) : line;
+  process.stdout.write(`${formatLine('start', own, shown)}\n`);
+}
 
 run('npx', ['tsc', '-b']);
 const { ConfigError, EXIT_CONFIG, loadConfig } = require('../shared/dist/config');
@@ -25,8 +34,8 @@ try {
   loadConfig(process.env);
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err;
-  for (const problem of err.problems) say(`invalid configuration: ${problem}`);
-  say('not started: set these and start again');
+  for (const problem of err.problems) say(`invalid configuration: ${problem}`, 'error');
+  say('not started: set these and start again', 'error');
   process.exit(EXIT_CONFIG);
 }
 const external = process.env.MONGODB_URL && process.env.KAFKA_BROKERS && process.env.TEMPORAL_ADDRESS;
@@ -74,9 +83,10 @@ function launch(s) {
       const lines = buf.split('\n');
       buf = lines.pop();
       for (const line of lines) {
-        process.stdout.write(`${s.name.padEnd(8)} | ${line}\n`);
-        // (the line of an error, not the frames of its stack)
-        if ((stream === child.stderr && !/^\s+at /.test(line)) || /"level":"(error|fatal)"/.test(line)) s.lastError = line.slice(0, 500);
+        process.stdout.write(`${formatLine(s.name, line, shown)}\n`);
+        // (the line of an error, not the frames of its stack; on a terminal as it was shown, without the time)
+        if ((stream === child.stderr && !/^\s+at /.test(line)) || /"level":"(error|fatal)"/.test(line))
+          s.lastError = ((shown.pretty && summary(line)) || line).slice(0, 500);
       }
     });
   }
@@ -87,19 +97,19 @@ function launch(s) {
     s.failures = [...s.failures.filter((t) => now - t < FAILURE_WINDOW_MS), now];
     const why = `${s.name} exited (${signal ?? `code ${code}`})${s.lastError ? `; last error: ${s.lastError}` : ''}`;
     if (code === EXIT_CONFIG) {
-      say(`${why}`);
-      say(`${s.name} stopped on its configuration: stopping the platform`);
+      say(`${why}`, 'error');
+      say(`${s.name} stopped on its configuration: stopping the platform`, 'error');
       stop(EXIT_CONFIG);
       return;
     }
     if (s.failures.length >= MAX_FAILURES) {
-      say(`${why}`);
-      say(`${s.name} failed ${s.failures.length} times within ${FAILURE_WINDOW_MS / 1000} s: stopping the platform`);
+      say(`${why}`, 'error');
+      say(`${s.name} failed ${s.failures.length} times within ${FAILURE_WINDOW_MS / 1000} s: stopping the platform`, 'error');
       stop(1);
       return;
     }
     const delay = Math.min(MAX_DELAY_MS, 1000 * 2 ** (s.failures.length - 1));
-    say(`${why}: starting it again in ${delay / 1000} s`);
+    say(`${why}: starting it again in ${delay / 1000} s`, 'warn');
     // (not unref'd: while every service waits for its restart, this timer is what keeps the supervisor running)
     setTimeout(() => stopping || launch(s), delay);
   });

@@ -7,6 +7,11 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   PUBLIC_BASE_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * How `npm start` shows the services' lines (scripts/console-format.js): `json` as they are written, `pretty` one
+   * readable line per event; unset, readable on a terminal and JSON otherwise. The services write JSON either way.
+   */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   MONGODB_URL: z.string().default('mongodb://127.0.0.1:27017'),
   MONGODB_DB: z.string().default('zgw'),
   KAFKA_BROKERS: z.string().default('127.0.0.1:9092'),
