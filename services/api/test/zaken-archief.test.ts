@@ -94,12 +94,14 @@ describe('archiving fields of a closing zaak', () => {
       archiefnominatie: 'vernietigen',
       archiefactiedatum: '2029-03-05',
       startdatumBewaartermijn: '2024-03-05',
+      _archief: ['archiefnominatie', 'archiefactiedatum', 'startdatumBewaartermijn'],
     });
   });
 
   it('keeps what the zaak already has', async () => {
     const src = sources({ zaak: { ...zaak('2024-03-05'), archiefnominatie: 'blijvend_bewaren', archiefactiedatum: '2050-01-01' } });
-    expect(await archiveringBijAfsluiten(procedure('afgehandeld'), src)).toEqual({});
+    // (nothing of it follows its sources: _archief names no field)
+    expect(await archiveringBijAfsluiten(procedure('afgehandeld'), src)).toEqual({ _archief: [] });
   });
 
   it('adds durations in years, months, weeks and days', () => {

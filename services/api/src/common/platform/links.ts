@@ -70,12 +70,23 @@ export interface CatalogusExchange {
   import(zip: Uint8Array | ReadonlyMap<string, string>, opts: CatalogusImport, caller: Caller): Promise<CatalogusImportReport>;
 }
 
-/** What the Besluiten API uses to keep a zaak's besluiten in step with the `zaak` of its besluiten. */
+/**
+ * What the Besluiten API uses to keep a zaak's besluiten in step with the `zaak` of its besluiten, and what a closed
+ * zaak derives from them (its archiving) with their dates.
+ */
 export interface ZaakBesluitLinks {
-  /** Records the besluit under the zaak, when the zaak is there (once; doing it again changes nothing). */
+  /**
+   * Records the besluit under the zaak, when the zaak is there (once; doing it again changes nothing), after every
+   * write of the besluit: a closed zaak's archiving follows its besluiten.
+   */
   link(zaakUrl: string, besluit: string, caller: Caller): Promise<void>;
-  /** Removes the besluit from the zaak, if it is there. */
+  /** Removes the besluit from the zaak, if it is there (the zaak's archiving follows). */
   unlink(zaakUrl: string, besluit: string, caller: Caller): Promise<void>;
+  /**
+   * Before a besluit that names the zaak (or named it) is changed or deleted: a closed zaak is marked, so that its
+   * archiving is recomputed should the process stop before link or unlink.
+   */
+  voorWijziging(zaakUrl: string): Promise<void>;
 }
 
 /** What the Besluiten, Documenten and Overdrachten APIs and the reference checks use of the Zaken API. */

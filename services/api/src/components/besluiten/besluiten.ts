@@ -84,6 +84,7 @@ export function registerBesluiten(b: Besluiten): Resource<BesluitDoc> {
     beforeDestroy: async (current, ctx) => {
       mustMayOnBesluittype(ctx.caller, current.besluittype, [VERWIJDEREN]);
       await mustMayChangeZaak(b, ctx.caller, current.zaak);
+      await voorWijziging(b, [current.zaak]);
     },
     afterDestroy: (current, ctx) => removeParts(b, current, ctx),
     // The zaak of a besluit records it among its besluiten (Zaken API: zaakbesluit), whenever it is one of ours.
@@ -134,7 +135,15 @@ async function prepare(b: Besluiten, input: BesluitIn, ctx: WriteContext, curren
   if (current) doc.identificatie = current.identificatie;
   else if (input.identificatie) await mustBeUnique(b, doc);
   else doc.identificatie = await nextIdentificatie(b, doc);
+  // (a new besluit is marked itself until its zaak has it: Resource.insert)
+  if (current && !ctx.historie) await voorWijziging(b, [current.zaak, doc.zaak]);
   return doc;
+}
+
+/** Before a besluit of these zaken changes: the zaken of this platform, whose archiving may follow its dates. */
+async function voorWijziging(b: Besluiten, zaken: string[]): Promise<void> {
+  const links = b.api.deps.components.zaken?.besluitLinks;
+  for (const zaak of new Set(zaken)) if (links && isLocalZaak(b, zaak)) await links.voorWijziging(zaak);
 }
 
 function isLocalZaak(b: Besluiten, zaak: unknown): boolean {

@@ -5,7 +5,7 @@ import { ARCHIEFNOMINATIE, type ZaakDoc, type ZaakEigenschapDoc, type ZaakObject
 /**
  * The archiving fields a zaak gets when it is closed (zrc-021): archiefnominatie from its resultaattype when the zaak
  * has none, and archiefactiedatum = brondatum + archiefactietermijn, the brondatum derived as the resultaattype's
- * brondatumArchiefprocedure.afleidingswijze says.
+ * brondatumArchiefprocedure.afleidingswijze says. They follow their sources after that (see herberekenen.ts).
  */
 export interface BrondatumSources {
   /** The zaak with its einddatum already set. */
@@ -36,19 +36,31 @@ export function addDuration(datum: string, duur: string): string | null {
   return out.toISOString().slice(0, 10);
 }
 
-/** The latest of some dates (YYYY-MM-DD, also unpadded like 2008-1-1, optionally with a time); null when none. */
+/**
+ * A date as the standard writes it, as YYYY-MM-DD; null when it is none. ISO 8601 (`2024-03-05`, also unpadded like
+ * `2008-1-1`, optionally with a time) and the forms of a `datum` and `datum-tijd` eigenschap (ztc-015): `YYYYMMDD`
+ * (`20220728`) and `YYYYMMDDhhmmss` (`20220728134022`). A day that does not exist (`20240230`) is none.
+ */
+export function datumUit(v: unknown): string | null {
+  if (typeof v !== 'string') return null;
+  const s = v.trim();
+  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:$|[T ])/.exec(s) ?? /^(\d{4})(\d{2})(\d{2})(?:\d{6})?$/.exec(s);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const dag = new Date(Date.UTC(y, mo - 1, d));
+  if (dag.getUTCFullYear() !== y || dag.getUTCMonth() !== mo - 1 || dag.getUTCDate() !== d) return null;
+  return dag.toISOString().slice(0, 10);
+}
+
+/** The latest of some dates (any form datumUit reads); null when none. */
 function latest(dates: unknown[]): string | null {
-  const valid: string[] = [];
-  for (const v of dates) {
-    const m = typeof v === 'string' ? /^(\d{4})-(\d{1,2})-(\d{1,2})(?:$|T)/.exec(v) : null;
-    if (m) valid.push(`${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}`);
-  }
+  const valid = dates.map(datumUit).filter((d): d is string => d !== null);
   return valid.length ? valid.sort().at(-1)! : null;
 }
 
 export async function brondatum(resultaattype: JsonObject, src: BrondatumSources): Promise<string | null> {
   const proc = (resultaattype.brondatumArchiefprocedure ?? {}) as JsonObject;
-  const einddatum = src.zaak.einddatum ?? null;
+  const einddatum = datumUit(src.zaak.einddatum);
   const kenmerk = String(proc.datumkenmerk ?? '');
   switch (proc.afleidingswijze) {
     case 'afgehandeld':
@@ -62,6 +74,8 @@ export async function brondatum(resultaattype: JsonObject, src: BrondatumSources
     case 'ingangsdatum_besluit':
       return latest((await src.besluiten()).map((b) => b.ingangsdatum));
     case 'vervaldatum_besluit':
+      // zrc-021: the vervaldatum itself (the Catalogi API's description says the day after; the Zaken API's rule
+      // decides what this API derives)
       return latest((await src.besluiten()).map((b) => b.vervaldatum));
     case 'gerelateerde_zaak':
       return latest((await src.relevanteZaken()).map((z) => z.einddatum));
@@ -85,17 +99,49 @@ export async function brondatum(resultaattype: JsonObject, src: BrondatumSources
   }
 }
 
-/** The archiving fields to set on a zaak that gets its eindstatus now. */
-export async function archiveringBijAfsluiten(resultaattype: JsonObject | undefined, src: BrondatumSources): Promise<Partial<ZaakDoc>> {
-  if (!resultaattype) return {};
+/** The archiving fields of a zaak the platform derives (zrc-021), the brondatum as startdatumBewaartermijn. */
+export const AFGELEID = ['archiefnominatie', 'archiefactiedatum', 'startdatumBewaartermijn'] as const;
+export type AfgeleidVeld = (typeof AFGELEID)[number];
+export type Archivering = Pick<ZaakDoc, AfgeleidVeld>;
+
+/**
+ * What zrc-021 derives from a resultaattype and the zaak's sources as they are now: archiefnominatie from the
+ * resultaattype, archiefactiedatum = brondatum + archiefactietermijn and the brondatum as startdatumBewaartermijn;
+ * null where it cannot be derived (no resultaat, no archiefactietermijn, no brondatum: zrc-021 sets no date then).
+ */
+export async function afleiden(resultaattype: JsonObject | undefined, src: BrondatumSources): Promise<Archivering> {
+  const nominatie = ARCHIEFNOMINATIE.safeParse(resultaattype?.archiefnominatie);
+  const termijn = resultaattype?.archiefactietermijn ? String(resultaattype.archiefactietermijn) : '';
+  const bron = resultaattype && termijn ? await brondatum(resultaattype, src) : null;
+  const actiedatum = bron ? addDuration(bron, termijn) : null;
+  return {
+    archiefnominatie: nominatie.success ? nominatie.data : null,
+    archiefactiedatum: actiedatum,
+    startdatumBewaartermijn: actiedatum ? bron : null,
+  };
+}
+
+const leeg = (v: unknown) => v === null || v === undefined || v === '';
+
+/**
+ * The changes that bring a closed zaak's archiving to what its sources derive now (an empty object when it is there
+ * already), with the fields that follow their sources from then on (`_archief`). A field follows when the platform
+ * derived it before (it is in `_archief`) or when it is empty; a value a client set, before the zaak closed or by
+ * changing it after, stays (ander_datumkenmerk's date, set by hand, among them). startdatumBewaartermijn follows only
+ * together with the archiefactiedatum it is the brondatum of.
+ */
+export function volgen(zaak: ZaakDoc, afgeleid: Archivering): Partial<ZaakDoc> {
+  const eerder = new Set<string>(zaak._archief ?? []);
+  const volgt = (veld: AfgeleidVeld) => eerder.has(veld) || leeg(zaak[veld]);
+  const velden = AFGELEID.filter((veld) => volgt(veld) && (veld !== 'startdatumBewaartermijn' || volgt('archiefactiedatum')));
   const out: Partial<ZaakDoc> = {};
-  if (!src.zaak.archiefnominatie && resultaattype.archiefnominatie) out.archiefnominatie = ARCHIEFNOMINATIE.parse(resultaattype.archiefnominatie);
-  if (!src.zaak.archiefactiedatum && resultaattype.archiefactietermijn) {
-    const bron = await brondatum(resultaattype, src);
-    if (bron) {
-      out.archiefactiedatum = addDuration(bron, String(resultaattype.archiefactietermijn));
-      if (!src.zaak.startdatumBewaartermijn) out.startdatumBewaartermijn = bron;
-    }
-  }
+  for (const veld of velden) if ((zaak[veld] ?? null) !== afgeleid[veld]) Object.assign(out, { [veld]: afgeleid[veld] });
+  const same = zaak._archief && zaak._archief.length === velden.length && velden.every((v) => eerder.has(v));
+  if (!same) out._archief = velden;
   return out;
+}
+
+/** The archiving fields to set on a zaak that gets its eindstatus now (the zaak with its einddatum in `src`). */
+export async function archiveringBijAfsluiten(resultaattype: JsonObject | undefined, src: BrondatumSources): Promise<Partial<ZaakDoc>> {
+  return volgen(src.zaak, await afleiden(resultaattype, src));
 }

@@ -11,6 +11,7 @@ import { refusedGeometry } from './geo';
 import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen, zaakbesluitLinks } from './nested';
 import { registerKlantcontacten, registerZaakcontactmomenten, registerZaakinformatieobjecten, registerZaakverzoeken } from './onderdelen';
 import { syncPartFacts } from './parts';
+import { herbereken, volgt } from './herberekenen';
 import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten } from './rollen';
 import { V151, VERSIONS, type ZaakDoc } from './schemas';
 import type { JsonObject } from '../../common/platform/schema-parts';
@@ -111,18 +112,23 @@ function brondatumSources(z: Zaken, zaak: ZaakDoc & { _id?: string }): Brondatum
   };
 }
 
-/** Keeps hoofdzaak.deelzaken and the parts' authorisation copies in step with zaak writes. */
+/**
+ * Keeps hoofdzaak.deelzaken and the parts' authorisation copies in step with zaak writes, and a closed zaak's archiving
+ * with its sources when a write to one stopped half way.
+ */
 function keepZaakLinks(z: Zaken): void {
   const def = z.zaken.def;
   // A new zaak has nothing to keep in step unless it is a deelzaak.
   def.followsCreate = (doc) => !!doc.hoofdzaak;
-  def.afterWrite = async (stored, _ctx, previous) => {
+  def.afterWrite = async (stored, ctx, previous) => {
     const coll = z.zaken.store.raw;
     const oldHoofd = previous?.hoofdzaak ? z.zaken.uuidOf(previous.hoofdzaak) : undefined;
     const newHoofd = stored.hoofdzaak ? z.zaken.uuidOf(stored.hoofdzaak) : undefined;
     if (oldHoofd && oldHoofd !== newHoofd) await coll.updateOne({ _id: oldHoofd }, pull(PART_LINKS.deelzaken, stored._id));
     if (newHoofd && newHoofd !== oldHoofd) await coll.updateOne({ _id: newHoofd }, { $addToSet: { [PART_LINKS.deelzaken]: stored._id } });
     if (previous && previous.vertrouwelijkheidaanduiding !== stored.vertrouwelijkheidaanduiding) await syncPartFacts(z, stored);
+    // (the follow-up sweep, for a closed zaak marked before a write to a source of its archiving: herberekenen.ts)
+    if (!previous && volgt(stored)) await herbereken(z, stored._id, ctx.caller);
   };
   const after = def.afterDestroy;
   def.afterDestroy = async (current, ctx) => {
@@ -194,6 +200,8 @@ async function ensureIndexes(z: Zaken): Promise<void> {
       { key: { _zaaktype: 1, _vertrouwelijkheid: 1 } },
     ]);
   }
+  // The zaken that name a zaak among their relevanteAndereZaken: their archiving follows its einddatum (herberekenen.ts).
+  await z.zaken.store.ensureIndexes([byField('relevanteAndereZaken.url')]);
   await z.zaakeigenschappen.store.ensureIndexes([byField('_zaakUuid')]);
   await z.zaakbesluiten.store.ensureIndexes([byField('_zaakUuid')]);
   // Each list filter of each part (the rol filters also serve /zaken?rol__...).

@@ -11,6 +11,7 @@ import type { ZaakBesluitLinks } from '../../common/platform/links';
 import { jsonObject, parseOrThrow } from '../../common/platform/validation';
 import { expand, parseExpand } from './expand';
 import { zaakOf } from './parts';
+import { herbereken, markeer, volgt } from './herberekenen';
 import {
   BIJWERKEN,
   LEZEN,
@@ -106,6 +107,8 @@ interface NestedDef<D extends NestedDoc, S extends zod.ZodObject> {
   beforeDestroy?: (current: Stored<D>, zaak: Stored<ZaakDoc>) => Promise<void>;
   /** Its name in the 1.7 file (its list and detail answer `...Expanded`), and whether they take `expand` there. */
   in17: { name: 'ZaakEigenschap' | 'ZaakBesluit'; expand: boolean };
+  /** Whether it is a source of what a closed zaak derives of its archiving: its writes recompute that (herberekenen.ts). */
+  archiefbron?: boolean;
 }
 
 /** The zaak facts a nested resource carries: its authorisation copies and the zaak it hangs under. */
@@ -161,6 +164,8 @@ function registerNested<D extends NestedDoc, S extends zod.ZodObject>(z: Zaken, 
     const doc = await def.rules({ ...input, zaak: zaakUrl }, zaak);
     return { ...doc, ...nestedFacts(zaak) } as D;
   };
+  // A write to a source of a closed zaak's archiving marks the zaak first and recomputes it after (herberekenen.ts).
+  const markeerVoor = async (zaak: Stored<ZaakDoc>) => !!def.archiefbron && (await markeer(z, zaak));
   const base = `/zaken/:zaak_uuid/${def.path}`;
   // 1.7: what the list and detail answer, with `expand` where the file declares it (to any depth; see expand.ts).
   const expandQuery = zod.object({ expand: zod.string().optional() });
@@ -201,7 +206,10 @@ function registerNested<D extends NestedDoc, S extends zod.ZodObject>(z: Zaken, 
       const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.create);
       mustMayChangeClosed(caller, zaak);
       const doc = await prepare(zaak, body);
-      return r.toApi(await r.insert(doc, r.ctx(caller, randomUUID(), req)));
+      const gemarkeerd = await markeerVoor(zaak);
+      const stored = await r.insert(doc, r.ctx(caller, randomUUID(), req));
+      if (gemarkeerd) await herbereken(z, zaak._id, caller);
+      return r.toApi(stored);
     },
   });
   z.api.route({
@@ -240,8 +248,10 @@ function registerNested<D extends NestedDoc, S extends zod.ZodObject>(z: Zaken, 
           const current = await partFor(zaak, params.uuid);
           const input = partial ? parseOrThrow(def.input, { ...publicFields(current), ...jsonObject(body) }) : body;
           const doc = await prepare(zaak, input, current);
+          const gemarkeerd = await markeerVoor(zaak);
           const stored = await r.update(current, doc, r.ctx(caller, current._id, req), partial ? 'partial_update' : 'update');
           if (!stored) throw ZgwError.notFound();
+          if (gemarkeerd) await herbereken(z, zaak._id, caller);
           return r.toApi(stored);
         },
       });
@@ -260,8 +270,10 @@ function registerNested<D extends NestedDoc, S extends zod.ZodObject>(z: Zaken, 
       mustMayChangeClosed(caller, zaak);
       const current = await partFor(zaak, params.uuid);
       await def.beforeDestroy?.(current, zaak);
+      const gemarkeerd = await markeerVoor(zaak);
       await r.destroy(current, r.ctx(caller, current._id, req));
       if (def.link) await z.zaken.store.raw.updateOne({ _id: zaak._id }, pull(def.link, current._id));
+      if (gemarkeerd) await herbereken(z, zaak._id, caller);
       return undefined;
     },
   });
@@ -283,6 +295,8 @@ export function registerZaakeigenschappen(z: Zaken): NestedResource<ZaakEigensch
     // The file requires the zaak in the body too; the server takes it from the path.
     declaredInput: ZaakEigenschapInput.required({ zaak: true }),
     link: PART_LINKS.eigenschappen,
+    // (afleidingswijze eigenschap: a closed zaak's archiving follows the waarde of its zaakeigenschappen)
+    archiefbron: true,
     rules: async (doc, zaak) => {
       const eigenschap = await z.refs.mustCatalogus('eigenschappen', 'eigenschap', doc.eigenschap);
       if (eigenschap.zaaktype !== zaak.zaaktype) throw nonField('zaaktype-mismatch', 'De eigenschap hoort niet bij het zaaktype van de zaak.');
@@ -327,17 +341,23 @@ export function registerZaakbesluiten(z: Zaken): NestedResource<ZaakBesluitDoc, 
 export function zaakbesluitLinks(z: Zaken, r: Resource<ZaakBesluitDoc>): ZaakBesluitLinks {
   // By zaak (few besluiten each), then by besluit: the lookup the zaak's own list uses.
   const linkOf = async (zaakUuid: string, besluit: string) => (await r.store.find({ _zaakUuid: zaakUuid })).find((l) => l.besluit === besluit);
+  // (afleidingswijzen ingangsdatum_besluit and vervaldatum_besluit: a closed zaak's archiving follows its besluiten,
+  // recomputed after each write of one, which voorWijziging marked it for: herberekenen.ts)
   return {
     link: async (zaakUrl, besluit, caller) => {
       const zaak = await z.zaken.byUrl(zaakUrl);
-      if (!zaak || (await linkOf(zaak._id, besluit))) return;
-      await r.insert({ besluit, zaak: z.zaken.url(zaak._id), ...nestedFacts(zaak) }, r.ctx(caller, randomUUID()));
+      if (!zaak) return;
+      if (!(await linkOf(zaak._id, besluit)))
+        await r.insert({ besluit, zaak: z.zaken.url(zaak._id), ...nestedFacts(zaak) }, r.ctx(caller, randomUUID()));
+      if (volgt(zaak)) await herbereken(z, zaak._id, caller);
     },
     unlink: async (zaakUrl, besluit, caller) => {
       const zaakUuid = z.zaken.uuidOf(zaakUrl);
       const link = zaakUuid ? await linkOf(zaakUuid, besluit) : undefined;
       if (link) await r.destroy(link, r.ctx(caller, link._id));
+      if (zaakUuid) await herbereken(z, zaakUuid, caller);
     },
+    voorWijziging: async (zaakUrl) => void (await markeer(z, await z.zaken.byUrl(zaakUrl))),
   };
 }
 

@@ -20,6 +20,7 @@ import {
   type Zaken,
 } from './context';
 import { expand, parseExpand } from './expand';
+import { herbereken, markeer } from './herberekenen';
 import { EXPANDABLE17, Expanded17, V17, type Expandable17, type ZaakDoc, type ZaakPartDoc, type ZaakPartFacts } from './schemas';
 import type { JsonObject } from '../../common/platform/schema-parts';
 
@@ -72,6 +73,8 @@ export interface PartDef<D extends ZaakPartDoc> {
   beforeDestroy?: (current: Stored<D>, zaak: Stored<ZaakDoc> | undefined, ctx: WriteContext) => Promise<void>;
   afterDestroy?: (current: Stored<D>, ctx: WriteContext) => Promise<void>;
   render?: ResourceDef<D>['render'];
+  /** Whether it is a source of what a closed zaak derives of its archiving: its writes recompute that (herberekenen.ts). */
+  archiefbron?: boolean;
 }
 
 /** A part's own fields: what the facts of its zaak are added to. */
@@ -89,6 +92,15 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
   // In history (the import stores one zaak's parts one after another), afterWrite takes the zaak the rules read: only
   // the part's own insert came between. A live write reads it again (another request may have changed it).
   const gelezen = new WeakMap<WriteContext, Stored<ZaakDoc>>();
+  // The writes that marked their zaak to have its archiving recomputed (markeer), live ones only: history keeps what
+  // its source has.
+  const gemarkeerd = new WeakSet<WriteContext>();
+  const markeerVoor = async (zaak: Stored<ZaakDoc> | undefined, ctx: WriteContext) => {
+    if (def.archiefbron && !ctx.historie && (await markeer(z, zaak))) gemarkeerd.add(ctx);
+  };
+  const herberekenNa = async (zaakId: string, ctx: WriteContext) => {
+    if (gemarkeerd.delete(ctx)) await herbereken(z, zaakId, ctx.caller);
+  };
   const field = def.zaakField ?? 'zaak';
   const resource: Resource<D> = new Resource<D>(z.api, {
     collection: def.collection,
@@ -140,6 +152,7 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
       // After the rules: invalid input is a 400 whether or not the zaak is closed (a second resultaat: `unique`).
       if (def.closedNeedsForce !== false) mustMayChangeClosed(ctx.caller, zaak);
       if (ctx.historie) gelezen.set(ctx, zaak);
+      await markeerVoor(zaak, ctx);
       return { ...doc, zaak: zaakUrl, ...partFacts(zaak), _bronorganisatie: zaak.bronorganisatie, _zaakUuid: zaak._id } as D;
     },
     afterWrite: async (stored, ctx, previous) => {
@@ -151,6 +164,7 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
         def.link && !previous ? z.zaken.store.followUp({ _id: zaak._id }, { $addToSet: { [def.link]: stored._id } }) : undefined,
         def.afterWrite?.(stored, zaak, ctx, previous),
       ]);
+      await herberekenNa(zaak._id, ctx);
     },
     followsCreate: def.link ? undefined : def.followsCreate,
     behouden: def.behouden ?? ((source) => (source.registratiedatum ? { registratiedatum: source.registratiedatum } : {}) as Partial<D>),
@@ -161,10 +175,12 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
         if (def.closedNeedsForce !== false) mustMayChangeClosed(ctx.caller, zaak);
       }
       await def.beforeDestroy?.(current, zaak ?? undefined, ctx);
+      await markeerVoor(zaak ?? undefined, ctx);
     },
     afterDestroy: async (current, ctx) => {
       if (def.link) await z.zaken.store.raw.updateOne({ _id: current._zaakUuid }, pull(def.link, current._id));
       await def.afterDestroy?.(current, ctx);
+      await herberekenNa(current._zaakUuid, ctx);
     },
     render: def.render,
   });

@@ -150,6 +150,8 @@ export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
     operations: ['list', 'create', 'read', 'update', 'partial_update', 'destroy'],
     auditHeaders: ['create'],
     link: PART_LINKS.zaakobjecten,
+    // (afleidingswijze zaakobject: a closed zaak's archiving follows its zaakobjecten, see herberekenen.ts)
+    archiefbron: true,
     defaults: {
       object: '',
       zaakobjecttype: '',

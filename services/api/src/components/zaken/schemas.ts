@@ -137,6 +137,11 @@ export type ZaakDoc = StoredFields<
   _deelzaken?: string[];
   _status?: string | null;
   _resultaat?: string | null;
+  /**
+   * Set when the zaak is closed: its archiving fields that follow their sources (zrc-021, see archief.ts), recomputed
+   * when a source changes; null while it is open.
+   */
+  _archief?: ('archiefnominatie' | 'archiefactiedatum' | 'startdatumBewaartermijn')[] | null;
 };
 
 /**

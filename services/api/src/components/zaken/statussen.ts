@@ -1,7 +1,7 @@
 import type { Resource, WriteContext } from '../../common/platform/resource';
 import type { Stored } from '../../common/platform/store';
 import { ZgwError } from '../../common/platform/errors';
-import { archiveringBijAfsluiten } from './archief';
+import { herzien, volgersHerberekenen } from './herberekenen';
 import { AANMAKEN, GEFORCEERD, HEROPENEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, idsIn, linkedIds, mayOnZaak, nonField, type Zaken } from './context';
 import { registerPart } from './parts';
 import {
@@ -92,6 +92,8 @@ export function registerResultaten(z: Zaken): Resource<ResultaatDoc> {
     operations: ['list', 'create', 'read', 'update', 'partial_update', 'destroy'],
     defaults: { toelichting: '' },
     exact: ['resultaattype'],
+    // (what a closed zaak derives of its archiving follows its resultaat: herberekenen.ts)
+    archiefbron: true,
     rules: async (doc, zaak, _ctx, current) => {
       if (!current && zaak._resultaat) throw ZgwError.field('zaak', 'unique', 'De zaak heeft al een resultaat.');
       const resultaattype = await z.refs.mustCatalogus('resultaattypen', 'resultaattype', doc.resultaattype);
@@ -116,7 +118,7 @@ async function laatsteStatus(z: Zaken, stored: Stored<StatusDoc>, zaak: Stored<Z
     return;
   }
   // history keeps the zaak's einddatum and archiving as its source has them
-  const set: Partial<ZaakDoc> = { _status: stored._id, ...(ctx.historie ? {} : await eindeVan(z, stored, zaak)) };
+  const set: Partial<ZaakDoc> = { _status: stored._id, ...(ctx.historie ? {} : await eindeVan(stored, zaak, z)) };
   await Promise.all([
     // (run again after a crash, the zaak may name this status already: it stays the last one set)
     current && current._id !== stored._id
@@ -124,17 +126,23 @@ async function laatsteStatus(z: Zaken, stored: Stored<StatusDoc>, zaak: Stored<Z
       : undefined,
     z.zaken.store.followUp({ _id: zaak._id }, { $set: set }),
   ]);
+  // the einddatum of a hoofdzaak or a relevante andere zaak is a source of the archiving of others (run again after a
+  // crash, as this is, the closing is done again: reopening is not)
+  if (!ctx.historie && (stored._eind || zaak.einddatum)) await volgersHerberekenen(z, zaak, ctx.caller);
 }
 
-/** What a new current status sets on its zaak: closed by the eindstatus (with its archiving), else open again. */
-async function eindeVan(z: Zaken, status: Stored<StatusDoc>, zaak: Stored<ZaakDoc>): Promise<Partial<ZaakDoc>> {
+/**
+ * What a new current status sets on its zaak: closed by the eindstatus (with its archiving, which follows its sources
+ * from then on: herberekenen.ts), else open again, without the archiving derived on closing.
+ */
+async function eindeVan(status: Stored<StatusDoc>, zaak: Stored<ZaakDoc>, z: Zaken): Promise<Partial<ZaakDoc>> {
   if (status._eind) {
     const einddatum = status.datumStatusGezet.slice(0, 10);
-    const resultaat = zaak._resultaat ? await z.resultaten.store.get(zaak._resultaat) : null;
-    const resultaattype = resultaat ? (await z.refs.catalogus('resultaattypen', 'resultaattype', resultaat.resultaattype)).doc : undefined;
-    return { einddatum, ...(await archiveringBijAfsluiten(resultaattype, z.brondatumSources({ ...zaak, einddatum }))) };
+    return { einddatum, ...(await herzien(z, { ...zaak, einddatum })) };
   }
-  return zaak.einddatum ? { einddatum: null, archiefactiedatum: null, archiefnominatie: null } : {};
+  if (!zaak.einddatum) return {};
+  const bewaartermijn = zaak._archief?.includes('startdatumBewaartermijn') ? { startdatumBewaartermijn: null } : {};
+  return { einddatum: null, archiefactiedatum: null, archiefnominatie: null, ...bewaartermijn, _archief: null };
 }
 
 /**

@@ -57,6 +57,7 @@ import {
 } from './schemas';
 import type { JsonObject } from '../../common/platform/schema-parts';
 import { unlinkDocument } from './onderdelen';
+import { naZaakwijziging, volgt } from './herberekenen';
 import { rolFilterOfZaakQuery, zakenWithRol } from './rollen';
 
 const DEFAULTS = {
@@ -177,6 +178,8 @@ async function prepare(z: Zaken, input: ZaakIn, ctx: WriteContext, current?: Sto
   await checkReferences(z, doc, zaaktype, ctx);
   checkBetaling(doc);
   await checkArchief(z, doc, current);
+  // a closed zaak's archiving follows its hoofdzaak and relevanteAndereZaken; what the client changes of it is its own
+  if (current && !ctx.historie && volgt(current)) Object.assign(doc, await naZaakwijziging(z, current, doc));
   if (fields.identificatie === undefined && !current) doc.identificatie = await z.identificaties.next(doc.bronorganisatie, doc.startdatum);
   if (!current && input.identificatie !== undefined) await mustBeUnique(z, doc);
   return doc;
