@@ -183,7 +183,8 @@ describe('eigenschap', () => {
 
   it("follows the zaakeigenschap's waarde: changed, added, removed", async () => {
     const z = await zaak();
-    const ze = await zaakeigenschap(z.url, '20260301');
+    // (first in the form read before: what this shows is the following)
+    const ze = await zaakeigenschap(z.url, '2026-03-01');
     await sluit(z.url, s.rt.eigenschap);
     expect(await datum(z.url)).toBe('2031-03-01');
     await send('PATCH', ze.url, { waarde: '20270415' });
@@ -198,7 +199,7 @@ describe('eigenschap', () => {
 
   it('notifies the change as a zaak update, with its entry in the audit trail', async () => {
     const z = await zaak();
-    const ze = await zaakeigenschap(z.url, '20260301');
+    const ze = await zaakeigenschap(z.url, '2026-03-01');
     await sluit(z.url, s.rt.eigenschap);
     await send('PATCH', ze.url, { waarde: '20270415' });
     const trail = ((await get(`${z.url}/audittrail`)) as Record<string, any>[]).filter((e) => e.resource === 'zaak');
@@ -223,7 +224,7 @@ describe('eigenschap', () => {
   it('is recomputed by the follow-up sweep when the process stopped between the waarde and the zaak', async () => {
     const zaken = t.deps.components.zaken!;
     const z = await zaak();
-    const ze = await zaakeigenschap(z.url, '20260301');
+    const ze = await zaakeigenschap(z.url, '2026-03-01');
     await sluit(z.url, s.rt.eigenschap);
     // the process "stops" right after storing the new waarde: the zaak is not updated
     const update = zaken.zaken.update;
