@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createLogger, loadConfig, type Config } from '@zgw/shared';
 import { startAuditWorker, type AuditWorker } from '../../audit/src/worker';
@@ -6,7 +7,9 @@ import { Receiver } from '../../notifier/test/receivers';
 import { ensureAllRights } from '../src/bootstrap';
 import { routeTable } from '../src/common/platform/errors';
 import { iotBody, publish, startReferentielijsten, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
-import { ADMIN, eventually, startApp, token, type TestApp } from './harness';
+import { ADMIN, eventually, token, type TestApp } from './harness';
+import { LogLines, OVERDRACHTEN, afgelopen, startListeningApp, startWorker, stopWorker, typen } from './overdrachten.fixtures';
+import { as as asHolder } from './tenants.fixtures';
 import { CRS, ZRC } from './zaken.fixtures';
 
 /**
@@ -221,6 +224,23 @@ async function workload(org: Org, run: number, record: boolean): Promise<Transcr
   await read('GET', zt.url);
   await read('GET', `${eio.url}/download`);
   await read('GET', `${zaak}/audittrail`);
+
+  // a transfer of its second zaak to a zaaktype of another catalogus of its own (ZSDMS, route intern), last: its copy
+  // is a zaak of the day too
+  const doel = await typen(asHolder(t, org.adminToken), sl, org.rsin, `DOEL-${tag}`);
+  const naam = `intern-${tag}`;
+  const route = {
+    naam,
+    route: 'intern',
+    rsin: org.rsin,
+    catalogus: doel.catalogus,
+    zaaktypen: [{ bron: `ZT-${tag}`, doel: `DOEL-${tag}` }],
+    bron: 'openlaten',
+  };
+  expect((await c.call('POST', '/admin/api/v1/doelregistraties', route)).statusCode).toBe(201);
+  const overdracht = await made(OVERDRACHTEN, { zaak: zaken[1], doelregistratie: naam, toelichting: 'verhuizing' });
+  await eventually(async () => afgelopen((await c.call('GET', overdracht.url)).json()), 120_000);
+  await read('GET', overdracht.url);
   return { answers, zaak, zaaktype: zt.url };
 }
 
@@ -249,6 +269,15 @@ async function readsOf(org: Org, hoofdObject: string, least: number): Promise<st
     return entries.length >= least;
   }, 30_000);
   return entries.map((e) => `${e.clientId} ${e.actie ?? ''} ${e.resource ?? ''}`).sort();
+}
+
+/** Waits until a receiver has had nothing new for two seconds (at most 30). */
+async function settled(r: Receiver): Promise<void> {
+  let seen = -1;
+  for (let waited = 0; waited < 30_000 && r.received.length !== seen; waited += 2000) {
+    seen = r.received.length;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
 }
 
 /** What a receiver got, normalised, as a sorted list (a multiset). */
@@ -396,16 +425,24 @@ async function snapshot(org: Org): Promise<Map<string, string>> {
 }
 
 let config: Config;
+const logs = new LogLines();
+let worker: ChildProcess | undefined;
 beforeAll(async () => {
   sl = await startReferentielijsten();
-  t = await startApp({
-    REFERENTIELIJSTEN_URL: sl.url,
-    NRC_CALLBACK_CHECK: 'off',
-    PAGE_SKIP_LIMIT: '100',
-    AUDIT_SETTINGS_POLL_MS: '200',
-    METRICS_TOKEN: '',
-    METRICS_PUBLIC: 'true',
-  });
+  // listening on a port of its own, for the transfer worker, which calls the platform as its own client
+  t = await startListeningApp(
+    {
+      REFERENTIELIJSTEN_URL: sl.url,
+      NRC_CALLBACK_CHECK: 'off',
+      PAGE_SKIP_LIMIT: '100',
+      AUDIT_SETTINGS_POLL_MS: '200',
+      METRICS_TOKEN: '',
+      METRICS_PUBLIC: 'true',
+      LOG_LEVEL: 'warn',
+    },
+    logs,
+  );
+  worker = startWorker(t, logs, { LOG_LEVEL: 'warn' });
   config = loadConfig({
     ...process.env,
     MONGODB_DB: t.config.MONGODB_DB,
@@ -424,6 +461,7 @@ afterAll(async () => {
   // (npm test prints the file's line once; run alone, the suite prints it itself)
   if (process.env.ZGW_ADVERSARIAL_SUMMARY) writeFileSync(process.env.ZGW_ADVERSARIAL_SUMMARY, `${line}\n`);
   else process.stdout.write(`\n${line}\n`);
+  await stopWorker(worker);
   await audit?.stop();
   await notifier?.stop();
   await a?.receiver.close();
@@ -440,8 +478,10 @@ it("B's workload alone", async () => {
   const from = b.receiver.received.length;
   alone = await workload(b, 0, true);
   expect(alone.answers.every((x) => / 200 /.test(x))).toBe(true);
+  // (its transfer went through: the overdracht read last)
+  expect(alone.answers[alone.answers.length - 1]).toContain('"status":"afgerond"');
   await eventually(async () => b.receiver.ids().length - from >= ZAKEN + 4, 30_000);
-  await new Promise((r) => setTimeout(r, 1500));
+  await settled(b.receiver);
   aloneNotifications = notificationsOf(b.receiver, from, `${B}-0`, RUNS[0]!, bsn(Number(B.slice(0, 4))));
   aloneReads = await readsOf(b, alone.zaak, 3);
   expect(aloneNotifications.length).toBeGreaterThanOrEqual(ZAKEN + 4);
@@ -501,7 +541,7 @@ it("B's workload while A runs the same and attacks: B sees the same, A sees noth
   attacking = false;
   await attacks;
   await eventually(async () => b.receiver.ids().length - from >= aloneNotifications.length, 30_000);
-  await new Promise((r) => setTimeout(r, 1500));
+  await settled(b.receiver);
   const person = bsn(Number(B.slice(0, 4)) + 1);
   const notifications = notificationsOf(b.receiver, from, `${B}-1`, RUNS[1]!, person);
   const reads = await readsOf(b, again.zaak, aloneReads.length);
