@@ -347,6 +347,18 @@ describe('zaakobject', () => {
     await send('DELETE', tweede.url);
     expect(await datum(z.url)).toBeNull();
   });
+
+  it('follows the besluit a zaakobject points at: its datum changed, the besluit deleted', async () => {
+    const besluit = await createB(t, BESLUITEN, besluitBody(s.besluittype, { datum: '2023-11-15' }));
+    const z = await zaak();
+    await createZ(t, 'zaakobjecten', { zaak: z.url, object: besluit.url, objectType: 'besluit', relatieomschrijving: 'besluit' });
+    await sluit(z.url, s.rt.zaakobject);
+    expect(await datum(z.url)).toBe('2028-11-15');
+    await send('PATCH', besluit.url, { datum: '2023-12-20' });
+    expect(await datum(z.url)).toBe('2028-12-20');
+    await send('DELETE', besluit.url);
+    expect(await datum(z.url)).toBeNull();
+  });
 });
 
 describe('ander_datumkenmerk', () => {

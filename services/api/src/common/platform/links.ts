@@ -83,10 +83,13 @@ export interface ZaakBesluitLinks {
   /** Removes the besluit from the zaak, if it is there (the zaak's archiving follows). */
   unlink(zaakUrl: string, besluit: string, caller: Caller): Promise<void>;
   /**
-   * Before a besluit that names the zaak (or named it) is changed or deleted: a closed zaak is marked, so that its
-   * archiving is recomputed should the process stop before link or unlink.
+   * Before a besluit is changed or deleted: the closed zaken whose archiving may follow it (the zaken it names or
+   * named, those whose zaakobjecten point at it) are marked, so that they are recomputed should the process stop
+   * before link, unlink or gewijzigd.
    */
-  voorWijziging(zaakUrl: string): Promise<void>;
+  voorWijziging(besluit: string, zaken: string[]): Promise<void>;
+  /** After a besluit is changed or deleted: the zaken whose zaakobjecten point at it follow (afleidingswijze zaakobject). */
+  gewijzigd(besluit: string, caller: Caller): Promise<void>;
 }
 
 /** What the Besluiten, Documenten and Overdrachten APIs and the reference checks use of the Zaken API. */

@@ -84,7 +84,7 @@ export function registerBesluiten(b: Besluiten): Resource<BesluitDoc> {
     beforeDestroy: async (current, ctx) => {
       mustMayOnBesluittype(ctx.caller, current.besluittype, [VERWIJDEREN]);
       await mustMayChangeZaak(b, ctx.caller, current.zaak);
-      await voorWijziging(b, [current.zaak]);
+      await voorWijziging(b, current, [current.zaak]);
     },
     afterDestroy: (current, ctx) => removeParts(b, current, ctx),
     // The zaak of a besluit records it among its besluiten (Zaken API: zaakbesluit), whenever it is one of ours.
@@ -136,14 +136,16 @@ async function prepare(b: Besluiten, input: BesluitIn, ctx: WriteContext, curren
   else if (input.identificatie) await mustBeUnique(b, doc);
   else doc.identificatie = await nextIdentificatie(b, doc);
   // (a new besluit is marked itself until its zaak has it: Resource.insert)
-  if (current && !ctx.historie) await voorWijziging(b, [current.zaak, doc.zaak]);
+  if (current && !ctx.historie) await voorWijziging(b, current, [current.zaak, doc.zaak]);
   return doc;
 }
 
-/** Before a besluit of these zaken changes: the zaken of this platform, whose archiving may follow its dates. */
-async function voorWijziging(b: Besluiten, zaken: string[]): Promise<void> {
-  const links = b.api.deps.components.zaken?.besluitLinks;
-  for (const zaak of new Set(zaken)) if (links && isLocalZaak(b, zaak)) await links.voorWijziging(zaak);
+/** Before a besluit changes or goes: the zaken of this platform whose archiving may follow its dates (see ZaakBesluitLinks). */
+async function voorWijziging(b: Besluiten, besluit: Stored<BesluitDoc>, zaken: string[]): Promise<void> {
+  await b.api.deps.components.zaken?.besluitLinks.voorWijziging(
+    b.besluiten.url(besluit._id),
+    zaken.filter((zaak) => isLocalZaak(b, zaak)),
+  );
 }
 
 function isLocalZaak(b: Besluiten, zaak: unknown): boolean {
@@ -252,6 +254,8 @@ async function keepZaakInStep(b: Besluiten, stored: Stored<BesluitDoc>, caller: 
   const url = b.besluiten.url(stored._id);
   if (previous?.zaak && previous.zaak !== stored.zaak && isLocalZaak(b, previous.zaak)) await zaken.besluitLinks.unlink(previous.zaak, url, caller);
   if (isLocalZaak(b, stored.zaak)) await zaken.besluitLinks.link(stored.zaak, url, caller);
+  // (a new besluit: no zaakobject points at it yet)
+  if (previous) await zaken.besluitLinks.gewijzigd(url, caller);
 }
 
 /**
@@ -264,5 +268,7 @@ async function removeParts(b: Besluiten, besluit: Stored<BesluitDoc>, ctx: Write
   for (const bio of await bios.store.find({ besluit: url })) {
     if (await bios.destroy(bio, bios.ctx(ctx.caller, bio._id))) await unlinkDocument(b, bio, ctx.caller);
   }
-  if (isLocalZaak(b, besluit.zaak)) await b.api.deps.components.zaken!.besluitLinks.unlink(besluit.zaak, url, ctx.caller);
+  const zaken = b.api.deps.components.zaken;
+  if (isLocalZaak(b, besluit.zaak)) await zaken!.besluitLinks.unlink(besluit.zaak, url, ctx.caller);
+  await zaken?.besluitLinks.gewijzigd(url, ctx.caller);
 }

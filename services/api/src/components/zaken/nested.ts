@@ -342,7 +342,9 @@ export function zaakbesluitLinks(z: Zaken, r: Resource<ZaakBesluitDoc>): ZaakBes
   // By zaak (few besluiten each), then by besluit: the lookup the zaak's own list uses.
   const linkOf = async (zaakUuid: string, besluit: string) => (await r.store.find({ _zaakUuid: zaakUuid })).find((l) => l.besluit === besluit);
   // (afleidingswijzen ingangsdatum_besluit and vervaldatum_besluit: a closed zaak's archiving follows its besluiten,
-  // recomputed after each write of one, which voorWijziging marked it for: herberekenen.ts)
+  // recomputed after each write of one, which voorWijziging marked it for: herberekenen.ts; zaakobject: the besluiten
+  // its zaakobjecten point at, found by their `object`)
+  const metObject = async (besluit: string) => [...new Set((await z.zaakobjecten.store.find({ object: besluit })).map((o) => o._zaakUuid))];
   return {
     link: async (zaakUrl, besluit, caller) => {
       const zaak = await z.zaken.byUrl(zaakUrl);
@@ -357,7 +359,13 @@ export function zaakbesluitLinks(z: Zaken, r: Resource<ZaakBesluitDoc>): ZaakBes
       if (link) await r.destroy(link, r.ctx(caller, link._id));
       if (zaakUuid) await herbereken(z, zaakUuid, caller);
     },
-    voorWijziging: async (zaakUrl) => void (await markeer(z, await z.zaken.byUrl(zaakUrl))),
+    voorWijziging: async (besluit, zaken) => {
+      const ids = [...zaken.map((url) => z.zaken.uuidOf(url)), ...(await metObject(besluit))].filter((id): id is string => !!id);
+      if (ids.length) for (const zaak of await z.zaken.store.getMany([...new Set(ids)])) await markeer(z, zaak);
+    },
+    gewijzigd: async (besluit, caller) => {
+      for (const id of await metObject(besluit)) await herbereken(z, id, caller);
+    },
   };
 }
 
