@@ -257,6 +257,15 @@ describe('eigenschap', () => {
     await send('PATCH', ze.url, { waarde: '20270415' });
     expect(await archief(z.url)).toEqual({ archiefnominatie: 'vernietigen', archiefactiedatum: '2045-01-01', startdatumBewaartermijn: '2026-03-01' });
   });
+
+  it('stays once the zaak is archived', async () => {
+    const z = await zaak();
+    const ze = await zaakeigenschap(z.url, '20260301');
+    await sluit(z.url, s.rt.eigenschap);
+    await send('PATCH', z.url, { archiefstatus: 'gearchiveerd' });
+    await send('PATCH', ze.url, { waarde: '20270415' });
+    expect(await datum(z.url)).toBe('2031-03-01');
+  });
 });
 
 describe('ingangsdatum_besluit', () => {

@@ -13,8 +13,13 @@ import type { ZaakDoc } from './schemas';
  * costs nothing: nothing of it is derived yet.
  */
 
-/** Whether the zaak's archiving follows its sources: it is closed, and was closed by this platform (`_archief`). */
-export const volgt = (zaak: ZaakDoc | null | undefined): zaak is ZaakDoc => !!zaak?.einddatum && Array.isArray(zaak._archief);
+/**
+ * Whether the zaak's archiving follows its sources: it is closed, was closed by this platform (`_archief`), and is not
+ * archived yet (once archived or transferred, its dates are what was done: zrc-022).
+ */
+export const volgt = (zaak: ZaakDoc | null | undefined): zaak is ZaakDoc =>
+  !!zaak?.einddatum && Array.isArray(zaak._archief) && nogTeArchiveren(zaak);
+const nogTeArchiveren = (zaak: ZaakDoc) => (zaak.archiefstatus ?? 'nog_te_archiveren') === 'nog_te_archiveren';
 
 /** Before a write to a source of this zaak: marks the zaak when its archiving follows; whether it did. */
 export async function markeer(z: Zaken, zaak: Stored<ZaakDoc> | null | undefined): Promise<boolean> {
@@ -70,6 +75,6 @@ export async function naZaakwijziging(z: Zaken, current: Stored<ZaakDoc>, doc: Z
   const bronnen =
     (doc.hoofdzaak ?? null) !== (current.hoofdzaak ?? null) ||
     JSON.stringify(doc.relevanteAndereZaken ?? []) !== JSON.stringify(current.relevanteAndereZaken ?? []);
-  if (!bronnen) return { _archief };
+  if (!bronnen || !nogTeArchiveren(doc)) return { _archief };
   return { _archief, ...(await herzien(z, { ...current, ...doc, _archief })) };
 }
