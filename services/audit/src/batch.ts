@@ -40,11 +40,13 @@ export function batchHandler(opts: BatchOptions): (payload: BatchPayload) => Pro
   const wait = opts.sleep ?? sleep;
   // One warning per outage, however many batches and retries it spans; one line when it is over.
   let unreachableSince: number | undefined;
-  // Organisations seen to exist (one is never made again under its RSIN once removed: a miss is asked each chunk).
-  const existing = new Set([opts.defaultTenant]);
-  /** The entries of organisations that exist; the others dropped with a line (a count: an RSIN reads as a BSN). */
+  /**
+   * The entries of organisations that exist; the others dropped with a line (a count: an RSIN reads as a BSN). Asked
+   * for each chunk, once per organisation in it (nothing remembered: an organisation removed a moment ago is gone).
+   */
   const ofExisting = async (entries: StoredEntry[], where: object): Promise<StoredEntry[]> => {
     if (!opts.tenantExists) return entries;
+    const existing = new Set([opts.defaultTenant]);
     for (const tenant of new Set(entries.map((e) => e[TENANT_FIELD] as string))) {
       if (!existing.has(tenant) && (await opts.tenantExists(tenant))) existing.add(tenant);
     }

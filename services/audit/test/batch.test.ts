@@ -123,6 +123,29 @@ describe('audit batch handler', () => {
     expect(p.committed()).toBe(104);
   });
 
+  it('drops the entries of an organisation removed after the handler stored some of it (nothing remembered)', async () => {
+    const store = new MemoryStore(0, []);
+    let exists = true;
+    const handler = batchHandler({
+      store,
+      log: capture().log,
+      prefix: '',
+      defaultTenant: DEFAULT_TENANT,
+      tenantExists: async () => exists,
+      sleep: noWait,
+    });
+    const of = (e: ReturnType<typeof auditEntry>) => {
+      const p = payload('audit', [JSON.stringify(e)], []);
+      p.batch.messages[0]!.headers = { [CE_TENANT]: Buffer.from('123456782') };
+      return p;
+    };
+    const [before, after] = [auditEntry(), auditEntry()];
+    await handler(of(before));
+    exists = false;
+    await handler(of(after));
+    expect(store.ids(AUDITTRAIL_COLLECTION)).toEqual([before.uuid]);
+  });
+
   it('stores the entries of a batch by uuid and commits after the store, chunk by chunk', async () => {
     const events: string[] = [];
     const store = new MemoryStore(0, events);
