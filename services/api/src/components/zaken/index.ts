@@ -6,6 +6,7 @@ import type { ComponentApi, ComponentDef } from '../../common/platform/component
 import { catalogiOf } from '../../common/platform/links';
 import { References } from '../../common/platform/references';
 import type { BrondatumSources } from './archief';
+import { BEWARING_INDEXES } from './bewaring';
 import { PART_LINKS, idsIn, partsOf, type Zaken } from './context';
 import { refusedGeometry } from './geo';
 import { registerAudittrail, registerZaakbesluiten, registerZaakeigenschappen, zaakbesluitLinks } from './nested';
@@ -202,6 +203,8 @@ async function ensureIndexes(z: Zaken): Promise<void> {
   }
   // The zaken that name a zaak among their relevanteAndereZaken: their archiving follows its einddatum (herberekenen.ts).
   await z.zaken.store.ensureIndexes([byField('relevanteAndereZaken.url')]);
+  // The zaken on legal hold and the archivist's worklist (bewaring.ts, admin/archief.ts).
+  await z.zaken.store.ensureIndexes(BEWARING_INDEXES);
   await z.zaakeigenschappen.store.ensureIndexes([byField('_zaakUuid')]);
   await z.zaakbesluiten.store.ensureIndexes([byField('_zaakUuid')]);
   // Each list filter of each part (the rol filters also serve /zaken?rol__...).

@@ -113,6 +113,14 @@ export const Zaak = ZaakInput.extend({
   _expand: z.record(z.string(), z.unknown()).optional(),
 }).meta({ id: 'Zaak' });
 
+/** A legal hold on a zaak (bewaring.ts): its reason, who set it (client id, and as shown) and when. */
+export interface Bewaring {
+  reden: string;
+  door: string;
+  doorWeergave: string;
+  sinds: Date;
+}
+
 /**
  * A zaak as stored: its links to its parts as uuids (see PART_LINKS; `_status` and `_resultaat` its current ones),
  * from which a read makes their URLs, and the rank of its vertrouwelijkheidaanduiding (see ZAAK_AUTH_FIELDS).
@@ -142,6 +150,10 @@ export type ZaakDoc = StoredFields<
    * when a source changes; null while it is open.
    */
   _archief?: ('archiefnominatie' | 'archiefactiedatum' | 'startdatumBewaartermijn')[] | null;
+  /** A legal hold, while there is one (bewaring.ts): its reason, who set it and when; never in the representation. */
+  _bewaring?: Bewaring;
+  /** When the hold was set (the key the zaken on hold are listed by); absent when the zaak is not on hold. */
+  _bewaardSinds?: Date;
 };
 
 /**
