@@ -223,6 +223,8 @@ async function workload(org: Org, run: number, record: boolean): Promise<Transcr
   await read('GET', `/catalogi/api/v1/zaaktypen?catalogus=${encodeURIComponent(cat.url)}&datumGeldigheid=2024-06-01`);
   await read('GET', zt.url);
   await read('GET', `${eio.url}/download`);
+  // the trail shows the reads of the zaak once the audit worker has them: their three (detail, list, _zoek) first
+  await readsOf(org, zaak, 3);
   await read('GET', `${zaak}/audittrail`);
 
   // a transfer of its second zaak to a zaaktype of another catalogus of its own (ZSDMS, route intern), last: its copy
@@ -313,11 +315,13 @@ function kinds(org: Org): string[] {
 
 /** What each kind of path parameter may be set to from B's side. */
 function valuesFor(param: string, victim: Org): string[] {
-  const ids = kinds(victim).map(uuidOf);
-  if (/uuid|^id$|Id$/.test(param) || param === 'zaak_uuid' || param === 'zaakUuid') return [...new Set(ids)];
+  const ids = [...new Set(kinds(victim).map(uuidOf))];
+  const clients = [victim.admin, victim.limited];
   if (/rsin|tenant/i.test(param)) return [victim.rsin];
-  if (/client/i.test(param)) return [victim.admin, victim.limited];
-  return [victim.rsin, victim.admin, ...new Set(ids)].slice(0, 8);
+  if (/client|identifier/i.test(param)) return clients;
+  if (/uuid/i.test(param)) return ids;
+  // (`:id`, `:naam` and the like: whatever of B's an id or a name may be)
+  return [...ids, ...clients, victim.rsin];
 }
 
 const QUERY_KEYS = [
@@ -334,6 +338,20 @@ const QUERY_KEYS = [
   'rsin',
   'url',
 ];
+
+/** What of B's a query parameter is set to (a URL of B's zaak where the key names no other kind). */
+function queryValue(key: string, victim: Org, zaak: string, zaaktype: string): string {
+  const person = [...victim.markers].find((m) => /^\d{9}$/.test(m) && m !== victim.rsin) ?? '';
+  const values: Record<string, string> = {
+    rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn: person,
+    clientId: victim.admin,
+    uuid__in: uuidOf(zaak),
+    rsin: victim.rsin,
+    bronorganisatie: victim.rsin,
+    zaaktype,
+  };
+  return values[key] ?? zaak;
+}
 
 /** A body that names B everywhere a body may name another object or client. */
 function stuffed(victim: Org, zaak: string, zaaktype: string): Record<string, unknown> {
@@ -374,20 +392,9 @@ async function sweep(attacker: Caller, victim: Org, victimZaak: string, victimZa
     const requests: { url: string; body?: unknown }[] = [];
     if (!params.length) {
       for (const key of QUERY_KEYS) {
-        const value =
-          key === 'rol__betrokkeneIdentificatie__natuurlijkPersoon__inpBsn'
-            ? [...victim.markers].find((m) => /^\d{9}$/.test(m) && m !== victim.rsin)
-            : key === 'clientId'
-              ? victim.admin
-              : key === 'uuid__in'
-                ? uuidOf(victimZaak)
-                : key === 'rsin' || key === 'bronorganisatie'
-                  ? victim.rsin
-                  : key === 'zaaktype'
-                    ? victimZaaktype
-                    : victimZaak;
+        const value = queryValue(key, victim, victimZaak, victimZaaktype);
         requests.push({
-          url: `${route.url}?${key}=${encodeURIComponent(value ?? '')}`,
+          url: `${route.url}?${key}=${encodeURIComponent(value)}`,
           body: ['GET', 'HEAD', 'DELETE'].includes(route.method) ? undefined : body,
         });
       }
