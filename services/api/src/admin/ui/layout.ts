@@ -21,7 +21,18 @@ export interface PageOptions {
   user?: string;
   csrf?: string;
   /** Which navigation entry is current. */
-  nav?: 'applicaties' | 'catalogi' | 'abonnementen' | 'overdrachten' | 'audit' | 'beheerders' | 'organisaties' | 'importen' | 'wachtwoord' | 'home';
+  nav?:
+    | 'applicaties'
+    | 'catalogi'
+    | 'abonnementen'
+    | 'overdrachten'
+    | 'archief'
+    | 'audit'
+    | 'beheerders'
+    | 'organisaties'
+    | 'importen'
+    | 'wachtwoord'
+    | 'home';
   notice?: string;
   /** The page reloads itself after this many seconds (a job under way). */
   refresh?: number;
@@ -34,6 +45,7 @@ const NAV: [NonNullable<PageOptions['nav']>, string, string][] = [
   ['catalogi', `${UI}/catalogi`, 'Catalogi'],
   ['abonnementen', `${UI}/abonnementen`, 'Abonnementen'],
   ['overdrachten', `${UI}/overdrachten`, 'Overdrachten'],
+  ['archief', `${UI}/archief`, 'Archief'],
   ['audit', `${UI}/audit`, 'Audit'],
   ['beheerders', `${UI}/beheerders`, 'Beheerders'],
 ];
