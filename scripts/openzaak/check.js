@@ -213,13 +213,14 @@ async function read(c, base) {
 
 /**
  * An objectinformatieobject by what it links (the platform keeps these links itself, under UUIDs of its own). Open Zaak
- * 1.21.0 names a besluit's link's object with a Zaken URL (`/zaken/api/v1/zaken/<the besluit's UUID>`): read as the
- * besluit's.
+ * 1.21.0's list names every link's object with the path of the list's first (`/zaken/api/v1/zaken/<a besluit's UUID>`
+ * when a zaak's link comes first): read by its objectType.
  */
 function oioKey(o) {
   return `${rewrite(oioObject(o))} ${rewrite(o.informatieobject)}`;
 }
-const oioObject = (o) => (o.objectType === 'besluit' ? String(o.object).replace('/zaken/api/v1/zaken/', '/besluiten/api/v1/besluiten/') : o.object);
+const OBJECT_PATHS = { zaak: '/zaken/api/v1/zaken/', besluit: '/besluiten/api/v1/besluiten/' };
+const oioObject = (o) => String(o.object).replace(/\/(zaken\/api\/v1\/zaken|besluiten\/api\/v1\/besluiten)\//, OBJECT_PATHS[o.objectType] ?? '$&');
 
 const uuidOf = (url) => /([0-9a-f-]{36})\/?$/.exec(url)?.[1] ?? url;
 
@@ -505,7 +506,7 @@ function selection(source, zaaktype) {
     if (key === 'besluiten/besluiten') return besluiten.has(o.url);
     if (key === 'besluiten/besluitinformatieobjecten') return besluiten.has(o.besluit);
     if (key === 'documenten/enkelvoudiginformatieobjecten') return documenten.has(o.url);
-    if (key === 'documenten/objectinformatieobjecten') return zaken.has(o.object) || besluiten.has(o.object);
+    if (key === 'documenten/objectinformatieobjecten') return zaken.has(oioObject(o)) || besluiten.has(oioObject(o));
     return documenten.has(o.informatieobject);
   };
 }
