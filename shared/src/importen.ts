@@ -44,6 +44,11 @@ export const ImportAanvraag = z.object({
   /** The source's pace: requests to it under way at once, and how long one may take (else from its latencies). */
   gelijktijdig: z.number().int().min(1).max(64).default(IMPORT_GELIJKTIJDIG).describe('Verzoeken aan de bron tegelijk.'),
   timeout: z.number().int().min(1).max(3600).optional().describe('Seconden die een verzoek aan de bron mag duren.'),
+  /**
+   * The cut-over: what an earlier completed run of the same source brought and the source no longer has is removed
+   * here at the end (true, the default), or only reported (false). A dry run only reports.
+   */
+  verwijderen: z.boolean().default(true).describe('Verwijder hier wat de bron sinds de vorige run verwijderde (anders alleen melden).'),
 });
 export type ImportAanvraag = z.infer<typeof ImportAanvraag>;
 
@@ -143,6 +148,10 @@ export interface StoredImport {
   timeoutSeconden?: number;
   /** How the source answers, as the worker last saw it (the progress shows it). */
   tempo?: BronTempo;
+  /** Whether what the source deleted since the previous run is removed here (undefined: yes), or only reported. */
+  verwijderen?: boolean;
+  /** What the source deleted since the previous run of the same source, and what became of it here (the cut-over). */
+  opruiming?: ImportOpruiming;
   status: ImportStatus;
   aangemaakt: Date;
   bijgewerkt: Date;
@@ -170,6 +179,55 @@ export interface BronTempo {
 }
 
 export const IMPORT_MAX_FOUTEN = 200;
+
+/**
+ * What a run found gone at the source of what the previous completed run of the same source (and tenant) brought:
+ * the previous run, whether it was removed here (or only reported), per collection how many were removed and kept,
+ * and each object with its source URL and ours (the first IMPORT_MAX_OPRUIMING).
+ */
+export interface ImportOpruiming {
+  vorigeRun: string | null;
+  verwijderen: boolean;
+  aantallen: Record<string, { verwijderd: number; behouden: number; teVerwijderen: number }>;
+  objecten: ImportOpgeruimd[];
+}
+export interface ImportOpgeruimd {
+  soort: string;
+  bron: string;
+  hier: string;
+  /** Removed here; kept here (with why: still used here, refused, the source not sure); or to be removed (only reported). */
+  uitkomst: 'verwijderd' | 'behouden' | 'te-verwijderen';
+  reden?: string;
+}
+export const IMPORT_MAX_OPRUIMING = 10_000;
+
+/**
+ * What a run read of the source and brought, per object (`_id`: the run and the object's source URL without a
+ * trailing slash): the register the next run of the same source compares with (the cut-over), and the run's URL map.
+ * `hier` is our URL of an object the run brought (made or replaced here); one it read but did not bring (held
+ * otherwise, refused, outside the selection, or a dry run) has none. What names the object's zaak, besluit or
+ * document, and a zaak's selection fields, tell a later limited run what lies within its selection. An object an
+ * earlier run brought and this run neither read nor removed is carried over (`overgenomen`), so the latest run's
+ * register is all the import brought from the source.
+ */
+export const IMPORT_OBJECTEN = 'importen_objecten';
+export interface ImportObject {
+  _id: string;
+  run: string;
+  soort: string;
+  bron: string;
+  hier?: string;
+  overgenomen?: boolean;
+  zaak?: string;
+  besluit?: string;
+  informatieobject?: string;
+  zaaktype?: string;
+  startdatum?: string;
+  bronorganisatie?: string;
+}
+
+/** A source URL as the register keys it: without a trailing slash. */
+export const bronSleutel = (url: string): string => url.replace(/\/+$/, '');
 
 /** What the content check found: the versions compared, and those that differ (the first IMPORT_MAX_FOUTEN, with why). */
 export interface InhoudVerificatie {

@@ -50,6 +50,8 @@ export const PLATFORM_COLLECTIONS: ReadonlySet<string> = new Set([
   'importen',
   'importen_paginas',
   'importen_proef',
+  // (and what each run read and brought, per source URL: the cut-over's register and URL map)
+  'importen_objecten',
 ]);
 
 /** Index keys of platform-level sweeps across tenants (the relay's scan, unfinished creates, retention): not prefixed. */

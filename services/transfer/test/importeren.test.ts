@@ -37,6 +37,7 @@ function fakes(overrides: Partial<ImportActivities> = {}) {
       log.pages.push(url);
       return { next: url.endsWith('+') ? undefined : `${url}+` } as Awaited<ReturnType<ImportActivities['importeerPagina']>>;
     },
+    ruimImportOp: async () => undefined,
     verifieerImport: async () => [],
     zetImportStatus: async (_o, status, fout) => void log.status.push([status, fout]),
   };

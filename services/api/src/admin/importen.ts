@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MongoBulkWriteError } from 'mongodb';
 import {
   AUDITTRAIL_COLLECTION,
   AuditEntry,
   IMPORT_MAX_FOUTEN,
+  IMPORT_OBJECTEN,
   IMPORT_PAGINAS,
   IMPORT_PROEF,
   IMPORT_TYPEN,
@@ -19,6 +20,7 @@ import {
   mapStrings,
   platformDb,
   sealSecret,
+  type ImportObject,
   type ImportOpdracht,
   type ImportPagina,
   type ImportStatus,
@@ -74,6 +76,8 @@ export interface ImportResultaat {
   url: string;
   uitkomst: ImportUitkomst | 'mislukt' | 'overgeslagen';
   reden?: string;
+  /** Our URL of the object (written or not). */
+  hier?: string;
 }
 
 /**
@@ -157,7 +161,7 @@ export async function registerImportenAdmin(app: FastifyInstance, deps: Deps, ap
         const { resource, uuid } = plaats;
         const uitkomst = await resource.importeer(object, uuid, resource.ctx(caller, uuid), gehouden.get(resource));
         if (uitkomst !== 'bezet' && !batch.proef) touched.add(resource.api.def.name);
-        return { url, uitkomst };
+        return { url, uitkomst, hier: String(object.url ?? '') };
       } catch (err) {
         const buiten = batch.selectie && (await kaart.ouderOntbreekt(object));
         return buiten ? { url, uitkomst: 'overgeslagen' } : { url, uitkomst: 'mislukt', reden: reasonOf(err) };
@@ -385,6 +389,9 @@ export interface ImportView {
   tempo?: StoredImport['tempo'];
   verificatie?: StoredImport['verificatie'];
   inhoudVerificatie?: StoredImport['inhoudVerificatie'];
+  /** Whether what the source deleted since the previous run is removed here, and what was (see ImportOpruiming). */
+  verwijderen?: boolean;
+  opruiming?: StoredImport['opruiming'];
   fout?: string;
 }
 
@@ -408,6 +415,7 @@ export class ImportRuns {
     await platformDb(this.deps.db).collection(IMPORT_PAGINAS).createIndex({ run: 1, soort: 1 });
     await platformDb(this.deps.db).collection(IMPORT_PROEF).createIndex({ run: 1 });
     await platformDb(this.deps.db).collection(IMPORT_TYPEN).createIndex({ run: 1 });
+    await platformDb(this.deps.db).collection(IMPORT_OBJECTEN).createIndex({ run: 1, soort: 1 });
   }
 
   async get(id: string): Promise<StoredImport> {
@@ -436,6 +444,7 @@ export class ImportRuns {
       ...selectieVan(aanvraag),
       gelijktijdig: aanvraag.gelijktijdig,
       ...(aanvraag.timeout ? { timeoutSeconden: aanvraag.timeout } : {}),
+      verwijderen: aanvraag.verwijderen,
       status: 'bezig',
       aangemaakt: now,
       bijgewerkt: now,
@@ -458,6 +467,26 @@ export class ImportRuns {
     }
     this.deps.log.info(log, 'import started');
     return run;
+  }
+
+  /**
+   * The run's URL map (the cut-over): `bron_url,onze_url`, one line per object the import brought from the source and
+   * holds here after the run (what it brought, and what an earlier run brought that it carried over), each once, by
+   * collection; for the systems that still hold the source's URLs. A dry run brings nothing: the header only.
+   */
+  async *urlKaart(run: StoredImport): AsyncIterable<string> {
+    yield 'bron_url,onze_url\n';
+    const objecten = platformDb(this.deps.db).collection<ImportObject>(IMPORT_OBJECTEN).find({ run: run._id }).sort({ run: 1, soort: 1 });
+    let regels: string[] = [];
+    for await (const o of objecten) {
+      if (!o.hier) continue;
+      regels.push(`${csv(o.bron)},${csv(o.hier)}\n`);
+      if (regels.length >= 500) {
+        yield regels.join('');
+        regels = [];
+      }
+    }
+    if (regels.length) yield regels.join('');
   }
 
   /** Pauses (after the page under way), resumes or cancels a run that is under way (409 when it has ended). */
@@ -489,6 +518,9 @@ export class ImportRuns {
   }
 }
 
+/** A field of a CSV line: quoted when it holds a comma, a quote or a line break. */
+const csv = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+
 /** A limited run's selection (see ImportAanvraag), or nothing for a whole registration. */
 function selectieVan(a: ImportAanvraag): Pick<StoredImport, 'selectie'> {
   const { zaaktypen, vanaf, tot, bronorganisatie } = a;
@@ -513,6 +545,15 @@ async function registerRuns(app: FastifyInstance, deps: Deps, importeur: (req: F
   app.get<{ Params: { id: string } }>('/admin/api/v1/importen/:id', async (req) => {
     await importeur(req);
     return runs.view(await runs.get(req.params.id));
+  });
+  // the run's URL map (CSV): every source URL with ours, for the systems that still hold the source's
+  app.get<{ Params: { id: string } }>('/admin/api/v1/importen/:id/url-kaart', async (req, reply) => {
+    await importeur(req);
+    const run = await runs.get(req.params.id);
+    return reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="url-kaart-${run._id}.csv"`)
+      .send(Readable.from(runs.urlKaart(run)));
   });
   for (const actie of ['pauzeren', 'hervatten', 'annuleren'] as const)
     app.post<{ Params: { id: string } }>(`/admin/api/v1/importen/:id/${actie}`, async (req) =>

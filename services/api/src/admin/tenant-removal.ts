@@ -7,6 +7,7 @@ import {
   IMPORT_PAGINAS,
   IMPORT_PROEF,
   IMPORT_TYPEN,
+  IMPORT_OBJECTEN,
   IMPORTEN_COLLECTION,
   importWorkflowId,
   isRsin,
@@ -214,7 +215,7 @@ export class TenantRemoval {
     }
     // what its imports kept beside their runs (by run), then the runs
     if (runs.length) {
-      for (const name of [IMPORT_PAGINAS, IMPORT_PROEF, IMPORT_TYPEN])
+      for (const name of [IMPORT_PAGINAS, IMPORT_PROEF, IMPORT_TYPEN, IMPORT_OBJECTEN])
         add(name, (await this.raw.collection(name).deleteMany({ run: { $in: runs } })).deletedCount);
     }
     add(IMPORTEN_COLLECTION, (await this.raw.collection(IMPORTEN_COLLECTION).deleteMany({ tenant: rsin })).deletedCount);

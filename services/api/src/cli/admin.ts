@@ -53,7 +53,7 @@ const USAGE = `usage: npm run admin -- <command>
   importeren --bron <url> --client-id <id> --secret <secret> [--tenant <rsin>] [--dry-run]
              [--zaaktype <identificatie>]... [--vanaf <datum>] [--tot <datum>] [--bronorganisatie <rsin>]
              [--zaken-url <url>] [--documenten-url <url>] [--besluiten-url <url>] [--catalogi-url <url>]
-             [--gelijktijdig <n>] [--timeout <seconden>]
+             [--gelijktijdig <n>] [--timeout <seconden>] [--verwijderen ja|nee] [--url-kaart <file.csv>]
                                        import another ZGW registration (its zaken, documents, besluiten) into a tenant
                                        (default: the default tenant) with its UUIDs and dates, run by the transfer
                                        worker; prints progress until it ends (docs/moving-in.md). A catalogus of the
@@ -61,7 +61,10 @@ const USAGE = `usage: npm run admin -- <command>
                                        would fail, nothing written. --zaaktype, --vanaf, --tot, --bronorganisatie:
                                        only those zaken (by startdatum) with what is theirs, asked for with the
                                        source's filters. --gelijktijdig: requests to the source at once (default 4);
-                                       --timeout: of one request (default from the source's latencies)
+                                       --timeout: of one request (default from the source's latencies).
+                                       --verwijderen: what the source deleted since the previous run of the same
+                                       source is removed here (ja, the default) or only reported (nee).
+                                       --url-kaart: write bron_url,onze_url of every object brought when it ends
   tenant-add <rsin> <naam>             create a tenant: an organisation this installation serves (its RSIN)
   tenant-list                          list the tenants with their numbers of zaken, documents and clients
   tenant-rename <old rsin> <new rsin>  give a tenant (e.g. the default tenant of an upgraded installation) its real
@@ -223,6 +226,16 @@ async function importCommand(db: Db, config: Config, args: string[]): Promise<nu
     await runs.ensureIndexes();
     const apis = Object.fromEntries(IMPORT_COMPONENTS.map((c) => [c, flag(args, `--${c}-url`)]).filter(([, v]) => v !== undefined));
     const caller = cliCaller(tenant);
+    const verwijderen = flag(args, '--verwijderen');
+    if (verwijderen !== undefined && verwijderen !== 'ja' && verwijderen !== 'nee') {
+      console.error('admin: --verwijderen wants ja or nee');
+      return 2;
+    }
+    const kaart = flag(args, '--url-kaart');
+    if (args.includes('--url-kaart') && (!kaart || kaart.startsWith('--'))) {
+      console.error('admin: --url-kaart wants the file to write the URL map (CSV) to');
+      return 2;
+    }
     const aanvraag = {
       bron: flag(args, '--bron'),
       clientId: flag(args, '--client-id'),
@@ -235,6 +248,7 @@ async function importCommand(db: Db, config: Config, args: string[]): Promise<nu
       bronorganisatie: flag(args, '--bronorganisatie'),
       ...(flag(args, '--gelijktijdig') ? { gelijktijdig: Number(flag(args, '--gelijktijdig')) } : {}),
       ...(flag(args, '--timeout') ? { timeout: Number(flag(args, '--timeout')) } : {}),
+      ...(verwijderen ? { verwijderen: verwijderen === 'ja' } : {}),
     };
     let run = await runs.start(aanvraag, caller);
     console.log(JSON.stringify({ import: run._id, tenant, bron: run.bron, dryRun: run.dryRun }));
@@ -248,6 +262,12 @@ async function importCommand(db: Db, config: Config, args: string[]): Promise<nu
     }
     const view = await runs.view(run);
     console.log(JSON.stringify(view));
+    if (kaart) {
+      const regels: string[] = [];
+      for await (const deel of runs.urlKaart(run)) regels.push(deel);
+      writeFileSync(kaart, regels.join(''));
+      console.log(JSON.stringify({ urlKaart: kaart, regels: regels.join('').split('\n').length - 2 }));
+    }
     return view.status === 'afgerond' && !view.fouten.length ? 0 : 1;
   } catch (err) {
     const reasons = err instanceof ZgwError ? (err.invalidParams ?? []).map((p) => `\n  ${p.name}: ${p.reason}`).join('') : '';

@@ -1,8 +1,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { z } from 'zod';
 import {
+  IMPORT_OBJECTEN,
   IMPORT_PAGINAS,
   IMPORT_SOORTEN,
+  bronSleutel,
   ZgwCallError,
   ZgwClient,
   bronApi,
@@ -12,6 +14,7 @@ import {
   soortKey,
   zgwUrl,
   zijAanZij,
+  type ImportObject,
   type ImportOpdracht,
   type ImportPagina,
   type ImportSoort,
@@ -28,7 +31,12 @@ type Obj = Record<string, unknown>;
 /** What the API answers per object of a batch (admin/importen.ts). */
 const Resultaten = z.object({
   resultaten: z.array(
-    z.object({ url: z.string(), uitkomst: z.enum(['nieuw', 'bijgewerkt', 'bezet', 'mislukt', 'overgeslagen']), reden: z.string().optional() }),
+    z.object({
+      url: z.string(),
+      uitkomst: z.enum(['nieuw', 'bijgewerkt', 'bezet', 'mislukt', 'overgeslagen']),
+      reden: z.string().optional(),
+      hier: z.string().optional(),
+    }),
   ),
 });
 
@@ -337,6 +345,34 @@ export class Pagina {
     private readonly url: string,
   ) {}
 
+  /** What the page read of the source and brought, per object (ImportObject; kept with the page's counts). */
+  private readonly objecten = new Map<string, ImportObject>();
+
+  /** An object of the source the API was given, and what became of it: kept in the run's register (IMPORT_OBJECTEN). */
+  gezien(o: Obj, res: { url: string; uitkomst: string; hier?: string }): void {
+    const bron = String(o.url ?? res.url);
+    const key = bronSleutel(bron);
+    if (!key) return;
+    const gebracht = !this.r.run.dryRun && (res.uitkomst === 'nieuw' || res.uitkomst === 'bijgewerkt') && !!res.hier;
+    const eerder = this.objecten.get(key);
+    const naam = (f: string) => (typeof o[f] === 'string' && o[f] ? { [f]: bronSleutel(o[f]) } : {});
+    const soort = soortVanUrl(key);
+    const zaak = soort === 'zaken/zaken';
+    const record: ImportObject = {
+      _id: `${this.run} ${key}`,
+      run: this.run,
+      soort,
+      bron,
+      ...(gebracht ? { hier: res.hier } : eerder?.hier ? { hier: eerder.hier } : {}),
+      ...(zaak ? {} : naam('zaak')),
+      ...naam('besluit'),
+      ...naam('informatieobject'),
+      ...(zaak ? { ...naam('zaaktype'), ...(typeof o.startdatum === 'string' ? { startdatum: o.startdatum } : {}) } : {}),
+      ...(zaak && typeof o.bronorganisatie === 'string' ? { bronorganisatie: o.bronorganisatie } : {}),
+    };
+    this.objecten.set(key, record);
+  }
+
   /** The counts of a collection on this page (made with `gelezen` objects read). */
   telling(soort: string, gelezen: number): ImportTelling {
     let t = this.tellingen.get(soort);
@@ -367,8 +403,9 @@ export class Pagina {
       const body = { run: p.run, bron, apis, selectie: !!selectie, proef: dryRun, objecten };
       const { resultaten } = await p.r.hier.post(`${p.r.base}/admin/api/v1/importen/${pad}`, body, Resultaten);
       resultaten.forEach((res, i) => {
-        const { deel } = batch[i]!;
+        const { deel, o } = batch[i]!;
         deel.t[res.uitkomst]++;
+        if (pad === 'objecten') deel.p.gezien(o, res);
         if (res.uitkomst !== 'mislukt') return;
         refused.push(res.url);
         deel.p.fout(res.url, res.reden ?? '');
@@ -536,10 +573,26 @@ export class Pagina {
       first = false;
       await coll.replaceOne({ _id: page._id }, page, { upsert: true });
     }
+    if (this.objecten.size)
+      await platformDb(deps.db)
+        .collection<ImportObject>(IMPORT_OBJECTEN)
+        .bulkWrite(
+          [...this.objecten.values()].map((o) => ({ replaceOne: { filter: { _id: o._id }, replacement: o, upsert: true } })),
+          { ordered: false },
+        );
     observeImport(this.tellingen);
     const mislukt = [...this.tellingen.values()].reduce((n, t) => n + t.mislukt, 0);
     if (mislukt) deps.log.warn({ run: this.run, page: this.url, mislukt, eerste: this.fouten[0]?.reden }, 'import: objects not stored');
   }
+}
+
+/** The collection of a source URL (`documenten/enkelvoudiginformatieobjecten`, `zaken/zaakeigenschappen` ...). */
+export function soortVanUrl(url: string): string {
+  const segments = bronSleutel(url).split('/');
+  const collection = segments[segments.length - 2] ?? '';
+  if (collection === 'zaakeigenschappen') return 'zaken/zaakeigenschappen';
+  const s = IMPORT_SOORTEN.find((x) => x.collection === collection);
+  return s ? soortKey(s) : collection;
 }
 
 function chunks<T>(list: T[], size: number): T[][] {

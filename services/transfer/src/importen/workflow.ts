@@ -33,8 +33,8 @@ const activities = (o: ImportOpdracht) =>
 
 /**
  * One registration import (workflow `import-<run>`): the source's catalogi not here yet, then the collections of the
- * source stage by stage (IMPORT_FASEN), each collection a child workflow, those of a stage side by side; then the
- * verification; the run's status kept with it. A cancel ends it `geannuleerd` (what was brought stays: a later run
+ * source stage by stage (IMPORT_FASEN), each collection a child workflow, those of a stage side by side; then what the
+ * source deleted since the previous run of the same source removed here (ruimOp); then the verification; the run's status kept with it. A cancel ends it `geannuleerd` (what was brought stays: a later run
  * goes on from there, replacing, never copying); a failure ends it `mislukt` with the reason. (The run is kept
  * `bezig` from its start, `gepauzeerd` while paused, by the API that steers it.)
  */
@@ -77,6 +77,8 @@ export async function importeren(o: ImportOpdracht): Promise<string> {
       await condition(() => !gepauzeerd);
       await Promise.all(fase.map(soort));
     }
+    // the cut-over: what the source deleted since its previous run (runs begun before it go on to the verification)
+    if (patched('import-opruimen')) await a.ruimImportOp(o);
     const verschillen = await a.verifieerImport(o);
     await a.zetImportStatus(o, 'afgerond', verschillen.length ? `verschillen na de import: ${verschillen.join('; ')}` : undefined);
     return 'afgerond';
