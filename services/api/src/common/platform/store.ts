@@ -12,7 +12,7 @@ import {
   type Sort,
   type UpdateFilter,
 } from 'mongodb';
-import { currentTenant, currentTrace, IMPORT_PROEF, platformDb, scopedFilter, TENANT_FIELD, type OutboxEvent } from '@zgw/shared';
+import { currentTenant, currentTrace, IMPORT_PROEF, platformDb, scopedFilter, TENANT_FIELD, tenantIndexKey, type OutboxEvent } from '@zgw/shared';
 import { ReadBatcher } from './read-batch';
 import { storedFields } from './stored-bytes';
 import { batcherOf, incrementsAdd, laterWins } from './write-batch';
@@ -163,6 +163,9 @@ export function pull(field: string, value: unknown): UpdateFilter<RawDoc> {
   return { $pull: { [field]: value } } as UpdateFilter<RawDoc>;
 }
 
+/** MongoDB's code for dropping an index that is not there. */
+const INDEX_NOT_FOUND = 27;
+
 export class Store<T extends Document> {
   /**
    * The collection, for writes and reads by field name that the resource's type does not describe. It is not typed
@@ -216,12 +219,29 @@ export class Store<T extends Document> {
     // (a tenant's buckets, for counting all of its documents: an index led by the tenant)
     if (this.counts) await this.counts.coll.createIndex({ [TENANT_FIELD]: 1 });
     for (const ix of indexes) {
+      await this.replaceChanged(ix);
       await this.raw.createIndex(ix.key, {
         unique: ix.unique,
         sparse: ix.sparse,
         ...(ix.partialFilterExpression ? { partialFilterExpression: ix.partialFilterExpression } : {}),
       });
     }
+  }
+
+  /**
+   * Drops the index the collection has under a declared index's key when its kind changed since (unique, or sparse /
+   * partial: a sparse one led by the tenant is partial, see tenantIndexKey), so the declaration is made again as it
+   * is now: an index made before stays otherwise, and creating it anew would be refused as a conflict.
+   */
+  private async replaceChanged(ix: IndexDef): Promise<void> {
+    const key = JSON.stringify(tenantIndexKey(ix.key));
+    const existing = (await this.raw.indexes()).find((e) => JSON.stringify(e.key) === key);
+    if (!existing?.name) return;
+    const partial = !!(ix.sparse || ix.partialFilterExpression);
+    if (!!existing.unique === !!ix.unique && !!(existing.partialFilterExpression || existing.sparse) === partial) return;
+    await this.raw.dropIndex(existing.name).catch((err: { code?: number }) => {
+      if (err.code !== INDEX_NOT_FOUND) throw err; // (another instance starting at once dropped it first)
+    });
   }
 
   async get(uuid: string): Promise<Stored<T> | null> {

@@ -120,7 +120,8 @@ async function ensureIndexes(d: Documenten): Promise<void> {
   // applicatie that reads only those (Autorisaties 1.1) are served from an index of the ready ones (withReadyTwins).
   await d.informatieobjecten.store.ensureIndexes(
     withReadyTwins([
-      { key: { bronorganisatie: 1, identificatie: 1 }, unique: true },
+      // (sparse: a tombstone has neither, and a second delete before the relay publishes the first must not collide)
+      { key: { bronorganisatie: 1, identificatie: 1 }, unique: true, sparse: true },
       // Authorised lists: the informatieobjecttype of one autorisatie, the list order, then its vertrouwelijkheid bound.
       { key: { informatieobjecttype: 1, _created: 1, _id: 1, _vertrouwelijkheid: 1 } },
       { key: { informatieobjecttype: 1, _vertrouwelijkheid: 1 } },
