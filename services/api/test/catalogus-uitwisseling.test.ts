@@ -187,6 +187,26 @@ describe('catalogus import and export', () => {
     expect(zaaktypen.json().results.some((z: { identificatie: string }) => z.identificatie === 'FIX-001')).toBe(false);
   });
 
+  it('imports zaaktypen that name each other as deelzaaktype or gerelateerd zaaktype, the one named later in the file, and both ways', async () => {
+    const source = filesOf(new Uint8Array(readFileSync(OPEN_ZAAK_ZIP)));
+    const [a, b] = source['ZaakType.json']!;
+    // (A, first in the file, names B; and B names A: a cycle)
+    source['ZaakType.json'] = [
+      { ...a, deelzaaktypen: [b!.url], gerelateerde_zaaktypen: [{ zaaktype: b!.url, aard_relatie: 'vervolg', toelichting: 'daarna' }] },
+      { ...b, deelzaaktypen: [a!.url] },
+    ];
+    // (with new UUIDs and a domein of its own beside the one the first test brought)
+    source['Catalogus.json'] = [{ ...source['Catalogus.json']![0], domein: 'DEELZ' }];
+    const zip = zipSync(Object.fromEntries(Object.entries(source).map(([name, items]) => [name, strToU8(JSON.stringify(items))])));
+    const res = await upload(t, zip, '?nieuweUuids=true');
+    expect([res.statusCode, res.json().invalidParams]).toEqual([201, undefined]);
+    const zaaktypen = await t.call('GET', `/catalogi/api/v1/zaaktypen?status=alles&catalogus=${encodeURIComponent(res.json().catalogus)}`);
+    const byId = new Map<string, Record<string, any>>(zaaktypen.json().results.map((z: Record<string, any>) => [z.identificatie, z]));
+    const [za, zb] = [byId.get(String(a!.identificatie))!, byId.get(String(b!.identificatie))!];
+    expect([za.deelzaaktypen, zb.deelzaaktypen]).toEqual([[zb.url], [za.url]]);
+    expect(za.gerelateerdeZaaktypen).toEqual([{ zaaktype: zb.url, aardRelatie: 'vervolg', toelichting: 'daarna' }]);
+  });
+
   it('npm run admin -- catalogus-export and catalogus-import move a catalogus between installations', async () => {
     const admin = join(__dirname, '../dist/cli/admin.js');
     const run = (app: TestApp, args: string[]) =>

@@ -136,6 +136,7 @@ export class CatalogusUitwisseling implements CatalogusExchange {
     if (catalogi.length !== 1)
       throw ZgwError.field('bestand', 'invalid', `Het bestand moet precies één catalogus bevatten (Catalogus.json), niet ${catalogi.length}.`);
     for (const p of planned) p.input = rewriteUrls(p.input, map) as JsonObject;
+    zaaktypenBijNaam(planned.filter((p) => p.kind.file === 'ZaakType').map((p) => ({ url: this.c.zaaktypen.url(p.uuid), input: p.input })));
     // an object whose UUID is taken (in any tenant: UUIDs are global) is refused; --nieuwe-uuids gives new ones
     if (!opts.nieuweUuids) {
       for (const kind of KINDS) {
@@ -245,6 +246,26 @@ export class CatalogusUitwisseling implements CatalogusExchange {
       gepubliceerd: planned.filter((p) => !p.concept && this.publisher(p.kind)).length,
       geimporteerd: false,
     };
+  }
+}
+
+/**
+ * The zaaktypen of one ZIP name each other (`deelzaaktypen`, `gerelateerdeZaaktypen`) by URL, in any order of the file
+ * and also both ways (A a deelzaaktype of B and B of A). A zaaktype keeps these relations by identificatie (they
+ * resolve to the version valid on a date), so a URL of a zaaktype of the same ZIP is given as its identificatie: the
+ * relation is then what it would be had the other been made first, and none waits for another (a cycle included).
+ * URLs of zaaktypen that are not in the ZIP stay as they are (and are refused when they are not here).
+ */
+function zaaktypenBijNaam(zaaktypen: { url: string; input: JsonObject }[]): void {
+  const naam = new Map<string, string>();
+  for (const z of zaaktypen) if (typeof z.input.identificatie === 'string' && z.input.identificatie) naam.set(z.url, z.input.identificatie);
+  const bijNaam = (v: unknown) => (typeof v === 'string' ? (naam.get(v.replace(/\/+$/, '')) ?? v) : v);
+  for (const { input } of zaaktypen) {
+    if (Array.isArray(input.deelzaaktypen)) input.deelzaaktypen = input.deelzaaktypen.map(bijNaam);
+    if (Array.isArray(input.gerelateerdeZaaktypen))
+      input.gerelateerdeZaaktypen = input.gerelateerdeZaaktypen.map((g) =>
+        g && typeof g === 'object' && !Array.isArray(g) ? { ...g, zaaktype: bijNaam(g.zaaktype) } : g,
+      );
   }
 }
 
