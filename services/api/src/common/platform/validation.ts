@@ -84,8 +84,10 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.
 /**
  * Parses what another registration sends (the registration import: docs/moving-in.md) by what it means, not by the
  * standard's letter, then as parseOrThrow: a field that is `null` where the schema takes no null is absent (Open Zaak
- * sends `null` for every empty field of its models, `gezetdoor` of a status among them), and a field the schema does
- * not know is left out. A field the schema takes as null keeps its null. The input is not changed.
+ * sends `null` for every empty field of its models, `gezetdoor` of a status among them), so is `""` for a choice
+ * that has no `""` (its models' `blank=True` choice fields: a zaak its ORM made sends `vertrouwelijkheidaanduiding:
+ * ""`, a rol `indicatieMachtiging: ""`, a natuurlijk persoon `geslachtsaanduiding: ""`), and a field the schema does
+ * not know is left out. A field the schema takes as null, or a choice that has `""`, keeps it. The input is not changed.
  */
 export function parseLiberal<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   let data = input;
@@ -96,7 +98,7 @@ export function parseLiberal<T extends z.ZodType>(schema: T, input: unknown): z.
     const drop: { path: readonly PropertyKey[]; keys: string[] }[] = [];
     for (const issue of r.error.issues) {
       if (issue.code === 'unrecognized_keys') drop.push({ path: issue.path, keys: issue.keys });
-      else if (issue.path.length && valueAt(data, issue.path).value === null)
+      else if (issue.path.length && (valueAt(data, issue.path).value === null || emptyChoice(issue, data)))
         drop.push({ path: issue.path.slice(0, -1), keys: [String(issue.path[issue.path.length - 1])] });
     }
     if (!drop.length) break;
@@ -108,6 +110,11 @@ export function parseLiberal<T extends z.ZodType>(schema: T, input: unknown): z.
     }
   }
   return parseOrThrow(schema, data);
+}
+
+/** Whether `issue` refuses `""` as no choice of an enum or literal (a choice field left empty). */
+function emptyChoice(issue: z.core.$ZodIssue, data: unknown): boolean {
+  return issue.code === 'invalid_value' && valueAt(data, issue.path).value === '';
 }
 
 /** The names a schema knows by their lower case (made once per schema). */

@@ -4,7 +4,7 @@ import { Caller } from '../../common/auth/auth';
 import { requireTenant } from '@zgw/shared';
 import { ZgwError } from '../../common/platform/errors';
 import { Resource, type Operation, type ResourceDef, type WriteContext } from '../../common/platform/resource';
-import { LIVE, type Stored } from '../../common/platform/store';
+import { LIVE, inProef, type Stored } from '../../common/platform/store';
 import {
   LEZEN,
   PART_AUTH_FIELDS,
@@ -16,6 +16,7 @@ import {
   documentOfPart,
   mayOnDocument,
   mustMayOnDocument,
+  onlyReady,
   partFacts,
   readyFilter,
   readyMark,
@@ -69,7 +70,12 @@ export type PartFields<D extends PartDoc> = Omit<D, keyof PartFacts>;
 export async function documentOf(d: Documenten, url: string, name = 'informatieobject', caller?: Caller): Promise<Stored<EioDoc>> {
   const uuid = d.informatieobjecten.uuidOf(url);
   if (!uuid) throw ZgwError.field(name, 'no_match', `${url} is geen document van deze Documenten API.`);
-  const eio = await d.informatieobjecten.store.findOne({ _id: uuid, ...(caller ? readyFilter(caller) : {}) } as Filter<Document>);
+  let eio = await d.informatieobjecten.store.findOne({ _id: uuid, ...(caller ? readyFilter(caller) : {}) } as Filter<Document>);
+  // (a dry run of the import: the document the run would have stored, kept aside, which Store.get finds)
+  if (!eio && inProef()) {
+    const proef = await d.informatieobjecten.store.get(uuid);
+    if (proef && (!caller || !onlyReady(caller) || (proef as Document)[READY] === true)) eio = proef;
+  }
   if (!eio) throw ZgwError.field(name, 'does_not_exist', `Het document ${url} bestaat niet.`);
   return eio;
 }
