@@ -273,3 +273,73 @@ test('a source unreachable for longer than the retry window ends the run mislukt
   expect(view.status).toBe('mislukt');
   expect(view.fout).toMatch(/niet bereikbaar/);
 }, 120_000);
+
+test('a zaak made by Open Zaak\'s ORM ("" for its vertrouwelijkheidaanduiding) comes in with its zaaktype\'s', async () => {
+  const t = await typen(bron, sl, '000000000', 'ZT-ORM');
+  const zaken = [await zaakMetDelen(t, 0), await zaakMetDelen(t, 1)];
+  oz.ormZaken.add(zaken[1]!.zaak.uuid as string);
+  try {
+    const gezien = (await (
+      await fetch(oz.hier(zaken[1]!.zaak.url), { headers: { authorization: `Bearer ${token('verhuizer', 'verhuizer-secret')}`, ...CRS } })
+    ).json()) as Record<string, unknown>;
+    expect(gezien.vertrouwelijkheidaanduiding).toBe('');
+    const view = await run({ zaaktypen: ['ZT-ORM'] });
+    expect([view.status, view.fout, view.fouten]).toEqual(['afgerond', undefined, []]);
+    expect(view.tellingen['zaken/zaken']).toMatchObject({ nieuw: 2, mislukt: 0 });
+    const zaaktype = (await bron.call('GET', t.zaaktype)).json();
+    const hier = (await doel.call('GET', ours(zaken[1]!.zaak.url), undefined, { headers: CRS })).json();
+    expect(hier.vertrouwelijkheidaanduiding).toBe(zaaktype.vertrouwelijkheidaanduiding);
+  } finally {
+    oz.ormZaken.clear();
+  }
+}, 120_000);
+
+/** A new version of a document at the source, with this content. */
+async function nieuweVersie(url: string, inhoud: string): Promise<void> {
+  const lock = (await bron.call('POST', `${url}/lock`)).json().lock as string;
+  const res = await bron.call('PATCH', url, { inhoud: Buffer.from(inhoud).toString('base64'), lock });
+  expect(res.statusCode).toBe(200);
+  expect((await bron.call('POST', `${url}/unlock`, { lock })).statusCode).toBe(204);
+}
+
+test("documents of one and of three versions come in whole when the source's list names every one's content with the first's ?versie=", async () => {
+  const t = await typen(bron, sl, '000000000', 'ZT-VERSIES');
+  const zaken = [await zaakMetDelen(t, 0), await zaakMetDelen(t, 1)];
+  for (const v of [2, 3]) await nieuweVersie(zaken[0]!.doc.url as string, `versie ${v}`);
+  oz.lijstInhoud = true;
+  try {
+    const lijst = (await (
+      await fetch(`${oz.url}/documenten/api/v1/enkelvoudiginformatieobjecten`, {
+        headers: { authorization: `Bearer ${token('verhuizer', 'verhuizer-secret')}` },
+      })
+    ).json()) as { results: { versie: number; inhoud: string }[] };
+    expect(lijst.results.some((d) => !d.inhoud.endsWith(`?versie=${d.versie}`))).toBe(true);
+    const view = await run({});
+    expect([view.status, view.fout, view.fouten]).toEqual(['afgerond', undefined, []]);
+    expect(view.inhoudVerificatie).toMatchObject({ aantalAfwijkend: 0 });
+    for (const [doc, versies] of [
+      [zaken[0]!.doc.url, ['inhoud 0', 'versie 2', 'versie 3']],
+      [zaken[1]!.doc.url, ['inhoud 1']],
+    ] as const)
+      for (const [i, inhoud] of versies.entries()) {
+        const res = await doel.call('GET', `${ours(doc)}/download?versie=${i + 1}`);
+        expect([doc, i + 1, res.statusCode, res.body]).toEqual([doc, i + 1, 200, inhoud]);
+      }
+  } finally {
+    oz.lijstInhoud = false;
+  }
+}, 180_000);
+
+test('a dry run finds the documents it would make for their gebruiksrechten', async () => {
+  const t = await typen(bron, sl, '000000000', 'ZT-PROEF');
+  const zaak = await zaakMetDelen(t, 1);
+  await post('/documenten/api/v1/gebruiksrechten', {
+    informatieobject: zaak.doc.url,
+    startdatum: '2021-03-01T00:00:00Z',
+    omschrijvingVoorwaarden: 'alleen intern',
+  });
+  const view = await run({ zaaktypen: ['ZT-PROEF'], dryRun: true });
+  expect([view.status, view.fout, view.fouten]).toEqual(['afgerond', undefined, []]);
+  expect(view.tellingen['documenten/gebruiksrechten']).toMatchObject({ gelezen: 1, nieuw: 1, mislukt: 0 });
+  expect(await here(zaak.doc.url)).toBe(404);
+}, 120_000);

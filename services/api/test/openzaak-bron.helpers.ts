@@ -12,13 +12,19 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
  * - a list says no `count` (a source may leave it out);
  * - each object has a field the standard does not list;
  * - a status names its URL and its zaak with a trailing slash (the other URL form);
- * - the audit trail of a zaak in `legeTrails` is a 404 (Open Zaak's answer for a zaak without trail entries).
+ * - the audit trail of a zaak in `legeTrails` is a 404 (Open Zaak's answer for a zaak without trail entries);
+ * - a zaak in `ormZaken` has `""` for its choice fields left empty (`vertrouwelijkheidaanduiding`), as one its ORM made;
+ * - with `lijstInhoud`, the list of documents gives every document the `inhoud` with the `?versie=` of the list's first.
  * The test steers how it answers (a delay, a status, a hang of the first requests of a path) and reads what it was
  * asked: every request, and the most requests it had under way at once.
  */
 export class OpenZaakBron {
   /** The zaken (UUIDs) whose audit trail is a 404. */
   readonly legeTrails = new Set<string>();
+  /** The zaken (UUIDs) made by Open Zaak's ORM: `vertrouwelijkheidaanduiding: ""`. */
+  readonly ormZaken = new Set<string>();
+  /** Whether the list of documents names every document's content with the `?versie=` of its first (Open Zaak 1.21.0). */
+  lijstInhoud = false;
   /** How long before a request is answered (ms), by its path and query. */
   vertraging: (pad: string) => number = () => 0;
   /** An answer of this status instead of the real one, by path and query (none: the real one). */
@@ -116,6 +122,7 @@ export class OpenZaakBron {
       for (const field of OZ_NULL[collection] ?? []) if (o[field] === undefined || o[field] === '') o[field] = null;
       if (collection === 'statussen') for (const k of ['url', 'zaak']) if (typeof o[k] === 'string') o[k] = `${String(o[k])}/`;
       o.openZaakEigenVeld = { toelichting: 'een veld dat de standaard niet kent' };
+      if (collection === 'zaken' && this.ormZaken.has(String(o.uuid))) o.vertrouwelijkheidaanduiding = '';
       return o;
     };
     if (Array.isArray(body)) return body.map((o) => (o && typeof o === 'object' && 'url' in o ? object(o as Record<string, unknown>) : o));
@@ -123,7 +130,11 @@ export class OpenZaakBron {
     const lijst = body as { results?: unknown[]; count?: number };
     if (Array.isArray(lijst.results)) {
       const { count: _count, ...zonder } = lijst;
-      return { ...zonder, results: lijst.results.map((o) => object(o as Record<string, unknown>)) };
+      const results = lijst.results.map((o) => object(o as Record<string, unknown>));
+      const versie = /\?versie=\d+$/.exec(String(results[0]?.inhoud ?? ''))?.[0];
+      if (this.lijstInhoud && collection === 'enkelvoudiginformatieobjecten' && versie)
+        for (const o of results) if (typeof o.inhoud === 'string') o.inhoud = o.inhoud.replace(/\?versie=\d+$/, versie);
+      return { ...zonder, results };
     }
     return 'url' in body ? object(body as Record<string, unknown>) : body;
   }

@@ -35,6 +35,25 @@ const BEWAAR_MS = 2_000;
 export class BronFout extends ZgwCallError {}
 
 /**
+ * Where a document version's content is read: its `inhoud`, with the `versie` its query names made the version's own.
+ * Open Zaak 1.21.0's list gives every document the `inhoud` of the list's first, `?versie=` included (a document of one
+ * version then names `download?versie=3`, a 404): the version is the document's own `versie`, never the list's.
+ */
+export function inhoudVan(rep: { inhoud?: unknown; versie?: unknown }): string {
+  const inhoud = String(rep.inhoud);
+  const versie = Number(rep.versie);
+  if (!Number.isInteger(versie) || versie < 1) return inhoud;
+  try {
+    const url = new URL(inhoud);
+    if (!url.searchParams.has('versie') || url.searchParams.get('versie') === String(versie)) return inhoud;
+    url.searchParams.set('versie', String(versie));
+    return url.toString();
+  } catch {
+    return inhoud;
+  }
+}
+
+/**
  * The pace of one run's source in this worker (every activity of the run shares it): at most `gelijktijdig` requests
  * under way (the others wait their turn, first come first served), the latencies of the last answers, the timeout
  * that follows from them, and when the source last answered at all.

@@ -1,6 +1,7 @@
 import { INHOUD_CONTROLE_MAX, IMPORT_MAX_FOUTEN, InhoudControle, ZgwCallError, bronApi, zijAanZij, type InhoudVerificatie } from '@zgw/shared';
 import { omvangEnHash } from '../activities/inhoud';
 import * as A from '../antwoorden';
+import { inhoudVan } from './bron';
 import type { Run } from './run';
 
 /** Documents of the source compared at once. */
@@ -47,7 +48,7 @@ export async function vergelijkInhoud(r: Run, documenten?: string[]): Promise<In
       return;
     }
     if (!bron.inhoud) return;
-    const a = await omvangEnHash(r.bron, bron.inhoud);
+    const a = await omvangEnHash(r.bron, inhoudVan(bron));
     if (a.omvang !== hier.omvang) afwijking(url, `${a.omvang} bytes in de bron, ${hier.omvang} hier`);
     else if (a.sha256 !== hier.sha256) afwijking(url, `SHA-256 ${a.sha256} in de bron, ${hier.sha256} hier`);
   };

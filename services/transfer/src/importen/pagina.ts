@@ -23,7 +23,7 @@ import {
 import * as A from '../antwoorden';
 import { PERMANENT, uuidOf, type Deps } from '../context';
 import { observeImport } from '../metrics';
-import { BronFout, type BronPagina } from './bron';
+import { BronFout, inhoudVan, type BronPagina } from './bron';
 import { openRun, type Run } from './run';
 
 type Obj = Record<string, unknown>;
@@ -503,7 +503,7 @@ export class Pagina {
         out.push(rep);
         continue;
       }
-      const bestand = await this.overbrengen(String(rep.inhoud)).catch((err: unknown) => {
+      const bestand = await this.overbrengen(inhoudVan(rep)).catch((err: unknown) => {
         // (more content than its bestandsomvang said: the API stopped it at the limit)
         if (err instanceof ZgwCallError && err.status === 413) return null;
         throw err;
