@@ -17,6 +17,7 @@ import {
 import * as A from '../antwoorden';
 import type { Deps } from '../context';
 import { BronFout } from './bron';
+import { ZAAK_DELEN } from './pagina';
 import { openRun, type Run } from './run';
 
 /** Reads of the source and writes here at once (the run's own bound on the source holds them to its pace). */
@@ -45,18 +46,6 @@ const ORDE: readonly (readonly string[])[] = [
   ['documenten/enkelvoudiginformatieobjecten'],
 ];
 const MET_ZAAK: ReadonlySet<string> = new Set(['zaken/statussen']);
-
-/** The parts of a zaak here that go with it (zrc-023), listed by `zaak`: a zaak is removed only when each is the import's. */
-const DELEN = [
-  'rollen',
-  'statussen',
-  'resultaten',
-  'zaakobjecten',
-  'klantcontacten',
-  'zaakcontactmomenten',
-  'zaakverzoeken',
-  'zaakinformatieobjecten',
-];
 
 const sleutel = (o: Pick<ImportObject, 'bron'>): string => bronSleutel(o.bron);
 
@@ -253,7 +242,8 @@ async function nietVanDeImport(r: Run, zaak: string, eigen: Set<string>, weg: Se
     return out;
   };
   const lijsten = await Promise.all([
-    ...DELEN.map((c) => alle(zgwUrl(`${r.base}/zaken/api/v1`, c, { zaak }))),
+    // (the parts that go with it: a zaak is removed only when each is the import's)
+    ...ZAAK_DELEN.map((c) => alle(zgwUrl(`${r.base}/zaken/api/v1`, c, { zaak }))),
     alle(`${zaak}/zaakeigenschappen`),
     alle(zgwUrl(`${r.base}/besluiten/api/v1`, 'besluiten', { zaak })),
   ]);

@@ -85,8 +85,8 @@ export async function startPaginas(deps: Deps, o: ImportOpdracht, soort: number)
   return urls;
 }
 
-/** What a limited run reads of its zaken per collection: the list, and the field that names the zaak. */
-const PER_ZAAK: ReadonlySet<string> = new Set([
+/** The parts of a zaak the Zaken API lists by `zaak` (zrc-023: they go with their zaak). */
+export const ZAAK_DELEN = [
   'rollen',
   'statussen',
   'resultaten',
@@ -95,8 +95,10 @@ const PER_ZAAK: ReadonlySet<string> = new Set([
   'zaakcontactmomenten',
   'zaakverzoeken',
   'zaakinformatieobjecten',
-  'besluiten',
-]);
+] as const;
+
+/** What a limited run reads of its zaken per collection: the list, and the field that names the zaak. */
+const PER_ZAAK: ReadonlySet<string> = new Set([...ZAAK_DELEN, 'besluiten']);
 
 /** Whether `url` is a list of the source's zaken (a limited run's page of zaken, whose parts a page of another collection brings). */
 const isZakenLijst = (url: string): boolean => {
