@@ -85,6 +85,7 @@ export const PLATFORM_HOLDINGS: Readonly<Record<string, string>> = {
   [IMPORTEN_COLLECTION]: 'the registration imports into it, by `tenant`',
   [IMPORT_PAGINAS]: 'the pages of its imports, by `run`',
   [IMPORT_PROEF]: 'what dry runs of its imports kept aside, by `run`',
+  [IMPORT_OBJECTEN]: 'the register of what its imports read and brought (the cut-over), by `run`',
 };
 
 /**
