@@ -48,15 +48,7 @@ export function registerAuditScreens(scope: FastifyInstance, ui: AdminUi): void 
     const text = extra.text ?? current.clientIds.join('\n');
     return sendPage(
       reply,
-      {
-        title: 'Audit: uitzonderingen op het lezen',
-        user: session.user,
-        csrf: session.csrf,
-        nav: 'audit',
-        errors: extra.errors,
-        notice: extra.notice,
-        status: extra.status,
-      },
+      exclusionsPage(session, extra),
       html`<p>Het lezen van zaken, documenten en besluiten komt in de audit trail, behalve door de client ids hieronder. Een regel is een client id, exact of met <code>*</code> als joker (<code>batch.*</code>, <code>*-sync</code>); hoofdletters tellen niet. Schrijven komt altijd in de audit trail.</p>
 <p id="bron">${
         fromEnv
@@ -77,6 +69,17 @@ ${
     );
   };
 
+  /** The frame of the exclusions page, the platform's list or an organisation's own. */
+  const exclusionsPage = (session: ReturnType<typeof sessionOf>, extra: { errors?: string[]; notice?: string; status?: number }) => ({
+    title: 'Audit: uitzonderingen op het lezen',
+    user: session.user,
+    csrf: session.csrf,
+    nav: 'audit' as const,
+    errors: extra.errors,
+    notice: extra.notice,
+    status: extra.status,
+  });
+
   /** An organisation's own list, with the platform's beside it (read-only). */
   const showOwn = (
     req: FastifyRequest,
@@ -90,15 +93,7 @@ ${
     const stored = current.bron === 'beheer';
     return sendPage(
       reply,
-      {
-        title: 'Audit: uitzonderingen op het lezen',
-        user: session.user,
-        csrf: session.csrf,
-        nav: 'audit',
-        errors: extra.errors,
-        notice: extra.notice,
-        status: extra.status,
-      },
+      exclusionsPage(session, extra),
       html`<p>Het lezen van zaken, documenten en besluiten binnen organisatie <strong>${current.tenant ?? ''}</strong> komt in de audit trail, behalve door de client ids hieronder. Een regel is een client id, exact of met <code>*</code> als joker (<code>batch.*</code>, <code>*-sync</code>); hoofdletters tellen niet. Schrijven komt altijd in de audit trail.</p>
 <p id="bron">${
         stored
