@@ -6,6 +6,7 @@
 //   - every configuration key the services read (CONFIG_KEYS of shared/src/config.ts) is a row of
 //     docs/configuration.md, and every row there names a key that is read (a configuration key, one a service reads
 //     itself, such as OTEL_EXPORTER_OTLP_ENDPOINT, or one a library reads: AWS_*);
+//   - the code map of docs/architecture.md names only folders that exist (from the root or within a service);
 //   - the README stays one screen (at most README_MAX_LINES lines);
 //   - docker-compose.yml and the Dockerfile start each service with the Node.js flags scripts/node-args.js gives it (as
 //     `npm start` and the bench do).
@@ -102,17 +103,77 @@ check(readmeLines <= README_MAX_LINES, `README.md: ${readmeLines} lines, more th
 const { NODE_ARGS } = require('./node-args');
 /** The `node ... services/<name>/dist/main.js` command lines of a file, by service. */
 const nodeCommands = (text) =>
-  new Map([...text.matchAll(/\[\s*(['"])node\1,([^\]]*?)\1services\/(\w+)\/dist\/main\.js\1\s*\]/g)].map((m) => [
-    m[3],
-    [...m[2].matchAll(/['"]([^'"]+)['"]/g)].map((f) => f[1]).join(' '),
-  ]));
+  new Map(
+    [...text.matchAll(/\[\s*(['"])node\1,([^\]]*?)\1services\/(\w+)\/dist\/main\.js\1\s*\]/g)].map((m) => [
+      m[3],
+      [...m[2].matchAll(/['"]([^'"]+)['"]/g)].map((f) => f[1]).join(' '),
+    ]),
+  );
 const compose = nodeCommands(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'));
 const dockerfile = nodeCommands(fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8'));
 for (const name of ['api', 'notifier', 'audit', 'transfer']) {
   const flags = (NODE_ARGS[name] ?? []).join(' ');
-  check(compose.get(name) === flags, `docker-compose.yml: the ${name} service runs with "${compose.get(name) ?? '(no node command)'}", scripts/node-args.js says "${flags}"`);
+  check(
+    compose.get(name) === flags,
+    `docker-compose.yml: the ${name} service runs with "${compose.get(name) ?? '(no node command)'}", scripts/node-args.js says "${flags}"`,
+  );
 }
-check(dockerfile.get('api') === (NODE_ARGS.api ?? []).join(' '), `Dockerfile: the API runs with "${dockerfile.get('api') ?? '(no node command)'}", scripts/node-args.js says "${(NODE_ARGS.api ?? []).join(' ')}"`);
+check(
+  dockerfile.get('api') === (NODE_ARGS.api ?? []).join(' '),
+  `Dockerfile: the API runs with "${dockerfile.get('api') ?? '(no node command)'}", scripts/node-args.js says "${(NODE_ARGS.api ?? []).join(' ')}"`,
+);
+
+/**
+ * The architecture document's code map names only folders that exist: every path in its code block and its inline
+ * code (`common/auth/`, `services/transfer/src/`, `components/index.ts`) is a folder, or a file in a folder, that the
+ * repository has. A path may be written from the repository's root or from within a service (`common/`, `admin/`,
+ * `activities/`): it exists when a folder of the repository is it or ends in it; `<name>` stands for any one folder.
+ */
+const CODE_MAP = path.join(docsDir, 'architecture.md');
+const SKIP_DIRS = new Set(['node_modules', 'dist', 'target', 'coverage', 'reports']);
+/** Every folder of the repository below its root, as `a/b/` (hidden folders and build output left out). */
+function foldersOf(dir, rel = '', out = []) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name.startsWith('.') || SKIP_DIRS.has(entry.name)) continue;
+    const sub = `${rel}${entry.name}/`;
+    out.push(sub);
+    foldersOf(path.join(dir, entry.name), sub, out);
+  }
+  return out;
+}
+/** The folders the code map section of a markdown text names (the section from its `Code map` heading to the next). */
+function codeMapFolders(text) {
+  const section = /^(#{1,6}) +Code map *$([\s\S]*?)(?=^#{1,6} |(?![\s\S]))/m.exec(text);
+  if (!section) return undefined;
+  const code = [...section[2].matchAll(/^```[^\n]*\n([\s\S]*?)^```/gm), ...section[2].matchAll(/`([^`\n]+)`/g)].map((m) => m[1]);
+  const named = new Set();
+  for (const text of code) {
+    for (const m of text.matchAll(/(?<![\w/.<>:-])((?:[\w.<>-]+\/)+[\w.<>-]*)(?![\w/.<>-])/g)) {
+      const p = m[1];
+      const last = p.slice(p.lastIndexOf('/') + 1);
+      // a path ending in a file (`index.ts`) names the folder it is in; one without an extension is a folder
+      named.add(last === '' ? p : /\.\w+$/.test(last) ? p.slice(0, p.length - last.length) : `${p}/`);
+    }
+  }
+  return [...named];
+}
+if (fs.existsSync(CODE_MAP)) {
+  const named = codeMapFolders(fs.readFileSync(CODE_MAP, 'utf8'));
+  check(named !== undefined, 'docs/architecture.md: no "Code map" heading (the code map is checked against the folders)');
+  const folders = foldersOf(root);
+  for (const folder of named ?? []) {
+    const pattern = new RegExp(
+      `(^|/)${folder
+        .split(/<[^>/]+>/)
+        .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]+')}$`,
+    );
+    check(
+      folders.some((f) => pattern.test(f)),
+      `docs/architecture.md: the code map names ${folder}, but no folder of the repository is or ends in ${folder}: draw the folders as they are`,
+    );
+  }
+}
 
 for (const p of problems) console.log(p);
 console.log(`docs: ${passed} passed, ${problems.length} failed`);
