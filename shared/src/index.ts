@@ -25,3 +25,4 @@ export * from './zij-aan-zij';
 export * from './digest';
 export * from './paths';
 export * from './bounded';
+export * from './verklaring';
