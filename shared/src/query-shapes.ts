@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { MongoClient } from 'mongodb';
+import type { JsonObject } from './zgw-client';
 
 /**
  * Query shapes for the index check of `npm test` (scripts/query-check.js, rules in query-rules.ts): with
@@ -46,11 +47,9 @@ export interface IndexShape {
 
 export type CommandShape = QueryShape | IndexShape;
 
-type Doc = Record<string, unknown>;
-
 const RANGE = new Set(['$gt', '$gte', '$lt', '$lte']);
 
-function isPlainDoc(v: unknown): v is Doc {
+function isPlainDoc(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && !(v instanceof RegExp) && !('_bsontype' in v);
 }
 
@@ -126,7 +125,7 @@ function withSort(shape: QueryShape, sort: unknown): QueryShape {
 }
 
 function aggregateShape(coll: string, pipeline: unknown): QueryShape {
-  const stages = Array.isArray(pipeline) ? (pipeline as Doc[]) : [];
+  const stages = Array.isArray(pipeline) ? (pipeline as JsonObject[]) : [];
   const names = stages.map((s) => Object.keys(s)[0] ?? '?');
   const shape: QueryShape = { coll, op: 'aggregate', filter: {}, stages: names };
   // Only the leading $match (and a $sort right after it) can use an index.
@@ -142,7 +141,7 @@ function aggregateShape(coll: string, pipeline: unknown): QueryShape {
 }
 
 /** The shapes of one command: its queries, or the indexes it declares; nothing for other commands. */
-export function commandShapes(command: Doc): CommandShape[] {
+export function commandShapes(command: JsonObject): CommandShape[] {
   const name = Object.keys(command)[0];
   const coll = String(command[name ?? ''] ?? '');
   switch (name) {
@@ -161,7 +160,7 @@ export function commandShapes(command: Doc): CommandShape[] {
     case 'distinct':
       return [{ coll, op: 'distinct', filter: filterShape(command.query ?? {}) }];
     case 'update':
-      return ((command.updates as Doc[]) ?? []).map((u) => ({
+      return ((command.updates as JsonObject[]) ?? []).map((u) => ({
         coll,
         op: 'update',
         filter: filterShape(u.q),
@@ -169,7 +168,7 @@ export function commandShapes(command: Doc): CommandShape[] {
         ...(u.upsert ? { upsert: true } : {}),
       }));
     case 'delete':
-      return ((command.deletes as Doc[]) ?? []).map((d) => ({
+      return ((command.deletes as JsonObject[]) ?? []).map((d) => ({
         coll,
         op: 'delete',
         filter: filterShape(d.q),
@@ -178,7 +177,7 @@ export function commandShapes(command: Doc): CommandShape[] {
     case 'findAndModify':
       return [withSort({ coll, op: 'findAndModify', filter: filterShape(command.query), ...(command.upsert ? { upsert: true } : {}) }, command.sort)];
     case 'createIndexes':
-      return ((command.indexes as Doc[]) ?? []).map((ix) => ({
+      return ((command.indexes as JsonObject[]) ?? []).map((ix) => ({
         coll,
         op: 'createIndexes' as const,
         key: keyShape(ix.key),
@@ -239,7 +238,7 @@ export function logQueryShapes(client: MongoClient, dir: string, root = process.
   const file = join(dir, `queries-${process.pid}.jsonl`);
   client.on('commandStarted', (event) => {
     try {
-      const shapes = commandShapes(event.command as Doc);
+      const shapes = commandShapes(event.command as JsonObject);
       if (!shapes.length) return;
       const sites = callSites(root, __filename);
       const origin = fromTest(sites) ? 'test' : 'app';

@@ -3,6 +3,13 @@ import type { z } from 'zod';
 import { scrub } from './logger';
 
 /**
+ * A JSON object as it is parsed or written: an API's answer (another registration's, or this platform's own read back),
+ * a document as the store holds it at its boundary, a text about to be sent. Its fields are unknown until a schema or a
+ * check says what they are; everywhere else objects have the types of their schemas.
+ */
+export type JsonObject = Record<string, unknown>;
+
+/**
  * A client of a ZGW system (this platform or another) over its standard APIs, as one registered client id: every
  * request carries a ZGW JWT (HS256 with the client's secret) signed at most ten seconds before. Used by ZSDMS transfers on both sides.
  */

@@ -34,7 +34,7 @@ import type { ComponentApi, Deps } from '../common/platform/component';
 import { ZgwError } from '../common/platform/errors';
 import { alsHistorie, Resource, type Gehouden, type ImportUitkomst } from '../common/platform/resource';
 import { alsProef } from '../common/platform/store';
-import type { JsonObject } from '../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 import { TemporalClient } from '../common/platform/temporal';
 import { UUID } from '../common/platform/urls';
 import { sealPii } from '../common/platform/pii-fields';

@@ -1,9 +1,6 @@
-import { zgwUrl } from '@zgw/shared';
+import { zgwUrl, type JsonObject } from '@zgw/shared';
 import * as A from '../antwoorden';
 import { uuidOf, type Kant } from '../context';
-
-/** An object as a ZGW API shows or takes it (the fields a copy takes are picked from it by name). */
-export type Obj = Record<string, unknown>;
 
 /** A zaak with everything that belongs to it, read over the standard APIs of its system. */
 export interface Zaakdossier {
@@ -56,13 +53,13 @@ export function eindstatusVan(d: Zaakdossier): A.Status | undefined {
 }
 
 /** Only the named fields of an object (the writable fields of a ZGW resource), without undefined ones. */
-export function pick(o: Obj, fields: readonly string[]): Obj {
-  const out: Obj = {};
+export function pick(o: JsonObject, fields: readonly string[]): JsonObject {
+  const out: JsonObject = {};
   for (const f of fields) if (o[f] !== undefined) out[f] = o[f];
   return out;
 }
 
 /** A stable text of the fields that identify a copied part, to find it again in the target (idempotent copies). */
-export function vingerafdruk(o: Obj, fields: readonly string[]): string {
+export function vingerafdruk(o: JsonObject, fields: readonly string[]): string {
   return JSON.stringify(fields.map((f) => o[f] ?? null));
 }

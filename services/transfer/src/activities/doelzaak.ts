@@ -1,7 +1,7 @@
-import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import { zgwUrl, type OverdrachtOpdracht, type JsonObject } from '@zgw/shared';
 import * as A from '../antwoorden';
 import { routeOf, tracedOf, type Deps, type Kant } from '../context';
-import { eindstatusVan, leesDossier, pick, type Obj } from './bronzaak';
+import { eindstatusVan, leesDossier, pick } from './bronzaak';
 import type { Plan } from './valideer';
 
 const ZAAK_VELDEN = [
@@ -102,7 +102,7 @@ export async function sluitDoelzaak(
   return true;
 }
 
-export function statusBody(s: A.Status, zaak: string, statustype: string, rollen: Record<string, string>): Obj {
+export function statusBody(s: A.Status, zaak: string, statustype: string, rollen: Record<string, string>): JsonObject {
   return {
     ...pick(s, ['datumStatusGezet', 'statustoelichting']),
     zaak,

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ZgwCallError, digestOf, type ZgwClient } from '@zgw/shared';
+import { ZgwCallError, digestOf, type ZgwClient, type JsonObject } from '@zgw/shared';
 import * as A from '../antwoorden';
 import type { Kant } from '../context';
-import type { Obj } from './bronzaak';
 
 /** Documents up to this size travel inline (base64 in the create); larger ones in bestandsdelen, streamed. */
 export const INLINE_BYTES = 1024 * 1024;
@@ -93,7 +92,7 @@ function multipart(inhoud: ReadableStream<Uint8Array>, lock: string, bestandsnaa
 export async function maakGroot(
   doel: Kant,
   createUrl: string,
-  body: Obj,
+  body: JsonObject,
   omvang: number,
   reader: ReadableStreamDefaultReader<Uint8Array>,
 ): Promise<A.Informatieobject> {

@@ -1,8 +1,8 @@
 import { heartbeat } from '@temporalio/activity';
-import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
+import { zgwUrl, type OverdrachtOpdracht, type JsonObject } from '@zgw/shared';
 import * as A from '../antwoorden';
 import { routeOf, tracedOf, uuidOf, type Deps } from '../context';
-import { eindstatusVan, leesDossier, pick, vingerafdruk, type Obj } from './bronzaak';
+import { eindstatusVan, leesDossier, pick, vingerafdruk } from './bronzaak';
 import { statusBody } from './doelzaak';
 import type { Plan } from './valideer';
 
@@ -35,7 +35,7 @@ export async function kopieerOnderdelen(deps: Deps, o: OverdrachtOpdracht, plan:
   const [src, dst] = await Promise.all([leesDossier(bron, o.zaak, delen), leesDossier(doel, doelZaak, delen)]);
   const c = doel.client;
   let gemaakt = 0;
-  const make = async (path: string, body: Obj) => {
+  const make = async (path: string, body: JsonObject) => {
     gemaakt++;
     heartbeat(gemaakt);
     return c.post(zgwUrl(doel.zaken, path), body, A.ZgwObject);
@@ -43,7 +43,7 @@ export async function kopieerOnderdelen(deps: Deps, o: OverdrachtOpdracht, plan:
   const t = (url: string) => plan.typen[url]!;
 
   const rollen: Record<string, string> = {};
-  const rolKey = (r: Obj, roltype: string) => vingerafdruk({ ...r, roltype }, ['roltype', ...ROL]);
+  const rolKey = (r: JsonObject, roltype: string) => vingerafdruk({ ...r, roltype }, ['roltype', ...ROL]);
   const haveRol = new Map(dst.rollen.map((r) => [rolKey(r, r.roltype), r.url]));
   for (const r of src.rollen) {
     const key = rolKey(r, t(r.roltype));
@@ -67,7 +67,7 @@ export async function kopieerOnderdelen(deps: Deps, o: OverdrachtOpdracht, plan:
     if (!haveEig.has(vingerafdruk(body, ['eigenschap', 'waarde']))) await make(`zaken/${uuidOf(doelZaak)}/zaakeigenschappen`, body);
   }
 
-  const objKey = (z: Obj) => vingerafdruk(z, ['zaakobjecttype', ...ZAAKOBJECT]);
+  const objKey = (z: JsonObject) => vingerafdruk(z, ['zaakobjecttype', ...ZAAKOBJECT]);
   const haveObj = new Set(dst.objecten.map(objKey));
   for (const z of src.objecten) {
     const body = { ...pick(z, ZAAKOBJECT), zaak: doelZaak, ...(z.zaakobjecttype ? { zaakobjecttype: t(z.zaakobjecttype) } : {}) };

@@ -10,10 +10,9 @@ import {
   type BronTempo,
   type StoredImport,
   type ZgwClient,
+  type JsonObject,
 } from '@zgw/shared';
 import { PERMANENT, attemptSignal, type Deps } from '../context';
-
-type Obj = Record<string, unknown>;
 
 /** The timeout of a request: 5 x the source's p95 latency, within these bounds (unless the run sets its own). */
 const TIMEOUT_MIN_MS = 10_000;
@@ -143,7 +142,7 @@ function tempoVan(run: StoredImport): Tempo {
 
 /** The page of a list as read by `Bron.pagina`: its objects, the next page, and the entries that are no object. */
 export interface BronPagina {
-  items: Obj[];
+  items: JsonObject[];
   next: string | null;
   onleesbaar: { url: string; reden: string }[];
 }
@@ -218,18 +217,19 @@ export class Bron {
         nonRetryable: true,
         message: new ZgwCallError('GET', url, 200, { detail: 'het antwoord is geen ZGW-lijst' }).message,
       });
-    const items: Obj[] = [];
+    const items: JsonObject[] = [];
     const onleesbaar: BronPagina['onleesbaar'] = [];
     (page.results as unknown[]).forEach((x, i) => {
-      if (x && typeof x === 'object' && !Array.isArray(x) && typeof (x as Obj).url === 'string' && (x as Obj).url) items.push(x as Obj);
+      if (x && typeof x === 'object' && !Array.isArray(x) && typeof (x as JsonObject).url === 'string' && (x as JsonObject).url)
+        items.push(x as JsonObject);
       else onleesbaar.push({ url: `${url}#results.${i}`, reden: 'onleesbaar: een object zonder url' });
     });
     return { items, next: typeof page.next === 'string' && page.next ? page.next : null, onleesbaar };
   }
 
   /** Every entry of a list that belongs to one object (its audit trail, its zaakeigenschappen); a 404 is an empty list. */
-  async lijstVan(url: string): Promise<Obj[]> {
-    const out: Obj[] = [];
+  async lijstVan(url: string): Promise<JsonObject[]> {
+    const out: JsonObject[] = [];
     for (let next: string | null = url; next;) {
       let body: unknown;
       try {
@@ -241,7 +241,7 @@ export class Bron {
       }
       const page = Array.isArray(body) ? { results: body, next: null } : (body as { results?: unknown; next?: unknown } | undefined);
       if (!page || !Array.isArray(page.results)) throw new BronFout('GET', next, 200, { detail: 'het antwoord is geen ZGW-lijst' });
-      out.push(...(page.results as unknown[]).filter((x): x is Obj => !!x && typeof x === 'object' && !Array.isArray(x)));
+      out.push(...(page.results as unknown[]).filter((x): x is JsonObject => !!x && typeof x === 'object' && !Array.isArray(x)));
       next = typeof page.next === 'string' && page.next ? page.next : null;
     }
     return out;

@@ -1,10 +1,18 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { IMPORT_TYPEN, ZgwCallError, ZgwClient, bronApi, platformDb, zgwUrl, type ImportOpdracht, type ImportType } from '@zgw/shared';
+import {
+  IMPORT_TYPEN,
+  ZgwCallError,
+  ZgwClient,
+  bronApi,
+  platformDb,
+  zgwUrl,
+  type ImportOpdracht,
+  type ImportType,
+  type JsonObject,
+} from '@zgw/shared';
 import { PERMANENT, uuidOf, type Deps } from '../context';
 import { Pagina, leesAlles } from './pagina';
 import { openRun } from './run';
-
-type Obj = Record<string, unknown>;
 
 /** The parts of a zaaktype, by the file a catalogus ZIP keeps them in and the collection the source lists them at. */
 const DELEN = [
@@ -19,7 +27,7 @@ const DELEN = [
  * How a type is known in any installation: by what identifies it within its catalogus, its version date included (a
  * part of a zaaktype by that zaaktype's key and its own).
  */
-const SLEUTELS: Record<string, (o: Obj, zaaktype: (url: unknown) => string) => string> = {
+const SLEUTELS: Record<string, (o: JsonObject, zaaktype: (url: unknown) => string) => string> = {
   Catalogus: () => '',
   ZaakType: (o) => `${String(o.identificatie)} ${String(o.versiedatum)}`,
   InformatieObjectType: (o) => `${String(o.omschrijving)} ${String(o.beginGeldigheid)}`,
@@ -83,12 +91,12 @@ export async function brengCatalogi(deps: Deps, o: ImportOpdracht): Promise<void
 async function koppel(
   deps: Deps,
   run: string,
-  bron: Record<string, Obj[]>,
-  hier: Record<string, Obj[]>,
+  bron: Record<string, JsonObject[]>,
+  hier: Record<string, JsonObject[]>,
 ): Promise<{ gevonden: number; niet: number }> {
-  const sleutels = (kant: Record<string, Obj[]>) => {
+  const sleutels = (kant: Record<string, JsonObject[]>) => {
     const zaaktypen = new Map((kant.ZaakType ?? []).map((z) => [String(z.url), SLEUTELS.ZaakType!(z, String)]));
-    return (file: string, o: Obj) => `${file} ${SLEUTELS[file]!(o, (u) => zaaktypen.get(String(u)) ?? '')}`;
+    return (file: string, o: JsonObject) => `${file} ${SLEUTELS[file]!(o, (u) => zaaktypen.get(String(u)) ?? '')}`;
   };
   const onze = new Map<string, string>();
   const sleutelHier = sleutels(hier);
@@ -111,12 +119,12 @@ async function koppel(
 }
 
 /** A catalogus with every version of its types and their parts, as a catalogus ZIP holds them (read at `api`). */
-async function bestanden(client: Pick<ZgwClient, 'all'>, api: string, catalogus: Obj): Promise<Record<string, Obj[]>> {
+async function bestanden(client: Pick<ZgwClient, 'all'>, api: string, catalogus: JsonObject): Promise<Record<string, JsonObject[]>> {
   const lees = (collection: string, q: Record<string, string>) => leesAlles(client, zgwUrl(api, collection, q));
   const van = { catalogus: String(catalogus.url) };
   const alles = { ...van, status: 'alles' };
   const zaaktypen = await lees('zaaktypen', alles);
-  const out: Record<string, Obj[]> = {
+  const out: Record<string, JsonObject[]> = {
     Catalogus: [catalogus],
     InformatieObjectType: await lees('informatieobjecttypen', alles),
     // (the zaaktypen name their besluittypen; they come after them)

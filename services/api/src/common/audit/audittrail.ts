@@ -9,7 +9,7 @@ import { ReadBatcher } from '../platform/read-batch';
 import type { Resource } from '../platform/resource';
 import type { Stored } from '../platform/store';
 import { openPii } from '../platform/pii-fields';
-import type { JsonObject } from '../platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 export const AuditTrail = z
   .object({

@@ -2,9 +2,9 @@
 // the Zaken API checks on every zaak and part, and what the Besluiten and Overdrachten APIs check on a zaak of this
 // platform they touch.
 import type { Document, Filter } from 'mongodb';
+import type { JsonObject } from '@zgw/shared';
 import type { Caller } from './auth';
 import { ZgwError } from '../platform/errors';
-import type { LinkedDoc as Doc } from '../platform/links';
 import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from './vertrouwelijkheid';
 
 /** The Zaken component in the Autorisaties API, and its scopes that other components check too. */
@@ -27,24 +27,24 @@ export function authFilter(caller: Caller, fields: { zaaktype: string; rank: str
 }
 
 /** Whether the caller holds one of `scopes` for the zaak's zaaktype and vertrouwelijkheidaanduiding. */
-export function mayOnZaak(caller: Caller, zaak: Doc, scopes: readonly string[]): boolean {
+export function mayOnZaak(caller: Caller, zaak: JsonObject, scopes: readonly string[]): boolean {
   return scopes.some((s) => caller.allows(COMPONENT, s, 'zaaktype', String(zaak.zaaktype), String(zaak.vertrouwelijkheidaanduiding)));
 }
 
-export function mustMayOnZaak(caller: Caller, zaak: Doc, scopes: readonly string[]): void {
+export function mustMayOnZaak(caller: Caller, zaak: JsonObject, scopes: readonly string[]): void {
   if (!mayOnZaak(caller, zaak, scopes)) {
     throw ZgwError.forbidden(`Deze actie vereist een van de scopes ${scopes.join(', ')} voor het zaaktype van de zaak.`);
   }
 }
 
 /** A closed zaak (einddatum set) may only change with `zaken.geforceerd-bijwerken`. */
-export function mustMayChangeClosed(caller: Caller, zaak: Doc): void {
+export function mustMayChangeClosed(caller: Caller, zaak: JsonObject): void {
   if (zaak.einddatum && !mayOnZaak(caller, zaak, [GEFORCEERD])) {
     throw ZgwError.forbidden('De zaak is afgesloten; wijzigen vereist de scope zaken.geforceerd-bijwerken.');
   }
 }
 
 /** The zaaktype and vertrouwelijkheidaanduiding of the zaak a stored part belongs to. */
-export function zaakOfPart(part: Doc): { zaaktype: string; vertrouwelijkheidaanduiding: string | undefined } {
+export function zaakOfPart(part: JsonObject): { zaaktype: string; vertrouwelijkheidaanduiding: string | undefined } {
   return { zaaktype: String(part._zaaktype), vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDINGEN[Number(part._vertrouwelijkheid)] };
 }

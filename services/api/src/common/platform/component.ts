@@ -88,10 +88,13 @@ export interface HandlerContext<P, Q, B> {
   body: B;
 }
 
-/** What a route validates and answers in one API version, where that differs from its default schemas. */
-export interface RouteVariant {
-  query?: z.ZodType;
-  body?: z.ZodType;
+/**
+ * What a route validates and answers in one API version, where that differs from its default schemas. A version's
+ * query and body give what the handler reads: each a type the default's output takes (its fields or fewer, optional).
+ */
+export interface RouteVariant<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  query?: z.ZodType<z.output<Q>>;
+  body?: z.ZodType<z.output<B>>;
   response?: z.ZodType;
   summary?: string;
   declared?: Declared;
@@ -129,7 +132,7 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   /** The handler sends the response itself (a file, streamed) with this media type; the wrapper only returns the reply. */
   sends?: string;
   /** Schemas of other API versions of the component, by version (see ComponentDef.versions). */
-  variants?: Readonly<Record<string, RouteVariant>>;
+  variants?: Readonly<Record<string, RouteVariant<Q, B>>>;
   declared?: Declared;
   /**
    * The standard declares a `HEAD` operation beside this detail GET (`<resource>_headers`: the ETag, no body), and
@@ -340,7 +343,13 @@ export class ComponentApi {
     }
   }
 
-  route<P extends z.ZodType = z.ZodObject, Q extends z.ZodType = z.ZodObject, B extends z.ZodType = z.ZodUnknown>(spec: RouteSpec<P, Q, B>): void {
+  /**
+   * Adds a route: its handler gets the params, query and body parsed by the schemas it declares (the request's
+   * version's own first; each gives what the default's gives: RouteVariant), or as the request has them.
+   */
+  route<P extends z.ZodType = z.ZodObject, Q extends z.ZodType = z.ZodObject, B extends z.ZodType = z.ZodUnknown>(spec: RouteSpec<P, Q, B>): void;
+  // (the wrapper is the same code for every route: it passes on what the route's schemas give, whatever they are)
+  route(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>): void {
     const status = spec.status ?? (spec.method === 'POST' ? 201 : spec.method === 'DELETE' ? 204 : 200);
     const audit = this.def.audit;
     // Reads of an audited component (detail, list, `_zoek`, download) leave a read entry; HEAD requests do not.
@@ -400,7 +409,7 @@ export class ComponentApi {
       }
       let result: unknown;
       try {
-        result = await spec.handler({ req, reply, caller, params, query, body } as never);
+        result = await spec.handler({ req, reply, caller, params, query, body });
       } finally {
         // Every write, even a failed one, clears the component's cache region where this instance keeps one (its
         // read cache; for Autorisaties: the applicaties the authenticator keeps), here and in the other instances.

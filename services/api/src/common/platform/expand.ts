@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonObject } from './schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /**
  * `expand` (Catalogi 1.3.3, Besluiten 1.1.0, Documenten 1.7.0): comma-separated paths of link fields, nested with
@@ -9,6 +9,20 @@ import type { JsonObject } from './schema-parts';
  */
 export interface ExpandTree {
   [field: string]: ExpandTree;
+}
+
+/**
+ * What an expansion embeds in an object, by link field: the object linked (`{}` when none) or the objects linked,
+ * each as its endpoint answers it (this platform's rendering, another registration's JSON) with its own `_expand`.
+ */
+export type Expansion = { [field: string]: JsonObject | JsonObject[] };
+
+/** An answered object as an expansion sees it: its `_expand` (the fields it follows are read by name: fieldOf). */
+export type ExpandedAnswer = { _expand?: Expansion };
+
+/** A field of an answered object, by name (what an expansion follows). */
+export function fieldOf(obj: object, field: string): unknown {
+  return (obj as JsonObject)[field];
 }
 
 /** How deep `expand` follows links (`besluit.zaak.zaaktype` is three). */
@@ -98,8 +112,8 @@ export function urlsIn(value: unknown): string[] {
   const one = (v: unknown): string | undefined => {
     if (isUrl(v)) return v;
     if (v && typeof v === 'object' && !Array.isArray(v)) {
-      const o = v as JsonObject;
-      return isUrl(o.url) ? o.url : Object.values(o).find(isUrl);
+      const url = fieldOf(v, 'url');
+      return isUrl(url) ? url : Object.values(v).find(isUrl);
     }
     return undefined;
   };
@@ -110,17 +124,19 @@ export function urlsIn(value: unknown): string[] {
 export type ExpandLoader = (urls: string[]) => Promise<Map<string, JsonObject>>;
 
 /** Adds `_expand` to every object (in place), following `tree`, one load per field and level. */
-export async function expandObjects(load: ExpandLoader, objects: JsonObject[], tree: ExpandTree | undefined): Promise<void> {
+export async function expandObjects(load: ExpandLoader, objects: readonly ExpandedAnswer[], tree: ExpandTree | undefined): Promise<void> {
   if (!tree || !objects.length) return;
   for (const obj of objects) obj._expand ??= {};
   for (const [field, sub] of Object.entries(tree)) {
-    const found = await load([...new Set(objects.flatMap((o) => urlsIn(o[field])))]);
+    const found = await load([...new Set(objects.flatMap((o) => urlsIn(fieldOf(o, field))))]);
     await expandObjects(load, [...new Set(found.values())], Object.keys(sub).length ? sub : undefined);
     for (const obj of objects) {
-      const list = urlsIn(obj[field])
-        .map((u) => found.get(u))
-        .filter((x): x is JsonObject => !!x);
-      (obj._expand as JsonObject)[field] = Array.isArray(obj[field]) ? list : (list[0] ?? {});
+      const value = fieldOf(obj, field);
+      const list = urlsIn(value).flatMap((u) => {
+        const linked = found.get(u);
+        return linked ? [linked] : [];
+      });
+      obj._expand![field] = Array.isArray(value) ? list : (list[0] ?? {});
     }
   }
 }

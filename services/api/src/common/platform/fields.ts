@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ZgwError } from './errors';
 import type { ExpandTree } from './expand';
-import type { JsonObject } from './schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /**
  * `fields` on `_zoek` (Zaken 1.7, zrc-029; Documenten 1.7 as Zaken 1.6 has it): the response fields to return. A

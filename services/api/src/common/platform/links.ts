@@ -2,32 +2,29 @@
 // component's files: it registers what it offers (`deps.components.<name> = ...`, typed by these interfaces) and the
 // others read it from `deps.components` (the Catalogi API, which they cannot do without, through `catalogiOf`). The
 // order in which components are mounted (components/index.ts) puts each after those it needs.
-import type { InhoudControle } from '@zgw/shared';
+import type { InhoudControle, JsonObject } from '@zgw/shared';
 import type { Caller } from '../auth/auth';
 import type { ComponentApi } from './component';
 import type { Resource } from './resource';
 
-/** A stored object of another component, with its fields as that component keeps them. */
-export type LinkedDoc = Record<string, unknown>;
-
 /** What the Zaken, Documenten and Besluiten APIs use of the Catalogi API: its types, read through its read cache. */
 export interface CatalogiLinks {
   api: ComponentApi;
-  catalogussen: Resource<LinkedDoc>;
-  zaaktypen: Resource<LinkedDoc>;
-  besluittypen: Resource<LinkedDoc>;
-  informatieobjecttypen: Resource<LinkedDoc>;
-  statustypen: Resource<LinkedDoc>;
-  roltypen: Resource<LinkedDoc>;
-  eigenschappen: Resource<LinkedDoc>;
-  resultaattypen: Resource<LinkedDoc>;
-  zaakobjecttypen: Resource<LinkedDoc>;
-  ziot: Resource<LinkedDoc>;
+  catalogussen: Resource<JsonObject>;
+  zaaktypen: Resource<JsonObject>;
+  besluittypen: Resource<JsonObject>;
+  informatieobjecttypen: Resource<JsonObject>;
+  statustypen: Resource<JsonObject>;
+  roltypen: Resource<JsonObject>;
+  eigenschappen: Resource<JsonObject>;
+  resultaattypen: Resource<JsonObject>;
+  zaakobjecttypen: Resource<JsonObject>;
+  ziot: Resource<JsonObject>;
   /**
    * The API views of those of `urls` that are this platform's Catalogi objects, as its newest version shows them
    * (what an `expand` embeds): each a copy its reader may add `_expand` to.
    */
-  views(urls: readonly string[]): Promise<Map<string, LinkedDoc>>;
+  views(urls: readonly string[]): Promise<Map<string, JsonObject>>;
   /** The informatieobjecttypen (URLs) a zaaktype allows on `datum` (YYYY-MM-DD). */
   informatieobjecttypenOn(zaaktypeUrl: string, datum: string): Promise<string[]>;
   /** A catalogus exported and imported as one ZIP (the admin endpoints and commands). */
@@ -94,12 +91,12 @@ export interface ZaakBesluitLinks {
 
 /** What the Besluiten, Documenten and Overdrachten APIs and the reference checks use of the Zaken API. */
 export interface ZakenLinks {
-  zaken: Resource<LinkedDoc>;
-  statussen: Resource<LinkedDoc>;
-  resultaten: Resource<LinkedDoc>;
-  rollen: Resource<LinkedDoc>;
-  zaakobjecten: Resource<LinkedDoc>;
-  zaakinformatieobjecten: Resource<LinkedDoc>;
+  zaken: Resource<JsonObject>;
+  statussen: Resource<JsonObject>;
+  resultaten: Resource<JsonObject>;
+  rollen: Resource<JsonObject>;
+  zaakobjecten: Resource<JsonObject>;
+  zaakinformatieobjecten: Resource<JsonObject>;
   besluitLinks: ZaakBesluitLinks;
 }
 
@@ -109,7 +106,7 @@ export interface ZakenLinks {
  */
 export interface DocumentLinks {
   /** The API view of one of this platform's documents: undefined when the URL is not ours, null when nothing is there. */
-  document(url: string): Promise<LinkedDoc | null | undefined>;
+  document(url: string): Promise<JsonObject | null | undefined>;
   /** Records that `object` links the document: its objectinformatieobject (once; doing it again changes nothing). */
   link(informatieobject: string, object: string, objectType: 'zaak' | 'besluit', caller: Caller): Promise<void>;
   /** Removes the objectinformatieobject of that link, if there is one. */
@@ -131,7 +128,7 @@ export interface DocumentLinks {
    * them: by their informatieobjecttype and vertrouwelijkheid, and ready for publication when the caller's applicatie
    * reads only those (Autorisaties 1.1). What the Zaken and Besluiten APIs `expand` of documents shows.
    */
-  readable(urls: string[], caller: Caller): Promise<Map<string, LinkedDoc>>;
+  readable(urls: string[], caller: Caller): Promise<Map<string, JsonObject>>;
 }
 
 /**
@@ -142,11 +139,11 @@ export interface BesluitLinks {
   /** Whether a URL names a besluit of this platform. */
   owns(url: string): boolean;
   /** The API view of one of this platform's besluiten: undefined when the URL is not ours, null when nothing is there. */
-  besluit(url: string): Promise<LinkedDoc | null | undefined>;
+  besluit(url: string): Promise<JsonObject | null | undefined>;
   /** Whether a besluit of this platform names this zaak. */
   anyOfZaak(zaakUrl: string): Promise<boolean>;
-  besluiten: Resource<LinkedDoc>;
-  besluitinformatieobjecten: Resource<LinkedDoc>;
+  besluiten: Resource<JsonObject>;
+  besluitinformatieobjecten: Resource<JsonObject>;
 }
 
 /**

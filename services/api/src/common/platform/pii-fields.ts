@@ -4,7 +4,7 @@
 // a search hash of each beside it (`_pii`), which the filters look up. Reads open them again.
 import type { AnyBulkWriteOperation, Db, Document, Sort } from 'mongodb';
 import { AUDITTRAIL_COLLECTION, Pii, SECRET_FIELDS, openSecret, sealSecret, type Logger, type SecretKind } from '@zgw/shared';
-import type { JsonObject } from './schema-parts';
+import type { JsonObject } from '@zgw/shared';
 import { LIVE } from './store';
 
 /** The identifiers of a natural person that are never stored in the clear. */

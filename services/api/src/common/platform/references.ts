@@ -1,6 +1,7 @@
 import type { Deps } from './deps';
 import { ZgwError, type InvalidParam } from './errors';
-import type { CatalogiLinks, LinkedDoc as Doc } from './links';
+import type { JsonObject } from '@zgw/shared';
+import type { CatalogiLinks } from './links';
 import type { Stored } from './store';
 
 export type CatalogiType =
@@ -25,7 +26,7 @@ export class References {
   ) {}
 
   /** The stored Catalogi object `url` points at, or the error for field `name`. */
-  async catalogus(type: CatalogiType, name: string, url: string): Promise<{ doc?: Stored<Doc>; error?: InvalidParam }> {
+  async catalogus(type: CatalogiType, name: string, url: string): Promise<{ doc?: Stored<JsonObject>; error?: InvalidParam }> {
     const resource = this.catalogi[type];
     const uuid = resource.uuidOf(url);
     if (uuid) {
@@ -43,7 +44,7 @@ export class References {
     return { error: remote ?? { name, code: 'invalid-resource', reason: `${url} is geen ${resource.def.resource} van deze Catalogi API.` } };
   }
 
-  async mustCatalogus(type: CatalogiType, name: string, url: string): Promise<Stored<Doc>> {
+  async mustCatalogus(type: CatalogiType, name: string, url: string): Promise<Stored<JsonObject>> {
     const r = await this.catalogus(type, name, url);
     if (r.error) throw ZgwError.validation([r.error]);
     return r.doc!;
@@ -89,7 +90,7 @@ export class References {
   }
 
   /** One of this platform's zaken as its API shows it: undefined when the URL is not ours, null when it is gone. */
-  private async zaak(url: string): Promise<Doc | null | undefined> {
+  private async zaak(url: string): Promise<JsonObject | null | undefined> {
     const zaken = this.deps.components.zaken?.zaken;
     const uuid = zaken?.uuidOf(url);
     if (!zaken || !uuid) return undefined;

@@ -2,15 +2,12 @@ import { BSON } from 'mongodb';
 import type { Document } from 'mongodb';
 import { READ_FIELDS } from '../audit/audit-reads';
 import type { Page } from './pagination';
-import type { JsonObject } from './schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
-/** What the read audit sees of an object a written page shows: its `url` and the field naming its main object. */
-export type Shown = Record<string, unknown>;
-
-/** An object as a version of the API shows it: its JSON text (UTF-8), and what the read audit sees of it. */
+/** An object as a version of the API shows it: its JSON text (UTF-8), and what the read audit sees of it (its `url` and the field naming its main object: READ_FIELDS). */
 export interface Rendered {
   text: Buffer;
-  shown: Shown;
+  shown: JsonObject;
 }
 
 interface Entry extends Rendered {
@@ -111,7 +108,7 @@ export class RenderCache {
     this.misses++;
     const doc = BSON.deserialize(stored);
     const body = await render(doc);
-    const shown: Shown = {};
+    const shown: JsonObject = {};
     for (const f of READ_FIELDS) if (typeof body[f] === 'string') shown[f] = body[f];
     const json = JSON.stringify(body);
     const kept = scope !== undefined && id !== undefined && keeps(doc) ? this.keep(id, scope, stored, json, shown) : undefined;
@@ -122,7 +119,7 @@ export class RenderCache {
    * Keeps the rendering `json` of object `id` from `stored` in place of the one of its scope, making room; one larger
    * than a sixteenth of the bound is not kept.
    */
-  private keep(id: string, scope: string, stored: Buffer, json: string, shown: Shown): Entry | undefined {
+  private keep(id: string, scope: string, stored: Buffer, json: string, shown: JsonObject): Entry | undefined {
     const length = stored.length + Buffer.byteLength(json);
     const size = length + id.length + scope.length;
     if (size > this.maxBytes / 16) return undefined;

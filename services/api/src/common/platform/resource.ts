@@ -11,6 +11,7 @@ import {
   platformDb,
   TENANT_FIELD,
   type AuditEntry,
+  type JsonObject,
   type Notificatie,
   type OutboxEvent,
 } from '@zgw/shared';
@@ -21,10 +22,13 @@ import { nameUuid } from './urls';
 import { jsonObject, parseLiberal, parseOrThrow } from './validation';
 import { batcherOf, laterWins } from './write-batch';
 import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from './pagination';
-import type { JsonObject } from './schema-parts';
+
+/** The page's fields of a list query (see listRoute). */
+export type PageFields = z.output<typeof PageQuery> & { pageSize?: number };
+import type { ExpandedAnswer } from './expand';
 import { type Rendered } from './render-cache';
 import { storedId } from './stored-bytes';
-import { copyPublic, inProef, newEvent, publicFields, type RawDoc, type Store, type Stored } from './store';
+import { copyPublic, inProef, newEvent, publicFields, type PublicFields, type RawDoc, type Store, type Stored } from './store';
 
 export type Operation = 'list' | 'create' | 'read' | 'update' | 'partial_update' | 'destroy';
 const ALL_OPERATIONS: Operation[] = ['list', 'create', 'read', 'update', 'partial_update', 'destroy'];
@@ -78,12 +82,23 @@ const AUDIT_ACTIE: Record<WriteActie, { weergave: string; resultaat: number }> =
   destroy: { weergave: 'Object verwijderd', resultaat: 204 },
 };
 
+/** What a query schema gives whose fields are not known here: the default of a resource's `Q` and `RQ`. */
+export type AnyQuery = z.output<z.ZodObject>;
+
 /**
- * The members that take a stored document are methods, so that a resource of a precise document type is also a
- * `Resource<LinkedDoc>` for the components that read it as another component's data (common/platform/links.ts).
- * `I`: what its input schemas give (`z.output` of `input` and of each version's): what `prepare` receives.
+ * An object as its resource answers it: the public fields of its stored document, its URL, the fields `render` adds
+ * (`R`) and what an expansion embeds (`_expand`).
  */
-export interface ResourceDef<D extends Document, I = JsonObject> {
+export type Answer<D, R = object> = PublicFields<D> & { url: string } & R & ExpandedAnswer;
+
+/**
+ * The members that take a stored document or a query are methods, so that a resource of a precise document type is
+ * also a `Resource<JsonObject>` for the components that read it as another component's data (links.ts).
+ * `I`: what its input schemas give (`z.output` of `input` and of each version's): what `prepare` receives.
+ * `Q`: what its list query gives (`z.output` of `query`, and of each version's, with the page's fields): what
+ * `filter` receives. `RQ`: the same of `readQuery` for `readFilter`. `R`: the fields `render` adds to the stored ones.
+ */
+export interface ResourceDef<D extends Document, I = z.output<z.ZodObject>, Q = AnyQuery, RQ = AnyQuery, R extends object = object> {
   /** Collection and URL segment, e.g. `applicaties`. */
   collection: string;
   /** The MongoDB collection when it differs from the URL segment (two components serve a `besluiten`). */
@@ -109,7 +124,7 @@ export interface ResourceDef<D extends Document, I = JsonObject> {
   patchInput?: z.ZodObject;
   /** List filters (query parameters other than `page`). */
   query?: z.ZodObject;
-  filter?: (query: JsonObject, caller: Caller) => Filter<Document> | Promise<Filter<Document>>;
+  filter?(query: Q & PageFields, caller: Caller): Filter<Document> | Promise<Filter<Document>>;
   /** How to count a list without counting documents (e.g. maintained counts), when this filter allows it. */
   count?: (filter: Filter<Document>, caller: Caller) => (() => Promise<number>) | undefined;
   sort?: Sort;
@@ -160,20 +175,20 @@ export interface ResourceDef<D extends Document, I = JsonObject> {
   callerFilter?: (caller: Caller) => Filter<Document>;
   /** Query parameters of the detail GET, and the condition they put on the object itself (404 when unmet). */
   readQuery?: z.ZodObject;
-  readFilter?: (query: JsonObject) => Filter<Document>;
+  readFilter?(query: RQ): Filter<Document>;
   /**
    * Extra response fields computed at read time (e.g. reverse relations); `query` is the GET's (detail or paginated
    * list), `req` the request being answered (for its API version).
    */
-  render?(doc: Stored<D>, url: string, query?: JsonObject, req?: FastifyRequest): Promise<JsonObject> | JsonObject;
+  render?(doc: Stored<D>, url: string, query?: Q | RQ, req?: FastifyRequest): Promise<R> | R;
   /** The response as the request's API version shows it (fields of other versions left out); default as it is. */
-  present?: (body: JsonObject, req?: FastifyRequest) => JsonObject;
+  present?(body: Answer<D, R>, req?: FastifyRequest): Answer<D, R>;
   /** What differs in the component's other API versions (see ComponentDef.versions), by version. */
   variants?: Readonly<Record<string, ResourceVariant>>;
   /** Operations served only from a later API version on, by the version that brought them (see RouteSpec.since). */
   since?: Partial<Record<Operation, string>>;
   /** Fills in the `_expand` of the answered objects (a list page, a detail) as the query's `expand` asks. */
-  expand?(bodies: JsonObject[], query: JsonObject, req: FastifyRequest): Promise<void>;
+  expand?(bodies: Answer<D, R>[], query: Q | RQ, req: FastifyRequest): Promise<void>;
   /**
    * Its answer is its stored object's alone (with the version and the base URL): `render` reads nothing else, not
    * the query, the caller or other objects. Its pages may then be written from texts kept by the render cache.
@@ -217,14 +232,14 @@ function auditClock(): string {
 }
 
 /** A ZGW resource with its standard operations, notifications and OpenAPI entries. */
-export class Resource<D extends Document, I = JsonObject> {
+export class Resource<D extends Document, I = z.output<z.ZodObject>, Q = AnyQuery, RQ = AnyQuery, R extends object = object> {
   readonly store: Store<D>;
   /** What the URLs of its objects start with (see uuidOf). */
   private readonly prefix: string;
 
   constructor(
     readonly api: ComponentApi,
-    readonly def: ResourceDef<D, I>,
+    readonly def: ResourceDef<D, I, Q, RQ, R>,
   ) {
     this.store = api.store<D>(def.storeAs ?? def.collection);
     this.prefix = api.deps.urls.prefix(api.def.name, def.collection);
@@ -248,10 +263,11 @@ export class Resource<D extends Document, I = JsonObject> {
     return this.api.deps.urls.uuidIn(url, this.prefix);
   }
 
-  async toApi(doc: Stored<D>, query?: JsonObject, req?: FastifyRequest): Promise<JsonObject> {
+  async toApi(doc: Stored<D>, query?: Q | RQ, req?: FastifyRequest): Promise<Answer<D, R>> {
     const url = this.url(doc._id);
-    const extra = this.def.render ? await this.def.render(doc, url, query, req) : {};
-    const body = Object.assign(copyPublic(doc, { url }), extra);
+    const extra = this.def.render ? await this.def.render(doc, url, query, req) : undefined;
+    // (copyPublic copies the fields PublicFields names)
+    const body = Object.assign(copyPublic(doc, { url }) as PublicFields<D> & { url: string }, extra) as Answer<D, R>;
     return this.def.present ? this.def.present(body, req) : body;
   }
 
@@ -603,7 +619,9 @@ export class Resource<D extends Document, I = JsonObject> {
       scopes: def.scopes.read,
       query,
       response: page(this.shown),
-      handler: async ({ req, caller, query: q }) => {
+      handler: async ({ req, caller, query }) => {
+        // (the route parsed the query with the version's list query and the page's fields: see ResourceDef's Q)
+        const q = query as Q & PageFields;
         const filter = def.filter ? await def.filter(q, caller) : {};
         if (def.plainList) {
           const items = await this.store.find(filter, { sort: def.sort });
@@ -611,9 +629,9 @@ export class Resource<D extends Document, I = JsonObject> {
           await def.expand?.(bodies, q, req);
           return bodies;
         }
-        const { page: rawPage, cursor } = q as { page?: string; cursor?: string };
+        const { page: rawPage, cursor } = q;
         const page = parsePage(rawPage);
-        const size = typeof q.pageSize === 'number' ? q.pageSize : PAGE_SIZE;
+        const size = q.pageSize ?? PAGE_SIZE;
         return this.api.cached(this.api.requestKey(req), async () => {
           const { count, items, ...cont } = await this.store.page(filter, {
             page,
@@ -679,7 +697,8 @@ export class Resource<D extends Document, I = JsonObject> {
       etag: true,
       head: def.head ?? this.api.def.heads,
       handler: async ({ req, caller, params, query }) => {
-        const q = (query ?? {}) as JsonObject;
+        // (parsed with the version's readQuery: see ResourceDef's RQ)
+        const q = (query ?? {}) as RQ;
         const own = this.callerCondition(caller);
         const load = async () => {
           const stored = await this.getOr404(params.uuid, undefined, { ...def.readFilter?.(q), ...own });

@@ -2,9 +2,7 @@
 // defaults of absent fields, and filters put together.
 import type { Document, Filter } from 'mongodb';
 import { ZgwError } from './errors';
-import type { JsonObject } from './schema-parts';
-
-type Doc = JsonObject;
+import type { JsonObject } from '@zgw/shared';
 
 /** A refusal of the object as a whole (`nonFieldErrors`), with its code. */
 export function nonField(code: string, reason: string): ZgwError {
@@ -12,7 +10,7 @@ export function nonField(code: string, reason: string): ZgwError {
 }
 
 /** Fields that may not change after creation: `wijzigen-niet-toegelaten`. */
-export function mustBeUnchanged(current: Doc | undefined, next: Doc, fields: readonly string[]): void {
+export function mustBeUnchanged(current: JsonObject | undefined, next: JsonObject, fields: readonly string[]): void {
   if (!current) return;
   const changed = fields.filter((f) => next[f] !== undefined && current[f] !== undefined && next[f] !== current[f]);
   if (changed.length) {
@@ -21,8 +19,8 @@ export function mustBeUnchanged(current: Doc | undefined, next: Doc, fields: rea
 }
 
 /** Fills absent optional fields with the standard's empty values (a list a copy of its own), so reads show every field. */
-export function withDefaults<T extends Doc, D extends Doc>(data: T, defaults: D): Defaulted<T, D> {
-  const out: Doc = { ...data };
+export function withDefaults<T extends JsonObject, D extends JsonObject>(data: T, defaults: D): Defaulted<T, D> {
+  const out: JsonObject = { ...data };
   for (const [k, v] of Object.entries(defaults)) if (out[k] === undefined) out[k] = Array.isArray(v) ? [...v] : v;
   return out as Defaulted<T, D>;
 }

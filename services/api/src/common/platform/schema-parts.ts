@@ -70,9 +70,6 @@ export const OBJECTTYPEN = [
  */
 export type StoredFields<S extends z.ZodType, Computed extends PropertyKey = never> = Omit<z.output<S>, 'url' | '_expand' | Computed>;
 
-/** A JSON object as an API serves it (one of another server, or this platform's view of another component's): its fields unknown until checked. */
-export type JsonObject = Record<string, unknown>;
-
 /**
  * A parameter that takes one of `values` where the standard's file declares something else (no enum for a boolean
  * query parameter or a free string; fewer values than the platform orders by): anything else is refused with

@@ -640,9 +640,12 @@ export function newEvent(topic: string, key: string, payload: OutboxEvent['paylo
 }
 
 /** The API view of a stored document: internal fields dropped. */
-export function publicFields<T extends Document>(doc: Stored<T>): T {
-  return copyPublic(doc, {}) as T;
+export function publicFields<T extends Document>(doc: Stored<T>): PublicFields<T> {
+  return copyPublic(doc, {}) as PublicFields<T>;
 }
+
+/** The public fields of a stored document: those not starting with `_` (see copyPublic). */
+export type PublicFields<D> = { [K in keyof D as K extends `_${string}` ? never : K]: D[K] };
 
 /** Copies the public fields of a stored document (those not starting with `_`) into `out`, in their order. */
 export function copyPublic(doc: Document, out: Record<string, unknown>): Record<string, unknown> {

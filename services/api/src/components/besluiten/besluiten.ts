@@ -36,7 +36,7 @@ import {
   type BesluitDoc,
   type BesluitIn,
 } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 const DEFAULTS = {
   zaak: '',

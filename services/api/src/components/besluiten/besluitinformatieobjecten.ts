@@ -31,7 +31,7 @@ import {
   type BesluitInformatieObjectDoc as BioDoc,
   type BesluitInformatieObjectIn,
 } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
 const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');

@@ -3,7 +3,7 @@ import { expandObjects, expandTree } from '../../common/platform/expand';
 import type { Resource } from '../../common/platform/resource';
 import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../../common/auth/zaak-rechten';
 import { LEZEN, mayOnBesluittype, type Besluiten } from './context';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /**
  * `expand` (Besluiten 1.1.0): a besluit expands its besluittype and zaak, a besluitinformatieobject its besluit and

@@ -3,7 +3,7 @@ import type { Document } from 'mongodb';
 import { z } from 'zod';
 import { expandObjects, expandParam, expandTree } from '../../common/platform/expand';
 import type { Resource, ResourceDef, ResourceVariant } from '../../common/platform/resource';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 import type { Catalogi } from './context';
 import { EXPANDABLE, Expanded, V133 } from './schemas';
 

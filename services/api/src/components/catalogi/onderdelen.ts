@@ -20,7 +20,7 @@ import {
 } from './context';
 import { served133 } from './expand';
 import { type CatalogiDoc, type EXPANDABLE, type OnderdeelDoc, type ZaakTypeDoc } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /**
  * The parts of a zaaktype (statustypen, roltypen, eigenschappen, resultaattypen, zaakobjecttypen): they belong to

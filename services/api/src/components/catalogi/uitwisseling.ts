@@ -6,7 +6,7 @@ import type { Caller } from '../../common/auth/auth';
 import { ZgwError, type InvalidParam } from '../../common/platform/errors';
 import type { CatalogusExchange, CatalogusImport, CatalogusImportReport } from '../../common/platform/links';
 import type { Resource } from '../../common/platform/resource';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 import { alsProef, type Stored } from '../../common/platform/store';
 import type { Catalogi, Publisher } from './context';
 import type { CatalogiDoc } from './schemas';

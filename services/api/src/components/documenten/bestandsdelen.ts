@@ -11,7 +11,7 @@ import { LIVE, type Stored } from '../../common/platform/store';
 import { BIJWERKEN, mustMayOnDocument, nonField, readyFilter, type Delen, type Documenten } from './context';
 import { keepUpload, takeUpload, type Bestand } from './inhoud';
 import { BestandsDeel, type EioDoc } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /** One part of a large document's content: uploaded by PUT /bestandsdelen/{uuid}, in any order. */
 interface Deel {

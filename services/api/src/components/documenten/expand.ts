@@ -4,7 +4,7 @@ import type { Caller } from '../../common/auth/auth';
 import { MAX_EXPAND_DEPTH, parseExpandTree, urlsIn, type ExpandTree } from '../../common/platform/expand';
 import { ZgwError } from '../../common/platform/errors';
 import { LEZEN, mayOnDocument, readyFilter, type Documenten } from './context';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /**
  * `expand` on the Documenten lists and details: comma-separated link fields, nested with dots. A document expands

@@ -11,7 +11,7 @@ import {
   type EioDoc,
   type GebruiksrechtenDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 const RANGES: Record<string, string> = { lt: '$lt', lte: '$lte', gt: '$gt', gte: '$gte' };
 

@@ -69,7 +69,7 @@ import {
   type EioDoc,
   type EioInput,
 } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 import { VERTROUWELIJKHEID } from '../../common/platform/schema-parts';
 import type { Versie } from './versies';
 
@@ -102,15 +102,17 @@ const ONLY_17: ReadonlySet<string> = new Set(FIELDS_17);
  * A document as version `version` shows it: 1.5.0 without the fields it does not have; 1.7.0 with them (their
  * defaults on documents stored before they existed) and `trefwoorden` always a list.
  */
-export function present(body: JsonObject, version: string): JsonObject {
+export function present<T extends object>(body: T, version: string): T {
+  const fields = body as JsonObject;
   if (version === V15) {
-    // a copy without them (deleting fields would turn every object of a page into a slow dictionary)
+    // a copy without them (deleting fields would turn every object of a page into a slow dictionary); each is
+    // optional in the document's type
     const out: JsonObject = {};
-    for (const k in body) if (!ONLY_17.has(k)) out[k] = body[k];
-    return out;
+    for (const k in fields) if (!ONLY_17.has(k)) out[k] = fields[k];
+    return out as T;
   }
-  for (const [k, v] of Object.entries(DEFAULTS_17)) if (body[k] === undefined) body[k] = v;
-  if (body.trefwoorden === null || body.trefwoorden === undefined) body.trefwoorden = [];
+  for (const [k, v] of Object.entries(DEFAULTS_17)) if (fields[k] === undefined) fields[k] = v;
+  if (fields.trefwoorden === null || fields.trefwoorden === undefined) fields.trefwoorden = [];
   return body;
 }
 

@@ -18,7 +18,7 @@ import {
   type EioDoc,
   type ObjectInformatieObjectDoc as OioDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /** What a JSON document must have to be the object its objectType says. */
 const SHAPES: Record<string, (body: JsonObject) => boolean> = {

@@ -25,7 +25,7 @@ import {
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
 import { V17, type EioDoc, type PartDoc, type PartFacts } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /**
  * An object that belongs to one document (gebruiksrechten, objectinformatieobject, verzending): it names its

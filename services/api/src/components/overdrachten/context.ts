@@ -3,7 +3,7 @@ import type { Caller } from '../../common/auth/auth';
 import type { ComponentApi } from '../../common/platform/component';
 import type { Resource } from '../../common/platform/resource';
 import type { OverdrachtDoc } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 import type { Workflows } from './workflows';
 
 /** Scopes of the Zaken component (Autorisaties API, component `zrc`) that govern transfers. */

@@ -20,7 +20,7 @@ import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import { authFilter, mayOnZaak } from '../../common/auth/zaak-rechten';
 import { LEZEN, OVERDRAGEN, type Overdrachten } from './context';
 import { Overdracht, OverdrachtInput, OverdrachtQuery, type OverdrachtAuth, type OverdrachtDoc } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /** Where an overdracht keeps the authorisation facts of its zaak (reading needs zaken.lezen for that zaak). */
 const AUTH_FIELDS = { zaaktype: '_zaaktype', rank: '_vertrouwelijkheid' } as const;

@@ -1,5 +1,5 @@
 import type { References } from '../../common/platform/references';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 import { ARCHIEFNOMINATIE, type ZaakDoc, type ZaakEigenschapDoc, type ZaakObjectDoc } from './schemas';
 
 /**

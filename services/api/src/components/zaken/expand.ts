@@ -5,7 +5,7 @@ import type { Resource } from '../../common/platform/resource';
 import type { Stored } from '../../common/platform/store';
 import { mayOnZaak, LEZEN, zaakOfPart, type RollenRead, type Zaken } from './context';
 import { V151 } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /**
  * `expand`: comma-separated paths of link fields, nested with dots. Every expanded object is its plain endpoint's

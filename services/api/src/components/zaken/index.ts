@@ -15,7 +15,7 @@ import { syncPartFacts } from './parts';
 import { herbereken, volgt } from './herberekenen';
 import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten } from './rollen';
 import { V151, VERSIONS, type ZaakDoc } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 import { PII_FIELDS, PII_HASHES } from '../../common/platform/pii-fields';
 import { registerResultaten, registerStatussen } from './statussen';
 import { registerZaken } from './zaken';

@@ -5,7 +5,7 @@ import type { AuditEntry, Notificatie } from '@zgw/shared';
 import { registerAudittrail as registerCommonAudittrail } from '../../common/audit/audittrail';
 import type { Caller } from '../../common/auth/auth';
 import { ZgwError } from '../../common/platform/errors';
-import { Resource, type WriteActie } from '../../common/platform/resource';
+import { Resource, type Answer, type WriteActie } from '../../common/platform/resource';
 import { publicFields, pull, type Stored } from '../../common/platform/store';
 import type { ZaakBesluitLinks } from '../../common/platform/links';
 import { jsonObject, parseOrThrow } from '../../common/platform/validation';
@@ -39,18 +39,18 @@ import {
   type ZaakDoc,
   type ZaakEigenschapDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /**
  * Resources that live under one zaak's URL: `/zaken/{zaak_uuid}/zaakeigenschappen/{uuid}` and
  * `/zaken/{zaak_uuid}/besluiten/{uuid}`. Their URL carries the zaak, so rendering and notifications use it.
  */
-export class NestedResource<D extends NestedDoc, I = JsonObject> extends Resource<D, I> {
+export class NestedResource<D extends NestedDoc, I = zod.output<zod.ZodObject>> extends Resource<D, I> {
   urlOf(doc: { _zaakUuid: string; _id: string }): string {
     return `${this.api.url('zaken', doc._zaakUuid)}/${this.def.collection}/${doc._id}`;
   }
 
-  override async toApi(doc: Stored<D>): Promise<JsonObject> {
+  override async toApi(doc: Stored<D>): Promise<Answer<D>> {
     const extra = this.def.render ? await this.def.render(doc, this.urlOf(doc)) : {};
     return { url: this.urlOf(doc), uuid: doc._id, ...publicFields(doc), ...extra };
   }

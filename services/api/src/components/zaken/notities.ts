@@ -1,7 +1,7 @@
 import type { Document, Filter } from 'mongodb';
 import { ZgwError } from '../../common/platform/errors';
 import type { Resource } from '../../common/platform/resource';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 import { BIJWERKEN, READ, type Zaken } from './context';
 import { registerPart } from './parts';
 import { V17, ZaakNotitie, ZaakNotitieInput, ZaakNotitieQuery, type ZaakNotitieDoc } from './schemas';

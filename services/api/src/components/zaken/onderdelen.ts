@@ -24,7 +24,7 @@ import {
   type ZaakVerzoekDoc,
 } from './schemas';
 import type { z as zod } from 'zod';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
 const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');

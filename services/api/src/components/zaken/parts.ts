@@ -1,7 +1,7 @@
 import type { Document, Filter } from 'mongodb';
 import { z as zod } from 'zod';
 import { ZgwError } from '../../common/platform/errors';
-import { Resource, type DeclaredResource, type Operation, type ResourceDef, type WriteContext } from '../../common/platform/resource';
+import { Resource, type Answer, type DeclaredResource, type Operation, type ResourceDef, type WriteContext } from '../../common/platform/resource';
 import { pull, type Stored } from '../../common/platform/store';
 import {
   LEZEN,
@@ -22,7 +22,7 @@ import {
 import { expand, parseExpand } from './expand';
 import { herbereken, markeer } from './herberekenen';
 import { EXPANDABLE17, Expanded17, V17, type Expandable17, type ZaakDoc, type ZaakPartDoc, type ZaakPartFacts } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /**
  * A part of a zaak (status, resultaat, rol, zaakobject, zaakinformatieobject, klantcontact, zaakcontactmoment,
@@ -109,7 +109,8 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
     operationIds: def.operationIds,
     pageSize: def.pageSize,
     // (the copy under `zaak` is the platform's own where the zaak has another name)
-    present: field === 'zaak' ? undefined : ({ zaak: _zaak, ...body }) => body,
+    // (its schema has no `zaak` then: the answer's type is the stored document's, whose `zaak` is the platform's own)
+    present: field === 'zaak' ? undefined : ({ zaak: _zaak, ...body }) => body as Answer<D>,
     schema: def.schema,
     input: def.input,
     query: def.query,

@@ -22,7 +22,7 @@ import {
   type RolDoc,
   type ZaakObjectDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 import type { Pii } from '@zgw/shared';
 import { PII_FIELDS, PII_HASHES, openPii, piiCondition, piiHashes, sealPii } from '../../common/platform/pii-fields';
 

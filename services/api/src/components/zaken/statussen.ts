@@ -15,7 +15,7 @@ import {
   type StatusDoc,
   type ZaakDoc,
 } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 
 /** Whether `statustype` is the eindstatus of its zaaktype: the one with the highest volgnummer. */
 async function isEindstatus(z: Zaken, statustype: Stored<JsonObject>): Promise<boolean> {

@@ -55,7 +55,7 @@ import {
   type ZaakDoc,
   type ZaakIn,
 } from './schemas';
-import type { JsonObject } from '../../common/platform/schema-parts';
+import type { JsonObject } from '@zgw/shared';
 import { unlinkDocument } from './onderdelen';
 import { naZaakwijziging, volgt } from './herberekenen';
 import { rolFilterOfZaakQuery, zakenWithRol } from './rollen';
