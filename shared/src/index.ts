@@ -26,3 +26,4 @@ export * from './digest';
 export * from './paths';
 export * from './bounded';
 export * from './verklaring';
+export * from './vernietiging';

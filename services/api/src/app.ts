@@ -14,6 +14,7 @@ import { registerImportenAdmin } from './admin/importen';
 import { registerOverdrachtenAdmin } from './admin/overdrachten';
 import { registerTemporalCodec } from './admin/temporal-codec';
 import { registerArchiefAdmin } from './admin/archief';
+import { registerVernietigingslijstenAdmin } from './admin/vernietigingslijsten';
 import { registerAdminUi } from './admin/ui';
 import { sealEarlierValues } from './common/platform/pii-fields';
 import { upgradeToTenants } from './common/platform/tenants';
@@ -102,6 +103,7 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
   await registerNotificatiesAdmin(app, deps);
   registerOverdrachtenAdmin(app, deps);
   registerArchiefAdmin(app, deps);
+  await registerVernietigingslijstenAdmin(app, deps);
   await registerImportenAdmin(app, deps, apis);
   registerTemporalCodec(app, deps);
   // The audit trail of reads: its publisher runs while the app does; what it could not send stays in the spool.
