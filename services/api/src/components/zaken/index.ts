@@ -187,6 +187,10 @@ async function ensureIndexes(z: Zaken): Promise<void> {
     { key: { zaaktype: 1, _created: 1, _id: 1, startdatum: 1 } },
     { key: { zaaktype: 1, bronorganisatie: 1, _created: 1, _id: 1, startdatum: 1 } },
     { key: { bronorganisatie: 1, _created: 1, _id: 1, startdatum: 1 } },
+    // The zaken an archive tool destroys, in list order, and their count: archiefnominatie vernietigen, closed before
+    // a date (`einddatum__isnull=False&einddatum__lt=`, Open Archiefbeheer's query; later runs add `einddatum__gt`).
+    { key: { archiefnominatie: 1, _created: 1, _id: 1, einddatum: 1 } },
+    { key: { archiefnominatie: 1, einddatum: 1 } },
     ...ZAAK_ORDERING.map((f) => ({ key: { [f]: 1, _id: 1 } })),
     ...ZAAK_ORDERING.map((f) => ({ key: { zaaktype: 1, [f]: 1, _id: 1, _vertrouwelijkheid: 1 } })),
     { key: { zaakgeometrie: '2dsphere' }, sparse: true },
