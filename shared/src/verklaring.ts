@@ -183,6 +183,10 @@ const KOLOMMEN: Kolom[] = [
   { kop: 'Vernietigd op', breedte: 95, waarde: (r) => r.vernietigdOp },
 ];
 const PAD = 3;
+/** How the zaken were destroyed (Archiefbesluit 1995 art. 8 asks the verklaring to say so). */
+export const VERKLARING_WIJZE =
+  'verwijderd uit de registratie: elke zaak met haar onderdelen, besluiten en de documenten die geen andere zaak of besluit gebruikt, met hun inhoud, volgens de vernietigingslijst hierboven; wat een zaak nog elders gebruikt, is bewaard.';
+const WIJZE = VERKLARING_WIJZE;
 const MAX_CEL = 30;
 
 /** Drawing operators for one page, gathered as text. */
@@ -215,6 +219,7 @@ function layout(kop: VerklaringKop, regels: VerklaringRegel[]): Pagina[] {
     ['Vernietigingslijst', `${kop.lijst} (${kop.lijstUuid})`],
     ['Uitgevoerd op', kop.uitgevoerdOp],
     ['Aantal vernietigde zaken', String(regels.length)],
+    ['Wijze van vernietiging', WIJZE],
   ];
   for (const [label, waarde] of kopRegels) {
     for (const [i, l] of wrap(waarde, textW - 130, 10).entries()) {

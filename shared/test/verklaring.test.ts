@@ -1,5 +1,5 @@
 import { inflateSync } from 'node:zlib';
-import { verklaringCsv, verklaringPdf, VERKLARING_CSV_KOLOMMEN, type VerklaringKop, type VerklaringRegel } from '../src/verklaring';
+import { verklaringCsv, verklaringPdf, VERKLARING_CSV_KOLOMMEN, VERKLARING_WIJZE, type VerklaringKop, type VerklaringRegel } from '../src/verklaring';
 
 /** RFC 4180: quoted fields, "" for a quote, CRLF between records. */
 function parseCsv(text: string): string[][] {
@@ -162,6 +162,7 @@ test('the PDF is a PDF whose pages hold the title, the list, its reviews and eve
   for (const t of ['Verklaring van vernietiging', '002220647', `${kop.lijst} (${kop.lijstUuid})`, kop.uitgevoerdOp, '1200']) {
     expect(first).toContain(t);
   }
+  expect(first.replace(/\s+/g, ' ')).toContain(`Wijze van vernietiging ${VERKLARING_WIJZE.split(' ').slice(0, 4).join(' ')}`);
   expect(first).toContain('recordmanager');
   expect(first).toContain('Anna de Vries, 2026-12-01T10:00:00Z');
   expect(first).toContain('Jeroen Brouwer, 2026-12-03T15:30:00Z');
