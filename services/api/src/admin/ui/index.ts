@@ -8,6 +8,7 @@ import { registerDoelregistratieScreens } from './doelregistraties';
 import { registerOverdrachtScreens } from './overdrachten';
 import { registerAuditScreens } from './audit';
 import { registerArchiefScreens } from './archief';
+import { registerVernietigingslijstScreens } from './vernietigingslijsten';
 import { sessionCaller, sessionOf, type AdminUi } from './context';
 import { registerOrganisatieScreens } from './organisaties';
 import { registerImportScreens } from './importen';
@@ -149,6 +150,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
   <section class="card"><h2><a href="${UI}/abonnementen">Abonnementen</a></h2><p>Abonnementen op notificaties: status, laatste pogingen, ontgrendelen en opnieuw versturen.</p></section>
   <section class="card"><h2><a href="${UI}/overdrachten">Overdrachten</a></h2><p>Overdrachten van zaken aan andere registraties: stappen, weigeringen, annuleren en opnieuw proberen; de doelregistraties.</p></section>
   <section class="card"><h2><a href="${UI}/archief">Archief</a></h2><p>Afgesloten zaken zonder archiefactiedatum of archiefnominatie (de werklijst), en zaken onder juridische bewaring.</p></section>
+  <section class="card"><h2><a href="${UI}/vernietigingslijsten">Vernietiging</a></h2><p>Vernietigingslijsten maken, per stap beoordelen, uitvoeren en volgen; de verklaring van vernietiging.</p></section>
   <section class="card"><h2><a href="${UI}/audit">Audit</a></h2><p>Client ids waarvan het lezen niet in de audit trail komt.</p></section>
   ${session.platform ? html`<section class="card"><h2><a href="${UI}/organisaties">Organisaties</a></h2><p>De organisaties (tenants) van dit platform: aantallen, opslag, een nieuwe, en welke deze schermen beheren (nu <code>${session.tenant}</code>).</p></section>` : ''}
   ${session.platform ? html`<section class="card"><h2><a href="${UI}/importen">Importen</a></h2><p>Een hele registratie overbrengen uit Open Zaak, OneGround of een andere ZGW-registratie, met voortgang en controle.</p></section>` : ''}
@@ -212,6 +214,7 @@ export async function registerAdminUi(app: FastifyInstance, deps: Deps, apis: re
       registerOverdrachtScreens(scope, ui);
       registerDoelregistratieScreens(scope, ui);
       registerArchiefScreens(scope, ui);
+      registerVernietigingslijstScreens(scope, ui);
       registerAuditScreens(scope, ui);
       registerBeheerderScreens(scope, ui, users, sessions);
       registerOrganisatieScreens(scope, ui, sessions);

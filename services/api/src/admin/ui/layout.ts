@@ -27,6 +27,7 @@ export interface PageOptions {
     | 'abonnementen'
     | 'overdrachten'
     | 'archief'
+    | 'vernietigingslijsten'
     | 'audit'
     | 'beheerders'
     | 'organisaties'
@@ -46,6 +47,7 @@ const NAV: [NonNullable<PageOptions['nav']>, string, string][] = [
   ['abonnementen', `${UI}/abonnementen`, 'Abonnementen'],
   ['overdrachten', `${UI}/overdrachten`, 'Overdrachten'],
   ['archief', `${UI}/archief`, 'Archief'],
+  ['vernietigingslijsten', `${UI}/vernietigingslijsten`, 'Vernietiging'],
   ['audit', `${UI}/audit`, 'Audit'],
   ['beheerders', `${UI}/beheerders`, 'Beheerders'],
 ];
