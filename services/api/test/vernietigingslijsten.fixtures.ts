@@ -100,15 +100,20 @@ export async function zaak(
     t,
     'zaken',
     zaakBody(s.zaaktype, {
-      startdatum: '2019-06-01',
+      startdatum: '2020-01-15',
       omschrijving: opts.omschrijving ?? 'Te vernietigen',
       ...(opts.hoofdzaak ? { hoofdzaak: opts.hoofdzaak } : {}),
     }),
   );
   if (opts.open) return z;
-  await createZ(t, 'resultaten', { zaak: z.url, resultaattype: opts.resultaattype ?? s.weg });
-  await createZ(t, 'statussen', { zaak: z.url, statustype: s.eind, datumStatusGezet: `${opts.dag ?? '2020-02-01'}T10:00:00Z` });
+  await sluit(t, s, z.url, opts);
   return z;
+}
+
+/** Closes a zaak on `dag` (default 2020-02-01: its archiefactiedatum 2021-02-01) with a resultaat of `resultaattype`. */
+export async function sluit(t: TestApp, s: Opzet, zaakUrl: string, opts: { dag?: string; resultaattype?: string } = {}): Promise<void> {
+  await createZ(t, 'resultaten', { zaak: zaakUrl, resultaattype: opts.resultaattype ?? s.weg });
+  await createZ(t, 'statussen', { zaak: zaakUrl, statustype: s.eind, datumStatusGezet: `${opts.dag ?? '2020-02-01'}T10:00:00Z` });
 }
 
 export const uuidOf = (url: string): string => url.slice(url.lastIndexOf('/') + 1);

@@ -1,4 +1,4 @@
-import { CE_TENANT, endSpans, sleep, startConsumeSpan, TENANT_FIELD, type BatchPayload, type Logger } from '@zgw/shared';
+import { CE_TENANT, endSpans, leesZonder, sleep, startConsumeSpan, TENANT_FIELD, type BatchPayload, type Logger } from '@zgw/shared';
 import { COLLECTION_OF, parseEntry, type StoredEntry } from './entries';
 import type { EntryStore } from './store';
 
@@ -17,6 +17,12 @@ export interface BatchOptions {
    * every entry is stored.
    */
   tenantExists?: (tenant: string) => Promise<boolean>;
+  /**
+   * Which of these main objects (URLs) of an organisation a destruction list destroyed (its register,
+   * `vernietigde_objecten`): their entries that reach the worker later (a read spooled, a write delivered again) are
+   * dropped, and a read entry that also showed others keeps only those (leesZonder). Without it every entry is stored.
+   */
+  vernietigd?: (tenant: string, urls: string[]) => Promise<Set<string>>;
   /** Entries per insert (a Kafka batch can hold thousands). */
   chunkSize?: number;
   /** Backoff while the database cannot be reached: first wait, longest wait (ms). */
@@ -56,6 +62,27 @@ export function batchHandler(opts: BatchOptions): (payload: BatchPayload) => Pro
     return kept;
   };
 
+  /** The entries without those of destroyed objects (see BatchOptions.vernietigd), asked once per organisation of the chunk. */
+  const zonderVernietigd = async (entries: StoredEntry[], where: object): Promise<StoredEntry[]> => {
+    if (!opts.vernietigd || !entries.length) return entries;
+    const mains = (e: StoredEntry): string[] =>
+      Array.isArray(e.hoofdObjecten) ? (e.hoofdObjecten as string[]) : typeof e.hoofdObject === 'string' ? [e.hoofdObject] : [];
+    const weg = new Map<string, Set<string>>();
+    for (const tenant of new Set(entries.map((e) => e[TENANT_FIELD] as string))) {
+      const urls = [...new Set(entries.filter((e) => e[TENANT_FIELD] === tenant).flatMap(mains))];
+      if (urls.length) weg.set(tenant, await opts.vernietigd(tenant, urls));
+    }
+    const kept = entries.flatMap((e): StoredEntry[] => {
+      const gone = weg.get(e[TENANT_FIELD] as string);
+      if (!gone?.size || !mains(e).some((m) => gone.has(m))) return [e];
+      if (!Array.isArray(e.hoofdObjecten)) return [];
+      const rest = leesZonder(e as StoredEntry & { hoofdObjecten: string[]; getoond?: [string, string, number][] }, gone);
+      return rest ? [rest] : [];
+    });
+    if (kept.length < entries.length) log.info({ ...where, dropped: entries.length - kept.length }, 'audit entries of destroyed objects dropped');
+    return kept;
+  };
+
   return async (payload) => {
     const { batch } = payload;
     const name = batch.topic.startsWith(prefix) ? batch.topic.slice(prefix.length) : batch.topic;
@@ -80,7 +107,7 @@ export function batchHandler(opts: BatchOptions): (payload: BatchPayload) => Pro
         if (collection && entries.length) {
           for (let delay = retry.initialMs; ; delay = Math.min(delay * 2, retry.maxMs)) {
             try {
-              const r = await store.insertAbsent(collection, await ofExisting(entries, where));
+              const r = await store.insertAbsent(collection, await zonderVernietigd(await ofExisting(entries, where), where));
               if (unreachableSince !== undefined) {
                 log.info({ ...where, downMs: Date.now() - unreachableSince }, 'audit store reachable again');
                 unreachableSince = undefined;

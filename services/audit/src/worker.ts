@@ -14,6 +14,8 @@ import {
   type Logger,
   type Mongo,
   TENANTS_COLLECTION,
+  TENANT_FIELD,
+  VERNIETIGD_COLLECTION,
 } from '@zgw/shared';
 import { batchHandler, type BatchOptions } from './batch';
 import { MongoEntryStore, type EntryStore } from './store';
@@ -66,6 +68,7 @@ export async function startAuditWorker(config: Config, log: Logger, opts: Worker
     await consumer.subscribe({ topics: [AUDIT_TOPIC, AUDIT_READS_TOPIC].map((t) => topicName(prefix, t)), fromBeginning: true });
     const store = opts.store ? opts.store(mongo) : new MongoEntryStore(mongo.db);
     const tenants = mongo.db.collection<{ _id: string }>(TENANTS_COLLECTION);
+    const vernietigd = mongo.db.collection<{ _id: string }>(VERNIETIGD_COLLECTION);
     await consumer.run({
       eachBatchAutoResolve: false,
       eachBatch: batchHandler({
@@ -74,6 +77,8 @@ export async function startAuditWorker(config: Config, log: Logger, opts: Worker
         prefix,
         defaultTenant: config.ZGW_DEFAULT_TENANT,
         tenantExists: async (tenant) => !!(await tenants.findOne({ _id: tenant }, { projection: { _id: 1 } })),
+        vernietigd: async (tenant, urls) =>
+          new Set((await vernietigd.find({ [TENANT_FIELD]: tenant, _id: { $in: urls } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id)),
         chunkSize: opts.chunkSize,
         retry: opts.retry,
       }),

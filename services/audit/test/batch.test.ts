@@ -146,6 +146,40 @@ describe('audit batch handler', () => {
     expect(store.ids(AUDITTRAIL_COLLECTION)).toEqual([before.uuid]);
   });
 
+  it('drops the entries of objects a destruction list destroyed; a read entry that also showed others keeps only those', async () => {
+    const gone = 'http://127.0.0.1:8000/zaken/api/v1/zaken/00000000-0000-4000-8000-00000000aaaa';
+    const kept = 'http://127.0.0.1:8000/zaken/api/v1/zaken/00000000-0000-4000-8000-00000000bbbb';
+    const asked: [string, string[]][] = [];
+    const vernietigd = async (tenant: string, urls: string[]) => (asked.push([tenant, [...urls].sort()]), new Set(urls.filter((u) => u === gone)));
+    const store = new MemoryStore(0, []);
+    const handler = batchHandler({ store, log: capture().log, prefix: '', defaultTenant: DEFAULT_TENANT, vernietigd, sleep: noWait });
+    const [write, other] = [auditEntry({ hoofdObject: gone, resourceUrl: gone }), auditEntry({ hoofdObject: kept, resourceUrl: kept })];
+    await handler(
+      payload(
+        'audit',
+        [write, other].map((e) => JSON.stringify(e)),
+        [],
+      ),
+    );
+    expect(store.ids(AUDITTRAIL_COLLECTION)).toEqual([other.uuid]);
+    expect(asked).toEqual([[DEFAULT_TENANT, [gone, kept].sort()]]);
+    const [alone, both] = [
+      readEntry({ hoofdObject: gone, resourceUrl: gone }),
+      readEntry({ hoofdObject: undefined, resourceUrl: undefined, hoofdObjecten: [gone, kept], getoond: [0, 1] } as never),
+    ];
+    await handler(
+      payload(
+        'audit-reads',
+        [alone, both].map((e) => JSON.stringify(e)),
+        [],
+      ),
+    );
+    expect(store.ids(AUDIT_READS_COLLECTION)).toEqual([both.uuid]);
+    const stored = store.docs.get(AUDIT_READS_COLLECTION)!.get(both.uuid)!;
+    expect(stored.hoofdObjecten).toEqual([kept]);
+    expect(stored.getoond).toEqual([['zaak', kept, 0]]);
+  });
+
   it('stores the entries of a batch by uuid and commits after the store, chunk by chunk', async () => {
     const events: string[] = [];
     const store = new MemoryStore(0, events);

@@ -12,6 +12,7 @@ import { kopieerOnderdelen } from './activities/onderdelen';
 import { valideer, type Plan } from './activities/valideer';
 import { verifieer } from './activities/verifieer';
 import { createImportActivities } from './importen/activities';
+import { createVernietigingActivities } from './vernietiging/activities';
 
 export type { Documenten, Plan };
 
@@ -34,6 +35,7 @@ export function createActivities(deps: Deps) {
       antwoord: (o: OverdrachtOpdracht) => antwoord(deps, o),
       compenseer: (o: OverdrachtOpdracht, plan: Plan) => compenseer(deps, o, plan),
       ...createImportActivities(deps),
+      ...createVernietigingActivities(deps),
     }),
   );
 }

@@ -13,6 +13,7 @@ import type { Activities, Plan } from './activities';
 import { message } from './failure-message';
 
 export { importeren, importeerSoort } from './importen/workflow';
+export { vernietigen } from './vernietiging/workflows';
 
 // Type-only imports above: the workflow bundle holds no code of the activities. These mirror context.ts.
 const WEIGERING = 'Weigering';
