@@ -17,8 +17,8 @@ export interface ExpandTree {
  */
 export type Expansion = { [field: string]: JsonObject | JsonObject[] };
 
-/** An answered object as an expansion sees it: its `_expand` (the fields it follows are read by name: fieldOf). */
-export type ExpandedAnswer = { _expand?: Expansion };
+/** An answered object as an expansion sees it: its URL and its `_expand` (the fields it follows are read by name: fieldOf). */
+export type ExpandedAnswer = { url?: string; _expand?: Expansion };
 
 /** A field of an answered object, by name (what an expansion follows). */
 export function fieldOf(obj: object, field: string): unknown {

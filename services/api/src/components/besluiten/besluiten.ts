@@ -1,3 +1,4 @@
+import type { Document, Filter } from 'mongodb';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../../common/auth/auth';
 import { ZgwError, type InvalidParam } from '../../common/platform/errors';
@@ -70,7 +71,7 @@ export function registerBesluiten(b: Besluiten): Resource<BesluitDoc> {
     weergave: (doc) => doc.identificatie,
     visible: (doc, caller) => mayOnBesluittype(caller, doc.besluittype, ANY_BESLUIT_SCOPE),
     filter: (q, caller) => {
-      const f: JsonObject = {};
+      const f: Filter<Document> = {};
       for (const k of BESLUIT_FILTERS) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
       return and(authFilter(caller, BESLUIT_AUTH_FIELD), f);
     },

@@ -1,3 +1,4 @@
+import type { Document, Filter } from 'mongodb';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../../common/auth/auth';
 import { UuidParams } from '../../common/platform/component';
@@ -63,7 +64,7 @@ export function registerBesluitinformatieobjecten(b: Besluiten): Resource<BioDoc
     hoofdObject: (doc) => doc.besluit,
     visible: (doc, caller) => mayOnBesluittype(caller, doc[PART_AUTH_FIELD], ANY_BESLUIT_SCOPE),
     filter: (q, caller) => {
-      const f: JsonObject = {};
+      const f: Filter<Document> = {};
       for (const k of ['besluit', 'informatieobject']) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
       return and(authFilter(caller, PART_AUTH_FIELD), f);
     },

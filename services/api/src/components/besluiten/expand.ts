@@ -1,5 +1,5 @@
 import type { Caller } from '../../common/auth/auth';
-import { expandObjects, expandTree } from '../../common/platform/expand';
+import { expandObjects, expandTree, type ExpandedAnswer, type Expansion } from '../../common/platform/expand';
 import type { Resource } from '../../common/platform/resource';
 import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../../common/auth/zaak-rechten';
 import { LEZEN, mayOnBesluittype, type Besluiten } from './context';
@@ -62,9 +62,9 @@ class Loader {
 }
 
 /** The `_expand` of one besluit or besluitinformatieobject (its API view with `url`) for `expand` as asked. */
-export async function expand(b: Besluiten, caller: Caller, object: JsonObject, raw: string): Promise<JsonObject> {
-  const obj: JsonObject = { ...object };
+export async function expand(b: Besluiten, caller: Caller, object: object, raw: string): Promise<Expansion> {
+  const obj: ExpandedAnswer = { ...object };
   const loader = new Loader(b, caller);
   await expandObjects((urls) => loader.load(urls), [obj], expandTree(raw));
-  return (obj._expand as JsonObject | undefined) ?? {};
+  return obj._expand ?? {};
 }

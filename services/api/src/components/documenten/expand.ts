@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
-import { MAX_EXPAND_DEPTH, parseExpandTree, urlsIn, type ExpandTree } from '../../common/platform/expand';
+import { MAX_EXPAND_DEPTH, fieldOf, parseExpandTree, urlsIn, type ExpandedAnswer, type ExpandTree } from '../../common/platform/expand';
 import { ZgwError } from '../../common/platform/errors';
 import { LEZEN, mayOnDocument, readyFilter, type Documenten } from './context';
 import type { JsonObject } from '@zgw/shared';
@@ -47,7 +47,7 @@ async function load(d: Documenten, caller: Caller, urls: string[], req?: Fastify
 export async function expandDocuments(
   d: Documenten,
   caller: Caller,
-  objects: JsonObject[],
+  objects: readonly ExpandedAnswer[],
   tree: ExpandTree | undefined,
   req?: FastifyRequest,
   depth = 1,
@@ -59,16 +59,17 @@ export async function expandDocuments(
     const found = await load(
       d,
       caller,
-      objects.flatMap((o) => urlsIn(o[field])),
+      objects.flatMap((o) => urlsIn(fieldOf(o, field))),
       req,
     );
     const children = [...new Set(found.values())];
     if (Object.keys(sub).length && children.length) await expandDocuments(d, caller, children, sub, req, depth + 1);
     for (const obj of objects) {
-      const list = urlsIn(obj[field])
+      const value = fieldOf(obj, field);
+      const list = urlsIn(value)
         .map((u) => found.get(u))
         .filter((x): x is JsonObject => !!x);
-      (obj._expand as JsonObject)[field] = Array.isArray(obj[field]) ? list : (list[0] ?? {});
+      obj._expand![field] = Array.isArray(value) ? list : (list[0] ?? {});
     }
   }
 }

@@ -11,7 +11,6 @@ import {
   type EioDoc,
   type GebruiksrechtenDoc,
 } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 
 const RANGES: Record<string, string> = { lt: '$lt', lte: '$lte', gt: '$gt', gte: '$gte' };
 
@@ -32,7 +31,7 @@ export function registerGebruiksrechten(d: Documenten): Resource<Gebruiksrechten
     filter: (q) => {
       const f: Filter<Document> = {};
       for (const field of ['startdatum', 'einddatum']) {
-        const cond: JsonObject = {};
+        const cond: Filter<Document> = {};
         for (const [suffix, op] of Object.entries(RANGES)) if (q[`${field}__${suffix}`] !== undefined) cond[op] = q[`${field}__${suffix}`];
         if (Object.keys(cond).length) f[field] = cond;
       }

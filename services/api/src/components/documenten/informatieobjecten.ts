@@ -512,7 +512,8 @@ async function versionOf(d: Documenten, current: Stored<EioDoc>, q: VersionQuery
  * linked to that object, or to any object of that type (see OBJECTEN).
  */
 function listFilter(q: JsonObject, caller: Caller): Filter<Document> {
-  const f: JsonObject = {};
+  // (a document of the query: the driver types a filter's _id as an ObjectId)
+  const f: Document = {};
   if (q.identificatie) f.identificatie = q.identificatie;
   if (q.bronorganisatie) f.bronorganisatie = q.bronorganisatie;
   const ids = (q.uuid__in ?? q.uuid_In) as string[] | undefined;

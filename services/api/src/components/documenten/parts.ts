@@ -112,7 +112,7 @@ export function registerPart<D extends PartDoc>(d: Documenten, def: PartDef<D>):
     count: (filter, caller) =>
       countableByBuckets(caller, filter, PART_AUTH_FIELDS) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined,
     filter: (q, caller) => {
-      const f: JsonObject = {};
+      const f: Filter<Document> = {};
       if (q.informatieobject) f.informatieobject = q.informatieobject;
       for (const k of def.exact ?? []) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
       return and(authFilter(caller, PART_AUTH_FIELDS), f, def.filter ? def.filter(q) : {});

@@ -1,3 +1,4 @@
+import type { Document, Filter } from 'mongodb';
 import {
   DOELREGISTRATIES_COLLECTION,
   EINDSTATUSSEN,
@@ -28,7 +29,7 @@ export const OVERDRACHT_FILTERS = ['status', 'zaak', 'doelregistratie'] as const
 
 /** The list filters of the overdrachten (status, zaak, doelregistratie) that a query sets, as one condition. */
 export function filtersOf(q: JsonObject): JsonObject {
-  const f: JsonObject = {};
+  const f: Filter<Document> = {};
   for (const k of OVERDRACHT_FILTERS) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
   return f;
 }

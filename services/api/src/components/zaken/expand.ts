@@ -1,5 +1,5 @@
 import type { Caller } from '../../common/auth/auth';
-import { MAX_EXPAND_DEPTH, parseExpandTree, urlsIn, type ExpandTree } from '../../common/platform/expand';
+import { MAX_EXPAND_DEPTH, fieldOf, parseExpandTree, urlsIn, type ExpandedAnswer, type ExpandTree } from '../../common/platform/expand';
 import { ZgwError } from '../../common/platform/errors';
 import type { Resource } from '../../common/platform/resource';
 import type { Stored } from '../../common/platform/store';
@@ -178,7 +178,7 @@ class Loader {
 export async function expand(
   z: Zaken,
   caller: Caller,
-  objects: JsonObject[],
+  objects: readonly ExpandedAnswer[],
   tree: ExpandTree | undefined,
   version = V151,
   rollenRead?: RollenRead,
@@ -187,18 +187,19 @@ export async function expand(
   await expandLevel(new Loader(z, caller, version, rollenRead), objects, tree, 1);
 }
 
-async function expandLevel(loader: Loader, objects: JsonObject[], tree: ExpandTree, depth: number): Promise<void> {
+async function expandLevel(loader: Loader, objects: readonly ExpandedAnswer[], tree: ExpandTree, depth: number): Promise<void> {
   for (const obj of objects) obj._expand ??= {};
   for (const [field, sub] of Object.entries(tree)) {
     if (depth > 1 && !objects.some((o) => field in o)) throw invalid(`"${field}" is geen veld van de uitgeklapte objecten.`, loader.version);
-    const many = objects.some((o) => Array.isArray(o[field]));
-    const found = await loader.load(objects.flatMap((o) => urlsIn(o[field])));
+    const many = objects.some((o) => Array.isArray(fieldOf(o, field)));
+    const found = await loader.load(objects.flatMap((o) => urlsIn(fieldOf(o, field))));
     // A zaak sees its Catalogi objects as they were on its startdatum (their relations resolved on that date).
-    const seen = new Map<JsonObject, JsonObject[]>();
+    const seen = new Map<ExpandedAnswer, JsonObject[]>();
     for (const obj of objects) {
-      const datum = typeof obj.startdatum === 'string' ? obj.startdatum : undefined;
+      const startdatum = fieldOf(obj, 'startdatum');
+      const datum = typeof startdatum === 'string' ? startdatum : undefined;
       const list: JsonObject[] = [];
-      for (const u of urlsIn(obj[field])) {
+      for (const u of urlsIn(fieldOf(obj, field))) {
         const dated = datum ? loader.at(u, datum) : undefined;
         const doc = (dated ? await dated : undefined) ?? found.get(u);
         if (doc) list.push(doc);
@@ -209,7 +210,7 @@ async function expandLevel(loader: Loader, objects: JsonObject[], tree: ExpandTr
     if (Object.keys(sub).length && children.length) await expandLevel(loader, children, sub, depth + 1);
     for (const obj of objects) {
       const list = seen.get(obj)!;
-      (obj._expand as JsonObject)[field] = many || Array.isArray(obj[field]) ? list : (list[0] ?? {});
+      obj._expand![field] = many || Array.isArray(fieldOf(obj, field)) ? list : (list[0] ?? {});
     }
   }
 }

@@ -27,7 +27,7 @@ function notitieFilter(q: JsonObject): Filter<Document> {
     else if (typeof contains === 'string') f[field] = { $regex: escape(contains), $options: 'i' };
   }
   for (const field of ['aanmaakdatum', 'wijzigingsdatum']) {
-    const cond: JsonObject = {};
+    const cond: Filter<Document> = {};
     if (q[field] !== undefined) cond.$eq = q[field];
     for (const [suffix, op] of Object.entries(COMPARE)) if (q[`${field}__${suffix}`] !== undefined) cond[op] = q[`${field}__${suffix}`];
     if (Object.keys(cond).length) f[field] = cond;

@@ -136,7 +136,7 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
     count: (filter, caller) =>
       !caller.all && sameFilter(filter, authFilter(caller, PART_AUTH_FIELDS)) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined,
     filter: async (q, caller) => {
-      const f: JsonObject = {};
+      const f: Filter<Document> = {};
       if (q.zaak) f.zaak = q.zaak;
       for (const k of def.exact ?? []) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
       const parts = [authFilter(caller, PART_AUTH_FIELDS), f, def.filter ? await def.filter(q) : {}].filter((p) => Object.keys(p).length);

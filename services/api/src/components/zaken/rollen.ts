@@ -40,8 +40,8 @@ export const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {
 
 /** The rollen condition of a query whose rol filters carry `prefix` (`rol__` on /zaken, none on /rollen). */
 export function rolFilter(pii: Pii, q: JsonObject, prefix: string): Filter<Document> | undefined {
-  const f: JsonObject = {};
-  const sealed: JsonObject[] = [];
+  const f: Filter<Document> = {};
+  const sealed: Filter<Document>[] = [];
   const get = (k: string) => q[`${prefix}${k}`];
   if (get('betrokkeneType')) f.betrokkeneType = get('betrokkeneType');
   if (get('betrokkene')) f.betrokkene = get('betrokkene');

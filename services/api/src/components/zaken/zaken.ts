@@ -302,7 +302,8 @@ function listOf(v: unknown): string[] {
 /** The MongoDB filter of the /zaken list filters and the `_zoek` body (which also has uuid__in, zaaktype__in, zaakgeometrie). */
 export async function zaakFilter(z: Zaken, q: JsonObject, caller: Caller, withArea = true, rollenRead?: RollenRead): Promise<Filter<Document>> {
   const parts: Filter<Document>[] = [authFilter(caller, ZAAK_AUTH_FIELDS)];
-  const f: JsonObject = {};
+  // (a document of the query: the driver types a filter's _id as an ObjectId)
+  const f: Document = {};
   for (const k of SIMPLE) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
   // `__in` as one equality per value: each is served by the field's index in list order (an $in with a sort is not).
   for (const [k, param] of IN_PARAMS) {
@@ -312,7 +313,7 @@ export async function zaakFilter(z: Zaken, q: JsonObject, caller: Caller, withAr
   }
   for (const { field, ops, isnull: isnullParam } of DATE_PARAMS) {
     if (q[field] !== undefined) f[field] = q[field];
-    let cond: JsonObject | undefined;
+    let cond: Filter<Document> | undefined;
     for (const [param, op] of ops) if (q[param] !== undefined) (cond ??= {})[op] = q[param];
     const isnull = q[isnullParam];
     // isnull=false as "any date" (dates are strings), a range an index bounds, unlike `$ne: null`
