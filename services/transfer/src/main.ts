@@ -17,7 +17,10 @@ import { registerTransferMetrics } from './metrics';
 import { temporalLogger } from './temporal-log';
 import { tracedWorker } from './workflow-spans';
 
-/** Temporal worker for ZSDMS transfers: workflow `overdracht` and its activities, on task queue TRANSFER_TASK_QUEUE. */
+/**
+ * Temporal worker of the platform's long jobs on task queue TRANSFER_TASK_QUEUE: ZSDMS transfers (`overdracht`), the
+ * registration import (`importeren`) and destruction lists (`vernietigen`), each with its activities.
+ */
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('transfer', config.LOG_LEVEL);
