@@ -1,17 +1,20 @@
 /**
  * The destruction list screens end to end in headless Chromium (as admin-archief-e2e.test.ts; ZGW_CHROMIUM names the
- * browser): an archivist sets two review steps and where the verklaring goes, makes a list from a selection, submits
- * it; the first step excludes a zaak with a reason and a new archiefactiedatum (back to the maker), the list is
- * submitted again and approved in both steps.
+ * browser), with the transfer worker carrying the list out: an archivist sets two review steps and where the verklaring
+ * goes, makes a list from a selection, submits it; the first step excludes a zaak with a reason and a new
+ * archiefactiedatum (back to the maker), the list is submitted again and approved in both steps, carried out and
+ * followed to its end; the verklaring van vernietiging is downloaded as PDF and CSV.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { PASSWORD, totpCode } from './admin-ui.helpers';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import type { TestApp } from './harness';
-import { LogLines, startListeningApp } from './overdrachten.fixtures';
-import { CRS } from './zaken.fixtures';
+import { LogLines, startListeningApp, startWorker, stopWorker } from './overdrachten.fixtures';
+import { CRS, ZRC } from './zaken.fixtures';
+import { createEio, eioBody } from './documenten.fixtures';
 import { LIJSTEN, opzet, zaak, type Opzet } from './vernietigingslijsten.fixtures';
 
 jest.setTimeout(300_000);
@@ -21,6 +24,7 @@ const BROWSER = process.env.ZGW_CHROMIUM || '/usr/bin/chromium';
 
 let t: TestApp;
 let sl: Referentielijsten;
+let worker: ChildProcess | undefined;
 let base: string;
 let browser: Browser;
 let page: Page;
@@ -34,6 +38,7 @@ beforeAll(async () => {
   sl = await startReferentielijsten();
   t = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url, ADMIN_INITIAL_USER: 'archivaris', ADMIN_INITIAL_PASSWORD: PASSWORD }, logs);
   base = t.config.PUBLIC_BASE_URL;
+  worker = startWorker(t, logs);
   s = await opzet(t, sl);
   browser = await chromium.launch({ executablePath: BROWSER, headless: true, args: ['--no-sandbox'] });
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -51,6 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await stopWorker(worker);
   await t?.close();
   await sl?.close();
 });
@@ -61,10 +67,21 @@ async function shows(selector: string, text: string, timeout = 60_000): Promise<
 
 const status = () => page.getAttribute('#status [data-status]', 'data-status');
 
-it('an archivist makes a list and has it reviewed in two steps, one exclusion with a reason and a new date sending it back', async () => {
+it('an archivist makes a list, has it reviewed in two steps (one exclusion sends it back), carries it out and downloads the verklaring', async () => {
   const weg = [await zaak(t, s, { omschrijving: 'Kapvergunning Dorpsstraat' }), await zaak(t, s, { omschrijving: 'Melding overlast' })];
   const uitgezonderd = await zaak(t, s, { omschrijving: 'Bezwaar loopt nog' });
   const bewaard = await zaak(t, s, { resultaattype: s.bewaren, omschrijving: 'Monument' });
+  // a document of one zaak only, and one the excluded zaak uses too
+  const eigen = await createEio(t, eioBody(s.iot, { titel: 'Aanvraag' }));
+  const gedeeld = await createEio(t, eioBody(s.iot, { titel: 'Situatietekening' }));
+  const link = (z: Record<string, any>, d: Record<string, any>) =>
+    t.call('POST', `${ZRC}/zaakinformatieobjecten`, { zaak: z.url, informatieobject: d.url }, { headers: CRS });
+  for (const [z, d] of [
+    [weg[0]!, eigen],
+    [weg[1]!, gedeeld],
+    [uitgezonderd, gedeeld],
+  ] as const)
+    expect((await link(z, d)).statusCode).toBe(201);
 
   await page.goto(`${base}/admin/vernietigingslijsten/instellingen`);
   await page.fill('#naam', 'archivaris');
@@ -142,5 +159,34 @@ it('an archivist makes a list and has it reviewed in two steps, one exclusion wi
   expect(await status()).toBe('goedgekeurd');
   await page.screenshot({ path: join(SHOTS, 'vernietigingslijst-goedgekeurd.png'), fullPage: true });
 
+  // carried out: the page follows it (it reloads itself) until it is done
+  await page.click('#uitvoeren');
+  await page.waitForURL(`${base}/admin/vernietigingslijsten/${lijst}?gedaan=gestart`);
+  await page.locator('#status [data-status=uitgevoerd]').waitFor({ timeout: 120_000 });
+  for (const z of weg) await shows(`#zaken tr[data-zaak="${z.url}"] [data-status]`, 'vernietigd');
+  await shows('#tellingen [data-telling=vernietigd]', '2 vernietigd');
+  await shows(`#zaken tr[data-zaak="${weg[0]!.url}"] .verslag`, '1 documenten');
+  await shows(`#zaken tr[data-zaak="${weg[1]!.url}"] .verslag`, gedeeld.url as string);
+  expect((await t.call('GET', eigen.url as string)).statusCode).toBe(404);
+  expect((await t.call('GET', gedeeld.url as string)).statusCode).toBe(200);
+  expect(await page.locator('.notice').count()).toBe(0);
+  await page.screenshot({ path: join(SHOTS, 'vernietigingslijst-uitgevoerd.png'), fullPage: true });
+  for (const z of weg) expect((await t.call('GET', z.url as string, undefined, { headers: CRS })).statusCode).toBe(404);
+  for (const z of [uitgezonderd, bewaard]) expect((await t.call('GET', z.url as string, undefined, { headers: CRS })).statusCode).toBe(200);
+
+  // the verklaring, downloaded with the session as the links give it
+  const pdf = await page.request.get(new URL((await page.getAttribute('#verklaring-pdf', 'href'))!, base).toString());
+  expect(pdf.status()).toBe(200);
+  expect(pdf.headers()['content-type']).toBe('application/pdf');
+  expect((await pdf.body()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  const csv = await page.request.get(new URL((await page.getAttribute('#verklaring-csv', 'href'))!, base).toString());
+  expect(csv.status()).toBe(200);
+  const text = await csv.text();
+  for (const z of weg) expect(text).toContain(`"${z.identificatie}"`);
+  expect(text).not.toContain(`"${uitgezonderd.identificatie}"`);
+  expect(text).toContain('"Vernietiging 2026"');
+  // and kept as documents in the zaak the settings name
+  const kept = (await t.call('GET', `${ZRC}/zaakinformatieobjecten?zaak=${encodeURIComponent(s.verklaringZaak)}`)).json();
+  expect(kept).toHaveLength(2);
   expect(elsewhere).toEqual([]);
 });

@@ -80,7 +80,8 @@ interface Item {
   reden: string | null;
   toelichting: string | null;
   vernietigdOp: string | null;
-  verslag: { documentenBehouden: { url: string; reden: string }[]; documenten: number; besluiten: number; deelzaken: number } | null;
+  /** What went with the zaak (a count only where something went) and the documents kept. */
+  verslag: (Partial<Record<(typeof VERSLAG)[number][0], number>> & { documentenBehouden?: { url: string; reden: string }[] }) | null;
 }
 
 interface Instellingen {
@@ -88,6 +89,16 @@ interface Instellingen {
   verklaringZaak: string | null;
   verklaringInformatieobjecttype: string | null;
 }
+
+/** What a destroyed zaak's report counts, as the screen names it. */
+const VERSLAG = [
+  ['zaakobjecten', 'zaakobjecten'],
+  ['besluiten', 'besluiten'],
+  ['besluitinformatieobjecten', 'besluitdocumentkoppelingen'],
+  ['zaakinformatieobjecten', 'zaakdocumentkoppelingen'],
+  ['documenten', 'documenten'],
+  ['deelzaken', 'deelzaken'],
+] as const;
 
 const LIJST_STATUS: Record<string, string> = {
   nieuw: 'nieuw',
@@ -354,8 +365,12 @@ ${l.verklaring ? html`<tr><th>Verklaring van vernietiging</th><td id="verklaring
       if (i.uitzondering)
         return html`<div class="uitzondering"><strong>${i.uitzondering.reden}</strong><div class="muted">stap ${i.uitzondering.stap}, ${i.uitzondering.door}, ${formatTime(i.uitzondering.op)}${i.uitzondering.archiefactiedatum ? html`; nieuwe archiefactiedatum ${i.uitzondering.archiefactiedatum}` : ''}</div></div>`;
       if (i.reden) return html`<div><strong>${i.reden}</strong><div class="muted">${i.toelichting ?? ''}</div></div>`;
-      if (i.verslag)
-        return html`<div class="muted">${i.vernietigdOp ? html`vernietigd ${i.vernietigdOp}; ` : ''}${i.verslag.documenten} documenten, ${i.verslag.besluiten} besluiten, ${i.verslag.deelzaken} deelzaken${i.verslag.documentenBehouden.length ? html`; behouden (elders in gebruik): ${i.verslag.documentenBehouden.map((d) => html`<code>${d.url}</code> `)}` : ''}</div>`;
+      if (i.verslag) {
+        const v = i.verslag;
+        const mee = VERSLAG.filter(([k]) => v[k]).map(([k, naam]) => `${v[k]} ${naam}`);
+        const behouden = v.documentenBehouden ?? [];
+        return html`<div class="verslag muted">${i.vernietigdOp ? html`vernietigd ${formatTime(i.vernietigdOp)}` : ''}${mee.length ? html`; met ${mee.join(', ')}` : ''}${behouden.length ? html`; behouden (elders in gebruik): ${behouden.map((d) => html`<code>${d.url}</code> `)}` : ''}</div>`;
+      }
       return html``;
     };
     const rows = items.results.map((i, n) => {
@@ -383,7 +398,8 @@ ${l.verklaring ? html`<tr><th>Verklaring van vernietiging</th><td id="verklaring
       (k) => html` · <a href="${here}?status=${k}"${query.status === k ? html` aria-current="true"` : ''}>${k}</a>`,
     )}</p>`;
     const niet = Number(query.niet) || 0;
-    const notice = NOTICES[query.gedaan ?? ''];
+    // (a list carried out to its end no longer says it is under way: its page reloaded itself with the same link)
+    const notice = query.gedaan === 'gestart' && l.status !== 'bezig' ? undefined : NOTICES[query.gedaan ?? ''];
     return sendPage(
       reply,
       page(req, `Vernietigingslijst ${l.naam}`, {
