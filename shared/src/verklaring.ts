@@ -80,6 +80,8 @@ const PAGE_H = 595;
 const MARGIN = 36;
 const SIZE = 8;
 const LEADING = 10;
+/** The width of the labels of the title block. */
+const LABEL = 150;
 
 /** Helvetica's advance widths (per 1000 units) of the printable ASCII characters 32..126 (its AFM file). */
 const HELVETICA = [
@@ -88,35 +90,61 @@ const HELVETICA = [
   611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500,
   722, 500, 500, 500, 334, 260, 334, 584,
 ];
+/** Helvetica-Bold's, the same characters. */
+const HELVETICA_BOLD = [
+  278, 333, 474, 556, 556, 889, 722, 238, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 333, 333, 584,
+  584, 584, 611, 975, 722, 722, 722, 722, 667, 611, 778, 722, 278, 556, 722, 611, 833, 722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667, 667,
+  611, 333, 278, 333, 584, 556, 333, 556, 611, 556, 611, 556, 333, 611, 611, 278, 278, 556, 278, 889, 611, 611, 611, 611, 389, 556, 333, 611, 556,
+  778, 556, 556, 500, 389, 280, 389, 584,
+];
 
-/** The characters WinAnsiEncoding places in 0x80..0x9F, where Latin-1 has none. */
-const WIN_ANSI_EXTRA: Record<string, number> = {
-  '€': 0x80,
-  '‚': 0x82,
-  ƒ: 0x83,
-  '„': 0x84,
-  '…': 0x85,
-  '‘': 0x91,
-  '’': 0x92,
-  '“': 0x93,
-  '”': 0x94,
-  '•': 0x95,
-  '–': 0x96,
-  '—': 0x97,
-  '™': 0x99,
+/** The characters WinAnsiEncoding places in 0x80..0x9F, where Latin-1 has none, with their widths (regular, bold). */
+const WIN_ANSI_EXTRA: Record<string, [number, number, number]> = {
+  '€': [0x80, 556, 556],
+  '‚': [0x82, 222, 278],
+  ƒ: [0x83, 556, 556],
+  '„': [0x84, 333, 500],
+  '…': [0x85, 1000, 1000],
+  '‘': [0x91, 222, 278],
+  '’': [0x92, 222, 278],
+  '“': [0x93, 333, 500],
+  '”': [0x94, 333, 500],
+  '•': [0x95, 350, 350],
+  '–': [0x96, 556, 556],
+  '—': [0x97, 1000, 1000],
+  '™': [0x99, 1000, 1000],
 };
 
 function winAnsi(ch: string): number {
   const code = ch.codePointAt(0) ?? 63;
   if (code >= 32 && code <= 126) return code;
   if (code >= 0xa0 && code <= 0xff) return code;
-  return WIN_ANSI_EXTRA[ch] ?? 63; // '?'
+  return WIN_ANSI_EXTRA[ch]?.[0] ?? 63; // '?'
 }
 
+/**
+ * The widths of codes 32..255 of a font in WinAnsiEncoding: ASCII from its table, an accented Latin-1 letter as its
+ * base letter, the 0x80..0x9F punctuation from WIN_ANSI_EXTRA, anything else 556. Written into the PDF (/Widths), so a
+ * viewer that draws Helvetica with another font still places each character where the table has it.
+ */
+function widthsOf(ascii: number[], bold: boolean): number[] {
+  const out: number[] = [];
+  for (let code = 32; code <= 255; code++) {
+    if (code <= 126) out.push(ascii[code - 32]!);
+    else if (code >= 0xc0) {
+      const base = String.fromCharCode(code).normalize('NFD').charCodeAt(0);
+      out.push(base >= 32 && base <= 126 ? ascii[base - 32]! : 556);
+    } else {
+      const extra = Object.values(WIN_ANSI_EXTRA).find(([c]) => c === code);
+      out.push(extra ? extra[bold ? 2 : 1] : code === 0xa0 ? 278 : 556);
+    }
+  }
+  return out;
+}
+const WIDTHS = { regular: widthsOf(HELVETICA, false), bold: widthsOf(HELVETICA_BOLD, true) };
+
 function charWidth(ch: string, size: number, bold: boolean): number {
-  const code = winAnsi(ch);
-  const w = code >= 32 && code <= 126 ? HELVETICA[code - 32] : 556;
-  return ((bold ? w * 1.08 : w) * size) / 1000;
+  return ((bold ? WIDTHS.bold : WIDTHS.regular)[winAnsi(ch) - 32]! * size) / 1000;
 }
 
 function textWidth(text: string, size: number, bold = false): number {
@@ -138,7 +166,7 @@ function pdfString(text: string): string {
 }
 
 /** The text broken into lines that fit `width`: at spaces, slashes and hyphens where it can, anywhere where it must. */
-function wrap(text: string, width: number, size = SIZE): string[] {
+function wrap(text: string, width: number, size = SIZE, bold = false): string[] {
   const clean = text.replace(/\s+/g, ' ').trim();
   if (!clean) return [''];
   const lines: string[] = [];
@@ -146,7 +174,7 @@ function wrap(text: string, width: number, size = SIZE): string[] {
   let lineW = 0;
   let breakAt = -1; // index in `line` just after the last break opportunity
   for (const ch of clean) {
-    const w = charWidth(ch, size, false);
+    const w = charWidth(ch, size, bold);
     if (lineW + w > width && line) {
       if (breakAt > 0 && breakAt < line.length) {
         lines.push(line.slice(0, breakAt).trimEnd());
@@ -155,7 +183,7 @@ function wrap(text: string, width: number, size = SIZE): string[] {
         lines.push(line.trimEnd());
         line = '';
       }
-      lineW = textWidth(line, size);
+      lineW = textWidth(line, size, bold);
       breakAt = -1;
       if (ch === ' ' && !line) continue;
     }
@@ -175,12 +203,12 @@ interface Kolom {
 
 const KOLOMMEN: Kolom[] = [
   { kop: 'Identificatie', breedte: 95, waarde: (r) => r.identificatie },
-  { kop: 'Omschrijving', breedte: 160, waarde: (r) => r.omschrijving },
-  { kop: 'Zaaktype', breedte: 115, waarde: (r) => r.zaaktypeOmschrijving || r.zaaktype },
+  { kop: 'Omschrijving', breedte: 155, waarde: (r) => r.omschrijving },
+  { kop: 'Zaaktype', breedte: 110, waarde: (r) => r.zaaktypeOmschrijving || r.zaaktype },
   { kop: 'Resultaat (selectielijst)', breedte: 170, waarde: (r) => r.resultaat },
-  { kop: 'Procestermijn', breedte: 60, waarde: (r) => r.procestermijn ?? '' },
-  { kop: 'Archiefactiedatum', breedte: 75, waarde: (r) => r.archiefactiedatum },
-  { kop: 'Vernietigd op', breedte: 95, waarde: (r) => r.vernietigdOp },
+  { kop: 'Procestermijn', breedte: 62, waarde: (r) => r.procestermijn ?? '' },
+  { kop: 'Archiefactiedatum', breedte: 80, waarde: (r) => r.archiefactiedatum },
+  { kop: 'Vernietigd op', breedte: 98, waarde: (r) => r.vernietigdOp },
 ];
 const PAD = 3;
 /** How the zaken were destroyed (Archiefbesluit 1995 art. 8 asks the verklaring to say so). */
@@ -222,10 +250,10 @@ function layout(kop: VerklaringKop, regels: VerklaringRegel[]): Pagina[] {
     ['Wijze van vernietiging', WIJZE],
   ];
   for (const [label, waarde] of kopRegels) {
-    for (const [i, l] of wrap(waarde, textW - 130, 10).entries()) {
+    for (const [i, l] of wrap(waarde, textW - LABEL, 10).entries()) {
       y -= 13;
       if (i === 0) page.text(MARGIN, y, label, 10, true);
-      page.text(MARGIN + 130, y, l, 10);
+      page.text(MARGIN + LABEL, y, l, 10);
     }
   }
   y -= 18;
@@ -235,7 +263,7 @@ function layout(kop: VerklaringKop, regels: VerklaringRegel[]): Pagina[] {
     page.text(MARGIN, y, '(geen)', 10);
   }
   for (const b of kop.beoordelingen) {
-    for (const [i, l] of wrap(`${b.door}, ${b.op}`, textW - 130, 10).entries()) {
+    for (const [i, l] of wrap(`${b.door}, ${b.op}`, textW - LABEL, 10).entries()) {
       y -= 13;
       if (y < MARGIN + 40) {
         pages.push(page);
@@ -243,17 +271,18 @@ function layout(kop: VerklaringKop, regels: VerklaringRegel[]): Pagina[] {
         y = PAGE_H - MARGIN - 13;
       }
       if (i === 0) page.text(MARGIN, y, b.stap, 10, true);
-      page.text(MARGIN + 130, y, l, 10);
+      page.text(MARGIN + LABEL, y, l, 10);
     }
   }
   y -= 20;
 
+  const koppen = KOLOMMEN.map((k) => wrap(k.kop, k.breedte - 2 * PAD, SIZE, true));
   const header = (p: Pagina, top: number): number => {
-    const h = LEADING + 2 * PAD;
+    const h = Math.max(...koppen.map((c) => c.length)) * LEADING + 2 * PAD;
     p.fill(MARGIN, top - h, tableW, h, 0.88);
     let x = MARGIN;
-    for (const k of KOLOMMEN) {
-      p.text(x + PAD, top - PAD - SIZE, k.kop, SIZE, true);
+    for (const [i, k] of KOLOMMEN.entries()) {
+      koppen[i]!.forEach((l, n) => p.text(x + PAD, top - PAD - SIZE - n * LEADING + 1, l, SIZE, true));
       x += k.breedte;
     }
     p.line(MARGIN, top - h, MARGIN + tableW, top - h);
@@ -322,8 +351,10 @@ function serialise(pages: Pagina[], kop: VerklaringKop): Buffer {
   push('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n');
   obj(1, '<< /Type /Catalog /Pages 2 0 R >>');
   obj(2, `<< /Type /Pages /Kids [${kids}] /Count ${pages.length} >>`);
-  obj(3, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
-  obj(4, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>');
+  const font = (name: string, widths: number[]) =>
+    `<< /Type /Font /Subtype /Type1 /BaseFont /${name} /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 255 /Widths [${widths.join(' ')}] >>`;
+  obj(3, font('Helvetica', WIDTHS.regular));
+  obj(4, font('Helvetica-Bold', WIDTHS.bold));
   const d = new Date();
   const pdfDate = `D:${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
   obj(5, `<< /Title ${pdfString(`Verklaring van vernietiging: ${kop.lijst}`)} /Producer (ZGW) /CreationDate (${pdfDate}) >>`);

@@ -155,6 +155,12 @@ test('the PDF is a PDF whose pages hold the title, the list, its reviews and eve
   });
   const buf = await verklaringPdf(kop, regels);
   const pdf = readPdf(buf);
+  // both fonts say the width of each character they draw, so a viewer drawing Helvetica with another font keeps the
+  // table's columns where the layout put them
+  const fonts = [...buf.toString('latin1').matchAll(/\/BaseFont \/(Helvetica(?:-Bold)?) [^>]*\/FirstChar 32 \/LastChar 255 \/Widths \[([^\]]*)\]/g)];
+  expect(fonts.map((f) => f[1])).toEqual(['Helvetica', 'Helvetica-Bold']);
+  for (const f of fonts) expect(f[2]!.trim().split(' ').map(Number)).toEqual(expect.arrayContaining([278, 556]));
+  for (const f of fonts) expect(f[2]!.trim().split(' ')).toHaveLength(224);
   expect(pdf.title).toBe(`Verklaring van vernietiging: ${kop.lijst}`);
   expect(pdf.pages).toHaveLength(pdf.count);
   expect(pdf.count).toBeGreaterThan(1200 / 40);
