@@ -9,7 +9,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { PASSWORD, totpCode } from './admin-ui.helpers';
+import { AdminBrowser, PASSWORD, totpCode } from './admin-ui.helpers';
+import { AdminUsers } from '../src/admin/ui/users';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import type { TestApp } from './harness';
 import { LogLines, startListeningApp, startWorker, stopWorker } from './overdrachten.fixtures';
@@ -189,4 +190,26 @@ it('an archivist makes a list, has it reviewed in two steps (one exclusion sends
   const kept = (await t.call('GET', `${ZRC}/zaakinformatieobjecten?zaak=${encodeURIComponent(s.verklaringZaak)}`)).json();
   expect(kept).toHaveLength(2);
   expect(elsewhere).toEqual([]);
+});
+
+it("keeps an organisation's lists its own on the screens: another's administrator finds none, and a form without the session's token changes nothing", async () => {
+  const lijst = ((await t.call('GET', LIJSTEN)).json().results as { uuid: string; status: string }[])[0]!;
+  expect(lijst.status).toBe('uitgevoerd');
+  const B = '111222333';
+  expect((await t.call('POST', '/admin/api/v1/tenants', { rsin: B, naam: 'Gemeente B' })).statusCode).toBe(201);
+  expect(await new AdminUsers(t.mongo.db).create('beheer-b', PASSWORD, B)).toBe(true);
+  const b = new AdminBrowser(t);
+  expect((await b.login('beheer-b', PASSWORD)).statusCode).toBe(303);
+  const overzicht = await b.get('/admin/vernietigingslijsten');
+  expect(overzicht.statusCode).toBe(200);
+  expect(overzicht.body).toContain('Geen vernietigingslijsten.');
+  expect(overzicht.body).not.toContain(lijst.uuid);
+  expect((await b.get(`/admin/vernietigingslijsten/${lijst.uuid}`)).statusCode).toBe(404);
+  for (const actie of ['indienen', 'goedkeuren', 'uitvoeren', 'stoppen', 'verwijderen'])
+    expect([actie, (await b.post(`/admin/vernietigingslijsten/${lijst.uuid}/${actie}`)).statusCode]).toEqual([actie, 404]);
+  const zonderToken = await b.post('/admin/vernietigingslijsten', { _csrf: null, naam: 'Zonder token', datum: '2030-01-01' });
+  expect(zonderToken.statusCode).toBe(403);
+  expect((await t.call('GET', LIJSTEN, undefined, { headers: { 'zgw-tenant': B } })).json().count).toBe(0);
+  // the organisation's own list is as it was
+  expect((await t.call('GET', `${LIJSTEN}/${lijst.uuid}`)).json().status).toBe('uitgevoerd');
 });
