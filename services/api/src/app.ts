@@ -15,6 +15,7 @@ import { registerOverdrachtenAdmin } from './admin/overdrachten';
 import { registerTemporalCodec } from './admin/temporal-codec';
 import { registerArchiefAdmin } from './admin/archief';
 import { registerVernietigingslijstenAdmin } from './admin/vernietigingslijsten';
+import { registerAdminOpenApi } from './admin/openapi';
 import { registerAdminUi } from './admin/ui';
 import { sealEarlierValues } from './common/platform/pii-fields';
 import { upgradeToTenants } from './common/platform/tenants';
@@ -104,6 +105,7 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
   registerOverdrachtenAdmin(app, deps);
   registerArchiefAdmin(app, deps);
   await registerVernietigingslijstenAdmin(app, deps);
+  registerAdminOpenApi(app, deps);
   await registerImportenAdmin(app, deps, apis);
   registerTemporalCodec(app, deps);
   // The audit trail of reads: its publisher runs while the app does; what it could not send stays in the spool.

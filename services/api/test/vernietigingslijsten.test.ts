@@ -251,3 +251,46 @@ describe('a list', () => {
     expect((await call('GET', `${LIJSTEN}?status=weg`)).statusCode).toBe(400);
   });
 });
+
+describe('the admin API OpenAPI document', () => {
+  it('holds every destruction-list operation with its request schema, served as JSON and YAML', async () => {
+    const res = await t.call('GET', '/admin/api/v1/schema/openapi.json', undefined, { token: null });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json() as { servers: { url: string }[]; paths: Record<string, Record<string, any>> };
+    expect(doc.servers[0]!.url).toBe(`${t.config.PUBLIC_BASE_URL}/admin/api/v1`);
+    const ops = Object.entries(doc.paths)
+      .filter(([p]) => p.startsWith('/vernietigingslijsten'))
+      .flatMap(([p, methods]) => Object.entries(methods).map(([m, op]) => `${m.toUpperCase()} ${p} ${op.operationId}`))
+      .sort();
+    expect(ops).toEqual(
+      [
+        'GET /vernietigingslijsten/instellingen vernietiginginstellingen_retrieve',
+        'PUT /vernietigingslijsten/instellingen vernietiginginstellingen_update',
+        'GET /vernietigingslijsten vernietigingslijst_list',
+        'POST /vernietigingslijsten vernietigingslijst_create',
+        'GET /vernietigingslijsten/{uuid} vernietigingslijst_retrieve',
+        'DELETE /vernietigingslijsten/{uuid} vernietigingslijst_destroy',
+        'GET /vernietigingslijsten/{uuid}/zaken vernietigingslijst_zaken_list',
+        'POST /vernietigingslijsten/{uuid}/zaken vernietigingslijst_zaken_create',
+        'DELETE /vernietigingslijsten/{uuid}/zaken/{zaak} vernietigingslijst_zaken_destroy',
+        'POST /vernietigingslijsten/{uuid}/indienen vernietigingslijst_indienen',
+        'POST /vernietigingslijsten/{uuid}/beoordelingen vernietigingslijst_beoordelen',
+        'POST /vernietigingslijsten/{uuid}/uitvoeren vernietigingslijst_uitvoeren',
+        'POST /vernietigingslijsten/{uuid}/stoppen vernietigingslijst_stoppen',
+        'GET /vernietigingslijsten/{uuid}/verklaring vernietigingslijst_verklaring',
+      ].sort(),
+    );
+    // each documented operation is a route of the app
+    for (const op of ops) {
+      const [method, path] = op.split(' ');
+      expect([op, t.app.hasRoute({ method: method as 'GET', url: `/admin/api/v1${path!.replace(/\{(\w+)\}/g, ':$1')}` })]).toEqual([op, true]);
+    }
+    const create = doc.paths['/vernietigingslijsten']!.post;
+    expect(JSON.stringify(create.requestBody)).toContain('selectie');
+    expect(create.security).toEqual([{ 'JWT-Claims': ['autorisaties.bijwerken'] }]);
+    const beoordeling = JSON.stringify(doc.paths['/vernietigingslijsten/{uuid}/beoordelingen']!.post.requestBody);
+    expect(beoordeling).toContain('uitzonderingen');
+    const yaml = await t.call('GET', '/admin/api/v1/schema/openapi.yaml', undefined, { token: null });
+    expect(yaml.body).toContain('vernietigingslijst_beoordelen');
+  });
+});

@@ -15,9 +15,11 @@ import { ZgwError } from '../../common/platform/errors';
 import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../../common/platform/pagination';
 import { jsonObject, parseOrThrow } from '../../common/platform/validation';
 import type { Zaken } from '../../components/zaken/context';
+import { adminDocument } from '../openapi';
 import { adminCaller } from '../rights';
 import { bewaarInstellingen } from './instellingen';
 import { Lijsten, MAX_ZAKEN } from './lijsten';
+import { documenteer } from './openapi';
 import { Uitvoering } from './uitvoering';
 
 export const VERNIETIGINGSLIJSTEN_PATH = '/admin/api/v1/vernietigingslijsten';
@@ -81,7 +83,8 @@ const ItemQuery = z
 const VerklaringQuery = z.object({ formaat: z.enum(['pdf', 'csv']).default('pdf') }).strict();
 
 /**
- * Destruction lists of the caller's organisation (docs/admin.md "Vernietigingslijsten"); every endpoint for its
+ * Destruction lists of the caller's organisation (docs/admin.md "Vernietigingslijsten", and the admin API's OpenAPI
+ * document: openapi.ts); every endpoint for its
  * administrators (`autorisaties.bijwerken`), a platform administrator naming the organisation with `Zgw-Tenant`:
  * - `GET|PUT /admin/api/v1/vernietigingslijsten/instellingen`: the review steps (`stappen`: naam, beoordelaars) and
  *   where the verklaring goes (`verklaringZaak`, `verklaringInformatieobjecttype`).
@@ -94,6 +97,14 @@ const VerklaringQuery = z.object({ formaat: z.enum(['pdf', 'csv']).default('pdf'
 export async function registerVernietigingslijstenAdmin(app: FastifyInstance, deps: Deps): Promise<void> {
   const lijsten = new Lijsten(deps);
   await lijsten.ensureIndexes();
+  documenteer(adminDocument(deps), {
+    maak: MaakInput,
+    zaken: ZakenInput,
+    beoordeling: BeoordelingInput,
+    lijsten: ListQuery,
+    items: ItemQuery,
+    verklaring: VerklaringQuery,
+  });
   const uitvoering = new Uitvoering(deps);
   app.addHook('onClose', async () => uitvoering.close());
   const admin = (req: FastifyRequest) => adminCaller(deps, req, 'vernietigingslijsten maken, beoordelen en uitvoeren');
