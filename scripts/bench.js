@@ -31,13 +31,20 @@
 //   import    the registration import end to end from a second instance holding --zaken (20,000) zaken of 2 rollen, 3
 //             statussen and a document of 20 KB each: zaken/s, and the RSS growth of the API and the worker (bench/import.js).
 //             Needs Temporal (started when TEMPORAL_ADDRESS is unset).
+//   import-openzaak  the registration import from a real Open Zaak 1.21.0 (../shared/peers/openzaak/openzaak.sh) holding
+//             --orm (5,000) zaken made by its ORM and --rijk (200) through its APIs, at --gelijktijdig requests at once
+//             (the import's default unless given): zaken/s, the source's requests/s and p95, the time of each stage, and
+//             each process's CPU (the platform's, the engines', Open Zaak's uWSGI and PostgreSQL) sampled every second
+//             (bench/import-openzaak.js). Open Zaak's fill is kept for later runs. Needs Temporal (started when
+//             TEMPORAL_ADDRESS is unset).
 //   platform  the whole platform as `npm start` runs it (workers, read trail, Temporal), --zaken (here 20,000) zaken: GET
 //             zaak, list page 1, the range page 1, `_zoek` by BSN with expand=rollen and creates at 16 clients, each
 //             process's CPU per request (bench/platform.js).
-//   `all` runs catalogi and zaken; the documents, notifier, transfer, pii, tenants, import and platform suites run when named.
+//   `all` runs catalogi and zaken; the documents, notifier, transfer, pii, tenants, import, import-openzaak and platform
+//   suites run when named.
 //
-// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|transfer|pii|tenants|import|platform|all --plain-ref REF --transfers N --concurrent N --only TEXT --seconds S --zaaktypen N
-//        --zaken N --documents N --via-api N --large-mib M --parallel N --store gridfs|s3 --events N --receivers N --slow-ms MS --tenants N --per-tenant N --keep]
+// Usage: npm run bench [-- --suite zaken|catalogi|documents|documents-large|notifier|transfer|pii|tenants|import|import-openzaak|platform|all --plain-ref REF --transfers N --concurrent N --only TEXT --seconds S --zaaktypen N
+//        --zaken N --documents N --via-api N --large-mib M --parallel N --store gridfs|s3 --events N --receivers N --slow-ms MS --tenants N --per-tenant N --orm N --rijk N --gelijktijdig N --keep]
 //   --only TEXT  runs just the operations whose title contains TEXT (e.g. --only uuid)
 //   --keep       keeps the bench databases (dropped at the end by default)
 //   --source-db NAME  the import suite's source in this database, loaded once and kept (later runs import from it)
@@ -58,6 +65,7 @@ const { transferSuite } = require('./bench/transfer');
 const { piiSuite } = require('./bench/pii');
 const { tenantsSuite } = require('./bench/tenants');
 const { importSuite } = require('./bench/import');
+const { importOpenZaakSuite } = require('./bench/import-openzaak');
 const { platformSuite } = require('./bench/platform');
 const { NODE_ARGS } = require('./node-args');
 
@@ -68,7 +76,7 @@ const option = (name) => {
 };
 const num = (name, dflt) => (option(name) === undefined ? dflt : Number(option(name)));
 const SUITE = option('suite') ?? 'all';
-const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier', 'transfer', 'pii', 'tenants', 'import', 'platform'];
+const SUITES = ['catalogi', 'zaken', 'documents', 'documents-large', 'notifier', 'transfer', 'pii', 'tenants', 'import', 'import-openzaak', 'platform'];
 if (![...SUITES, 'all'].includes(SUITE)) throw new Error(`--suite ${SUITE}: use ${SUITES.join(', ')} or all`);
 /** `all` runs every suite but the long ones (documents: a million documents; documents-large: 1 GiB). */
 const runs = (name) => SUITE === name || (SUITE === 'all' && ['catalogi', 'zaken'].includes(name));
@@ -629,6 +637,13 @@ async function main() {
       const sourceDb = option('source-db');
       dbs.push(`zgw_bench_import_${stamp}`, ...(sourceDb ? [] : [`zgw_bench_import_${stamp}_bron`]));
       suites.import = { at: new Date().toISOString(), ...(await importSuite(helpers, `zgw_bench_import_${stamp}`, { zaken: num('zaken', 20000), sourceDb })) };
+    }
+    if (runs('import-openzaak')) {
+      dbs.push(`zgw_bench_ozimport_${stamp}`);
+      suites['import-openzaak'] = {
+        at: new Date().toISOString(),
+        ...(await importOpenZaakSuite(helpers, dbs.at(-1), { orm: num('orm', 5000), rijk: num('rijk', 200), gelijktijdig: option('gelijktijdig') && num('gelijktijdig'), ticks: CLK_TCK })),
+      };
     }
     if (runs('platform')) {
       dbs.push(`zgw_bench_platform_${stamp}`);

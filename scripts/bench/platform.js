@@ -28,13 +28,17 @@ function processes(h, supervisor) {
     if (!pid) throw new Error(`platform: no ${name} process under the supervisor (pid ${supervisor})`);
     out[name] = pid;
   }
-  const engines = {
+  return { ...out, ...engines(h) };
+}
+
+/** The engines' processes that run here (the local store, Kafka, Temporal), by name. */
+function engines(h) {
+  const pids = {
     store: h.STORE.pid,
     kafka: h.pidWhere((cmdline) => cmdline.includes('-Dzgw.engine=kafka@')),
     temporal: h.pidWhere((cmdline) => /temporal\0server\0start-dev/.test(cmdline)),
   };
-  for (const [name, pid] of Object.entries(engines)) if (pid) out[name] = pid;
-  return out;
+  return Object.fromEntries(Object.entries(pids).filter(([, pid]) => pid));
 }
 
 function startPlatform(h, db, prefix) {
@@ -103,4 +107,4 @@ async function platformSuite(h, db, mongo, { zaken }) {
   }
 }
 
-module.exports = { platformSuite };
+module.exports = { platformSuite, engines };

@@ -15,21 +15,20 @@
 // Env: OZ_URL (http://127.0.0.1:8300), OZ_CLIENT, OZ_SECRET (openzaak.sh's), OZ_DIR (~/.cache/zgw-peers/openzaak),
 // OPENZAAK_SH (../shared/peers/openzaak/openzaak.sh), OZCHECK_PORT, OZCHECK_LOGS (a directory for the logs),
 // OZCHECK_KEEP=1 keeps the database.
-const { spawn, execFileSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { createHash, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { client } = require('./http');
 const { fill } = require('./fill');
+const { OPENZAAK_SH, running, ozShell, pointSelectielijst } = require('./openzaak');
 const { NODE_ARGS } = require('../node-args');
 
 const root = path.join(__dirname, '..', '..');
 const OZ = (process.env.OZ_URL ?? 'http://127.0.0.1:8300').replace(/\/$/, '');
 const OZ_CLIENT = process.env.OZ_CLIENT ?? 'openzaak-bron';
 const OZ_SECRET = process.env.OZ_SECRET ?? 'openzaak-bron-secret-0123456789abcdef';
-const OZ_DIR = process.env.OZ_DIR ?? path.join(os.homedir(), '.cache', 'zgw-peers', 'openzaak');
-const OPENZAAK_SH = process.env.OPENZAAK_SH ?? path.join(root, '..', 'shared', 'peers', 'openzaak', 'openzaak.sh');
 const PORT = Number(process.env.OZCHECK_PORT ?? 18260);
 const BASE = `http://127.0.0.1:${PORT}`;
 const STAMP = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
@@ -95,20 +94,6 @@ async function waitFor(url, seconds) {
     await new Promise((r) => setTimeout(r, 1000));
   }
   throw new Error(`${url} did not answer within ${seconds} s`);
-}
-
-/** Runs scripts/openzaak/orm.py in Open Zaak's shell with these OZC_ variables; its `OZC {...}` line. */
-function ozShell(vars) {
-  const out = execFileSync('bash', [OPENZAAK_SH, 'manage', 'shell'], {
-    input: fs.readFileSync(path.join(__dirname, 'orm.py')),
-    env: { ...process.env, ...vars },
-    encoding: 'utf8',
-    stdio: ['pipe', 'pipe', 'pipe'],
-    maxBuffer: 16 << 20,
-  });
-  const line = out.split('\n').find((l) => l.startsWith('OZC '));
-  if (!line) throw new Error(`openzaak.sh manage shell (${vars.OZC_ACTION}): no answer\n${out.slice(-2000)}`);
-  return JSON.parse(line.slice(4));
 }
 
 /** `npm run admin -- importeren` against Open Zaak; the run as it ended (the command's last line) and its exit code. */
@@ -388,9 +373,7 @@ function compare(label, source, ours, { only, full }) {
 async function main() {
   const started = Date.now();
   fs.mkdirSync(LOGS, { recursive: true });
-  const status = execFileSync('bash', [OPENZAAK_SH, 'status'], { encoding: 'utf8' });
-  if (!/running/.test(status) || /not running/.test(status))
-    throw new Error(`Open Zaak is not running (${status.trim()}): bash ${OPENZAAK_SH} start`);
+  if (!running()) throw new Error(`Open Zaak is not running: bash ${OPENZAAK_SH} start`);
   const oz = client(OZ_CLIENT, OZ_SECRET);
   const ours = client(CLIENT, CLIENT_SECRET);
   let api;
@@ -403,9 +386,7 @@ async function main() {
 
     // Open Zaak: its selectielijst is the platform's Referentielijsten API; it starts empty
     const selectielijst = `${BASE}/referentielijsten/api/v1`;
-    const oas = await fetch(`${selectielijst}/schema/openapi.yaml`).then((r) => r.text());
-    for (const alias of ['selectielijst-1.0.0', 'vrl-0.5.6']) fs.writeFileSync(path.join(OZ_DIR, 'src', 'cache', `${alias}.yaml`), oas);
-    ozShell({ OZC_ACTION: 'configure', OZC_SELECTIELIJST: selectielijst });
+    await pointSelectielijst(selectielijst);
     ozShell({ OZC_ACTION: 'reset' });
     const t0 = Date.now();
     const made = await fill(oz, OZ, selectielijst, log);

@@ -12,11 +12,16 @@ function inhoud(naam, versie) {
   return Buffer.from(regels.join('\n'));
 }
 
+/** The day of the month of zaak `i` (1 to 28, two digits). */
+const dag = (i) => String(((i - 1) % 28) + 1).padStart(2, '0');
+
 /**
  * Fills Open Zaak at `oz` (its base URL) with client `c` (scripts/openzaak/http.js); `selectielijst` is the api_root
- * of the selectielijst service Open Zaak is set to. Answers what it made: { catalogus, zaaktypen: {A, B}, zaken: {...} }.
+ * of the selectielijst service Open Zaak is set to. With `meer`, that many zaken more (one at a time: Open Zaak 1.21.0
+ * gives documents made at the same moment the same identificatie), of OZCHK-A and OZCHK-B in turn, each with two rollen, two statussen, a zaakeigenschap and a document, every fifth with
+ * a besluit and its document. Answers what it made: { catalogus, zaaktypen: {A, B}, zaken: {...}, meer: [zaak URLs] }.
  */
-async function fill(c, oz, selectielijst, log = () => {}) {
+async function fill(c, oz, selectielijst, log = () => {}, { meer = 0 } = {}) {
   const ztc = `${oz}/catalogi/api/v1`;
   const zrc = `${oz}/zaken/api/v1`;
   const drc = `${oz}/documenten/api/v1`;
@@ -272,8 +277,8 @@ async function fill(c, oz, selectielijst, log = () => {}) {
       zaaktype: zt.url,
       omschrijving: `${zt.identificatie} zaak ${i}`,
       toelichting: `een zaak van de verhuizing (${i})`,
-      registratiedatum: `2022-03-0${i}`,
-      startdatum: `2022-03-0${i}`,
+      registratiedatum: `2022-03-${dag(i)}`,
+      startdatum: `2022-03-${dag(i)}`,
       einddatumGepland: '2022-06-01',
       uiterlijkeEinddatumAfdoening: '2022-07-01',
       publicatiedatum: null,
@@ -374,7 +379,7 @@ async function fill(c, oz, selectielijst, log = () => {}) {
       await c.post(`${zrc}/statussen`, {
         zaak: z.url,
         statustype: zt.statustypen[s].url,
-        datumStatusGezet: `2022-0${4 + s}-0${i}T1${s}:00:00Z`,
+        datumStatusGezet: `2022-0${4 + s}-${dag(i)}T1${s}:00:00Z`,
         statustoelichting: `stap ${s + 1} van zaak ${i}`,
       });
     }
@@ -451,7 +456,13 @@ async function fill(c, oz, selectielijst, log = () => {}) {
   const losDoc = await document('los-besluit', besluitdocument, 1);
   await c.post(`${brc}/besluitinformatieobjecten`, { besluit: los.url, informatieobject: losDoc.url });
   log('zaken made through the APIs: 4 of OZCHK-A, 2 of OZCHK-B (one a deelzaak), with their parts, documents and besluiten');
-  return { catalogus, domein, zaaktypen: { A, B }, zaken };
+  const extra = [];
+  for (let i = 7; i < 7 + meer; i++) {
+    const plan = { rollen: ['natuurlijk_persoon', 'medewerker'], zaakobjecten: 0, documenten: 1, versies: 1, besluit: i % 5 === 0, statussen: 2 };
+    extra.push((await zaak(i % 2 ? A : B, i, plan)).url);
+    if (extra.length % 50 === 0) log(`${extra.length} of ${meer} zaken more made through the APIs`);
+  }
+  return { catalogus, domein, zaaktypen: { A, B }, zaken, meer: extra };
 }
 
 module.exports = { fill, inhoud };

@@ -4,11 +4,13 @@
 #   configure  the selectielijst service (ReferentieLijstConfig's Service) at OZC_SELECTIELIJST (an api_root), and
 #              Open Zaak's caches cleared (it keeps the selectielijst's answers for a day)
 #   orm-zaken  OZC_AANTAL zaken of zaaktype OZC_ZAAKTYPE (a UUID) made by the ORM, as Open Zaak's own migrations and
-#              imports make them: no audit trail; each with a rol (natuurlijk_persoon) and a status
+#              imports make them: no audit trail, an identificatie of the import's own (MIGRATIE-000001 on: Open
+#              Zaak's generated one scans every earlier one); each with a rol (natuurlijk_persoon) and a status; a day
+#              apart from 1 May 2021 on, all in one transaction
 # It prints one line `OZC {json}` with what it did.
 import json
 import os
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 action = os.environ["OZC_ACTION"]
 out = {"action": action}
@@ -47,6 +49,8 @@ elif action == "configure":
     out["service"] = service.api_root
 
 elif action == "orm-zaken":
+    from django.db import transaction
+
     from openzaak.components.catalogi.models import ZaakType
     from openzaak.components.zaken.models import NatuurlijkPersoon, Rol, Status, Zaak
 
@@ -54,14 +58,17 @@ elif action == "orm-zaken":
     roltype = zaaktype.roltype_set.order_by("pk").first()
     statustype = zaaktype.statustypen.order_by("statustypevolgnummer").first()
     made = []
-    for i in range(int(os.environ.get("OZC_AANTAL", "3"))):
+
+    def maak(i):
+        dag = date(2021, 5, 1) + timedelta(days=i)
         zaak = Zaak.objects.create(
+            identificatie=f"MIGRATIE-{i + 1:06d}",
             zaaktype=zaaktype,
             bronorganisatie="000000000",
             verantwoordelijke_organisatie="000000000",
             omschrijving=f"ORM-zaak {i + 1} (zonder audit trail)",
-            startdatum=date(2021, 5, 1 + i),
-            registratiedatum=date(2021, 5, 1 + i),
+            startdatum=dag,
+            registratiedatum=dag,
         )
         rol = Rol.objects.create(
             zaak=zaak,
@@ -75,10 +82,15 @@ elif action == "orm-zaken":
         status = Status.objects.create(
             zaak=zaak,
             statustype=statustype,
-            datum_status_gezet=datetime(2021, 5, 2 + i, 9, 0, tzinfo=timezone.utc),
+            datum_status_gezet=datetime(dag.year, dag.month, dag.day, 9, 0, tzinfo=timezone.utc)
+            + timedelta(days=1),
             statustoelichting=f"ORM-status {i + 1}",
         )
         made.append({"zaak": str(zaak.uuid), "rol": str(rol.uuid), "status": str(status.uuid)})
+
+    with transaction.atomic():
+        for i in range(int(os.environ.get("OZC_AANTAL", "3"))):
+            maak(i)
     out["zaken"] = made
 
 print("OZC " + json.dumps(out))
