@@ -152,10 +152,21 @@ it('an archivist makes a list, has it reviewed in two steps (one exclusion sends
   // submitted again, approved by both steps
   await page.click('#indienen');
   await page.waitForURL(`${base}/admin/vernietigingslijsten/${lijst}?gedaan=ingediend`);
+  // a second tab still showing the first step, whose approval comes after the first step was approved: refused, it
+  // does not approve the second step in its place
+  const oud = await page.context().newPage();
+  oud.on('dialog', (d) => void d.accept());
+  oud.setDefaultTimeout(90_000);
+  await oud.goto(`${base}/admin/vernietigingslijsten/${lijst}`);
   for (const stap of ['recordmanager', 'archivaris']) {
     expect(await page.textContent('#stap')).toBe(stap);
     await page.click('#goedkeuren');
     await page.waitForURL(`${base}/admin/vernietigingslijsten/${lijst}?gedaan=goedgekeurd`);
+    if (stap !== 'recordmanager') continue;
+    await oud.click('#goedkeuren');
+    await oud.locator('.errors', { hasText: 'stap' }).waitFor();
+    expect((await t.call('GET', `${LIJSTEN}/${lijst}`)).json()).toMatchObject({ status: 'ter_beoordeling', stap: 'archivaris' });
+    await oud.close();
   }
   expect(await status()).toBe('goedgekeurd');
   await page.screenshot({ path: join(SHOTS, 'vernietigingslijst-goedgekeurd.png'), fullPage: true });

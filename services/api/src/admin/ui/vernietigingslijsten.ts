@@ -314,8 +314,10 @@ ${apiPager(BASE, lijsten, query.page, query.status ? { status: query.status } : 
     const l = a.body as Lijst;
     const items = z.body as PageOf<Item>;
     const here = `${BASE}/${l.uuid}`;
+    // (a review names the step it was given for: a step approved meanwhile by another makes it a 400, not the next step's)
+    const stapVeld = l.stap ? html`<input type="hidden" name="stap" value="${l.stap}">` : '';
     const action = (to: string, label: string, confirm?: string, cls = '') =>
-      html`<form method="post" action="${here}/${to}" class="inline"${confirm ? html` data-confirm="${confirm}"` : ''}>${csrfField(session.csrf)}<button type="submit" id="${to}"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
+      html`<form method="post" action="${here}/${to}" class="inline"${confirm ? html` data-confirm="${confirm}"` : ''}>${csrfField(session.csrf)}${stapVeld}<button type="submit" id="${to}"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
     const acties: Html[] = [];
     if (bijMaker(l.status)) {
       acties.push(action('indienen', 'Indienen ter beoordeling'));
@@ -415,7 +417,7 @@ ${l.verklaring ? html`<tr><th>Verklaring van vernietiging</th><td id="verklaring
 <div class="actions">${acties}</div>
 ${
   beoordelen
-    ? html`<form method="post" action="${here}/beoordelen" id="beoordeling-form">${csrfField(session.csrf)}<p>Beoordeel de zaken van stap <strong>${l.stap}</strong>: vink een zaak aan om haar uit te zonderen, met een reden en zo nodig een nieuwe archiefactiedatum. Uitzonderingen halen de zaken van de lijst en sturen de lijst terug naar de maker; zonder uitzonderingen keurt u de stap goed met de knop hierboven.</p><div class="actions"><button type="submit">Uitzonderingen indienen</button></div></form>`
+    ? html`<form method="post" action="${here}/beoordelen" id="beoordeling-form">${csrfField(session.csrf)}${stapVeld}<p>Beoordeel de zaken van stap <strong>${l.stap}</strong>: vink een zaak aan om haar uit te zonderen, met een reden en zo nodig een nieuwe archiefactiedatum. Uitzonderingen halen de zaken van de lijst en sturen de lijst terug naar de maker; zonder uitzonderingen keurt u de stap goed met de knop hierboven.</p><div class="actions"><button type="submit">Uitzonderingen indienen</button></div></form>`
     : ''
 }
 ${
@@ -465,7 +467,7 @@ ${apiPager(here, items, query.page, query.status ? { status: query.status } : {}
   );
   handeling(
     'goedkeuren',
-    (id) => ({ method: 'POST', url: `${API}/${id}/beoordelingen`, body: { uitzonderingen: [] } }),
+    (id, form) => ({ method: 'POST', url: `${API}/${id}/beoordelingen`, body: { stap: field(form, 'stap') || undefined, uitzonderingen: [] } }),
     200,
     'goedgekeurd',
     'destruction list step approved on the admin screen',
@@ -513,7 +515,8 @@ ${apiPager(here, items, query.page, query.status ? { status: query.status } : {}
     const uitzonderingen = uitzonderingenVan(formOf(req.body));
     // no row ticked is no review: approving is its own button, so an empty form changes nothing
     if (!uitzonderingen.length) return detail(req, reply, { errors: ['Vink de zaken aan die u uitzondert, of keur de stap goed.'], status: 400 });
-    const answer = await callAdminApi(ui, req, 'POST', `${API}/${id}/beoordelingen`, { uitzonderingen });
+    const stap = field(formOf(req.body), 'stap') || undefined;
+    const answer = await callAdminApi(ui, req, 'POST', `${API}/${id}/beoordelingen`, { stap, uitzonderingen });
     if (answer.status !== 200) return detail(req, reply, { errors: problemMessages(answer), status: answer.status });
     req.log.info(
       { lijst: id, uitgezonderd: uitzonderingen.length, by: sessionOf(req).user },
