@@ -271,22 +271,26 @@ export async function registerVernietigingslijstenAdmin(app: FastifyInstance, de
     return view(await lijsten.get(req.params.uuid));
   });
 
+  // Started once the list is taken (so two starts at once start one workflow); a list already `bezig` is started again
+  // (an API stopped between taking it and the start left it without a workflow; one that runs is not started twice).
   app.post<P>(`${VERNIETIGINGSLIJSTEN_PATH}/:uuid/uitvoeren`, async (req, reply) => {
     const caller = await admin(req);
     const lijst = await lijsten.get(req.params.uuid);
-    if (lijst.status !== 'goedgekeurd' && lijst.status !== 'mislukt' && lijst.status !== 'gestopt')
+    if (!['goedgekeurd', 'mislukt', 'gestopt', 'bezig'].includes(lijst.status))
       throw new ZgwError(409, 'lijst-niet-goedgekeurd', `Alleen een goedgekeurde lijst wordt uitgevoerd (status ${lijst.status}).`);
-    // the list is taken first (so two starts at once start one), then its workflow
-    const workflowId = vernietigingWorkflowId(lijst._id);
-    const r = await lijsten.lijsten.updateOne(
-      { _id: lijst._id, status: lijst.status },
-      { $set: { status: 'bezig', bijgewerkt: new Date(), uitvoering: { workflowId, gestart: new Date(), door: caller.clientId } } },
-    );
-    if (!r.matchedCount) throw new ZgwError(409, 'lijst-gewijzigd', 'De lijst is intussen gewijzigd; lees haar opnieuw.');
+    if (lijst.status !== 'bezig') {
+      const workflowId = vernietigingWorkflowId(lijst._id);
+      const r = await lijsten.lijsten.updateOne(
+        { _id: lijst._id, status: lijst.status },
+        { $set: { status: 'bezig', bijgewerkt: new Date(), uitvoering: { workflowId, gestart: new Date(), door: caller.clientId } } },
+      );
+      if (!r.matchedCount) throw new ZgwError(409, 'lijst-gewijzigd', 'De lijst is intussen gewijzigd; lees haar opnieuw.');
+    }
     try {
       await uitvoering.start(lijst._id, caller.tenant);
     } catch (err) {
-      await lijsten.lijsten.updateOne({ _id: lijst._id, status: 'bezig' }, { $set: { status: lijst.status, bijgewerkt: new Date() } });
+      if (lijst.status !== 'bezig')
+        await lijsten.lijsten.updateOne({ _id: lijst._id, status: 'bezig' }, { $set: { status: lijst.status, bijgewerkt: new Date() } });
       throw err;
     }
     req.log.info({ lijst: lijst._id, by: caller.clientId }, 'destruction list carried out');
