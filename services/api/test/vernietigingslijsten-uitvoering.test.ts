@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { AUDITTRAIL_COLLECTION, VERNIETIGD_COLLECTION } from '@zgw/shared';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { BESLUITEN, BIO, besluitBody, createB } from './besluiten.fixtures';
-import { EIO, createEio, eioBody } from './documenten.fixtures';
+import { EIO, createEio, eioBody, storedFiles } from './documenten.fixtures';
 import { eventually, type TestApp } from './harness';
 import { LogLines, startListeningApp, startWorker, stopWorker } from './overdrachten.fixtures';
 import { CRS, ZRC, createZ } from './zaken.fixtures';
@@ -76,6 +76,7 @@ it('destroys an approved list in order, keeps what is used elsewhere or changed 
   expect((await call('POST', `${LIJSTEN}/${lijst.uuid}/beoordelingen`, {})).json().status).toBe('goedgekeurd');
   expect((await call('PATCH', c.url, { archiefactiedatum: '2020-12-31' })).statusCode).toBe(200);
 
+  const bestanden = await storedFiles(t);
   const gestart = await call('POST', `${LIJSTEN}/${lijst.uuid}/uitvoeren`);
   expect(gestart.statusCode).toBe(202);
   expect(gestart.json()).toMatchObject({ status: 'bezig', uitvoering: { workflowId: `vernietiging-${lijst.uuid}` } });
@@ -89,6 +90,8 @@ it('destroys an approved list in order, keeps what is used elsewhere or changed 
   for (const url of [a.url, a1.url, zo.url, besluit.url, bio.url, zio.url, d1.url, d2.url, d4.url])
     expect([url, await status(url)]).toEqual([url, 404]);
   for (const url of [d3.url, k.url, c.url, e.url]) expect([url, await status(url)]).toEqual([url, 200]);
+  // the content of the three documents that went is gone from the store (the verklaring's two came)
+  expect(await storedFiles(t)).toBe(bestanden - 3 + 2);
   const byZaak = new Map(((await call('GET', `${LIJSTEN}/${lijst.uuid}/zaken`)).json().results as Record<string, any>[]).map((i) => [i.zaak, i]));
   expect(byZaak.get(a.url)).toMatchObject({
     status: 'vernietigd',
