@@ -224,3 +224,29 @@ it("keeps an organisation's lists its own on the screens: another's administrato
   // the organisation's own list is as it was
   expect((await t.call('GET', `${LIJSTEN}/${lijst.uuid}`)).json().status).toBe('uitgevoerd');
 });
+
+it('lets a reviewer exclude zaken of other pages of a long list in the same review', async () => {
+  const zaken: Record<string, any>[] = [];
+  for (let i = 0; i < 11; i++) zaken.push(...(await Promise.all(Array.from({ length: 10 }, () => zaak(t, s, { omschrijving: 'Lange lijst' })))));
+  const made = await t.call('POST', LIJSTEN, { naam: 'Lange lijst', zaken: zaken.map((z) => z.url) });
+  expect(made.statusCode).toBe(201);
+  const lijst = made.json().uuid as string;
+  expect((await t.call('POST', `${LIJSTEN}/${lijst}/indienen`)).statusCode).toBe(200);
+
+  await page.goto(`${base}/admin/vernietigingslijsten/${lijst}`);
+  await shows('#beoordeling-form p.muted', 'andere pagina');
+  const opPagina = await page.locator('#zaken tr[data-zaak]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-zaak')));
+  expect(opPagina).toHaveLength(100);
+  const hier = zaken.find((z) => opPagina.includes(z.url))!;
+  const elders = zaken.find((z) => !opPagina.includes(z.url))!;
+  const rij = page.locator(`#zaken tr[data-zaak="${hier.url}"]`);
+  await rij.locator('input[type=checkbox]').check();
+  await rij.locator('input[name^=reden_]').fill('Dossier opgevraagd');
+  await page.fill('#meer', `${elders.url}; Nog in gebruik bij de rechtbank; 2032-05-01`);
+  await page.click('#beoordeling-form button[type=submit]');
+  await page.waitForURL(`${base}/admin/vernietigingslijsten/${lijst}?gedaan=aangepast`);
+  const uit = (await t.call('GET', `${LIJSTEN}/${lijst}/zaken?status=uitgezonderd`)).json();
+  expect(new Set(uit.results.map((i: { zaak: string }) => i.zaak))).toEqual(new Set([hier.url, elders.url]));
+  expect(uit.results.find((i: { zaak: string }) => i.zaak === elders.url).uitzondering).toMatchObject({ reden: 'Nog in gebruik bij de rechtbank' });
+  expect((await t.call('GET', elders.url as string, undefined, { headers: CRS })).json().archiefactiedatum).toBe('2032-05-01');
+});

@@ -163,6 +163,11 @@ export function uitzonderingenVan(form: Form): { zaak: string; reden: string; ar
     const datum = field(form, `datum_${i}`);
     out.push({ zaak: field(form, `zaak_${i}`), reden: field(form, `reden_${i}`), ...(datum ? { archiefactiedatum: datum } : {}) });
   }
+  // zaken of any page of the list, one a line: `zaak; reden; nieuwe archiefactiedatum` (the date optional)
+  for (const regel of lines(field(form, 'meer'))) {
+    const [zaak = '', reden = '', datum = ''] = regel.split(';').map((x) => x.trim());
+    out.push({ zaak, reden, ...(datum ? { archiefactiedatum: datum } : {}) });
+  }
   return out;
 }
 
@@ -417,7 +422,7 @@ ${l.verklaring ? html`<tr><th>Verklaring van vernietiging</th><td id="verklaring
 <div class="actions">${acties}</div>
 ${
   beoordelen
-    ? html`<form method="post" action="${here}/beoordelen" id="beoordeling-form">${csrfField(session.csrf)}${stapVeld}<p>Beoordeel de zaken van stap <strong>${l.stap}</strong>: vink een zaak aan om haar uit te zonderen, met een reden en zo nodig een nieuwe archiefactiedatum. Uitzonderingen halen de zaken van de lijst en sturen de lijst terug naar de maker; zonder uitzonderingen keurt u de stap goed met de knop hierboven.</p><div class="actions"><button type="submit">Uitzonderingen indienen</button></div></form>`
+    ? html`<form method="post" action="${here}/beoordelen" id="beoordeling-form">${csrfField(session.csrf)}${stapVeld}<p>Beoordeel de zaken van stap <strong>${l.stap}</strong>: vink een zaak aan om haar uit te zonderen, met een reden en zo nodig een nieuwe archiefactiedatum. Uitzonderingen halen de zaken van de lijst en sturen de lijst terug naar de maker; zonder uitzonderingen keurt u de stap goed met de knop hierboven.</p>${items.next || items.previous ? html`<p class="muted">De lijst telt meer zaken dan deze pagina: zaken van andere pagina's zondert u hieronder uit, één per regel, samen met de aangevinkte.</p>` : ''}<label for="meer">Uitzonderen per regel: <code>zaak (URL of UUID); reden; nieuwe archiefactiedatum (optioneel, JJJJ-MM-DD)</code></label><textarea id="meer" name="meer" rows="2" spellcheck="false"></textarea><div class="actions"><button type="submit">Uitzonderingen indienen</button></div></form>`
     : ''
 }
 ${
