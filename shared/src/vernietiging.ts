@@ -239,6 +239,7 @@ export function verklaringVan(
     },
     regels: items
       .filter((i) => i.status === 'vernietigd')
+      .sort((a, b) => a.identificatie.localeCompare(b.identificatie))
       .map((i) => ({
         identificatie: i.identificatie,
         omschrijving: i.omschrijving,

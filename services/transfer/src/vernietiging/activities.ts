@@ -6,16 +6,23 @@ import { maakVerklaring } from './verklaring';
 import { documentWeg, vernietigWortel } from './zaak';
 
 /**
- * The zaken the workflow carries out, each a root with its deelzaken on the list: those still on it (`voorgesteld`)
- * or begun (`bezig`) that are no deelzaak of another zaak on it.
+ * The zaken the workflow carries out, each a root with its deelzaken on the list: the zaken on it that are no deelzaak
+ * of another zaak on it, whose tree still holds a zaak to do (`voorgesteld`) or begun (`bezig`): also a root skipped
+ * before a crash whose deelzaken were not done yet.
  */
 async function wortels(u: Uitvoer): Promise<string[]> {
-  const items = await u.items
-    .find({ lijst: u.o.lijst, status: { $in: ['voorgesteld', 'bezig'] } }, { projection: { zaak: 1, deelzaken: 1 } })
-    .toArray();
-  const alle = await u.items.find({ lijst: u.o.lijst }, { projection: { zaak: 1, deelzaken: 1, status: 1 } }).toArray();
-  const deel = new Set(alle.filter((i) => i.status !== 'uitgezonderd').flatMap((i) => i.deelzaken));
-  return items.filter((i) => !deel.has(i.zaak)).map((i) => i.zaak);
+  const alle = (await u.items.find({ lijst: u.o.lijst }, { projection: { zaak: 1, deelzaken: 1, status: 1 } }).toArray()).filter(
+    (i) => i.status !== 'uitgezonderd',
+  );
+  const byZaak = new Map(alle.map((i) => [i.zaak, i]));
+  const deel = new Set(alle.flatMap((i) => i.deelzaken));
+  const teDoen = (zaak: string, gezien = new Set<string>()): boolean => {
+    const item = byZaak.get(zaak);
+    if (!item || gezien.has(zaak)) return false;
+    gezien.add(zaak);
+    return item.status === 'voorgesteld' || item.status === 'bezig' || item.deelzaken.some((d) => teDoen(d, gezien));
+  };
+  return alle.filter((i) => !deel.has(i.zaak) && teDoen(i.zaak)).map((i) => i.zaak);
 }
 
 /**

@@ -67,7 +67,10 @@ export class Uitvoering {
       const handle = (await this.temporal.connect()).workflow.getHandle(vernietigingWorkflowId(lijst));
       // (a query waits for a worker: while none runs, the answer is left out after a moment)
       const timeout = new Promise<null>((done) => setTimeout(() => done(null), VRAAG_MS).unref());
-      return await Promise.race([handle.query<VernietigingVoortgang>(VERNIETIGING_VOORTGANG_QUERY), timeout]);
+      const vraag = handle.query<VernietigingVoortgang>(VERNIETIGING_VOORTGANG_QUERY);
+      // (the answer that comes after the wait, or the failure of a connection closed meanwhile, is no one's)
+      vraag.catch(() => undefined);
+      return await Promise.race([vraag, timeout]);
     } catch {
       return null;
     }
