@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { MongoBulkWriteError } from 'mongodb';
+import { MongoBulkWriteError, type Document } from 'mongodb';
 import {
   AUDITTRAIL_COLLECTION,
   AuditEntry,
@@ -275,12 +275,12 @@ function groepen(objecten: JsonObject[]): [number, JsonObject][][] {
 }
 
 /** The resource of a component served under `/<collection>`. */
-function resourceIn(api: ComponentApi, collection: string | undefined): Resource<JsonObject> | undefined {
-  return api.resources.find((r): r is Resource<JsonObject> => r instanceof Resource && r.def.collection === collection);
+function resourceIn(api: ComponentApi, collection: string | undefined): Resource<Document> | undefined {
+  return api.resources.find((r): r is Resource<Document> => r instanceof Resource && r.def.collection === collection);
 }
 
 /** Where a source object goes: its resource and UUID here, or why the import does not know it. */
-type Plaats = { resource: Resource<JsonObject>; uuid: string } | { fout: unknown };
+type Plaats = { resource: Resource<Document>; uuid: string } | { fout: unknown };
 
 /** How the source's URLs map onto this platform's: by the base of each component's API. */
 class Bronkaart {
@@ -296,7 +296,7 @@ class Bronkaart {
   }
 
   /** The resource a source object belongs to and its UUID, from its URL (`.../<collection>/<uuid>`). */
-  resourceOf(url: string): { resource: Resource<JsonObject>; uuid: string } {
+  resourceOf(url: string): { resource: Resource<Document>; uuid: string } {
     const hit = this.bases.find(([base]) => url.startsWith(`${base}/`));
     if (!hit) throw ZgwError.field('url', 'bad-url', `${url} ligt niet onder een API van de bron.`);
     const [base, api] = hit;
@@ -322,15 +322,15 @@ class Bronkaart {
   }
 
   /** What is held under the UUIDs of a batch's objects, read per resource at once (Resource.gehouden). */
-  async gehouden(plaatsen: Plaats[]): Promise<Map<Resource<JsonObject>, Gehouden>> {
-    const uuids = new Map<Resource<JsonObject>, string[]>();
+  async gehouden(plaatsen: Plaats[]): Promise<Map<Resource<Document>, Gehouden>> {
+    const uuids = new Map<Resource<Document>, string[]>();
     for (const plaats of plaatsen) {
       if ('fout' in plaats) continue;
       const list = uuids.get(plaats.resource);
       if (list) list.push(plaats.uuid);
       else uuids.set(plaats.resource, [plaats.uuid]);
     }
-    const reads = [...uuids].map(async ([resource, list]): Promise<[Resource<JsonObject>, Gehouden]> => [resource, await resource.gehouden(list)]);
+    const reads = [...uuids].map(async ([resource, list]): Promise<[Resource<Document>, Gehouden]> => [resource, await resource.gehouden(list)]);
     return new Map(await Promise.all(reads));
   }
 

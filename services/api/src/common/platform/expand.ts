@@ -20,7 +20,10 @@ export type Expansion = { [field: string]: JsonObject | JsonObject[] };
 /** An answered object as an expansion sees it: its URL and its `_expand` (the fields it follows are read by name: fieldOf). */
 export type ExpandedAnswer = { url?: string; _expand?: Expansion };
 
-/** A field of an answered object, by name (what an expansion follows). */
+/**
+ * A field of an object by a name made at run time: a link field an expansion follows, a list filter whose name is
+ * put together (`rol__betrokkeneType`, `onderwerp__icontains`).
+ */
 export function fieldOf(obj: object, field: string): unknown {
   return (obj as JsonObject)[field];
 }

@@ -7,19 +7,44 @@ import type { Caller } from '../auth/auth';
 import type { ComponentApi } from './component';
 import type { Resource } from './resource';
 
+/**
+ * What the other components read of a stored object of another component: the fields they use, typed as its own
+ * component keeps them (each component's stored document type has them; the compiler checks that where the
+ * component registers what it offers).
+ */
+export type CatalogusLink = { naam?: string | null; domein: string; rsin: string };
+export type ZaakTypeLink = { catalogus: string; besluittypen?: string[] };
+export type BesluitTypeLink = { catalogus: string; omschrijving?: string; informatieobjecttypen?: string[] };
+export type InformatieObjectTypeLink = { catalogus: string; omschrijving: string };
+/** A part of a zaaktype (statustype, roltype, ...): the zaaktype it belongs to. */
+export type ZaakTypeOnderdeelLink = { zaaktype: string };
+export type StatusTypeLink = ZaakTypeOnderdeelLink & { volgnummer: number };
+export type ResultaatTypeLink = ZaakTypeOnderdeelLink & { archiefnominatie?: string };
+export type ZaakLink = {
+  zaaktype: string;
+  identificatie: string;
+  bronorganisatie: string;
+  vertrouwelijkheidaanduiding?: string;
+  archiefnominatie?: string | null;
+};
+/** A part of a zaak (status, rol, ...): the zaak it belongs to. */
+export type ZaakOnderdeelLink = { zaak: string };
+export type BesluitLink = { besluittype: string };
+export type BesluitInformatieObjectLink = { besluit: string; informatieobject: string };
+
 /** What the Zaken, Documenten and Besluiten APIs use of the Catalogi API: its types, read through its read cache. */
 export interface CatalogiLinks {
   api: ComponentApi;
-  catalogussen: Resource<JsonObject>;
-  zaaktypen: Resource<JsonObject>;
-  besluittypen: Resource<JsonObject>;
-  informatieobjecttypen: Resource<JsonObject>;
-  statustypen: Resource<JsonObject>;
-  roltypen: Resource<JsonObject>;
-  eigenschappen: Resource<JsonObject>;
-  resultaattypen: Resource<JsonObject>;
-  zaakobjecttypen: Resource<JsonObject>;
-  ziot: Resource<JsonObject>;
+  catalogussen: Resource<CatalogusLink>;
+  zaaktypen: Resource<ZaakTypeLink>;
+  besluittypen: Resource<BesluitTypeLink>;
+  informatieobjecttypen: Resource<InformatieObjectTypeLink>;
+  statustypen: Resource<StatusTypeLink>;
+  roltypen: Resource<ZaakTypeOnderdeelLink>;
+  eigenschappen: Resource<ZaakTypeOnderdeelLink>;
+  resultaattypen: Resource<ResultaatTypeLink>;
+  zaakobjecttypen: Resource<ZaakTypeOnderdeelLink>;
+  ziot: Resource<ZaakTypeOnderdeelLink>;
   /**
    * The API views of those of `urls` that are this platform's Catalogi objects, as its newest version shows them
    * (what an `expand` embeds): each a copy its reader may add `_expand` to.
@@ -91,12 +116,12 @@ export interface ZaakBesluitLinks {
 
 /** What the Besluiten, Documenten and Overdrachten APIs and the reference checks use of the Zaken API. */
 export interface ZakenLinks {
-  zaken: Resource<JsonObject>;
-  statussen: Resource<JsonObject>;
-  resultaten: Resource<JsonObject>;
-  rollen: Resource<JsonObject>;
-  zaakobjecten: Resource<JsonObject>;
-  zaakinformatieobjecten: Resource<JsonObject>;
+  zaken: Resource<ZaakLink>;
+  statussen: Resource<ZaakOnderdeelLink>;
+  resultaten: Resource<ZaakOnderdeelLink>;
+  rollen: Resource<ZaakOnderdeelLink>;
+  zaakobjecten: Resource<ZaakOnderdeelLink>;
+  zaakinformatieobjecten: Resource<ZaakOnderdeelLink>;
   besluitLinks: ZaakBesluitLinks;
 }
 
@@ -142,8 +167,8 @@ export interface BesluitLinks {
   besluit(url: string): Promise<JsonObject | null | undefined>;
   /** Whether a besluit of this platform names this zaak. */
   anyOfZaak(zaakUrl: string): Promise<boolean>;
-  besluiten: Resource<JsonObject>;
-  besluitinformatieobjecten: Resource<JsonObject>;
+  besluiten: Resource<BesluitLink>;
+  besluitinformatieobjecten: Resource<BesluitInformatieObjectLink>;
 }
 
 /**

@@ -122,8 +122,8 @@ export interface ResourceDef<D extends Document, I = z.output<z.ZodObject>, Q = 
   /** Request body of create and PUT; PATCH uses its partial unless `patchInput` is given. */
   input: z.ZodObject;
   patchInput?: z.ZodObject;
-  /** List filters (query parameters other than `page`). */
-  query?: z.ZodObject;
+  /** List filters (query parameters other than `page`): what they give is `Q`. */
+  query?: z.ZodObject & z.ZodType<Q>;
   filter?(query: Q & PageFields, caller: Caller): Filter<Document> | Promise<Filter<Document>>;
   /** How to count a list without counting documents (e.g. maintained counts), when this filter allows it. */
   count?: (filter: Filter<Document>, caller: Caller) => (() => Promise<number>) | undefined;
@@ -173,8 +173,8 @@ export interface ResourceDef<D extends Document, I = z.output<z.ZodObject>, Q = 
    * (Autorisaties 1.1: documents not ready for publication). Reads with such a condition bypass the read cache.
    */
   callerFilter?: (caller: Caller) => Filter<Document>;
-  /** Query parameters of the detail GET, and the condition they put on the object itself (404 when unmet). */
-  readQuery?: z.ZodObject;
+  /** Query parameters of the detail GET (what they give is `RQ`), and the condition they put on the object itself (404 when unmet). */
+  readQuery?: z.ZodObject & z.ZodType<RQ>;
   readFilter?(query: RQ): Filter<Document>;
   /**
    * Extra response fields computed at read time (e.g. reverse relations); `query` is the GET's (detail or paginated
@@ -184,7 +184,7 @@ export interface ResourceDef<D extends Document, I = z.output<z.ZodObject>, Q = 
   /** The response as the request's API version shows it (fields of other versions left out); default as it is. */
   present?(body: Answer<D, R>, req?: FastifyRequest): Answer<D, R>;
   /** What differs in the component's other API versions (see ComponentDef.versions), by version. */
-  variants?: Readonly<Record<string, ResourceVariant>>;
+  variants?: Readonly<Record<string, ResourceVariant<Q, RQ>>>;
   /** Operations served only from a later API version on, by the version that brought them (see RouteSpec.since). */
   since?: Partial<Record<Operation, string>>;
   /** Fills in the `_expand` of the answered objects (a list page, a detail) as the query's `expand` asks. */
@@ -212,13 +212,16 @@ export interface DeclaredResource {
   created?: z.ZodType;
 }
 
-/** A resource in another API version of its component: its shape, list filters, detail parameters and input there. */
-export interface ResourceVariant {
+/**
+ * A resource in another API version of its component: its shape, list filters, detail parameters and input there
+ * (its filters and detail parameters give what the default version's give: `Q` and `RQ`, its fields or fewer).
+ */
+export interface ResourceVariant<Q = AnyQuery, RQ = AnyQuery> {
   schema?: z.ZodType;
   /** What its list and detail answers show, where that differs from `schema` (the resource with its `_expand`). */
   expanded?: z.ZodType;
-  query?: z.ZodObject;
-  readQuery?: z.ZodObject;
+  query?: z.ZodObject & z.ZodType<Q>;
+  readQuery?: z.ZodObject & z.ZodType<RQ>;
   input?: z.ZodObject;
   /** As ResourceDef.declared, in this version. */
   declared?: DeclaredResource;
@@ -573,18 +576,18 @@ export class Resource<D extends Document, I = z.output<z.ZodObject>, Q = AnyQuer
   }
 
   /** The route variants of one operation in the component's other versions (see ResourceDef.variants). */
-  private variants(make: (v: ResourceVariant) => RouteVariant): Record<string, RouteVariant> | undefined {
+  private variants(make: (v: ResourceVariant<Q, RQ>) => RouteVariant): Record<string, RouteVariant> | undefined {
     const all = this.def.variants;
     return all && Object.fromEntries(Object.entries(all).map(([version, v]) => [version, make(v)]));
   }
 
   /** The resource as a version's document shows it. */
-  private shownIn(v: ResourceVariant): z.ZodType | undefined {
+  private shownIn(v: ResourceVariant<Q, RQ>): z.ZodType | undefined {
     return v.declared?.schema ?? v.schema;
   }
 
   /** The resource as a version's list and detail answer it. */
-  private readIn(v: ResourceVariant): z.ZodType | undefined {
+  private readIn(v: ResourceVariant<Q, RQ>): z.ZodType | undefined {
     return v.expanded ?? this.shownIn(v);
   }
 

@@ -29,7 +29,7 @@ export const autorisaties: ComponentDef = {
   title: 'Autorisaties API',
   version: '1.1.0',
   async register(api) {
-    const applicaties: Resource<ApplicatieDoc, ApplicatieIn> = new Resource<ApplicatieDoc, ApplicatieIn>(api, {
+    const applicaties: Resource<ApplicatieDoc, ApplicatieIn> = new Resource<ApplicatieDoc, ApplicatieIn, z.output<typeof ApplicatieQuery>>(api, {
       collection: 'applicaties',
       resource: 'applicatie',
       schema: Applicatie,

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Document, Filter } from 'mongodb';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../../common/auth/auth';
@@ -54,7 +55,12 @@ const DEFAULTS = {
 export const BESLUIT_FILTERS = ['identificatie', 'verantwoordelijkeOrganisatie', 'besluittype', 'zaak'] as const;
 
 export function registerBesluiten(b: Besluiten): Resource<BesluitDoc> {
-  const besluiten: Resource<BesluitDoc, BesluitIn> = new Resource<BesluitDoc, BesluitIn>(b.api, {
+  const besluiten: Resource<BesluitDoc, BesluitIn> = new Resource<
+    BesluitDoc,
+    BesluitIn,
+    z.output<typeof BesluitQuery>,
+    z.output<typeof BesluitReadQuery>
+  >(b.api, {
     collection: 'besluiten',
     resource: 'besluit',
     schema: Besluit,

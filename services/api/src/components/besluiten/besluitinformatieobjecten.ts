@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Document, Filter } from 'mongodb';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../../common/auth/auth';
@@ -43,7 +44,11 @@ const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganis
  * objectinformatieobject (brc-005), removed again with the link.
  */
 export function registerBesluitinformatieobjecten(b: Besluiten): Resource<BioDoc> {
-  const bios: Resource<BioDoc, BesluitInformatieObjectIn> = new Resource<BioDoc, BesluitInformatieObjectIn>(b.api, {
+  const bios: Resource<BioDoc, BesluitInformatieObjectIn> = new Resource<
+    BioDoc,
+    BesluitInformatieObjectIn,
+    z.output<typeof BesluitInformatieObjectQuery>
+  >(b.api, {
     collection: 'besluitinformatieobjecten',
     resource: 'besluitinformatieobject',
     schema: BesluitInformatieObject,
@@ -65,7 +70,7 @@ export function registerBesluitinformatieobjecten(b: Besluiten): Resource<BioDoc
     visible: (doc, caller) => mayOnBesluittype(caller, doc[PART_AUTH_FIELD], ANY_BESLUIT_SCOPE),
     filter: (q, caller) => {
       const f: Filter<Document> = {};
-      for (const k of ['besluit', 'informatieobject']) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
+      for (const k of ['besluit', 'informatieobject'] as const) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
       return and(authFilter(caller, PART_AUTH_FIELD), f);
     },
     // (the registration import's writes; the API's create is registerCreate's)

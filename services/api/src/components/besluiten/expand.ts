@@ -1,3 +1,4 @@
+import type { Document } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
 import { expandObjects, expandTree, type ExpandedAnswer, type Expansion } from '../../common/platform/expand';
 import type { Resource } from '../../common/platform/resource';
@@ -45,7 +46,7 @@ class Loader {
       return doc && mayOnBesluittype(caller, doc.besluittype, [LEZEN]) ? b.besluiten.toApi(doc) : undefined;
     }
     const zaken = b.api.deps.components.zaken;
-    const zakenParts: Resource<JsonObject>[] = zaken
+    const zakenParts: Resource<Document>[] = zaken
       ? [zaken.zaken, zaken.statussen, zaken.resultaten, zaken.rollen, zaken.zaakobjecten, zaken.zaakinformatieobjecten]
       : [];
     const part = zakenParts.find((r) => r.uuidOf(url));

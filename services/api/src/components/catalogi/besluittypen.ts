@@ -54,7 +54,7 @@ export function informatieobjecttypenOf(c: Catalogi, besluittype: BesluitTypeDoc
 const BesluitTypeReadQuery = z.object({ datumGeldigheid: date.optional() });
 
 export function registerBesluittypen(c: Catalogi): Resource<BesluitTypeDoc> {
-  return new Resource<BesluitTypeDoc, BesluitTypeIn>(c.api, {
+  return new Resource<BesluitTypeDoc, BesluitTypeIn, z.output<typeof BesluitTypeQuery>, z.output<typeof BesluitTypeReadQuery>>(c.api, {
     collection: 'besluittypen',
     resource: 'besluittype',
     schema: BesluitType,

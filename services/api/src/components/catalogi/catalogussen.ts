@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Document, Filter } from 'mongodb';
 import { Resource } from '../../common/platform/resource';
 import { READ, WRITE, withDefaults, type Catalogi } from './context';
@@ -11,7 +12,7 @@ const list = (v: unknown) => String(v).split(',').filter(Boolean);
 
 /** Catalogussen: create and read in 1.3.1; 1.3.3 updates them too (PUT, PATCH) and names their types. */
 export function registerCatalogussen(c: Catalogi): Resource<CatalogusDoc> {
-  return new Resource<CatalogusDoc, CatalogusIn>(c.api, {
+  return new Resource<CatalogusDoc, CatalogusIn, z.output<typeof CatalogusQuery>>(c.api, {
     collection: 'catalogussen',
     resource: 'catalogus',
     schema: Catalogus,

@@ -2,13 +2,13 @@ import type { FastifyRequest } from 'fastify';
 import type { Document } from 'mongodb';
 import { z } from 'zod';
 import { expandObjects, expandParam, expandTree } from '../../common/platform/expand';
-import type { Resource, ResourceDef, ResourceVariant } from '../../common/platform/resource';
+import type { AnyQuery, Resource, ResourceDef, ResourceVariant } from '../../common/platform/resource';
 import type { JsonObject } from '@zgw/shared';
 import type { Catalogi } from './context';
 import { EXPANDABLE, Expanded, V133 } from './schemas';
 
 /** Every Catalogi resource. */
-export function resourcesOf(c: Catalogi): Resource<JsonObject>[] {
+export function resourcesOf(c: Catalogi): Resource<Document>[] {
   return [
     c.catalogussen,
     c.zaaktypen,
@@ -54,22 +54,27 @@ export function in133(c: Catalogi, req: FastifyRequest | undefined): boolean {
  * the `expand` parameter on both, and the expansion itself (any link field of the objects expanded, to any of the
  * standard's depths, each object as the newest version shows it).
  */
-export function served133<D extends Document>(
+export function served133<D extends Document, Q extends object = AnyQuery, RQ extends object = AnyQuery>(
   c: Catalogi,
   name: keyof typeof EXPANDABLE,
-  v: Omit<ResourceVariant, 'query' | 'readQuery'> & { query: z.ZodObject; readQuery?: z.ZodObject },
-): Pick<ResourceDef<D>, 'variants' | 'expand'> {
+  v: Omit<ResourceVariant<Q, RQ>, 'query' | 'readQuery'> & {
+    query: ResourceVariant<Q, RQ>['query'] & object;
+    readQuery?: ResourceVariant<Q, RQ>['readQuery'];
+  },
+): Pick<ResourceDef<D, unknown, Q, RQ>, 'variants' | 'expand'> {
   const expand = expandParam(EXPANDABLE[name]);
+  // (a schema that gives Q, with `expand` beside its fields, gives Q too; so does an empty one where RQ has none)
+  const readQuery: z.ZodObject = v.readQuery ?? z.object({});
   return {
     variants: {
       [V133]: {
         ...v,
         expanded: Expanded[name],
-        query: v.query.extend({ expand }),
-        readQuery: (v.readQuery ?? z.object({})).extend({ expand }),
+        query: v.query.extend({ expand }) as z.ZodObject & z.ZodType<Q>,
+        readQuery: readQuery.extend({ expand }) as z.ZodObject & z.ZodType<RQ>,
         declared: v.declared && { ...v.declared, readQuery: v.declared.readQuery?.extend({ expand }) },
       },
     },
-    expand: (bodies, query) => expandObjects((urls) => views(c, urls), bodies, expandTree(query.expand)),
+    expand: (bodies, query) => expandObjects((urls) => views(c, urls), bodies, expandTree('expand' in query ? query.expand : undefined)),
   };
 }

@@ -49,7 +49,7 @@ async function zaaktypenOf(c: Catalogi, url: string): Promise<Stored<ZaakTypeDoc
 }
 
 export function registerInformatieobjecttypen(c: Catalogi): Resource<InformatieObjectTypeDoc> {
-  return new Resource<InformatieObjectTypeDoc, InformatieObjectTypeIn>(c.api, {
+  return new Resource<InformatieObjectTypeDoc, InformatieObjectTypeIn, z.output<typeof InformatieObjectTypeQuery>>(c.api, {
     collection: 'informatieobjecttypen',
     resource: 'informatieobjecttype',
     schema: InformatieObjectType,

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Document, Filter } from 'mongodb';
 import type { Resource } from '../../common/platform/resource';
 import type { Catalogi } from './context';
@@ -34,7 +35,7 @@ const GELDIGHEID = { beginGeldigheid: null, eindeGeldigheid: null, beginObject: 
 
 /** statustypen, roltypen, eigenschappen, resultaattypen and zaakobjecttypen. */
 export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 'roltypen' | 'eigenschappen' | 'resultaattypen' | 'zaakobjecttypen'> {
-  const statustypen: Resource<StatusTypeDoc> = registerOnderdeel<StatusTypeDoc>(c, {
+  const statustypen: Resource<StatusTypeDoc> = registerOnderdeel<StatusTypeDoc, z.output<typeof ChildQuery>>(c, {
     collection: 'statustypen',
     resource: 'statustype',
     schema: StatusType,
@@ -63,7 +64,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     },
   });
 
-  const roltypen = registerOnderdeel<RolTypeDoc>(c, {
+  const roltypen = registerOnderdeel<RolTypeDoc, z.output<typeof RolTypeQuery>>(c, {
     collection: 'roltypen',
     resource: 'roltype',
     schema: RolType,
@@ -74,7 +75,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     filter: (q) => (q.omschrijvingGeneriek ? { omschrijvingGeneriek: q.omschrijvingGeneriek } : {}),
   });
 
-  const eigenschappen = registerOnderdeel<EigenschapDoc>(c, {
+  const eigenschappen = registerOnderdeel<EigenschapDoc, z.output<typeof ChildQuery>>(c, {
     collection: 'eigenschappen',
     resource: 'eigenschap',
     schema: Eigenschap,
@@ -86,7 +87,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     rules: async (doc) => ({ ...doc, specificatie: { groep: '', waardenverzameling: [], ...doc.specificatie } }),
   });
 
-  const resultaattypen = registerOnderdeel<ResultaatTypeDoc>(c, {
+  const resultaattypen = registerOnderdeel<ResultaatTypeDoc, z.output<typeof ResultaatTypeQuery>>(c, {
     collection: 'resultaattypen',
     resource: 'resultaattype',
     schema: ResultaatType,
@@ -127,7 +128,7 @@ export function registerOnderdelen(c: Catalogi): Pick<Catalogi, 'statustypen' | 
     },
   });
 
-  const zaakobjecttypen: Resource<ZaakObjectTypeDoc> = registerOnderdeel<ZaakObjectTypeDoc>(c, {
+  const zaakobjecttypen: Resource<ZaakObjectTypeDoc> = registerOnderdeel<ZaakObjectTypeDoc, z.output<typeof ZaakObjectTypeQuery>>(c, {
     collection: 'zaakobjecttypen',
     resource: 'zaakobjecttype',
     schema: ZaakObjectType,

@@ -27,18 +27,28 @@ import type { JsonObject } from '@zgw/shared';
  * one zaaktype, may only change while that zaaktype is a concept (or with `catalogi.geforceerd-schrijven`), and carry
  * the zaaktype's catalogus, identificatie and concept state (`_concept`) for their list filters.
  */
-export interface OnderdeelDef<D extends OnderdeelDoc> {
+/** The list filters every part of a zaaktype has (1.3.3 knows some in both spellings): what its query gives at least. */
+export type OnderdeelFilters = {
+  zaaktype?: string;
+  zaaktypeIdentificatie?: string;
+  zaaktype_identificatie?: string;
+  status?: string;
+  datumGeldigheid?: string;
+  datum_geldigheid?: string;
+};
+
+export interface OnderdeelDef<D extends OnderdeelDoc, Q extends OnderdeelFilters = OnderdeelFilters> {
   collection: string;
   resource: string;
   schema: z.ZodType;
   input: z.ZodObject;
-  query: z.ZodObject;
+  query: z.ZodObject & z.ZodType<Q>;
   declared?: ResourceDef<D>['declared'];
   /** Its name in the 1.3.3 file (`StatusType`: `StatusTypeExpanded`, ...) and what differs there. */
   in133: { name: keyof typeof EXPANDABLE } & Omit<ResourceVariant, 'query' | 'readQuery'>;
   defaults: JsonObject;
   /** Extra list filters beyond zaaktype, zaaktypeIdentificatie, status and datumGeldigheid. */
-  filter?: (q: JsonObject) => Filter<Document>;
+  filter?(q: Q): Filter<Document>;
   /** Whether the type takes its catalogus from its zaaktype (all but zaakobjecttypen, where it is an input field). */
   catalogusFromZaaktype?: boolean;
   /** Whether the `status` filter applies. */
@@ -47,7 +57,7 @@ export interface OnderdeelDef<D extends OnderdeelDoc> {
   links?: { field: string; target: LinkTarget }[];
   /** Rules of this type on top of the shared ones; returns the document to store. */
   rules?: (doc: D, zaaktype: Stored<ZaakTypeDoc>, current: Stored<D> | undefined) => Promise<D>;
-  render?: ResourceDef<D>['render'];
+  render?: ResourceDef<D, unknown, Q>['render'];
 }
 
 type LinkTarget = 'statustypen' | 'eigenschappen' | 'resultaattypen' | 'informatieobjecttypen';
@@ -77,15 +87,18 @@ export function assertZaaktypeConcept(zaaktype: ZaakTypeDoc | undefined, forced:
   }
 }
 
-export function registerOnderdeel<D extends OnderdeelDoc>(c: Catalogi, def: OnderdeelDef<D>): Resource<D> {
-  return new Resource<D>(c.api, {
+export function registerOnderdeel<D extends OnderdeelDoc, Q extends OnderdeelFilters = OnderdeelFilters>(
+  c: Catalogi,
+  def: OnderdeelDef<D, Q>,
+): Resource<D> {
+  return new Resource<D, z.output<z.ZodObject>, Q>(c.api, {
     collection: def.collection,
     resource: def.resource,
     schema: def.schema,
     input: def.input,
     query: def.query,
     declared: def.declared,
-    ...served133<D>(c, def.in133.name, { ...def.in133, query: def.query }),
+    ...served133<D, Q>(c, def.in133.name, { ...def.in133, query: def.query }),
     scopes: { read: READ, create: WRITE_OR_FORCED, update: WRITE_OR_FORCED, destroy: DELETE_OR_FORCED },
     filter: (q) => {
       const f: Filter<Document> = {};
@@ -93,7 +106,7 @@ export function registerOnderdeel<D extends OnderdeelDoc>(c: Catalogi, def: Onde
       const ident = q.zaaktypeIdentificatie ?? q.zaaktype_identificatie;
       if (ident) f.zaaktypeIdentificatie = ident;
       const datum = q.datumGeldigheid ?? q.datum_geldigheid;
-      return and(f, def.status === false ? {} : statusFilter(q.status, '_concept'), datum ? geldigOp(String(datum)) : {}, def.filter?.(q) ?? {});
+      return and(f, def.status === false ? {} : statusFilter(q.status, '_concept'), datum ? geldigOp(datum) : {}, def.filter?.(q) ?? {});
     },
     // (`data` parsed with the version's input: def.input, in 1.3.3 def.in133.input where it has one)
     prepare: async (data, ctx: WriteContext, current) => {

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Document, Filter } from 'mongodb';
 import { ZgwError } from '../../common/platform/errors';
 import { Resource, type WriteContext } from '../../common/platform/resource';
@@ -42,7 +43,7 @@ function ziotStatusFilter(status: unknown): Filter<Document> {
 }
 
 export function registerZiot(c: Catalogi): Resource<ZiotDoc> {
-  return new Resource<ZiotDoc, ZaakTypeInformatieObjectTypeIn>(c.api, {
+  return new Resource<ZiotDoc, ZaakTypeInformatieObjectTypeIn, z.output<typeof ZiotQuery>>(c.api, {
     collection: 'zaaktype-informatieobjecttypen',
     resource: 'zaaktypeinformatieobjecttype',
     operationName: 'zaakinformatieobjecttype',

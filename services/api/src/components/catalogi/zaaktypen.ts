@@ -39,6 +39,8 @@ import {
 const ZAAKTYPE_READ = [...READ, 'documenten.lezen', 'zaken.lezen'];
 /** `datumGeldigheid` on the detail GET applies to the zaaktype itself and to everything it shows. */
 const ZaakTypeReadQuery = z.object({ datumGeldigheid: date.optional() });
+type ZaakTypeFilters = z.output<typeof ZaakTypeQuery>;
+type ZaakTypeDetail = z.output<typeof ZaakTypeReadQuery>;
 
 const DEFAULTS = {
   omschrijvingGeneriek: '',
@@ -100,7 +102,12 @@ export function registerZaaktypen(c: Catalogi): Resource<ZaakTypeDoc> {
       zaakobjecttypen: new GroupLoader(c.zaakobjecttypen, 'zaaktype'),
       ziot: new GroupLoader(c.ziot, 'zaaktype', ['_iotOmschrijving'], { volgnummer: 1, _id: 1 }),
     });
-  const resource: Resource<ZaakTypeDoc, ZaakTypeIn> = new Resource<ZaakTypeDoc, ZaakTypeIn>(c.api, {
+  const resource: Resource<ZaakTypeDoc, ZaakTypeIn, ZaakTypeFilters, ZaakTypeDetail> = new Resource<
+    ZaakTypeDoc,
+    ZaakTypeIn,
+    ZaakTypeFilters,
+    ZaakTypeDetail
+  >(c.api, {
     collection: 'zaaktypen',
     resource: 'zaaktype',
     schema: ZaakType,

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import { fieldOf } from '../../common/platform/expand';
 import type { Document, Filter } from 'mongodb';
 import type { Resource } from '../../common/platform/resource';
 import { LIVE, type Stored } from '../../common/platform/store';
@@ -16,7 +18,7 @@ const RANGES: Record<string, string> = { lt: '$lt', lte: '$lte', gt: '$gt', gte:
 
 /** Gebruiksrechten of a document; the document's `indicatieGebruiksrecht` says whether it has any (drc-006). */
 export function registerGebruiksrechten(d: Documenten): Resource<GebruiksrechtenDoc> {
-  return registerPart<GebruiksrechtenDoc>(d, {
+  return registerPart<GebruiksrechtenDoc, z.output<typeof GebruiksrechtenQuery>>(d, {
     collection: 'gebruiksrechten',
     resource: 'gebruiksrechten',
     schema: Gebruiksrechten,
@@ -32,7 +34,10 @@ export function registerGebruiksrechten(d: Documenten): Resource<Gebruiksrechten
       const f: Filter<Document> = {};
       for (const field of ['startdatum', 'einddatum']) {
         const cond: Filter<Document> = {};
-        for (const [suffix, op] of Object.entries(RANGES)) if (q[`${field}__${suffix}`] !== undefined) cond[op] = q[`${field}__${suffix}`];
+        for (const [suffix, op] of Object.entries(RANGES)) {
+          const value = fieldOf(q, `${field}__${suffix}`);
+          if (value !== undefined) cond[op] = value;
+        }
         if (Object.keys(cond).length) f[field] = cond;
       }
       return f;

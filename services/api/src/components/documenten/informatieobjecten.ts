@@ -511,15 +511,18 @@ async function versionOf(d: Documenten, current: Stored<EioDoc>, q: VersionQuery
  * (as the Catalogi API's filter of the same name); `objectinformatieobjecten_object`/`_objectType` (1.7): documents
  * linked to that object, or to any object of that type (see OBJECTEN).
  */
-function listFilter(q: JsonObject, caller: Caller): Filter<Document> {
+/** What a document list is asked: the list's query parameters (of either version) or a `_zoek` body (of either version). */
+type DocumentVraag = z.output<typeof EnkelvoudigInformatieObjectQuery17> | z.output<typeof EnkelvoudigInformatieObjectZoek17>;
+
+function listFilter(q: DocumentVraag, caller: Caller): Filter<Document> {
   // (a document of the query: the driver types a filter's _id as an ObjectId)
   const f: Document = {};
   if (q.identificatie) f.identificatie = q.identificatie;
   if (q.bronorganisatie) f.bronorganisatie = q.bronorganisatie;
-  const ids = (q.uuid__in ?? q.uuid_In) as string[] | undefined;
+  const ids = ('uuid__in' in q ? q.uuid__in : undefined) ?? ('uuid_In' in q ? q.uuid_In : undefined);
   if (ids) f._id = { $in: ids };
   const trefwoorden =
-    typeof q.trefwoorden === 'string'
+    'trefwoorden' in q && typeof q.trefwoorden === 'string'
       ? [
           ...new Set(
             q.trefwoorden
@@ -530,9 +533,10 @@ function listFilter(q: JsonObject, caller: Caller): Filter<Document> {
         ]
       : [];
   if (trefwoorden.length) f.trefwoorden = trefwoorden.length === 1 ? trefwoorden[0] : { $all: trefwoorden };
-  const objecten = [q.objectinformatieobjecten_object, q.objectinformatieobjecten_objectType].filter(
-    (v): v is string => typeof v === 'string' && v !== '',
-  );
+  const objecten = [
+    'objectinformatieobjecten_object' in q ? q.objectinformatieobjecten_object : undefined,
+    'objectinformatieobjecten_objectType' in q ? q.objectinformatieobjecten_objectType : undefined,
+  ].filter((v): v is string => typeof v === 'string' && v !== '');
   if (objecten.length) f[OBJECTEN] = objecten.length === 1 ? objecten[0] : { $all: objecten };
   return and(authFilter(caller, EIO_AUTH_FIELDS), f);
 }
@@ -548,9 +552,9 @@ function registerReads(d: Documenten, eio: Resource<EioDoc>): void {
   const { api } = d;
   const Page = pageOf(EnkelvoudigInformatieObject);
   const Page17 = pageOf(EnkelvoudigInformatieObjectExpanded17);
-  const list = async (req: FastifyRequest, caller: Caller, q: JsonObject, rawPage: unknown, cursor: unknown) => {
+  const list = async (req: FastifyRequest, caller: Caller, q: DocumentVraag, rawPage: unknown, cursor: unknown) => {
     const tree = parseExpand(q.expand, EIO_LINKS);
-    const fields = parseFields(q.fields, tree, DOCUMENT_FIELDS);
+    const fields = parseFields('fields' in q ? q.fields : undefined, tree, DOCUMENT_FIELDS);
     const page = parsePage(rawPage);
     const filter = listFilter(q, caller);
     const { count, items, ...cont } = await eio.store.pageStored(filter, {

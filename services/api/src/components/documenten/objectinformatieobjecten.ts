@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { digestOf, hashing, zijAanZij, type InhoudControle } from '@zgw/shared';
 import type { Document, Filter } from 'mongodb';
@@ -46,7 +47,7 @@ function localRegistration(
   d: Documenten,
   objectType: string,
   object: string,
-): { objects: Resource<JsonObject>; relations: Resource<JsonObject>; field: string } | undefined {
+): { objects: Resource<Document>; relations: Resource<Document>; field: string } | undefined {
   const { zaken, besluiten } = d.api.deps.components;
   const registration =
     objectType === 'zaak' && zaken
@@ -63,7 +64,7 @@ function localRegistration(
  * registration holds (drc-002, drc-003, drc-004), and remove one that registration no longer holds.
  */
 export function registerObjectinformatieobjecten(d: Documenten): Resource<OioDoc> {
-  return registerPart<OioDoc>(d, {
+  return registerPart<OioDoc, z.output<typeof ObjectInformatieObjectQuery>>(d, {
     collection: 'objectinformatieobjecten',
     resource: 'objectinformatieobject',
     schema: ObjectInformatieObject,

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { Caller } from '../../common/auth/auth';
 import { requireTenant } from '@zgw/shared';
 import { ZgwError } from '../../common/platform/errors';
-import { Resource, type Operation, type ResourceDef, type WriteContext } from '../../common/platform/resource';
+import { Resource, type AnyQuery, type Operation, type ResourceDef, type WriteContext } from '../../common/platform/resource';
 import { LIVE, inProef, type Stored } from '../../common/platform/store';
 import {
   LEZEN,
@@ -32,13 +32,13 @@ import type { JsonObject } from '@zgw/shared';
  * document in `informatieobject` for good, is authorised by that document's informatieobjecttype and
  * vertrouwelijkheid (copied onto it, so lists filter inside the query), and expands its `informatieobject`.
  */
-export interface PartDef<D extends PartDoc> {
+export interface PartDef<D extends PartDoc, Q extends AnyQuery = { informatieobject?: string }> {
   collection: string;
   resource: string;
   schema: z.ZodType;
   input: z.ZodObject;
   patchInput?: z.ZodObject;
-  query: z.ZodObject;
+  query: z.ZodObject & z.ZodType<Q>;
   scopes: ResourceDef<D>['scopes'];
   operations: Operation[];
   plainList?: boolean;
@@ -51,8 +51,8 @@ export interface PartDef<D extends PartDoc> {
   notify?: boolean;
   defaults?: JsonObject;
   /** List filters besides `informatieobject`, as exact matches on the stored field of the same name. */
-  exact?: string[];
-  filter?: (q: JsonObject) => Filter<Document>;
+  exact?: (keyof Q & string)[];
+  filter?(q: Q): Filter<Document>;
   /** The part's own rules on its (validated, defaulted) fields; the facts of its document are added after them. */
   rules?: (doc: PartFields<D>, eio: Stored<EioDoc>, ctx: WriteContext, current?: Stored<D>) => Promise<PartFields<D>>;
   afterWrite?: (stored: Stored<D>, eio: Stored<EioDoc>, ctx: WriteContext, previous?: Stored<D>) => Promise<void>;
@@ -80,9 +80,9 @@ export async function documentOf(d: Documenten, url: string, name = 'informatieo
   return eio;
 }
 
-export function registerPart<D extends PartDoc>(d: Documenten, def: PartDef<D>): Resource<D> {
+export function registerPart<D extends PartDoc, Q extends AnyQuery = { informatieobject?: string }>(d: Documenten, def: PartDef<D, Q>): Resource<D> {
   const scopesOf = (s: ResourceDef<D>['scopes']) => [LEZEN, ...s.create, ...s.update, ...s.destroy];
-  const resource: Resource<D> = new Resource<D>(d.api, {
+  const resource: Resource<D> = new Resource<D, z.output<z.ZodObject>, Q>(d.api, {
     collection: def.collection,
     resource: def.resource,
     schema: def.schema,
@@ -113,7 +113,7 @@ export function registerPart<D extends PartDoc>(d: Documenten, def: PartDef<D>):
       countableByBuckets(caller, filter, PART_AUTH_FIELDS) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined,
     filter: (q, caller) => {
       const f: Filter<Document> = {};
-      if (q.informatieobject) f.informatieobject = q.informatieobject;
+      if ('informatieobject' in q && q.informatieobject) f.informatieobject = q.informatieobject;
       for (const k of def.exact ?? []) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
       return and(authFilter(caller, PART_AUTH_FIELDS), f, def.filter ? def.filter(q) : {});
     },

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { ZgwError } from '../../common/platform/errors';
 import type { Resource } from '../../common/platform/resource';
 import { AANMAKEN, BIJWERKEN, READ, VERWIJDEREN, type Documenten } from './context';
@@ -9,7 +10,7 @@ import { V15, Verzending, VerzendingExpanded17, VerzendingInput, VerzendingQuery
  * outgoing document (aardRelatie `geadresseerde`) needs its verzenddatum; from 1.6.0 on it is optional.
  */
 export function registerVerzendingen(d: Documenten): Resource<VerzendingDoc> {
-  return registerPart<VerzendingDoc>(d, {
+  return registerPart<VerzendingDoc, z.output<typeof VerzendingQuery>>(d, {
     collection: 'verzendingen',
     resource: 'verzending',
     schema: Verzending,

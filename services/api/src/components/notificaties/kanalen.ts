@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { createHash } from 'node:crypto';
 import type { Document, Filter } from 'mongodb';
 import { KANAAL_KENMERKEN, KANALEN, NRC_KANALEN, TENANT_FIELD } from '@zgw/shared';
@@ -28,7 +29,7 @@ export function visibleKanalen(tenant: string): Filter<Document> {
  * published on and subscribed to by it alone). A name another organisation took is refused as any taken name is.
  */
 export function registerKanalen(n: Notificaties): Resource<KanaalDoc> {
-  const kanalen: Resource<KanaalDoc, KanaalIn> = new Resource<KanaalDoc, KanaalIn>(n.api, {
+  const kanalen: Resource<KanaalDoc, KanaalIn> = new Resource<KanaalDoc, KanaalIn, z.output<typeof KanaalQuery>>(n.api, {
     collection: 'kanaal',
     storeAs: NRC_KANALEN,
     resource: 'kanaal',

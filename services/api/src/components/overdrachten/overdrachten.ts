@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Document, Filter } from 'mongodb';
 import {
   DOELREGISTRATIES_COLLECTION,
@@ -21,21 +22,20 @@ import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import { authFilter, mayOnZaak } from '../../common/auth/zaak-rechten';
 import { LEZEN, OVERDRAGEN, type Overdrachten } from './context';
 import { Overdracht, OverdrachtInput, OverdrachtQuery, type OverdrachtAuth, type OverdrachtDoc } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 
 /** Where an overdracht keeps the authorisation facts of its zaak (reading needs zaken.lezen for that zaak). */
 const AUTH_FIELDS = { zaaktype: '_zaaktype', rank: '_vertrouwelijkheid' } as const;
 export const OVERDRACHT_FILTERS = ['status', 'zaak', 'doelregistratie'] as const;
 
 /** The list filters of the overdrachten (status, zaak, doelregistratie) that a query sets, as one condition. */
-export function filtersOf(q: JsonObject): JsonObject {
+export function filtersOf(q: Partial<Record<(typeof OVERDRACHT_FILTERS)[number], string>>): Filter<Document> {
   const f: Filter<Document> = {};
   for (const k of OVERDRACHT_FILTERS) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
   return f;
 }
 
 export function registerOverdrachten(o: Overdrachten): Resource<OverdrachtDoc> {
-  const overdrachten: Resource<OverdrachtDoc> = new Resource<OverdrachtDoc>(o.api, {
+  const overdrachten: Resource<OverdrachtDoc> = new Resource<OverdrachtDoc, z.output<z.ZodObject>, z.output<typeof OverdrachtQuery>>(o.api, {
     collection: 'overdrachten',
     resource: 'overdracht',
     schema: Overdracht,

@@ -1,3 +1,4 @@
+import type { Document } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
 import { MAX_EXPAND_DEPTH, fieldOf, parseExpandTree, urlsIn, type ExpandedAnswer, type ExpandTree } from '../../common/platform/expand';
 import { ZgwError } from '../../common/platform/errors';
@@ -51,8 +52,8 @@ export function parseExpand(raw: unknown, version = V151, allowed: ReadonlySet<s
 
 /** Loads and renders objects by URL: one query per collection; Catalogi objects through the Catalogi cache. */
 class Loader {
-  private readonly resources: Resource<JsonObject>[];
-  private readonly raw = new Map<string, { r: Resource<JsonObject>; doc: Stored<JsonObject> }>();
+  private readonly resources: Resource<Document>[];
+  private readonly raw = new Map<string, { r: Resource<Document>; doc: Stored<Document> }>();
 
   constructor(
     private readonly z: Zaken,
@@ -84,7 +85,7 @@ class Loader {
 
   async load(urls: string[]): Promise<Map<string, JsonObject>> {
     const out = new Map<string, JsonObject>();
-    const byResource = new Map<Resource<JsonObject>, string[]>();
+    const byResource = new Map<Resource<Document>, string[]>();
     const remote: string[] = [];
     // This platform's documents, read in-process as the caller may read them (their autorisaties, Autorisaties 1.1).
     const documenten = this.z.api.deps.components.documenten;
@@ -105,7 +106,7 @@ class Loader {
         continue;
       }
       const eigenschap = u.includes('/zaakeigenschappen/') ? /\/zaken\/[0-9a-f-]{36}\/zaakeigenschappen\/([0-9a-f-]{36})$/i.exec(u) : null;
-      const add = (r: Resource<JsonObject>, id: string) => (byResource.get(r) ?? byResource.set(r, []).get(r)!).push(id);
+      const add = (r: Resource<Document>, id: string) => (byResource.get(r) ?? byResource.set(r, []).get(r)!).push(id);
       if (eigenschap && u.startsWith(this.z.api.base)) {
         add(this.z.zaakeigenschappen, eigenschap[1]!);
         continue;
@@ -141,10 +142,10 @@ class Loader {
   }
 
   /** The live objects of `r` with these uuids: rollen this request read before (a `_zoek` by BSN) are not read again. */
-  private async read(r: Resource<JsonObject>, ids: string[]): Promise<Stored<JsonObject>[]> {
+  private async read(r: Resource<Document>, ids: string[]): Promise<Stored<Document>[]> {
     const known = r === this.z.rollen ? this.rollenRead : undefined;
     if (!known?.size) return r.store.getMany(ids);
-    const found: Stored<JsonObject>[] = [];
+    const found: Stored<Document>[] = [];
     const missing: string[] = [];
     for (const id of ids) {
       const rol = known.get(id);
@@ -161,12 +162,12 @@ class Loader {
   }
 
   /** Cached Catalogi renderings are shared: each expansion gets its own copy to add `_expand` to. */
-  private async catalogi(r: Resource<JsonObject>, doc: Stored<JsonObject>, datum?: string): Promise<JsonObject> {
+  private async catalogi(r: Resource<Document>, doc: Stored<Document>, datum?: string): Promise<JsonObject> {
     const query = datum ? { datumGeldigheid: datum } : undefined;
     return structuredClone(await r.api.cached(`expand:${r.url(doc._id)}@${datum ?? ''}`, () => r.toApi(doc, query)));
   }
 
-  private readable(r: Resource<JsonObject>, doc: Stored<JsonObject>): boolean {
+  private readable(r: Resource<Document>, doc: Stored<Document>): boolean {
     return mayOnZaak(this.caller, r === this.z.zaken ? doc : zaakOfPart(doc), [LEZEN]);
   }
 }

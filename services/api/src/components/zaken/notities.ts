@@ -1,9 +1,10 @@
+import type { z as zod } from 'zod';
 import type { Document, Filter } from 'mongodb';
 import { ZgwError } from '../../common/platform/errors';
 import type { Resource } from '../../common/platform/resource';
-import type { JsonObject } from '@zgw/shared';
 import { BIJWERKEN, READ, type Zaken } from './context';
 import { registerPart } from './parts';
+import { fieldOf } from '../../common/platform/expand';
 import { V17, ZaakNotitie, ZaakNotitieInput, ZaakNotitieQuery, type ZaakNotitieDoc } from './schemas';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -14,22 +15,23 @@ const COMPARE: Record<string, string> = { gt: '$gt', gte: '$gte', lt: '$lt', lte
  * searched in the notes of one zaak (`gerelateerdAan`): no index can find a piece of text anywhere in a field, so
  * across every zaak it would read every note.
  */
-function notitieFilter(q: JsonObject): Filter<Document> {
+function notitieFilter(q: zod.output<typeof ZaakNotitieQuery>): Filter<Document> {
   const f: Filter<Document> = {};
-  const contains = Object.keys(q).filter((k) => k.endsWith('__icontains') && q[k] !== undefined);
+  const contains = Object.keys(q).filter((k) => k.endsWith('__icontains') && fieldOf(q, k) !== undefined);
   if (contains.length && !q.gerelateerdAan)
     throw ZgwError.field('gerelateerdAan', 'required', `Zoek met ${contains.join(', ')} binnen één zaak: geef ook gerelateerdAan op.`);
   if (q.gerelateerdAan) f.zaak = q.gerelateerdAan;
   for (const field of ['aangemaaktDoor', 'onderwerp', 'tekst', 'notitieType', 'status']) {
-    const exact = q[field];
-    const contains = q[`${field}__icontains`];
+    const exact = fieldOf(q, field);
+    const contains = fieldOf(q, `${field}__icontains`);
     if (exact !== undefined) f[field] = exact;
     else if (typeof contains === 'string') f[field] = { $regex: escape(contains), $options: 'i' };
   }
   for (const field of ['aanmaakdatum', 'wijzigingsdatum']) {
     const cond: Filter<Document> = {};
-    if (q[field] !== undefined) cond.$eq = q[field];
-    for (const [suffix, op] of Object.entries(COMPARE)) if (q[`${field}__${suffix}`] !== undefined) cond[op] = q[`${field}__${suffix}`];
+    if (fieldOf(q, field) !== undefined) cond.$eq = fieldOf(q, field);
+    for (const [suffix, op] of Object.entries(COMPARE))
+      if (fieldOf(q, `${field}__${suffix}`) !== undefined) cond[op] = fieldOf(q, `${field}__${suffix}`);
     if (Object.keys(cond).length) f[field] = cond;
   }
   return f;
@@ -40,7 +42,7 @@ function notitieFilter(q: JsonObject): Filter<Document> {
  * with zaken.bijwerken for its zaaktype, like the other parts of a zaak (and removed with it).
  */
 export function registerZaaknotities(z: Zaken): Resource<ZaakNotitieDoc> {
-  return registerPart<ZaakNotitieDoc>(z, {
+  return registerPart<ZaakNotitieDoc, zod.output<typeof ZaakNotitieQuery>>(z, {
     collection: 'zaaknotities',
     resource: 'zaaknotitie',
     zaakField: 'gerelateerdAan',

@@ -1,4 +1,4 @@
-import type { Resource, WriteContext } from '../../common/platform/resource';
+import type { AnyQuery, Resource, WriteContext } from '../../common/platform/resource';
 import { ZgwError } from '../../common/platform/errors';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
 import { registerPart } from './parts';
@@ -30,7 +30,7 @@ import type { JsonObject } from '@zgw/shared';
 const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');
 
 export function registerZaakinformatieobjecten(z: Zaken): Resource<ZaakInformatieObjectDoc> {
-  return registerPart<ZaakInformatieObjectDoc>(z, {
+  return registerPart<ZaakInformatieObjectDoc, zod.output<typeof ZaakInformatieObjectQuery>>(z, {
     in17: 'ZaakInformatieObject',
     collection: 'zaakinformatieobjecten',
     resource: 'zaakinformatieobject',
@@ -98,7 +98,7 @@ async function mustBeAllowedType(z: Zaken, zaak: ZaakDoc, informatieobjecttype: 
 }
 
 export function registerKlantcontacten(z: Zaken): Resource<KlantContactDoc> {
-  return registerPart<KlantContactDoc>(z, {
+  return registerPart<KlantContactDoc, zod.output<typeof ZaakQueryOnly>>(z, {
     collection: 'klantcontacten',
     resource: 'klantcontact',
     schema: KlantContact,
@@ -114,14 +114,14 @@ export function registerKlantcontacten(z: Zaken): Resource<KlantContactDoc> {
 }
 
 /** zaakcontactmomenten and zaakverzoeken: a link from a zaak to an object of another registration. */
-function registerKoppeling<D extends ZaakPartDoc>(
+function registerKoppeling<D extends ZaakPartDoc, Q extends AnyQuery>(
   z: Zaken,
   collection: string,
   resource: string,
-  field: keyof D & string,
-  schemas: { schema: zod.ZodType; input: zod.ZodObject; query: zod.ZodObject },
+  field: keyof D & keyof Q & string,
+  schemas: { schema: zod.ZodType; input: zod.ZodObject; query: zod.ZodObject & zod.ZodType<Q> },
 ): Resource<D> {
-  return registerPart<D>(z, {
+  return registerPart<D, Q>(z, {
     collection,
     resource,
     ...schemas,
@@ -142,15 +142,21 @@ function registerKoppeling<D extends ZaakPartDoc>(
 }
 
 export function registerZaakcontactmomenten(z: Zaken): Resource<ZaakContactMomentDoc> {
-  return registerKoppeling<ZaakContactMomentDoc>(z, 'zaakcontactmomenten', 'zaakcontactmoment', 'contactmoment', {
-    schema: ZaakContactMoment,
-    input: ZaakContactMomentInput,
-    query: ZaakContactMomentQuery,
-  });
+  return registerKoppeling<ZaakContactMomentDoc, zod.output<typeof ZaakContactMomentQuery>>(
+    z,
+    'zaakcontactmomenten',
+    'zaakcontactmoment',
+    'contactmoment',
+    {
+      schema: ZaakContactMoment,
+      input: ZaakContactMomentInput,
+      query: ZaakContactMomentQuery,
+    },
+  );
 }
 
 export function registerZaakverzoeken(z: Zaken): Resource<ZaakVerzoekDoc> {
-  return registerKoppeling<ZaakVerzoekDoc>(z, 'zaakverzoeken', 'zaakverzoek', 'verzoek', {
+  return registerKoppeling<ZaakVerzoekDoc, zod.output<typeof ZaakVerzoekQuery>>(z, 'zaakverzoeken', 'zaakverzoek', 'verzoek', {
     schema: ZaakVerzoek,
     input: ZaakVerzoekInput,
     query: ZaakVerzoekQuery,

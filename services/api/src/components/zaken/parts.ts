@@ -1,7 +1,15 @@
 import type { Document, Filter } from 'mongodb';
 import { z as zod } from 'zod';
 import { ZgwError } from '../../common/platform/errors';
-import { Resource, type Answer, type DeclaredResource, type Operation, type ResourceDef, type WriteContext } from '../../common/platform/resource';
+import {
+  Resource,
+  type AnyQuery,
+  type Answer,
+  type DeclaredResource,
+  type Operation,
+  type ResourceDef,
+  type WriteContext,
+} from '../../common/platform/resource';
 import { pull, type Stored } from '../../common/platform/store';
 import {
   LEZEN,
@@ -30,7 +38,7 @@ import type { JsonObject } from '@zgw/shared';
  * onto the part so lists filter inside the query), changes a closed zaak only with zaken.geforceerd-bijwerken, and
  * notifies on kanaal `zaken` with the zaak as hoofdObject.
  */
-export interface PartDef<D extends ZaakPartDoc> {
+export interface PartDef<D extends ZaakPartDoc, Q extends AnyQuery = { zaak?: string }> {
   collection: string;
   resource: string;
   /** The field that names the zaak, where it is not `zaak` (a zaaknotitie's `gerelateerdAan`); the part keeps it as `zaak` too. */
@@ -41,7 +49,7 @@ export interface PartDef<D extends ZaakPartDoc> {
   pageSize?: boolean;
   schema: zod.ZodType;
   input: zod.ZodObject;
-  query: zod.ZodObject;
+  query: zod.ZodObject & zod.ZodType<Q>;
   scopes: ResourceDef<D>['scopes'];
   operations: Operation[];
   plainList?: boolean;
@@ -61,8 +69,8 @@ export interface PartDef<D extends ZaakPartDoc> {
   /** Whether a closed zaak needs zaken.geforceerd-bijwerken for this part (statussen have their own rule). */
   closedNeedsForce?: boolean;
   /** List filters besides `zaak`, as exact matches on the stored field of the same name. */
-  exact?: string[];
-  filter?: (q: JsonObject) => Filter<Document> | Promise<Filter<Document>>;
+  exact?: (keyof Q & string)[];
+  filter?(q: Q): Filter<Document> | Promise<Filter<Document>>;
   /** Rules of this part on its (validated, defaulted) fields; returns its fields to store (the zaak's facts are added after). */
   rules?: (doc: PartFields<D>, zaak: Stored<ZaakDoc>, ctx: WriteContext, current?: Stored<D>) => Promise<PartFields<D>>;
   afterWrite?: (stored: Stored<D>, zaak: Stored<ZaakDoc>, ctx: WriteContext, previous?: Stored<D>) => Promise<void>;
@@ -87,7 +95,7 @@ export async function zaakOf(z: Zaken, url: string, name = 'zaak'): Promise<Stor
   return zaak;
 }
 
-export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): Resource<D> {
+export function registerPart<D extends ZaakPartDoc, Q extends AnyQuery = { zaak?: string }>(z: Zaken, def: PartDef<D, Q>): Resource<D> {
   const zaakOfStored = async (part: D) => z.zaken.byUrl(part.zaak);
   // In history (the import stores one zaak's parts one after another), afterWrite takes the zaak the rules read: only
   // the part's own insert came between. A live write reads it again (another request may have changed it).
@@ -102,7 +110,7 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
     if (gemarkeerd.delete(ctx)) await herbereken(z, zaakId, ctx.caller);
   };
   const field = def.zaakField ?? 'zaak';
-  const resource: Resource<D> = new Resource<D>(z.api, {
+  const resource: Resource<D> = new Resource<D, zod.output<zod.ZodObject>, Q>(z.api, {
     collection: def.collection,
     resource: def.resource,
     since: def.since,
@@ -119,7 +127,7 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
     plainList: def.plainList,
     head: def.head,
     declared: def.declared,
-    ...(def.in17 && expanding17(z, def.in17, def.query, def.declared17)),
+    ...(def.in17 && expanding17<D, Q>(z, def.in17, def.query, def.declared17)),
     auditHeaders: def.auditHeaders,
     kanaal: 'zaken',
     hoofdObject: (doc) => doc.zaak,
@@ -137,7 +145,8 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
       !caller.all && sameFilter(filter, authFilter(caller, PART_AUTH_FIELDS)) ? () => resource.store.countBuckets(authBuckets(caller)) : undefined,
     filter: async (q, caller) => {
       const f: Filter<Document> = {};
-      if (q.zaak) f.zaak = q.zaak;
+      // (every part's list takes its zaak, but a zaaknotitie's: gerelateerdAan)
+      if ('zaak' in q && q.zaak) f.zaak = q.zaak;
       for (const k of def.exact ?? []) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
       const parts = [authFilter(caller, PART_AUTH_FIELDS), f, def.filter ? await def.filter(q) : {}].filter((p) => Object.keys(p).length);
       return parts.length === 0 ? {} : parts.length === 1 ? parts[0]! : { $and: parts };
@@ -190,19 +199,27 @@ export function registerPart<D extends ZaakPartDoc>(z: Zaken, def: PartDef<D>): 
 }
 
 /** A part in 1.7: `expand` on its list and detail, to any depth and into documents and besluiten (see expand.ts). */
-function expanding17<D extends ZaakPartDoc>(
+function expanding17<D extends ZaakPartDoc, Q extends AnyQuery>(
   z: Zaken,
   name: Expandable17,
-  query: zod.ZodObject,
+  query: zod.ZodObject & zod.ZodType<Q>,
   declared?: DeclaredResource,
-): Pick<ResourceDef<D>, 'variants' | 'expand'> {
+): Pick<ResourceDef<D, unknown, Q>, 'variants' | 'expand'> {
   const expandParam = { expand: zod.string().optional() };
   const allowed = new Set(EXPANDABLE17[name]);
   return {
-    variants: { [V17]: { expanded: Expanded17[name], query: query.extend(expandParam), readQuery: zod.object(expandParam), declared } },
+    variants: {
+      [V17]: {
+        expanded: Expanded17[name],
+        // (the list's filters with `expand` beside them give Q too)
+        query: query.extend(expandParam) as zod.ZodObject & zod.ZodType<Q>,
+        readQuery: zod.object(expandParam),
+        declared,
+      },
+    },
     expand: async (bodies, q, req) => {
       const version = z.api.version(req);
-      await expand(z, req.caller!, bodies, parseExpand(q.expand, version, allowed), version);
+      await expand(z, req.caller!, bodies, parseExpand('expand' in q ? q.expand : undefined, version, allowed), version);
     },
   };
 }

@@ -7,6 +7,7 @@ import { invalidParams } from '../../common/platform/validation';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type RollenRead, type Zaken } from './context';
 import { betrokkeneIdentificatie, objectIdentificatieIn, type BetrokkeneType } from './identificaties';
 import { registerPart } from './parts';
+import { fieldOf } from '../../common/platform/expand';
 import {
   PERSON_OBJECT_TYPES,
   V17,
@@ -39,10 +40,10 @@ export const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {
 };
 
 /** The rollen condition of a query whose rol filters carry `prefix` (`rol__` on /zaken, none on /rollen). */
-export function rolFilter(pii: Pii, q: JsonObject, prefix: string): Filter<Document> | undefined {
+export function rolFilter(pii: Pii, q: object, prefix: string): Filter<Document> | undefined {
   const f: Filter<Document> = {};
   const sealed: Filter<Document>[] = [];
-  const get = (k: string) => q[`${prefix}${k}`];
+  const get = (k: string) => fieldOf(q, `${prefix}${k}`);
   if (get('betrokkeneType')) f.betrokkeneType = get('betrokkeneType');
   if (get('betrokkene')) f.betrokkene = get('betrokkene');
   if (get('omschrijvingGeneriek')) f.omschrijvingGeneriek = get('omschrijvingGeneriek');
@@ -60,7 +61,7 @@ export function rolFilter(pii: Pii, q: JsonObject, prefix: string): Filter<Docum
   return Object.keys(f).length ? f : undefined;
 }
 
-export function rolFilterOfZaakQuery(pii: Pii, q: JsonObject): Filter<Document> | undefined {
+export function rolFilterOfZaakQuery(pii: Pii, q: object): Filter<Document> | undefined {
   return rolFilter(pii, q, 'rol__');
 }
 
@@ -97,7 +98,7 @@ function parseIdentificatie(schema: zod.ZodType | undefined, name: string, value
 }
 
 export function registerRollen(z: Zaken): Resource<RolDoc> {
-  return registerPart<RolDoc>(z, {
+  return registerPart<RolDoc, zod.output<typeof RolQuery>>(z, {
     in17: 'Rol',
     collection: 'rollen',
     resource: 'rol',
@@ -137,7 +138,7 @@ export function registerRollen(z: Zaken): Resource<RolDoc> {
 }
 
 export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
-  return registerPart<ZaakObjectDoc>(z, {
+  return registerPart<ZaakObjectDoc, zod.output<typeof ZaakObjectQuery>>(z, {
     in17: 'ZaakObject',
     declared17: ZaakObjectDeclared17,
     collection: 'zaakobjecten',

@@ -1,3 +1,4 @@
+import type { z as zod } from 'zod';
 import type { Resource, WriteContext } from '../../common/platform/resource';
 import type { Stored } from '../../common/platform/store';
 import { ZgwError } from '../../common/platform/errors';
@@ -28,7 +29,7 @@ async function isEindstatus(z: Zaken, statustype: Stored<JsonObject>): Promise<b
 }
 
 export function registerStatussen(z: Zaken): Resource<StatusDoc> {
-  return registerPart<StatusDoc>(z, {
+  return registerPart<StatusDoc, zod.output<typeof StatusQuery>>(z, {
     in17: 'Status',
     // 1.7's create answer (StatusRequestbody) has no zaakinformatieobjecten.
     declared17: { created: Status.omit({ zaakinformatieobjecten: true }).meta({ id: 'StatusRequestbody' }) },
@@ -81,7 +82,7 @@ export function registerStatussen(z: Zaken): Resource<StatusDoc> {
 }
 
 export function registerResultaten(z: Zaken): Resource<ResultaatDoc> {
-  return registerPart<ResultaatDoc>(z, {
+  return registerPart<ResultaatDoc, zod.output<typeof ResultaatQuery>>(z, {
     in17: 'Resultaat',
     collection: 'resultaten',
     resource: 'resultaat',

@@ -35,8 +35,8 @@ import {
   type RollenRead,
   type Zaken,
 } from './context';
-import { chooseFields, expansionOf, parseFields, type FieldChoice } from '../../common/platform/fields';
-import { treePaths } from '../../common/platform/expand';
+import { chooseFields, expansionOf, parseFields } from '../../common/platform/fields';
+import { fieldOf, treePaths } from '../../common/platform/expand';
 import { expand, parseExpand } from './expand';
 import { within } from './geo';
 import { hasKeys, throwIfAny } from '../../common/platform/references';
@@ -135,7 +135,7 @@ export function registerZaken(z: Zaken): Resource<ZaakDoc> {
 }
 
 function renderLinks(z: Zaken, doc: Stored<ZaakDoc>, url: string): JsonObject {
-  const one = (id: string | null | undefined, r: Resource<JsonObject>) => (id ? r.url(id) : null);
+  const one = (id: string | null | undefined, r: Resource<Document>) => (id ? r.url(id) : null);
   return {
     uuid: doc._id,
     betalingsindicatieWeergave: BETALINGSINDICATIE_WEERGAVE[doc.betalingsindicatie ?? ''] ?? '',
@@ -299,31 +299,38 @@ function listOf(v: unknown): string[] {
         .filter(Boolean);
 }
 
-/** The MongoDB filter of the /zaken list filters and the `_zoek` body (which also has uuid__in, zaaktype__in, zaakgeometrie). */
-export async function zaakFilter(z: Zaken, q: JsonObject, caller: Caller, withArea = true, rollenRead?: RollenRead): Promise<Filter<Document>> {
+/**
+ * What a zaken list is asked: the list's query parameters (of either version) or a `_zoek` body (which also has
+ * uuid__in, zaaktype__in, zaakgeometrie, and in 1.7 `fields`), with the `expand` the request asks.
+ */
+export type ZaakVraag = zod.output<typeof ZaakQuery17> | zod.output<typeof ZaakZoek17>;
+
+/** The MongoDB filter of the /zaken list filters and the `_zoek` body. */
+export async function zaakFilter(z: Zaken, q: ZaakVraag, caller: Caller, withArea = true, rollenRead?: RollenRead): Promise<Filter<Document>> {
   const parts: Filter<Document>[] = [authFilter(caller, ZAAK_AUTH_FIELDS)];
   // (a document of the query: the driver types a filter's _id as an ObjectId)
   const f: Document = {};
-  for (const k of SIMPLE) if (q[k] !== undefined && q[k] !== '') f[k] = q[k];
+  // (the parameters named in lists are read by name: fieldOf)
+  for (const k of SIMPLE) if (fieldOf(q, k) !== undefined && fieldOf(q, k) !== '') f[k] = fieldOf(q, k);
   // `__in` as one equality per value: each is served by the field's index in list order (an $in with a sort is not).
   for (const [k, param] of IN_PARAMS) {
     // An empty list (`?archiefstatus__in=`) filters nothing, as an empty filter value does.
-    const values = q[param] === undefined ? [] : listOf(q[param]);
+    const values = fieldOf(q, param) === undefined ? [] : listOf(fieldOf(q, param));
     if (values.length) parts.push(anyOf(k, values));
   }
   for (const { field, ops, isnull: isnullParam } of DATE_PARAMS) {
-    if (q[field] !== undefined) f[field] = q[field];
+    if (fieldOf(q, field) !== undefined) f[field] = fieldOf(q, field);
     let cond: Filter<Document> | undefined;
-    for (const [param, op] of ops) if (q[param] !== undefined) (cond ??= {})[op] = q[param];
-    const isnull = q[isnullParam];
+    for (const [param, op] of ops) if (fieldOf(q, param) !== undefined) (cond ??= {})[op] = fieldOf(q, param);
+    const isnull = fieldOf(q, isnullParam);
     // isnull=false as "any date" (dates are strings), a range an index bounds, unlike `$ne: null`
     if (isnull !== undefined)
       cond = Object.assign(cond ?? {}, isnull === true || ['true', 'True', '1'].includes(String(isnull)) ? { $eq: null } : { $gte: '' });
     if (cond) f[field] = cond;
   }
   if (q.maximaleVertrouwelijkheidaanduiding) f._vertrouwelijkheid = { $lte: vertrouwelijkheidRank(String(q.maximaleVertrouwelijkheidaanduiding)) };
-  if (q.uuid__in) f._id = { $in: listOf(q.uuid__in) };
-  const within = (q.zaakgeometrie as JsonObject | undefined)?.within;
+  if ('uuid__in' in q && q.uuid__in) f._id = { $in: listOf(q.uuid__in) };
+  const within = 'zaakgeometrie' in q ? q.zaakgeometrie?.within : undefined;
   if (within && withArea) f.zaakgeometrie = { $geoWithin: { $geometry: within } };
   parts.push(f);
   const rolFilter = rolFilterOfZaakQuery(z.api.deps.pii, q);
@@ -346,12 +353,13 @@ const ZAAK_FIELDS = new Set(Object.keys(Zaak17.shape));
 
 function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
   const geo = { supported: true };
-  const list = async (req: FastifyRequest, caller: Caller, q: JsonObject, rawPage: unknown, cursor: unknown) => {
+  const list = async (req: FastifyRequest, caller: Caller, q: ZaakVraag, rawPage: unknown, cursor: unknown) => {
     const version = z.api.version(req);
     // `fields` asks for its own expansion (never beside `expand`).
-    if (q.fields !== undefined && q.expand) throw ZgwError.field('fields', 'fields-en-expand', 'Gebruik fields of expand, niet beide (zrc-029).');
-    const tree = parseExpand(q.fields !== undefined ? treePaths(expansionOf(q.fields as FieldChoice[])) : q.expand, version);
-    const fields = parseFields(q.fields, tree, ZAAK_FIELDS);
+    const asked = 'fields' in q ? q.fields : undefined;
+    if (asked !== undefined && q.expand) throw ZgwError.field('fields', 'fields-en-expand', 'Gebruik fields of expand, niet beide (zrc-029).');
+    const tree = parseExpand(asked !== undefined ? treePaths(expansionOf(asked)) : q.expand, version);
+    const fields = parseFields(asked, tree, ZAAK_FIELDS);
     const p = parsePage(rawPage);
     const request = { page: p, size: PAGE_SIZE, sort: sortOf(q.ordering), cursor: typeof cursor === 'string' ? cursor : undefined };
     // The rollen a search by BSN reads, for an expansion into the rollen of the zaken it finds.
@@ -362,7 +370,7 @@ function registerReads(z: Zaken, zaken: Resource<ZaakDoc>): void {
       const authOnly = !caller.all && sameFilter(filter, authFilter(caller, ZAAK_AUTH_FIELDS));
       return zaken.store.pageStored(filter, authOnly ? { ...request, count: () => zaken.store.countBuckets(authBuckets(caller)) } : request);
     };
-    const area = (q.zaakgeometrie as JsonObject | undefined)?.within;
+    const area = 'zaakgeometrie' in q ? q.zaakgeometrie?.within : undefined;
     // A store without $geoWithin (the local stand-in): the area is applied here, to the zaken the other filters find.
     const inArea = async () => {
       const filter = live(await zaakFilter(z, q, caller, false, rollenRead));
