@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ImportStatus, ImportTelling } from '@zgw/shared';
+import { IMPORT_GELIJKTIJDIG, type ImportOpruiming, type ImportStatus, type ImportTelling } from '@zgw/shared';
 import { ZgwError } from '../../common/platform/errors';
 import { html, type Html } from '../../common/web/html';
 import { UUID } from '../../common/platform/urls';
@@ -27,6 +27,9 @@ const NOTICES: Record<string, string> = {
   annuleren: 'De import is geannuleerd; wat al overgebracht was blijft (een volgende import gaat daar verder).',
 };
 const UITKOMSTEN: (keyof ImportTelling)[] = ['gelezen', 'nieuw', 'bijgewerkt', 'bezet', 'overgeslagen', 'mislukt'];
+/** The objects of the cut-over a run's page lists (the admin endpoint gives them all, up to IMPORT_MAX_OPRUIMING). */
+const OPRUIMING_GETOOND = 500;
+const OPRUIMING_UITKOMST = { verwijderd: 'verwijderd', behouden: 'behouden', 'te-verwijderen': 'te verwijderen' } as const;
 
 /** A run's objects over every collection: read, stored (new or replaced), failed. */
 function totalen(v: ImportView): { gelezen: number; opgeslagen: number; mislukt: number } {
@@ -38,6 +41,8 @@ function totalen(v: ImportView): { gelezen: number; opgeslagen: number; mislukt:
 /** What the form asks for, as the admin endpoint takes it. */
 function aanvraagVan(form: Form): Record<string, unknown> {
   const optional = (name: string) => field(form, name) || undefined;
+  // (a number the endpoint checks: what is not one is refused there, per field)
+  const getal = (name: string) => (field(form, name) ? Number(field(form, name)) : undefined);
   return {
     bron: field(form, 'bron'),
     clientId: field(form, 'clientId'),
@@ -47,7 +52,51 @@ function aanvraagVan(form: Form): Record<string, unknown> {
     vanaf: optional('vanaf'),
     tot: optional('tot'),
     bronorganisatie: optional('bronorganisatie'),
+    gelijktijdig: getal('gelijktijdig'),
+    timeout: getal('timeout'),
+    verwijderen: checked(form, 'verwijderen'),
   };
+}
+
+/** The run's pace: requests at once, the timeout of one, and how the source answers (see BronTempo). */
+function tempoVan(r: ImportView): Html {
+  const t = r.tempo;
+  const timeout = r.timeoutSeconden
+    ? html`time-out ${r.timeoutSeconden} s`
+    : html`time-out 5 x de p95 van de bron (10 tot 120 s)${t ? html`, nu ${Math.round(t.timeoutMs / 1000)} s` : ''}`;
+  return html`<span id="gelijktijdig">${r.gelijktijdig ?? IMPORT_GELIJKTIJDIG}</span> verzoeken tegelijk; <span id="timeout">${timeout}</span>${
+    t
+      ? html`<br><span id="tempo">${t.verzoekenPerSeconde} verzoeken/s, p95 ${t.p95Ms ?? '-'} ms, ${t.wachtend} wachtend; ${t.verzoeken} verzoeken in totaal</span>`
+      : ''
+  }`;
+}
+
+/**
+ * The cut-over's report: what the previous completed run of the same source brought and the source has deleted since,
+ * per collection and per object (its URL at the source and ours), removed here, kept (with why) or only reported.
+ */
+function opruimingVan(o: ImportOpruiming | undefined, r: ImportView): Html | string {
+  if (!o) return r.dryRun || loopt(r.status) ? '' : html`<h2>Opruiming</h2><p class="muted" id="opruiming">Niet nagegaan.</p>`;
+  if (!o.vorigeRun)
+    return html`<h2>Opruiming</h2><p class="muted" id="opruiming">Geen eerdere afgeronde import van deze bron: niets om op te ruimen.</p>`;
+  const aantallen = Object.entries(o.aantallen);
+  const getoond = o.objecten.slice(0, OPRUIMING_GETOOND);
+  return html`<h2>Opruiming</h2>
+<p id="opruiming">Wat de <a href="${BASE}/${o.vorigeRun}">vorige import</a> van deze bron bracht en de bron sindsdien verwijderde, ${
+    o.verwijderen ? 'is hier verwijderd (behalve wat hier nog gebruikt wordt)' : html`<strong>is alleen gemeld</strong>, niet verwijderd`
+  }.</p>
+${
+  aantallen.length
+    ? html`<table id="opruiming-aantallen"><thead><tr><th>Collectie</th><th>Verwijderd</th><th>Behouden</th><th>Te verwijderen</th></tr></thead><tbody>${aantallen.map(
+        ([k, a]) => html`<tr><td>${k}</td><td>${a.verwijderd}</td><td>${a.behouden}</td><td>${a.teVerwijderen}</td></tr>`,
+      )}</tbody></table>
+<table id="opruiming-objecten"><thead><tr><th>Collectie</th><th>In de bron</th><th>Hier</th><th>Uitkomst</th></tr></thead><tbody>${getoond.map(
+        (x) =>
+          html`<tr><td>${x.soort}</td><td><code>${x.bron}</code></td><td><code>${x.hier}</code></td><td>${OPRUIMING_UITKOMST[x.uitkomst]}${x.reden ? html`: ${x.reden}` : ''}</td></tr>`,
+      )}</tbody></table>
+${o.objecten.length > getoond.length ? html`<p class="muted">De eerste ${getoond.length} van ${o.objecten.length}.</p>` : ''}`
+    : html`<p class="muted">De bron verwijderde niets.</p>`
+}`;
 }
 
 /**
@@ -104,6 +153,10 @@ export function registerImportScreens(scope: FastifyInstance, ui: AdminUi): void
 <label>Zaken met een startdatum vanaf <input name="vanaf" type="date" value="${field(f, 'vanaf')}"></label>
 <label>tot en met <input name="tot" type="date" value="${field(f, 'tot')}"></label>
 <label>Alleen zaken van bronorganisatie (RSIN) <input name="bronorganisatie" pattern="[0-9]{9}" value="${field(f, 'bronorganisatie')}"></label>
+<label>Verzoeken aan de bron tegelijk <input name="gelijktijdig" type="number" min="1" max="64" value="${field(f, 'gelijktijdig') || IMPORT_GELIJKTIJDIG}"></label>
+<label>Time-out van een verzoek in seconden <input name="timeout" type="number" min="1" max="3600" value="${field(f, 'timeout')}"></label>
+<p class="muted">Leeg: 5 x de p95 van de bron, tussen 10 en 120 s. Een kleine bron (Open Zaak met 2 processen) verdraagt er 4 tegelijk.</p>
+<label class="check"><input type="checkbox" name="verwijderen"${opts.form && !checked(f, 'verwijderen') ? '' : html` checked`}> Verwijder hier wat de bron sinds de vorige import van dezelfde bron verwijderde (anders alleen melden)</label>
 <label class="check"><input type="checkbox" name="dryRun"${opts.form && !checked(f, 'dryRun') ? '' : html` checked`}> Proefimport: niets opslaan, alleen zeggen wat er zou gebeuren</label>
 <button type="submit">Import starten</button>
 </form>`,
@@ -153,6 +206,8 @@ ${r.fout ? html`<tr><th>Fout</th><td id="fout">${r.fout}</td></tr>` : ''}
 <tr><th>Bron</th><td><code>${r.bron}</code> <span class="muted">als client ${r.clientId}</span></td></tr>
 <tr><th>Organisatie</th><td>${r.tenant}</td></tr>
 <tr><th>Selectie</th><td>${s ? html`${s.zaaktypen.length ? html`zaaktypen ${s.zaaktypen.join(', ')}; ` : ''}${s.vanaf ? html`vanaf ${s.vanaf}; ` : ''}${s.tot ? html`tot en met ${s.tot}; ` : ''}${s.bronorganisatie ? html`bronorganisatie ${s.bronorganisatie}` : ''}` : html`<span class="muted">de hele registratie</span>`}</td></tr>
+<tr><th>Tempo</th><td>${tempoVan(r)}</td></tr>
+<tr><th>Verwijderen</th><td id="verwijderen">${r.verwijderen === false ? 'nee, alleen melden wat de bron verwijderde' : 'ja, wat de bron sinds de vorige import verwijderde'}</td></tr>
 <tr><th>Gestart</th><td>${formatTime(r.aangemaakt)} door ${r.door}</td></tr>
 <tr><th>Bijgewerkt</th><td>${formatTime(r.bijgewerkt)}</td></tr>
 <tr><th>Workflow</th><td><code>import-${r.id}</code></td></tr>
@@ -181,6 +236,7 @@ ${
     : ''
 }
 ${v ? html`<p id="inhoud">Inhoud van ${v.versies} documentversies vergeleken (grootte en SHA-256): ${v.aantalAfwijkend ? html`<strong>${v.aantalAfwijkend} wijken af</strong>` : 'alle gelijk'}.</p>` : ''}
+${opruimingVan(r.opruiming, r)}
 <h2>Niet opgeslagen</h2>
 ${
   r.fouten.length
