@@ -83,8 +83,11 @@ it('destroys an approved list in order, keeps what is used elsewhere or changed 
   expect(await eventually(async () => (await call('GET', `${LIJSTEN}/${lijst.uuid}`)).json().status !== 'bezig', 120_000)).toBe(true);
   const klaar = (await call('GET', `${LIJSTEN}/${lijst.uuid}`)).json();
   expect(klaar).toMatchObject({ status: 'uitgevoerd', tellingen: { vernietigd: 2, overgeslagen: 1, uitgezonderd: 1, voorgesteld: 0, bezig: 0 } });
-  // done: not carried out again
+  // done: not carried out again, and a zaak it destroyed is refused by a new list as such
   expect((await call('POST', `${LIJSTEN}/${lijst.uuid}/uitvoeren`)).statusCode).toBe(409);
+  const weer = await call('POST', LIJSTEN, { naam: 'nog eens', zaken: [a.url, c.url] });
+  expect(weer.statusCode).toBe(400);
+  expect(weer.json().invalidParams).toEqual([expect.objectContaining({ name: 'zaken.0', code: 'al-vernietigd' })]);
 
   // gone, each of its parts; kept: the shared document, the zaak it is shared with, the changed and the excluded zaak
   for (const url of [a.url, a1.url, zo.url, besluit.url, bio.url, zio.url, d1.url, d2.url, d4.url])

@@ -74,8 +74,10 @@ export function createVernietigingActivities(deps: Deps) {
     vernietigZaak: (o: VernietigingOpdracht, zaak: string): Promise<ZaakUitkomst> => binnen(deps, o, (u) => vernietigWortel(u, zaak)),
     vernietigingNaloop: (o: VernietigingOpdracht): Promise<void> => binnen(deps, o, naloop),
     maakVerklaring: (o: VernietigingOpdracht): Promise<void> => binnen(deps, o, maakVerklaring),
-    zetLijstStatus: (o: VernietigingOpdracht, status: LijstStatus, fout?: string): Promise<void> =>
-      binnen(deps, o, (u) => zetStatus(u, status, fout)),
+    zetLijstStatus: async (o: VernietigingOpdracht, status: LijstStatus, fout?: string): Promise<void> => {
+      await binnen(deps, o, (u) => zetStatus(u, status, fout));
+      deps.log.info({ lijst: o.lijst, status, ...(fout ? { fout } : {}) }, 'destruction list ended');
+    },
   };
 }
 
