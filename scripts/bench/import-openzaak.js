@@ -198,7 +198,8 @@ async function importOpenZaakSuite(h, db, { orm, rijk, gelijktijdig, ticks }) {
       await sleep(2000);
       view = (await h.call('GET', `${api.base}/admin/api/v1/importen/${run.id}`)).json();
       const at = (Date.now() - started) / 1000;
-      // (a stage from the first poll that finds it under way to the last that finds its counts changed)
+      // (a collection's counts from the first poll that finds them to the last that finds them changed: a page's counts
+      // are kept once it is stored, so a small collection shows up complete)
       for (const [soort, t] of Object.entries(view.tellingen)) {
         const key = JSON.stringify(t);
         if (!stages[soort] && !Object.values(t).some((x) => x > 0)) continue;
@@ -212,8 +213,9 @@ async function importOpenZaakSuite(h, db, { orm, rijk, gelijktijdig, ticks }) {
     const total = (Date.now() - started) / 1000;
     const tellingen = Object.values(view.tellingen);
     const zaken = view.tellingen['zaken/zaken'] ?? { nieuw: 0, bijgewerkt: 0 };
+    // (where the time goes: the collections in the order they were complete, each with the time since the one before)
     const stageRows = Object.entries(stages)
-      .sort((a, b) => a[1].from - b[1].from)
+      .sort((a, b) => a[1].to - b[1].to || a[1].from - b[1].from)
       .map(([soort, s]) => {
         const t = view.tellingen[soort];
         return {
@@ -227,6 +229,7 @@ async function importOpenZaakSuite(h, db, { orm, rijk, gelijktijdig, ticks }) {
           bytes: t.bytes,
         };
       });
+    stageRows.forEach((row, i) => (row.sincePreviousSeconds = Number((row.toSeconds - (stageRows[i - 1]?.toSeconds ?? 0)).toFixed(0))));
     const lastStage = Math.max(0, ...stageRows.map((s) => s.toSeconds));
     const processes = Object.fromEntries(
       Object.entries(cpu).map(([n, c]) => [
@@ -278,7 +281,9 @@ async function importOpenZaakSuite(h, db, { orm, rijk, gelijktijdig, ticks }) {
       `  source: ${result.sourceRequests} requests, ${result.sourceRequestsPerSecond}/s, p95 ${result.sourceP95Ms.last} ms (at most ${result.sourceP95Ms.max}), ${result.gelijktijdig} at once`,
     );
     for (const s of stageRows)
-      console.log(`  stage ${s.soort}: ${s.seconds} s (from ${s.fromSeconds.toFixed(0)} s), ${s.gelezen} read, ${s.nieuw} new, ${s.mislukt} failed`);
+      console.log(
+        `  complete at ${s.toSeconds.toFixed(0)} s (+${s.sincePreviousSeconds} s): ${s.soort}, counted from ${s.fromSeconds.toFixed(0)} s, ${s.gelezen} read, ${s.nieuw} new, ${s.mislukt} failed`,
+      );
     console.log(`  after the stages (verification): ${result.afterStagesSeconds} s`);
     console.log(
       `  requests waiting for a turn in ${Math.round(100 * (result.sourceTurnsFull ?? 0))}% of the polls; load average ${result.loadAverage.before} -> ${result.loadAverage.after}`,
