@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { AUDITTRAIL_COLLECTION, VERNIETIGD_COLLECTION } from '@zgw/shared';
+import { AUDIT_READS_COLLECTION, AUDITTRAIL_COLLECTION, TENANT_FIELD, VERNIETIGD_COLLECTION } from '@zgw/shared';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { BESLUITEN, BIO, besluitBody, createB } from './besluiten.fixtures';
 import { EIO, createEio, eioBody, storedFiles } from './documenten.fixtures';
@@ -76,6 +76,21 @@ it('destroys an approved list in order, keeps what is used elsewhere or changed 
   expect((await call('POST', `${LIJSTEN}/${lijst.uuid}/beoordelingen`, {})).json().status).toBe('goedgekeurd');
   expect((await call('PATCH', c.url, { archiefactiedatum: '2020-12-31' })).statusCode).toBe(200);
 
+  // read entries as the audit worker stores them: one of A alone, one of a list that showed A and K
+  const reads = t.mongo.db.collection<Record<string, any>>(AUDIT_READS_COLLECTION);
+  const read = (uuid: string, hoofdObjecten: string[]) => ({
+    _id: uuid,
+    uuid,
+    [TENANT_FIELD]: t.config.ZGW_DEFAULT_TENANT,
+    bron: 'ZRC',
+    clientId: 'lezer',
+    actie: 'list',
+    resource: 'zaak',
+    aanmaakdatum: new Date().toISOString(),
+    hoofdObjecten,
+    getoond: hoofdObjecten.map((h, i) => ['zaak', h, i]),
+  });
+  await reads.insertMany([read(`${lijst.uuid.slice(0, 30)}aaaaaa`, [a.url]), read(`${lijst.uuid.slice(0, 30)}bbbbbb`, [a.url, k.url])]);
   const bestanden = await storedFiles(t);
   const gestart = await call('POST', `${LIJSTEN}/${lijst.uuid}/uitvoeren`);
   expect(gestart.statusCode).toBe(202);
@@ -112,6 +127,8 @@ it('destroys an approved list in order, keeps what is used elsewhere or changed 
   expect(await trail.countDocuments({ hoofdObject: c.url })).toBeGreaterThan(0);
   expect(await trail.countDocuments({ hoofdObject: d3.url })).toBeGreaterThan(0);
   expect(await t.mongo.db.collection(VERNIETIGD_COLLECTION).countDocuments({ _id: d3.url })).toBe(0);
+  expect(await reads.findOne({ _id: `${lijst.uuid.slice(0, 30)}aaaaaa` })).toBeNull();
+  expect(await reads.findOne({ _id: `${lijst.uuid.slice(0, 30)}bbbbbb` })).toMatchObject({ hoofdObjecten: [k.url], getoond: [['zaak', k.url, 0]] });
 
   // the verklaring: PDF and CSV as documents in the designated zaak, and from the list's record
   expect(klaar.verklaring).toMatchObject({ zaak: s.verklaringZaak, regels: 2 });
