@@ -2,7 +2,6 @@
 // the Zaken API checks on every zaak and part, and what the Besluiten and Overdrachten APIs check on a zaak of this
 // platform they touch.
 import type { Document, Filter } from 'mongodb';
-import type { JsonObject } from '@zgw/shared';
 import type { Caller } from './auth';
 import { ZgwError } from '../platform/errors';
 import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from './vertrouwelijkheid';
@@ -26,25 +25,34 @@ export function authFilter(caller: Caller, fields: { zaaktype: string; rank: str
   return branches.length === 1 ? branches[0]! : { $or: branches };
 }
 
+/**
+ * What the rights on a zaak are decided by: its zaaktype and vertrouwelijkheidaanduiding (and, to change it, whether
+ * it is closed), of a stored zaak, a zaak as an API answers it, or the copies a part keeps (zaakOfPart).
+ */
+export type ZaakRechtenVan = { zaaktype: unknown; vertrouwelijkheidaanduiding?: unknown; einddatum?: unknown };
+
 /** Whether the caller holds one of `scopes` for the zaak's zaaktype and vertrouwelijkheidaanduiding. */
-export function mayOnZaak(caller: Caller, zaak: JsonObject, scopes: readonly string[]): boolean {
+export function mayOnZaak(caller: Caller, zaak: ZaakRechtenVan, scopes: readonly string[]): boolean {
   return scopes.some((s) => caller.allows(COMPONENT, s, 'zaaktype', String(zaak.zaaktype), String(zaak.vertrouwelijkheidaanduiding)));
 }
 
-export function mustMayOnZaak(caller: Caller, zaak: JsonObject, scopes: readonly string[]): void {
+export function mustMayOnZaak(caller: Caller, zaak: ZaakRechtenVan, scopes: readonly string[]): void {
   if (!mayOnZaak(caller, zaak, scopes)) {
     throw ZgwError.forbidden(`Deze actie vereist een van de scopes ${scopes.join(', ')} voor het zaaktype van de zaak.`);
   }
 }
 
 /** A closed zaak (einddatum set) may only change with `zaken.geforceerd-bijwerken`. */
-export function mustMayChangeClosed(caller: Caller, zaak: JsonObject): void {
+export function mustMayChangeClosed(caller: Caller, zaak: ZaakRechtenVan): void {
   if (zaak.einddatum && !mayOnZaak(caller, zaak, [GEFORCEERD])) {
     throw ZgwError.forbidden('De zaak is afgesloten; wijzigen vereist de scope zaken.geforceerd-bijwerken.');
   }
 }
 
 /** The zaaktype and vertrouwelijkheidaanduiding of the zaak a stored part belongs to. */
-export function zaakOfPart(part: JsonObject): { zaaktype: string; vertrouwelijkheidaanduiding: string | undefined } {
+export function zaakOfPart(part: { _zaaktype: unknown; _vertrouwelijkheid?: unknown }): {
+  zaaktype: string;
+  vertrouwelijkheidaanduiding: string | undefined;
+} {
   return { zaaktype: String(part._zaaktype), vertrouwelijkheidaanduiding: VERTROUWELIJKHEIDAANDUIDINGEN[Number(part._vertrouwelijkheid)] };
 }

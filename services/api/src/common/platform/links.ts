@@ -13,13 +13,20 @@ import type { Resource } from './resource';
  * component registers what it offers).
  */
 export type CatalogusLink = { naam?: string | null; domein: string; rsin: string };
-export type ZaakTypeLink = { catalogus: string; besluittypen?: string[] };
-export type BesluitTypeLink = { catalogus: string; omschrijving?: string; informatieobjecttypen?: string[] };
-export type InformatieObjectTypeLink = { catalogus: string; omschrijving: string };
+export type ZaakTypeLink = { catalogus: string; concept?: boolean; vertrouwelijkheidaanduiding: string; besluittypen?: string[] };
+export type BesluitTypeLink = { catalogus: string; concept?: boolean; omschrijving?: string; informatieobjecttypen?: string[] };
+export type InformatieObjectTypeLink = { catalogus: string; concept?: boolean; omschrijving: string; vertrouwelijkheidaanduiding: string };
 /** A part of a zaaktype (statustype, roltype, ...): the zaaktype it belongs to. */
 export type ZaakTypeOnderdeelLink = { zaaktype: string };
 export type StatusTypeLink = ZaakTypeOnderdeelLink & { volgnummer: number };
-export type ResultaatTypeLink = ZaakTypeOnderdeelLink & { archiefnominatie?: string };
+export type ResultaatTypeLink = ZaakTypeOnderdeelLink & {
+  archiefnominatie?: string | null;
+  archiefactietermijn?: string | null;
+  /** (as stored: every field present, empty ones '') */
+  brondatumArchiefprocedure?: { afleidingswijze: string; datumkenmerk: string; objecttype: string; procestermijn: string | null };
+};
+export type RolTypeLink = ZaakTypeOnderdeelLink & { omschrijving: string; omschrijvingGeneriek: string };
+export type EigenschapLink = ZaakTypeOnderdeelLink & { naam: string };
 export type ZaakLink = {
   zaaktype: string;
   identificatie: string;
@@ -27,10 +34,25 @@ export type ZaakLink = {
   vertrouwelijkheidaanduiding?: string;
   archiefnominatie?: string | null;
 };
-/** A part of a zaak (status, rol, ...): the zaak it belongs to. */
-export type ZaakOnderdeelLink = { zaak: string };
+/** A part of a zaak (status, rol, ...): the zaak it belongs to, and the copies of its zaak's facts the rights are decided by. */
+export type ZaakOnderdeelLink = { zaak: string; _zaaktype: string; _vertrouwelijkheid: number };
 export type BesluitLink = { besluittype: string };
 export type BesluitInformatieObjectLink = { besluit: string; informatieobject: string };
+
+/** What the other components read of each kind of Catalogi type, by its collection. */
+export interface CatalogiDocs {
+  zaaktypen: ZaakTypeLink;
+  statustypen: StatusTypeLink;
+  resultaattypen: ResultaatTypeLink;
+  roltypen: RolTypeLink;
+  eigenschappen: EigenschapLink;
+  zaakobjecttypen: ZaakTypeOnderdeelLink;
+  informatieobjecttypen: InformatieObjectTypeLink;
+  besluittypen: BesluitTypeLink;
+}
+
+/** The Catalogi types' resources, by collection. */
+export type CatalogiResources = { [K in keyof CatalogiDocs]: Resource<CatalogiDocs[K]> };
 
 /** What the Zaken, Documenten and Besluiten APIs use of the Catalogi API: its types, read through its read cache. */
 export interface CatalogiLinks {
@@ -40,8 +62,8 @@ export interface CatalogiLinks {
   besluittypen: Resource<BesluitTypeLink>;
   informatieobjecttypen: Resource<InformatieObjectTypeLink>;
   statustypen: Resource<StatusTypeLink>;
-  roltypen: Resource<ZaakTypeOnderdeelLink>;
-  eigenschappen: Resource<ZaakTypeOnderdeelLink>;
+  roltypen: Resource<RolTypeLink>;
+  eigenschappen: Resource<EigenschapLink>;
   resultaattypen: Resource<ResultaatTypeLink>;
   zaakobjecttypen: Resource<ZaakTypeOnderdeelLink>;
   ziot: Resource<ZaakTypeOnderdeelLink>;

@@ -1,11 +1,10 @@
 import type { Deps } from './deps';
 import { ZgwError, type InvalidParam } from './errors';
 import type { JsonObject } from '@zgw/shared';
-import type { CatalogiLinks } from './links';
+import type { CatalogiDocs, CatalogiLinks, CatalogiResources } from './links';
 import type { Stored } from './store';
 
-export type CatalogiType =
-  'zaaktypen' | 'statustypen' | 'resultaattypen' | 'roltypen' | 'eigenschappen' | 'zaakobjecttypen' | 'informatieobjecttypen' | 'besluittypen';
+export type CatalogiType = keyof CatalogiDocs;
 
 /** What a JSON document must look like to count as the resource a field refers to. */
 export type Shape = (body: Record<string, unknown>) => boolean;
@@ -26,8 +25,9 @@ export class References {
   ) {}
 
   /** The stored Catalogi object `url` points at, or the error for field `name`. */
-  async catalogus(type: CatalogiType, name: string, url: string): Promise<{ doc?: Stored<JsonObject>; error?: InvalidParam }> {
-    const resource = this.catalogi[type];
+  async catalogus<K extends CatalogiType>(type: K, name: string, url: string): Promise<{ doc?: Stored<CatalogiDocs[K]>; error?: InvalidParam }> {
+    const resources: CatalogiResources = this.catalogi;
+    const resource = resources[type];
     const uuid = resource.uuidOf(url);
     if (uuid) {
       const doc = await this.catalogi.api.cached(`doc:${url}`, async () => (await resource.store.get(uuid)) ?? null);
@@ -44,7 +44,7 @@ export class References {
     return { error: remote ?? { name, code: 'invalid-resource', reason: `${url} is geen ${resource.def.resource} van deze Catalogi API.` } };
   }
 
-  async mustCatalogus(type: CatalogiType, name: string, url: string): Promise<Stored<JsonObject>> {
+  async mustCatalogus<K extends CatalogiType>(type: K, name: string, url: string): Promise<Stored<CatalogiDocs[K]>> {
     const r = await this.catalogus(type, name, url);
     if (r.error) throw ZgwError.validation([r.error]);
     return r.doc!;

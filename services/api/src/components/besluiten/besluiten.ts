@@ -39,6 +39,7 @@ import {
   type BesluitIn,
 } from './schemas';
 import type { JsonObject } from '@zgw/shared';
+import type { BesluitTypeLink } from '../../common/platform/links';
 
 const DEFAULTS = {
   zaak: '',
@@ -163,7 +164,7 @@ function isLocalZaak(b: Besluiten, zaak: unknown): boolean {
  * brc-006 (the second half not for history): the zaak exists (one of ours in-process, another Zaken API's fetched: `bad-url`, `invalid-resource`) and its
  * zaaktype lists the besluittype among its besluittypen (`zaaktype-mismatch`).
  */
-async function checkZaak(b: Besluiten, url: string, besluittype: Stored<JsonObject>, historie: boolean): Promise<void> {
+async function checkZaak(b: Besluiten, url: string, besluittype: Stored<BesluitTypeLink>, historie: boolean): Promise<void> {
   const zaken = b.api.deps.components.zaken;
   let zaak: JsonObject;
   if (zaken?.zaken.uuidOf(url)) {
@@ -185,7 +186,7 @@ async function checkZaak(b: Besluiten, url: string, besluittype: Stored<JsonObje
  * Whether the zaaktype lists the besluittype: one of our zaaktypen names its besluittypen by omschrijving within its
  * catalogus (the 1.3 history model), another Catalogi API's lists their URLs.
  */
-async function zaaktypeKnows(b: Besluiten, zaaktypeUrl: string, besluittype: Stored<JsonObject>): Promise<boolean> {
+async function zaaktypeKnows(b: Besluiten, zaaktypeUrl: string, besluittype: Stored<BesluitTypeLink>): Promise<boolean> {
   const zaaktypen = b.catalogi.zaaktypen;
   if (zaaktypen.uuidOf(zaaktypeUrl)) {
     const zaaktype = await b.catalogi.api.cached(`doc:${zaaktypeUrl}`, async () => (await zaaktypen.byUrl(zaaktypeUrl)) ?? null);

@@ -1,7 +1,5 @@
-import type { Document } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
 import { expandObjects, expandTree, type ExpandedAnswer, type Expansion } from '../../common/platform/expand';
-import type { Resource } from '../../common/platform/resource';
 import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../../common/auth/zaak-rechten';
 import { LEZEN, mayOnBesluittype, type Besluiten } from './context';
 import type { JsonObject } from '@zgw/shared';
@@ -46,13 +44,16 @@ class Loader {
       return doc && mayOnBesluittype(caller, doc.besluittype, [LEZEN]) ? b.besluiten.toApi(doc) : undefined;
     }
     const zaken = b.api.deps.components.zaken;
-    const zakenParts: Resource<Document>[] = zaken
-      ? [zaken.zaken, zaken.statussen, zaken.resultaten, zaken.rollen, zaken.zaakobjecten, zaken.zaakinformatieobjecten]
-      : [];
+    const zaak = zaken?.zaken.uuidOf(url);
+    if (zaken && zaak) {
+      const doc = await zaken.zaken.store.get(zaak);
+      return doc && mayOnZaak(caller, doc, [ZAKEN_LEZEN]) ? zaken.zaken.toApi(doc) : undefined;
+    }
+    const zakenParts = zaken ? [zaken.statussen, zaken.resultaten, zaken.rollen, zaken.zaakobjecten, zaken.zaakinformatieobjecten] : [];
     const part = zakenParts.find((r) => r.uuidOf(url));
     if (part) {
       const doc = await part.store.get(part.uuidOf(url)!);
-      if (!doc || !mayOnZaak(caller, part === zaken!.zaken ? doc : zaakOfPart(doc), [ZAKEN_LEZEN])) return undefined;
+      if (!doc || !mayOnZaak(caller, zaakOfPart(doc), [ZAKEN_LEZEN])) return undefined;
       return part.toApi(doc);
     }
     const catalogi = (await b.catalogi.views([url])).get(url);

@@ -1,4 +1,8 @@
 import type { References } from '../../common/platform/references';
+import type { ResultaatTypeLink } from '../../common/platform/links';
+
+/** What the archiving reads of a resultaattype. */
+type Archiefregels = Pick<ResultaatTypeLink, 'archiefnominatie' | 'archiefactietermijn' | 'brondatumArchiefprocedure'>;
 import type { JsonObject } from '@zgw/shared';
 import { ARCHIEFNOMINATIE, type ZaakDoc, type ZaakEigenschapDoc, type ZaakObjectDoc } from './schemas';
 
@@ -58,8 +62,8 @@ function latest(dates: unknown[]): string | null {
   return valid.length ? valid.sort().at(-1)! : null;
 }
 
-export async function brondatum(resultaattype: JsonObject, src: BrondatumSources): Promise<string | null> {
-  const proc = (resultaattype.brondatumArchiefprocedure ?? {}) as JsonObject;
+export async function brondatum(resultaattype: Archiefregels, src: BrondatumSources): Promise<string | null> {
+  const proc: Partial<NonNullable<ResultaatTypeLink['brondatumArchiefprocedure']>> = resultaattype.brondatumArchiefprocedure ?? {};
   const einddatum = datumUit(src.zaak.einddatum);
   const kenmerk = String(proc.datumkenmerk ?? '');
   switch (proc.afleidingswijze) {
@@ -109,7 +113,7 @@ export type Archivering = Pick<ZaakDoc, AfgeleidVeld>;
  * resultaattype, archiefactiedatum = brondatum + archiefactietermijn and the brondatum as startdatumBewaartermijn;
  * null where it cannot be derived (no resultaat, no archiefactietermijn, no brondatum: zrc-021 sets no date then).
  */
-export async function afleiden(resultaattype: JsonObject | undefined, src: BrondatumSources): Promise<Archivering> {
+export async function afleiden(resultaattype: Archiefregels | undefined, src: BrondatumSources): Promise<Archivering> {
   const nominatie = ARCHIEFNOMINATIE.safeParse(resultaattype?.archiefnominatie);
   const termijn = resultaattype?.archiefactietermijn ? String(resultaattype.archiefactietermijn) : '';
   const bron = resultaattype && termijn ? await brondatum(resultaattype, src) : null;
@@ -142,6 +146,6 @@ export function volgen(zaak: ZaakDoc, afgeleid: Archivering): Partial<ZaakDoc> {
 }
 
 /** The archiving fields to set on a zaak that gets its eindstatus now (the zaak with its einddatum in `src`). */
-export async function archiveringBijAfsluiten(resultaattype: JsonObject | undefined, src: BrondatumSources): Promise<Partial<ZaakDoc>> {
+export async function archiveringBijAfsluiten(resultaattype: Archiefregels | undefined, src: BrondatumSources): Promise<Partial<ZaakDoc>> {
   return volgen(src.zaak, await afleiden(resultaattype, src));
 }

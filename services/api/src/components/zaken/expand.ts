@@ -167,8 +167,13 @@ class Loader {
     return structuredClone(await r.api.cached(`expand:${r.url(doc._id)}@${datum ?? ''}`, () => r.toApi(doc, query)));
   }
 
+  /** Whether the caller may read a zaak or a part of one (`r` is one of this API's resources: a stored zaak or part). */
   private readable(r: Resource<Document>, doc: Stored<Document>): boolean {
-    return mayOnZaak(this.caller, r === this.z.zaken ? doc : zaakOfPart(doc), [LEZEN]);
+    const zaak =
+      r === this.z.zaken
+        ? { zaaktype: doc.zaaktype, vertrouwelijkheidaanduiding: doc.vertrouwelijkheidaanduiding }
+        : zaakOfPart({ _zaaktype: doc._zaaktype, _vertrouwelijkheid: doc._vertrouwelijkheid });
+    return mayOnZaak(this.caller, zaak, [LEZEN]);
   }
 }
 

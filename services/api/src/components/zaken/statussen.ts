@@ -16,10 +16,10 @@ import {
   type StatusDoc,
   type ZaakDoc,
 } from './schemas';
-import type { JsonObject } from '@zgw/shared';
+import type { StatusTypeLink } from '../../common/platform/links';
 
 /** Whether `statustype` is the eindstatus of its zaaktype: the one with the highest volgnummer. */
-async function isEindstatus(z: Zaken, statustype: Stored<JsonObject>): Promise<boolean> {
+async function isEindstatus(z: Zaken, statustype: Stored<StatusTypeLink>): Promise<boolean> {
   const c = z.catalogi;
   const last = await c.api.cached(`eindstatustype:${statustype.zaaktype}`, async () => {
     const [doc] = await c.statustypen.store.find({ zaaktype: statustype.zaaktype }, { sort: { volgnummer: -1 }, limit: 1 });
