@@ -10,6 +10,8 @@ import {
   IMPORT_OBJECTEN,
   IMPORTEN_COLLECTION,
   importWorkflowId,
+  vernietigingWorkflowId,
+  VERNIETIGINGSLIJSTEN_COLLECTION,
   isRsin,
   isTenantCollection,
   NRC_ABONNEMENTEN,
@@ -308,8 +310,9 @@ export class TenantRemoval {
   }
 
   /**
-   * Deletes every execution of its transfers (`overdracht-<uuid>`, named by its overdrachten) and imports
-   * (`import-<run>` and its children `import-<run>-<n>`) from Temporal, runs continued as new included; a running one
+   * Deletes every execution of its transfers (`overdracht-<uuid>`, named by its overdrachten), imports
+   * (`import-<run>` and its children `import-<run>-<n>`) and destruction lists carried out (`vernietiging-<lijst>`)
+   * from Temporal, runs continued as new included; a running one
    * is terminated by its deletion. Without any, Temporal is not contacted; unreachable, the removal stops here (503) and
    * nothing else is erased yet.
    */
@@ -324,6 +327,15 @@ export class TenantRemoval {
         .filter((id): id is string => !!id && WORKFLOW_ID.test(id))
         .map((id) => ({ id, prefix: false })),
       ...runs.filter((r) => WORKFLOW_ID.test(r)).map((r) => ({ id: importWorkflowId(r), prefix: true })),
+      // (a destruction list carried out: its workflow `vernietiging-<lijst>`, runs continued as new included)
+      ...(
+        await this.raw
+          .collection<{ _id: string; uitvoering?: unknown }>(VERNIETIGINGSLIJSTEN_COLLECTION)
+          .find({ [TENANT_FIELD]: rsin }, { projection: { _id: 1, uitvoering: 1 } })
+          .toArray()
+      )
+        .filter((l) => l.uitvoering && WORKFLOW_ID.test(l._id))
+        .map((l) => ({ id: vernietigingWorkflowId(l._id), prefix: false })),
     ];
     const result = { beeindigd: 0, verwijderd: 0 };
     if (!queries.length) return result;
