@@ -95,7 +95,11 @@ describe('a list', () => {
   });
 
   it('is made from a selection: the closed zaken vernietigen whose date passed; what it cannot take is told with why', async () => {
-    expect((await call('POST', LIJSTEN, { naam: 'leeg', selectie: { datum: '2000-01-01' } })).statusCode).toBe(400);
+    const leeg = await call('POST', LIJSTEN, { naam: 'leeg', selectie: { datum: '2000-01-01' } });
+    expect(params(leeg)).toEqual([expect.objectContaining({ name: 'selectie', code: 'geen-zaken' })]);
+    // another bronorganisatie's zaken: none of these
+    const ander = await call('POST', LIJSTEN, { naam: 'elders', selectie: { datum: '2030-01-01', bronorganisatie: '999999990' } });
+    expect(params(ander)).toEqual([expect.objectContaining({ name: 'selectie', code: 'geen-zaken' })]);
     const res = await call('POST', LIJSTEN, { naam: 'Vergunningen 2020', selectie: { datum: '2030-01-01', zaaktype: s.zaaktype } });
     expect(res.statusCode).toBe(201);
     lijst = res.json();
@@ -230,8 +234,9 @@ describe('a list', () => {
     expect(res.statusCode).toBe(400);
     expect(params(res)).toEqual([expect.objectContaining({ name: `zaken.${twee.identificatie}`, code: 'juridische-bewaring' })]);
     expect((await call('GET', `${LIJSTEN}/${l.uuid}`)).json().status).toBe('ter_beoordeling');
-    // carried out only once approved
+    // carried out only once approved; stopped only while carried out
     expect((await call('POST', `${LIJSTEN}/${l.uuid}/uitvoeren`)).statusCode).toBe(409);
+    expect((await call('POST', `${LIJSTEN}/${l.uuid}/stoppen`)).statusCode).toBe(409);
     // the maker's list: one removed, the list removed (its zaken free again)
     const r = await call('POST', `${LIJSTEN}/${l.uuid}/beoordelingen`, { uitzonderingen: [{ zaak: twee.url, reden: 'rechtszaak' }] });
     expect(r.json().status).toBe('teruggestuurd');
