@@ -2,7 +2,7 @@
 // the identification of a natural person (a rol's betrokkeneIdentificatie, a zaakobject's objectIdentificatie, and the
 // natuurlijkPersoon a zakelijk_recht names) is stored with these fields encrypted, wherever they are nested, and with
 // a search hash of each beside it (`_pii`), which the filters look up. Reads open them again.
-import type { AnyBulkWriteOperation, Db, Document, Sort } from 'mongodb';
+import type { AnyBulkWriteOperation, Db, Document, Filter, Sort } from 'mongodb';
 import { AUDITTRAIL_COLLECTION, Pii, SECRET_FIELDS, openSecret, sealSecret, type Logger, type SecretKind } from '@zgw/shared';
 import type { JsonObject } from '@zgw/shared';
 import { LIVE } from './store';
@@ -60,7 +60,7 @@ export function piiHashes(pii: Pii, identificatie: unknown): Record<string, stri
  * The condition of a filter on an identifier: its search hash under every configured key (values written before the
  * newest key came still match), one equality per key so each is served by the field's index in list order.
  */
-export function piiCondition(pii: Pii, field: string, value: string): JsonObject {
+export function piiCondition(pii: Pii, field: string, value: string): Filter<Document> {
   const hashes = pii.searchHashes(value, field);
   const path = `${PII_HASHES}.${field}`;
   return hashes.length === 1 ? { [path]: hashes[0] } : { $or: hashes.map((h) => ({ [path]: h })) };

@@ -93,7 +93,8 @@ export type Answer<D, R = object> = PublicFields<D> & { url: string } & R & Expa
 
 /**
  * The members that take a stored document or a query are methods, so that a resource of a precise document type is
- * also a `Resource<JsonObject>` for the components that read it as another component's data (links.ts).
+ * also a resource of the view other components read of it (links.ts), and a `Resource<Document>` for code that
+ * serves several resources alike.
  * `I`: what its input schemas give (`z.output` of `input` and of each version's): what `prepare` receives.
  * `Q`: what its list query gives (`z.output` of `query`, and of each version's, with the page's fields): what
  * `filter` receives. `RQ`: the same of `readQuery` for `readFilter`. `R`: the fields `render` adds to the stored ones.

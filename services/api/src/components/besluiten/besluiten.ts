@@ -27,6 +27,7 @@ import {
 } from './context';
 import { unlinkDocument } from './besluitinformatieobjecten';
 import { expand } from './expand';
+import type { Expansion } from '../../common/platform/expand';
 import {
   Besluit,
   BesluitExpanded11,
@@ -99,8 +100,10 @@ export function registerBesluiten(b: Besluiten): Resource<BesluitDoc> {
     followsCreate: (doc) => isLocalZaak(b, doc.zaak),
     afterWrite: (stored, ctx, previous) => keepZaakInStep(b, stored, ctx.caller, previous),
     render: async (doc, url, query, req) => {
-      const extra: JsonObject = { vervalredenWeergave: doc.vervalreden ? VERVALREDENEN[doc.vervalreden] : '' };
-      if (query?.expand && req?.caller) extra._expand = await expand(b, req.caller, { ...publicFields(doc), url }, String(query.expand));
+      const extra: { vervalredenWeergave: string; _expand?: Expansion } = {
+        vervalredenWeergave: doc.vervalreden ? VERVALREDENEN[doc.vervalreden] : '',
+      };
+      if (query?.expand && req?.caller) extra._expand = await expand(b, req.caller, { ...publicFields(doc), url }, query.expand);
       return extra;
     },
   });

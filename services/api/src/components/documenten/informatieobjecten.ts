@@ -147,13 +147,7 @@ export function registerInformatieobjecten(d: Documenten): Resource<EioDoc> {
 }
 
 /** The fields the API computes for a version of a document (the current one or an earlier one; lock and parts are the document's). */
-async function render(
-  d: Documenten,
-  version: Pick<EioDoc, '_inhoud' | 'versie'>,
-  url: string,
-  canonical: Stored<EioDoc>,
-  lock?: string,
-): Promise<JsonObject> {
+async function render(d: Documenten, version: Pick<EioDoc, '_inhoud' | 'versie'>, url: string, canonical: Stored<EioDoc>, lock?: string) {
   const hasContent = Array.isArray(version._inhoud) ? version._inhoud.length > 0 : Boolean(version._inhoud);
   return {
     inhoud: hasContent ? `${url}/download?versie=${version.versie}` : null,

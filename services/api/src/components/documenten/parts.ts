@@ -24,6 +24,7 @@ import {
   type Documenten,
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
+import type { ExpandedAnswer } from '../../common/platform/expand';
 import { V17, type EioDoc, type PartDoc, type PartFacts } from './schemas';
 import type { JsonObject } from '@zgw/shared';
 
@@ -142,7 +143,7 @@ export function registerPart<D extends PartDoc, Q extends AnyQuery = { informati
     render: async (doc, _url, query, req) => {
       const tree = parseExpand(query?.expand, ['informatieobject']);
       if (!tree) return {};
-      const view: JsonObject = { informatieobject: doc.informatieobject };
+      const view: ExpandedAnswer & { informatieobject: string } = { informatieobject: doc.informatieobject };
       // the documents of objects the caller may already see (they share the document's autorisaties)
       await expandDocuments(d, Caller.system(requireTenant()), [view], tree, req);
       return { _expand: view._expand };

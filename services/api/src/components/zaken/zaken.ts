@@ -134,7 +134,8 @@ export function registerZaken(z: Zaken): Resource<ZaakDoc> {
   return zaken;
 }
 
-function renderLinks(z: Zaken, doc: Stored<ZaakDoc>, url: string): JsonObject {
+/** The fields of a zaak made from its links (its parts' URLs) at read time. */
+function renderLinks(z: Zaken, doc: Stored<ZaakDoc>, url: string) {
   const one = (id: string | null | undefined, r: Resource<Document>) => (id ? r.url(id) : null);
   return {
     uuid: doc._id,
