@@ -65,16 +65,19 @@ it('destroys an approved list in order, keeps what is used elsewhere or changed 
   await sluit(t, s, a.url);
   const c = await zaak(t, s, { omschrijving: 'Gewijzigd' });
   const e = await zaak(t, s, { omschrijving: 'Uitgezonderd' });
+  const h = await zaak(t, s, { omschrijving: 'Krijgt een deelzaak' });
   // read once, so a read entry of A exists too
   expect(await status(a.url)).toBe(200);
 
-  const lijst = (await call('POST', LIJSTEN, { naam: 'Kap 2020', zaken: [a.url, a1.url, c.url, e.url] })).json();
-  expect(lijst.tellingen.voorgesteld).toBe(4);
+  const lijst = (await call('POST', LIJSTEN, { naam: 'Kap 2020', zaken: [a.url, a1.url, c.url, e.url, h.url] })).json();
+  expect(lijst.tellingen.voorgesteld).toBe(5);
   await call('POST', `${LIJSTEN}/${lijst.uuid}/indienen`);
   await call('POST', `${LIJSTEN}/${lijst.uuid}/beoordelingen`, { uitzonderingen: [{ zaak: e.url, reden: 'nog in behandeling bij de rechter' }] });
   await call('POST', `${LIJSTEN}/${lijst.uuid}/indienen`);
   expect((await call('POST', `${LIJSTEN}/${lijst.uuid}/beoordelingen`, {})).json().status).toBe('goedgekeurd');
   expect((await call('PATCH', c.url, { archiefactiedatum: '2020-12-31' })).statusCode).toBe(200);
+  // H gets a deelzaak after the approval, not on the list: H's delete would take it along, so H stays
+  const hDeel = await zaak(t, s, { open: true, hoofdzaak: h.url, omschrijving: 'Nieuwe deelzaak' });
 
   // read entries as the audit worker stores them: one of A alone, one of a list that showed A and K
   const reads = t.mongo.db.collection<Record<string, any>>(AUDIT_READS_COLLECTION);
@@ -97,7 +100,7 @@ it('destroys an approved list in order, keeps what is used elsewhere or changed 
   expect(gestart.json()).toMatchObject({ status: 'bezig', uitvoering: { workflowId: `vernietiging-${lijst.uuid}` } });
   expect(await eventually(async () => (await call('GET', `${LIJSTEN}/${lijst.uuid}`)).json().status !== 'bezig', 120_000)).toBe(true);
   const klaar = (await call('GET', `${LIJSTEN}/${lijst.uuid}`)).json();
-  expect(klaar).toMatchObject({ status: 'uitgevoerd', tellingen: { vernietigd: 2, overgeslagen: 1, uitgezonderd: 1, voorgesteld: 0, bezig: 0 } });
+  expect(klaar).toMatchObject({ status: 'uitgevoerd', tellingen: { vernietigd: 2, overgeslagen: 2, uitgezonderd: 1, voorgesteld: 0, bezig: 0 } });
   // done: not carried out again, and a zaak it destroyed is refused by a new list as such
   expect((await call('POST', `${LIJSTEN}/${lijst.uuid}/uitvoeren`)).statusCode).toBe(409);
   const weer = await call('POST', LIJSTEN, { naam: 'nog eens', zaken: [a.url, c.url] });
@@ -107,7 +110,7 @@ it('destroys an approved list in order, keeps what is used elsewhere or changed 
   // gone, each of its parts; kept: the shared document, the zaak it is shared with, the changed and the excluded zaak
   for (const url of [a.url, a1.url, zo.url, besluit.url, bio.url, zio.url, d1.url, d2.url, d4.url])
     expect([url, await status(url)]).toEqual([url, 404]);
-  for (const url of [d3.url, k.url, c.url, e.url]) expect([url, await status(url)]).toEqual([url, 200]);
+  for (const url of [d3.url, k.url, c.url, e.url, h.url, hDeel.url]) expect([url, await status(url)]).toEqual([url, 200]);
   // the content of the three documents that went is gone from the store (the verklaring's two came)
   expect(await storedFiles(t)).toBe(bestanden - 3 + 2);
   const byZaak = new Map(((await call('GET', `${LIJSTEN}/${lijst.uuid}/zaken`)).json().results as Record<string, any>[]).map((i) => [i.zaak, i]));
@@ -119,6 +122,7 @@ it('destroys an approved list in order, keeps what is used elsewhere or changed 
   expect(byZaak.get(a1.url)).toMatchObject({ status: 'vernietigd', verslag: { documenten: 1 } });
   expect(byZaak.get(c.url)).toMatchObject({ status: 'overgeslagen', reden: 'gewijzigd-sinds-goedkeuring' });
   expect(byZaak.get(e.url)).toMatchObject({ status: 'uitgezonderd' });
+  expect(byZaak.get(h.url)).toMatchObject({ status: 'overgeslagen', reden: 'deelzaak-niet-op-lijst' });
 
   // the trail of what went went with it (the deletes' entries too); the trail of what stayed is there
   const trail = t.mongo.db.collection(AUDITTRAIL_COLLECTION);
