@@ -170,7 +170,7 @@ export class Store<T extends Document> {
   /**
    * The collection, for writes and reads by field name that the resource's type does not describe. It is not typed
    * by the resource: what this store returns is typed at its methods, so that a store of a precise document type is
-   * also a store of `LinkedDoc` for another component that reads it (common/platform/links.ts).
+   * also a store of the view another component reads of it (common/platform/links.ts).
    */
   readonly raw: Collection<RawDoc>;
   private readonly pointers: Collection<OutboxPointer>;
