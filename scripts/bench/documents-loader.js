@@ -5,7 +5,7 @@
 // Every loaded document is a copy of a document the API itself created (the template), with its own uuid,
 // identificatie, registration time and content. For each one the loader writes what `POST
 // /enkelvoudiginformatieobjecten` writes (see services/api/src/components/documenten/informatieobjecten.ts and
-// common/platform/store.ts):
+// common/storage/store.ts):
 //   - its content: a GridFS file of its own in bucket `inhoud` (one `inhoud.files` and one `inhoud.chunks` document);
 //   - its first version in `enkelvoudiginformatieobject_versies` (`<uuid>:1`, the public fields, `_inhoud`, `_eio`);
 //   - the document itself, its events already published (`_outbox: []`, no `_pending`, no outbox pointer);

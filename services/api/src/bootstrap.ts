@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { inTenant, type Config, type Logger, type Pii } from '@zgw/shared';
 import { Credentials, parseClientsEnv, TRANSFER_LABEL } from './common/auth/credentials';
-import { LIVE, type RawDoc } from './common/platform/store';
-import { Tenants } from './common/platform/tenants';
+import { LIVE, type RawDoc } from './common/storage/store';
+import { Tenants } from './common/auth/tenants';
 
 /**
  * Registers the client ids of `ZGW_CLIENTS` with their secrets and tenants (creating a tenant named there that does

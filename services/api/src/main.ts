@@ -4,9 +4,9 @@ import { buildApp } from './app';
 import { bootstrapDoelregistraties } from './admin/doelregistraties';
 import { bootstrapClients, bootstrapTransferClient } from './bootstrap';
 import { reservedClientIds } from './common/auth/credentials';
-import { CacheBroadcast } from './common/platform/cache';
+import { CacheBroadcast } from './common/storage/cache';
 import { createApiMetrics } from './common/platform/metrics';
-import { OutboxRelay } from './common/platform/relay';
+import { OutboxRelay } from './common/storage/relay';
 import { createDeps } from './common/platform/deps';
 
 async function main(): Promise<void> {

@@ -7,7 +7,7 @@ import { hashPassword, verifyPassword } from '../src/admin/ui/passwords';
 import { splitScopes } from '../src/admin/ui/scopes';
 import { AdminSessions, csrfMatches, parseCookies, serializeCookie } from '../src/admin/ui/sessions';
 import { AdminUsers } from '../src/admin/ui/users';
-import { escapeHtml, html, raw, safeHref } from '../src/common/web/html';
+import { escapeHtml, html, raw, safeHref } from '../src/common/http/html';
 import { markdownLite, renderReference, typeOf } from '../src/reference/render';
 const ROLE = { tenant: '000000000', platform: true };
 

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import type { Consumer, KafkaMessage } from 'kafkajs';
 import { parse } from 'yaml';
 import { AUDIT_READS_TOPIC, AUDIT_TOPIC, createKafka, ensureTopics, KANALEN, topicName } from '@zgw/shared';
-import { CACHE_TOPIC } from '../src/common/platform/cache';
+import { CACHE_TOPIC } from '../src/common/storage/cache';
 import { eventually, startApp, type TestApp } from './harness';
 
 // The Kafka topics as a contract: the AsyncAPI document, and the CloudEvents headers of what goes out.

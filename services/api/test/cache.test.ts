@@ -1,4 +1,4 @@
-import { CacheRegion } from '../src/common/platform/cache';
+import { CacheRegion } from '../src/common/storage/cache';
 import { ZTC, catalogus, create, limitedClient, zaaktypeBody } from './catalogi.fixtures';
 import { eventually, startApp, type TestApp } from './harness';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { createKafka, KafkaProbe, Registry } from '@zgw/shared';
 import { registerNotifierMetrics } from '../../notifier/src/metrics';
-import { registerTransferMetrics } from '../../transfer/src/metrics';
+import { registerTransferMetrics } from '../../transfer/src/common/metrics';
 import { startApp } from './harness';
 
 // The shipped alerting rules name only metrics that the services export.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connectMongo, createKafka, createLogger, DEFAULT_TENANT, inTenant, loadConfig, type Mongo } from '@zgw/shared';
-import { OutboxRelay } from '../src/common/platform/relay';
-import { OUTBOX_POINTERS, Store, newEvent } from '../src/common/platform/store';
+import { OutboxRelay } from '../src/common/storage/relay';
+import { OUTBOX_POINTERS, Store, newEvent } from '../src/common/storage/store';
 
 /** The relay finds waiting events through the outbox pointers, and once per process by scanning. */
 let mongo: Mongo;

@@ -1,4 +1,4 @@
-import { Store } from '../src/common/platform/store';
+import { Store } from '../src/common/storage/store';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { startApp, token, type TestApp } from './harness';
 import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, CommandStartedEvent, Document } from 'mongodb';
 import { connectMongo, inTenant, loadConfig, type Mongo } from '@zgw/shared';
-import { ReadBatcher } from '../src/common/platform/read-batch';
+import { ReadBatcher } from '../src/common/storage/read-batch';
 
 /** Reads of concurrent requests share round trips, and each caller gets the documents of its own read. */
 let mongo: Mongo;

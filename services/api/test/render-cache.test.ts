@@ -1,6 +1,6 @@
 import { BSON } from 'mongodb';
-import { RenderCache } from '../src/common/platform/render-cache';
-import { storedFields, storedId } from '../src/common/platform/stored-bytes';
+import { RenderCache } from '../src/common/resources/render-cache';
+import { storedFields, storedId } from '../src/common/storage/stored-bytes';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { EIO, eioBody, informatieobjecttype, putBestandsdeel } from './documenten.fixtures';
 import { startApp, token, type TestApp } from './harness';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BSON, type Db, type Document } from 'mongodb';
 import { connectMongo, DEFAULT_TENANT, inTenant, loadConfig, platformDb, type Mongo } from '@zgw/shared';
-import { Store } from '../src/common/platform/store';
+import { Store } from '../src/common/storage/store';
 
 // A bounded read of stored documents (a page) is one `find` command whose reply hands over each document's bytes
 // (Store.findStored): the tenant's documents only, in the order and window asked, also when the reply holds only part.

@@ -5,7 +5,7 @@ import { startAuditWorker, type AuditWorker } from '../../audit/src/worker';
 import { startNotifier, type Notifier } from '../../notifier/src/worker';
 import { Receiver } from '../../notifier/test/receivers';
 import { ensureAllRights } from '../src/bootstrap';
-import { routeTable } from '../src/common/platform/errors';
+import { routeTable } from '../src/common/http/errors';
 import { iotBody, publish, startReferentielijsten, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
 import { ADMIN, eventually, token, type TestApp } from './harness';
 import { LogLines, OVERDRACHTEN, afgelopen, startListeningApp, startWorker, stopWorker, typen } from './overdrachten.fixtures';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandStartedEvent } from 'mongodb';
 import { connectMongo, loadConfig, type Mongo } from '@zgw/shared';
-import { batcherOf, incrementsAdd, laterWins } from '../src/common/platform/write-batch';
+import { batcherOf, incrementsAdd, laterWins } from '../src/common/storage/write-batch';
 
 /** Small writes of concurrent requests share round trips, and each caller learns the fate of its own write. */
 let mongo: Mongo;

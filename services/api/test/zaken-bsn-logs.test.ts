@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import type { Consumer } from 'kafkajs';
 import { MongoServerError } from 'mongodb';
 import { createKafka } from '@zgw/shared';
-import { batcherOf } from '../src/common/platform/write-batch';
+import { batcherOf } from '../src/common/storage/write-batch';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { eventually, startApp, type TestApp } from './harness';
 import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ZgwError } from '../src/common/platform/errors';
-import { parseOrThrow } from '../src/common/platform/validation';
+import { ZgwError } from '../src/common/http/errors';
+import { parseOrThrow } from '../src/common/http/validation';
 import {
   BETROKKENE_TYPEN,
   ContactPersoonRol,

@@ -7,7 +7,7 @@ import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtu
 import { eventually, startApp, token, type TestApp } from './harness';
 import { CRS, ZRC, createZ, zaakBody, zaaktypeMetOnderdelen, type ZaakSetup } from './zaken.fixtures';
 import { ensureAllRights } from '../src/bootstrap';
-import { sealEarlierValues } from '../src/common/platform/pii-fields';
+import { sealEarlierValues } from '../src/common/resources/pii-fields';
 
 /**
  * A natural person's identifiers (BSN, A-nummer, anpIdentificatie) are sealed at rest: in the stored rollen and

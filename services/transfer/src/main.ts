@@ -13,7 +13,7 @@ import {
   sealedDataConverter,
 } from '@zgw/shared';
 import { createActivities } from './activities';
-import { registerTransferMetrics } from './metrics';
+import { registerTransferMetrics } from './common/metrics';
 import { temporalLogger } from './temporal-log';
 import { tracedWorker } from './workflow-spans';
 

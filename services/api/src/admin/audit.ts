@@ -11,11 +11,11 @@ import {
 import { SETTINGS_COLLECTION, type ExclusionsSetting } from '../common/audit/audit-reads';
 import type { Caller } from '../common/auth/auth';
 import type { Deps } from '../common/platform/component';
-import { ZgwError } from '../common/platform/errors';
+import { ZgwError } from '../common/http/errors';
 import { adminCaller } from './rights';
-import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/platform/pagination';
-import { Store } from '../common/platform/store';
-import { jsonObject, parseOrThrow } from '../common/platform/validation';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/http/pagination';
+import { Store } from '../common/storage/store';
+import { jsonObject, parseOrThrow } from '../common/http/validation';
 
 /** At most this many exclusions, each at most this long (a client id is short; a list this long is a mistake). */
 const MAX_EXCLUSIONS = 500;

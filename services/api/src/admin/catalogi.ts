@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Deps } from '../common/platform/component';
-import { ZgwError } from '../common/platform/errors';
+import { ZgwError } from '../common/http/errors';
 import type { CatalogiLinks } from '../common/platform/links';
-import { UUID } from '../common/platform/urls';
-import { parseOrThrow } from '../common/platform/validation';
+import { UUID } from '../common/http/urls';
+import { parseOrThrow } from '../common/http/validation';
 import { adminCaller } from './rights';
 
 /** The largest catalogus ZIP taken over HTTP (packed; unpacked the import takes at most 50 MB). */

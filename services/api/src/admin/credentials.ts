@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { CREDENTIALS_CACHE } from '../common/auth/auth';
 import type { Deps } from '../common/platform/component';
 import { ClientOfOtherTenant, Credentials, reservedClientIds } from '../common/auth/credentials';
-import { ZgwError } from '../common/platform/errors';
+import { ZgwError } from '../common/http/errors';
 import { adminCaller } from './rights';
 import { isRsin } from '@zgw/shared';
-import { parseOrThrow } from '../common/platform/validation';
+import { parseOrThrow } from '../common/http/validation';
 
 const CredentialInput = z.object({
   identifier: z.string().min(1).max(50),

@@ -16,10 +16,10 @@ import {
   type StoredDoelregistratie,
 } from '@zgw/shared';
 import type { Deps } from '../common/platform/component';
-import { ZgwError } from '../common/platform/errors';
+import { ZgwError } from '../common/http/errors';
 import { adminCaller } from './rights';
-import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/platform/pagination';
-import { jsonObject, parseOrThrow } from '../common/platform/validation';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/http/pagination';
+import { jsonObject, parseOrThrow } from '../common/http/validation';
 
 const PATH = '/admin/api/v1/doelregistraties';
 

@@ -31,14 +31,14 @@ import {
 import type { Caller } from '../common/auth/auth';
 import { z } from 'zod';
 import type { ComponentApi, Deps } from '../common/platform/component';
-import { ZgwError } from '../common/platform/errors';
+import { ZgwError } from '../common/http/errors';
 import { alsHistorie, Resource, type Gehouden, type ImportUitkomst } from '../common/platform/resource';
-import { alsProef } from '../common/platform/store';
+import { alsProef } from '../common/storage/store';
 import type { JsonObject } from '@zgw/shared';
 import { TemporalClient } from '../common/platform/temporal';
-import { UUID } from '../common/platform/urls';
-import { sealPii } from '../common/platform/pii-fields';
-import { parseLiberal, parseOrThrow } from '../common/platform/validation';
+import { UUID } from '../common/http/urls';
+import { sealPii } from '../common/resources/pii-fields';
+import { parseLiberal, parseOrThrow } from '../common/http/validation';
 import { adminCaller } from './rights';
 
 /** The source's APIs a run reads or refers to (its Catalogi came before, as a catalogus: see uitwisseling). */

@@ -18,12 +18,12 @@ import {
   type StatusDoc,
 } from '@zgw/shared';
 import type { Deps } from '../common/platform/component';
-import { ZgwError } from '../common/platform/errors';
+import { ZgwError } from '../common/http/errors';
 import { adminCaller } from './rights';
-import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/platform/pagination';
-import { Store, type Stored } from '../common/platform/store';
-import { UUID } from '../common/platform/urls';
-import { jsonObject, parseOrThrow } from '../common/platform/validation';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../common/http/pagination';
+import { Store, type Stored } from '../common/storage/store';
+import { UUID } from '../common/http/urls';
+import { jsonObject, parseOrThrow } from '../common/http/validation';
 
 const BASE = '/admin/api/v1/notificaties';
 const HOUR = 3_600_000;

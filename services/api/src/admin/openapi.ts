@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { releaseLabel } from '@zgw/shared';
-import { ComponentDocument } from '../common/contracts/openapi';
+import { ComponentDocument } from '../common/http/openapi';
 import type { Deps } from '../common/platform/component';
 
 /** Where the admin API's OpenAPI document is served (`.json` and `.yaml`), as each ZGW API serves its own. */

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Collection } from 'mongodb';
 import { OVERDRACHT_INSTELLINGEN_COLLECTION, OVERDRACHTEN_SOORT, OverdrachtInstellingen, type StoredOverdrachtInstellingen } from '@zgw/shared';
 import type { Deps } from '../common/platform/component';
-import { jsonObject, parseOrThrow } from '../common/platform/validation';
+import { jsonObject, parseOrThrow } from '../common/http/validation';
 import { adminCaller } from './rights';
 
 export const INSTELLINGEN_PATH = '/admin/api/v1/overdrachten/instellingen';

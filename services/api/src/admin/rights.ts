@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { TENANT_HEADER } from '@zgw/shared';
 import type { Caller } from '../common/auth/auth';
 import type { Deps } from '../common/platform/component';
-import { ZgwError } from '../common/platform/errors';
+import { ZgwError } from '../common/http/errors';
 
 /**
  * Who may use the admin endpoints: a client that may change autorisaties. The one place that decides it (the admin

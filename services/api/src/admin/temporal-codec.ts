@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { PiiError, PiiPayloadCodec, type Payload } from '@zgw/shared';
 import type { Deps } from '../common/platform/component';
-import { ZgwError } from '../common/platform/errors';
-import { parseOrThrow } from '../common/platform/validation';
+import { ZgwError } from '../common/http/errors';
+import { parseOrThrow } from '../common/http/validation';
 import { adminCaller } from './rights';
 
 /**

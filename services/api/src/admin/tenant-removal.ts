@@ -28,10 +28,10 @@ import {
   type Pii,
 } from '@zgw/shared';
 import { AUTORISATIES_CACHE, CREDENTIALS_CACHE, TENANTS_CACHE } from '../common/auth/auth';
-import { ZgwError } from '../common/platform/errors';
-import { OUTBOX_POINTERS } from '../common/platform/store';
+import { ZgwError } from '../common/http/errors';
+import { OUTBOX_POINTERS } from '../common/storage/store';
 import { TemporalClient } from '../common/platform/temporal';
-import { TENANTS_COLLECTION, type Tenant, type Tenants } from '../common/platform/tenants';
+import { TENANTS_COLLECTION, type Tenant, type Tenants } from '../common/auth/tenants';
 import type { InhoudStore } from '../components/documenten/inhoud';
 import { GridfsInhoud } from '../components/documenten/inhoud-gridfs';
 import { S3Inhoud } from '../components/documenten/inhoud-s3';

@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import { atPlatformLevel, platformDb, TENANT_FIELD, TENANT_HEADER } from '@zgw/shared';
 import type { Deps } from '../common/platform/component';
 import { Credentials } from '../common/auth/credentials';
-import { ZgwError } from '../common/platform/errors';
+import { ZgwError } from '../common/http/errors';
 import { adminCaller } from './rights';
 import { TenantRemoval } from './tenant-removal';
 

@@ -15,13 +15,13 @@ import {
 } from '@zgw/shared';
 import { buildApp } from '../app';
 import { Caller } from '../common/auth/auth';
-import { announceClear } from '../common/platform/cache';
+import { announceClear } from '../common/storage/cache';
 import { createDeps } from '../common/platform/deps';
 import { flag } from './args';
 import { IMPORT_COMPONENTS, ImportRuns } from '../admin/importen';
-import { resealValues } from '../common/platform/pii-fields';
-import { ZgwError } from '../common/platform/errors';
-import { Tenants } from '../common/platform/tenants';
+import { resealValues } from '../common/resources/pii-fields';
+import { ZgwError } from '../common/http/errors';
+import { Tenants } from '../common/auth/tenants';
 import { moveInhoud } from '../components/documenten/inhoud-move';
 import { inhoudStoreOf } from '../components/documenten/inhoud-store';
 import { generatePassword } from '../admin/ui/passwords';

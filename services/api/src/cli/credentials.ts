@@ -2,9 +2,9 @@ import { ceSource, checkPiiKeys, connectMongo, createKafka, createLogger, loadCo
 import { ensureAllRights } from '../bootstrap';
 import { flag } from './args';
 import { AUTORISATIES_CACHE, CREDENTIALS_CACHE } from '../common/auth/auth';
-import { announceClear } from '../common/platform/cache';
+import { announceClear } from '../common/storage/cache';
 import { Credentials, reservedClientIds } from '../common/auth/credentials';
-import { Tenants } from '../common/platform/tenants';
+import { Tenants } from '../common/auth/tenants';
 
 const USAGE = `usage: npm run credentials -- <command>
   add <clientId> [--secret S] [--all-rights] [--label L] [--tenant RSIN]

@@ -15,7 +15,7 @@ import {
   tenantTopic,
   type Config,
 } from '@zgw/shared';
-import { CACHE_TOPIC, CacheClear } from '../common/platform/cache';
+import { CACHE_TOPIC, CacheClear } from '../common/storage/cache';
 
 /** A topic the platform publishes: its name (without prefix), what is on it, and the payload's schema. */
 interface Topic {

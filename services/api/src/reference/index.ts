@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ComponentApi, Deps } from '../common/platform/component';
-import { html } from '../common/web/html';
+import { html } from '../common/http/html';
 import { asyncApiTexts, TOPICS } from './asyncapi';
 import { renderReference, schemaBody, type OpenApiDocument, type Schema } from './render';
 import { REFERENCE_CSS } from './style';

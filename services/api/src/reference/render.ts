@@ -1,4 +1,4 @@
-import { html, safeHref, type Html } from '../common/web/html';
+import { html, safeHref, type Html } from '../common/http/html';
 
 /** The parts of an OpenAPI 3.0 document the reference shows. */
 export interface Schema {

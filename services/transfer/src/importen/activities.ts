@@ -1,5 +1,5 @@
 import type { ImportOpdracht, ImportStatus } from '@zgw/shared';
-import type { Deps } from '../context';
+import type { Deps } from '../common/context';
 import { verifieer, zetStatus } from './afronden';
 import { brengCatalogi } from './catalogi';
 import { ruimOp } from './opruimen';

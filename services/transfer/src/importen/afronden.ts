@@ -13,9 +13,9 @@ import {
   type StoredImport,
   type ZgwClient,
 } from '@zgw/shared';
-import * as A from '../antwoorden';
-import type { Deps } from '../context';
-import { observeImportEnd } from '../metrics';
+import * as A from '../common/antwoorden';
+import type { Deps } from '../common/context';
+import { observeImportEnd } from '../common/metrics';
 import type { Bron } from './bron';
 import { vergelijkInhoud } from './inhoud';
 import { openRun } from './run';

@@ -12,7 +12,7 @@ import {
   type ZgwClient,
   type JsonObject,
 } from '@zgw/shared';
-import { PERMANENT, attemptSignal, type Deps } from '../context';
+import { PERMANENT, attemptSignal, type Deps } from '../common/context';
 
 /** The timeout of a request: 5 x the source's p95 latency, within these bounds (unless the run sets its own). */
 const TIMEOUT_MIN_MS = 10_000;

@@ -10,7 +10,7 @@ import {
   type ImportType,
   type JsonObject,
 } from '@zgw/shared';
-import { PERMANENT, uuidOf, type Deps } from '../context';
+import { PERMANENT, uuidOf, type Deps } from '../common/context';
 import { Pagina, leesAlles } from './pagina';
 import { openRun } from './run';
 

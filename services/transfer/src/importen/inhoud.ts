@@ -1,6 +1,6 @@
 import { INHOUD_CONTROLE_MAX, IMPORT_MAX_FOUTEN, InhoudControle, ZgwCallError, bronApi, zijAanZij, type InhoudVerificatie } from '@zgw/shared';
-import { omvangEnHash } from '../activities/inhoud';
-import * as A from '../antwoorden';
+import { omvangEnHash } from '../common/inhoud';
+import * as A from '../common/antwoorden';
 import { inhoudVan } from './bron';
 import type { Run } from './run';
 

@@ -14,8 +14,8 @@ import {
   type ImportOpruiming,
   type StoredImport,
 } from '@zgw/shared';
-import * as A from '../antwoorden';
-import type { Deps } from '../context';
+import * as A from '../common/antwoorden';
+import type { Deps } from '../common/context';
 import { BronFout } from './bron';
 import { ZAAK_DELEN } from './pagina';
 import { openRun, type Run } from './run';

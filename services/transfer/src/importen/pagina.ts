@@ -21,9 +21,9 @@ import {
   type ImportTelling,
   type JsonObject,
 } from '@zgw/shared';
-import * as A from '../antwoorden';
-import { PERMANENT, uuidOf, type Deps } from '../context';
-import { observeImport } from '../metrics';
+import * as A from '../common/antwoorden';
+import { PERMANENT, uuidOf, type Deps } from '../common/context';
+import { observeImport } from '../common/metrics';
 import { BronFout, inhoudVan, type BronPagina } from './bron';
 import { openRun, type Run } from './run';
 

@@ -8,7 +8,7 @@ import {
   type ImportType,
   type StoredImport,
 } from '@zgw/shared';
-import { attemptSignal, platform, platformBase, type Deps } from '../context';
+import { attemptSignal, platform, platformBase, type Deps } from '../common/context';
 import { Bron } from './bron';
 
 /** A run with the clients it reads and writes with: the source (its own credentials) and this platform in its tenant. */

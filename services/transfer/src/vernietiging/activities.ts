@@ -1,5 +1,5 @@
 import type { LijstStatus, VernietigingOpdracht, ZaakUitkomst } from '@zgw/shared';
-import type { Deps } from '../context';
+import type { Deps } from '../common/context';
 import { binnen, type Uitvoer } from './lijst';
 import { ruimTrailOp } from './trail';
 import { maakVerklaring } from './verklaring';

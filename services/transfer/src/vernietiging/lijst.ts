@@ -11,7 +11,7 @@ import {
   type VernietigingslijstZaakDoc,
   type ZgwClient,
 } from '@zgw/shared';
-import { platform, platformBase, type Deps } from '../context';
+import { platform, platformBase, type Deps } from '../common/context';
 
 /** One entry of the register of destroyed main objects (VERNIETIGD_COLLECTION): its URL, the list, when. */
 export interface Vernietigd {

@@ -7,7 +7,7 @@ import {
   type VernietigingVoortgang,
 } from '@zgw/shared/dist/vernietiging';
 import type { VernietigingActivities } from './activities';
-import { message } from '../failure-message';
+import { message } from '../common/failure-message';
 
 // Type-only imports of the activities: the workflow bundle holds none of their code.
 

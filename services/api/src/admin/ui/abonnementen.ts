@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { html, type Html } from '../../common/web/html';
-import { UUID } from '../../common/platform/urls';
+import { html, type Html } from '../../common/http/html';
+import { UUID } from '../../common/http/urls';
 import { formatTime } from './audit';
 import { callAdminApi, problemMessages, sessionOf, type AdminUi } from './context';
 import { field, formOf } from './forms';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { html } from '../../common/web/html';
+import { html } from '../../common/http/html';
 import { formatTime } from './audit';
 import { callAdminApi, problemMessages, sessionOf, type AdminUi } from './context';
 import { field, formOf } from './forms';

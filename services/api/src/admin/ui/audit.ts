@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callAdminApi, problemMessages, sessionOf, type AdminUi } from './context';
 import { field, formOf, lines } from './forms';
-import { html } from '../../common/web/html';
+import { html } from '../../common/http/html';
 import { csrfField, redirect, sendPage, UI } from './layout';
 
 const EXCLUSIONS = '/admin/api/v1/audit/exclusions';

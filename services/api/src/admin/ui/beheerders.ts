@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { html } from '../../common/web/html';
+import { html } from '../../common/http/html';
 import { formatTime } from './audit';
 import { sessionOf, type AdminUi } from './context';
 import { csrfField, redirect, sendPage, UI } from './layout';

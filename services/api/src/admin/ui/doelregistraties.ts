@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { html } from '../../common/web/html';
+import { html } from '../../common/http/html';
 import { callAdminApi, problemMessages, sessionOf, type AdminUi } from './context';
 import { field, formOf, lines, type Form } from './forms';
 import { csrfField, redirect, sendPage, UI } from './layout';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IMPORT_GELIJKTIJDIG, type ImportOpruiming, type ImportStatus, type ImportTelling } from '@zgw/shared';
-import { ZgwError } from '../../common/platform/errors';
-import { html, type Html } from '../../common/web/html';
-import { UUID } from '../../common/platform/urls';
+import { ZgwError } from '../../common/http/errors';
+import { html, type Html } from '../../common/http/html';
+import { UUID } from '../../common/http/urls';
 import type { ImportView } from '../importen';
 import { formatTime } from './audit';
 import { callAdminApi, problemMessages, sessionOf, type AdminUi } from './context';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { releaseLabel } from '@zgw/shared';
 import type { ComponentApi, Deps } from '../../common/platform/component';
-import { ZgwError, notFound } from '../../common/platform/errors';
+import { ZgwError, notFound } from '../../common/http/errors';
 import { registerApplicatieScreens } from './applicaties';
 import { registerAbonnementScreens } from './abonnementen';
 import { registerDoelregistratieScreens } from './doelregistraties';
@@ -14,7 +14,7 @@ import { registerOrganisatieScreens } from './organisaties';
 import { registerImportScreens } from './importen';
 import { registerCatalogusScreens } from './catalogi';
 import { formOf, parseForm } from './forms';
-import { html } from '../../common/web/html';
+import { html } from '../../common/http/html';
 import { csrfField, redirect, REFERENCE, sendPage, UI } from './layout';
 import { passwordProblem } from './passwords';
 import { registerBeheerderScreens } from './beheerders';

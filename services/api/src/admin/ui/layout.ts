@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { html, type Html } from '../../common/web/html';
+import { html, type Html } from '../../common/http/html';
 import { REFERENCE_PATH } from '../../reference';
 
 export const UI = '/admin';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { openSecret, sealSecret } from '@zgw/shared';
 import type { Deps } from '../../common/platform/component';
-import { html } from '../../common/web/html';
+import { html } from '../../common/http/html';
 import { roleOf, sessionOf } from './context';
 import { field, formOf } from './forms';
 import { redirect, sendPage, UI } from './layout';

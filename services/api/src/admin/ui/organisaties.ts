@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { html } from '../../common/web/html';
-import { ZgwError } from '../../common/platform/errors';
+import { html } from '../../common/http/html';
+import { ZgwError } from '../../common/http/errors';
 import type { TenantView } from '../tenants';
 import { callAdminApi, problemMessages, sessionOf, type AdminUi } from './context';
 import { field, formOf } from './forms';

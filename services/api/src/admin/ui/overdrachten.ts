@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OVERDRACHT_STATUSSEN, type OverdrachtStatus, type Stap, type Weigering } from '@zgw/shared';
-import { html, type Html } from '../../common/web/html';
-import { UUID } from '../../common/platform/urls';
+import { html, type Html } from '../../common/http/html';
+import { UUID } from '../../common/http/urls';
 import { formatTime } from './audit';
 import { callAdminApi, problemMessages, sessionOf, type AdminUi } from './context';
 import { formOf, lines } from './forms';

@@ -11,9 +11,9 @@ import {
   type VernietigingslijstZaakDoc,
 } from '@zgw/shared';
 import type { Deps } from '../../common/platform/component';
-import { ZgwError } from '../../common/platform/errors';
-import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../../common/platform/pagination';
-import { jsonObject, parseOrThrow } from '../../common/platform/validation';
+import { ZgwError } from '../../common/http/errors';
+import { PAGE_SIZE, PageQuery, envelope, parsePage } from '../../common/http/pagination';
+import { jsonObject, parseOrThrow } from '../../common/http/validation';
 import type { Zaken } from '../../components/zaken/context';
 import { adminDocument } from '../openapi';
 import { adminCaller } from '../rights';

@@ -3,8 +3,8 @@ import type { Collection } from 'mongodb';
 import { z } from 'zod';
 import { STANDAARD_STAPPEN, vandaag, type VernietigingInstellingenDoc } from '@zgw/shared';
 import type { Deps } from '../../common/platform/component';
-import { ZgwError } from '../../common/platform/errors';
-import { parseOrThrow } from '../../common/platform/validation';
+import { ZgwError } from '../../common/http/errors';
+import { parseOrThrow } from '../../common/http/validation';
 import type { Zaken } from '../../components/zaken/context';
 
 export const SOORT = 'vernietiging';

@@ -16,9 +16,9 @@ import {
 } from '@zgw/shared';
 import type { Caller } from '../../common/auth/auth';
 import type { Deps } from '../../common/platform/component';
-import { ZgwError, type InvalidParam } from '../../common/platform/errors';
-import type { Stored } from '../../common/platform/store';
-import { UUID } from '../../common/platform/urls';
+import { ZgwError, type InvalidParam } from '../../common/http/errors';
+import type { Stored } from '../../common/storage/store';
+import { UUID } from '../../common/http/urls';
 import { opBewaring } from '../../components/zaken/bewaring';
 import type { Zaken } from '../../components/zaken/context';
 import type { ZaakDoc } from '../../components/zaken/schemas';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ITEM_STATUSSEN, LIJST_STATUSSEN, WEIGERREDENEN } from '@zgw/shared';
-import type { ComponentDocument } from '../../common/contracts/openapi';
+import type { ComponentDocument } from '../../common/http/openapi';
 import { InstellingenInput } from './instellingen';
 
 /** What the endpoints answer (documented here; the answers are built in index.ts). */

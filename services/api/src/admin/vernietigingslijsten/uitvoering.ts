@@ -8,7 +8,7 @@ import {
   type VernietigingVoortgang,
 } from '@zgw/shared';
 import type { Deps } from '../../common/platform/component';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import { TemporalClient } from '../../common/platform/temporal';
 
 /** Root zaken of a list carried out at once by its workflow. */

@@ -1,13 +1,13 @@
 import { createDecoder, createVerifier, TokenError } from 'fast-jwt';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from 'mongodb';
-import type { CacheRegion, Caches } from '../platform/cache';
-import { ZgwError } from '../platform/errors';
+import type { CacheRegion, Caches } from '../storage/cache';
+import { ZgwError } from '../http/errors';
 import type { Credentials } from './credentials';
 import { OIDC_ALGORITHMS, type OidcTokens } from './oidc-tokens';
 import { RATE_LIMITS_COLLECTION, parseRateLimit, rateHeaders, type RateLimitOverride, type RateLimiter, type RateRule } from './rate-limit';
-import { LIVE } from '../platform/store';
-import type { Tenants } from '../platform/tenants';
+import { LIVE } from '../storage/store';
+import type { Tenants } from './tenants';
 import { inTenant, isRsin, TENANT_HEADER } from '@zgw/shared';
 import { vertrouwelijkheidRank } from './vertrouwelijkheid';
 

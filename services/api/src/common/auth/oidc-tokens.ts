@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import { secureOrLocal } from '@zgw/shared';
-import { ZgwError } from '../platform/errors';
+import { ZgwError } from '../http/errors';
 
 /** The signatures an identity provider's API tokens may carry (never `none`, never a shared secret). */
 export const OIDC_ALGORITHMS = ['RS256', 'ES256'];

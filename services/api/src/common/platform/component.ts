@@ -4,14 +4,14 @@ import { z } from 'zod';
 import { currentTenant, inTenant, type AuditEntry, type Config } from '@zgw/shared';
 import { readActie } from '../audit/audit-reads';
 import { Caller } from '../auth/auth';
-import type { CacheRegion } from './cache';
+import type { CacheRegion } from '../storage/cache';
 import type { Deps } from './deps';
-import { sendProblem, ZgwError, allowedMethods, notFound } from './errors';
-import { ComponentDocument } from '../contracts/openapi';
-import { inProef, Store } from './store';
-import { WrittenAnswer } from './render-cache';
-import { UUID } from './urls';
-import { jsonObject, knownParams, parseOrThrow } from './validation';
+import { sendProblem, ZgwError, allowedMethods, notFound } from '../http/errors';
+import { ComponentDocument } from '../http/openapi';
+import { inProef, Store } from '../storage/store';
+import { WrittenAnswer } from '../resources/render-cache';
+import { UUID } from '../http/urls';
+import { jsonObject, knownParams, parseOrThrow } from '../http/validation';
 
 export type { Deps };
 

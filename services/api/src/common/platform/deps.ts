@@ -5,12 +5,12 @@ import { Authenticator } from '../auth/auth';
 import { Credentials, TRANSFER_LABEL } from '../auth/credentials';
 import { OidcTokens } from '../auth/oidc-tokens';
 import { RateLimiter, parseRateLimit } from '../auth/rate-limit';
-import { Caches } from './cache';
+import { Caches } from '../storage/cache';
 import { ExternalSystems } from './external-systems';
-import type { OutboxRelay } from './relay';
-import { RenderCache } from './render-cache';
-import { Tenants } from './tenants';
-import { Urls } from './urls';
+import type { OutboxRelay } from '../storage/relay';
+import { RenderCache } from '../resources/render-cache';
+import { Tenants } from '../auth/tenants';
+import { Urls } from '../http/urls';
 
 /**
  * What each component offers the others, by component name. Empty here: each entry is declared (by declaration
@@ -26,12 +26,12 @@ export interface Deps {
   urls: Urls;
   log: Logger;
   auth: Authenticator;
-  /** The organisations this installation serves (common/platform/tenants.ts). */
+  /** The organisations this installation serves (common/auth/tenants.ts). */
   tenants: Tenants;
   caches: Caches;
-  /** The JSON texts of objects as the API shows them, by their stored bytes (common/platform/render-cache.ts). */
+  /** The JSON texts of objects as the API shows them, by their stored bytes (common/resources/render-cache.ts). */
   renders: RenderCache;
-  /** Seals and opens personal identifiers at rest, and gives their search hashes (common/platform/pii-fields.ts). */
+  /** Seals and opens personal identifiers at rest, and gives their search hashes (common/resources/pii-fields.ts). */
   pii: Pii;
   relay?: OutboxRelay;
   /** The audit trail of reads (audited components record every successful read here). */

@@ -1,8 +1,8 @@
 import type { Deps } from './deps';
-import { ZgwError, type InvalidParam } from './errors';
+import { ZgwError, type InvalidParam } from '../http/errors';
 import type { JsonObject } from '@zgw/shared';
 import type { CatalogiDocs, CatalogiLinks, CatalogiResources } from './links';
-import type { Stored } from './store';
+import type { Stored } from '../storage/store';
 
 export type CatalogiType = keyof CatalogiDocs;
 

@@ -17,18 +17,18 @@ import {
 } from '@zgw/shared';
 import { Caller } from '../auth/auth';
 import { UuidParams, type ComponentApi, type RouteSpec, type RouteVariant } from './component';
-import { ZgwError } from './errors';
-import { nameUuid } from './urls';
-import { jsonObject, parseLiberal, parseOrThrow } from './validation';
-import { batcherOf, laterWins } from './write-batch';
-import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from './pagination';
+import { ZgwError } from '../http/errors';
+import { nameUuid } from '../http/urls';
+import { jsonObject, parseLiberal, parseOrThrow } from '../http/validation';
+import { batcherOf, laterWins } from '../storage/write-batch';
+import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../http/pagination';
 
 /** The page's fields of a list query (see listRoute). */
 export type PageFields = z.output<typeof PageQuery> & { pageSize?: number };
-import type { ExpandedAnswer } from './expand';
-import { type Rendered } from './render-cache';
-import { storedId } from './stored-bytes';
-import { copyPublic, inProef, newEvent, publicFields, type PublicFields, type RawDoc, type Store, type Stored } from './store';
+import type { ExpandedAnswer } from '../resources/expand';
+import { type Rendered } from '../resources/render-cache';
+import { storedId } from '../storage/stored-bytes';
+import { copyPublic, inProef, newEvent, publicFields, type PublicFields, type RawDoc, type Store, type Stored } from '../storage/store';
 
 export type Operation = 'list' | 'create' | 'read' | 'update' | 'partial_update' | 'destroy';
 const ALL_OPERATIONS: Operation[] = ['list', 'create', 'read', 'update', 'partial_update', 'destroy'];

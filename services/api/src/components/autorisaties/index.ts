@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ComponentDef } from '../../common/platform/component';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import { Resource } from '../../common/platform/resource';
 import { checkAutorisaties, normalise } from './rules';
 import { Applicatie, ApplicatieInput, ApplicatiePatch, ApplicatieQuery, type ApplicatieDoc, type ApplicatieIn } from './schemas';

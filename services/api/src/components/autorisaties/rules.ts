@@ -1,4 +1,4 @@
-import type { InvalidParam } from '../../common/platform/errors';
+import type { InvalidParam } from '../../common/http/errors';
 import { COMPONENT_WEERGAVE, type AutorisatieInput, type AutorisatieDoc } from './schemas';
 import type { z } from 'zod';
 

@@ -2,10 +2,10 @@ import type { z } from 'zod';
 import type { Document, Filter } from 'mongodb';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../../common/auth/auth';
-import { ZgwError, type InvalidParam } from '../../common/platform/errors';
+import { ZgwError, type InvalidParam } from '../../common/http/errors';
 import { Resource, type WriteContext } from '../../common/platform/resource';
-import { publicFields, type Stored } from '../../common/platform/store';
-import { mustMayChangeClosed } from '../../common/auth/zaak-rechten';
+import { publicFields, type Stored } from '../../common/storage/store';
+import { mustMayChangeClosed } from '../../common/platform/zaak-rechten';
 import { hasKeys } from '../../common/platform/references';
 import {
   AANMAKEN,
@@ -27,7 +27,7 @@ import {
 } from './context';
 import { unlinkDocument } from './besluitinformatieobjecten';
 import { expand } from './expand';
-import type { Expansion } from '../../common/platform/expand';
+import type { Expansion } from '../../common/resources/expand';
 import {
   Besluit,
   BesluitExpanded11,

@@ -3,9 +3,9 @@ import type { Document, Filter } from 'mongodb';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../../common/auth/auth';
 import { UuidParams } from '../../common/platform/component';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import { Resource } from '../../common/platform/resource';
-import { publicFields, type Stored } from '../../common/platform/store';
+import { publicFields, type Stored } from '../../common/storage/store';
 import { hasKeys } from '../../common/platform/references';
 import {
   AANMAKEN,

@@ -1,14 +1,14 @@
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
 import type { ComponentApi } from '../../common/platform/component';
-import { ZgwError } from '../../common/platform/errors';
-import type { GenummerdeIdentificaties } from '../../common/platform/identificaties';
+import { ZgwError } from '../../common/http/errors';
+import type { GenummerdeIdentificaties } from '../../common/storage/identificaties';
 import type { BesluitLinks, CatalogiLinks } from '../../common/platform/links';
 import type { Resource } from '../../common/platform/resource';
 import type { References } from '../../common/platform/references';
 import type { BesluitDoc, BesluitInformatieObjectDoc } from './schemas';
 
-export { and, mustBeUnchanged, nonField, withDefaults } from '../../common/platform/rules';
+export { and, mustBeUnchanged, nonField, withDefaults } from '../../common/resources/rules';
 
 export const COMPONENT = 'brc';
 export const LEZEN = 'besluiten.lezen';

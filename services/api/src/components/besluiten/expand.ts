@@ -1,6 +1,6 @@
 import type { Caller } from '../../common/auth/auth';
-import { expandObjects, expandTree, type ExpandedAnswer, type Expansion } from '../../common/platform/expand';
-import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../../common/auth/zaak-rechten';
+import { expandObjects, expandTree, type ExpandedAnswer, type Expansion } from '../../common/resources/expand';
+import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../../common/platform/zaak-rechten';
 import { LEZEN, mayOnBesluittype, type Besluiten } from './context';
 import type { JsonObject } from '@zgw/shared';
 

@@ -1,9 +1,9 @@
-import { ensureAudittrailIndex, registerAudittrail } from '../../common/audit/audittrail';
+import { ensureAudittrailIndex, registerAudittrail } from '../../common/platform/audittrail';
 import { V102, V11 } from './schemas';
 import type { ComponentDef } from '../../common/platform/component';
-import { GenummerdeIdentificaties } from '../../common/platform/identificaties';
+import { GenummerdeIdentificaties } from '../../common/storage/identificaties';
 import { catalogiOf, type BesluitLinks } from '../../common/platform/links';
-import type { IndexDef } from '../../common/platform/store';
+import type { IndexDef } from '../../common/storage/store';
 import { References } from '../../common/platform/references';
 import { registerBesluitinformatieobjecten } from './besluitinformatieobjecten';
 import { registerBesluiten } from './besluiten';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { borrowed, expandedOf, lend, toOne } from '../../common/platform/embedded';
-import { expandParam } from '../../common/platform/expand';
-import { date, url, type StoredFields } from '../../common/platform/schema-parts';
+import { borrowed, expandedOf, lend, toOne } from '../../common/resources/embedded';
+import { expandParam } from '../../common/resources/expand';
+import { date, url, type StoredFields } from '../../common/resources/schema-parts';
 
 /**
  * Besluiten API 1.0.2 resources, with the 1.1.0 `expand` on the lists and details (compatible: a client that does
@@ -96,7 +96,7 @@ export const BesluitInformatieObjectQuery = z.object({
 });
 export const BesluitInformatieObjectReadQuery = z.object({ expand: expandParam(EXPANDABLE.besluitinformatieobject) });
 
-export { AuditTrail } from '../../common/audit/audittrail';
+export { AuditTrail } from '../../common/platform/audittrail';
 
 // ---------------------------------------------------------------- Besluiten 1.1.0
 

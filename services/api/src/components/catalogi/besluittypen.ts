@@ -1,8 +1,8 @@
 import type { Document, Filter } from 'mongodb';
 import { z } from 'zod';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import { Resource, type WriteContext } from '../../common/platform/resource';
-import type { Stored } from '../../common/platform/store';
+import type { Stored } from '../../common/storage/store';
 import {
   DELETE_OR_FORCED,
   READ,

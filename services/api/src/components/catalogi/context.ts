@@ -1,9 +1,9 @@
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
-import { ZgwError, type InvalidParam } from '../../common/platform/errors';
+import { ZgwError, type InvalidParam } from '../../common/http/errors';
 import type { CatalogiLinks } from '../../common/platform/links';
 import type { Resource } from '../../common/platform/resource';
-import { publicFields, type Stored } from '../../common/platform/store';
+import { publicFields, type Stored } from '../../common/storage/store';
 import type {
   BesluitTypeDoc,
   CatalogusDoc,
@@ -18,7 +18,7 @@ import type {
 } from './schemas';
 import type { SelectielijstClient } from './selectielijst';
 
-export { and, nonField, withDefaults } from '../../common/platform/rules';
+export { and, nonField, withDefaults } from '../../common/resources/rules';
 
 export const READ = ['catalogi.lezen'];
 export const WRITE = ['catalogi.schrijven'];

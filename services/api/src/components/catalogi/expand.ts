@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Document } from 'mongodb';
 import { z } from 'zod';
-import { expandObjects, expandParam, expandTree } from '../../common/platform/expand';
+import { expandObjects, expandParam, expandTree } from '../../common/resources/expand';
 import type { AnyQuery, Resource, ResourceDef, ResourceVariant } from '../../common/platform/resource';
 import type { JsonObject } from '@zgw/shared';
 import type { Catalogi } from './context';

@@ -1,7 +1,7 @@
 import type { Document, Filter } from 'mongodb';
 import { z } from 'zod';
 import { Resource, type WriteContext } from '../../common/platform/resource';
-import type { Stored } from '../../common/platform/store';
+import type { Stored } from '../../common/storage/store';
 import {
   DELETE_OR_FORCED,
   READ,

@@ -1,8 +1,8 @@
 import type { Document, Filter } from 'mongodb';
 import type { z } from 'zod';
-import { ZgwError, type InvalidParam } from '../../common/platform/errors';
+import { ZgwError, type InvalidParam } from '../../common/http/errors';
 import { Resource, type ResourceDef, type ResourceVariant, type WriteContext } from '../../common/platform/resource';
-import type { Stored } from '../../common/platform/store';
+import type { Stored } from '../../common/storage/store';
 import {
   DELETE_OR_FORCED,
   READ,

@@ -1,7 +1,7 @@
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import { UuidParams } from '../../common/platform/component';
 import type { Resource } from '../../common/platform/resource';
-import { publicFields, type Stored } from '../../common/platform/store';
+import { publicFields, type Stored } from '../../common/storage/store';
 import { WRITE, ZAAKTYPE_ONDERDELEN, type Catalogi, type Publisher } from './context';
 import type { CatalogiDoc, ZaakTypeDoc } from './schemas';
 import { besluittypenOf, informatieobjecttypenOf } from './zaaktypen';

@@ -1,9 +1,9 @@
 import type { Document, Filter, Sort } from 'mongodb';
 import { atPlatformLevel, currentTenant, inTenant } from '@zgw/shared';
-import type { InvalidParam } from '../../common/platform/errors';
-import { groupBy } from '../../common/platform/group';
+import type { InvalidParam } from '../../common/http/errors';
+import { groupBy } from '../../common/storage/group';
 import type { Resource } from '../../common/platform/resource';
-import { LIVE, live, type Stored } from '../../common/platform/store';
+import { LIVE, live, type Stored } from '../../common/storage/store';
 import { isUrl, resolveLocal } from './context';
 import type { CatalogiDoc } from './schemas';
 

@@ -1,5 +1,5 @@
-import { ZgwError, type InvalidParam } from '../../common/platform/errors';
-import type { Stored } from '../../common/platform/store';
+import { ZgwError, type InvalidParam } from '../../common/http/errors';
+import type { Stored } from '../../common/storage/store';
 import type { Catalogi } from './context';
 import { sameObject } from './selectielijst';
 import { namesFromInput } from './relations';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { borrowed, expandedOf, lend, toOne } from '../../common/platform/embedded';
-import { OBJECTTYPEN, VERTROUWELIJKHEID, booleanParam, choiceOf, date, url, type StoredFields } from '../../common/platform/schema-parts';
+import { borrowed, expandedOf, lend, toOne } from '../../common/resources/embedded';
+import { OBJECTTYPEN, VERTROUWELIJKHEID, booleanParam, choiceOf, date, url, type StoredFields } from '../../common/resources/schema-parts';
 
 /**
  * Catalogi API 1.3.1 resources. Each resource has an input schema (the writable fields, no defaults, so that its

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../../common/platform/component';
-import type { InvalidParam } from '../../common/platform/errors';
-import { uuidAtEnd } from '../../common/platform/urls';
+import type { InvalidParam } from '../../common/http/errors';
+import { uuidAtEnd } from '../../common/http/urls';
 
 /** What the Selectielijst (referentielijsten) API says about one URL. */
 export type Lookup<T> = { ok: true; value: T } | { ok: false; error: InvalidParam };

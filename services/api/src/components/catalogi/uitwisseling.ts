@@ -3,11 +3,11 @@ import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import type { Document } from 'mongodb';
 import { platformDb } from '@zgw/shared';
 import type { Caller } from '../../common/auth/auth';
-import { ZgwError, type InvalidParam } from '../../common/platform/errors';
+import { ZgwError, type InvalidParam } from '../../common/http/errors';
 import type { CatalogusExchange, CatalogusImport, CatalogusImportReport } from '../../common/platform/links';
 import type { Resource } from '../../common/platform/resource';
 import type { JsonObject } from '@zgw/shared';
-import { alsProef, type Stored } from '../../common/platform/store';
+import { alsProef, type Stored } from '../../common/storage/store';
 import type { Catalogi, Publisher } from './context';
 import type { CatalogiDoc } from './schemas';
 

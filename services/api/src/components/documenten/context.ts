@@ -2,19 +2,19 @@ import type { Document, Filter } from 'mongodb';
 import type { z } from 'zod';
 import type { Caller } from '../../common/auth/auth';
 import type { ComponentApi } from '../../common/platform/component';
-import { ZgwError } from '../../common/platform/errors';
-import type { GenummerdeIdentificaties } from '../../common/platform/identificaties';
+import { ZgwError } from '../../common/http/errors';
+import type { GenummerdeIdentificaties } from '../../common/storage/identificaties';
 import type { CatalogiLinks, DocumentLinks } from '../../common/platform/links';
 import type { Resource, WriteContext } from '../../common/platform/resource';
-import type { IndexDef, Stored } from '../../common/platform/store';
+import type { IndexDef, Stored } from '../../common/storage/store';
 import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import type { References } from '../../common/platform/references';
-import { sameFilter } from '../../common/platform/rules';
+import { sameFilter } from '../../common/resources/rules';
 import type { InhoudStore } from './inhoud';
 import type { BestandsDeel, EioDoc, GebruiksrechtenDoc, ObjectInformatieObjectDoc, PartDoc, PartFacts, VerzendingDoc } from './schemas';
 import type { Versies } from './versies';
 
-export { and, nonField, sameFilter, withDefaults } from '../../common/platform/rules';
+export { and, nonField, sameFilter, withDefaults } from '../../common/resources/rules';
 
 export const COMPONENT = 'drc';
 export const LEZEN = 'documenten.lezen';

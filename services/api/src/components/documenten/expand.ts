@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
-import { MAX_EXPAND_DEPTH, fieldOf, parseExpandTree, urlsIn, type ExpandedAnswer, type ExpandTree } from '../../common/platform/expand';
-import { ZgwError } from '../../common/platform/errors';
+import { MAX_EXPAND_DEPTH, fieldOf, parseExpandTree, urlsIn, type ExpandedAnswer, type ExpandTree } from '../../common/resources/expand';
+import { ZgwError } from '../../common/http/errors';
 import { LEZEN, mayOnDocument, readyFilter, type Documenten } from './context';
 import type { JsonObject } from '@zgw/shared';
 

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { fieldOf } from '../../common/platform/expand';
+import { fieldOf } from '../../common/resources/expand';
 import type { Document, Filter } from 'mongodb';
 import type { Resource } from '../../common/platform/resource';
-import { LIVE, type Stored } from '../../common/platform/store';
+import { LIVE, type Stored } from '../../common/storage/store';
 import { AANMAKEN, BIJWERKEN, READ, VERWIJDEREN, type Documenten } from './context';
 import { registerPart } from './parts';
 import {

@@ -1,6 +1,6 @@
-import { ensureAudittrailIndex, registerAudittrail } from '../../common/audit/audittrail';
+import { ensureAudittrailIndex, registerAudittrail } from '../../common/platform/audittrail';
 import type { ComponentDef } from '../../common/platform/component';
-import { GenummerdeIdentificaties } from '../../common/platform/identificaties';
+import { GenummerdeIdentificaties } from '../../common/storage/identificaties';
 import { catalogiOf } from '../../common/platform/links';
 import { References } from '../../common/platform/references';
 import { Bestandsdelen } from './bestandsdelen';

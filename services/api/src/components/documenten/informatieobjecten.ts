@@ -4,12 +4,12 @@ import type { Document, Filter } from 'mongodb';
 import { z } from 'zod';
 import type { Caller } from '../../common/auth/auth';
 import { UuidParams } from '../../common/platform/component';
-import { ZgwError } from '../../common/platform/errors';
-import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/platform/pagination';
+import { ZgwError } from '../../common/http/errors';
+import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/http/pagination';
 import { Resource, type WriteContext } from '../../common/platform/resource';
-import { LIVE, copyPublic, publicFields, type Stored } from '../../common/platform/store';
-import { answerPage } from '../../common/platform/render-cache';
-import { parseLiberal } from '../../common/platform/validation';
+import { LIVE, copyPublic, publicFields, type Stored } from '../../common/storage/store';
+import { answerPage } from '../../common/resources/render-cache';
+import { parseLiberal } from '../../common/http/validation';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
   AANMAKEN,
@@ -36,7 +36,7 @@ import {
   type Documenten,
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
-import { chooseFields, parseFields } from '../../common/platform/fields';
+import { chooseFields, parseFields } from '../../common/resources/fields';
 import { takeUpload, type Bestand } from './inhoud';
 import {
   DEFAULTS_17,
@@ -70,7 +70,7 @@ import {
   type EioInput,
 } from './schemas';
 import type { JsonObject } from '@zgw/shared';
-import { VERTROUWELIJKHEID } from '../../common/platform/schema-parts';
+import { VERTROUWELIJKHEID } from '../../common/resources/schema-parts';
 import type { Versie } from './versies';
 
 export const COLLECTION = 'enkelvoudiginformatieobjecten';

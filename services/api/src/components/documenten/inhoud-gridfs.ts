@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { GridFSBucket, type Db, type GridFSBucketWriteStream } from 'mongodb';
 import type { Logger } from '@zgw/shared';
-import { ReadBatcher } from '../../common/platform/read-batch';
+import { ReadBatcher } from '../../common/storage/read-batch';
 import { InhoudStore, type Bestand, type StoredFile, type Upload } from './inhoud';
 
 const BUCKET = 'inhoud';

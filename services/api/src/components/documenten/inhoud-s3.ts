@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload as MultipartUpload } from '@aws-sdk/lib-storage';
 import type { Config, Logger } from '@zgw/shared';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import { InhoudStore, type Bestand, type StoredFile, type Upload } from './inhoud';
 
 /** S3's smallest part of a multipart upload; each upload holds at most QUEUE of them in memory. */

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 
 /** Files streamed in by a body parser, until the request's handler takes them (or the request ends). */
 const uploads = new WeakMap<FastifyRequest, Bestand>();

@@ -1,7 +1,7 @@
 import { inTenant } from '@zgw/shared';
 import type { FastifyRequest } from 'fastify';
 import type { ComponentApi } from '../../common/platform/component';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import { Base64Decoder, keepUpload, takeUpload, type Bestand, type InhoudStore, type Upload } from './inhoud';
 
 const QUOTE = 0x22;

@@ -2,9 +2,9 @@ import type { Document, Filter } from 'mongodb';
 import type { z } from 'zod';
 import { Caller } from '../../common/auth/auth';
 import { requireTenant } from '@zgw/shared';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import { Resource, type AnyQuery, type Operation, type ResourceDef, type WriteContext } from '../../common/platform/resource';
-import { LIVE, inProef, type Stored } from '../../common/platform/store';
+import { LIVE, inProef, type Stored } from '../../common/storage/store';
 import {
   LEZEN,
   PART_AUTH_FIELDS,
@@ -24,7 +24,7 @@ import {
   type Documenten,
 } from './context';
 import { expandDocuments, parseExpand } from './expand';
-import type { ExpandedAnswer } from '../../common/platform/expand';
+import type { ExpandedAnswer } from '../../common/resources/expand';
 import { V17, type EioDoc, type PartDoc, type PartFacts } from './schemas';
 import type { JsonObject } from '@zgw/shared';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { borrowed, expandedOf, lend } from '../../common/platform/embedded';
-import { fieldsParam } from '../../common/platform/fields';
-import { VERTROUWELIJKHEID, date, dateTime, url, type StoredFields } from '../../common/platform/schema-parts';
+import { borrowed, expandedOf, lend } from '../../common/resources/embedded';
+import { fieldsParam } from '../../common/resources/fields';
+import { VERTROUWELIJKHEID, date, dateTime, url, type StoredFields } from '../../common/resources/schema-parts';
 
 /**
  * Documenten API 1.5.0 resources, and the 1.7.0 variants of those that differ (see VERSIONS). As in Zaken: an input schema per resource with only the writable fields and an

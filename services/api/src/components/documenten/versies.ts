@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { batcherOf, laterWins } from '../../common/platform/write-batch';
+import { batcherOf, laterWins } from '../../common/storage/write-batch';
 import type { EioDoc } from './schemas';
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import type { Resource } from '../../common/platform/resource';
 import { AANMAKEN, BIJWERKEN, READ, VERWIJDEREN, type Documenten } from './context';
 import { registerPart } from './parts';

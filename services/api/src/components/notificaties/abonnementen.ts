@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { NOTIFICATION_ID_HEADER, NRC_ABONNEMENTEN, NRC_DELIVERIES, NRC_STATUS, openSecret, sealSecret } from '@zgw/shared';
-import { ZgwError, type InvalidParam } from '../../common/platform/errors';
+import { ZgwError, type InvalidParam } from '../../common/http/errors';
 import { Resource } from '../../common/platform/resource';
-import type { Stored } from '../../common/platform/store';
+import type { Stored } from '../../common/storage/store';
 import { CONSUMEREN, READ, type Notificaties } from './context';
 import { visibleKanalen } from './kanalen';
 import { Abonnement, AbonnementInput, AbonnementPatch, type AbonnementDoc, type AbonnementIn } from './schemas';

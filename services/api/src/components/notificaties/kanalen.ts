@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { createHash } from 'node:crypto';
 import type { Document, Filter } from 'mongodb';
 import { KANAAL_KENMERKEN, KANALEN, NRC_KANALEN, TENANT_FIELD } from '@zgw/shared';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import { Resource } from '../../common/platform/resource';
 import { PUBLICEREN, READ, type Notificaties } from './context';
 import { Kanaal, KanaalInput, KanaalQuery, type KanaalDoc, type KanaalIn } from './schemas';

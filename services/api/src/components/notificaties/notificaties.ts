@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import { kanaalTopic } from '@zgw/shared';
-import { ZgwError } from '../../common/platform/errors';
-import { OUTBOX_POINTERS, newEvent, type OutboxPointer, type Store } from '../../common/platform/store';
+import { ZgwError } from '../../common/http/errors';
+import { OUTBOX_POINTERS, newEvent, type OutboxPointer, type Store } from '../../common/storage/store';
 import { PUBLICEREN, type Notificaties } from './context';
 import { visibleKanalen } from './kanalen';
 import { Message, type MessageBody } from './schemas';

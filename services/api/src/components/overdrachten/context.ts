@@ -4,7 +4,7 @@ import type { ComponentApi } from '../../common/platform/component';
 import type { Resource } from '../../common/platform/resource';
 import type { OverdrachtDoc } from './schemas';
 import type { JsonObject } from '@zgw/shared';
-import type { Workflows } from './workflows';
+import type { Workflows } from './overdracht-client';
 
 /** Scopes of the Zaken component (Autorisaties API, component `zrc`) that govern transfers. */
 export const OVERDRAGEN = 'zaken.overdragen';

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { traced, workflowIdOf, inTenant } from '@zgw/shared';
 import type { ComponentDef } from '../../common/platform/component';
 import type { Resource } from '../../common/platform/resource';
-import type { Stored } from '../../common/platform/store';
+import type { Stored } from '../../common/storage/store';
 import type { Overdrachten } from './context';
 import { OVERDRACHT_FILTERS, opdrachtOf, ownFields, registerOverdrachten } from './overdrachten';
 import type { OverdrachtDoc } from './schemas';
 import { registerVerzoeken } from './verzoeken';
-import { Workflows } from './workflows';
+import { Workflows } from './overdracht-client';
 
 /**
  * ZSDMS: overdrachten of zaken to another registration, each run by the transfer worker as Temporal workflow

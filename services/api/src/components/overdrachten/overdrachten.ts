@@ -15,11 +15,11 @@ import {
 } from '@zgw/shared';
 import type { Caller } from '../../common/auth/auth';
 import { UuidParams } from '../../common/platform/component';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import { Resource } from '../../common/platform/resource';
-import type { Stored } from '../../common/platform/store';
+import type { Stored } from '../../common/storage/store';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
-import { authFilter, mayOnZaak } from '../../common/auth/zaak-rechten';
+import { authFilter, mayOnZaak } from '../../common/platform/zaak-rechten';
 import { LEZEN, OVERDRAGEN, type Overdrachten } from './context';
 import { Overdracht, OverdrachtInput, OverdrachtQuery, type OverdrachtAuth, type OverdrachtDoc } from './schemas';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OVERDRACHT_STATUSSEN, RICHTINGEN, Stap, Weigering } from '@zgw/shared';
-import type { StoredFields } from '../../common/platform/schema-parts';
+import type { StoredFields } from '../../common/resources/schema-parts';
 
 /**
  * ZSDMS overdrachten: a request to hand a zaak over to a doelregistratie, and the transfer's state as the worker

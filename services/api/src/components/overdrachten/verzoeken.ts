@@ -9,7 +9,7 @@ import {
   type StoredDoelregistratie,
 } from '@zgw/shared';
 import { z } from 'zod';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import { catalogiOf } from '../../common/platform/links';
 import { OVERDRAGEN, type Overdrachten } from './context';

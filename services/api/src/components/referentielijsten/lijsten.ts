@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ReferentielijstenLinks } from '../../common/platform/links';
-import { UUID, uuidAtEnd } from '../../common/platform/urls';
+import { UUID, uuidAtEnd } from '../../common/http/urls';
 import kanalenData from './data/Communicatie_kanalen_data.json';
 import procestypenData from './data/Proces_typen_data.json';
 import omschrijvingenData from './data/Resultaat_type_omschrijvingen_data.json';

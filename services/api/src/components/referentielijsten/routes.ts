@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { ComponentApi } from '../../common/platform/component';
 import { UuidParams } from '../../common/platform/component';
-import { ZgwError } from '../../common/platform/errors';
-import { envelope, parsePage, PAGE_SIZE } from '../../common/platform/pagination';
+import { ZgwError } from '../../common/http/errors';
+import { envelope, parsePage, PAGE_SIZE } from '../../common/http/pagination';
 import type { FastifyRequest } from 'fastify';
-import { uuidAtEnd } from '../../common/platform/urls';
+import { uuidAtEnd } from '../../common/http/urls';
 import type { Collection, Referentielijsten } from './lijsten';
 import {
   CommunicatieKanaal,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageOf } from '../../common/platform/pagination';
+import { pageOf } from '../../common/http/pagination';
 
 /**
  * The resources of the Referentielijsten & Selectielijst API as VNG's document declares them

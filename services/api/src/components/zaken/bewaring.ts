@@ -1,4 +1,4 @@
-import type { IndexDef, Query } from '../../common/platform/store';
+import type { IndexDef, Query } from '../../common/storage/store';
 import type { ZaakDoc } from './schemas';
 
 export type { Bewaring } from './schemas';

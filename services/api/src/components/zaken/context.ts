@@ -4,9 +4,9 @@ import type { ComponentApi } from '../../common/platform/component';
 import type { CatalogiLinks, ZaakBesluitLinks, ZakenLinks } from '../../common/platform/links';
 import type { References } from '../../common/platform/references';
 import type { Resource } from '../../common/platform/resource';
-import type { Stored } from '../../common/platform/store';
+import type { Stored } from '../../common/storage/store';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
-import { COMPONENT, GEFORCEERD, LEZEN } from '../../common/auth/zaak-rechten';
+import { COMPONENT, GEFORCEERD, LEZEN } from '../../common/platform/zaak-rechten';
 import type { BrondatumSources } from './archief';
 import type {
   KlantContactDoc,
@@ -24,9 +24,18 @@ import type {
   ZaakVerzoekDoc,
 } from './schemas';
 
-export { mustBeUnchanged, nonField, sameFilter, withDefaults } from '../../common/platform/rules';
+export { mustBeUnchanged, nonField, sameFilter, withDefaults } from '../../common/resources/rules';
 
-export { COMPONENT, GEFORCEERD, LEZEN, authFilter, mayOnZaak, mustMayChangeClosed, mustMayOnZaak, zaakOfPart } from '../../common/auth/zaak-rechten';
+export {
+  COMPONENT,
+  GEFORCEERD,
+  LEZEN,
+  authFilter,
+  mayOnZaak,
+  mustMayChangeClosed,
+  mustMayOnZaak,
+  zaakOfPart,
+} from '../../common/platform/zaak-rechten';
 export const AANMAKEN = 'zaken.aanmaken';
 export const BIJWERKEN = 'zaken.bijwerken';
 export const HEROPENEN = 'zaken.heropenen';

@@ -1,9 +1,9 @@
 import type { Document } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
-import { MAX_EXPAND_DEPTH, fieldOf, parseExpandTree, urlsIn, type ExpandedAnswer, type ExpandTree } from '../../common/platform/expand';
-import { ZgwError } from '../../common/platform/errors';
+import { MAX_EXPAND_DEPTH, fieldOf, parseExpandTree, urlsIn, type ExpandedAnswer, type ExpandTree } from '../../common/resources/expand';
+import { ZgwError } from '../../common/http/errors';
 import type { Resource } from '../../common/platform/resource';
-import type { Stored } from '../../common/platform/store';
+import type { Stored } from '../../common/storage/store';
 import { mayOnZaak, LEZEN, zaakOfPart, type RollenRead, type Zaken } from './context';
 import { V151 } from './schemas';
 import type { JsonObject } from '@zgw/shared';

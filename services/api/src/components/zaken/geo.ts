@@ -1,4 +1,4 @@
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 
 /**
  * `zaakgeometrie.within` for stores without `$geoWithin` (the local stand-in): whether every position of a geometry

@@ -1,5 +1,5 @@
 import type { Caller } from '../../common/auth/auth';
-import { publicFields, type Stored } from '../../common/platform/store';
+import { publicFields, type Stored } from '../../common/storage/store';
 import { AFGELEID, afleiden, volgen } from './archief';
 import { linkedIds, type Zaken } from './context';
 import type { ZaakDoc } from './schemas';

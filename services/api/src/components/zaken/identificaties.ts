@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OBJECTTYPEN } from '../../common/platform/schema-parts';
+import { OBJECTTYPEN } from '../../common/resources/schema-parts';
 
 /**
  * Zaken API 1.5.1 identificaties: Rol.betrokkeneIdentificatie per betrokkeneType, ZaakObject.objectIdentificatie

@@ -1,10 +1,10 @@
 import type { z as zod } from 'zod';
 import type { Document, Filter } from 'mongodb';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import type { Resource } from '../../common/platform/resource';
 import { BIJWERKEN, READ, type Zaken } from './context';
 import { registerPart } from './parts';
-import { fieldOf } from '../../common/platform/expand';
+import { fieldOf } from '../../common/resources/expand';
 import { V17, ZaakNotitie, ZaakNotitieInput, ZaakNotitieQuery, type ZaakNotitieDoc } from './schemas';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,5 +1,5 @@
 import type { AnyQuery, Resource, WriteContext } from '../../common/platform/resource';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
 import { registerPart } from './parts';
 import { hasKeys } from '../../common/platform/references';

@@ -1,6 +1,6 @@
 import type { Document, Filter } from 'mongodb';
 import { z as zod } from 'zod';
-import { ZgwError } from '../../common/platform/errors';
+import { ZgwError } from '../../common/http/errors';
 import {
   Resource,
   type AnyQuery,
@@ -10,7 +10,7 @@ import {
   type ResourceDef,
   type WriteContext,
 } from '../../common/platform/resource';
-import { pull, type Stored } from '../../common/platform/store';
+import { pull, type Stored } from '../../common/storage/store';
 import {
   LEZEN,
   PART_AUTH_FIELDS,

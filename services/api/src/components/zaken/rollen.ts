@@ -1,13 +1,13 @@
 import type { Document, Filter } from 'mongodb';
 import type { z as zod } from 'zod';
-import { ZgwError } from '../../common/platform/errors';
-import { live, readAll, type Stored } from '../../common/platform/store';
+import { ZgwError } from '../../common/http/errors';
+import { live, readAll, type Stored } from '../../common/storage/store';
 import type { Resource } from '../../common/platform/resource';
-import { invalidParams } from '../../common/platform/validation';
+import { invalidParams } from '../../common/http/validation';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type RollenRead, type Zaken } from './context';
 import { betrokkeneIdentificatie, objectIdentificatieIn, type BetrokkeneType } from './identificaties';
 import { registerPart } from './parts';
-import { fieldOf } from '../../common/platform/expand';
+import { fieldOf } from '../../common/resources/expand';
 import {
   PERSON_OBJECT_TYPES,
   V17,
@@ -25,7 +25,7 @@ import {
 } from './schemas';
 import type { JsonObject } from '@zgw/shared';
 import type { Pii } from '@zgw/shared';
-import { PII_FIELDS, PII_HASHES, openPii, piiCondition, piiHashes, sealPii } from '../../common/platform/pii-fields';
+import { PII_FIELDS, PII_HASHES, openPii, piiCondition, piiHashes, sealPii } from '../../common/resources/pii-fields';
 
 /** `betrokkeneIdentificatie__natuurlijkPersoon__inpBsn` and friends: query name -> (betrokkeneType, stored field). */
 export const IDENTIFICATIE_FILTERS: Record<string, [BetrokkeneType, string]> = {

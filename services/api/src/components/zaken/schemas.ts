@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { borrowed, expandedOf, lend, toOne } from '../../common/platform/embedded';
-import { fieldsParam } from '../../common/platform/fields';
-import { VERTROUWELIJKHEID, booleanParam, choiceOf, date, dateTime, url, type StoredFields } from '../../common/platform/schema-parts';
+import { borrowed, expandedOf, lend, toOne } from '../../common/resources/embedded';
+import { fieldsParam } from '../../common/resources/fields';
+import { VERTROUWELIJKHEID, booleanParam, choiceOf, date, dateTime, url, type StoredFields } from '../../common/resources/schema-parts';
 import {
   BETROKKENE_TYPEN,
   ContactPersoonRol,
@@ -311,7 +311,7 @@ export const RolDeclared = { input: RolInput.extend(declaredBetrokkene), schema:
 
 /**
  * `_statussen`: the statussen it set (gezetdoor); `_pii`: the search hashes of its betrokkeneIdentificatie's sealed
- * identifiers (common/platform/pii-fields.ts).
+ * identifiers (common/resources/pii-fields.ts).
  */
 export type RolDoc = PartOf<typeof Rol, 'statussen'> & { _statussen?: string[]; _pii?: Record<string, string> };
 
@@ -459,7 +459,7 @@ export type ZaakEigenschapDoc = StoredFields<typeof ZaakEigenschap, 'uuid'> & Ne
 /** A zaakbesluit names its zaak by the path it hangs under (`zaak` is kept for the notifications). */
 export type ZaakBesluitDoc = StoredFields<typeof ZaakBesluit, 'uuid'> & NestedFacts & { zaak: string };
 
-export { AuditTrail } from '../../common/audit/audittrail';
+export { AuditTrail } from '../../common/platform/audittrail';
 
 // ---------------------------------------------------------------- Zaken 1.7.0
 

@@ -1,7 +1,7 @@
 import type { z as zod } from 'zod';
 import type { Resource, WriteContext } from '../../common/platform/resource';
-import type { Stored } from '../../common/platform/store';
-import { ZgwError } from '../../common/platform/errors';
+import type { Stored } from '../../common/storage/store';
+import { ZgwError } from '../../common/http/errors';
 import { herzien, volgersHerberekenen } from './herberekenen';
 import { AANMAKEN, GEFORCEERD, HEROPENEN, READ, STATUSSEN_TOEVOEGEN, UPDATE, idsIn, linkedIds, mayOnZaak, nonField, type Zaken } from './context';
 import { registerPart } from './parts';

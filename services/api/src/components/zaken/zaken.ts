@@ -3,11 +3,11 @@ import type { Document, Filter, Sort } from 'mongodb';
 import { z as zod } from 'zod';
 import type { Caller } from '../../common/auth/auth';
 import { UuidParams } from '../../common/platform/component';
-import { ZgwError } from '../../common/platform/errors';
-import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/platform/pagination';
+import { ZgwError } from '../../common/http/errors';
+import { PAGE_SIZE, PageQuery, envelope, pageOf, parsePage } from '../../common/http/pagination';
 import { Resource, type WriteContext } from '../../common/platform/resource';
-import { live, publicFields, readAll, type Stored } from '../../common/platform/store';
-import { answerPage } from '../../common/platform/render-cache';
+import { live, publicFields, readAll, type Stored } from '../../common/storage/store';
+import { answerPage } from '../../common/resources/render-cache';
 import { vertrouwelijkheidRank } from '../../common/auth/vertrouwelijkheid';
 import {
   AANMAKEN,
@@ -35,8 +35,8 @@ import {
   type RollenRead,
   type Zaken,
 } from './context';
-import { chooseFields, expansionOf, parseFields } from '../../common/platform/fields';
-import { fieldOf, treePaths } from '../../common/platform/expand';
+import { chooseFields, expansionOf, parseFields } from '../../common/resources/fields';
+import { fieldOf, treePaths } from '../../common/resources/expand';
 import { expand, parseExpand } from './expand';
 import { within } from './geo';
 import { hasKeys, throwIfAny } from '../../common/platform/references';
