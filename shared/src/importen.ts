@@ -284,6 +284,10 @@ export interface ImportOpdracht {
   hartslagSeconden?: number;
 }
 
+/** The import's workflow type (the worker's importen feature) and its signals to pause after the page under way and to resume. */
+export const IMPORT_WORKFLOW = 'importeren';
+export const IMPORT_PAUZEER_SIGNAL = 'pauzeer';
+export const IMPORT_HERVAT_SIGNAL = 'hervat';
 export const importWorkflowId = (run: string): string => `import-${run}`;
 
 export const soortKey = (s: Pick<ImportSoort, 'component' | 'collection'>): string => `${s.component}/${s.collection}`;

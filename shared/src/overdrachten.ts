@@ -99,6 +99,8 @@ export interface OverdrachtOpdracht {
   hartslagSeconden: number;
 }
 
+/** The transfer's workflow type (the worker's overdracht feature): what running workflows and their histories know. */
+export const OVERDRACHT_WORKFLOW = 'overdracht';
 export const workflowIdOf = (uuid: string): string => `overdracht-${uuid}`;
 
 /**

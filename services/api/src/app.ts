@@ -108,6 +108,7 @@ export async function buildApp({ deps, components = COMPONENTS, health, metrics 
   registerAdminOpenApi(app, deps);
   await registerImportenAdmin(app, deps, apis);
   registerTemporalCodec(app, deps);
+  app.addHook('onClose', async () => deps.temporal.close());
   // The audit trail of reads: its publisher runs while the app does; what it could not send stays in the spool.
   const reads = deps.reads;
   if (reads) {

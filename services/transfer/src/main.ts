@@ -18,8 +18,9 @@ import { temporalLogger } from './temporal-log';
 import { tracedWorker } from './workflow-spans';
 
 /**
- * Temporal worker of the platform's long jobs on task queue TRANSFER_TASK_QUEUE: ZSDMS transfers (`overdracht`), the
- * registration import (`importeren`) and destruction lists (`vernietigen`), each with its activities.
+ * The Temporal worker of the platform's long jobs, one folder per feature: ZSDMS transfers (`overdracht`), the
+ * registration import (`importeren`) and destruction lists (`vernietigen`); every feature's workflows through the
+ * bundle index workflows.ts and its activities through activities.ts, on task queue TRANSFER_TASK_QUEUE.
  */
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -15,7 +15,6 @@ import {
   ImportApis,
   InhoudControleVraag,
   type InhoudControle,
-  importWorkflowId,
   legeTelling,
   mapStrings,
   platformDb,
@@ -35,10 +34,10 @@ import { ZgwError } from '../common/http/errors';
 import { alsHistorie, Resource, type Gehouden, type ImportUitkomst } from '../common/platform/resource';
 import { alsProef } from '../common/storage/store';
 import type { JsonObject } from '@zgw/shared';
-import { TemporalClient } from '../common/platform/temporal';
 import { UUID } from '../common/http/urls';
 import { sealPii } from '../common/resources/pii-fields';
 import { parseLiberal, parseOrThrow } from '../common/http/validation';
+import { ImportClient } from './import-client';
 import { adminCaller } from './rights';
 
 /** The source's APIs a run reads or refers to (its Catalogi came before, as a catalogus: see uitwisseling). */
@@ -400,10 +399,10 @@ export interface ImportView {
  * the source's secret sealed, then workflow `import-<id>` of the transfer worker), shown, steered.
  */
 export class ImportRuns {
-  readonly temporal: TemporalClient;
+  private readonly workflow: ImportClient;
 
   constructor(private readonly deps: Deps) {
-    this.temporal = new TemporalClient(deps.config, deps.pii);
+    this.workflow = new ImportClient(deps.config, deps.temporal);
   }
 
   private get runs() {
@@ -453,13 +452,8 @@ export class ImportRuns {
     await this.runs.insertOne(run);
     const log = { run: run._id, tenant: run.tenant, bron: run.bron, dryRun: run.dryRun, by: caller.clientId };
     try {
-      const client = await this.temporal.connect();
       const opdracht: ImportOpdracht = { run: run._id, tenant: run.tenant, hartslagSeconden: this.deps.config.TRANSFER_HEARTBEAT_SECONDS };
-      await client.workflow.start('importeren', {
-        taskQueue: this.deps.config.TRANSFER_TASK_QUEUE,
-        workflowId: importWorkflowId(run._id),
-        args: [opdracht],
-      });
+      await this.workflow.start(opdracht);
     } catch (err) {
       await this.runs.updateOne({ _id: run._id }, { $set: { status: 'mislukt', fout: `niet gestart: ${(err as Error).message}` } });
       this.deps.log.error({ err, ...log }, 'import not started: Temporal unreachable');
@@ -493,10 +487,8 @@ export class ImportRuns {
   async steer(id: string, actie: 'pauzeren' | 'hervatten' | 'annuleren', caller: Caller): Promise<StoredImport> {
     const run = await this.get(id);
     if (run.status !== 'bezig' && run.status !== 'gepauzeerd') throw new ZgwError(409, 'import-afgelopen', `De import is al ${run.status}.`);
-    const handle = (await this.temporal.connect()).workflow.getHandle(importWorkflowId(run._id));
-    if (actie === 'annuleren') await handle.cancel();
-    else {
-      await handle.signal(actie === 'pauzeren' ? 'pauzeer' : 'hervat');
+    await this.workflow.steer(run._id, actie);
+    if (actie !== 'annuleren') {
       await this.runs.updateOne({ _id: run._id }, { $set: { status: actie === 'pauzeren' ? 'gepauzeerd' : 'bezig', bijgewerkt: new Date() } });
     }
     this.deps.log.info({ run: run._id, actie, by: caller.clientId }, `import ${actie}`);
@@ -536,7 +528,6 @@ function selectieVan(a: ImportAanvraag): Pick<StoredImport, 'selectie'> {
 async function registerRuns(app: FastifyInstance, deps: Deps, importeur: (req: FastifyRequest) => Promise<Caller>): Promise<void> {
   const runs = new ImportRuns(deps);
   await runs.ensureIndexes();
-  app.addHook('onClose', async () => runs.temporal.close());
   app.post('/admin/api/v1/importen', async (req, reply) => reply.code(201).send(await runs.view(await runs.start(req.body, await importeur(req)))));
   app.get('/admin/api/v1/importen', async (req) => {
     const caller = await importeur(req);

@@ -30,8 +30,8 @@ import {
 import { AUTORISATIES_CACHE, CREDENTIALS_CACHE, TENANTS_CACHE } from '../common/auth/auth';
 import { ZgwError } from '../common/http/errors';
 import { OUTBOX_POINTERS } from '../common/storage/store';
-import { TemporalClient } from '../common/platform/temporal';
 import { TENANTS_COLLECTION, type Tenant, type Tenants } from '../common/auth/tenants';
+import type { TemporalClient } from '../common/platform/temporal';
 import type { InhoudStore } from '../components/documenten/inhoud';
 import { GridfsInhoud } from '../components/documenten/inhoud-gridfs';
 import { S3Inhoud } from '../components/documenten/inhoud-s3';
@@ -45,6 +45,8 @@ export interface RemovalDeps {
   log: Logger;
   pii: Pii;
   tenants: Tenants;
+  /** The API's Temporal connection: the organisation's workflow executions go with it. */
+  temporal: TemporalClient;
   /** Clears these cache regions in every running API instance (the API's Caches, or announceClear from the CLI). */
   clearCaches(regions: string[]): Promise<void>;
 }
@@ -339,9 +341,8 @@ export class TenantRemoval {
     ];
     const result = { beeindigd: 0, verwijderd: 0 };
     if (!queries.length) return result;
-    const temporal = new TemporalClient(this.deps.config, this.deps.pii);
     try {
-      const client = await temporal.connect();
+      const client = await this.deps.temporal.connect();
       const namespace = this.deps.config.TEMPORAL_NAMESPACE;
       for (const q of queries) {
         for (const run of await this.executions(client, q.id, q.prefix)) {
@@ -364,8 +365,6 @@ export class TenantRemoval {
         'temporal-unavailable',
         `Temporal gaf geen antwoord (${(err as Error).message}): van de organisatie is alleen haar toegang gewist; probeer het opnieuw.`,
       );
-    } finally {
-      await temporal.close().catch(() => undefined);
     }
     return result;
   }

@@ -274,7 +274,7 @@ async function importCommand(db: Db, config: Config, args: string[]): Promise<nu
     console.error(`admin: ${(err as Error).message}${reasons}`);
     return 1;
   } finally {
-    await runs.temporal.close();
+    await deps.temporal.close();
   }
 }
 

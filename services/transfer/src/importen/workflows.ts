@@ -11,15 +11,22 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 // (from its own file: the package's index would bring Node's modules into the workflow sandbox)
-import { IMPORT_FASEN, IMPORT_SOORTEN, importWorkflowId, type ImportOpdracht } from '@zgw/shared/dist/importen';
+import {
+  IMPORT_FASEN,
+  IMPORT_HERVAT_SIGNAL,
+  IMPORT_PAUZEER_SIGNAL,
+  IMPORT_SOORTEN,
+  importWorkflowId,
+  type ImportOpdracht,
+} from '@zgw/shared/dist/importen';
 import type { ImportActivities } from './activities';
 import { message } from '../common/failure-message';
 
 // Type-only imports of the activities: the workflow bundle holds none of their code.
 
 /** Pauses the run after the page under way; `hervat` goes on. Sent to the run, which passes it to its current collection. */
-export const pauzeer = defineSignal('pauzeer');
-export const hervat = defineSignal('hervat');
+export const pauzeer = defineSignal(IMPORT_PAUZEER_SIGNAL);
+export const hervat = defineSignal(IMPORT_HERVAT_SIGNAL);
 
 /** Pages of one collection per workflow run before it continues as new (its history stays small). */
 const PAGES_PER_RUN = 200;

@@ -106,7 +106,6 @@ export async function registerVernietigingslijstenAdmin(app: FastifyInstance, de
     verklaring: VerklaringQuery,
   });
   const uitvoering = new Uitvoering(deps);
-  app.addHook('onClose', async () => uitvoering.close());
   const admin = (req: FastifyRequest) => adminCaller(deps, req, 'vernietigingslijsten maken, beoordelen en uitvoeren');
   const base = () => `${deps.urls.base}${VERNIETIGINGSLIJSTEN_PATH}`;
   const zaken = () => deps.components.zaken as unknown as Zaken;

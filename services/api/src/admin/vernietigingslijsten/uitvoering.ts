@@ -9,7 +9,7 @@ import {
 } from '@zgw/shared';
 import type { Deps } from '../../common/platform/component';
 import { ZgwError } from '../../common/http/errors';
-import { TemporalClient } from '../../common/platform/temporal';
+import type { TemporalClient } from '../../common/platform/temporal';
 
 /** Root zaken of a list carried out at once by its workflow. */
 export const GELIJKTIJDIG = 8;
@@ -18,14 +18,15 @@ const VRAAG_MS = 2000;
 
 /**
  * The API's side of the destruction workflow (`vernietigen`, id `vernietiging-<lijst>`, on the transfer worker's task
- * queue): start, the signal to stop after the zaken under way, the query of its progress. Over the API's Temporal
- * client, which connects on first use (the API answers while Temporal is away; a start then is a 503).
+ * queue): start, the signal to stop after the zaken under way, the query of its progress. Over the API's one Temporal
+ * connection (deps.temporal), which connects on first use (the API answers while Temporal is away; a start then is
+ * a 503).
  */
 export class Uitvoering {
   readonly temporal: TemporalClient;
 
   constructor(private readonly deps: Deps) {
-    this.temporal = new TemporalClient(deps.config, deps.pii);
+    this.temporal = deps.temporal;
   }
 
   /** Starts the list's workflow (once: a second start of a running one is none); 503 when Temporal is unreachable. */
@@ -74,9 +75,5 @@ export class Uitvoering {
     } catch {
       return null;
     }
-  }
-
-  async close(): Promise<void> {
-    await this.temporal.close();
   }
 }

@@ -10,6 +10,7 @@ import { ExternalSystems } from './external-systems';
 import type { OutboxRelay } from '../storage/relay';
 import { RenderCache } from '../resources/render-cache';
 import { Tenants } from '../auth/tenants';
+import { TemporalClient } from './temporal';
 import { Urls } from '../http/urls';
 
 /**
@@ -36,6 +37,11 @@ export interface Deps {
   relay?: OutboxRelay;
   /** The audit trail of reads (audited components record every successful read here). */
   reads?: ReadAudit;
+  /**
+   * The API's one connection to Temporal, for the side of each transfer feature that starts, signals and asks its
+   * workflows (connects on first use; closed with the app).
+   */
+  temporal: TemporalClient;
   /** Fetches a JSON document from another service (selectielijst, external references). */
   fetchJson: (url: string) => Promise<{ status: number; body: unknown }>;
   /**
@@ -96,6 +102,7 @@ export function createDeps(config: Config, db: Db, log: Logger, relay?: OutboxRe
     relay,
     urls: new Urls(config.PUBLIC_BASE_URL),
     tenants,
+    temporal: new TemporalClient(config, pii),
     auth: new Authenticator(
       db,
       new Credentials(db, pii, config.ZGW_DEFAULT_TENANT),

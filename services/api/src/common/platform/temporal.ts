@@ -36,6 +36,7 @@ export class TemporalClient {
 
   async close(): Promise<void> {
     const client = await this.client?.catch(() => undefined);
+    this.client = undefined;
     await client?.connection.close();
   }
 }

@@ -4,7 +4,7 @@ import type { ComponentApi } from '../../common/platform/component';
 import type { Resource } from '../../common/platform/resource';
 import type { OverdrachtDoc } from './schemas';
 import type { JsonObject } from '@zgw/shared';
-import type { Workflows } from './overdracht-client';
+import type { OverdrachtClient } from './overdracht-client';
 
 /** Scopes of the Zaken component (Autorisaties API, component `zrc`) that govern transfers. */
 export const OVERDRAGEN = 'zaken.overdragen';
@@ -13,7 +13,7 @@ export const LEZEN = 'zaken.lezen';
 /** The overdrachten component as its parts and the admin endpoints use it. Filled in by `register`. */
 export interface Overdrachten {
   api: ComponentApi;
-  workflows: Workflows;
+  workflows: OverdrachtClient;
   overdrachten: Resource<OverdrachtDoc>;
   /** Stores a new overdracht, starts its workflow and logs its receipt; answers the overdracht. */
   begin(overdrachten: Resource<OverdrachtDoc>, doc: OverdrachtDoc, caller: Caller, req: FastifyRequest): Promise<JsonObject>;

@@ -7,7 +7,7 @@ import type { Overdrachten } from './context';
 import { OVERDRACHT_FILTERS, opdrachtOf, ownFields, registerOverdrachten } from './overdrachten';
 import type { OverdrachtDoc } from './schemas';
 import { registerVerzoeken } from './verzoeken';
-import { Workflows } from './overdracht-client';
+import { OverdrachtClient } from './overdracht-client';
 
 /**
  * ZSDMS: overdrachten of zaken to another registration, each run by the transfer worker as Temporal workflow
@@ -21,7 +21,7 @@ export const overdrachten: ComponentDef = {
   title: 'Overdrachten API',
   version: '1.0.0',
   async register(api) {
-    const workflows = new Workflows(api.deps.config, api.deps.log, api.deps.pii);
+    const workflows = new OverdrachtClient(api.deps.config, api.deps.log, api.deps.temporal);
     const o = { api, workflows } as Overdrachten;
     o.begin = (resource, doc, caller, req) => begin(o, resource, doc, caller, req);
     o.overdrachten = registerOverdrachten(o);
@@ -31,7 +31,6 @@ export const overdrachten: ComponentDef = {
     api.deps.components.overdrachten = o;
     await ensureIndexes(o.overdrachten);
     sweep(o);
-    api.app.addHook('onClose', async () => workflows.close());
   },
 };
 
