@@ -193,6 +193,32 @@ describe('legal hold', () => {
     ]);
   });
 
+  it('keeps a zaak from a DELETE through the Zaken API, and a hoofdzaak whose deelzaak is held, until lifted', async () => {
+    const z = await zaak();
+    await sluit(z.url, s.rt.afgehandeld, '2024-04-02');
+    const hoofd = await zaak();
+    const deel = await createZ(t, 'zaken', { ...zaakBody(s.zaaktype), hoofdzaak: hoofd.url });
+    for (const held of [z, deel]) expect((await call('PUT', hold(held.url), { reden: 'Bezwaar loopt.' })).statusCode).toBe(200);
+
+    for (const [target, held] of [
+      [z, z],
+      [hoofd, deel],
+    ]) {
+      const refused = await call('DELETE', target.url);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().invalidParams).toEqual([
+        expect.objectContaining({ name: 'nonFieldErrors', code: 'juridische-bewaring', reason: expect.stringContaining(held.identificatie) }),
+      ]);
+      expect((await call('GET', target.url)).statusCode).toBe(200);
+    }
+    expect((await call('GET', deel.url)).statusCode).toBe(200);
+
+    for (const held of [z, deel]) expect((await call('DELETE', hold(held.url))).statusCode).toBe(204);
+    expect((await call('DELETE', z.url)).statusCode).toBe(204);
+    expect((await call('DELETE', hoofd.url)).statusCode).toBe(204);
+    expect((await call('GET', deel.url)).statusCode).toBe(404);
+  });
+
   it("refuses bad input (400 in the ZGW problem format), an unknown zaak and another organisation's (404)", async () => {
     const z = await zaak();
     for (const body of [{}, { reden: '' }, { reden: '   ' }, { reden: 12 }, { reden: 'x'.repeat(1001) }]) {
