@@ -165,13 +165,14 @@ const uuidOf = (url: string) => url.split('/').pop()!;
  * The tool's deletion of one zaak, call by call as its destruction_logic makes them: returns per document URL
  * whether it was deleted or stayed (unlinked), and every call's status.
  */
-async function vernietig(zaakUrl: string): Promise<{ documenten: Record<string, 'deleted' | 'unlinked'>; calls: string[] }> {
+async function vernietig(zaakUrl: string): Promise<{ documenten: Record<string, 'deleted' | 'unlinked'>; calls: string[]; codes: string[] }> {
   const calls: string[] = [];
+  const codes: string[] = [];
   const del = async (url: string) => {
     const res = await oabCall('DELETE', url);
     calls.push(`DELETE ${url.replace(/\/[0-9a-f-]{36}$/, '')} ${res.statusCode}`);
     if (res.statusCode === 403) throw new Error(`${url}: ${res.body}`);
-    if (res.statusCode === 400) expect(res.json().invalidParams[0].code).toBe('pending-relations');
+    if (res.statusCode === 400) codes.push(res.json().invalidParams[0].code);
     else if (res.statusCode !== 404) expect(res.statusCode).toBe(204);
     return res.statusCode;
   };
@@ -202,7 +203,7 @@ async function vernietig(zaakUrl: string): Promise<{ documenten: Record<string, 
     documenten[doc] = (await del(`${DRC}/enkelvoudiginformatieobjecten/${uuidOf(doc)}`)) === 204 ? 'deleted' : 'unlinked';
   }
   await del(`${ZRC}/zaken/${uuidOf(zaakUrl)}`);
-  return { documenten, calls };
+  return { documenten, calls, codes };
 }
 
 describe('an external archive tool', () => {
@@ -320,7 +321,8 @@ describe('an external archive tool', () => {
 
   it('destroys a zaak in its order: besluiten with their documents, zaakinformatieobjecten, documents, the zaak; a document used elsewhere stays', async () => {
     const filesBefore = await storedFiles(t);
-    const { documenten, calls } = await vernietig(teVernietigen.url);
+    const { documenten, calls, codes } = await vernietig(teVernietigen.url);
+    expect(codes).toEqual(['pending-relations', 'pending-relations']);
     expect(calls).toEqual([
       `DELETE ${BRC}/besluitinformatieobjecten 204`,
       `DELETE ${BRC}/besluitinformatieobjecten 204`,
@@ -367,6 +369,45 @@ describe('an external archive tool', () => {
     expect((await oabCall('DELETE', docs.zaak.url)).statusCode).toBe(404);
     // and the list no longer has it
     expect((await zakenTeVernietigen()).map((z) => z.url)).not.toContain(teVernietigen.url);
+  });
+
+  it('destroys nothing of a zaak on legal hold, which it cannot see: each delete of the zaak, its besluit and links is a 400 juridische-bewaring', async () => {
+    const held = await geslotenZaak(s.vernietigen, '2020-02-02', { omschrijving: 'Onder bewaring' });
+    const eigen = await createEio(t, eioBody(s.iot, { titel: 'bewaard' }));
+    const besluit = await createB(t, 'besluiten', besluitBody(s.besluittype, { zaak: held.url }));
+    await createB(t, 'besluitinformatieobjecten', { besluit: besluit.url, informatieobject: eigen.url });
+    await createZ(t, 'zaakinformatieobjecten', { zaak: held.url, informatieobject: eigen.url });
+    const hold = await t.call('PUT', `/admin/api/v1/zaken/${uuidOf(held.url)}/juridische-bewaring`, { reden: 'Beroep loopt.' });
+    expect(hold.statusCode).toBe(200);
+    expect((await zakenTeVernietigen()).map((z) => z.url)).toContain(held.url);
+
+    const { documenten, calls, codes } = await vernietig(held.url);
+    expect(calls).toEqual([
+      `DELETE ${BRC}/besluitinformatieobjecten 400`,
+      `DELETE ${BRC}/besluiten 400`,
+      `DELETE ${ZRC}/zaakinformatieobjecten 400`,
+      `DELETE ${DRC}/enkelvoudiginformatieobjecten 400`,
+      `DELETE ${DRC}/enkelvoudiginformatieobjecten 400`,
+      `DELETE ${ZRC}/zaken 400`,
+    ]);
+    expect(codes).toEqual([
+      'juridische-bewaring',
+      'juridische-bewaring',
+      'juridische-bewaring',
+      'pending-relations',
+      'pending-relations',
+      'juridische-bewaring',
+    ]);
+    expect(documenten).toEqual({ [eigen.url]: 'unlinked' });
+    const admin = (url: string) => t.call('GET', url, undefined, { headers: CRS });
+    for (const url of [held.url, besluit.url, eigen.url]) expect((await admin(url)).statusCode).toBe(200);
+    expect((await admin(`${ZRC}/zaakinformatieobjecten?zaak=${encodeURIComponent(held.url)}`)).json()).toHaveLength(1);
+    expect((await admin(`${BRC}/besluitinformatieobjecten?besluit=${encodeURIComponent(besluit.url)}`)).json()).toHaveLength(1);
+
+    // lifted: the same calls destroy it
+    expect((await t.call('DELETE', `/admin/api/v1/zaken/${uuidOf(held.url)}/juridische-bewaring`)).statusCode).toBe(204);
+    expect((await vernietig(held.url)).codes).toEqual([]);
+    for (const url of [held.url, besluit.url, eigen.url]) expect((await admin(url)).statusCode).toBe(404);
   });
 
   it('deletes a hoofdzaak with its deelzaken, as the Zaken API has it; the deelzaak then answers 404 to its own delete', async () => {

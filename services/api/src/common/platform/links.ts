@@ -2,10 +2,11 @@
 // component's files: it registers what it offers (`deps.components.<name> = ...`, typed by these interfaces) and the
 // others read it from `deps.components` (the Catalogi API, which they cannot do without, through `catalogiOf`). The
 // order in which components are mounted (components/index.ts) puts each after those it needs.
-import type { InhoudControle, JsonObject } from '@zgw/shared';
+import type { InhoudControle } from '@zgw/shared';
 import type { Caller } from '../auth/auth';
 import type { ComponentApi } from './component';
-import type { Resource } from './resource';
+import type { ExpandedAnswer } from '../resources/expand';
+import type { Answer, Resource } from './resource';
 
 /**
  * What the other components read of a stored object of another component: the fields they use, typed as its own
@@ -33,6 +34,8 @@ export type ZaakLink = {
   bronorganisatie: string;
   vertrouwelijkheidaanduiding?: string;
   archiefnominatie?: string | null;
+  /** On legal hold since (zaken/bewaring.ts): nothing of it is destroyed. */
+  _bewaardSinds?: Date;
 };
 /** A part of a zaak (status, rol, ...): the zaak it belongs to, and the copies of its zaak's facts the rights are decided by. */
 export type ZaakOnderdeelLink = { zaak: string; _zaaktype: string; _vertrouwelijkheid: number };
@@ -71,7 +74,7 @@ export interface CatalogiLinks {
    * The API views of those of `urls` that are this platform's Catalogi objects, as its newest version shows them
    * (what an `expand` embeds): each a copy its reader may add `_expand` to.
    */
-  views(urls: readonly string[]): Promise<Map<string, JsonObject>>;
+  views(urls: readonly string[]): Promise<Map<string, Answer<object>>>;
   /** The informatieobjecttypen (URLs) a zaaktype allows on `datum` (YYYY-MM-DD). */
   informatieobjecttypenOn(zaaktypeUrl: string, datum: string): Promise<string[]>;
   /** A catalogus exported and imported as one ZIP (the admin endpoints and commands). */
@@ -153,7 +156,7 @@ export interface ZakenLinks {
  */
 export interface DocumentLinks {
   /** The API view of one of this platform's documents: undefined when the URL is not ours, null when nothing is there. */
-  document(url: string): Promise<JsonObject | null | undefined>;
+  document(url: string): Promise<Answer<object> | null | undefined>;
   /** Records that `object` links the document: its objectinformatieobject (once; doing it again changes nothing). */
   link(informatieobject: string, object: string, objectType: 'zaak' | 'besluit', caller: Caller): Promise<void>;
   /** Removes the objectinformatieobject of that link, if there is one. */
@@ -175,7 +178,7 @@ export interface DocumentLinks {
    * them: by their informatieobjecttype and vertrouwelijkheid, and ready for publication when the caller's applicatie
    * reads only those (Autorisaties 1.1). What the Zaken and Besluiten APIs `expand` of documents shows.
    */
-  readable(urls: string[], caller: Caller): Promise<Map<string, JsonObject>>;
+  readable(urls: string[], caller: Caller): Promise<Map<string, Answer<object>>>;
 }
 
 /**
@@ -186,7 +189,7 @@ export interface BesluitLinks {
   /** Whether a URL names a besluit of this platform. */
   owns(url: string): boolean;
   /** The API view of one of this platform's besluiten: undefined when the URL is not ours, null when nothing is there. */
-  besluit(url: string): Promise<JsonObject | null | undefined>;
+  besluit(url: string): Promise<Answer<BesluitLink & { zaak: string }> | null | undefined>;
   /** Whether a besluit of this platform names this zaak. */
   anyOfZaak(zaakUrl: string): Promise<boolean>;
   besluiten: Resource<BesluitLink>;

@@ -49,6 +49,23 @@ export function mustMayChangeClosed(caller: Caller, zaak: ZaakRechtenVan): void 
   }
 }
 
+/**
+ * What a zaak on legal hold (juridische bewaring, set through the admin API) holds is destroyed by no one, through the
+ * ZGW APIs either (an archive tool that does not know the hold, a client, an import's cut-over): the zaak, a deelzaak
+ * with it, one of its parts, a besluit of it (`juridische-bewaring`, until the archivist lifts the hold).
+ */
+export function mustNotBeHeld(zaak: { identificatie: string; _bewaardSinds?: Date } | null | undefined): void {
+  if (zaak?._bewaardSinds) {
+    throw ZgwError.validation([
+      {
+        name: 'nonFieldErrors',
+        code: 'juridische-bewaring',
+        reason: `Zaak ${zaak.identificatie} staat onder juridische bewaring; hef die eerst op.`,
+      },
+    ]);
+  }
+}
+
 /** The zaaktype and vertrouwelijkheidaanduiding of the zaak a stored part belongs to. */
 export function zaakOfPart(part: { _zaaktype: unknown; _vertrouwelijkheid?: unknown }): {
   zaaktype: string;

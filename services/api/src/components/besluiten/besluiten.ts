@@ -24,6 +24,8 @@ import {
   withDefaults,
   vandaag,
   type Besluiten,
+  isLocalZaak,
+  mustKeepHeldZaak,
 } from './context';
 import { unlinkDocument } from './besluitinformatieobjecten';
 import { expand } from './expand';
@@ -93,6 +95,7 @@ export function registerBesluiten(b: Besluiten): Resource<BesluitDoc> {
     beforeDestroy: async (current, ctx) => {
       mustMayOnBesluittype(ctx.caller, current.besluittype, [VERWIJDEREN]);
       await mustMayChangeZaak(b, ctx.caller, current.zaak);
+      await mustKeepHeldZaak(b, current.zaak);
       await voorWijziging(b, current, [current.zaak]);
     },
     afterDestroy: (current, ctx) => removeParts(b, current, ctx),
@@ -157,10 +160,6 @@ async function voorWijziging(b: Besluiten, besluit: Stored<BesluitDoc>, zaken: s
     b.besluiten.url(besluit._id),
     zaken.filter((zaak) => isLocalZaak(b, zaak)),
   );
-}
-
-function isLocalZaak(b: Besluiten, zaak: unknown): boolean {
-  return typeof zaak === 'string' && zaak !== '' && !!b.api.deps.components.zaken?.zaken.uuidOf(zaak);
 }
 
 /**

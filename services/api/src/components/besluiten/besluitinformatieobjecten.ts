@@ -21,6 +21,7 @@ import {
   mustMayOnBesluittype,
   nonField,
   type Besluiten,
+  mustKeepHeldZaak,
 } from './context';
 import { expand } from './expand';
 import {
@@ -75,7 +76,10 @@ export function registerBesluitinformatieobjecten(b: Besluiten): Resource<BioDoc
     },
     // (the registration import's writes; the API's create is registerCreate's)
     prepare: (data, ctx, current) => prepare(b, data, ctx.caller, { historie: !!ctx.historie, current }),
-    beforeDestroy: async (current, ctx) => mustMayOnBesluittype(ctx.caller, current[PART_AUTH_FIELD], [VERWIJDEREN]),
+    beforeDestroy: async (current, ctx) => {
+      mustMayOnBesluittype(ctx.caller, current[PART_AUTH_FIELD], [VERWIJDEREN]);
+      await mustKeepHeldZaak(b, (await b.besluiten.byUrl(current.besluit))?.zaak);
+    },
     followsCreate: (doc) => !!b.api.deps.components.documenten?.owns(doc.informatieobject),
     afterWrite: async (stored, ctx) => b.api.deps.components.documenten?.link(stored.informatieobject, stored.besluit, 'besluit', ctx.caller),
     afterDestroy: (current, ctx) => unlinkDocument(b, current, ctx.caller),

@@ -6,6 +6,7 @@ import type { GenummerdeIdentificaties } from '../../common/storage/identificati
 import type { BesluitLinks, CatalogiLinks } from '../../common/platform/links';
 import type { Resource } from '../../common/platform/resource';
 import type { References } from '../../common/platform/references';
+import { mustNotBeHeld } from '../../common/platform/zaak-rechten';
 import type { BesluitDoc, BesluitInformatieObjectDoc } from './schemas';
 
 export { and, mustBeUnchanged, nonField, withDefaults } from '../../common/resources/rules';
@@ -74,4 +75,14 @@ export function mustMayOnBesluittype(caller: Caller, besluittype: unknown, scope
 /** Today as the API's dates are written (YYYY-MM-DD, UTC). */
 export function vandaag(): string {
   return new Date().toISOString().slice(0, 10);
+}
+
+/** A zaak of this platform's Zaken API (in this process), by its URL. */
+export function isLocalZaak(b: Besluiten, zaak: unknown): boolean {
+  return typeof zaak === 'string' && zaak !== '' && !!b.api.deps.components.zaken?.zaken.uuidOf(zaak);
+}
+
+/** A besluit (or one of its besluitinformatieobjecten) of a zaak on legal hold stays (`juridische-bewaring`). */
+export async function mustKeepHeldZaak(b: Besluiten, zaakUrl: unknown): Promise<void> {
+  if (isLocalZaak(b, zaakUrl)) mustNotBeHeld(await b.api.deps.components.zaken!.zaken.byUrl(String(zaakUrl)));
 }

@@ -1,4 +1,5 @@
 import type { IndexDef, Query } from '../../common/storage/store';
+export { mustNotBeHeld } from '../../common/platform/zaak-rechten';
 import type { ZaakDoc } from './schemas';
 
 export type { Bewaring } from './schemas';

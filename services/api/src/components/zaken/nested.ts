@@ -26,6 +26,7 @@ import {
   partFacts,
   type Zaken,
 } from './context';
+import { mustNotBeHeld } from './bewaring';
 import {
   EXPANDABLE17,
   Expanded17,
@@ -268,6 +269,7 @@ function registerNested<D extends NestedDoc, S extends zod.ZodObject>(z: Zaken, 
     handler: async ({ req, caller, params }) => {
       const zaak = await zaakFor(caller, params.zaak_uuid, def.scopes.destroy);
       mustMayChangeClosed(caller, zaak);
+      mustNotBeHeld(zaak);
       const current = await partFor(zaak, params.uuid);
       await def.beforeDestroy?.(current, zaak);
       const gemarkeerd = await markeerVoor(zaak);

@@ -29,6 +29,7 @@ import {
 } from './context';
 import { expand, parseExpand } from './expand';
 import { herbereken, markeer } from './herberekenen';
+import { mustNotBeHeld } from './bewaring';
 import { EXPANDABLE17, Expanded17, V17, type Expandable17, type ZaakDoc, type ZaakPartDoc, type ZaakPartFacts } from './schemas';
 import type { JsonObject } from '@zgw/shared';
 
@@ -183,6 +184,7 @@ export function registerPart<D extends ZaakPartDoc, Q extends AnyQuery = { zaak?
       if (zaak) {
         mustMayOnZaak(ctx.caller, zaak, def.scopes.destroy);
         if (def.closedNeedsForce !== false) mustMayChangeClosed(ctx.caller, zaak);
+        mustNotBeHeld(zaak);
       }
       await def.beforeDestroy?.(current, zaak ?? undefined, ctx);
       await markeerVoor(zaak ?? undefined, ctx);

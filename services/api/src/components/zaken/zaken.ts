@@ -57,7 +57,7 @@ import {
 } from './schemas';
 import type { JsonObject } from '@zgw/shared';
 import { unlinkDocument } from './onderdelen';
-import { opBewaring } from './bewaring';
+import { mustNotBeHeld } from './bewaring';
 import { naZaakwijziging, volgt } from './herberekenen';
 import { rolFilterOfZaakQuery, zakenWithRol } from './rollen';
 
@@ -125,7 +125,7 @@ export function registerZaken(z: Zaken): Resource<ZaakDoc> {
     }),
     beforeDestroy: async (current, ctx) => {
       mustMayOnZaak(ctx.caller, current, [VERWIJDEREN]);
-      await mustNotBeHeld(z, current);
+      await mustHoldNone(z, current);
       await mustHaveNoBesluiten(z, current);
     },
     afterDestroy: async (current, ctx) => removeParts(z, current, ctx),
@@ -260,15 +260,10 @@ async function mustHaveNoBesluiten(z: Zaken, zaak: Stored<ZaakDoc>): Promise<voi
   for (const deelzaak of await z.zaken.store.find(idsIn(linkedIds(zaak, 'deelzaken')))) await mustHaveNoBesluiten(z, deelzaak);
 }
 
-/**
- * A zaak on legal hold (or a deelzaak that would go with it) is destroyed by no one, through this API either (an
- * archive tool that does not know the hold, a cut-over): `juridische-bewaring` until the archivist lifts the hold.
- */
-async function mustNotBeHeld(z: Zaken, zaak: Stored<ZaakDoc>): Promise<void> {
-  if (opBewaring(zaak)) {
-    throw nonField('juridische-bewaring', `Zaak ${zaak.identificatie} staat onder juridische bewaring; hef die eerst op.`);
-  }
-  for (const deelzaak of await z.zaken.store.find(idsIn(linkedIds(zaak, 'deelzaken')))) await mustNotBeHeld(z, deelzaak);
+/** A zaak on legal hold, or one with a deelzaak on hold that would go with it, stays (`juridische-bewaring`). */
+async function mustHoldNone(z: Zaken, zaak: Stored<ZaakDoc>): Promise<void> {
+  mustNotBeHeld(zaak);
+  for (const deelzaak of await z.zaken.store.find(idsIn(linkedIds(zaak, 'deelzaken')))) await mustHoldNone(z, deelzaak);
 }
 
 /** Deleting a zaak deletes its parts and its deelzaken (zrc-023), each with its own notification and audit entry. */
