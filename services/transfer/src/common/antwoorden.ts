@@ -87,3 +87,4 @@ export type Besluitinformatieobject = z.output<typeof Besluitinformatieobject>;
 export type Informatieobject = z.output<typeof Informatieobject>;
 export type Type = z.output<typeof Type>;
 export type ZgwObject = z.output<typeof ZgwObject>;
+export type Ruw = z.output<typeof Ruw>;

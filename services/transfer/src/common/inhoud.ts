@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ZgwCallError, digestOf, type ZgwClient, type JsonObject } from '@zgw/shared';
+import { ZgwCallError, digestOf, type ZgwClient } from '@zgw/shared';
 import * as A from './antwoorden';
 import type { Kant } from './context';
 
@@ -92,7 +92,7 @@ function multipart(inhoud: ReadableStream<Uint8Array>, lock: string, bestandsnaa
 export async function maakGroot(
   doel: Kant,
   createUrl: string,
-  body: JsonObject,
+  body: { bestandsnaam?: unknown; [veld: string]: unknown },
   omvang: number,
   reader: ReadableStreamDefaultReader<Uint8Array>,
 ): Promise<A.Informatieobject> {

@@ -10,8 +10,8 @@ import {
   type BronTempo,
   type StoredImport,
   type ZgwClient,
-  type JsonObject,
 } from '@zgw/shared';
+import * as A from '../common/antwoorden';
 import { PERMANENT, attemptSignal, type Deps } from '../common/context';
 
 /** The timeout of a request: 5 x the source's p95 latency, within these bounds (unless the run sets its own). */
@@ -38,7 +38,7 @@ export class BronFout extends ZgwCallError {}
  * Open Zaak 1.21.0's list gives every document the `inhoud` of the list's first, `?versie=` included (a document of one
  * version then names `download?versie=3`, a 404): the version is the document's own `versie`, never the list's.
  */
-export function inhoudVan(rep: { inhoud?: unknown; versie?: unknown }): string {
+export function inhoudVan(rep: A.Ruw): string {
   const inhoud = String(rep.inhoud);
   const versie = Number(rep.versie);
   if (!Number.isInteger(versie) || versie < 1) return inhoud;
@@ -142,7 +142,7 @@ function tempoVan(run: StoredImport): Tempo {
 
 /** The page of a list as read by `Bron.pagina`: its objects, the next page, and the entries that are no object. */
 export interface BronPagina {
-  items: JsonObject[];
+  items: A.ZgwObject[];
   next: string | null;
   onleesbaar: { url: string; reden: string }[];
 }
@@ -217,19 +217,22 @@ export class Bron {
         nonRetryable: true,
         message: new ZgwCallError('GET', url, 200, { detail: 'het antwoord is geen ZGW-lijst' }).message,
       });
-    const items: JsonObject[] = [];
+    const items: A.ZgwObject[] = [];
     const onleesbaar: BronPagina['onleesbaar'] = [];
     (page.results as unknown[]).forEach((x, i) => {
-      if (x && typeof x === 'object' && !Array.isArray(x) && typeof (x as JsonObject).url === 'string' && (x as JsonObject).url)
-        items.push(x as JsonObject);
+      const item = A.ZgwObject.safeParse(x);
+      if (item.success) items.push(item.data);
       else onleesbaar.push({ url: `${url}#results.${i}`, reden: 'onleesbaar: een object zonder url' });
     });
     return { items, next: typeof page.next === 'string' && page.next ? page.next : null, onleesbaar };
   }
 
-  /** Every entry of a list that belongs to one object (its audit trail, its zaakeigenschappen); a 404 is an empty list. */
-  async lijstVan(url: string): Promise<JsonObject[]> {
-    const out: JsonObject[] = [];
+  /**
+   * Every entry of a list that belongs to one object (its audit trail, its zaakeigenschappen) that fits `item` (one that
+   * does not is left out); a 404 is an empty list.
+   */
+  async lijstVan<S extends z.ZodType>(url: string, item: S): Promise<z.output<S>[]> {
+    const out: z.output<S>[] = [];
     for (let next: string | null = url; next;) {
       let body: unknown;
       try {
@@ -241,7 +244,10 @@ export class Bron {
       }
       const page = Array.isArray(body) ? { results: body, next: null } : (body as { results?: unknown; next?: unknown } | undefined);
       if (!page || !Array.isArray(page.results)) throw new BronFout('GET', next, 200, { detail: 'het antwoord is geen ZGW-lijst' });
-      out.push(...(page.results as unknown[]).filter((x): x is JsonObject => !!x && typeof x === 'object' && !Array.isArray(x)));
+      for (const x of page.results as unknown[]) {
+        const entry = item.safeParse(x);
+        if (entry.success) out.push(entry.data);
+      }
       next = typeof page.next === 'string' && page.next ? page.next : null;
     }
     return out;

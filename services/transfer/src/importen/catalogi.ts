@@ -1,15 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import {
-  IMPORT_TYPEN,
-  ZgwCallError,
-  ZgwClient,
-  bronApi,
-  platformDb,
-  zgwUrl,
-  type ImportOpdracht,
-  type ImportType,
-  type JsonObject,
-} from '@zgw/shared';
+import { IMPORT_TYPEN, ZgwCallError, ZgwClient, bronApi, platformDb, zgwUrl, type ImportOpdracht, type ImportType } from '@zgw/shared';
+import type * as A from '../common/antwoorden';
 import { PERMANENT, uuidOf, type Deps } from '../common/context';
 import { Pagina, leesAlles } from './pagina';
 import { openRun } from './run';
@@ -27,7 +18,7 @@ const DELEN = [
  * How a type is known in any installation: by what identifies it within its catalogus, its version date included (a
  * part of a zaaktype by that zaaktype's key and its own).
  */
-const SLEUTELS: Record<string, (o: JsonObject, zaaktype: (url: unknown) => string) => string> = {
+const SLEUTELS: Record<string, (o: A.ZgwObject, zaaktype: (url: unknown) => string) => string> = {
   Catalogus: () => '',
   ZaakType: (o) => `${String(o.identificatie)} ${String(o.versiedatum)}`,
   InformatieObjectType: (o) => `${String(o.omschrijving)} ${String(o.beginGeldigheid)}`,
@@ -55,7 +46,7 @@ export async function brengCatalogi(deps: Deps, o: ImportOpdracht): Promise<void
   const p = new Pagina(r, o.run, lijst);
   const t = p.telling('catalogi/catalogussen', catalogi.length);
   for (const catalogus of catalogi) {
-    const url = String(catalogus.url);
+    const { url } = catalogus;
     if ((await r.hier.fetch('GET', `${hier}/catalogussen/${uuidOf(url)}`)).ok) {
       t.overgeslagen++;
       continue;
@@ -91,12 +82,12 @@ export async function brengCatalogi(deps: Deps, o: ImportOpdracht): Promise<void
 async function koppel(
   deps: Deps,
   run: string,
-  bron: Record<string, JsonObject[]>,
-  hier: Record<string, JsonObject[]>,
+  bron: Record<string, A.ZgwObject[]>,
+  hier: Record<string, A.ZgwObject[]>,
 ): Promise<{ gevonden: number; niet: number }> {
-  const sleutels = (kant: Record<string, JsonObject[]>) => {
+  const sleutels = (kant: Record<string, A.ZgwObject[]>) => {
     const zaaktypen = new Map((kant.ZaakType ?? []).map((z) => [String(z.url), SLEUTELS.ZaakType!(z, String)]));
-    return (file: string, o: JsonObject) => `${file} ${SLEUTELS[file]!(o, (u) => zaaktypen.get(String(u)) ?? '')}`;
+    return (file: string, o: A.ZgwObject) => `${file} ${SLEUTELS[file]!(o, (u) => zaaktypen.get(String(u)) ?? '')}`;
   };
   const onze = new Map<string, string>();
   const sleutelHier = sleutels(hier);
@@ -119,12 +110,12 @@ async function koppel(
 }
 
 /** A catalogus with every version of its types and their parts, as a catalogus ZIP holds them (read at `api`). */
-async function bestanden(client: Pick<ZgwClient, 'all'>, api: string, catalogus: JsonObject): Promise<Record<string, JsonObject[]>> {
+async function bestanden(client: Pick<ZgwClient, 'all'>, api: string, catalogus: A.ZgwObject): Promise<Record<string, A.ZgwObject[]>> {
   const lees = (collection: string, q: Record<string, string>) => leesAlles(client, zgwUrl(api, collection, q));
   const van = { catalogus: String(catalogus.url) };
   const alles = { ...van, status: 'alles' };
   const zaaktypen = await lees('zaaktypen', alles);
-  const out: Record<string, JsonObject[]> = {
+  const out: Record<string, A.ZgwObject[]> = {
     Catalogus: [catalogus],
     InformatieObjectType: await lees('informatieobjecttypen', alles),
     // (the zaaktypen name their besluittypen; they come after them)

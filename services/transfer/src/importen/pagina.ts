@@ -19,7 +19,6 @@ import {
   type ImportPagina,
   type ImportSoort,
   type ImportTelling,
-  type JsonObject,
 } from '@zgw/shared';
 import * as A from '../common/antwoorden';
 import { PERMANENT, uuidOf, type Deps } from '../common/context';
@@ -121,25 +120,25 @@ const zelfde = (a: unknown, b: string): boolean => typeof a === 'string' && a.re
 async function delenVanZaken(r: Run, s: ImportSoort, url: string): Promise<BronPagina> {
   const zaken = await r.bron.pagina(url);
   const onleesbaar: BronPagina['onleesbaar'] = [];
-  const per = async (component: ImportSoort['component'], collection: string, veld: string, waarden: string[]): Promise<JsonObject[]> => {
+  const per = async (component: ImportSoort['component'], collection: string, veld: string, waarden: string[]): Promise<A.ZgwObject[]> => {
     const lijsten = await zijAanZij(waarden, PARALLEL, async (waarde) => {
       const lijst = zgwUrl(bronApi(r.run, component), collection, { [veld]: waarde });
       try {
-        return (await r.bron.lijstVan(lijst)).filter((o) => typeof o.url === 'string' && zelfde(o[veld], waarde));
+        return (await r.bron.lijstVan(lijst, A.ZgwObject)).filter((o) => zelfde(o[veld], waarde));
       } catch (err) {
         if (!(err instanceof BronFout)) throw err;
         onleesbaar.push({ url: lijst, reden: err.message });
         return [];
       }
     });
-    const uniek = new Map<string, JsonObject>();
-    for (const o of lijsten.flat()) uniek.set(String(o.url).replace(/\/+$/, ''), o);
+    const uniek = new Map<string, A.ZgwObject>();
+    for (const o of lijsten.flat()) uniek.set(o.url.replace(/\/+$/, ''), o);
     return [...uniek.values()];
   };
-  const zaakUrls = zaken.items.map((z) => String(z.url));
-  const urls = (list: JsonObject[], veld: string) => [...new Set(list.map((o) => o[veld]).filter((u): u is string => typeof u === 'string' && !!u))];
+  const zaakUrls = zaken.items.map((z) => z.url);
+  const urls = (list: A.ZgwObject[], veld: string) => [...new Set(list.map((o) => o[veld]).filter((u): u is string => typeof u === 'string' && !!u))];
   const besluiten = () => per('besluiten', 'besluiten', 'zaak', zaakUrls);
-  let items: JsonObject[];
+  let items: A.ZgwObject[];
   if (PER_ZAAK.has(s.collection)) items = await per(s.component, s.collection, 'zaak', zaakUrls);
   else if (s.collection === 'besluitinformatieobjecten') items = await per('besluiten', s.collection, 'besluit', urls(await besluiten(), 'url'));
   else {
@@ -226,7 +225,7 @@ export async function importeerPagina(deps: Deps, o: ImportOpdracht, soort: numb
  * the documents its links name with them, one page at a time: two pages naming one document would bring it twice at
  * once.)
  */
-export function naastElkaar(collection: string, objecten: JsonObject[]): boolean {
+export function naastElkaar(collection: string, objecten: A.Ruw[]): boolean {
   if (collection === 'zaken' || collection === 'enkelvoudiginformatieobjecten') return false;
   return collection !== 'statussen' || objecten.every((st) => typeof st.indicatieLaatstGezetteStatus === 'boolean');
 }
@@ -237,9 +236,9 @@ interface Gelezen {
   p: Pagina;
   main: ImportTelling;
   /** What is stored of the page's objects: a document's versions oldest first, each with its content here already. */
-  objecten: JsonObject[];
-  eigenschappen: JsonObject[];
-  trails: JsonObject[];
+  objecten: A.ZgwObject[];
+  eigenschappen: A.Ruw[];
+  trails: A.Ruw[];
 }
 
 /**
@@ -309,7 +308,7 @@ async function koppelingenOpnieuw(r: Run, g: Gelezen, geweigerd: string[]): Prom
     const docs = [...new Set(links.map((l) => String(l.informatieobject)))].map((u) => ({ url: u }));
     const documenten = p.telling('documenten/enkelvoudiginformatieobjecten', docs.length);
     // (each read in its turn; one that cannot be read is that document's failure, and its links are refused again)
-    const gelezen = (await zijAanZij(docs, PARALLEL, (d) => p.leesObject(d.url, documenten))).filter((d): d is JsonObject => !!d);
+    const gelezen = (await zijAanZij(docs, PARALLEL, (d) => p.leesObject(d.url, documenten))).filter((d) => d !== null);
     await p.schrijf('objecten', await p.metVersies(gelezen, documenten), documenten);
     await p.schrijfTrails(await p.leesTrails(gelezen, 'documenten'), 'documenten');
     main.mislukt -= links.length;
@@ -319,7 +318,7 @@ async function koppelingenOpnieuw(r: Run, g: Gelezen, geweigerd: string[]): Prom
 }
 
 /** Every object of a list (of the source, or of this platform), page by page; an answer that is no list ends the run. */
-export function leesAlles(client: Pick<ZgwClient, 'all'>, url: string): Promise<JsonObject[]> {
+export function leesAlles(client: Pick<ZgwClient, 'all'>, url: string): Promise<A.ZgwObject[]> {
   return client.all(url, A.ZgwObject).catch(geenLijst);
 }
 
@@ -350,7 +349,7 @@ export class Pagina {
   private readonly objecten = new Map<string, ImportObject>();
 
   /** An object of the source the API was given, and what became of it: kept in the run's register (IMPORT_OBJECTEN). */
-  gezien(o: JsonObject, res: { url: string; uitkomst: string; hier?: string }): void {
+  gezien(o: A.Ruw, res: { url: string; uitkomst: string; hier?: string }): void {
     const bron = String(o.url ?? res.url);
     const key = bronSleutel(bron);
     if (!key) return;
@@ -383,7 +382,7 @@ export class Pagina {
   }
 
   /** Has the API store `list` in batches; answers the URLs it refused. */
-  schrijf(pad: 'objecten' | 'audittrail', list: JsonObject[], t: ImportTelling): Promise<string[]> {
+  schrijf(pad: 'objecten' | 'audittrail', list: A.Ruw[], t: ImportTelling): Promise<string[]> {
     return Pagina.schrijfSamen(pad, [{ p: this, list, t }]);
   }
 
@@ -392,7 +391,7 @@ export class Pagina {
    * objects that name one another, so a zaak's statussen on two pages still come one after another), each page
    * counting what became of its own. Answers the URLs refused.
    */
-  static async schrijfSamen(pad: 'objecten' | 'audittrail', delen: { p: Pagina; list: JsonObject[]; t: ImportTelling }[]): Promise<string[]> {
+  static async schrijfSamen(pad: 'objecten' | 'audittrail', delen: { p: Pagina; list: A.Ruw[]; t: ImportTelling }[]): Promise<string[]> {
     const refused: string[] = [];
     const alle = delen.flatMap((deel) => deel.list.map((o) => ({ o, deel })));
     for (const batch of chunks(alle, BATCH)) {
@@ -400,7 +399,7 @@ export class Pagina {
       const { bron, apis, selectie, dryRun } = p.r.run;
       // (the URLs of the source's types that are here under another UUID: ours, see brengCatalogi)
       const { typen } = p.r;
-      const objecten = batch.map(({ o }) => (typen.size ? (mapStrings(o, (s) => typen.get(s) ?? s) as JsonObject) : o));
+      const objecten = batch.map(({ o }) => (typen.size ? mapStrings(o, (s) => typen.get(s) ?? s) : o));
       const body = { run: p.run, bron, apis, selectie: !!selectie, proef: dryRun, objecten };
       const { resultaten } = await p.r.hier.post(`${p.r.base}/admin/api/v1/importen/${pad}`, body, Resultaten);
       resultaten.forEach((res, i) => {
@@ -419,18 +418,18 @@ export class Pagina {
    * The audit trails of zaken, documents or besluiten (a zaak's holds those of its parts), listed per object; none in
    * a dry run (an entry is kept as the source has it: nothing to check).
    */
-  leesTrails(objects: JsonObject[], component: string): Promise<JsonObject[]> {
+  leesTrails(objects: A.ZgwObject[], component: string): Promise<A.Ruw[]> {
     if (this.r.run.dryRun) return Promise.resolve([]);
-    return this.perObject(objects, (x) => `${String(x.url).replace(/\/+$/, '')}/audittrail`, `${component}/audittrail`);
+    return this.perObject(objects, (x) => `${x.url.replace(/\/+$/, '')}/audittrail`, `${component}/audittrail`);
   }
 
   /** Has the API store audit trail entries read by leesTrails (none in a dry run). */
-  schrijfTrails(trails: JsonObject[], component: string): Promise<void> {
+  schrijfTrails(trails: A.Ruw[], component: string): Promise<void> {
     return Pagina.schrijfTrailsSamen([{ p: this, trails }], component);
   }
 
   /** The audit trail entries of one or more pages stored together (none in a dry run), each page counting its own. */
-  static async schrijfTrailsSamen(delen: { p: Pagina; trails: JsonObject[] }[], component: string): Promise<void> {
+  static async schrijfTrailsSamen(delen: { p: Pagina; trails: A.Ruw[] }[], component: string): Promise<void> {
     if (!delen.length || delen[0]!.p.r.run.dryRun) return;
     await Pagina.schrijfSamen(
       'audittrail',
@@ -443,11 +442,11 @@ export class Pagina {
    * 404 is an empty list (Open Zaak's answer for an empty trail), a list that cannot be read is counted `mislukt` in
    * `soort` with why (the object itself is stored).
    */
-  async perObject(objects: JsonObject[], listOf: (o: JsonObject) => string, soort: string): Promise<JsonObject[]> {
+  async perObject(objects: A.ZgwObject[], listOf: (o: A.ZgwObject) => string, soort: string): Promise<A.Ruw[]> {
     const lists = await zijAanZij(objects, PARALLEL, async (x) => {
       const url = listOf(x);
       try {
-        return await this.r.bron.lijstVan(url);
+        return await this.r.bron.lijstVan(url, A.Ruw);
       } catch (err) {
         if (!(err instanceof BronFout)) throw err;
         this.telling(soort, 1).mislukt++;
@@ -459,7 +458,7 @@ export class Pagina {
   }
 
   /** The object at `url` of the source, or null when it cannot be read (counted `mislukt` in `t` with why). */
-  async leesObject(url: string, t: ImportTelling): Promise<JsonObject | null> {
+  async leesObject(url: string, t: ImportTelling): Promise<A.ZgwObject | null> {
     try {
       return await this.r.bron.get(url, A.ZgwObject);
     } catch (err) {
@@ -475,30 +474,30 @@ export class Pagina {
    * list shows the newest. In a dry run only read. A document with a version whose content is over the limit
    * (IMPORT_MAX_INHOUD_BYTES) is left out, counted `mislukt` with why.
    */
-  async metVersies(docs: JsonObject[], t: ImportTelling): Promise<JsonObject[]> {
+  async metVersies(docs: A.ZgwObject[], t: ImportTelling): Promise<A.ZgwObject[]> {
     return (await zijAanZij(docs, PARALLEL, (doc) => this.versiesVan(doc, t))).flat();
   }
 
   /** A document's versions (versiesUit); one that cannot be read whole from the source is that document's failure. */
-  private async versiesVan(doc: JsonObject, t: ImportTelling): Promise<JsonObject[]> {
+  private async versiesVan(doc: A.ZgwObject, t: ImportTelling): Promise<A.ZgwObject[]> {
     try {
       return await this.versiesUit(doc, t);
     } catch (err) {
       if (!(err instanceof BronFout)) throw err;
       t.mislukt++;
-      this.fout(String(doc.url), reden(err));
+      this.fout(doc.url, reden(err));
       return [];
     }
   }
 
-  private async versiesUit(doc: JsonObject, t: ImportTelling): Promise<JsonObject[]> {
-    const reps: JsonObject[] = [];
+  private async versiesUit(doc: A.ZgwObject, t: ImportTelling): Promise<A.ZgwObject[]> {
+    const reps: A.ZgwObject[] = [];
     for (let v = 1; v < (Number(doc.versie) || 1); v++) reps.push(await this.r.bron.get(`${String(doc.url)}?versie=${v}`, A.ZgwObject));
     reps.push(doc);
     const teGroot = reps.find((rep) => rep.inhoud && Number(rep.bestandsomvang) > this.r.maxInhoud);
     if (teGroot) return this.telGroot(doc, t, Number(teGroot.bestandsomvang));
     if (this.r.run.dryRun) return reps;
-    const out: JsonObject[] = [];
+    const out: A.ZgwObject[] = [];
     for (const rep of reps) {
       if (!rep.inhoud) {
         out.push(rep);
@@ -517,7 +516,7 @@ export class Pagina {
   }
 
   /** A document not brought because a version's content is over the limit: counted and reported; no versions. */
-  private telGroot(doc: JsonObject, t: ImportTelling, omvang?: number): JsonObject[] {
+  private telGroot(doc: A.ZgwObject, t: ImportTelling, omvang?: number): A.ZgwObject[] {
     t.mislukt++;
     const grootte = omvang ? `${omvang} bytes, ` : '';
     this.fout(String(doc.url), `inhoud-te-groot: een versie heeft meer inhoud (${grootte}grens ${this.r.maxInhoud} bytes) dan de import brengt`);

@@ -1,4 +1,4 @@
-import { zgwUrl, type JsonObject } from '@zgw/shared';
+import { zgwUrl } from '@zgw/shared';
 import * as A from '../common/antwoorden';
 import { uuidOf, type Kant } from '../common/context';
 
@@ -53,13 +53,14 @@ export function eindstatusVan(d: Zaakdossier): A.Status | undefined {
 }
 
 /** Only the named fields of an object (the writable fields of a ZGW resource), without undefined ones. */
-export function pick(o: JsonObject, fields: readonly string[]): JsonObject {
-  const out: JsonObject = {};
+export function pick<T extends object, K extends keyof T & string>(o: T, fields: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
   for (const f of fields) if (o[f] !== undefined) out[f] = o[f];
   return out;
 }
 
 /** A stable text of the fields that identify a copied part, to find it again in the target (idempotent copies). */
-export function vingerafdruk(o: JsonObject, fields: readonly string[]): string {
-  return JSON.stringify(fields.map((f) => o[f] ?? null));
+export function vingerafdruk(o: object, fields: readonly string[]): string {
+  const velden = new Map(Object.entries(o));
+  return JSON.stringify(fields.map((f) => velden.get(f) ?? null));
 }

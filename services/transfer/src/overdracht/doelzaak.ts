@@ -1,4 +1,4 @@
-import { zgwUrl, type OverdrachtOpdracht, type JsonObject } from '@zgw/shared';
+import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
 import * as A from '../common/antwoorden';
 import { routeOf, tracedOf, type Deps, type Kant } from '../common/context';
 import { eindstatusVan, leesDossier, pick } from './bronzaak';
@@ -102,7 +102,7 @@ export async function sluitDoelzaak(
   return true;
 }
 
-export function statusBody(s: A.Status, zaak: string, statustype: string, rollen: Record<string, string>): JsonObject {
+export function statusBody(s: A.Status, zaak: string, statustype: string, rollen: Record<string, string>) {
   return {
     ...pick(s, ['datumStatusGezet', 'statustoelichting']),
     zaak,

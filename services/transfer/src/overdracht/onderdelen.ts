@@ -1,5 +1,5 @@
 import { heartbeat } from '@temporalio/activity';
-import { zgwUrl, type OverdrachtOpdracht, type JsonObject } from '@zgw/shared';
+import { zgwUrl, type OverdrachtOpdracht } from '@zgw/shared';
 import * as A from '../common/antwoorden';
 import { routeOf, tracedOf, uuidOf, type Deps } from '../common/context';
 import { eindstatusVan, leesDossier, pick, vingerafdruk } from './bronzaak';
@@ -16,6 +16,8 @@ const ROL = [
   'betrokkeneIdentificatie',
 ] as const;
 const ZAAKOBJECT = ['object', 'objectType', 'objectTypeOverige', 'objectTypeOverigeDefinitie', 'relatieomschrijving', 'objectIdentificatie'] as const;
+/** What finds a copied zaakobject again in the target. */
+const OBJECT_SLEUTEL = ['zaakobjecttype', ...ZAAKOBJECT] as const;
 const KLANTCONTACT = ['identificatie', 'datumtijd', 'kanaal', 'onderwerp', 'toelichting'] as const;
 
 export interface Onderdelen {
@@ -35,7 +37,7 @@ export async function kopieerOnderdelen(deps: Deps, o: OverdrachtOpdracht, plan:
   const [src, dst] = await Promise.all([leesDossier(bron, o.zaak, delen), leesDossier(doel, doelZaak, delen)]);
   const c = doel.client;
   let gemaakt = 0;
-  const make = async (path: string, body: JsonObject) => {
+  const make = async (path: string, body: object) => {
     gemaakt++;
     heartbeat(gemaakt);
     return c.post(zgwUrl(doel.zaken, path), body, A.ZgwObject);
@@ -43,7 +45,7 @@ export async function kopieerOnderdelen(deps: Deps, o: OverdrachtOpdracht, plan:
   const t = (url: string) => plan.typen[url]!;
 
   const rollen: Record<string, string> = {};
-  const rolKey = (r: JsonObject, roltype: string) => vingerafdruk({ ...r, roltype }, ['roltype', ...ROL]);
+  const rolKey = (r: A.Rol, roltype: string) => vingerafdruk({ ...r, roltype }, ['roltype', ...ROL]);
   const haveRol = new Map(dst.rollen.map((r) => [rolKey(r, r.roltype), r.url]));
   for (const r of src.rollen) {
     const key = rolKey(r, t(r.roltype));
@@ -67,11 +69,10 @@ export async function kopieerOnderdelen(deps: Deps, o: OverdrachtOpdracht, plan:
     if (!haveEig.has(vingerafdruk(body, ['eigenschap', 'waarde']))) await make(`zaken/${uuidOf(doelZaak)}/zaakeigenschappen`, body);
   }
 
-  const objKey = (z: JsonObject) => vingerafdruk(z, ['zaakobjecttype', ...ZAAKOBJECT]);
-  const haveObj = new Set(dst.objecten.map(objKey));
+  const haveObj = new Set(dst.objecten.map((z) => vingerafdruk(z, OBJECT_SLEUTEL)));
   for (const z of src.objecten) {
     const body = { ...pick(z, ZAAKOBJECT), zaak: doelZaak, ...(z.zaakobjecttype ? { zaakobjecttype: t(z.zaakobjecttype) } : {}) };
-    if (!haveObj.has(objKey(body))) await make('zaakobjecten', body);
+    if (!haveObj.has(vingerafdruk(body, OBJECT_SLEUTEL))) await make('zaakobjecten', body);
   }
 
   const haveKc = new Set(dst.klantcontacten.map((k) => vingerafdruk(k, KLANTCONTACT)));
