@@ -85,6 +85,8 @@ async function nogGebruikt(u: Uitvoer, document: string): Promise<string | null>
  * zaak or besluit still uses it; then kept, with why. Registered before its delete, out of the register when it stays.
  */
 export async function documentWeg(u: Uitvoer, document: string): Promise<{ weg: boolean; reden?: string }> {
+  // (gone already: destroyed before a crash of the step, which is done again)
+  if (!(await u.hier.find(document, Object_))) return { weg: true };
   const gebruikt = await nogGebruikt(u, document);
   if (gebruikt) return { weg: false, reden: gebruikt };
   await registreer(u, 'document', [document]);
@@ -158,20 +160,24 @@ async function vernietigItem(u: Uitvoer, item: Item, kinderen: (i: Item) => Item
     } else b.reden = r.reden ?? b.reden;
   }
 
-  // (the zaak's delete would take a deelzaak that stays with it: then the zaak stays too, what went of it is gone)
-  const blijft = await u.items.countDocuments({ _id: { $in: kinderen(item).map((k) => k._id) }, status: 'overgeslagen' });
-  if (blijft) {
+  // The zaak stays (what went of it is gone) when its delete would take a deelzaak that stays with it, or when the
+  // Zaken API refuses it: a hold set on it (or on a deelzaak) since it was checked (400 juridische-bewaring).
+  const blijft = async (reden: Weigerreden, toelichting: string) => {
     await schrap(u, url);
-    await u.items.updateOne(
-      { _id: item._id },
-      {
-        $set: { status: 'overgeslagen', reden: 'deelzaak-overgeslagen', toelichting: TOELICHTING['deelzaak-overgeslagen'] },
-        $unset: { _openZaak: '' },
-      },
+    await u.items.updateOne({ _id: item._id }, { $set: { status: 'overgeslagen', reden, toelichting }, $unset: { _openZaak: '' } });
+  };
+  if (await u.items.countDocuments({ _id: { $in: kinderen(item).map((k) => k._id) }, status: 'overgeslagen' }))
+    return blijft('deelzaak-overgeslagen', TOELICHTING['deelzaak-overgeslagen']);
+  try {
+    await weg(u, url);
+  } catch (err) {
+    if (!(err instanceof ZgwCallError) || err.status !== 400) throw err;
+    const hold = JSON.stringify(err.problem ?? '').includes('juridische-bewaring');
+    return blijft(
+      hold ? 'juridische-bewaring' : 'gewijzigd-sinds-goedkeuring',
+      `De Zaken API weigert de zaak te verwijderen: ${JSON.stringify(err.problem ?? '').slice(0, 300)}`,
     );
-    return;
   }
-  await weg(u, url);
   const gegaan = await u.vernietigd.find({ lijst: u.o.lijst, _id: { $in: [url, ...documenten] } }, { projection: { _id: 1 } }).toArray();
   const besluitUrls = (await u.items.findOne({ _id: item._id }, { projection: { _besluiten: 1 } }))?._besluiten ?? [];
   await ruimTrailOp(u, [...gegaan.map((g) => g._id), ...besluitUrls]);
