@@ -54,7 +54,7 @@ async function run(name: string, activities: ImportActivities, during?: (id: str
     await during?.(id);
     const result = (await handle.result()) as string;
     if (process.env.ZGW_RECORD_HISTORIES === '1') {
-      const dir = join(__dirname, 'histories');
+      const dir = join(__dirname, '..', 'histories');
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, `importeren-${name}.json`), historyText(await handle.fetchHistory()));
       const zaken = await env.client.workflow.getHandle(`${id}-1`).fetchHistory();

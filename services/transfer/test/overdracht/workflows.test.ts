@@ -101,7 +101,7 @@ async function run(name: string, activities: Record<string, unknown>): Promise<s
     const handle = await env.client.workflow.start('overdracht', { taskQueue, workflowId: `overdracht-${o.overdracht}`, args: [o] });
     const result = await handle.result();
     if (process.env.ZGW_RECORD_HISTORIES === '1') {
-      const dir = join(__dirname, 'histories');
+      const dir = join(__dirname, '..', 'histories');
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, `overdracht-${name}.json`), historyText(await handle.fetchHistory()));
     }

@@ -5,8 +5,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { vernietigingWorkflowId, type LijstStatus, type VernietigingOpdracht, type VernietigingVoortgang } from '@zgw/shared';
-import type { VernietigingActivities } from '../src/vernietiging/activities';
-import { historyText, testEnvironment, WORKFLOWS } from './temporal.helpers';
+import type { VernietigingActivities } from '../../src/vernietiging/activities';
+import { historyText, testEnvironment, WORKFLOWS } from '../temporal.helpers';
 
 // Workflow `vernietigen` in Temporal's test environment, its activities replaced by fakes: every root zaak carried out
 // once, then the follow-up, the verklaring and the status, in that order; a long list continuing as new; the stop
@@ -52,7 +52,7 @@ async function run(name: string, activities: VernietigingActivities, during?: (i
     await during?.(id);
     const result = (await handle.result()) as VernietigingVoortgang;
     if (process.env.ZGW_RECORD_HISTORIES === '1') {
-      const dir = join(__dirname, 'histories');
+      const dir = join(__dirname, '..', 'histories');
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, `vernietigen-${name}.json`), historyText(await handle.fetchHistory()));
     }
