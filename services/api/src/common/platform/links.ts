@@ -5,7 +5,6 @@
 import type { InhoudControle } from '@zgw/shared';
 import type { Caller } from '../auth/auth';
 import type { ComponentApi } from './component';
-import type { ExpandedAnswer } from '../resources/expand';
 import type { Answer, Resource } from './resource';
 
 /**
@@ -14,7 +13,13 @@ import type { Answer, Resource } from './resource';
  * component registers what it offers).
  */
 export type CatalogusLink = { naam?: string | null; domein: string; rsin: string };
-export type ZaakTypeLink = { catalogus: string; concept?: boolean; vertrouwelijkheidaanduiding: string; besluittypen?: string[] };
+export type ZaakTypeLink = {
+  catalogus: string;
+  concept?: boolean;
+  vertrouwelijkheidaanduiding: string;
+  besluittypen?: string[];
+  productenOfDiensten?: string[];
+};
 export type BesluitTypeLink = { catalogus: string; concept?: boolean; omschrijving?: string; informatieobjecttypen?: string[] };
 export type InformatieObjectTypeLink = { catalogus: string; concept?: boolean; omschrijving: string; vertrouwelijkheidaanduiding: string };
 /** A part of a zaaktype (statustype, roltype, ...): the zaaktype it belongs to. */

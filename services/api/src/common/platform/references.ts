@@ -1,13 +1,13 @@
 import type { Deps } from './deps';
 import { ZgwError, type InvalidParam } from '../http/errors';
-import type { JsonObject } from '@zgw/shared';
+import type { Answer } from './resource';
 import type { CatalogiDocs, CatalogiLinks, CatalogiResources } from './links';
 import type { Stored } from '../storage/store';
 
 export type CatalogiType = keyof CatalogiDocs;
 
 /** What a JSON document must look like to count as the resource a field refers to. */
-export type Shape = (body: Record<string, unknown>) => boolean;
+export type Shape = (body: object) => boolean;
 export const hasKeys =
   (...keys: string[]): Shape =>
   (body) =>
@@ -59,7 +59,7 @@ export class References {
   async remoteObject(name: string, url: string, shape: Shape): Promise<{ error?: InvalidParam; body?: Record<string, unknown> }> {
     const { status, body } = await this.deps.fetchJson(url);
     if (status !== 200) return { error: { name, code: 'bad-url', reason: `De URL ${url} gaf status ${status || 'geen antwoord'}.` } };
-    if (!body || typeof body !== 'object' || Array.isArray(body) || !shape(body as Record<string, unknown>)) {
+    if (!body || typeof body !== 'object' || Array.isArray(body) || !shape(body)) {
       return { error: { name, code: 'invalid-resource', reason: `De URL ${url} wijst niet naar het verwachte soort object.` } };
     }
     return { body: body as Record<string, unknown> };
@@ -90,7 +90,7 @@ export class References {
   }
 
   /** One of this platform's zaken as its API shows it: undefined when the URL is not ours, null when it is gone. */
-  private async zaak(url: string): Promise<JsonObject | null | undefined> {
+  private async zaak(url: string): Promise<Answer<object> | null | undefined> {
     const zaken = this.deps.components.zaken?.zaken;
     const uuid = zaken?.uuidOf(url);
     if (!zaken || !uuid) return undefined;

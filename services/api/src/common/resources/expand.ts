@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { JsonObject } from '@zgw/shared';
 
 /**
  * `expand` (Catalogi 1.3.3, Besluiten 1.1.0, Documenten 1.7.0): comma-separated paths of link fields, nested with
@@ -15,7 +14,7 @@ export interface ExpandTree {
  * What an expansion embeds in an object, by link field: the object linked (`{}` when none) or the objects linked,
  * each as its endpoint answers it (this platform's rendering, another registration's JSON) with its own `_expand`.
  */
-export type Expansion = { [field: string]: JsonObject | JsonObject[] };
+export type Expansion = { [field: string]: ExpandedAnswer | ExpandedAnswer[] };
 
 /** An answered object as an expansion sees it: its URL and its `_expand` (the fields it follows are read by name: fieldOf). */
 export type ExpandedAnswer = { url?: string; _expand?: Expansion };
@@ -25,7 +24,7 @@ export type ExpandedAnswer = { url?: string; _expand?: Expansion };
  * put together (`rol__betrokkeneType`, `onderwerp__icontains`).
  */
 export function fieldOf(obj: object, field: string): unknown {
-  return (obj as JsonObject)[field];
+  return Reflect.get(obj, field) as unknown;
 }
 
 /** How deep `expand` follows links (`besluit.zaak.zaaktype` is three). */
@@ -124,7 +123,12 @@ export function urlsIn(value: unknown): string[] {
 }
 
 /** Loads objects by URL, each a copy the expansion may add `_expand` to; what cannot be read is left out. */
-export type ExpandLoader = (urls: string[]) => Promise<Map<string, JsonObject>>;
+export type ExpandLoader = (urls: string[]) => Promise<Map<string, ExpandedAnswer>>;
+
+/** Whether a JSON answer (another registration's) is an object an expansion can embed. */
+export function isAnswerObject(body: unknown): body is ExpandedAnswer {
+  return !!body && typeof body === 'object' && !Array.isArray(body);
+}
 
 /** Adds `_expand` to every object (in place), following `tree`, one load per field and level. */
 export async function expandObjects(load: ExpandLoader, objects: readonly ExpandedAnswer[], tree: ExpandTree | undefined): Promise<void> {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ZgwError } from '../http/errors';
-import type { ExpandTree } from './expand';
-import type { JsonObject } from '@zgw/shared';
+import type { ExpandTree, ExpandedAnswer, Expansion } from './expand';
 
 /**
  * `fields` on `_zoek` (Zaken 1.7, zrc-029; Documenten 1.7 as Zaken 1.6 has it): the response fields to return. A
@@ -61,20 +60,17 @@ export function parseFields(raw: unknown, tree: ExpandTree | undefined, known: R
 }
 
 /** The object with only the chosen fields (and its expansions reduced as chosen). */
-export function chooseFields(obj: JsonObject, choice: FieldTree): JsonObject {
+export function chooseFields(obj: ExpandedAnswer, choice: FieldTree): ExpandedAnswer {
   // `"*"` with no choice below it is the object as it is (objects are rendered per request: nothing shares them).
   if (choice.all && !choice.expanded.size) return obj;
-  const expand = obj._expand as JsonObject | undefined;
-  let out: JsonObject = {};
-  if (choice.all) out = { ...obj };
-  else for (const k of Object.keys(obj)) if (k !== '_expand' && choice.names.has(k)) out[k] = obj[k];
+  const { _expand: expand, ...own } = obj;
+  const out: ExpandedAnswer = choice.all ? own : Object.fromEntries(Object.entries(own).filter(([k]) => choice.names.has(k)));
   if (expand) {
-    const reduced: JsonObject = {};
+    const reduced: Expansion = {};
     for (const [k, v] of Object.entries(expand)) {
       const sub = choice.expanded.get(k);
       if (!sub) reduced[k] = v;
-      else if (Array.isArray(v)) reduced[k] = v.map((x) => chooseFields(x as JsonObject, sub));
-      else reduced[k] = v && typeof v === 'object' ? chooseFields(v as JsonObject, sub) : v;
+      else reduced[k] = Array.isArray(v) ? v.map((x) => chooseFields(x, sub)) : chooseFields(v, sub);
     }
     out._expand = reduced;
   }

@@ -2,12 +2,12 @@ import { BSON } from 'mongodb';
 import type { Document } from 'mongodb';
 import { READ_FIELDS } from '../audit/audit-reads';
 import type { Page } from '../http/pagination';
-import type { JsonObject } from '@zgw/shared';
+import { fieldOf, type ExpandedAnswer } from './expand';
 
 /** An object as a version of the API shows it: its JSON text (UTF-8), and what the read audit sees of it (its `url` and the field naming its main object: READ_FIELDS). */
 export interface Rendered {
   text: Buffer;
-  shown: JsonObject;
+  shown: object;
 }
 
 interface Entry extends Rendered {
@@ -77,7 +77,7 @@ export class RenderCache {
     scope: string | undefined,
     id: string | undefined,
     stored: Buffer,
-    render: (doc: Document) => Promise<JsonObject>,
+    render: (doc: Document) => Promise<object>,
     keeps: (doc: Document) => boolean = () => true,
   ): Promise<Rendered> {
     return this.kept(scope, id, stored) ?? this.renderAndKeep(scope, id, stored, render, keeps);
@@ -102,14 +102,13 @@ export class RenderCache {
     scope: string | undefined,
     id: string | undefined,
     stored: Buffer,
-    render: (doc: Document) => Promise<JsonObject>,
+    render: (doc: Document) => Promise<object>,
     keeps: (doc: Document) => boolean = () => true,
   ): Promise<Rendered> {
     this.misses++;
     const doc = BSON.deserialize(stored);
     const body = await render(doc);
-    const shown: JsonObject = {};
-    for (const f of READ_FIELDS) if (typeof body[f] === 'string') shown[f] = body[f];
+    const shown = Object.fromEntries(READ_FIELDS.map((f) => [f, fieldOf(body, f)]).filter(([, v]) => typeof v === 'string'));
     const json = JSON.stringify(body);
     const kept = scope !== undefined && id !== undefined && keeps(doc) ? this.keep(id, scope, stored, json, shown) : undefined;
     return kept ?? { text: Buffer.from(json), shown };
@@ -119,7 +118,7 @@ export class RenderCache {
    * Keeps the rendering `json` of object `id` from `stored` in place of the one of its scope, making room; one larger
    * than a sixteenth of the bound is not kept.
    */
-  private keep(id: string, scope: string, stored: Buffer, json: string, shown: JsonObject): Entry | undefined {
+  private keep(id: string, scope: string, stored: Buffer, json: string, shown: object): Entry | undefined {
     const length = stored.length + Buffer.byteLength(json);
     const size = length + id.length + scope.length;
     if (size > this.maxBytes / 16) return undefined;
@@ -190,11 +189,12 @@ export class RenderCache {
  */
 export async function answerPage(
   page: Page<Rendered>,
-  expand?: (objects: JsonObject[]) => Promise<void>,
-  choose?: (object: JsonObject) => JsonObject,
-): Promise<WrittenAnswer | Page<JsonObject>> {
+  expand?: (objects: ExpandedAnswer[]) => Promise<void>,
+  choose?: (object: ExpandedAnswer) => ExpandedAnswer,
+): Promise<WrittenAnswer | Page<ExpandedAnswer>> {
   if (!expand && !choose) return writtenPage(page);
-  const objects = page.results.map((r) => JSON.parse(r.text.toString()) as JsonObject);
+  // (the rendered texts read back: each an answer as its resource renders it)
+  const objects = page.results.map((r) => JSON.parse(r.text.toString()) as ExpandedAnswer);
   if (expand) await expand(objects);
   if (choose) return { ...page, results: objects.map(choose) };
   const results = page.results.map((r, i) => {

@@ -2,7 +2,7 @@
 // defaults of absent fields, and filters put together.
 import type { Document, Filter } from 'mongodb';
 import { ZgwError } from '../http/errors';
-import type { JsonObject } from '@zgw/shared';
+import { fieldOf } from './expand';
 
 /** A refusal of the object as a whole (`nonFieldErrors`), with its code. */
 export function nonField(code: string, reason: string): ZgwError {
@@ -10,19 +10,21 @@ export function nonField(code: string, reason: string): ZgwError {
 }
 
 /** Fields that may not change after creation: `wijzigen-niet-toegelaten`. */
-export function mustBeUnchanged(current: JsonObject | undefined, next: JsonObject, fields: readonly string[]): void {
+export function mustBeUnchanged(current: object | undefined, next: object, fields: readonly string[]): void {
   if (!current) return;
-  const changed = fields.filter((f) => next[f] !== undefined && current[f] !== undefined && next[f] !== current[f]);
+  const changed = fields.filter((f) => {
+    const [was, wordt] = [fieldOf(current, f), fieldOf(next, f)];
+    return wordt !== undefined && was !== undefined && wordt !== was;
+  });
   if (changed.length) {
     throw ZgwError.validation(changed.map((name) => ({ name, code: 'wijzigen-niet-toegelaten', reason: `${name} mag niet gewijzigd worden.` })));
   }
 }
 
 /** Fills absent optional fields with the standard's empty values (a list a copy of its own), so reads show every field. */
-export function withDefaults<T extends JsonObject, D extends JsonObject>(data: T, defaults: D): Defaulted<T, D> {
-  const out: JsonObject = { ...data };
-  for (const [k, v] of Object.entries(defaults)) if (out[k] === undefined) out[k] = Array.isArray(v) ? [...v] : v;
-  return out as Defaulted<T, D>;
+export function withDefaults<T extends object, D extends object>(data: T, defaults: D): Defaulted<T, D> {
+  const absent = Object.entries(defaults).filter(([k]) => fieldOf(data, k) === undefined);
+  return { ...data, ...Object.fromEntries(absent.map(([k, v]) => [k, Array.isArray(v) ? [...(v as unknown[])] : v])) } as Defaulted<T, D>;
 }
 
 /** `data` with `defaults` where it has no value: each defaulted field is the data's type (defined) or the default's. */

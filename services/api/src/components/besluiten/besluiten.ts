@@ -29,7 +29,7 @@ import {
 } from './context';
 import { unlinkDocument } from './besluitinformatieobjecten';
 import { expand } from './expand';
-import type { Expansion } from '../../common/resources/expand';
+import { fieldOf, type Expansion } from '../../common/resources/expand';
 import {
   Besluit,
   BesluitExpanded11,
@@ -41,7 +41,6 @@ import {
   type BesluitDoc,
   type BesluitIn,
 } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 import type { BesluitTypeLink } from '../../common/platform/links';
 
 const DEFAULTS = {
@@ -168,7 +167,7 @@ async function voorWijziging(b: Besluiten, besluit: Stored<BesluitDoc>, zaken: s
  */
 async function checkZaak(b: Besluiten, url: string, besluittype: Stored<BesluitTypeLink>, historie: boolean): Promise<void> {
   const zaken = b.api.deps.components.zaken;
-  let zaak: JsonObject;
+  let zaak: object;
   if (zaken?.zaken.uuidOf(url)) {
     const local = await zaken.zaken.byUrl(url);
     if (!local) throw ZgwError.field('zaak', 'bad-url', `De zaak ${url} bestaat niet.`);
@@ -179,7 +178,7 @@ async function checkZaak(b: Besluiten, url: string, besluittype: Stored<BesluitT
     zaak = body;
   }
   // (history: the zaaktype may have dropped the besluittype since)
-  if (!historie && !(await zaaktypeKnows(b, String(zaak.zaaktype), besluittype))) {
+  if (!historie && !(await zaaktypeKnows(b, String(fieldOf(zaak, 'zaaktype')), besluittype))) {
     throw nonField('zaaktype-mismatch', 'Het besluittype hoort niet bij het zaaktype van de zaak.');
   }
 }
@@ -199,7 +198,7 @@ async function zaaktypeKnows(b: Besluiten, zaaktypeUrl: string, besluittype: Sto
     );
   }
   const { status, body } = await b.api.deps.fetchJson(zaaktypeUrl);
-  const listed = status === 200 && body && typeof body === 'object' ? (body as JsonObject).besluittypen : undefined;
+  const listed = status === 200 && body && typeof body === 'object' ? fieldOf(body, 'besluittypen') : undefined;
   return Array.isArray(listed) && listed.includes(b.catalogi.besluittypen.url(besluittype._id));
 }
 

@@ -1,3 +1,4 @@
+import { fieldOf } from '../../common/resources/expand';
 import type { z } from 'zod';
 import type { Document, Filter } from 'mongodb';
 import { randomUUID } from 'node:crypto';
@@ -34,7 +35,6 @@ import {
   type BesluitInformatieObjectDoc as BioDoc,
   type BesluitInformatieObjectIn,
 } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 
 /** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
 const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');
@@ -117,11 +117,11 @@ async function prepare(
   const { informatieobject } = input;
   const { status, body } = await b.refs.informatieobject(informatieobject);
   if (status !== 200) throw ZgwError.field('informatieobject', 'bad-url', `${informatieobject} gaf status ${status || 'geen antwoord'}.`);
-  if (!body || typeof body !== 'object' || Array.isArray(body) || !isInformatieobject(body as JsonObject)) {
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !isInformatieobject(body)) {
     throw ZgwError.field('informatieobject', 'invalid-resource', `${informatieobject} is geen informatieobject.`);
   }
   // (history: the besluittype may have dropped the document's type since)
-  if (!opts.historie && !(await besluittypeKnows(b, besluit.besluittype, String((body as JsonObject).informatieobjecttype)))) {
+  if (!opts.historie && !(await besluittypeKnows(b, besluit.besluittype, String(fieldOf(body, 'informatieobjecttype'))))) {
     throw nonField(
       'missing-besluittype-informatieobjecttype-relation',
       'Het informatieobjecttype van het document hoort niet bij het besluittype van het besluit.',
@@ -147,11 +147,13 @@ async function besluittypeKnows(b: Besluiten, besluittypeUrl: string, informatie
     const names = (besluittype.informatieobjecttypen as string[] | undefined) ?? [];
     const iot = c.informatieobjecttypen.uuidOf(informatieobjecttype)
       ? await c.api.cached(`doc:${informatieobjecttype}`, async () => (await c.informatieobjecttypen.byUrl(informatieobjecttype)) ?? null)
-      : ((await b.refs.json(informatieobjecttype)).body as JsonObject | undefined);
-    return !!iot && iot.catalogus === besluittype.catalogus && names.includes(String(iot.omschrijving));
+      : (await b.refs.json(informatieobjecttype)).body;
+    return (
+      !!iot && typeof iot === 'object' && fieldOf(iot, 'catalogus') === besluittype.catalogus && names.includes(String(fieldOf(iot, 'omschrijving')))
+    );
   }
   const { status, body } = await b.refs.json(besluittypeUrl);
-  const listed = status === 200 && body && typeof body === 'object' ? (body as JsonObject).informatieobjecttypen : undefined;
+  const listed = status === 200 && body && typeof body === 'object' ? fieldOf(body, 'informatieobjecttypen') : undefined;
   return Array.isArray(listed) && listed.includes(informatieobjecttype);
 }
 

@@ -1,8 +1,7 @@
 import type { Caller } from '../../common/auth/auth';
-import { expandObjects, expandTree, type ExpandedAnswer, type Expansion } from '../../common/resources/expand';
+import { expandObjects, expandTree, isAnswerObject, type ExpandedAnswer, type Expansion } from '../../common/resources/expand';
 import { LEZEN as ZAKEN_LEZEN, mayOnZaak, zaakOfPart } from '../../common/platform/zaak-rechten';
 import { LEZEN, mayOnBesluittype, type Besluiten } from './context';
-import type { JsonObject } from '@zgw/shared';
 
 /**
  * `expand` (Besluiten 1.1.0): a besluit expands its besluittype and zaak, a besluitinformatieobject its besluit and
@@ -20,8 +19,8 @@ class Loader {
     private readonly caller: Caller,
   ) {}
 
-  async load(urls: string[]): Promise<Map<string, JsonObject>> {
-    const out = new Map<string, JsonObject>();
+  async load(urls: string[]): Promise<Map<string, ExpandedAnswer>> {
+    const out = new Map<string, ExpandedAnswer>();
     const documenten = this.b.api.deps.components.documenten;
     const documents = urls.filter((u) => documenten?.owns(u));
     if (documents.length) for (const [u, doc] of await documenten!.readable(documents, this.caller)) out.set(u, doc);
@@ -36,7 +35,7 @@ class Loader {
     return out;
   }
 
-  private async one(url: string): Promise<JsonObject | undefined> {
+  private async one(url: string): Promise<ExpandedAnswer | undefined> {
     const { b, caller } = this;
     const besluit = b.besluiten.uuidOf(url);
     if (besluit) {
@@ -59,7 +58,7 @@ class Loader {
     const catalogi = (await b.catalogi.views([url])).get(url);
     if (catalogi) return catalogi;
     const { status, body } = await b.api.deps.fetchJson(url);
-    return status === 200 && body && typeof body === 'object' && !Array.isArray(body) ? (body as JsonObject) : undefined;
+    return status === 200 && isAnswerObject(body) ? body : undefined;
   }
 }
 

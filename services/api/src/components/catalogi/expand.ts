@@ -2,8 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Document } from 'mongodb';
 import { z } from 'zod';
 import { expandObjects, expandParam, expandTree } from '../../common/resources/expand';
-import type { AnyQuery, Resource, ResourceDef, ResourceVariant } from '../../common/platform/resource';
-import type { JsonObject } from '@zgw/shared';
+import type { Answer, AnyQuery, Resource, ResourceDef, ResourceVariant } from '../../common/platform/resource';
 import type { Catalogi } from './context';
 import { EXPANDABLE, Expanded, V133 } from './schemas';
 
@@ -27,8 +26,8 @@ export function resourcesOf(c: Catalogi): Resource<Document>[] {
  * The API views of those of `urls` that are this platform's Catalogi objects, as the newest version shows them: each
  * rendered once until the next Catalogi write, and handed out as a copy its reader may add `_expand` to.
  */
-export async function views(c: Catalogi, urls: readonly string[]): Promise<Map<string, JsonObject>> {
-  const out = new Map<string, JsonObject>();
+export async function views(c: Catalogi, urls: readonly string[]): Promise<Map<string, Answer<object>>> {
+  const out = new Map<string, Answer<object>>();
   const resources = resourcesOf(c);
   await Promise.all(
     [...new Set(urls)].map(async (url) => {

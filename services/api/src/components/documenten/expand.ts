@@ -1,10 +1,17 @@
 import type { FastifyRequest } from 'fastify';
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
-import { MAX_EXPAND_DEPTH, fieldOf, parseExpandTree, urlsIn, type ExpandedAnswer, type ExpandTree } from '../../common/resources/expand';
+import {
+  MAX_EXPAND_DEPTH,
+  fieldOf,
+  isAnswerObject,
+  parseExpandTree,
+  urlsIn,
+  type ExpandedAnswer,
+  type ExpandTree,
+} from '../../common/resources/expand';
 import { ZgwError } from '../../common/http/errors';
 import { LEZEN, mayOnDocument, readyFilter, type Documenten } from './context';
-import type { JsonObject } from '@zgw/shared';
 
 /**
  * `expand` on the Documenten lists and details: comma-separated link fields, nested with dots. A document expands
@@ -24,8 +31,8 @@ function invalid(reason: string): ZgwError {
  * Loads objects by URL: documents (only those the caller may read, in the request's version), Catalogi objects, and
  * anything else fetched.
  */
-async function load(d: Documenten, caller: Caller, urls: string[], req?: FastifyRequest): Promise<Map<string, JsonObject>> {
-  const out = new Map<string, JsonObject>();
+async function load(d: Documenten, caller: Caller, urls: string[], req?: FastifyRequest): Promise<Map<string, ExpandedAnswer>> {
+  const out = new Map<string, ExpandedAnswer>();
   await Promise.all(
     [...new Set(urls)].map(async (u) => {
       const eioId = d.informatieobjecten.uuidOf(u);
@@ -37,7 +44,7 @@ async function load(d: Documenten, caller: Caller, urls: string[], req?: Fastify
       const catalogi = (await d.catalogi.views([u])).get(u);
       if (catalogi) return void out.set(u, catalogi);
       const { status, body } = await d.api.deps.fetchJson(u);
-      if (status === 200 && body && typeof body === 'object' && !Array.isArray(body)) out.set(u, body as JsonObject);
+      if (status === 200 && isAnswerObject(body)) out.set(u, body);
     }),
   );
   return out;
@@ -68,7 +75,7 @@ export async function expandDocuments(
       const value = fieldOf(obj, field);
       const list = urlsIn(value)
         .map((u) => found.get(u))
-        .filter((x): x is JsonObject => !!x);
+        .filter((x) => x !== undefined);
       obj._expand![field] = Array.isArray(value) ? list : (list[0] ?? {});
     }
   }

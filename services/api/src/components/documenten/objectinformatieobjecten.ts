@@ -5,9 +5,9 @@ import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
 import type { DocumentLinks } from '../../common/platform/links';
 import { ZgwError, type InvalidParam } from '../../common/http/errors';
-import type { Resource } from '../../common/platform/resource';
+import type { Answer, Resource } from '../../common/platform/resource';
 import { LIVE, pull, type Stored } from '../../common/storage/store';
-import { hasKeys } from '../../common/platform/references';
+import { hasKeys, type Shape } from '../../common/platform/references';
 import { AANMAKEN, LEZEN, READ, VERWIJDEREN, mayOnDocument, nonField, partFacts, readyFilter, type Documenten } from './context';
 import { OBJECTEN } from './informatieobjecten';
 import { registerPart } from './parts';
@@ -19,10 +19,9 @@ import {
   type EioDoc,
   type ObjectInformatieObjectDoc as OioDoc,
 } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 
 /** What a JSON document must have to be the object its objectType says. */
-const SHAPES: Record<string, (body: JsonObject) => boolean> = {
+const SHAPES: Record<string, Shape> = {
   zaak: hasKeys('zaaktype', 'bronorganisatie'),
   besluit: hasKeys('besluittype', 'verantwoordelijkeOrganisatie'),
   verzoek: hasKeys('url'),
@@ -203,7 +202,7 @@ export function documentLinks(d: Documenten): DocumentLinks {
     },
     readable: async (urls, caller) => {
       const ids = [...new Set(urls.map((u) => eio.uuidOf(u)).filter((u): u is string => !!u))];
-      const out = new Map<string, JsonObject>();
+      const out = new Map<string, Answer<object>>();
       if (!ids.length) return out;
       for (const doc of await eio.store.find({ _id: { $in: ids }, ...readyFilter(caller) } as Filter<Document>)) {
         if (mayOnDocument(caller, doc, [LEZEN])) out.set(eio.url(doc._id), await eio.toApi(doc));

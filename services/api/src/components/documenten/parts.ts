@@ -26,7 +26,6 @@ import {
 import { expandDocuments, parseExpand } from './expand';
 import type { ExpandedAnswer } from '../../common/resources/expand';
 import { V17, type EioDoc, type PartDoc, type PartFacts } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 
 /**
  * An object that belongs to one document (gebruiksrechten, objectinformatieobject, verzending): it names its
@@ -50,7 +49,7 @@ export interface PartDef<D extends PartDoc, Q extends AnyQuery = { informatieobj
   auditHeaders?: ResourceDef<D>['auditHeaders'];
   /** Notified on kanaal `documenten` with the document's kenmerken. */
   notify?: boolean;
-  defaults?: JsonObject;
+  defaults?: Partial<D>;
   /** List filters besides `informatieobject`, as exact matches on the stored field of the same name. */
   exact?: (keyof Q & string)[];
   filter?(q: Q): Filter<Document>;

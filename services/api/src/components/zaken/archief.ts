@@ -1,9 +1,9 @@
+import { fieldOf } from '../../common/resources/expand';
 import type { References } from '../../common/platform/references';
 import type { ResultaatTypeLink } from '../../common/platform/links';
 
 /** What the archiving reads of a resultaattype. */
 type Archiefregels = Pick<ResultaatTypeLink, 'archiefnominatie' | 'archiefactietermijn' | 'brondatumArchiefprocedure'>;
-import type { JsonObject } from '@zgw/shared';
 import { ARCHIEFNOMINATIE, type ZaakDoc, type ZaakEigenschapDoc, type ZaakObjectDoc } from './schemas';
 
 /**
@@ -17,7 +17,7 @@ export interface BrondatumSources {
   hoofdzaak: () => Promise<ZaakDoc | undefined>;
   eigenschappen: () => Promise<ZaakEigenschapDoc[]>;
   /** The besluiten of the zaak, as their Besluiten API serves them. */
-  besluiten: () => Promise<JsonObject[]>;
+  besluiten: () => Promise<object[]>;
   zaakobjecten: () => Promise<ZaakObjectDoc[]>;
   relevanteZaken: () => Promise<ZaakDoc[]>;
   refs: References;
@@ -76,11 +76,11 @@ export async function brondatum(resultaattype: Archiefregels, src: BrondatumSour
     case 'eigenschap':
       return latest((await src.eigenschappen()).filter((e) => e.naam === kenmerk).map((e) => e.waarde));
     case 'ingangsdatum_besluit':
-      return latest((await src.besluiten()).map((b) => b.ingangsdatum));
+      return latest((await src.besluiten()).map((b) => fieldOf(b, 'ingangsdatum')));
     case 'vervaldatum_besluit':
       // zrc-021: the vervaldatum itself (the Catalogi API's description says the day after; the Zaken API's rule
       // decides what this API derives)
-      return latest((await src.besluiten()).map((b) => b.vervaldatum));
+      return latest((await src.besluiten()).map((b) => fieldOf(b, 'vervaldatum')));
     case 'gerelateerde_zaak':
       return latest((await src.relevanteZaken()).map((z) => z.einddatum));
     case 'zaakobject': {
@@ -90,7 +90,7 @@ export async function brondatum(resultaattype: Archiefregels, src: BrondatumSour
       for (const o of (await src.zaakobjecten()).filter((x) => x.objectType === proc.objecttype)) {
         if (o.object) {
           const { status, body } = await src.fetchJson(o.object);
-          if (status === 200 && body && typeof body === 'object') values.push((body as JsonObject)[kenmerk]);
+          if (status === 200 && body && typeof body === 'object') values.push(fieldOf(body, kenmerk));
         } else if (o.objectIdentificatie) {
           values.push(o.objectIdentificatie[kenmerk]);
         }

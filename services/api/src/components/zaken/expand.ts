@@ -1,12 +1,19 @@
 import type { Document } from 'mongodb';
 import type { Caller } from '../../common/auth/auth';
-import { MAX_EXPAND_DEPTH, fieldOf, parseExpandTree, urlsIn, type ExpandedAnswer, type ExpandTree } from '../../common/resources/expand';
+import {
+  MAX_EXPAND_DEPTH,
+  fieldOf,
+  isAnswerObject,
+  parseExpandTree,
+  urlsIn,
+  type ExpandedAnswer,
+  type ExpandTree,
+} from '../../common/resources/expand';
 import { ZgwError } from '../../common/http/errors';
-import type { Resource } from '../../common/platform/resource';
+import type { Answer, Resource } from '../../common/platform/resource';
 import type { Stored } from '../../common/storage/store';
 import { mayOnZaak, LEZEN, zaakOfPart, type RollenRead, type Zaken } from './context';
 import { V151 } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 
 /**
  * `expand`: comma-separated paths of link fields, nested with dots. Every expanded object is its plain endpoint's
@@ -83,8 +90,8 @@ class Loader {
     ];
   }
 
-  async load(urls: string[]): Promise<Map<string, JsonObject>> {
-    const out = new Map<string, JsonObject>();
+  async load(urls: string[]): Promise<Map<string, ExpandedAnswer>> {
+    const out = new Map<string, ExpandedAnswer>();
     const byResource = new Map<Resource<Document>, string[]>();
     const remote: string[] = [];
     // This platform's documents, read in-process as the caller may read them (their autorisaties, Autorisaties 1.1).
@@ -133,7 +140,7 @@ class Loader {
       }),
       ...remote.map(async (u) => {
         const { status, body } = await this.z.api.deps.fetchJson(u);
-        if (status === 200 && body && typeof body === 'object' && !Array.isArray(body)) out.set(u, body as JsonObject);
+        if (status === 200 && isAnswerObject(body)) out.set(u, body);
         // zrc-028: in 1.7 an expansion that cannot be fetched makes the answer invalid.
         else if (this.version !== V151) throw ZgwError.notFound(`expand: ${u} kon niet worden opgehaald (${status || 'onbereikbaar'}).`);
       }),
@@ -156,13 +163,13 @@ class Loader {
   }
 
   /** A Catalogi object loaded before, as it shows on `datum` (its relations resolved on that date). */
-  at(url: string, datum: string): Promise<JsonObject> | undefined {
+  at(url: string, datum: string): Promise<Answer<Document>> | undefined {
     const raw = this.raw.get(url);
     return raw ? this.catalogi(raw.r, raw.doc, datum) : undefined;
   }
 
   /** Cached Catalogi renderings are shared: each expansion gets its own copy to add `_expand` to. */
-  private async catalogi(r: Resource<Document>, doc: Stored<Document>, datum?: string): Promise<JsonObject> {
+  private async catalogi(r: Resource<Document>, doc: Stored<Document>, datum?: string): Promise<Answer<Document>> {
     const query = datum ? { datumGeldigheid: datum } : undefined;
     return structuredClone(await r.api.cached(`expand:${r.url(doc._id)}@${datum ?? ''}`, () => r.toApi(doc, query)));
   }
@@ -200,11 +207,11 @@ async function expandLevel(loader: Loader, objects: readonly ExpandedAnswer[], t
     const many = objects.some((o) => Array.isArray(fieldOf(o, field)));
     const found = await loader.load(objects.flatMap((o) => urlsIn(fieldOf(o, field))));
     // A zaak sees its Catalogi objects as they were on its startdatum (their relations resolved on that date).
-    const seen = new Map<ExpandedAnswer, JsonObject[]>();
+    const seen = new Map<ExpandedAnswer, ExpandedAnswer[]>();
     for (const obj of objects) {
       const startdatum = fieldOf(obj, 'startdatum');
       const datum = typeof startdatum === 'string' ? startdatum : undefined;
-      const list: JsonObject[] = [];
+      const list: ExpandedAnswer[] = [];
       for (const u of urlsIn(fieldOf(obj, field))) {
         const dated = datum ? loader.at(u, datum) : undefined;
         const doc = (dated ? await dated : undefined) ?? found.get(u);

@@ -15,7 +15,6 @@ import { syncPartFacts } from './parts';
 import { herbereken, volgt } from './herberekenen';
 import { IDENTIFICATIE_FILTERS, registerRollen, registerZaakobjecten } from './rollen';
 import { V151, VERSIONS, type ZaakDoc } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 import { PII_FIELDS, PII_HASHES } from '../../common/resources/pii-fields';
 import { registerResultaten, registerStatussen } from './statussen';
 import { registerZaken } from './zaken';
@@ -103,10 +102,10 @@ function brondatumSources(z: Zaken, zaak: ZaakDoc & { _id?: string }): Brondatum
     },
     besluiten: async () => {
       const links = await z.zaakbesluiten.store.find({ _zaakUuid: zaak._id });
-      const out: JsonObject[] = [];
+      const out: object[] = [];
       for (const l of links) {
         const { status, body } = await z.refs.json(l.besluit);
-        if (status === 200 && body && typeof body === 'object') out.push(body as JsonObject);
+        if (status === 200 && body && typeof body === 'object') out.push(body);
       }
       return out;
     },

@@ -40,7 +40,7 @@ import {
   type ZaakDoc,
   type ZaakEigenschapDoc,
 } from './schemas';
-import type { JsonObject } from '@zgw/shared';
+import type { ExpandedAnswer } from '../../common/resources/expand';
 
 /**
  * Resources that live under one zaak's URL: `/zaken/{zaak_uuid}/zaakeigenschappen/{uuid}` and
@@ -69,7 +69,7 @@ export class NestedResource<D extends NestedDoc, I = zod.output<zod.ZodObject>> 
     const [, , uuid, oud, nieuw] = args;
     const doc = (nieuw ?? oud)!;
     const url = this.urlOf({ ...doc, _id: uuid });
-    const view = (v: JsonObject | null) => (v ? { ...v, url } : null);
+    const view = <V extends object>(v: V | null) => (v ? { ...v, url } : null);
     return {
       ...entry,
       hoofdObject: doc.zaak,
@@ -172,7 +172,7 @@ function registerNested<D extends NestedDoc, S extends zod.ZodObject>(z: Zaken, 
   const expandQuery = zod.object({ expand: zod.string().optional() });
   const in17 = (response: zod.ZodType) => ({ [V17]: { response, query: def.in17.expand ? expandQuery : undefined } });
   const allowed = new Set(EXPANDABLE17[def.in17.name]);
-  const expanded = async (req: FastifyRequest, caller: Caller, bodies: JsonObject[], query: unknown) => {
+  const expanded = async (req: FastifyRequest, caller: Caller, bodies: ExpandedAnswer[], query: unknown) => {
     const version = z.api.version(req);
     if (version !== V17 || !def.in17.expand) return bodies;
     await expand(z, caller, bodies, parseExpand((query as { expand?: string } | undefined)?.expand, version, allowed), version);

@@ -1,3 +1,4 @@
+import { fieldOf } from '../../common/resources/expand';
 import type { AnyQuery, Resource, WriteContext } from '../../common/platform/resource';
 import { ZgwError } from '../../common/http/errors';
 import { BIJWERKEN, GEFORCEERD, PART_LINKS, READ, UPDATE, nonField, type Zaken } from './context';
@@ -24,7 +25,6 @@ import {
   type ZaakVerzoekDoc,
 } from './schemas';
 import type { z as zod } from 'zod';
-import type { JsonObject } from '@zgw/shared';
 
 /** An informatieobject of a Documenten API: an object with these fields (ours read in-process, others fetched). */
 const isInformatieobject = hasKeys('informatieobjecttype', 'titel', 'bronorganisatie');
@@ -48,11 +48,11 @@ export function registerZaakinformatieobjecten(z: Zaken): Resource<ZaakInformati
       if (!current) {
         const { status, body } = await z.refs.informatieobject(doc.informatieobject);
         if (status !== 200) throw ZgwError.field('informatieobject', 'bad-url', `${doc.informatieobject} gaf status ${status || 'geen antwoord'}.`);
-        if (!body || typeof body !== 'object' || !isInformatieobject(body as JsonObject)) {
+        if (!body || typeof body !== 'object' || !isInformatieobject(body)) {
           throw ZgwError.field('informatieobject', 'invalid-resource', `${doc.informatieobject} is geen informatieobject.`);
         }
         // (history: the zaaktype may have dropped the document's type since)
-        if (!ctx.historie) await mustBeAllowedType(z, zaak, String((body as JsonObject).informatieobjecttype));
+        if (!ctx.historie) await mustBeAllowedType(z, zaak, String(fieldOf(body, 'informatieobjecttype')));
       }
       if (doc.status) {
         const status = await z.statussen.byUrl(doc.status);
@@ -133,7 +133,7 @@ function registerKoppeling<D extends ZaakPartDoc, Q extends AnyQuery>(
     rules: async (doc, _zaak, ctx) => {
       // (history: the other registration may have moved or closed since)
       if (ctx.historie) return doc;
-      const error = await z.refs.remote(field, String((doc as JsonObject)[field]), hasKeys('url'));
+      const error = await z.refs.remote(field, String(fieldOf(doc, field)), hasKeys('url'));
       if (error) throw ZgwError.validation([error]);
       return doc;
     },

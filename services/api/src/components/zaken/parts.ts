@@ -1,3 +1,4 @@
+import { fieldOf } from '../../common/resources/expand';
 import type { Document, Filter } from 'mongodb';
 import { z as zod } from 'zod';
 import { ZgwError } from '../../common/http/errors';
@@ -31,7 +32,6 @@ import { expand, parseExpand } from './expand';
 import { herbereken, markeer } from './herberekenen';
 import { mustNotBeHeld } from './bewaring';
 import { EXPANDABLE17, Expanded17, V17, type Expandable17, type ZaakDoc, type ZaakPartDoc, type ZaakPartFacts } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 
 /**
  * A part of a zaak (status, resultaat, rol, zaakobject, zaakinformatieobject, klantcontact, zaakcontactmoment,
@@ -62,7 +62,7 @@ export interface PartDef<D extends ZaakPartDoc, Q extends AnyQuery = { zaak?: st
   /** What 1.7's document declares of its writes, where that differs from `declared`. */
   declared17?: DeclaredResource;
   auditHeaders?: ResourceDef<D>['auditHeaders'];
-  defaults?: JsonObject;
+  defaults?: Partial<D>;
   /** The field on the zaak that lists this part's uuids (kept in step on create and delete). */
   link?: string;
   /** Fields that may not change after creation besides `zaak`. */
@@ -155,7 +155,7 @@ export function registerPart<D extends ZaakPartDoc, Q extends AnyQuery = { zaak?
     prepare: async (data, ctx, current) => {
       const input = data as PartFields<D>;
       mustBeUnchanged(current, input, [field, ...(def.immutable ?? [])]);
-      const zaakUrl = String((input as JsonObject)[field]);
+      const zaakUrl = String(fieldOf(input, field));
       const zaak = await zaakOf(z, zaakUrl, field);
       mustMayOnZaak(ctx.caller, zaak, current ? def.scopes.update : def.scopes.create);
       let doc = withDefaults(input, def.defaults ?? {}) as PartFields<D>;

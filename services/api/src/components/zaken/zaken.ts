@@ -1,3 +1,4 @@
+import type { ZaakTypeLink } from '../../common/platform/links';
 import type { FastifyRequest } from 'fastify';
 import type { Document, Filter, Sort } from 'mongodb';
 import { z as zod } from 'zod';
@@ -55,7 +56,6 @@ import {
   type ZaakDoc,
   type ZaakIn,
 } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 import { unlinkDocument } from './onderdelen';
 import { mustNotBeHeld } from './bewaring';
 import { naZaakwijziging, volgt } from './herberekenen';
@@ -188,7 +188,7 @@ async function prepare(z: Zaken, input: ZaakIn, ctx: WriteContext, current?: Sto
   return doc;
 }
 
-async function checkReferences(z: Zaken, doc: ZaakDoc, zaaktype: JsonObject, ctx: WriteContext): Promise<void> {
+async function checkReferences(z: Zaken, doc: ZaakDoc, zaaktype: ZaakTypeLink, ctx: WriteContext): Promise<void> {
   const checks = [];
   if (doc.communicatiekanaal) checks.push(z.refs.remote('communicatiekanaal', doc.communicatiekanaal, hasKeys('naam')));
   // history names zaken the import may bring later
@@ -196,7 +196,7 @@ async function checkReferences(z: Zaken, doc: ZaakDoc, zaaktype: JsonObject, ctx
     for (const [i, rel] of (doc.relevanteAndereZaken ?? []).entries()) checks.push(zaakRef(z, `relevanteAndereZaken.${i}.url`, rel.url));
   throwIfAny(await Promise.all(checks));
 
-  const allowed = new Set((zaaktype.productenOfDiensten as string[] | undefined) ?? []);
+  const allowed = new Set(zaaktype.productenOfDiensten ?? []);
   if ((doc.productenOfDiensten ?? []).some((p) => !allowed.has(p))) {
     throw ZgwError.field('productenOfDiensten', 'invalid-products-services', 'Alle productenOfDiensten moeten bij het zaaktype horen.');
   }
@@ -234,7 +234,7 @@ async function checkArchief(z: Zaken, doc: ZaakDoc, current?: ZaakDoc): Promise<
   const zios = await z.zaakinformatieobjecten.store.find(idsIn(linkedIds(current, 'zaakinformatieobjecten')));
   for (const zio of zios) {
     const { status, body } = await z.refs.informatieobject(zio.informatieobject);
-    if (status === 200 && (body as JsonObject | undefined)?.status !== 'gearchiveerd') {
+    if (status === 200 && !(body && typeof body === 'object' && fieldOf(body, 'status') === 'gearchiveerd')) {
       throw ZgwError.field('archiefstatus', 'documents-not-archived', 'Alle informatieobjecten van de zaak moeten eerst gearchiveerd zijn.');
     }
   }
