@@ -55,7 +55,7 @@ const ReadsQuery = z
   .extend(PageQuery.shape);
 
 /** A stored read entry as the auditor sees it. */
-const view = ({ _id, ...rest }: Record<string, unknown>) => ({
+const view = ({ _id, ...rest }: { _id: unknown }) => ({
   uuid: _id,
   ...Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('_') && k !== 'uuid')),
 });
@@ -141,7 +141,7 @@ export async function registerAuditAdmin(app: FastifyInstance, deps: Deps): Prom
       `${deps.urls.base}${req.url}`,
       page,
       count,
-      items.map((d) => view(d as unknown as Record<string, unknown>)),
+      items.map((d) => view(d)),
       cont,
     );
   });

@@ -13,7 +13,7 @@ export async function bronInhoud(k: Kant, url: string): Promise<ReadableStreamDe
 
 /** The size and SHA-256 of the content at `url`, read as a stream. */
 export async function omvangEnHash(client: Pick<ZgwClient, 'download'>, url: string): Promise<{ omvang: number; sha256: string }> {
-  const { size, sha256 } = await digestOf((await client.download(url)) as unknown as AsyncIterable<Uint8Array>);
+  const { size, sha256 } = await digestOf(await client.download(url));
   return { omvang: size, sha256 };
 }
 

@@ -95,9 +95,13 @@ function fromFastify(err: FastifyError): ZgwError | undefined {
   if (err instanceof SyntaxError) return ZgwError.field('nonFieldErrors', 'parse_error', 'De JSON in de request body is ongeldig.');
   // A unique index refused the write (two concurrent creates of one key, or a value the rules do not check first):
   // the field that must be unique, never a 500. The value itself is not echoed.
-  const dup = err as unknown as { code?: unknown; keyPattern?: Record<string, unknown> };
+  // (a MongoServerError: its code a number, its keyPattern the index's fields)
+  const dup: { code?: unknown; keyPattern?: unknown } = err;
   if (dup.code === 11000) {
-    const keys = dup.keyPattern ? Object.keys(dup.keyPattern) : [...err.message.matchAll(/[{,] ([\w.]+): /g)].map((m) => m[1]!);
+    const keys =
+      dup.keyPattern && typeof dup.keyPattern === 'object'
+        ? Object.keys(dup.keyPattern)
+        : [...err.message.matchAll(/[{,] ([\w.]+): /g)].map((m) => m[1]!);
     const field = keys.find((k) => !k.startsWith('_')) ?? 'nonFieldErrors';
     return ZgwError.field(field, 'unique', `Er bestaat al een object met deze waarde van ${field}.`);
   }

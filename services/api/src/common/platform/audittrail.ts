@@ -9,7 +9,6 @@ import { ReadBatcher } from '../storage/read-batch';
 import type { Resource } from './resource';
 import type { Stored } from '../storage/store';
 import { openPii } from '../resources/pii-fields';
-import type { JsonObject } from '@zgw/shared';
 
 export const AuditTrail = z
   .object({
@@ -42,7 +41,7 @@ type AuditTrailView = z.infer<typeof AuditTrail>;
  */
 const view = (pii: Pii, { _id, ...rest }: Entry): AuditTrailView => {
   const entry = Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('_'))) as AuditTrailView;
-  const { oud, nieuw } = openPii(pii, entry.wijzigingen ?? {}) as { oud?: JsonObject | null; nieuw?: JsonObject | null };
+  const { oud, nieuw } = openPii(pii, entry.wijzigingen ?? {});
   return {
     ...entry,
     uuid: _id,

@@ -4,7 +4,6 @@
 // a search hash of each beside it (`_pii`), which the filters look up. Reads open them again.
 import type { AnyBulkWriteOperation, Db, Document, Filter, Sort } from 'mongodb';
 import { AUDITTRAIL_COLLECTION, Pii, SECRET_FIELDS, openSecret, sealSecret, type Logger, type SecretKind } from '@zgw/shared';
-import type { JsonObject } from '@zgw/shared';
 import { LIVE } from '../storage/store';
 
 /** The identifiers of a natural person that are never stored in the clear. */
@@ -13,7 +12,7 @@ export const PII_FIELDS: ReadonlySet<string> = new Set(['inpBsn', 'inpA_nummer',
 /** Where a document keeps the search hashes of its sealed identifiers, by field name. */
 export const PII_HASHES = '_pii';
 
-function isObject(v: unknown): v is JsonObject {
+function isObject(v: unknown): v is object {
   return !!v && typeof v === 'object' && !Array.isArray(v);
 }
 
@@ -32,20 +31,19 @@ function mapIdentifiers(value: unknown, f: (field: string, v: string) => string,
   if (depth > MAX_DEPTH) return value;
   if (Array.isArray(value)) return value.map((v) => mapIdentifiers(v, f, depth + 1));
   if (!isObject(value)) return value;
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(value))
-    out[k] = PII_FIELDS.has(k) && typeof v === 'string' && v !== '' ? f(k, v) : mapIdentifiers(v, f, depth + 1);
-  return out;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, PII_FIELDS.has(k) && typeof v === 'string' && v !== '' ? f(k, v) : mapIdentifiers(v, f, depth + 1)]),
+  );
 }
 
-/** A copy of `value` with every identifier encrypted. */
-export function sealPii(pii: Pii, value: unknown): unknown {
-  return mapIdentifiers(value, (k, v) => pii.encrypt(v, k));
+/** A copy of `value` with every identifier encrypted (its shape kept: each identifier a string still). */
+export function sealPii<T>(pii: Pii, value: T): T {
+  return mapIdentifiers(value, (k, v) => pii.encrypt(v, k)) as T;
 }
 
 /** A copy of `value` with every sealed identifier opened (values stored in the clear by an earlier version pass). */
-export function openPii(pii: Pii, value: unknown): unknown {
-  return mapIdentifiers(value, (k, v) => (Pii.isSealed(v) ? pii.decrypt(v, k) : v));
+export function openPii<T>(pii: Pii, value: T): T {
+  return mapIdentifiers(value, (k, v) => (Pii.isSealed(v) ? pii.decrypt(v, k) : v)) as T;
 }
 
 /** The search hashes (newest key) of the identifiers at the top of an identification: what `_pii` holds. */

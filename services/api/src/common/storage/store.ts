@@ -23,7 +23,7 @@ import { afterKey, decodeCursor, encodeCursor, keyOf, PageAnchors, querySignatur
  * (`_outbox`), so a crash can never separate a change from its notification; the relay publishes and removes them.
  * A delete replaces the document by a tombstone holding only the outbox until the relay has published it.
  * Stored documents are the API shape minus `url`, keyed by `_id` = uuid; fields starting with `_` are internal.
- * (A type, not an interface: a stored document is then also a `JsonObject`, which rules on any document take.)
+ * (A type, not an interface: a stored document is then also a mongodb `Document`, which code serving any resource takes.)
  */
 export type StoredMeta = {
   _id: string;

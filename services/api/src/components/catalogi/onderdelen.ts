@@ -1,3 +1,4 @@
+import { fieldOf } from '../../common/resources/expand';
 import type { Document, Filter } from 'mongodb';
 import type { z } from 'zod';
 import { ZgwError, type InvalidParam } from '../../common/http/errors';
@@ -20,7 +21,6 @@ import {
 } from './context';
 import { served133 } from './expand';
 import { type CatalogiDoc, type EXPANDABLE, type OnderdeelDoc, type ZaakTypeDoc } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 
 /**
  * The parts of a zaaktype (statustypen, roltypen, eigenschappen, resultaattypen, zaakobjecttypen): they belong to
@@ -46,7 +46,7 @@ export interface OnderdeelDef<D extends OnderdeelDoc, Q extends OnderdeelFilters
   declared?: ResourceDef<D>['declared'];
   /** Its name in the 1.3.3 file (`StatusType`: `StatusTypeExpanded`, ...) and what differs there. */
   in133: { name: keyof typeof EXPANDABLE } & Omit<ResourceVariant, 'query' | 'readQuery'>;
-  defaults: JsonObject;
+  defaults: Partial<D>;
   /** Extra list filters beyond zaaktype, zaaktypeIdentificatie, status and datumGeldigheid. */
   filter?(q: Q): Filter<Document>;
   /** Whether the type takes its catalogus from its zaaktype (all but zaakobjecttypen, where it is an input field). */
@@ -63,10 +63,10 @@ export interface OnderdeelDef<D extends OnderdeelDoc, Q extends OnderdeelFilters
 type LinkTarget = 'statustypen' | 'eigenschappen' | 'resultaattypen' | 'informatieobjecttypen';
 
 /** `bad-url` / `does_not_exist` for every linked URL that is not one of our objects. */
-async function checkLinks<D extends OnderdeelDoc>(c: Catalogi, def: OnderdeelDef<D>, input: JsonObject): Promise<InvalidParam[]> {
+async function checkLinks<D extends OnderdeelDoc>(c: Catalogi, def: OnderdeelDef<D>, input: object): Promise<InvalidParam[]> {
   const errors: InvalidParam[] = [];
   for (const { field, target } of def.links ?? []) {
-    const value = input[field];
+    const value = fieldOf(input, field);
     const list = Array.isArray(value) ? value.map((v, i) => [`${field}.${i}`, v] as const) : value ? [[field, value] as const] : [];
     for (const [name, url] of list) {
       const targets: Resource<CatalogiDoc> = c[target];
@@ -110,7 +110,7 @@ export function registerOnderdeel<D extends OnderdeelDoc, Q extends OnderdeelFil
     },
     // (`data` parsed with the version's input: def.input, in 1.3.3 def.in133.input where it has one)
     prepare: async (data, ctx: WriteContext, current) => {
-      const input = data as JsonObject & { zaaktype: string; catalogus?: string };
+      const input = data as typeof data & { zaaktype: string; catalogus?: string };
       const zaaktype = await mustResolve(c.zaaktypen, 'zaaktype', input.zaaktype);
       const forced = mayForceWrite(ctx.caller);
       assertZaaktypeConcept(zaaktype, forced);

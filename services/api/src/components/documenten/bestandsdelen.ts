@@ -11,7 +11,6 @@ import { LIVE, type Stored } from '../../common/storage/store';
 import { BIJWERKEN, mustMayOnDocument, nonField, readyFilter, type Delen, type Documenten } from './context';
 import { keepUpload, takeUpload, type Bestand } from './inhoud';
 import { BestandsDeel, type EioDoc } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 
 /** One part of a large document's content: uploaded by PUT /bestandsdelen/{uuid}, in any order. */
 interface Deel {
@@ -155,9 +154,9 @@ export class Bestandsdelen implements Delen {
     api.app.addContentTypeParser('application/x-www-form-urlencoded', parser);
   }
 
-  private readForm(req: FastifyRequest, payload: Readable, maxFile: number): Promise<{ fields: JsonObject; file?: Bestand }> {
+  private readForm(req: FastifyRequest, payload: Readable, maxFile: number): Promise<{ fields: Record<string, string>; file?: Bestand }> {
     return new Promise((resolve, reject) => {
-      const fields: JsonObject = {};
+      const fields: Record<string, string> = {};
       const urlencoded = String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded');
       let busboy: Busboy;
       try {

@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Caller } from '../../common/auth/auth';
 import type { ComponentApi } from '../../common/platform/component';
-import type { Resource } from '../../common/platform/resource';
+import type { Answer, Resource } from '../../common/platform/resource';
 import type { OverdrachtDoc } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 import type { OverdrachtClient } from './overdracht-client';
 
 /** Scopes of the Zaken component (Autorisaties API, component `zrc`) that govern transfers. */
@@ -16,7 +15,7 @@ export interface Overdrachten {
   workflows: OverdrachtClient;
   overdrachten: Resource<OverdrachtDoc>;
   /** Stores a new overdracht, starts its workflow and logs its receipt; answers the overdracht. */
-  begin(overdrachten: Resource<OverdrachtDoc>, doc: OverdrachtDoc, caller: Caller, req: FastifyRequest): Promise<JsonObject>;
+  begin(overdrachten: Resource<OverdrachtDoc>, doc: OverdrachtDoc, caller: Caller, req: FastifyRequest): Promise<Answer<OverdrachtDoc>>;
   /** An operator's cancel (compensation follows) and retry of a `mislukt` transfer; false when not possible now. */
   annuleer(uuid: string): Promise<boolean>;
   opnieuw(uuid: string): Promise<boolean>;

@@ -23,7 +23,6 @@ import {
   type RolDoc,
   type ZaakObjectDoc,
 } from './schemas';
-import type { JsonObject } from '@zgw/shared';
 import type { Pii } from '@zgw/shared';
 import { PII_FIELDS, PII_HASHES, openPii, piiCondition, piiHashes, sealPii } from '../../common/resources/pii-fields';
 
@@ -88,14 +87,17 @@ export async function zakenWithRol(z: Zaken, filter: Filter<Document>, read?: Ro
  * Validates an identificatie against the schema of its type; field names carry the identificatie's own name. A type
  * without an identificatie in the standard (a besluit, enkelvoudig_document or status zaakobject) keeps none.
  */
-function parseIdentificatie(schema: zod.ZodType | undefined, name: string, value: unknown): JsonObject | null {
+function parseIdentificatie(schema: zod.ZodType | undefined, name: string, value: unknown): Identificatie | null {
   if (value === undefined || value === null || !schema) return null;
   const r = schema.safeParse(value);
   if (!r.success) {
     throw ZgwError.validation(invalidParams(r.error, value).map((p) => ({ ...p, name: p.name === 'nonFieldErrors' ? name : `${name}.${p.name}` })));
   }
-  return r.data as JsonObject;
+  return r.data as Identificatie;
 }
+
+/** An identificatie as stored (betrokkeneIdentificatie, objectIdentificatie): an object of its type's schema. */
+type Identificatie = NonNullable<RolDoc['betrokkeneIdentificatie']>;
 
 export function registerRollen(z: Zaken): Resource<RolDoc> {
   return registerPart<RolDoc, zod.output<typeof RolQuery>>(z, {
@@ -122,7 +124,7 @@ export function registerRollen(z: Zaken): Resource<RolDoc> {
       const identificatie = parseIdentificatie(schema, 'betrokkeneIdentificatie', doc.betrokkeneIdentificatie);
       return {
         ...doc,
-        betrokkeneIdentificatie: sealPii(z.api.deps.pii, identificatie) as JsonObject | null,
+        betrokkeneIdentificatie: sealPii(z.api.deps.pii, identificatie),
         [PII_HASHES]: piiHashes(z.api.deps.pii, identificatie),
         omschrijving: String(roltype.omschrijving),
         omschrijvingGeneriek: String(roltype.omschrijvingGeneriek),
@@ -183,7 +185,7 @@ export function registerZaakobjecten(z: Zaken): Resource<ZaakObjectDoc> {
       }
       return {
         ...rest,
-        objectIdentificatie: sealPii(z.api.deps.pii, identificatie) as JsonObject | null,
+        objectIdentificatie: sealPii(z.api.deps.pii, identificatie),
         [PII_HASHES]: piiHashes(z.api.deps.pii, identificatie),
       };
     },
