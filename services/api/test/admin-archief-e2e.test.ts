@@ -3,19 +3,15 @@
  * archivist sees a closed zaak without an archiefnominatie on the worklist, puts a zaak on legal hold with its reason
  * through the form, sees it listed, and lifts the hold.
  */
-import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { PASSWORD, totpCode } from './admin-ui.helpers';
+import type { Browser, Page } from 'playwright-core';
+import { loginInBrowser, openAdminBrowser, PASSWORD, SHOTS } from './admin-ui.helpers';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { startApp, type TestApp } from './harness';
 import { createZ, zaakBody, zaaktypeMetOnderdelen } from './zaken.fixtures';
 
 jest.setTimeout(240_000);
-
-const SHOTS = join(__dirname, '..', '..', '..', 'reports', 'e2e');
-const BROWSER = process.env.ZGW_CHROMIUM || '/usr/bin/chromium';
 
 let t: TestApp;
 let sl: Referentielijsten;
@@ -25,22 +21,11 @@ let page: Page;
 const elsewhere: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(BROWSER)) throw new Error(`no browser at ${BROWSER}: run bash scripts/browser.sh (scripts/test.sh does)`);
-  mkdirSync(SHOTS, { recursive: true });
   sl = await startReferentielijsten();
   t = await startApp({ REFERENTIELIJSTEN_URL: sl.url, ADMIN_INITIAL_USER: 'archivaris', ADMIN_INITIAL_PASSWORD: PASSWORD });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: BROWSER, headless: true, args: ['--no-sandbox'] });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${base}/`)) return route.continue();
-    elsewhere.push(url);
-    return route.abort();
-  });
-  page = await context.newPage();
-  page.on('dialog', (d) => void d.accept());
+  ({ browser, page } = await openAdminBrowser(base, elsewhere, { acceptDialogs: true }));
 });
 
 afterAll(async () => {
@@ -60,15 +45,7 @@ it('an archivist sees the worklist, sets a legal hold with its reason through th
   await createZ(t, 'statussen', { zaak: zonder.url, statustype: setup.statustypen.eind, datumStatusGezet: '2024-03-05T10:00:00Z' });
   const vast = await createZ(t, 'zaken', zaakBody(setup.zaaktype));
 
-  await page.goto(`${base}/admin/archief`);
-  await page.fill('#naam', 'archivaris');
-  await page.fill('#wachtwoord', PASSWORD);
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${base}/admin/login/tweede-factor`);
-  const seed = (await page.textContent('#totp-secret'))!;
-  await page.fill('#code', totpCode(seed, Math.floor(Date.now() / 30_000)));
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${base}/admin/archief`);
+  await loginInBrowser(page, base, '/admin/archief', 'archivaris');
   expect(await page.textContent('h1')).toBe('Archief');
   expect(await page.getAttribute('nav a[aria-current=page]', 'href')).toBe('/admin/archief');
   await shows('#werklijst td', zonder.identificatie as string);

@@ -3,19 +3,15 @@
  * listening on a port, a person's clicks and keystrokes, and a screenshot of every screen in reports/e2e/.
  * scripts/test.sh installs the browser when it is missing (scripts/browser.sh) and passes its path in ZGW_CHROMIUM.
  */
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { NRC_DELIVERIES, NRC_NOTIFICATIES, NRC_STATUS, type DeliveryDoc, type KeptNotificatie, type StatusDoc } from '@zgw/shared';
-import { PASSWORD, totpCode } from './admin-ui.helpers';
+import { openAdminBrowser, PASSWORD, SHOTS, totpCode } from './admin-ui.helpers';
 import { startApp, token, type TestApp } from './harness';
 
 jest.setTimeout(240_000);
-
-const SHOTS = join(__dirname, '..', '..', '..', 'reports', 'e2e');
-const BROWSER = process.env.ZGW_CHROMIUM || '/usr/bin/chromium';
 
 let t: TestApp;
 let base: string;
@@ -31,8 +27,6 @@ const shot = async (name: string, fullPage = true) => {
 };
 
 beforeAll(async () => {
-  if (!existsSync(BROWSER)) throw new Error(`no browser at ${BROWSER}: run bash scripts/browser.sh (scripts/test.sh does)`);
-  mkdirSync(SHOTS, { recursive: true });
   receiver = createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(204).end());
@@ -41,16 +35,7 @@ beforeAll(async () => {
   t = await startApp({ ADMIN_INITIAL_USER: 'beheerder', ADMIN_INITIAL_PASSWORD: PASSWORD });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: BROWSER, headless: true, args: ['--no-sandbox'] });
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${base}/`)) return route.continue();
-    elsewhere.push(url);
-    return route.abort();
-  });
-  page = await context.newPage();
-  page.on('dialog', (d) => void d.accept());
+  ({ browser, context, page } = await openAdminBrowser(base, elsewhere, { acceptDialogs: true }));
 });
 
 afterAll(async () => {

@@ -6,19 +6,16 @@
  * object with its URL at the source and ours and what became of it) and how the source answered.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { IMPORTEN_COLLECTION, platformDb, type StoredImport } from '@zgw/shared';
-import { PASSWORD, totpCode } from './admin-ui.helpers';
+import { loginInBrowser, openAdminBrowser, PASSWORD, SHOTS } from './admin-ui.helpers';
 import { startApp, type TestApp } from './harness';
 
 jest.setTimeout(240_000);
 
-const SHOTS = join(__dirname, '..', '..', '..', 'reports', 'e2e');
-const BROWSER = process.env.ZGW_CHROMIUM || '/usr/bin/chromium';
 /** A source that answers nothing (the discard port): the run's workflow waits, no worker serves its task queue. */
 const BRON = 'http://127.0.0.1:9';
 
@@ -30,20 +27,10 @@ const elsewhere: string[] = [];
 const workflows: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(BROWSER)) throw new Error(`no browser at ${BROWSER}: run bash scripts/browser.sh (scripts/test.sh does)`);
-  mkdirSync(SHOTS, { recursive: true });
   t = await startApp({ ADMIN_INITIAL_USER: 'beheerder', ADMIN_INITIAL_PASSWORD: PASSWORD, TRANSFER_TASK_QUEUE: `test-importen-${randomUUID()}` });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: BROWSER, headless: true, args: ['--no-sandbox'] });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${base}/`)) return route.continue();
-    elsewhere.push(url);
-    return route.abort();
-  });
-  page = await context.newPage();
+  ({ browser, page } = await openAdminBrowser(base, elsewhere));
 });
 
 afterAll(async () => {
@@ -61,17 +48,7 @@ async function shows(selector: string, text: string): Promise<void> {
   await page.locator(selector, { hasText: text }).first().waitFor({ timeout: 15_000 });
 }
 
-async function login(): Promise<void> {
-  await page.goto(`${base}/admin/importen`);
-  await page.fill('#naam', 'beheerder');
-  await page.fill('#wachtwoord', PASSWORD);
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${base}/admin/login/tweede-factor`);
-  const seed = (await page.textContent('#totp-secret'))!;
-  await page.fill('#code', totpCode(seed, Math.floor(Date.now() / 30_000)));
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${base}/admin/importen`);
-}
+const login = () => loginInBrowser(page, base, '/admin/importen', 'beheerder');
 
 it("starts a run with the source's pace and only reporting what the source deleted; a refused number is named by its field", async () => {
   await login();

@@ -1,5 +1,8 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { TestApp } from './harness';
 
 /** The second factors the tests' administrators set up, by database and name: their seed and the last step used. */
@@ -112,3 +115,50 @@ export class AdminBrowser {
 }
 
 export const PASSWORD = 'correct horse battery staple';
+
+/** Where the browser tests leave their screenshots. */
+export const SHOTS = join(__dirname, '..', '..', '..', 'reports', 'e2e');
+/** Headless Chromium (Debian's `chromium`, or where ZGW_CHROMIUM says). */
+export const BROWSER = process.env.ZGW_CHROMIUM || '/usr/bin/chromium';
+
+/**
+ * Headless Chromium on the admin screens at `base` (fails when the browser is missing): a page in a context that lets
+ * only requests to `base` through and lists every other request in `elsewhere`; with `acceptDialogs`, confirmation
+ * dialogs are answered yes.
+ */
+export async function openAdminBrowser(
+  base: string,
+  elsewhere: string[],
+  options: { width?: number; acceptDialogs?: boolean } = {},
+): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
+  if (!existsSync(BROWSER)) throw new Error(`no browser at ${BROWSER}: run bash scripts/browser.sh (scripts/test.sh does)`);
+  mkdirSync(SHOTS, { recursive: true });
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: BROWSER, headless: true, args: ['--no-sandbox'] });
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } });
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${base}/`)) return route.continue();
+    elsewhere.push(url);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  if (options.acceptDialogs) page.on('dialog', (d) => void d.accept());
+  return { browser, context, page };
+}
+
+/**
+ * Opens `path` of the admin screens, is sent to the login form, logs in as `name` (the first login, which sets up the
+ * second factor with the key the page shows) and waits until the browser is back on `path`.
+ */
+export async function loginInBrowser(page: Page, base: string, path: string, name: string): Promise<void> {
+  await page.goto(`${base}${path}`);
+  await page.fill('#naam', name);
+  await page.fill('#wachtwoord', PASSWORD);
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${base}/admin/login/tweede-factor`);
+  const seed = (await page.textContent('#totp-secret'))!;
+  await page.fill('#code', totpCode(seed, Math.floor(Date.now() / 30_000)));
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${base}${path}`);
+}

@@ -5,11 +5,10 @@
  * archiefactiedatum (back to the maker), the list is submitted again and approved in both steps, carried out and
  * followed to its end; the verklaring van vernietiging is downloaded as PDF and CSV.
  */
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { AdminBrowser, PASSWORD, totpCode } from './admin-ui.helpers';
+import type { Browser, Page } from 'playwright-core';
+import { AdminBrowser, loginInBrowser, openAdminBrowser, PASSWORD, SHOTS } from './admin-ui.helpers';
 import { AdminUsers } from '../src/admin/ui/users';
 import { startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import type { TestApp } from './harness';
@@ -19,9 +18,6 @@ import { createEio, eioBody } from './documenten.fixtures';
 import { LIJSTEN, opzet, zaak, type Opzet } from './vernietigingslijsten.fixtures';
 
 jest.setTimeout(300_000);
-
-const SHOTS = join(__dirname, '..', '..', '..', 'reports', 'e2e');
-const BROWSER = process.env.ZGW_CHROMIUM || '/usr/bin/chromium';
 
 let t: TestApp;
 let sl: Referentielijsten;
@@ -34,25 +30,14 @@ const logs = new LogLines();
 const elsewhere: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(BROWSER)) throw new Error(`no browser at ${BROWSER}: run bash scripts/browser.sh (scripts/test.sh does)`);
-  mkdirSync(SHOTS, { recursive: true });
   sl = await startReferentielijsten();
   t = await startListeningApp({ REFERENTIELIJSTEN_URL: sl.url, ADMIN_INITIAL_USER: 'archivaris', ADMIN_INITIAL_PASSWORD: PASSWORD }, logs);
   base = t.config.PUBLIC_BASE_URL;
   worker = startWorker(t, logs);
   s = await opzet(t, sl);
-  browser = await chromium.launch({ executablePath: BROWSER, headless: true, args: ['--no-sandbox'] });
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${base}/`)) return route.continue();
-    elsewhere.push(url);
-    return route.abort();
-  });
-  page = await context.newPage();
+  ({ browser, page } = await openAdminBrowser(base, elsewhere, { width: 1400, acceptDialogs: true }));
   // the machine is shared (other processes, a worker bundling its workflows): waits get room, nothing is timed
   page.setDefaultTimeout(90_000);
-  page.on('dialog', (d) => void d.accept());
 });
 
 afterAll(async () => {
@@ -84,15 +69,7 @@ it('an archivist makes a list, has it reviewed in two steps (one exclusion sends
   ] as const)
     expect((await link(z, d)).statusCode).toBe(201);
 
-  await page.goto(`${base}/admin/vernietigingslijsten/instellingen`);
-  await page.fill('#naam', 'archivaris');
-  await page.fill('#wachtwoord', PASSWORD);
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${base}/admin/login/tweede-factor`);
-  const seed = (await page.textContent('#totp-secret'))!;
-  await page.fill('#code', totpCode(seed, Math.floor(Date.now() / 30_000)));
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${base}/admin/vernietigingslijsten/instellingen`);
+  await loginInBrowser(page, base, '/admin/vernietigingslijsten/instellingen', 'archivaris');
   expect(await page.getAttribute('nav a[aria-current=page]', 'href')).toBe('/admin/vernietigingslijsten');
 
   // the settings: a zaak of a zaaktype that does not only keep is refused with its reason; then two steps are stored
