@@ -56,13 +56,13 @@ export class References {
   }
 
   /** As `remote`, with the object the URL answered when it is of that shape. */
-  async remoteObject(name: string, url: string, shape: Shape): Promise<{ error?: InvalidParam; body?: Record<string, unknown> }> {
+  async remoteObject(name: string, url: string, shape: Shape): Promise<{ error?: InvalidParam; body?: object }> {
     const { status, body } = await this.deps.fetchJson(url);
     if (status !== 200) return { error: { name, code: 'bad-url', reason: `De URL ${url} gaf status ${status || 'geen antwoord'}.` } };
     if (!body || typeof body !== 'object' || Array.isArray(body) || !shape(body)) {
       return { error: { name, code: 'invalid-resource', reason: `De URL ${url} wijst niet naar het verwachte soort object.` } };
     }
-    return { body: body as Record<string, unknown> };
+    return { body };
   }
 
   /** A document by URL: one of this platform's documents read in-process (404 when gone), any other fetched. */

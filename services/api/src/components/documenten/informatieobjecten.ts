@@ -1,3 +1,4 @@
+import { fieldOf } from '../../common/resources/expand';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Document, Filter } from 'mongodb';
@@ -103,16 +104,16 @@ const ONLY_17: ReadonlySet<string> = new Set(FIELDS_17);
  * defaults on documents stored before they existed) and `trefwoorden` always a list.
  */
 export function present<T extends object>(body: T, version: string): T {
-  const fields = body as JsonObject;
   if (version === V15) {
     // a copy without them (deleting fields would turn every object of a page into a slow dictionary); each is
     // optional in the document's type
-    const out: JsonObject = {};
-    for (const k in fields) if (!ONLY_17.has(k)) out[k] = fields[k];
+    const out: Partial<T> = {};
+    for (const k in body) if (!ONLY_17.has(k)) out[k] = body[k];
     return out as T;
   }
-  for (const [k, v] of Object.entries(DEFAULTS_17)) if (fields[k] === undefined) fields[k] = v;
-  if (fields.trefwoorden === null || fields.trefwoorden === undefined) fields.trefwoorden = [];
+  // (the 1.7 fields set by name: each is optional in the document's type)
+  for (const [k, v] of Object.entries(DEFAULTS_17)) if (fieldOf(body, k) === undefined) Reflect.set(body, k, v);
+  if (fieldOf(body, 'trefwoorden') === null || fieldOf(body, 'trefwoorden') === undefined) Reflect.set(body, 'trefwoorden', []);
   return body;
 }
 
