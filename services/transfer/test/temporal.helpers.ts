@@ -1,6 +1,8 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { engineHome } from '../../api/test/engines.helpers';
 
 // Temporal's test environment for the worker's workflows, on the Temporal CLI that scripts/engines.sh builds (the
@@ -18,6 +20,22 @@ export function testEnvironment(): Promise<TestWorkflowEnvironment> {
   });
 }
 
+/**
+ * A test environment for the suite's tests: started before them (the worker's own log kept to errors) and handed to
+ * `use`, torn down after them.
+ */
+export function suiteEnvironment(use: (env: TestWorkflowEnvironment) => void): void {
+  let env: TestWorkflowEnvironment | undefined;
+  beforeAll(async () => {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    env = await testEnvironment();
+    use(env);
+  }, 120_000);
+  afterAll(async () => {
+    await env?.teardown();
+  });
+}
+
 const History = temporal.api.history.v1.History;
 const AS_TEXT = { longs: String, enums: String, bytes: String, defaults: false } as const;
 
@@ -30,4 +48,15 @@ export function historyText(history: temporal.api.history.v1.IHistory): string {
 }
 export function historyOf(text: string): temporal.api.history.v1.History {
   return History.fromObject(JSON.parse(text));
+}
+
+/**
+ * With ZGW_RECORD_HISTORIES=1, keeps the histories of these workflows for the replay test: test/histories/<name>.json
+ * for each name and workflow handle.
+ */
+export async function recordHistories(workflows: Record<string, { fetchHistory(): Promise<temporal.api.history.v1.IHistory> }>): Promise<void> {
+  if (process.env.ZGW_RECORD_HISTORIES !== '1') return;
+  const dir = join(__dirname, 'histories');
+  mkdirSync(dir, { recursive: true });
+  for (const [name, handle] of Object.entries(workflows)) writeFileSync(join(dir, `${name}.json`), historyText(await handle.fetchHistory()));
 }

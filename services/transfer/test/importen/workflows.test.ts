@@ -1,12 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { IMPORT_FASEN, IMPORT_SOORTEN, importWorkflowId, type ImportOpdracht, type ImportStatus } from '@zgw/shared';
 import type { ImportActivities } from '../../src/importen/activities';
-import { historyText, testEnvironment, WORKFLOWS } from '../temporal.helpers';
+import { recordHistories, suiteEnvironment, WORKFLOWS } from '../temporal.helpers';
 
 // The registration import's workflows (importeren, one child importeerSoort per collection) in Temporal's test
 // environment, their activities replaced by fakes: the order of the stages and of each collection's pages, the end status,
@@ -14,13 +12,7 @@ import { historyText, testEnvironment, WORKFLOWS } from '../temporal.helpers';
 // histories for the replay test.
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  env = await testEnvironment();
-}, 120_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+suiteEnvironment((e) => (env = e));
 
 interface Log {
   pages: string[];
@@ -53,13 +45,7 @@ async function run(name: string, activities: ImportActivities, during?: (id: str
     const handle = await env.client.workflow.start('importeren', { taskQueue, workflowId: id, args: [o] });
     await during?.(id);
     const result = (await handle.result()) as string;
-    if (process.env.ZGW_RECORD_HISTORIES === '1') {
-      const dir = join(__dirname, '..', 'histories');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, `importeren-${name}.json`), historyText(await handle.fetchHistory()));
-      const zaken = await env.client.workflow.getHandle(`${id}-1`).fetchHistory();
-      writeFileSync(join(dir, `importeerSoort-${name}.json`), historyText(zaken));
-    }
+    await recordHistories({ [`importeren-${name}`]: handle, [`importeerSoort-${name}`]: env.client.workflow.getHandle(`${id}-1`) });
     return result;
   });
 }

@@ -1,12 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import type { OverdrachtOpdracht, Voortgang } from '@zgw/shared';
 import type { Activities, Plan } from '../../src/overdracht/activities';
-import { historyText, testEnvironment, WORKFLOWS } from '../temporal.helpers';
+import { recordHistories, suiteEnvironment, WORKFLOWS } from '../temporal.helpers';
 
 // The overdracht workflow in Temporal's test environment, its activities replaced by fakes that record what they were
 // asked: the order of the steps, what a refusal, a permanent failure and a passing outage do. Each run's history can
@@ -38,13 +36,7 @@ const PLAN: Plan = {
 const DOELZAAK = 'http://doel.example/zaken/api/v1/zaken/2';
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  env = await testEnvironment();
-}, 120_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+suiteEnvironment((e) => (env = e));
 
 function opdracht(): OverdrachtOpdracht {
   const uuid = randomUUID();
@@ -100,11 +92,7 @@ async function run(name: string, activities: Record<string, unknown>): Promise<s
   return worker.runUntil(async () => {
     const handle = await env.client.workflow.start('overdracht', { taskQueue, workflowId: `overdracht-${o.overdracht}`, args: [o] });
     const result = await handle.result();
-    if (process.env.ZGW_RECORD_HISTORIES === '1') {
-      const dir = join(__dirname, '..', 'histories');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, `overdracht-${name}.json`), historyText(await handle.fetchHistory()));
-    }
+    await recordHistories({ [`overdracht-${name}`]: handle });
     return result as string;
   });
 }

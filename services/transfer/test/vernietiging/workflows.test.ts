@@ -1,25 +1,17 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { vernietigingWorkflowId, type LijstStatus, type VernietigingOpdracht, type VernietigingVoortgang } from '@zgw/shared';
 import type { VernietigingActivities } from '../../src/vernietiging/activities';
-import { historyText, testEnvironment, WORKFLOWS } from '../temporal.helpers';
+import { recordHistories, suiteEnvironment, WORKFLOWS } from '../temporal.helpers';
 
 // Workflow `vernietigen` in Temporal's test environment, its activities replaced by fakes: every root zaak carried out
 // once, then the follow-up, the verklaring and the status, in that order; a long list continuing as new; the stop
 // signal; a failure. ZGW_RECORD_HISTORIES=1 keeps the histories for the replay test.
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  env = await testEnvironment();
-}, 120_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+suiteEnvironment((e) => (env = e));
 
 /** Fakes: `n` root zaken, each with one zaak destroyed (every seventh skipped instead). */
 function fakes(n: number, overrides: Partial<VernietigingActivities> = {}, hold?: (zaak: string) => Promise<void>) {
@@ -51,11 +43,7 @@ async function run(name: string, activities: VernietigingActivities, during?: (i
     const handle = await env.client.workflow.start('vernietigen', { taskQueue, workflowId: id, args: [o] });
     await during?.(id);
     const result = (await handle.result()) as VernietigingVoortgang;
-    if (process.env.ZGW_RECORD_HISTORIES === '1') {
-      const dir = join(__dirname, '..', 'histories');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, `vernietigen-${name}.json`), historyText(await handle.fetchHistory()));
-    }
+    await recordHistories({ [`vernietigen-${name}`]: handle });
     return result;
   });
 }
