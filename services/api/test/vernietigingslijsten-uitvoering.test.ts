@@ -80,7 +80,7 @@ it('destroys an approved list in order, keeps what is used elsewhere or changed 
   const hDeel = await zaak(t, s, { open: true, hoofdzaak: h.url, omschrijving: 'Nieuwe deelzaak' });
 
   // read entries as the audit worker stores them: one of A alone, one of a list that showed A and K
-  const reads = t.mongo.db.collection<Record<string, any>>(AUDIT_READS_COLLECTION);
+  const reads = t.mongo.db.collection<{ _id: string } & Record<string, unknown>>(AUDIT_READS_COLLECTION);
   const read = (uuid: string, hoofdObjecten: string[]) => ({
     _id: uuid,
     uuid,
