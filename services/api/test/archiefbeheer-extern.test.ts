@@ -1,7 +1,7 @@
-import { create, publish, startReferentielijsten, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
+import { publish, resultaattypeBody, startReferentielijsten, type Referentielijsten } from './catalogi.fixtures';
 import { startApp, token, type TestApp } from './harness';
 import { CRS, createZ, zaakBody, ZRC } from './zaken.fixtures';
-import { BRC, besluitBody, besluittypeMetDocumenttype, createB } from './besluiten.fixtures';
+import { BRC, besluitBody, besluittypeMetDocumenttype, besluitZaaktype, createB } from './besluiten.fixtures';
 import { createEio, DRC, eioBody, storedFiles } from './documenten.fixtures';
 
 // An external archive tool (Open Archiefbeheer) against this platform as against Open Zaak, its calls as it makes them
@@ -31,20 +31,8 @@ beforeAll(async () => {
   sl = await startReferentielijsten();
   t = await startApp({ REFERENTIELIJSTEN_URL: sl.url });
   const b = await besluittypeMetDocumenttype(t);
-  const zt = await create(
-    t,
-    'zaaktypen',
-    zaaktypeBody(b.catalogus, { selectielijstProcestype: sl.procestype, besluittypen: [b.besluittype], informatieobjecttypen: [] }),
-  );
-  const part = (collection: string, body: Record<string, unknown>) => create(t, collection, { zaaktype: zt.url, ...body });
-  await create(t, 'zaaktype-informatieobjecttypen', {
-    zaaktype: zt.url,
-    informatieobjecttype: 'besluitdocument',
-    volgnummer: 1,
-    richting: 'inkomend',
-  });
-  const begin = await part('statustypen', { omschrijving: 'begin', volgnummer: 1 });
-  const eind = await part('statustypen', { omschrijving: 'eind', volgnummer: 2 });
+  const { zt, part, begin, eind } = await besluitZaaktype(t, sl, b);
+  await part('zaaktype-informatieobjecttypen', { informatieobjecttype: 'besluitdocument', volgnummer: 1, richting: 'inkomend' });
   const roltype = await part('roltypen', { omschrijving: 'Initiator', omschrijvingGeneriek: 'initiator' });
   const bewaarResultaat = sl.add('resultaten/a6666666-6666-4666-8666-666666666666', {
     procesType: sl.procestype,
@@ -55,26 +43,7 @@ beforeAll(async () => {
     bewaartermijn: null,
   });
   const resultaattype = async (omschrijving: string, over: Record<string, unknown>) =>
-    String(
-      (
-        await part('resultaattypen', {
-          omschrijving,
-          resultaattypeomschrijving: sl.omschrijving,
-          selectielijstklasse: sl.resultaat.nihil,
-          archiefnominatie: 'vernietigen',
-          archiefactietermijn: 'P1Y',
-          brondatumArchiefprocedure: {
-            afleidingswijze: 'afgehandeld',
-            procestermijn: null,
-            datumkenmerk: '',
-            einddatumBekend: false,
-            objecttype: '',
-            registratie: '',
-          },
-          ...over,
-        })
-      ).url,
-    );
+    String((await part('resultaattypen', resultaattypeBody(sl, { omschrijving, archiefactietermijn: 'P1Y', ...over }))).url);
   const vernietigen = await resultaattype('Afgehandeld', {});
   const bewaren = await resultaattype('Bewaren', {
     selectielijstklasse: bewaarResultaat,

@@ -39,17 +39,26 @@ export interface ZaakBesluitSetup extends BesluitSetup {
   resultaattypen: { ingangsdatum: string; vervaldatum: string; zaakobject: string };
 }
 
-/** Besluittype and informatieobjecttype as above, and a zaaktype of the same catalogus that knows the besluittype. */
-export async function zaaktypeMetBesluittype(t: TestApp, sl: Referentielijsten): Promise<ZaakBesluitSetup> {
-  const setup = await besluittypeMetDocumenttype(t);
+/**
+ * A zaaktype (not yet published) of the besluittype's catalogus that knows the besluittype, with a begin and eind
+ * statustype; `part` adds more to it. `over` changes the zaaktype's fields.
+ */
+export async function besluitZaaktype(t: TestApp, sl: Referentielijsten, b: BesluitSetup, over: Record<string, unknown> = {}) {
   const zt = await create(
     t,
     'zaaktypen',
-    zaaktypeBody(setup.catalogus, { selectielijstProcestype: sl.procestype, besluittypen: [setup.besluittype], informatieobjecttypen: [] }),
+    zaaktypeBody(b.catalogus, { selectielijstProcestype: sl.procestype, besluittypen: [b.besluittype], informatieobjecttypen: [], ...over }),
   );
   const part = (collection: string, body: Record<string, unknown>) => create(t, collection, { zaaktype: zt.url, ...body });
   const begin = await part('statustypen', { omschrijving: 'begin', volgnummer: 1 });
   const eind = await part('statustypen', { omschrijving: 'eind', volgnummer: 2 });
+  return { zt, part, begin, eind };
+}
+
+/** Besluittype and informatieobjecttype as above, and a zaaktype of the same catalogus that knows the besluittype. */
+export async function zaaktypeMetBesluittype(t: TestApp, sl: Referentielijsten): Promise<ZaakBesluitSetup> {
+  const setup = await besluittypeMetDocumenttype(t);
+  const { zt, part, begin, eind } = await besluitZaaktype(t, sl, setup);
   const resultaattype = (omschrijving: string, afleidingswijze: string, over: Record<string, unknown> = {}) =>
     part('resultaattypen', {
       omschrijving,

@@ -86,6 +86,27 @@ export const zaaktypeBody = (catalogus: string, over: Record<string, unknown> = 
   ...over,
 });
 
+/**
+ * A resultaattype's body: Afgehandeld, the selectielijst's nihil resultaat, vernietigen after P10Y from the zaak's end
+ * (brondatum afgehandeld); `over` changes fields (without a zaaktype: the caller adds it).
+ */
+export const resultaattypeBody = (sl: Referentielijsten, over: Record<string, unknown> = {}) => ({
+  omschrijving: 'Afgehandeld',
+  resultaattypeomschrijving: sl.omschrijving,
+  selectielijstklasse: sl.resultaat.nihil,
+  archiefnominatie: 'vernietigen',
+  archiefactietermijn: 'P10Y',
+  brondatumArchiefprocedure: {
+    afleidingswijze: 'afgehandeld',
+    procestermijn: null,
+    datumkenmerk: '',
+    einddatumBekend: false,
+    objecttype: '',
+    registratie: '',
+  },
+  ...over,
+});
+
 export const besluittypeBody = (catalogus: string, over: Record<string, unknown> = {}) => ({
   catalogus,
   omschrijving: 'besluit',

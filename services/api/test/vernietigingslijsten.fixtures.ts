@@ -1,5 +1,5 @@
-import { create, publish, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
-import { besluittypeMetDocumenttype } from './besluiten.fixtures';
+import { publish, resultaattypeBody, type Referentielijsten } from './catalogi.fixtures';
+import { besluittypeMetDocumenttype, besluitZaaktype } from './besluiten.fixtures';
 import type { TestApp } from './harness';
 import { createZ, zaakBody } from './zaken.fixtures';
 
@@ -33,45 +33,21 @@ export async function opzet(t: TestApp, sl: Referentielijsten): Promise<Opzet> {
     bewaartermijn: null,
   });
   const zaaktype = async (identificatie: string, omschrijving: string, nominaties: ('vernietigen' | 'blijvend_bewaren')[]) => {
-    const zt = await create(
-      t,
-      'zaaktypen',
-      zaaktypeBody(b.catalogus, {
-        identificatie,
-        omschrijving,
-        selectielijstProcestype: sl.procestype,
-        besluittypen: [b.besluittype],
-        informatieobjecttypen: [],
-      }),
-    );
-    const part = (collection: string, body: Record<string, unknown>) => create(t, collection, { zaaktype: zt.url, ...body });
-    await part('statustypen', { omschrijving: 'begin', volgnummer: 1 });
-    const eind = await part('statustypen', { omschrijving: 'eind', volgnummer: 2 });
+    const { zt, part, eind } = await besluitZaaktype(t, sl, b, { identificatie, omschrijving });
     const rt: Record<string, string> = {};
     for (const nominatie of nominaties)
       rt[nominatie] = (
-        await part('resultaattypen', {
-          omschrijving: nominatie,
-          resultaattypeomschrijving: sl.omschrijving,
-          selectielijstklasse: nominatie === 'vernietigen' ? sl.resultaat.vast : bewarenKlasse,
-          archiefnominatie: nominatie,
-          archiefactietermijn: nominatie === 'vernietigen' ? 'P1Y' : null,
-          brondatumArchiefprocedure: {
-            afleidingswijze: 'afgehandeld',
-            procestermijn: null,
-            datumkenmerk: '',
-            einddatumBekend: false,
-            objecttype: '',
-            registratie: '',
-          },
-        })
+        await part(
+          'resultaattypen',
+          resultaattypeBody(sl, {
+            omschrijving: nominatie,
+            selectielijstklasse: nominatie === 'vernietigen' ? sl.resultaat.vast : bewarenKlasse,
+            archiefnominatie: nominatie,
+            archiefactietermijn: nominatie === 'vernietigen' ? 'P1Y' : null,
+          }),
+        )
       ).url;
-    await create(t, 'zaaktype-informatieobjecttypen', {
-      zaaktype: zt.url,
-      informatieobjecttype: 'besluitdocument',
-      volgnummer: 1,
-      richting: 'inkomend',
-    });
+    await part('zaaktype-informatieobjecttypen', { informatieobjecttype: 'besluitdocument', volgnummer: 1, richting: 'inkomend' });
     await publish(t, zt.url);
     return { url: zt.url as string, eind: eind.url as string, rt };
   };

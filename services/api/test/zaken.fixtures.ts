@@ -1,4 +1,4 @@
-import { ZTC, catalogus, create, publish, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
+import { ZTC, catalogus, create, publish, resultaattypeBody, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
 import type { TestApp } from './harness';
 
 export const ZRC = '/zaken/api/v1';
@@ -20,21 +20,7 @@ export async function zaaktypeMetOnderdelen(t: TestApp, sl: Referentielijsten, o
   const begin = await part('statustypen', { omschrijving: 'begin', volgnummer: 1 });
   const eind = await part('statustypen', { omschrijving: 'eind', volgnummer: 2 });
   const roltype = await part('roltypen', { omschrijving: 'Initiator', omschrijvingGeneriek: 'initiator' });
-  const resultaattype = await part('resultaattypen', {
-    omschrijving: 'Afgehandeld',
-    resultaattypeomschrijving: sl.omschrijving,
-    selectielijstklasse: sl.resultaat.nihil,
-    archiefnominatie: 'vernietigen',
-    archiefactietermijn: 'P10Y',
-    brondatumArchiefprocedure: {
-      afleidingswijze: 'afgehandeld',
-      procestermijn: null,
-      datumkenmerk: '',
-      einddatumBekend: false,
-      objecttype: '',
-      registratie: '',
-    },
-  });
+  const resultaattype = await part('resultaattypen', resultaattypeBody(sl));
   const eigenschap = await part('eigenschappen', {
     naam: 'kleur',
     definitie: 'kleur',
