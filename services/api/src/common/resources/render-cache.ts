@@ -26,6 +26,12 @@ interface Slab {
   live: number;
 }
 
+/** How an object's stored document is shown. */
+type Render = (doc: Document) => Promise<object>;
+/** Whether an object's rendering may be kept (not when its answer reads more than its stored bytes). */
+type Keeps = (doc: Document) => boolean;
+const keepsAll: Keeps = () => true;
+
 /** The largest block the cache cuts entries from. */
 const SLAB_BYTES = 256 * 1024;
 
@@ -73,13 +79,7 @@ export class RenderCache {
    * without both, nothing is looked up or kept; nor is it when `keeps` says its answer reads more than its stored
    * bytes. `stored` may be a slice of the driver's reply: what is kept is a copy.
    */
-  async get(
-    scope: string | undefined,
-    id: string | undefined,
-    stored: Buffer,
-    render: (doc: Document) => Promise<object>,
-    keeps: (doc: Document) => boolean = () => true,
-  ): Promise<Rendered> {
+  async get(scope: string | undefined, id: string | undefined, stored: Buffer, render: Render, keeps: Keeps = keepsAll): Promise<Rendered> {
     return this.kept(scope, id, stored) ?? this.renderAndKeep(scope, id, stored, render, keeps);
   }
 
@@ -98,13 +98,7 @@ export class RenderCache {
   }
 
   /** As get, for an object `kept` has just not found (its stored bytes are not compared again). */
-  async renderAndKeep(
-    scope: string | undefined,
-    id: string | undefined,
-    stored: Buffer,
-    render: (doc: Document) => Promise<object>,
-    keeps: (doc: Document) => boolean = () => true,
-  ): Promise<Rendered> {
+  async renderAndKeep(scope: string | undefined, id: string | undefined, stored: Buffer, render: Render, keeps: Keeps = keepsAll): Promise<Rendered> {
     this.misses++;
     const doc = BSON.deserialize(stored);
     const body = await render(doc);
