@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { besluittypeBody, create, iotBody, publish, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
+import { besluittypeBody, create, iotBody, publish, resultaattypeBody, zaaktypeBody, type Referentielijsten } from './catalogi.fixtures';
 import { startApp, type TestApp } from './harness';
 import { freePort } from './local-store.helpers';
 import { bootstrapTransferClient } from '../src/bootstrap';
@@ -130,21 +130,7 @@ export async function typen(t: TestApp, sl: Referentielijsten, rsin: string, ide
   const begin = await part('statustypen', { omschrijving: 'begin', volgnummer: 1 });
   const eind = await part('statustypen', { omschrijving: 'eind', volgnummer: 2 });
   const roltype = await part('roltypen', { omschrijving: 'Initiator', omschrijvingGeneriek: 'initiator' });
-  const resultaattype = await part('resultaattypen', {
-    omschrijving: 'Afgehandeld',
-    resultaattypeomschrijving: sl.omschrijving,
-    selectielijstklasse: sl.resultaat.nihil,
-    archiefnominatie: 'vernietigen',
-    archiefactietermijn: 'P10Y',
-    brondatumArchiefprocedure: {
-      afleidingswijze: 'afgehandeld',
-      procestermijn: null,
-      datumkenmerk: '',
-      einddatumBekend: false,
-      objecttype: '',
-      registratie: '',
-    },
-  });
+  const resultaattype = await part('resultaattypen', resultaattypeBody(sl));
   const eigenschap = await part('eigenschappen', {
     naam: 'kleur',
     definitie: 'kleur',
