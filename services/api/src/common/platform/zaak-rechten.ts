@@ -4,6 +4,7 @@
 import type { Document, Filter } from 'mongodb';
 import type { Caller } from '../auth/auth';
 import { ZgwError } from '../http/errors';
+import { nonField } from '../resources/rules';
 import { VERTROUWELIJKHEIDAANDUIDINGEN, vertrouwelijkheidRank } from '../auth/vertrouwelijkheid';
 
 /** The Zaken component in the Autorisaties API, and its scopes that other components check too. */
@@ -50,20 +51,19 @@ export function mustMayChangeClosed(caller: Caller, zaak: ZaakRechtenVan): void 
 }
 
 /**
+ * Whether a zaak is on legal hold: what every destruction list checks of each zaak, when it is made and again before
+ * each zaak is destroyed, and what refuses its deletes (mustNotBeHeld).
+ */
+export const opBewaring = (zaak: { _bewaardSinds?: Date } | null | undefined): boolean => !!zaak?._bewaardSinds;
+
+/**
  * What a zaak on legal hold (juridische bewaring, set through the admin API) holds is destroyed by no one, through the
  * ZGW APIs either (an archive tool that does not know the hold, a client, an import's cut-over): the zaak, a deelzaak
  * with it, one of its parts, a besluit of it (`juridische-bewaring`, until the archivist lifts the hold).
  */
 export function mustNotBeHeld(zaak: { identificatie: string; _bewaardSinds?: Date } | null | undefined): void {
-  if (zaak?._bewaardSinds) {
-    throw ZgwError.validation([
-      {
-        name: 'nonFieldErrors',
-        code: 'juridische-bewaring',
-        reason: `Zaak ${zaak.identificatie} staat onder juridische bewaring; hef die eerst op.`,
-      },
-    ]);
-  }
+  if (zaak && opBewaring(zaak))
+    throw nonField('juridische-bewaring', `Zaak ${zaak.identificatie} staat onder juridische bewaring; hef die eerst op.`);
 }
 
 /** The zaaktype and vertrouwelijkheidaanduiding of the zaak a stored part belongs to. */

@@ -1,22 +1,16 @@
 import type { IndexDef, Query } from '../../common/storage/store';
-export { mustNotBeHeld } from '../../common/platform/zaak-rechten';
 import type { ZaakDoc } from './schemas';
 
 export type { Bewaring } from './schemas';
+export { mustNotBeHeld, opBewaring } from '../../common/platform/zaak-rechten';
 
 /**
  * Legal hold (juridische bewaring) and the archivist's worklist (docs/admin.md "Archief", docs/apis.md "Archive
  * dates"). A hold is kept on the zaak as internal fields, never in its ZGW representation: `_bewaring` (the reason,
  * who set it and when) and `_bewaardSinds` (when, the key the zaken on hold are listed by). Set and lifted only
- * through the admin API (admin/archief.ts), each in the zaak's audit trail.
+ * through the admin API (admin/archief.ts), each in the zaak's audit trail; `opBewaring` tells whether a zaak is on
+ * hold, `mustNotBeHeld` refuses a delete of what it holds.
  */
-export type BewaardeZaak = Pick<ZaakDoc, '_bewaring' | '_bewaardSinds'>;
-
-/**
- * Whether a zaak is on legal hold: what every destruction list checks of each zaak, when it is made and again before
- * each zaak is destroyed. A zaak on hold is destroyed by none until the hold is lifted.
- */
-export const opBewaring = (zaak: BewaardeZaak | null | undefined): boolean => !!zaak?._bewaardSinds;
 
 /** The store query of the zaken on hold (served by BEWARING_INDEXES); a destruction list's selection adds NIET_OP_BEWARING. */
 export const OP_BEWARING: Query = { _bewaardSinds: { $exists: true } };

@@ -125,8 +125,9 @@ export function registerZaken(z: Zaken): Resource<ZaakDoc> {
     }),
     beforeDestroy: async (current, ctx) => {
       mustMayOnZaak(ctx.caller, current, [VERWIJDEREN]);
-      await mustHoldNone(z, current);
-      await mustHaveNoBesluiten(z, current);
+      const tree = await withDeelzaken(z, current);
+      for (const zaak of tree) mustNotBeHeld(zaak);
+      await mustHaveNoBesluiten(z, tree);
     },
     afterDestroy: async (current, ctx) => removeParts(z, current, ctx),
     render: (doc, url) => renderLinks(z, doc, url),
@@ -247,23 +248,25 @@ async function mustBeUnique(z: Zaken, doc: ZaakDoc): Promise<void> {
   if (taken.length) throw ZgwError.field('identificatie', 'identificatie-niet-uniek', 'Deze identificatie bestaat al voor deze bronorganisatie.');
 }
 
+/** The zaak and, below it, its deelzaken and theirs: what a delete of the zaak takes along (zrc-023). */
+async function withDeelzaken(z: Zaken, zaak: Stored<ZaakDoc>): Promise<Stored<ZaakDoc>[]> {
+  const tree = [zaak];
+  for (const deelzaak of await z.zaken.store.find(idsIn(linkedIds(zaak, 'deelzaken')))) tree.push(...(await withDeelzaken(z, deelzaak)));
+  return tree;
+}
+
 /**
  * A zaak that a besluit of this platform names (or a deelzaak that would go with it) stays until that besluit is
  * deleted or given another zaak: the besluit would point at nothing (`pending-besluit-relation`).
  */
-async function mustHaveNoBesluiten(z: Zaken, zaak: Stored<ZaakDoc>): Promise<void> {
+async function mustHaveNoBesluiten(z: Zaken, tree: Stored<ZaakDoc>[]): Promise<void> {
   const besluiten = z.api.deps.components.besluiten;
   if (!besluiten) return;
-  if (await besluiten.anyOfZaak(z.zaken.url(zaak._id))) {
-    throw nonField('pending-besluit-relation', 'Verwijder eerst de besluiten van deze zaak (of koppel ze aan een andere zaak).');
+  for (const zaak of tree) {
+    if (await besluiten.anyOfZaak(z.zaken.url(zaak._id))) {
+      throw nonField('pending-besluit-relation', 'Verwijder eerst de besluiten van deze zaak (of koppel ze aan een andere zaak).');
+    }
   }
-  for (const deelzaak of await z.zaken.store.find(idsIn(linkedIds(zaak, 'deelzaken')))) await mustHaveNoBesluiten(z, deelzaak);
-}
-
-/** A zaak on legal hold, or one with a deelzaak on hold that would go with it, stays (`juridische-bewaring`). */
-async function mustHoldNone(z: Zaken, zaak: Stored<ZaakDoc>): Promise<void> {
-  mustNotBeHeld(zaak);
-  for (const deelzaak of await z.zaken.store.find(idsIn(linkedIds(zaak, 'deelzaken')))) await mustHoldNone(z, deelzaak);
 }
 
 /** Deleting a zaak deletes its parts and its deelzaken (zrc-023), each with its own notification and audit entry. */
